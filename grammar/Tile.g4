@@ -1,0 +1,365 @@
+// Tile.g4 -- the grammar of the tilet tile language.
+//
+// docs/language.md is the normative description; this file is its syntax.
+// Reserved words are the structural keywords, loop kinds, dtypes and every
+// builtin (allocations, tile operations, synchronisation, math). Builtins are
+// tokens so that a user name can never shadow one and so that editor grammars
+// can be checked against this file (tests/scripts/check_editor_keywords.py).
+// Hint values such as `tma` or `FullRow` are plain identifiers; the checker
+// interprets them by the keyword argument they are given to.
+//
+// Nothing past src/frontend/ParseTreeToAst.cpp sees the parse tree.
+grammar Tile;
+
+// ---------------------------------------------------------------- file level
+
+file
+    : topDecl* EOF
+    ;
+
+topDecl
+    : importDecl
+    | targetDecl
+    | constDecl
+    | kernelDecl
+    ;
+
+importDecl
+    : IMPORT STRING SEMI
+    ;
+
+targetDecl
+    : TARGET IDENT SEMI
+    ;
+
+constDecl
+    : CONST IDENT (COLON dtype)? ASSIGN expr SEMI
+    ;
+
+kernelDecl
+    : KERNEL IDENT LPAREN paramList? RPAREN launchClause* block
+    ;
+
+paramList
+    : param (COMMA param)* COMMA?
+    ;
+
+param
+    : IDENT COLON dtype (LBRACK dimList RBRACK)?
+    ;
+
+dimList
+    : dim (COMMA dim)*
+    ;
+
+dim
+    : DYN IDENT        # DynDim
+    | expr             # ExprDim
+    ;
+
+launchClause
+    : GRID LPAREN exprList RPAREN (AS LPAREN identList RPAREN)?   # GridClause
+    | THREADS LPAREN expr RPAREN                                  # ThreadsClause
+    | CLUSTER LPAREN exprList RPAREN                              # ClusterClause
+    | MIN_BLOCKS_PER_SM LPAREN expr RPAREN                        # MinBlocksClause
+    ;
+
+// ---------------------------------------------------------------- statements
+
+block
+    : LBRACE stmt* RBRACE
+    ;
+
+stmt
+    : LET IDENT (COLON dtype)? ASSIGN expr SEMI                   # LetStmt
+    | VAR IDENT COLON dtype (ASSIGN expr)? SEMI                   # VarStmt
+    | lvalue assignOp expr SEMI                                   # AssignStmt
+    | FOR identList IN loopKind LPAREN argList? RPAREN block      # ForStmt
+    | ifStmt                                                      # IfStmtAlt
+    | WS LPAREN exprList RPAREN block                             # WsStmt
+    | call SEMI                                                   # CallStmt
+    ;
+
+ifStmt
+    : IF LPAREN expr RPAREN block (ELSE (ifStmt | block))?
+    ;
+
+lvalue
+    : IDENT (LBRACK exprList RBRACK)?
+    ;
+
+assignOp
+    : ASSIGN | PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN | SLASH_ASSIGN
+    ;
+
+loopKind
+    : SERIAL | UNROLL | PARALLEL | PIPELINED
+    ;
+
+// ---------------------------------------------------------------- expressions
+
+expr
+    : primary                                                     # PrimaryExpr
+    | expr LBRACK indexList RBRACK                                # IndexExpr
+    | op=(MINUS | NOT | TILDE) expr                               # UnaryExpr
+    | expr op=(STAR | SLASH | PERCENT) expr                       # BinaryExpr
+    | expr op=(PLUS | MINUS) expr                                 # BinaryExpr
+    | expr op=(SHL | SHR) expr                                    # BinaryExpr
+    | expr op=(LT | LE | GT | GE) expr                            # BinaryExpr
+    | expr op=(EQ | NE) expr                                      # BinaryExpr
+    | expr op=AMP expr                                            # BinaryExpr
+    | expr op=CARET expr                                          # BinaryExpr
+    | expr op=PIPE expr                                           # BinaryExpr
+    | expr op=AND expr                                            # BinaryExpr
+    | expr op=OR expr                                             # BinaryExpr
+    | <assoc=right> expr QUESTION expr COLON expr                 # CondExpr
+    ;
+
+primary
+    : INT                                                         # IntLit
+    | FLOAT                                                       # FloatLit
+    | TRUE                                                        # TrueLit
+    | FALSE                                                       # FalseLit
+    | INF                                                         # InfLit
+    | STRING                                                      # StringLit
+    | call                                                        # CallPrimary
+    | IDENT                                                       # NamePrimary
+    | dtype                                                       # DTypePrimary
+    | LPAREN expr RPAREN                                          # ParenPrimary
+    | LBRACK exprList? RBRACK                                     # ListPrimary
+    ;
+
+indexList
+    : indexItem (COMMA indexItem)*
+    ;
+
+indexItem
+    : expr (COLON expr)?
+    ;
+
+call
+    : callee LPAREN argList? RPAREN
+    ;
+
+callee
+    : builtin
+    | IDENT
+    ;
+
+argList
+    : arg (COMMA arg)* COMMA?
+    ;
+
+arg
+    : (IDENT ASSIGN)? expr
+    ;
+
+exprList
+    : expr (COMMA expr)* COMMA?
+    ;
+
+identList
+    : IDENT (COMMA IDENT)*
+    ;
+
+dtype
+    : BOOL | INT8 | INT16 | INT32 | INT64 | UINT8 | UINT16 | UINT32 | UINT64
+    | F16 | BF16 | F32 | F64 | TF32 | F8E4M3 | F8E5M2 | F6E2M3 | F6E3M2
+    | F4E2M1 | E8M0
+    ;
+
+builtin
+    : allocBuiltin | tileOpBuiltin | syncBuiltin | exprBuiltin
+    ;
+
+allocBuiltin
+    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER
+    ;
+
+tileOpBuiltin
+    : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
+    | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
+    | REDUCE_ABSMAX | ATOMIC_ADD
+    ;
+
+syncBuiltin
+    : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
+    | PDL_TRIGGER | PDL_SYNC
+    ;
+
+exprBuiltin
+    : CAST | CEILDIV | MIN | MAX | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
+    | RSQRT | TANH | SIN | COS | FLOOR | CEIL | POW | SIGMOID
+    | BLOCK_RANK_IN_CLUSTER
+    ;
+
+// ---------------------------------------------------------------- lexer
+
+// structural keywords
+IMPORT            : 'import';
+TARGET            : 'target';
+CONST             : 'const';
+KERNEL            : 'kernel';
+DYN               : 'dyn';
+GRID              : 'grid';
+THREADS           : 'threads';
+CLUSTER           : 'cluster';
+MIN_BLOCKS_PER_SM : 'min_blocks_per_sm';
+AS                : 'as';
+LET               : 'let';
+VAR               : 'var';
+FOR               : 'for';
+IN                : 'in';
+IF                : 'if';
+ELSE              : 'else';
+WS                : 'ws';
+TRUE              : 'true';
+FALSE             : 'false';
+INF               : 'inf';
+
+// loop kinds
+SERIAL            : 'serial';
+UNROLL            : 'unroll';
+PARALLEL          : 'parallel';
+PIPELINED         : 'pipelined';
+
+// dtypes
+BOOL              : 'bool';
+INT8              : 'int8';
+INT16             : 'int16';
+INT32             : 'int32';
+INT64             : 'int64';
+UINT8             : 'uint8';
+UINT16            : 'uint16';
+UINT32            : 'uint32';
+UINT64            : 'uint64';
+F16               : 'f16';
+BF16              : 'bf16';
+F32               : 'f32';
+F64               : 'f64';
+TF32              : 'tf32';
+F8E4M3            : 'f8e4m3';
+F8E5M2            : 'f8e5m2';
+F6E2M3            : 'f6e2m3';
+F6E3M2            : 'f6e3m2';
+F4E2M1            : 'f4e2m1';
+E8M0              : 'e8m0';
+
+// allocations
+ALLOC_SHARED      : 'alloc_shared';
+ALLOC_FRAGMENT    : 'alloc_fragment';
+ALLOC_LOCAL       : 'alloc_local';
+ALLOC_TMEM        : 'alloc_tmem';
+ALLOC_BARRIER     : 'alloc_barrier';
+
+// tile operations
+COPY              : 'copy';
+TMA_COPY          : 'tma_copy';
+ASYNC_COPY        : 'async_copy';
+COPY_CLUSTER      : 'copy_cluster';
+GEMM              : 'gemm';
+GEMM_BLOCKSCALED  : 'gemm_blockscaled';
+CLEAR             : 'clear';
+FILL              : 'fill';
+REDUCE_SUM        : 'reduce_sum';
+REDUCE_MAX        : 'reduce_max';
+REDUCE_MIN        : 'reduce_min';
+REDUCE_ABSSUM     : 'reduce_abssum';
+REDUCE_ABSMAX     : 'reduce_absmax';
+ATOMIC_ADD        : 'atomic_add';
+
+// synchronisation
+BARRIER_WAIT      : 'barrier_wait';
+BARRIER_ARRIVE    : 'barrier_arrive';
+CLUSTER_SYNC      : 'cluster_sync';
+SET_MAX_NREG      : 'set_max_nreg';
+PDL_TRIGGER       : 'pdl_trigger';
+PDL_SYNC          : 'pdl_sync';
+
+// expression builtins
+CAST              : 'cast';
+CEILDIV           : 'ceildiv';
+MIN               : 'min';
+MAX               : 'max';
+ABS               : 'abs';
+EXP               : 'exp';
+EXP2              : 'exp2';
+LOG               : 'log';
+LOG2              : 'log2';
+SQRT              : 'sqrt';
+RSQRT             : 'rsqrt';
+TANH              : 'tanh';
+SIN               : 'sin';
+COS               : 'cos';
+FLOOR             : 'floor';
+CEIL              : 'ceil';
+POW               : 'pow';
+SIGMOID           : 'sigmoid';
+BLOCK_RANK_IN_CLUSTER : 'block_rank_in_cluster';
+
+// punctuation and operators
+LPAREN       : '(';
+RPAREN       : ')';
+LBRACK       : '[';
+RBRACK       : ']';
+LBRACE       : '{';
+RBRACE       : '}';
+COMMA        : ',';
+SEMI         : ';';
+COLON        : ':';
+QUESTION     : '?';
+PLUS_ASSIGN  : '+=';
+MINUS_ASSIGN : '-=';
+STAR_ASSIGN  : '*=';
+SLASH_ASSIGN : '/=';
+EQ           : '==';
+NE           : '!=';
+LE           : '<=';
+GE           : '>=';
+SHL          : '<<';
+SHR          : '>>';
+AND          : '&&';
+OR           : '||';
+ASSIGN       : '=';
+LT           : '<';
+GT           : '>';
+PLUS         : '+';
+MINUS        : '-';
+STAR         : '*';
+SLASH        : '/';
+PERCENT      : '%';
+NOT          : '!';
+TILDE        : '~';
+AMP          : '&';
+CARET        : '^';
+PIPE         : '|';
+
+// literals
+FLOAT
+    : DIGITS '.' DIGITS? EXPONENT?
+    | '.' DIGITS EXPONENT?
+    | DIGITS EXPONENT
+    ;
+INT
+    : DIGITS
+    | '0' [xX] [0-9a-fA-F] ('_'? [0-9a-fA-F])*
+    | '0' [bB] [01] ('_'? [01])*
+    ;
+STRING       : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"';
+IDENT        : [a-zA-Z_] [a-zA-Z0-9_]*;
+
+fragment DIGITS   : [0-9] ('_'? [0-9])*;
+fragment EXPONENT : [eE] [+-]? [0-9]+;
+
+// trivia
+LINE_COMMENT  : '//' ~[\r\n]* -> skip;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip;
+WHITESPACE    : [ \t\r\n\f]+ -> skip;
+
+// Malformed input. These tokens are longer than nothing but shorter than the
+// well-formed token whenever the well-formed one matches, so they only win
+// when the input really is broken. The front end reports them by name and
+// hides them from the parser so that it can go on looking for more errors.
+UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* -> channel(HIDDEN);
+UNTERMINATED_STRING  : '"' (~["\\\r\n] | '\\' ~[\r\n])* -> channel(HIDDEN);
+INVALID_CHAR         : . -> channel(HIDDEN);

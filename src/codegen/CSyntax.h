@@ -1,0 +1,36 @@
+// CSyntax.h -- how IR types and expressions are spelled in CUDA C++.
+#pragma once
+
+#include "codegen/Emitter.h"
+#include "ir/IR.h"
+
+#include <set>
+#include <string>
+
+namespace tilet {
+
+// The C++ type of one element: float, __half, __nv_bfloat16, int, ...
+std::string cType(DType t);
+// The CUDA header that declares it, or "" for builtin types.
+std::string cTypeHeader(DType t);
+
+// Prints expressions with the fewest parentheses C's precedence allows.
+// Records which headers the printed text needs.
+class ExprPrinter {
+public:
+    explicit ExprPrinter(NameTable &names) : names_(names) {}
+    std::string print(const ir::Expr &e);
+    const std::set<std::string> &headers() const { return headers_; }
+    void needHeader(const std::string &h) { if (!h.empty()) headers_.insert(h); }
+
+private:
+    std::string print(const ir::Expr &e, int &precedence);
+    std::string operand(const ir::Expr &e, int maxPrecedence);
+    std::string literal(const ir::Expr &e);
+    std::string castTo(DType to, const ir::Expr &value);
+
+    NameTable &names_;
+    std::set<std::string> headers_;
+};
+
+} // namespace tilet

@@ -1,0 +1,158 @@
+// CudaPrinter.cpp -- see CudaPrinter.h.
+#include "codegen/CudaPrinter.h"
+
+#include "codegen/CSyntax.h"
+#include "ir/Simplify.h"
+#include "support/Embedded.h"
+#include "support/InternalError.h"
+
+namespace tilet {
+
+std::string deviceKernelName(const ir::Kernel &k) { return k.name + "_kernel"; }
+
+namespace {
+
+class KernelPrinter {
+public:
+    KernelPrinter(const ir::Kernel &k, Emitter &out) : kernel_(k), out_(out), names_({deviceKernelName(k)}), expr_(names_) {}
+
+    void print() {
+        std::string params;
+        for (size_t i = 0; i < kernel_.params.size(); ++i) {
+            const ir::Param &p = kernel_.params[i];
+            if (i) params += ", ";
+            if (p.kind == ir::ParamKind::Tensor) {
+                expr_.needHeader(cTypeHeader(p.tensor->dtype));
+                // PDL kernels drop __restrict__: nvcc mishandles it around griddepcontrol.
+                params += std::string(p.tensor->readOnly ? "const " : "") + cType(p.tensor->dtype) + "* " +
+                          (kernel_.usesPdl ? "" : "__restrict__ ") + names_.buffer(p.tensor.get());
+            } else {
+                params += cType(p.var->dtype) + " " + names_.var(p.var.get());
+            }
+        }
+        out_.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel_.threads) + ", " +
+                  std::to_string(kernel_.minBlocksPerSm) + ")");
+        out_.open(deviceKernelName(kernel_) + "(" + params + ")");
+        if (kernel_.dynamicSharedBytes > 0)
+            out_.line("extern __shared__ __align__(" + std::to_string(kernel_.sharedAlignment) + ") unsigned char tilet_smem[];");
+        stmt(kernel_.body);
+        out_.close(deviceKernelName(kernel_));
+    }
+
+    const std::set<std::string> &headers() const { return expr_.headers(); }
+
+private:
+    std::string e(const ir::Expr &x) { return expr_.print(x); }
+
+    std::string access(const ir::Buffer &b, const std::vector<ir::Expr> &indices) {
+        const std::string &name = names_.buffer(b.get());
+        if (indices.empty()) return name;
+        TILET_ASSERT(indices.size() == 1, "multi-dimensional access of '" << b->name << "' reached the printer");
+        return name + "[" + e(indices[0]) + "]";
+    }
+
+    void stmt(const ir::Stmt &s) {
+        if (!s) return;
+        switch (s->kind) {
+        case ir::StmtKind::Seq:
+            for (const ir::Stmt &x : ir::as<ir::Seq>(s)->stmts) stmt(x);
+            return;
+        case ir::StmtKind::LetStmt: {
+            const ir::LetStmt &l = *ir::as<ir::LetStmt>(s);
+            expr_.needHeader(cTypeHeader(l.var->dtype));
+            out_.line("const " + cType(l.var->dtype) + " " + names_.var(l.var.get()) + " = " + e(l.value) + ";");
+            stmt(l.body);
+            return;
+        }
+        case ir::StmtKind::Allocate: {
+            const ir::Allocate &a = *ir::as<ir::Allocate>(s);
+            const ir::BufferNode &b = *a.buffer;
+            expr_.needHeader(cTypeHeader(b.dtype));
+            const std::string &name = names_.buffer(&b);
+            if (b.scope == ir::MemScope::Shared) {
+                out_.line(cType(b.dtype) + "* " + name + " = reinterpret_cast<" + cType(b.dtype) + "*>(tilet_smem + " +
+                          std::to_string(b.sharedOffset) + ");");
+            } else if (b.scope == ir::MemScope::Local) {
+                std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
+                if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");
+                else out_.line(align + cType(b.dtype) + " " + name + "[" + std::to_string(*b.constElements()) + "];");
+            } else {
+                TILET_INTERNAL_ERROR(ir::memScopeName(b.scope) << " buffer '" << b.name << "' reached the printer");
+            }
+            stmt(a.body);
+            return;
+        }
+        case ir::StmtKind::For: {
+            const ir::For &f = *ir::as<ir::For>(s);
+            TILET_ASSERT(f.forKind == ir::ForKind::Serial || f.forKind == ir::ForKind::Unrolled, "unlowered loop reached the printer");
+            if (f.forKind == ir::ForKind::Unrolled) out_.line("#pragma unroll");
+            const std::string &v = names_.var(f.var.get());
+            std::string end = e(ir::simplify(ir::add(f.min, f.extent)));
+            out_.open("for (" + cType(f.var->dtype) + " " + v + " = " + e(f.min) + "; " + v + " < " + end + "; ++" + v + ")");
+            stmt(f.body);
+            out_.close();
+            return;
+        }
+        case ir::StmtKind::IfThenElse: {
+            const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
+            out_.open("if (" + e(i.cond) + ")");
+            stmt(i.thenBody);
+            if (i.elseBody) {
+                out_.close();
+                out_.open("else");
+                stmt(i.elseBody);
+            }
+            out_.close();
+            return;
+        }
+        case ir::StmtKind::Store: {
+            const ir::Store &st = *ir::as<ir::Store>(s);
+            std::string target = access(st.buffer, st.indices);
+            if (st.op == ir::StoreOp::AtomicAdd) out_.line("atomicAdd(&" + target + ", " + e(st.value) + ");");
+            else out_.line(target + " = " + e(st.value) + ";");
+            return;
+        }
+        case ir::StmtKind::VectorCopy: {
+            const ir::VectorCopy &v = *ir::as<ir::VectorCopy>(s);
+            std::string type = v.bytes == 16 ? "uint4" : v.bytes == 8 ? "uint2" : "unsigned int";
+            bool srcConst = v.src->scope == ir::MemScope::Global && v.src->readOnly;
+            out_.line("*reinterpret_cast<" + type + "*>(&" + access(v.dst, v.dstIndices) + ") = *reinterpret_cast<" +
+                      (srcConst ? "const " : "") + type + "*>(&" + access(v.src, v.srcIndices) + ");");
+            return;
+        }
+        case ir::StmtKind::SyncThreads: out_.line("__syncthreads();"); return;
+        default: TILET_INTERNAL_ERROR("statement " << ir::stmtKindName(s->kind) << " reached the printer unlowered");
+        }
+    }
+
+    const ir::Kernel &kernel_;
+    Emitter &out_;
+    NameTable names_;
+    ExprPrinter expr_;
+};
+
+} // namespace
+
+std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names) {
+    Emitter body;
+    std::set<std::string> headers;
+    for (size_t i = 0; i < module.kernels.size(); ++i) {
+        if (i) body.blank();
+        KernelPrinter printer(module.kernels[i], body);
+        printer.print();
+        headers.insert(printer.headers().begin(), printer.headers().end());
+    }
+    Emitter out;
+    out.raw(fillTemplate(embedded::get("cuda/banner.cu"), {{"cu", names.cuFile},
+                                                           {"source", module.sourceName},
+                                                           {"target", target.name},
+                                                           {"gencode", target.gencode},
+                                                           {"header", names.headerFile}}));
+    if (!headers.empty()) out.blank();
+    for (const std::string &h : headers) out.line("#include <" + h + ">");
+    out.blank();
+    out.raw(body.str());
+    return out.str();
+}
+
+} // namespace tilet

@@ -1,0 +1,86 @@
+#include "codegen/Emitter.h"
+
+#include "support/InternalError.h"
+
+#include <cctype>
+
+namespace tilet {
+
+void Emitter::line(const std::string &text) { out_ << std::string(indent_ * 4, ' ') << text << '\n'; }
+void Emitter::blank() { out_ << '\n'; }
+void Emitter::open(const std::string &head) {
+    line(head + " {");
+    ++indent_;
+}
+void Emitter::close(const std::string &comment) {
+    --indent_;
+    line(comment.empty() ? "}" : "} // " + comment);
+}
+void Emitter::raw(const std::string &text) { out_ << text; }
+
+namespace {
+// C++ keywords and names CUDA device code or the generated code itself uses.
+const char *kReserved[] = {
+    "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr",
+    "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern", "false", "float",
+    "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr",
+    "operator", "or", "private", "protected", "public", "register", "return", "short", "signed", "sizeof", "static",
+    "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+    "unsigned", "using", "virtual", "void", "volatile", "while", "xor", "threadIdx", "blockIdx", "blockDim", "gridDim",
+    "warpSize", "min", "max", "abs", "exp", "log", "sqrt", "pow", "dim3", "half", "config", "err", "stream",
+    "tilet_smem", "uint4", "uint2", "float4", "float2", "int4", "int2", "main", "NULL", "assert", "printf"};
+} // namespace
+
+NameTable::NameTable(std::set<std::string> taken) : used_(std::move(taken)) {
+    for (const char *r : kReserved) used_.insert(r);
+}
+
+std::string NameTable::unique(std::string base) {
+    std::string legal;
+    for (char c : base) legal += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (legal.empty() || std::isdigit(static_cast<unsigned char>(legal[0]))) legal = "v_" + legal;
+    // Identifiers with a double underscore or _Capital are reserved to the implementation.
+    if (legal.find("__") != std::string::npos || (legal[0] == '_' && legal.size() > 1 && std::isupper(static_cast<unsigned char>(legal[1]))))
+        legal = "u" + legal;
+    std::string name = legal;
+    for (int i = 1; used_.count(name); ++i) name = legal + "_" + std::to_string(i);
+    used_.insert(name);
+    return name;
+}
+
+const std::string &NameTable::var(const ir::VarNode *v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    return names_[v] = unique(v->name);
+}
+
+const std::string &NameTable::buffer(const ir::BufferNode *b) {
+    auto it = names_.find(b);
+    if (it != names_.end()) return it->second;
+    return names_[b] = unique(b->name);
+}
+
+std::string NameTable::fresh(const std::string &base) { return unique(base); }
+
+std::string fillTemplate(std::string_view text, const std::map<std::string, std::string> &values) {
+    std::string out;
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t open = text.find("{{", i);
+        if (open == std::string_view::npos) {
+            out += text.substr(i);
+            break;
+        }
+        out += text.substr(i, open - i);
+        size_t close = text.find("}}", open);
+        TILET_ASSERT(close != std::string_view::npos, "unterminated template placeholder");
+        std::string key(text.substr(open + 2, close - open - 2));
+        auto it = values.find(key);
+        TILET_ASSERT(it != values.end(), "template placeholder '" << key << "' has no value");
+        out += it->second;
+        i = close + 2;
+    }
+    return out;
+}
+
+} // namespace tilet

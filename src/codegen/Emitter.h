@@ -1,0 +1,46 @@
+// Emitter.h -- writes indented C-family text, and gives IR names C spellings.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace tilet {
+
+class Emitter {
+public:
+    void line(const std::string &text);
+    void blank();
+    void open(const std::string &head);             // "head {" and indent
+    void close(const std::string &comment = "");    // "} // comment"
+    void raw(const std::string &text);              // verbatim, no indentation
+    std::string str() const { return out_.str(); }
+
+private:
+    std::ostringstream out_;
+    int indent_ = 0;
+};
+
+// Identifiers of one generated function: every IR variable and buffer gets a
+// legal C++ name, unique in the function, chosen in order of first use (so
+// output is deterministic). User names are kept when they are legal.
+class NameTable {
+public:
+    explicit NameTable(std::set<std::string> taken = {});
+    const std::string &var(const ir::VarNode *v);
+    const std::string &buffer(const ir::BufferNode *b);
+    std::string fresh(const std::string &base);
+
+private:
+    std::string unique(std::string base);
+    std::set<std::string> used_;
+    std::map<const void *, std::string> names_;
+};
+
+// "{{key}}" replaced by values[key] in an embedded template.
+std::string fillTemplate(std::string_view text, const std::map<std::string, std::string> &values);
+
+} // namespace tilet

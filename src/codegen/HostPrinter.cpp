@@ -1,0 +1,170 @@
+// HostPrinter.cpp -- see HostPrinter.h.
+//
+// A launch function checks what the kernel assumes (dynamic sizes are not
+// negative, tensors are aligned for the widest vector access the kernel
+// makes, the grid fits the hardware limits) and returns the CUDA error
+// instead of launching when an assumption fails.
+#include "codegen/HostPrinter.h"
+
+#include "codegen/CSyntax.h"
+#include "support/Embedded.h"
+
+#include <set>
+
+namespace tilet {
+
+namespace {
+
+// The launch function's parameter list (C types, no __restrict__) and the
+// argument list it forwards to the kernel.
+struct Signature {
+    std::string params;
+    std::string args;
+    std::string deviceParams;
+};
+
+Signature signatureOf(const ir::Kernel &k, NameTable &names) {
+    Signature s;
+    for (const ir::Param &p : k.params) {
+        std::string name = p.kind == ir::ParamKind::Tensor ? names.buffer(p.tensor.get()) : names.var(p.var.get());
+        std::string type = p.kind == ir::ParamKind::Tensor ? std::string(p.tensor->readOnly ? "const " : "") + cType(p.tensor->dtype) + "*"
+                                                           : cType(p.var->dtype);
+        std::string devType = p.kind == ir::ParamKind::Tensor && !k.usesPdl ? type + " __restrict__" : type;
+        auto join = [](std::string &list, const std::string &item) { list += (list.empty() ? "" : ", ") + item; };
+        join(s.params, type + " " + name);
+        join(s.deviceParams, devType + " " + name);
+        join(s.args, name);
+    }
+    std::string sep = s.params.empty() ? "" : ", ";
+    s.params += sep + "cudaStream_t stream";
+    return s;
+}
+
+std::string dimsText(const ir::BufferNode &b) {
+    std::string s = "[";
+    for (size_t i = 0; i < b.shape.size(); ++i) {
+        if (i) s += ", ";
+        if (std::optional<int64_t> v = ir::constInt(b.shape[i])) s += std::to_string(*v);
+        else if (const ir::Var *var = ir::as<ir::Var>(b.shape[i])) s += var->name;
+        else s += "?";
+    }
+    return s + "]";
+}
+
+std::set<std::string> tensorHeaders(const ir::Module &m) {
+    std::set<std::string> out;
+    for (const ir::Kernel &k : m.kernels) {
+        for (const ir::Param &p : k.params) {
+            std::string h = cTypeHeader(p.kind == ir::ParamKind::Tensor ? p.tensor->dtype : p.var->dtype);
+            if (!h.empty()) out.insert(h);
+        }
+    }
+    return out;
+}
+
+std::map<std::string, std::string> templateValues(const ir::Module &m, const Target &t, const OutputNames &n) {
+    return {{"cu", n.cuFile}, {"host", n.hostFile}, {"header", n.headerFile}, {"source", m.sourceName},
+            {"target", t.name}, {"gencode", t.gencode}, {"module", n.moduleName}};
+}
+
+} // namespace
+
+std::string printHostHeader(const ir::Module &module, const Target &target, const OutputNames &names) {
+    std::map<std::string, std::string> values = templateValues(module, target, names);
+    std::string includes;
+    for (const std::string &h : tensorHeaders(module)) includes += "#include <" + h + ">\n";
+    values["includes"] = includes;
+    Emitter out;
+    out.raw(fillTemplate(embedded::get("host/header_prologue.h"), values));
+    for (const ir::Kernel &k : module.kernels) {
+        NameTable names2;
+        Signature sig = signatureOf(k, names2);
+        out.blank();
+        std::string grid;
+        ExprPrinter ep(names2);
+        for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + ep.print(k.grid[i]);
+        out.line("// " + k.name + ": grid (" + grid + "), " + std::to_string(k.threads) + " threads per block, " +
+                 std::to_string(k.dynamicSharedBytes) + " bytes of dynamic shared memory.");
+        for (const ir::Param &p : k.params) {
+            if (p.kind == ir::ParamKind::Tensor) {
+                std::string line = "//   " + names2.buffer(p.tensor.get()) + ": " + std::string(dtypeName(p.tensor->dtype)) + " " +
+                                   dimsText(*p.tensor) + (p.tensor->readOnly ? ", read" : ", written");
+                if (p.tensor->alignment > 0) line += ", " + std::to_string(p.tensor->alignment) + "-byte aligned";
+                out.line(line);
+            } else if (p.kind == ir::ParamKind::Scalar) {
+                out.line("//   " + names2.var(p.var.get()) + ": " + std::string(dtypeName(p.var->dtype)) + " scalar");
+            } else {
+                out.line("//   " + names2.var(p.var.get()) + ": dynamic dimension, at least 0");
+            }
+        }
+        out.line("// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a");
+        out.line("// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty");
+        out.line("// grid launches nothing and returns cudaSuccess.");
+        out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+    }
+    out.raw(std::string(embedded::get("host/header_epilogue.h")));
+    return out.str();
+}
+
+std::string printHostSource(const ir::Module &module, const Target &target, const OutputNames &names) {
+    Emitter out;
+    out.raw(fillTemplate(embedded::get("host/source_prologue.cpp"), templateValues(module, target, names)));
+    out.blank();
+    out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");
+    for (const ir::Kernel &k : module.kernels) {
+        NameTable n;
+        out.line("extern \"C\" void " + deviceKernelName(k) + "(" + signatureOf(k, n).deviceParams + ");");
+    }
+
+    out.blank();
+    out.open("extern \"C\" cudaError_t " + names.moduleName + "_init(void)");
+    bool any = false;
+    for (const ir::Kernel &k : module.kernels) {
+        if (k.dynamicSharedBytes <= 48 * 1024) continue;
+        if (!any) out.line("cudaError_t err = cudaSuccess;");
+        any = true;
+        out.line("err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&" + deviceKernelName(k) +
+                 "), cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(k.dynamicSharedBytes) + ");");
+        out.line("if (err != cudaSuccess) return err;");
+    }
+    if (!any) out.line("// No kernel needs more than the default 48 KiB of dynamic shared memory.");
+    out.line("return cudaSuccess;");
+    out.close(names.moduleName + "_init");
+
+    for (const ir::Kernel &k : module.kernels) {
+        NameTable n;
+        Signature sig = signatureOf(k, n);
+        ExprPrinter ep(n);
+        out.blank();
+        out.open("extern \"C\" cudaError_t " + k.name + "(" + sig.params + ")");
+        for (const ir::Param &p : k.params) {
+            if (p.kind == ir::ParamKind::DynDim) out.line("if (" + n.var(p.var.get()) + " < 0) return cudaErrorInvalidValue;");
+        }
+        for (const ir::Param &p : k.params) {
+            if (p.kind == ir::ParamKind::Tensor && p.tensor->alignment > 1)
+                out.line("if (reinterpret_cast<std::uintptr_t>(" + n.buffer(p.tensor.get()) + ") % " + std::to_string(p.tensor->alignment) +
+                         " != 0) return cudaErrorMisalignedAddress;");
+        }
+        static const char *axes[] = {"x", "y", "z"};
+        std::vector<std::string> grid;
+        for (size_t i = 0; i < 3; ++i) {
+            std::string g = "grid_" + std::string(axes[i]);
+            std::string value = i < k.grid.size() ? "static_cast<long long>(" + ep.print(k.grid[i]) + ")" : "1";
+            out.line("const long long " + g + " = " + value + ";");
+            grid.push_back(g);
+        }
+        out.line("if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;");
+        out.line("if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)");
+        out.line("    return cudaErrorInvalidConfiguration;");
+        out.line("cudaLaunchConfig_t config = {};");
+        out.line("config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));");
+        out.line("config.blockDim = dim3(" + std::to_string(k.threads) + ", 1, 1);");
+        out.line("config.dynamicSmemBytes = " + std::to_string(k.dynamicSharedBytes) + ";");
+        out.line("config.stream = stream;");
+        out.line("return cudaLaunchKernelEx(&config, " + deviceKernelName(k) + (sig.args.empty() ? "" : ", " + sig.args) + ");");
+        out.close(k.name);
+    }
+    return out.str();
+}
+
+} // namespace tilet

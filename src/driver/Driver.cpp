@@ -1,0 +1,270 @@
+// Driver.cpp -- the stages of one run, in order:
+//   targets -> load (with imports) -> [ast] -> target choice -> sema -> [ir]
+//   -> passes -> [lowered-ir] -> print -> write atomically -> [validate].
+// Any user error stops the run before anything is written.
+#include "driver/Driver.h"
+
+#include "codegen/CudaPrinter.h"
+#include "codegen/HostPrinter.h"
+#include "frontend/ModuleLoader.h"
+#include "ir/Printer.h"
+#include "passes/Pipeline.h"
+#include "sema/Sema.h"
+#include "support/Embedded.h"
+#include "support/Files.h"
+#include "support/InternalError.h"
+#include "target/Target.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tilet {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct OutputPaths {
+    bool toStdout = false;
+    std::string cu, host, header;
+    OutputNames names;
+};
+
+std::string moduleIdentifier(const std::string &stem) {
+    std::string id;
+    for (char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "tl_" + id;
+    return id;
+}
+
+OutputPaths outputPaths(const Options &o) {
+    OutputPaths p;
+    std::string inputStem = o.input == "-" ? "tilet" : fs::path(o.input).stem().string();
+    if (o.output == "-" || (o.output.empty() && o.input == "-")) {
+        p.toStdout = true;
+        p.names = {inputStem + ".cu", inputStem + ".host.cpp", inputStem + ".h", moduleIdentifier(inputStem)};
+        return p;
+    }
+    p.cu = o.output.empty() ? inputStem + ".cu" : o.output;
+    fs::path cu(p.cu);
+    std::string stem = cu.extension() == ".cu" ? (cu.parent_path() / cu.stem()).string() : (cu.parent_path() / cu.stem()).string();
+    p.host = stem + ".host.cpp";
+    p.header = stem + ".h";
+    p.names = {cu.filename().string(), fs::path(p.host).filename().string(), fs::path(p.header).filename().string(),
+               moduleIdentifier(fs::path(stem).filename().string())};
+    return p;
+}
+
+bool parseDefines(const std::vector<std::string> &raw, std::vector<Define> &out, DiagnosticEngine &diags) {
+    bool ok = true;
+    for (const std::string &d : raw) {
+        size_t eq = d.find('=');
+        Define def{d.substr(0, eq), eq == std::string::npos ? "1" : d.substr(eq + 1)};
+        bool legal = !def.name.empty() && (std::isalpha(static_cast<unsigned char>(def.name[0])) || def.name[0] == '_');
+        for (char c : def.name) legal = legal && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (!legal) {
+            diags.error({}, "invalid -D '" + d + "': expected NAME=VALUE");
+            ok = false;
+            continue;
+        }
+        out.push_back(def);
+    }
+    return ok;
+}
+
+std::optional<std::string> readText(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Runs nvcc on `cuPath`; returns its exit status and combined output.
+int runNvcc(const Target &target, const std::string &cuPath, std::string &output) {
+    const char *env = std::getenv("NVCC");
+    std::string nvcc = env && *env ? env : "";
+    if (nvcc.empty()) {
+        for (const char *candidate : {"/usr/local/cuda/bin/nvcc"}) {
+            if (access(candidate, X_OK) == 0) nvcc = candidate;
+        }
+        if (nvcc.empty()) nvcc = "nvcc";
+    }
+    char dir[] = "/tmp/tilet-validate-XXXXXX";
+    if (!mkdtemp(dir)) {
+        output = "cannot create a temporary directory";
+        return -1;
+    }
+    std::string obj = std::string(dir) + "/out.o";
+    std::string cmd = "'" + nvcc + "' -gencode " + target.gencode + " -c '" + cuPath + "' -o '" + obj + "' 2>&1";
+    FILE *pipe = popen(cmd.c_str(), "r");
+    if (!pipe) {
+        output = "cannot run " + nvcc;
+        return -1;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+    int status = pclose(pipe);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return -1;
+}
+
+int finish(DiagnosticEngine &diags, int code) {
+    diags.printSummary();
+    return code;
+}
+
+} // namespace
+
+int runTilet(const Options &opts) {
+    SourceManager sources;
+    DiagnosticEngine diags(sources, std::cerr);
+    diags.setColor(shouldUseColor(opts.color));
+    diags.setMaxErrors(opts.maxErrors);
+    diags.setWarningsEnabled(!opts.noWarnings);
+
+    try {
+        // Targets: the embedded table, then the user's files in order.
+        TargetTable targets;
+        FileId builtin = sources.add("<builtin>/targets.yaml", std::string(embedded::get("targets.yaml")));
+        TILET_ASSERT(targets.load(builtin, sources, diags), "the embedded target table does not load");
+        for (const std::string &path : opts.targetFiles) {
+            std::optional<std::string> text = readText(path);
+            if (!text) {
+                diags.error({}, "cannot read target file '" + path + "'");
+                continue;
+            }
+            targets.load(sources.add(path, std::move(*text)), sources, diags);
+        }
+        std::vector<Define> defines;
+        parseDefines(opts.defines, defines, diags);
+        if (diags.hasErrors()) return finish(diags, 1);
+
+        std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags);
+        if (!program) return finish(diags, 1);
+
+        OutputPaths out = outputPaths(opts);
+        auto emitText = [&](const std::string &text) {
+            if (out.toStdout || opts.output.empty()) {
+                std::cout << text;
+                return true;
+            }
+            std::string error;
+            if (!writeFilesAtomically({{out.cu, text}}, error)) {
+                diags.error({}, error);
+                return false;
+            }
+            return true;
+        };
+        if (opts.emit == "ast") {
+            std::ostringstream os;
+            ast::dump(program->main, sources, os);
+            return finish(diags, emitText(os.str()) ? 0 : 1);
+        }
+
+        // The target: --arch wins over the file's declaration.
+        std::optional<DeclaredTarget> declared = declaredTarget(*program, diags);
+        std::string targetName = !opts.arch.empty() ? opts.arch : declared ? declared->name : kDefaultArch;
+        const Target *target = targets.find(targetName);
+        if (!target) {
+            std::string known;
+            for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
+            SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
+            Diagnostic d{Severity::Error, where, "unknown target '" + targetName + "'", {}, {}};
+            d.note({}, "known targets: " + known);
+            diags.report(std::move(d));
+        }
+        if (diags.hasErrors()) return finish(diags, 1);
+
+        std::optional<ir::Module> module = analyze(*program, defines, sources, diags);
+        if (!module) return finish(diags, 1);
+        module->targetName = target->name;
+        if (opts.emit == "ir") {
+            std::ostringstream os;
+            ir::print(*module, os);
+            return finish(diags, emitText(os.str()) ? 0 : 1);
+        }
+
+        Explain explain;
+        PassContext ctx{*target, diags, explain};
+        DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
+        bool lowered = lower(*module, ctx, dump);
+        if (opts.explain == "text") explain.printRemarks(diags);
+        if (opts.explain == "json") explain.printJson(sources, std::cerr);
+        if (!lowered || diags.hasErrors()) return finish(diags, 1);
+        if (opts.emit == "lowered-ir") {
+            std::ostringstream os;
+            ir::print(*module, os);
+            return finish(diags, emitText(os.str()) ? 0 : 1);
+        }
+
+        std::string cu = printCuda(*module, *target, out.names);
+        if (out.toStdout) {
+            std::cout << cu;
+        } else {
+            if (out.cu == out.header || out.cu == out.host) {
+                diags.error({}, "output '" + out.cu + "' would be overwritten by the host files; name it *.cu");
+                return finish(diags, 1);
+            }
+            std::string error;
+            if (!writeFilesAtomically({{out.cu, cu},
+                                       {out.host, printHostSource(*module, *target, out.names)},
+                                       {out.header, printHostHeader(*module, *target, out.names)}},
+                                      error)) {
+                diags.error({}, error);
+                return finish(diags, 1);
+            }
+        }
+
+        if (opts.validate) {
+            std::string path = out.cu;
+            std::string tmpDir;
+            if (out.toStdout) {
+                char dir[] = "/tmp/tilet-cu-XXXXXX";
+                if (!mkdtemp(dir)) {
+                    diags.error({}, "cannot create a temporary directory for --validate");
+                    return finish(diags, 1);
+                }
+                tmpDir = dir;
+                path = tmpDir + "/" + out.names.cuFile;
+                std::string error;
+                writeFilesAtomically({{path, cu}}, error);
+            }
+            std::string log;
+            int status = runNvcc(*target, path, log);
+            if (!tmpDir.empty()) {
+                std::error_code ec;
+                fs::remove_all(tmpDir, ec);
+            }
+            if (status == 127 || status < 0) {
+                diags.error({}, "--validate could not run nvcc (set NVCC or put nvcc on PATH): " + log);
+                return finish(diags, 1);
+            }
+            if (status != 0) {
+                std::cerr << log;
+                std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << target->name
+                          << "; please report this with the input file\n";
+                return kInternalErrorExitCode;
+            }
+        }
+        return finish(diags, 0);
+    } catch (const TooManyErrors &) {
+        return finish(diags, 1);
+    } catch (const InternalError &e) {
+        std::cerr << "tilet: internal compiler error: " << e.what() << " (at " << e.file() << ":" << e.line() << ")\n"
+                  << "please report this with the input file; it is a bug in tilet, not in the input\n";
+        return kInternalErrorExitCode;
+    }
+}
+
+} // namespace tilet

@@ -1,0 +1,68 @@
+// Options.cpp -- command-line parsing with CLI11.
+//
+// CLI11's own exit codes (105, 106, ...) are replaced by 1, as compilers
+// report usage errors; --help and --version print to stdout and exit 0.
+#include "driver/Options.h"
+
+#include "passes/Pipeline.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace tilet {
+
+ParseResult parseCommandLine(int argc, char **argv) {
+    Options opts;
+    CLI::App app{"tilet -- translates a tile-language kernel (.tl) into a self-contained CUDA file (.cu) and its host "
+                 "launch code (.host.cpp, .h).",
+                 "tilet"};
+    app.set_version_flag("--version", std::string("tilet ") + kVersion);
+    app.footer("Examples:\n"
+               "  tilet softmax.tl -o softmax.cu            writes softmax.cu, softmax.host.cpp, softmax.h\n"
+               "  tilet gemm.tl --arch sm_80 -D M=1024 -o gemm.cu\n"
+               "  tilet gemm.tl --explain -o gemm.cu        one remark per lowering decision\n"
+               "Exit status: 0 success, 1 error in the input or the command line, 70 internal error.");
+    app.add_option("input", opts.input, "the .tl file to translate ('-' reads standard input)")->required();
+    app.add_option("-o,--output", opts.output,
+                   "the .cu file to write; OUT.host.cpp and OUT.h are written beside it ('-' writes the .cu to stdout)");
+    app.add_option("--arch", opts.arch, std::string("target architecture (default: the file's `target`, else ") + kDefaultArch + ")");
+    app.add_option("-D,--define", opts.defines, "override a constant: -D NAME=VALUE (NAME alone means 1)");
+    app.add_option("-I", opts.includeDirs, "search DIR for imports, after the importing file's directory");
+    app.add_option("--target-file", opts.targetFiles, "YAML file adding or overriding target descriptions");
+    app.add_option("--emit", opts.emit, "what to write: cuda (default), ast, ir (before the passes), lowered-ir")
+        ->check(CLI::IsMember({"cuda", "ast", "ir", "lowered-ir"}));
+    std::vector<std::string> passChoices = passNames();
+    passChoices.push_back("all");
+    app.add_option("--dump-ir-after", opts.dumpAfter, "print the IR after the named pass, or after every pass, to stderr")
+        ->check(CLI::IsMember(passChoices));
+    app.add_option("--explain", opts.explain, "print one remark per lowering decision (text) or JSON lines (json)")
+        ->expected(0, 1)
+        ->default_str("text")
+        ->check(CLI::IsMember({"text", "json"}));
+    app.add_flag("--validate", opts.validate, "compile the generated .cu with nvcc for the target and fail if nvcc does");
+    app.add_flag("-w", opts.noWarnings, "suppress warnings");
+    std::string color = "auto";
+    app.add_option("--color", color, "colour diagnostics: auto (default; honours NO_COLOR and TERM=dumb), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    app.add_option("--max-errors", opts.maxErrors, "stop after N errors (0: no limit)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &e) {
+        std::cout << app.help();
+        return {std::nullopt, 0};
+    } catch (const CLI::CallForVersion &e) {
+        std::cout << e.what() << "\n";
+        return {std::nullopt, 0};
+    } catch (const CLI::ParseError &e) {
+        std::cerr << "tilet: error: " << e.what() << "\n";
+        std::cerr << "run 'tilet --help' for usage\n";
+        return {std::nullopt, 1};
+    }
+    if (app.count("--explain") && opts.explain.empty()) opts.explain = "text";
+    opts.color = color == "always" ? ColorMode::Always : color == "never" ? ColorMode::Never : ColorMode::Auto;
+    return {opts, 0};
+}
+
+} // namespace tilet

@@ -1,0 +1,39 @@
+// Options.h -- the command line of `tilet`.
+#pragma once
+
+#include "support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilet {
+
+struct Options {
+    std::string input;                     // a path, or "-" for standard input
+    std::string output;                    // -o; empty: derived from the input
+    std::string arch;                      // --arch; empty: the file's target, else sm_90a
+    std::vector<std::string> defines;      // -D NAME=VALUE
+    std::vector<std::string> includeDirs;  // -I DIR
+    std::vector<std::string> targetFiles;  // --target-file FILE
+    std::string emit = "cuda";             // ast | ir | lowered-ir | cuda
+    std::string dumpAfter;                 // --dump-ir-after PASS|all
+    std::string explain;                   // "", "text" or "json"
+    bool validate = false;
+    bool noWarnings = false;               // -w
+    ColorMode color = ColorMode::Auto;
+    unsigned maxErrors = 20;
+};
+
+constexpr const char *kVersion = "0.1.0";
+constexpr const char *kDefaultArch = "sm_90a";
+
+// Parses argv. Returns the options, or an exit status when the run is over
+// (0 after --help / --version, 1 after a usage error, already reported).
+struct ParseResult {
+    std::optional<Options> options;
+    int exitCode = 0;
+};
+ParseResult parseCommandLine(int argc, char **argv);
+
+} // namespace tilet

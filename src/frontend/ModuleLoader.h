@@ -1,0 +1,32 @@
+// ModuleLoader.h -- reads the main .tl file and, transitively, every file it
+// imports.
+//
+// `import "x.tl";` is searched for next to the importing file first, then in
+// each -I directory in order (the rule C compilers use for #include "..."). A
+// file is loaded once however often it is imported; an import cycle or a
+// missing file is an error at the import that causes it.
+#pragma once
+
+#include "frontend/Ast.h"
+#include "support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilet {
+
+struct LoadedProgram {
+    ast::File main;
+    // Imported files, each after the files it imports (dependencies first).
+    std::vector<ast::File> imports;
+    // Every file opened, as spelled when opened, in first-open order; the
+    // main file first. This is what a dependency file lists.
+    std::vector<std::string> openedPaths;
+};
+
+// `path` "-" reads standard input (named "<stdin>" in diagnostics).
+std::optional<LoadedProgram> loadProgram(const std::string &path, const std::vector<std::string> &includeDirs,
+                                         SourceManager &sources, DiagnosticEngine &diags);
+
+} // namespace tilet

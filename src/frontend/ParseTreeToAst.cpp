@@ -1,0 +1,374 @@
+// ParseTreeToAst.cpp -- builds the owned AST from ANTLR's parse tree.
+//
+// The parse tree is known to be free of syntax errors when this runs (Parser.cpp
+// stops first), so every required child is present; literal values are decoded
+// here (digit separators, hex and binary integers, string escapes).
+#include "frontend/ParseTreeToAst.h"
+
+#include "support/InternalError.h"
+
+#include <charconv>
+
+namespace tilet {
+
+using grammar::TileParser;
+
+namespace {
+
+// Decodes an INT token. Sets `overflow` when the value does not fit in 64 bits.
+uint64_t parseInt(const std::string &text, bool &overflow) {
+    overflow = false;
+    unsigned base = 10;
+    size_t i = 0;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) { base = 16; i = 2; }
+    else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) { base = 2; i = 2; }
+    uint64_t value = 0;
+    for (; i < text.size(); ++i) {
+        char c = text[i];
+        if (c == '_') continue;
+        unsigned digit = c >= '0' && c <= '9' ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10);
+        if (value > (UINT64_MAX - digit) / base) overflow = true;
+        value = value * base + digit;
+    }
+    return value;
+}
+
+double parseFloat(const std::string &text) {
+    std::string digits;
+    for (char c : text) {
+        if (c != '_') digits += c;
+    }
+    double value = 0;
+    // from_chars is locale-independent, unlike strtod.
+    std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return value;
+}
+
+std::string unescape(const std::string &quoted) {
+    std::string out;
+    for (size_t i = 1; i + 1 < quoted.size(); ++i) {
+        char c = quoted[i];
+        if (c == '\\' && i + 2 < quoted.size()) {
+            char n = quoted[++i];
+            switch (n) {
+            case 'n': out += '\n'; break;
+            case 't': out += '\t'; break;
+            default: out += n; break;
+            }
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+ast::BinaryOp binaryOpFor(size_t tokenType) {
+    switch (tokenType) {
+    case TileParser::STAR: return ast::BinaryOp::Mul;
+    case TileParser::SLASH: return ast::BinaryOp::Div;
+    case TileParser::PERCENT: return ast::BinaryOp::Mod;
+    case TileParser::PLUS: return ast::BinaryOp::Add;
+    case TileParser::MINUS: return ast::BinaryOp::Sub;
+    case TileParser::SHL: return ast::BinaryOp::Shl;
+    case TileParser::SHR: return ast::BinaryOp::Shr;
+    case TileParser::LT: return ast::BinaryOp::Lt;
+    case TileParser::LE: return ast::BinaryOp::Le;
+    case TileParser::GT: return ast::BinaryOp::Gt;
+    case TileParser::GE: return ast::BinaryOp::Ge;
+    case TileParser::EQ: return ast::BinaryOp::Eq;
+    case TileParser::NE: return ast::BinaryOp::Ne;
+    case TileParser::AMP: return ast::BinaryOp::BitAnd;
+    case TileParser::CARET: return ast::BinaryOp::BitXor;
+    case TileParser::PIPE: return ast::BinaryOp::BitOr;
+    case TileParser::AND: return ast::BinaryOp::And;
+    case TileParser::OR: return ast::BinaryOp::Or;
+    }
+    TILET_INTERNAL_ERROR("unexpected binary operator token " << tokenType);
+}
+
+} // namespace
+
+SourceRange ParseTreeToAst::rangeOf(antlr4::Token *token) const {
+    SourceLoc begin{file_, static_cast<uint32_t>(token->getLine()),
+                    static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
+    SourceLoc end = begin;
+    uint32_t width = countCodePoints(token->getText());
+    if (width > 1) end.col += width - 1;
+    return {begin, end};
+}
+
+SourceRange ParseTreeToAst::rangeOf(antlr4::ParserRuleContext *ctx) const {
+    SourceRange r = rangeOf(ctx->getStart());
+    antlr4::Token *stop = ctx->getStop();
+    if (stop && stop->getTokenIndex() >= ctx->getStart()->getTokenIndex()) r.end = rangeOf(stop).end;
+    return r;
+}
+
+ast::Ident ParseTreeToAst::ident(antlr4::tree::TerminalNode *node) const {
+    return ast::Ident{node->getText(), rangeOf(node)};
+}
+
+// ------------------------------------------------------------------ declarations
+
+ast::File ParseTreeToAst::transformFile(TileParser::FileContext &ctx) {
+    ast::File file;
+    file.id = file_;
+    for (TileParser::TopDeclContext *decl : ctx.topDecl()) {
+        if (auto *imp = decl->importDecl()) {
+            file.imports.push_back(ast::Import{unescape(imp->STRING()->getText()), rangeOf(imp->STRING())});
+        } else if (auto *target = decl->targetDecl()) {
+            file.targets.push_back(ast::TargetDecl{target->IDENT()->getText(), rangeOf(target->IDENT())});
+        } else if (auto *c = decl->constDecl()) {
+            file.consts.push_back(transformConst(*c));
+        } else if (auto *k = decl->kernelDecl()) {
+            file.kernels.push_back(transformKernel(*k));
+        }
+    }
+    return file;
+}
+
+ast::ConstDecl ParseTreeToAst::transformConst(TileParser::ConstDeclContext &ctx) {
+    ast::ConstDecl decl;
+    decl.name = ident(ctx.IDENT());
+    if (ctx.dtype()) {
+        decl.type = transformDType(*ctx.dtype());
+        decl.typeRange = rangeOf(ctx.dtype());
+    }
+    decl.value = transformExpr(*ctx.expr());
+    decl.range = rangeOf(&ctx);
+    return decl;
+}
+
+ast::Kernel ParseTreeToAst::transformKernel(TileParser::KernelDeclContext &ctx) {
+    ast::Kernel kernel;
+    kernel.name = ident(ctx.IDENT());
+    if (ctx.paramList()) {
+        for (TileParser::ParamContext *p : ctx.paramList()->param()) kernel.params.push_back(transformParam(*p));
+    }
+    for (TileParser::LaunchClauseContext *clause : ctx.launchClause()) transformLaunchClause(*clause, kernel.launch);
+    kernel.body = transformBlock(*ctx.block());
+    kernel.range = rangeOf(&ctx);
+    kernel.headerRange = SourceRange::span(rangeOf(ctx.KERNEL()), rangeOf(ctx.RPAREN()));
+    return kernel;
+}
+
+ast::Param ParseTreeToAst::transformParam(TileParser::ParamContext &ctx) {
+    ast::Param param;
+    param.name = ident(ctx.IDENT());
+    param.dtype = transformDType(*ctx.dtype());
+    param.typeRange = rangeOf(ctx.dtype());
+    param.range = rangeOf(&ctx);
+    if (ctx.dimList()) {
+        param.isTensor = true;
+        for (TileParser::DimContext *d : ctx.dimList()->dim()) {
+            ast::Dim dim;
+            dim.range = rangeOf(d);
+            if (auto *dyn = dynamic_cast<TileParser::DynDimContext *>(d)) {
+                dim.dynName = ident(dyn->IDENT());
+            } else {
+                dim.value = transformExpr(*static_cast<TileParser::ExprDimContext *>(d)->expr());
+            }
+            param.dims.push_back(std::move(dim));
+        }
+    }
+    return param;
+}
+
+void ParseTreeToAst::transformLaunchClause(TileParser::LaunchClauseContext &ctx, ast::Launch &launch) {
+    if (auto *grid = dynamic_cast<TileParser::GridClauseContext *>(&ctx)) {
+        launch.grid = transformExprList(grid->exprList());
+        launch.gridRange = rangeOf(grid);
+        if (grid->identList()) {
+            for (auto *name : grid->identList()->IDENT()) launch.blockNames.push_back(ident(name));
+        }
+    } else if (auto *threads = dynamic_cast<TileParser::ThreadsClauseContext *>(&ctx)) {
+        launch.threads = transformExpr(*threads->expr());
+        launch.threadsRange = rangeOf(threads);
+    } else if (auto *cluster = dynamic_cast<TileParser::ClusterClauseContext *>(&ctx)) {
+        launch.cluster = transformExprList(cluster->exprList());
+        launch.clusterRange = rangeOf(cluster);
+    } else if (auto *minBlocks = dynamic_cast<TileParser::MinBlocksClauseContext *>(&ctx)) {
+        launch.minBlocksPerSm = transformExpr(*minBlocks->expr());
+    }
+}
+
+// ------------------------------------------------------------------ statements
+
+ast::StmtList ParseTreeToAst::transformBlock(TileParser::BlockContext &ctx) {
+    ast::StmtList body;
+    for (TileParser::StmtContext *s : ctx.stmt()) body.push_back(transformStmt(*s));
+    return body;
+}
+
+ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
+    SourceRange range = rangeOf(&ctx);
+    if (auto *let = dynamic_cast<TileParser::LetStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::Let>(range);
+        s->name = ident(let->IDENT());
+        if (let->dtype()) {
+            s->type = transformDType(*let->dtype());
+            s->typeRange = rangeOf(let->dtype());
+        }
+        s->init = transformExpr(*let->expr());
+        return s;
+    }
+    if (auto *var = dynamic_cast<TileParser::VarStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::Var>(range);
+        s->name = ident(var->IDENT());
+        s->type = transformDType(*var->dtype());
+        s->typeRange = rangeOf(var->dtype());
+        if (var->expr()) s->init = transformExpr(*var->expr());
+        return s;
+    }
+    if (auto *assign = dynamic_cast<TileParser::AssignStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::Assign>(range);
+        TileParser::LvalueContext *lv = assign->lvalue();
+        s->target = ident(lv->IDENT());
+        s->targetRange = rangeOf(lv);
+        if (lv->exprList()) s->indices = transformExprList(lv->exprList());
+        TileParser::AssignOpContext *op = assign->assignOp();
+        if (op->PLUS_ASSIGN()) s->op = ast::AssignOp::Add;
+        else if (op->MINUS_ASSIGN()) s->op = ast::AssignOp::Sub;
+        else if (op->STAR_ASSIGN()) s->op = ast::AssignOp::Mul;
+        else if (op->SLASH_ASSIGN()) s->op = ast::AssignOp::Div;
+        s->value = transformExpr(*assign->expr());
+        return s;
+    }
+    if (auto *loop = dynamic_cast<TileParser::ForStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::For>(range);
+        for (auto *name : loop->identList()->IDENT()) s->vars.push_back(ident(name));
+        TileParser::LoopKindContext *kind = loop->loopKind();
+        if (kind->UNROLL()) s->loopKind = ast::LoopKind::Unroll;
+        else if (kind->PARALLEL()) s->loopKind = ast::LoopKind::Parallel;
+        else if (kind->PIPELINED()) s->loopKind = ast::LoopKind::Pipelined;
+        s->kindRange = rangeOf(kind);
+        s->args = transformArgs(loop->argList());
+        s->body = transformBlock(*loop->block());
+        return s;
+    }
+    if (auto *ifAlt = dynamic_cast<TileParser::IfStmtAltContext *>(&ctx)) return transformIf(*ifAlt->ifStmt());
+    if (auto *ws = dynamic_cast<TileParser::WsStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::Ws>(range);
+        s->roles = transformExprList(ws->exprList());
+        s->body = transformBlock(*ws->block());
+        return s;
+    }
+    if (auto *call = dynamic_cast<TileParser::CallStmtContext *>(&ctx)) {
+        return std::make_unique<ast::CallStmt>(range, transformCall(*call->call()));
+    }
+    TILET_INTERNAL_ERROR("unhandled statement alternative");
+}
+
+ast::StmtPtr ParseTreeToAst::transformIf(TileParser::IfStmtContext &ctx) {
+    auto s = std::make_unique<ast::If>(rangeOf(&ctx));
+    s->cond = transformExpr(*ctx.expr());
+    std::vector<TileParser::BlockContext *> blocks = ctx.block();
+    s->thenBody = transformBlock(*blocks[0]);
+    if (ctx.ELSE()) {
+        s->hasElse = true;
+        if (ctx.ifStmt()) s->elseBody.push_back(transformIf(*ctx.ifStmt()));
+        else s->elseBody = transformBlock(*blocks[1]);
+    }
+    return s;
+}
+
+// ------------------------------------------------------------------ expressions
+
+ast::ExprPtr ParseTreeToAst::transformExpr(TileParser::ExprContext &ctx) {
+    SourceRange range = rangeOf(&ctx);
+    if (auto *primary = dynamic_cast<TileParser::PrimaryExprContext *>(&ctx)) return transformPrimary(*primary->primary());
+    if (auto *index = dynamic_cast<TileParser::IndexExprContext *>(&ctx)) {
+        std::vector<ast::IndexItem> items;
+        for (TileParser::IndexItemContext *item : index->indexList()->indexItem()) {
+            std::vector<TileParser::ExprContext *> parts = item->expr();
+            ast::IndexItem it;
+            it.begin = transformExpr(*parts[0]);
+            if (parts.size() > 1) it.end = transformExpr(*parts[1]);
+            it.range = rangeOf(item);
+            items.push_back(std::move(it));
+        }
+        return std::make_unique<ast::Index>(range, transformExpr(*index->expr()), std::move(items));
+    }
+    if (auto *unary = dynamic_cast<TileParser::UnaryExprContext *>(&ctx)) {
+        ast::UnaryOp op = unary->op->getType() == TileParser::MINUS ? ast::UnaryOp::Neg
+                        : unary->op->getType() == TileParser::NOT   ? ast::UnaryOp::Not
+                                                                    : ast::UnaryOp::BitNot;
+        return std::make_unique<ast::Unary>(range, op, transformExpr(*unary->expr()));
+    }
+    if (auto *binary = dynamic_cast<TileParser::BinaryExprContext *>(&ctx)) {
+        std::vector<TileParser::ExprContext *> operands = binary->expr();
+        return std::make_unique<ast::Binary>(range, binaryOpFor(binary->op->getType()), transformExpr(*operands[0]),
+                                             transformExpr(*operands[1]), rangeOf(binary->op));
+    }
+    if (auto *cond = dynamic_cast<TileParser::CondExprContext *>(&ctx)) {
+        std::vector<TileParser::ExprContext *> parts = cond->expr();
+        return std::make_unique<ast::Cond>(range, transformExpr(*parts[0]), transformExpr(*parts[1]),
+                                           transformExpr(*parts[2]));
+    }
+    TILET_INTERNAL_ERROR("unhandled expression alternative");
+}
+
+ast::ExprPtr ParseTreeToAst::transformPrimary(TileParser::PrimaryContext &ctx) {
+    SourceRange range = rangeOf(&ctx);
+    if (auto *i = dynamic_cast<TileParser::IntLitContext *>(&ctx)) {
+        bool overflow = false;
+        uint64_t value = parseInt(i->INT()->getText(), overflow);
+        return std::make_unique<ast::IntLit>(range, value, overflow);
+    }
+    if (auto *f = dynamic_cast<TileParser::FloatLitContext *>(&ctx))
+        return std::make_unique<ast::FloatLit>(range, parseFloat(f->FLOAT()->getText()));
+    if (dynamic_cast<TileParser::TrueLitContext *>(&ctx)) return std::make_unique<ast::BoolLit>(range, true);
+    if (dynamic_cast<TileParser::FalseLitContext *>(&ctx)) return std::make_unique<ast::BoolLit>(range, false);
+    if (dynamic_cast<TileParser::InfLitContext *>(&ctx)) return std::make_unique<ast::InfLit>(range);
+    if (auto *s = dynamic_cast<TileParser::StringLitContext *>(&ctx))
+        return std::make_unique<ast::StringLit>(range, unescape(s->STRING()->getText()));
+    if (auto *call = dynamic_cast<TileParser::CallPrimaryContext *>(&ctx)) return transformCall(*call->call());
+    if (auto *name = dynamic_cast<TileParser::NamePrimaryContext *>(&ctx))
+        return std::make_unique<ast::Name>(range, name->IDENT()->getText());
+    if (auto *dt = dynamic_cast<TileParser::DTypePrimaryContext *>(&ctx))
+        return std::make_unique<ast::DTypeRef>(range, transformDType(*dt->dtype()));
+    if (auto *paren = dynamic_cast<TileParser::ParenPrimaryContext *>(&ctx)) {
+        ast::ExprPtr inner = transformExpr(*paren->expr());
+        inner->range = range;   // include the parentheses, as clang does
+        return inner;
+    }
+    if (auto *list = dynamic_cast<TileParser::ListPrimaryContext *>(&ctx))
+        return std::make_unique<ast::List>(range, transformExprList(list->exprList()));
+    TILET_INTERNAL_ERROR("unhandled primary alternative");
+}
+
+std::unique_ptr<ast::Call> ParseTreeToAst::transformCall(TileParser::CallContext &ctx) {
+    TileParser::CalleeContext *callee = ctx.callee();
+    return std::make_unique<ast::Call>(rangeOf(&ctx), callee->getText(), rangeOf(callee), callee->builtin() != nullptr,
+                                       transformArgs(ctx.argList()));
+}
+
+std::vector<ast::Arg> ParseTreeToAst::transformArgs(TileParser::ArgListContext *ctx) {
+    std::vector<ast::Arg> args;
+    if (!ctx) return args;
+    for (TileParser::ArgContext *a : ctx->arg()) {
+        ast::Arg arg;
+        if (a->IDENT()) {
+            arg.name = a->IDENT()->getText();
+            arg.nameRange = rangeOf(a->IDENT());
+        }
+        arg.value = transformExpr(*a->expr());
+        args.push_back(std::move(arg));
+    }
+    return args;
+}
+
+std::vector<ast::ExprPtr> ParseTreeToAst::transformExprList(TileParser::ExprListContext *ctx) {
+    std::vector<ast::ExprPtr> out;
+    if (!ctx) return out;
+    for (TileParser::ExprContext *e : ctx->expr()) out.push_back(transformExpr(*e));
+    return out;
+}
+
+DType ParseTreeToAst::transformDType(TileParser::DtypeContext &ctx) {
+    std::optional<DType> t = dtypeFromName(ctx.getText());
+    TILET_ASSERT(t.has_value(), "grammar dtype '" << ctx.getText() << "' is missing from TILET_DTYPES");
+    return *t;
+}
+
+} // namespace tilet

@@ -1,0 +1,221 @@
+// Parser.cpp -- runs the ANTLR lexer and parser on one file and reports syntax
+// errors in tilet's own words.
+//
+// 1. Reject text ANTLR cannot take: bytes that are not UTF-8, NUL bytes.
+// 2. Lex everything; report the tokens the grammar reserves for broken input
+//    (unterminated comments and strings, stray characters).
+// 3. Parse in two stages (SLL with bail-out, then full LL on failure), as the
+//    ANTLR book recommends: valid input parses at SLL speed, and invalid input
+//    is re-parsed with full error recovery so every error is reported once.
+// 4. If nothing went wrong, hand the tree to ParseTreeToAst.
+#include "frontend/Parser.h"
+
+#include "frontend/ParseTreeToAst.h"
+#include "support/InternalError.h"
+
+#include "TileLexer.h"
+#include "TileParser.h"
+#include "antlr4-runtime.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tilet {
+
+using grammar::TileLexer;
+using grammar::TileParser;
+
+namespace {
+
+SourceRange tokenRange(FileId file, antlr4::Token *token) {
+    SourceLoc loc{file, static_cast<uint32_t>(token->getLine()), static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
+    SourceRange r{loc, loc};
+    if (token->getType() != antlr4::Token::EOF) {
+        uint32_t width = countCodePoints(token->getText());
+        if (width > 1) r.end.col += width - 1;
+    }
+    return r;
+}
+
+// How a token kind is named in messages: `';'`, "identifier", "end of file".
+std::string describeTokenType(size_t type, const antlr4::dfa::Vocabulary &vocabulary) {
+    switch (type) {
+    case antlr4::Token::EOF: return "end of file";
+    case TileLexer::IDENT: return "identifier";
+    case TileLexer::INT: return "integer";
+    case TileLexer::FLOAT: return "number";
+    case TileLexer::STRING: return "string";
+    }
+    return vocabulary.getLiteralName(type);
+}
+
+std::string describeToken(antlr4::Token *token) {
+    if (token->getType() == antlr4::Token::EOF) return "end of file";
+    return "'" + token->getText() + "'";
+}
+
+// Error strategy that phrases messages the way a C compiler would, and stops
+// the first stage of two-stage parsing at the first error.
+class TileErrorStrategy : public antlr4::DefaultErrorStrategy {
+public:
+    TileErrorStrategy(FileId file, DiagnosticEngine &diags) : file_(file), diags_(diags) {}
+
+protected:
+    void reportNoViableAlternative(antlr4::Parser *parser, const antlr4::NoViableAltException &e) override {
+        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
+        (void)parser;
+    }
+    void reportInputMismatch(antlr4::Parser *parser, const antlr4::InputMismatchException &e) override {
+        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
+    }
+    void reportFailedPredicate(antlr4::Parser *, const antlr4::FailedPredicateException &e) override {
+        report(e.getOffendingToken(), "unexpected " + describeToken(e.getOffendingToken()));
+    }
+    void reportUnwantedToken(antlr4::Parser *parser) override {
+        if (inErrorRecoveryMode(parser)) return;
+        beginErrorCondition(parser);
+        antlr4::Token *t = parser->getCurrentToken();
+        report(t, "unexpected " + describeToken(t));
+    }
+    void reportMissingToken(antlr4::Parser *parser) override {
+        if (inErrorRecoveryMode(parser)) return;
+        beginErrorCondition(parser);
+        antlr4::Token *t = parser->getCurrentToken();
+        std::string what = "expected " + describeSet(parser, getExpectedTokens(parser));
+        // Point just past the previous token, where the missing one belongs.
+        antlr4::Token *prev = t->getTokenIndex() > 0 ? parser->getTokenStream()->get(t->getTokenIndex() - 1) : nullptr;
+        while (prev && prev->getChannel() != antlr4::Token::DEFAULT_CHANNEL && prev->getTokenIndex() > 0)
+            prev = parser->getTokenStream()->get(prev->getTokenIndex() - 1);
+        if (prev && prev->getChannel() == antlr4::Token::DEFAULT_CHANNEL) {
+            SourceRange r = tokenRange(file_, prev);
+            r.begin = r.end;
+            r.begin.col += 1;
+            r.end = r.begin;
+            diags_.error(r, what);
+            return;
+        }
+        report(t, what);
+    }
+
+private:
+    std::string describeSet(antlr4::Parser *parser, const antlr4::misc::IntervalSet &set) {
+        std::vector<std::string> names;
+        for (ssize_t type : set.toList()) names.push_back(describeTokenType(static_cast<size_t>(type), parser->getVocabulary()));
+        if (names.empty()) return "something else";
+        if (names.size() > 4) {
+            if (set.contains(static_cast<size_t>(TileLexer::IDENT)) && set.contains(static_cast<size_t>(TileLexer::INT))) return "an expression";
+            if (set.contains(static_cast<size_t>(TileLexer::LET)) && set.contains(static_cast<size_t>(TileLexer::FOR))) return "a statement";
+            if (set.contains(static_cast<size_t>(TileLexer::F32))) return "a dtype";
+            return "something else";
+        }
+        std::string out;
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (i) out += i + 1 == names.size() ? " or " : ", ";
+            out += names[i];
+        }
+        return out;
+    }
+    std::string expectedPhrase(antlr4::Parser *parser, const antlr4::misc::IntervalSet &set, antlr4::Token *found) {
+        std::string expected = describeSet(parser, set);
+        if (expected == "something else") return "unexpected " + describeToken(found);
+        return "expected " + expected + ", found " + describeToken(found);
+    }
+    void report(antlr4::Token *token, std::string message) { diags_.error(tokenRange(file_, token), std::move(message)); }
+
+    FileId file_;
+    DiagnosticEngine &diags_;
+};
+
+// Reports the hidden tokens that mark malformed input.
+bool reportLexicalErrors(FileId file, antlr4::CommonTokenStream &tokens, DiagnosticEngine &diags) {
+    bool ok = true;
+    for (antlr4::Token *t : tokens.getTokens()) {
+        switch (t->getType()) {
+        case TileLexer::UNTERMINATED_COMMENT: {
+            SourceRange r = tokenRange(file, t);
+            r.end = r.begin;
+            r.end.col += 1;
+            diags.error(r, "unterminated /* comment");
+            ok = false;
+            break;
+        }
+        case TileLexer::UNTERMINATED_STRING:
+            diags.error(SourceRange::at(tokenRange(file, t).begin), "missing terminating '\"' character");
+            ok = false;
+            break;
+        case TileLexer::INVALID_CHAR: {
+            std::string text = t->getText();
+            unsigned char c = text.empty() ? 0 : static_cast<unsigned char>(text[0]);
+            std::ostringstream msg;
+            if (c < 0x20 || c == 0x7F) msg << "invalid character (byte 0x" << std::hex << int(c) << ")";
+            else msg << "invalid character '" << text << "'";
+            diags.error(tokenRange(file, t), msg.str());
+            ok = false;
+            break;
+        }
+        default: break;
+        }
+    }
+    return ok;
+}
+
+} // namespace
+
+std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
+    const std::string &text = sources.text(file);
+
+    size_t bad = findInvalidUtf8(text);
+    if (bad != std::string::npos) {
+        // Locate the byte: count lines and code points before it.
+        uint32_t line = 1, col = 1;
+        for (size_t i = 0; i < bad; ++i) {
+            if (text[i] == '\n') { ++line; col = 1; }
+            else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++col;
+        }
+        std::ostringstream msg;
+        msg << "source file is not valid UTF-8 (byte 0x" << std::hex << int(static_cast<unsigned char>(text[bad])) << ")";
+        diags.error(SourceRange::at(SourceLoc{file, line, col}), msg.str());
+        return std::nullopt;
+    }
+    if (size_t nul = text.find('\0'); nul != std::string::npos) {
+        uint32_t line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n'));
+        size_t lineStart = text.rfind('\n', nul);
+        uint32_t col = 1 + countCodePoints(std::string_view(text).substr(lineStart == std::string::npos ? 0 : lineStart + 1,
+                                                                       nul - (lineStart == std::string::npos ? 0 : lineStart + 1)));
+        diags.error(SourceRange::at(SourceLoc{file, line, col}), "source file contains a NUL byte; is it a binary file?");
+        return std::nullopt;
+    }
+
+    antlr4::ANTLRInputStream input(text);
+    TileLexer lexer(&input);
+    lexer.removeErrorListeners();   // every lexical error is an INVALID_CHAR-like token
+    antlr4::CommonTokenStream tokens(&lexer);
+    tokens.fill();
+    bool lexOk = reportLexicalErrors(file, tokens, diags);
+
+    TileParser parser(&tokens);
+    parser.removeErrorListeners();
+
+    // Stage 1: SLL, bail at the first error without reporting anything.
+    TileParser::FileContext *tree = nullptr;
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+    try {
+        tree = parser.file();
+    } catch (antlr4::ParseCancellationException &) {
+        tree = nullptr;
+    }
+    // Stage 2: full LL with recovery, reporting every error.
+    unsigned errorsBefore = diags.errorCount();
+    if (!tree) {
+        tokens.seek(0);
+        parser.reset();
+        parser.setErrorHandler(std::make_shared<TileErrorStrategy>(file, diags));
+        parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
+        tree = parser.file();   // SLL can fail on valid input that LL accepts: no error then
+    }
+    if (!lexOk || diags.errorCount() > errorsBefore) return std::nullopt;
+    return ParseTreeToAst(file).transformFile(*tree);
+}
+
+} // namespace tilet

@@ -1,0 +1,242 @@
+#include "ir/Analysis.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tilet::ir {
+
+namespace {
+
+int64_t satAdd(int64_t a, int64_t b) {
+    if (a == Interval::kMin || b == Interval::kMin) return Interval::kMin;
+    if (a == Interval::kMax || b == Interval::kMax) return Interval::kMax;
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return a > 0 ? Interval::kMax : Interval::kMin;
+    return r;
+}
+
+Interval addI(Interval a, Interval b) {
+    Interval r;
+    r.lo = (a.lo == Interval::kMin || b.lo == Interval::kMin) ? Interval::kMin : satAdd(a.lo, b.lo);
+    r.hi = (a.hi == Interval::kMax || b.hi == Interval::kMax) ? Interval::kMax : satAdd(a.hi, b.hi);
+    return r;
+}
+
+Interval negI(Interval a) {
+    Interval r;
+    r.lo = a.hi == Interval::kMax ? Interval::kMin : -a.hi;
+    r.hi = a.lo == Interval::kMin ? Interval::kMax : -a.lo;
+    return r;
+}
+
+Interval mulI(Interval a, Interval b) {
+    if (!a.bounded() || !b.bounded()) {
+        // Scaling by a non-negative constant keeps whichever sides are known.
+        if (b.isPoint() && b.lo >= 0) std::swap(a, b);
+        if (a.isPoint() && a.lo >= 0) {
+            Interval r;
+            int64_t c = a.lo;
+            if (c == 0) return Interval::point(0);
+            int64_t t;
+            r.lo = b.lo == Interval::kMin || __builtin_mul_overflow(b.lo, c, &t) ? Interval::kMin : t;
+            r.hi = b.hi == Interval::kMax || __builtin_mul_overflow(b.hi, c, &t) ? Interval::kMax : t;
+            return r;
+        }
+        return {};
+    }
+    int64_t p[4];
+    if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+        __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+        return {};
+    return {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+}
+
+Interval typeRange(DType t) {
+    switch (t) {
+    case DType::Bool: return {0, 1};
+    case DType::Int8: return {INT8_MIN, INT8_MAX};
+    case DType::Int16: return {INT16_MIN, INT16_MAX};
+    case DType::Int32: return {INT32_MIN, INT32_MAX};
+    case DType::UInt8: return {0, UINT8_MAX};
+    case DType::UInt16: return {0, UINT16_MAX};
+    case DType::UInt32: return {0, UINT32_MAX};
+    case DType::UInt64: return {0, Interval::kMax};
+    default: return {};
+    }
+}
+
+} // namespace
+
+Interval BoundsScope::var(const VarNode *v) const {
+    auto it = vars_.find(v);
+    if (it != vars_.end()) return it->second;
+    return typeRange(v->dtype);
+}
+
+BoundsScope BoundsScope::forKernel(const Kernel &k) {
+    BoundsScope s;
+    s.setSpecial(SpecialKind::ThreadIdx, {0, k.threads - 1});
+    SpecialKind blocks[3] = {SpecialKind::BlockIdxX, SpecialKind::BlockIdxY, SpecialKind::BlockIdxZ};
+    for (int d = 0; d < 3; ++d) {
+        if (d < static_cast<int>(k.grid.size())) {
+            std::optional<int64_t> g = constInt(k.grid[d]);
+            s.setSpecial(blocks[d], g ? Interval{0, *g - 1} : Interval{0, INT32_MAX});
+        } else {
+            s.setSpecial(blocks[d], Interval::point(0));
+        }
+    }
+    int64_t clusterSize = k.cluster[0] * k.cluster[1] * k.cluster[2];
+    s.setSpecial(SpecialKind::ClusterCtaRank, {0, clusterSize - 1});
+    return s;
+}
+
+Interval boundsOf(const Expr &e, const BoundsScope &scope) {
+    if (!e) return {};
+    switch (e->kind) {
+    case ExprKind::IntImm: return Interval::point(static_cast<const IntImm &>(*e).value);
+    case ExprKind::Var: return scope.var(static_cast<const Var *>(e.get()));
+    case ExprKind::SpecialReg: return scope.special(static_cast<const SpecialReg &>(*e).special);
+    case ExprKind::Cast: {
+        const Cast &c = static_cast<const Cast &>(*e);
+        if (isFloat(c.dtype) || isFloat(c.value->dtype)) return {};
+        Interval in = boundsOf(c.value, scope);
+        Interval limit = typeRange(c.dtype);
+        if (in.lo >= limit.lo && in.hi <= limit.hi) return in;
+        return limit;
+    }
+    case ExprKind::Unary: {
+        const Unary &u = static_cast<const Unary &>(*e);
+        if (u.op == UnaryOp::Neg) return negI(boundsOf(u.a, scope));
+        if (u.op == UnaryOp::Not) return {0, 1};
+        return typeRange(e->dtype);
+    }
+    case ExprKind::Select: {
+        const Select &s = static_cast<const Select &>(*e);
+        Interval a = boundsOf(s.thenValue, scope), b = boundsOf(s.elseValue, scope);
+        return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+    }
+    case ExprKind::Binary: break;
+    default: return typeRange(e->dtype);
+    }
+    const Binary &b = static_cast<const Binary &>(*e);
+    if (isComparison(b.op) || b.op == BinaryOp::And || b.op == BinaryOp::Or) return {0, 1};
+    Interval x = boundsOf(b.a, scope), y = boundsOf(b.b, scope);
+    switch (b.op) {
+    case BinaryOp::Add: return addI(x, y);
+    case BinaryOp::Sub: return addI(x, negI(y));
+    case BinaryOp::Mul: return mulI(x, y);
+    case BinaryOp::Div:
+        // C division truncates, which is monotone for a positive divisor.
+        if (y.isPoint() && y.lo > 0) {
+            Interval r;
+            r.lo = x.lo == Interval::kMin ? Interval::kMin : x.lo / y.lo;
+            r.hi = x.hi == Interval::kMax ? Interval::kMax : x.hi / y.lo;
+            return r;
+        }
+        return {};
+    case BinaryOp::Mod:
+        if (y.isPoint() && y.lo > 0) {
+            int64_t c = y.lo;
+            if (x.lo >= 0 && x.bounded() && x.hi - x.lo < c && x.lo % c <= x.hi % c) return {x.lo % c, x.hi % c};
+            if (x.lo >= 0) return {0, std::min(c - 1, x.hi)};
+            return {-(c - 1), c - 1};
+        }
+        return {};
+    case BinaryOp::Min: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+    case BinaryOp::Max: return {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+    case BinaryOp::Shr:
+        if (y.isPoint() && y.lo >= 0 && y.lo < 63 && x.lo >= 0) return {x.lo >> y.lo, x.hi == Interval::kMax ? Interval::kMax : x.hi >> y.lo};
+        return typeRange(e->dtype);
+    case BinaryOp::BitAnd:
+        if (y.isPoint() && y.lo >= 0 && x.lo >= 0) return {0, y.lo};
+        if (x.isPoint() && x.lo >= 0 && y.lo >= 0) return {0, x.lo};
+        return typeRange(e->dtype);
+    default: return typeRange(e->dtype);
+    }
+}
+
+int64_t knownDivisor(const Expr &e) {
+    if (!e) return 1;
+    if (const IntImm *i = as<IntImm>(e)) return i->value < 0 ? -i->value : i->value;
+    if (const Binary *b = as<Binary>(e)) {
+        switch (b->op) {
+        case BinaryOp::Mul: {
+            int64_t da = knownDivisor(b->a), db = knownDivisor(b->b);
+            if (da == 0 || db == 0) return 0;
+            int64_t r;
+            if (__builtin_mul_overflow(da, db, &r)) return 1;
+            return r;
+        }
+        case BinaryOp::Add:
+        case BinaryOp::Sub: return std::gcd(knownDivisor(b->a), knownDivisor(b->b));
+        case BinaryOp::Shl:
+            if (std::optional<int64_t> s = constInt(b->b); s && *s >= 0 && *s < 62) {
+                int64_t da = knownDivisor(b->a);
+                return da == 0 ? 0 : da << *s;
+            }
+            return 1;
+        default: return 1;
+        }
+    }
+    if (const Cast *c = as<Cast>(e); c && !isFloat(c->dtype) && !isFloat(c->value->dtype)) return knownDivisor(c->value);
+    return 1;
+}
+
+bool structurallyEqual(const Expr &a, const Expr &b) {
+    if (a == b) return true;
+    if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
+    auto all = [](const std::vector<Expr> &x, const std::vector<Expr> &y) {
+        if (x.size() != y.size()) return false;
+        for (size_t i = 0; i < x.size(); ++i) {
+            if (!structurallyEqual(x[i], y[i])) return false;
+        }
+        return true;
+    };
+    switch (a->kind) {
+    case ExprKind::IntImm: return static_cast<const IntImm &>(*a).value == static_cast<const IntImm &>(*b).value;
+    case ExprKind::FloatImm: {
+        double x = static_cast<const FloatImm &>(*a).value, y = static_cast<const FloatImm &>(*b).value;
+        return x == y || (x != x && y != y);
+    }
+    case ExprKind::Var: return false;   // different nodes are different variables
+    case ExprKind::SpecialReg: return static_cast<const SpecialReg &>(*a).special == static_cast<const SpecialReg &>(*b).special;
+    case ExprKind::Unary: {
+        auto &x = static_cast<const Unary &>(*a), &y = static_cast<const Unary &>(*b);
+        return x.op == y.op && structurallyEqual(x.a, y.a);
+    }
+    case ExprKind::Binary: {
+        auto &x = static_cast<const Binary &>(*a), &y = static_cast<const Binary &>(*b);
+        return x.op == y.op && structurallyEqual(x.a, y.a) && structurallyEqual(x.b, y.b);
+    }
+    case ExprKind::Select: {
+        auto &x = static_cast<const Select &>(*a), &y = static_cast<const Select &>(*b);
+        return structurallyEqual(x.cond, y.cond) && structurallyEqual(x.thenValue, y.thenValue) &&
+               structurallyEqual(x.elseValue, y.elseValue);
+    }
+    case ExprKind::Cast: return structurallyEqual(static_cast<const Cast &>(*a).value, static_cast<const Cast &>(*b).value);
+    case ExprKind::MathCall: {
+        auto &x = static_cast<const MathCall &>(*a), &y = static_cast<const MathCall &>(*b);
+        return x.func == y.func && all(x.args, y.args);
+    }
+    case ExprKind::Load: {
+        auto &x = static_cast<const Load &>(*a), &y = static_cast<const Load &>(*b);
+        return x.buffer == y.buffer && all(x.indices, y.indices);
+    }
+    case ExprKind::Shuffle: {
+        auto &x = static_cast<const Shuffle &>(*a), &y = static_cast<const Shuffle &>(*b);
+        return x.laneMask == y.laneMask && structurallyEqual(x.value, y.value);
+    }
+    }
+    return false;
+}
+
+bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope) {
+    Interval r = boundsOf(e, scope);
+    if (r.lo < 0 || r.hi == Interval::kMax) return false;
+    std::optional<int64_t> n = constInt(extent);
+    if (n) return r.hi < *n;
+    // A dynamic extent: provable only when e is (extent - something >= 1) shaped; not attempted.
+    return false;
+}
+
+} // namespace tilet::ir

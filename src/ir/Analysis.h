@@ -1,0 +1,52 @@
+// Analysis.h -- facts about integer expressions: value ranges, known divisors
+// and structural equality. Passes use them to prove accesses in bounds and
+// aligned, which decides guards and vector widths.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <cstdint>
+#include <map>
+
+namespace tilet::ir {
+
+// A closed range [lo, hi]; kMin/kMax mean "unbounded on that side".
+struct Interval {
+    static constexpr int64_t kMin = INT64_MIN;
+    static constexpr int64_t kMax = INT64_MAX;
+    int64_t lo = kMin;
+    int64_t hi = kMax;
+    static Interval point(int64_t v) { return {v, v}; }
+    static Interval range(int64_t lo, int64_t hi) { return {lo, hi}; }
+    bool bounded() const { return lo != kMin && hi != kMax; }
+    bool isPoint() const { return bounded() && lo == hi; }
+};
+
+// Known ranges of the variables and registers an expression may use.
+class BoundsScope {
+public:
+    void bind(const VarNode *v, Interval r) { vars_[v] = r; }
+    void unbind(const VarNode *v) { vars_.erase(v); }
+    void setSpecial(SpecialKind k, Interval r) { special_[static_cast<int>(k)] = r; }
+    Interval var(const VarNode *v) const;
+    Interval special(SpecialKind k) const { return special_[static_cast<int>(k)]; }
+    // The block's thread and grid ranges for a kernel (grid dims may be dynamic).
+    static BoundsScope forKernel(const Kernel &k);
+
+private:
+    std::map<const VarNode *, Interval> vars_;
+    Interval special_[5];
+};
+
+Interval boundsOf(const Expr &e, const BoundsScope &scope);
+
+// The largest known d > 0 with e % d == 0 (1 when nothing is known; for the
+// constant 0, returns 0, which divides by everything).
+int64_t knownDivisor(const Expr &e);
+
+bool structurallyEqual(const Expr &a, const Expr &b);
+
+// True if `e` provably lies in [0, extent) for every value in scope.
+bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope);
+
+} // namespace tilet::ir

@@ -1,0 +1,55 @@
+#include "ir/DType.h"
+
+#include <algorithm>
+
+namespace tilet {
+
+namespace {
+struct Info {
+    DType type;
+    std::string_view name;
+    int bits;
+};
+constexpr Info kInfo[] = {
+#define X(n, spelling, b) {DType::n, spelling, b},
+    TILET_DTYPES(X)
+#undef X
+};
+} // namespace
+
+std::string_view dtypeName(DType t) { return kInfo[static_cast<int>(t)].name; }
+int dtypeBits(DType t) { return kInfo[static_cast<int>(t)].bits; }
+
+std::optional<DType> dtypeFromName(std::string_view name) {
+    for (const Info &i : kInfo) {
+        if (i.name == name) return i.type;
+    }
+    return std::nullopt;
+}
+
+bool isInteger(DType t) { return t >= DType::Int8 && t <= DType::UInt64; }
+bool isSigned(DType t) { return t >= DType::Int8 && t <= DType::Int64; }
+bool isFloat(DType t) { return t >= DType::F16; }
+bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
+bool isSubByte(DType t) { return dtypeBits(t) < 8; }
+
+DType arithmeticType(DType a, DType b) {
+    if (a == b && !isNarrowFloat(a) && a != DType::Bool) return a;
+    if (isFloat(a) || isFloat(b)) {
+        if (a == DType::F64 || b == DType::F64) return DType::F64;
+        // Narrow floats are promoted, as C promotes char to int: arithmetic on
+        // f16/bf16/fp8 values is done in f32 and converted back on store.
+        return DType::F32;
+    }
+    // Integers (bool counts as int32): the wider wins; at equal width, unsigned.
+    auto norm = [](DType t) { return t == DType::Bool ? DType::Int32 : t; };
+    a = norm(a);
+    b = norm(b);
+    int wa = std::max(dtypeBits(a), 32), wb = std::max(dtypeBits(b), 32);
+    int w = std::max(wa, wb);
+    bool unsignedResult = (!isSigned(a) && dtypeBits(a) >= w) || (!isSigned(b) && dtypeBits(b) >= w);
+    if (w == 64) return unsignedResult ? DType::UInt64 : DType::Int64;
+    return unsignedResult ? DType::UInt32 : DType::Int32;
+}
+
+} // namespace tilet

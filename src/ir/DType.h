@@ -1,0 +1,57 @@
+// DType.h -- element types of tensors, buffers and scalars.
+//
+// Shared by the front end (dtype keywords) and the IR. `bits` is the storage
+// width of one element: tf32 is stored in 32 bits, f6 in 6 and f4 in 4
+// (sub-byte types are packed in global memory).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tilet {
+
+#define TILET_DTYPES(X)                                   \
+    X(Bool, "bool", 8)                                    \
+    X(Int8, "int8", 8)                                    \
+    X(Int16, "int16", 16)                                 \
+    X(Int32, "int32", 32)                                 \
+    X(Int64, "int64", 64)                                 \
+    X(UInt8, "uint8", 8)                                  \
+    X(UInt16, "uint16", 16)                               \
+    X(UInt32, "uint32", 32)                               \
+    X(UInt64, "uint64", 64)                               \
+    X(F16, "f16", 16)                                     \
+    X(BF16, "bf16", 16)                                   \
+    X(F32, "f32", 32)                                     \
+    X(F64, "f64", 64)                                     \
+    X(TF32, "tf32", 32)                                   \
+    X(F8E4M3, "f8e4m3", 8)                                \
+    X(F8E5M2, "f8e5m2", 8)                                \
+    X(F6E2M3, "f6e2m3", 6)                                \
+    X(F6E3M2, "f6e3m2", 6)                                \
+    X(F4E2M1, "f4e2m1", 4)                                \
+    X(E8M0, "e8m0", 8)
+
+enum class DType : uint8_t {
+#define X(name, spelling, bits) name,
+    TILET_DTYPES(X)
+#undef X
+};
+
+// The language spelling, e.g. "bf16".
+std::string_view dtypeName(DType t);
+std::optional<DType> dtypeFromName(std::string_view name);
+int dtypeBits(DType t);
+
+bool isInteger(DType t);       // int8..uint64 (not bool)
+bool isSigned(DType t);        // int8..int64
+bool isFloat(DType t);         // every floating-point format, incl. fp8/fp6/fp4/e8m0/tf32
+bool isNarrowFloat(DType t);   // f16, bf16 and below: arithmetic is done in f32
+bool isSubByte(DType t);       // fp6, fp4
+
+// The type arithmetic on two values is done in: C's usual conversions, with
+// every narrow float (f16, bf16, fp8, ...) promoted to f32.
+DType arithmeticType(DType a, DType b);
+
+} // namespace tilet

@@ -1,0 +1,393 @@
+#include "ir/IR.h"
+
+#include "support/InternalError.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace tilet::ir {
+
+const char *exprKindName(ExprKind k) {
+    switch (k) {
+#define TILET_IR_EXPR(name) case ExprKind::name: return #name;
+#include "ir/Nodes.def"
+    }
+    return "?";
+}
+
+const char *stmtKindName(StmtKind k) {
+    switch (k) {
+#define TILET_IR_STMT(name) case StmtKind::name: return #name;
+#include "ir/Nodes.def"
+    }
+    return "?";
+}
+
+const char *memScopeName(MemScope s) {
+    switch (s) {
+    case MemScope::Global: return "global";
+    case MemScope::Shared: return "shared";
+    case MemScope::Fragment: return "fragment";
+    case MemScope::Local: return "local";
+    case MemScope::TMem: return "tmem";
+    case MemScope::Barrier: return "barrier";
+    }
+    return "?";
+}
+
+const char *specialKindName(SpecialKind k) {
+    switch (k) {
+    case SpecialKind::ThreadIdx: return "threadIdx.x";
+    case SpecialKind::BlockIdxX: return "blockIdx.x";
+    case SpecialKind::BlockIdxY: return "blockIdx.y";
+    case SpecialKind::BlockIdxZ: return "blockIdx.z";
+    case SpecialKind::ClusterCtaRank: return "cluster_ctarank";
+    }
+    return "?";
+}
+
+const char *unaryOpName(UnaryOp op) {
+    switch (op) {
+    case UnaryOp::Neg: return "-";
+    case UnaryOp::Not: return "!";
+    case UnaryOp::BitNot: return "~";
+    }
+    return "?";
+}
+
+const char *binaryOpName(BinaryOp op) {
+    switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Sub: return "-";
+    case BinaryOp::Mul: return "*";
+    case BinaryOp::Div: return "/";
+    case BinaryOp::Mod: return "%";
+    case BinaryOp::Min: return "min";
+    case BinaryOp::Max: return "max";
+    case BinaryOp::Shl: return "<<";
+    case BinaryOp::Shr: return ">>";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::BitOr: return "|";
+    case BinaryOp::BitXor: return "^";
+    case BinaryOp::And: return "&&";
+    case BinaryOp::Or: return "||";
+    case BinaryOp::Lt: return "<";
+    case BinaryOp::Le: return "<=";
+    case BinaryOp::Gt: return ">";
+    case BinaryOp::Ge: return ">=";
+    case BinaryOp::Eq: return "==";
+    case BinaryOp::Ne: return "!=";
+    }
+    return "?";
+}
+
+bool isComparison(BinaryOp op) {
+    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::Eq ||
+           op == BinaryOp::Ne;
+}
+
+const char *mathFuncName(MathFunc f) {
+    switch (f) {
+    case MathFunc::Abs: return "abs";
+    case MathFunc::Exp: return "exp";
+    case MathFunc::Exp2: return "exp2";
+    case MathFunc::Log: return "log";
+    case MathFunc::Log2: return "log2";
+    case MathFunc::Sqrt: return "sqrt";
+    case MathFunc::Rsqrt: return "rsqrt";
+    case MathFunc::Tanh: return "tanh";
+    case MathFunc::Sin: return "sin";
+    case MathFunc::Cos: return "cos";
+    case MathFunc::Floor: return "floor";
+    case MathFunc::Ceil: return "ceil";
+    case MathFunc::Pow: return "pow";
+    case MathFunc::Sigmoid: return "sigmoid";
+    }
+    return "?";
+}
+
+const char *forKindName(ForKind k) {
+    switch (k) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Unrolled: return "unrolled";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    }
+    return "?";
+}
+
+const char *copyInstName(CopyInst i) {
+    switch (i) {
+    case CopyInst::Unselected: return "Unselected";
+    case CopyInst::Normal: return "Normal";
+    case CopyInst::LDSM: return "LDSM";
+    case CopyInst::STSM: return "STSM";
+    case CopyInst::BulkLoad: return "BulkLoad";
+    case CopyInst::BulkStore: return "BulkStore";
+    case CopyInst::BulkLoad1D: return "BulkLoad1D";
+    case CopyInst::BulkStore1D: return "BulkStore1D";
+    case CopyInst::CPAsync: return "CPAsync";
+    case CopyInst::TMemLoad: return "TMemLoad";
+    case CopyInst::TMemStore: return "TMemStore";
+    }
+    return "?";
+}
+
+const char *gemmInstName(GemmInst i) {
+    switch (i) {
+    case GemmInst::Unselected: return "Unselected";
+    case GemmInst::MMA: return "MMA";
+    case GemmInst::WGMMA: return "WGMMA";
+    case GemmInst::TCGEN05: return "TCGEN05";
+    case GemmInst::FMA: return "FMA";
+    case GemmInst::MMABlockScaled: return "MMABlockScaled";
+    case GemmInst::TCGEN05BlockScaled: return "TCGEN05BlockScaled";
+    }
+    return "?";
+}
+
+const char *gemmPolicyName(GemmPolicy p) {
+    switch (p) {
+    case GemmPolicy::Square: return "Square";
+    case GemmPolicy::FullRow: return "FullRow";
+    case GemmPolicy::FullCol: return "FullCol";
+    }
+    return "?";
+}
+
+const char *reduceOpName(ReduceOp op) {
+    switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+    case ReduceOp::AbsSum: return "abssum";
+    case ReduceOp::AbsMax: return "absmax";
+    }
+    return "?";
+}
+
+// ------------------------------------------------------------------ TileLayout
+
+int64_t TileLayout::localSize() const {
+    int64_t n = 1;
+    for (const LayoutMode &m : localModes) n *= m.extent;
+    return n;
+}
+
+int64_t TileLayout::replication() const {
+    int64_t n = 1;
+    for (const LayoutMode &m : threadModes) {
+        if (m.dim == LayoutMode::kReplicate) n *= m.extent;
+    }
+    return n;
+}
+
+int64_t TileLayout::vectorWidth() const {
+    if (localModes.empty() || shape.empty()) return 1;
+    const LayoutMode &m = localModes.front();
+    if (m.dim == static_cast<int>(shape.size()) - 1 && m.coordStride == 1) return m.extent;
+    return 1;
+}
+
+bool TileLayout::operator==(const TileLayout &o) const {
+    auto same = [](const std::vector<LayoutMode> &a, const std::vector<LayoutMode> &b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (a[i].extent != b[i].extent || a[i].dim != b[i].dim || a[i].coordStride != b[i].coordStride) return false;
+        }
+        return true;
+    };
+    return shape == o.shape && threads == o.threads && same(threadModes, o.threadModes) && same(localModes, o.localModes);
+}
+
+std::string TileLayout::str() const {
+    std::ostringstream os;
+    os << "[";
+    for (size_t i = 0; i < shape.size(); ++i) os << (i ? "x" : "") << shape[i];
+    os << "]";
+    auto modes = [&](const char *label, const std::vector<LayoutMode> &ms) {
+        os << " " << label << ":(";
+        for (size_t i = 0; i < ms.size(); ++i) {
+            if (i) os << ",";
+            os << ms[i].extent << "@";
+            if (ms[i].dim == LayoutMode::kReplicate) os << "rep";
+            else os << "d" << ms[i].dim;
+            if (ms[i].coordStride != 1) os << "*" << ms[i].coordStride;
+        }
+        os << ")";
+    };
+    modes("t", threadModes);
+    modes("l", localModes);
+    return os.str();
+}
+
+// ------------------------------------------------------------------ buffers
+
+std::optional<std::vector<int64_t>> BufferNode::constShape() const {
+    std::vector<int64_t> out;
+    for (const Expr &e : shape) {
+        std::optional<int64_t> v = constInt(e);
+        if (!v) return std::nullopt;
+        out.push_back(*v);
+    }
+    return out;
+}
+
+std::optional<int64_t> BufferNode::constElements() const {
+    std::optional<std::vector<int64_t>> s = constShape();
+    if (!s) return std::nullopt;
+    int64_t n = 1;
+    for (int64_t d : *s) n *= d;
+    return n;
+}
+
+Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span) {
+    auto b = std::make_shared<BufferNode>();
+    b->name = std::move(name);
+    b->dtype = dtype;
+    b->shape = std::move(shape);
+    b->scope = scope;
+    b->span = span;
+    return b;
+}
+
+std::vector<int64_t> Region::tileShape() const {
+    std::vector<int64_t> out;
+    for (int64_t e : extents) {
+        if (e != 1) out.push_back(e);
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ constructors
+
+std::optional<int64_t> constInt(const Expr &e) {
+    if (const IntImm *i = as<IntImm>(e)) return i->value;
+    return std::nullopt;
+}
+
+Expr intImm(int64_t v, DType t) { return std::make_shared<IntImm>(t, v); }
+Expr floatImm(double v, DType t) { return std::make_shared<FloatImm>(t, v); }
+Expr boolImm(bool v) { return std::make_shared<IntImm>(DType::Bool, v ? 1 : 0); }
+
+namespace {
+
+DType resultType(BinaryOp op, DType a, DType b) {
+    if (isComparison(op) || op == BinaryOp::And || op == BinaryOp::Or) return DType::Bool;
+    if (op == BinaryOp::Shl || op == BinaryOp::Shr) return arithmeticType(a, a);
+    return arithmeticType(a, b);
+}
+
+// Folds two integer constants; nullopt when the result would overflow or is
+// undefined (division by zero), in which case the node is kept as is.
+std::optional<int64_t> foldInt(BinaryOp op, int64_t x, int64_t y) {
+    int64_t r = 0;
+    switch (op) {
+    case BinaryOp::Add: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return r;
+    case BinaryOp::Sub: if (__builtin_sub_overflow(x, y, &r)) return std::nullopt; return r;
+    case BinaryOp::Mul: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return r;
+    case BinaryOp::Div: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x / y;
+    case BinaryOp::Mod: if (y == 0 || (x == INT64_MIN && y == -1)) return std::nullopt; return x % y;
+    case BinaryOp::Min: return std::min(x, y);
+    case BinaryOp::Max: return std::max(x, y);
+    case BinaryOp::BitAnd: return x & y;
+    case BinaryOp::BitOr: return x | y;
+    case BinaryOp::BitXor: return x ^ y;
+    case BinaryOp::Shl: if (y < 0 || y >= 63) return std::nullopt; return x << y;
+    case BinaryOp::Shr: if (y < 0 || y >= 64) return std::nullopt; return x >> y;
+    case BinaryOp::And: return (x && y) ? 1 : 0;
+    case BinaryOp::Or: return (x || y) ? 1 : 0;
+    case BinaryOp::Lt: return x < y;
+    case BinaryOp::Le: return x <= y;
+    case BinaryOp::Gt: return x > y;
+    case BinaryOp::Ge: return x >= y;
+    case BinaryOp::Eq: return x == y;
+    case BinaryOp::Ne: return x != y;
+    }
+    return std::nullopt;
+}
+
+bool fitsIn(DType t, int64_t v) {
+    switch (t) {
+    case DType::Bool: return v == 0 || v == 1;
+    case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::UInt32: return v >= 0 && v <= UINT32_MAX;
+    default: return true;
+    }
+}
+
+} // namespace
+
+Expr binary(BinaryOp op, Expr a, Expr b, SourceRange s) {
+    TILET_ASSERT(a && b, "null operand to " << binaryOpName(op));
+    DType t = resultType(op, a->dtype, b->dtype);
+    std::optional<int64_t> ca = constInt(a), cb = constInt(b);
+    if (ca && cb) {
+        if (std::optional<int64_t> r = foldInt(op, *ca, *cb); r && fitsIn(t, *r)) return std::make_shared<IntImm>(t, *r, s);
+    }
+    // Identities that keep generated index arithmetic short.
+    if (!isFloat(t)) {
+        if (op == BinaryOp::Add && cb == 0 && a->dtype == t) return a;
+        if (op == BinaryOp::Add && ca == 0 && b->dtype == t) return b;
+        if (op == BinaryOp::Sub && cb == 0 && a->dtype == t) return a;
+        if (op == BinaryOp::Mul && cb == 1 && a->dtype == t) return a;
+        if (op == BinaryOp::Mul && ca == 1 && b->dtype == t) return b;
+        if (op == BinaryOp::Mul && (ca == 0 || cb == 0)) return std::make_shared<IntImm>(t, 0, s);
+        if (op == BinaryOp::Div && cb == 1 && a->dtype == t) return a;
+        if (op == BinaryOp::Mod && cb == 1) return std::make_shared<IntImm>(t, 0, s);
+    }
+    if (op == BinaryOp::And && t == DType::Bool) {
+        if (ca == 1 && b->dtype == DType::Bool) return b;
+        if (cb == 1 && a->dtype == DType::Bool) return a;
+    }
+    return std::make_shared<Binary>(t, op, std::move(a), std::move(b), s);
+}
+
+Expr add(Expr a, Expr b) { return binary(BinaryOp::Add, std::move(a), std::move(b)); }
+Expr sub(Expr a, Expr b) { return binary(BinaryOp::Sub, std::move(a), std::move(b)); }
+Expr mul(Expr a, Expr b) { return binary(BinaryOp::Mul, std::move(a), std::move(b)); }
+Expr div(Expr a, Expr b) { return binary(BinaryOp::Div, std::move(a), std::move(b)); }
+Expr mod(Expr a, Expr b) { return binary(BinaryOp::Mod, std::move(a), std::move(b)); }
+Expr lt(Expr a, Expr b) { return binary(BinaryOp::Lt, std::move(a), std::move(b)); }
+Expr ge(Expr a, Expr b) { return binary(BinaryOp::Ge, std::move(a), std::move(b)); }
+Expr logicalAnd(Expr a, Expr b) {
+    if (!a) return b;
+    if (!b) return a;
+    return binary(BinaryOp::And, std::move(a), std::move(b));
+}
+
+Expr cast(DType t, Expr v) {
+    if (v->dtype == t) return v;
+    if (const IntImm *i = as<IntImm>(v); i && !isFloat(t) && fitsIn(t, i->value)) return std::make_shared<IntImm>(t, i->value, v->span);
+    SourceRange span = v->span;
+    return std::make_shared<Cast>(t, std::move(v), span);
+}
+
+std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) {
+    auto out = std::make_shared<For>(f.var, std::move(min), std::move(extent), f.forKind, std::move(body), f.span);
+    out->pipeline = f.pipeline;
+    out->threadLayout = f.threadLayout;
+    out->threadLocal = f.threadLocal;
+    return out;
+}
+
+Expr threadIdx() { return std::make_shared<SpecialReg>(SpecialKind::ThreadIdx); }
+
+VarRef makeVar(std::string name, DType t, SourceRange s) { return std::make_shared<VarNode>(t, std::move(name), s); }
+
+Stmt seq(std::vector<Stmt> stmts) {
+    std::vector<Stmt> flat;
+    for (Stmt &s : stmts) {
+        if (!s) continue;
+        if (const Seq *inner = as<Seq>(s)) {
+            for (const Stmt &x : inner->stmts) flat.push_back(x);
+        } else {
+            flat.push_back(std::move(s));
+        }
+    }
+    if (flat.size() == 1) return flat.front();
+    return std::make_shared<Seq>(std::move(flat));
+}
+
+} // namespace tilet::ir

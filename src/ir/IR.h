@@ -1,0 +1,548 @@
+// IR.h -- tilet's intermediate representation.
+//
+// Vocabulary (used with these meanings everywhere in tilet):
+//
+//   kernel      one __global__ function: parameters, launch shape, body.
+//   thread      one CUDA thread of a block; `threadIdx.x` ranges over
+//               [0, threads). Blocks are one-dimensional in threads.
+//   warp        32 consecutive threads; a warp group is 128 (4 warps).
+//   buffer      named storage with a dtype, a shape and a memory scope:
+//                 global   -- a kernel parameter tensor in device memory;
+//                 shared   -- per block, planned into dynamic shared memory;
+//                 fragment -- a tile distributed over the block's threads'
+//                             registers; its TileLayout says which thread
+//                             holds which element;
+//                 local    -- per thread, the whole buffer in each thread;
+//                 tmem     -- Blackwell tensor memory;
+//                 barrier  -- mbarriers in shared memory.
+//   region      a static-extent box of a buffer: per-dimension start
+//               expressions and constant extents.
+//   tile op     a statement over whole regions (Copy, Gemm, Fill, Reduce,
+//               AtomicAdd). Passes lower every tile op into loops, stores and
+//               instructions before printing.
+//   parallel    a For of kind Parallel: its iterations are independent and
+//   loop        are spread over the block's threads according to the loop's
+//               TileLayout (decided by infer_layouts).
+//   lane        one element of a vectorized (Vectorized) loop; lanes become a
+//               single 4/8/16-byte memory access where alignment is proven.
+//   stage       (pipelined loops) which iteration distance a statement runs
+//               ahead at; `order` is its position in the rewritten body.
+//   role        (warp specialization) the warp groups that run a region.
+//
+// Semantics: integer arithmetic is C's (truncating division); narrow floats
+// are computed in f32 (DType.h); a Select evaluates only the chosen side; a
+// Load outside its buffer is undefined unless guarded, which passes do.
+//
+// Expressions and statements are immutable and shared (std::shared_ptr to
+// const). Buffers are shared and carry the facts passes decide about them
+// (layout, shared-memory offset): those fields are typed, never strings.
+#pragma once
+
+#include "ir/DType.h"
+#include "support/SourceManager.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilet::ir {
+
+// ------------------------------------------------------------------ kinds
+
+enum class ExprKind {
+#define TILET_IR_EXPR(name) name,
+#include "ir/Nodes.def"
+};
+
+enum class StmtKind {
+#define TILET_IR_STMT(name) name,
+#include "ir/Nodes.def"
+};
+
+const char *exprKindName(ExprKind k);
+const char *stmtKindName(StmtKind k);
+
+// ------------------------------------------------------------------ bases
+
+struct ExprNode {
+    ExprNode(ExprKind k, DType t, SourceRange s) : kind(k), dtype(t), span(s) {}
+    virtual ~ExprNode() = default;
+    const ExprKind kind;
+    const DType dtype;
+    const SourceRange span;
+};
+using Expr = std::shared_ptr<const ExprNode>;
+
+struct StmtNode {
+    StmtNode(StmtKind k, SourceRange s) : kind(k), span(s) {}
+    virtual ~StmtNode() = default;
+    const StmtKind kind;
+    const SourceRange span;
+};
+using Stmt = std::shared_ptr<const StmtNode>;
+
+// Checked downcasts: as<T>(node) is null when the kind differs.
+template <class T> const T *as(const Expr &e) { return e && e->kind == T::kKind ? static_cast<const T *>(e.get()) : nullptr; }
+template <class T> const T *as(const Stmt &s) { return s && s->kind == T::kKind ? static_cast<const T *>(s.get()) : nullptr; }
+
+// ------------------------------------------------------------------ scalars
+
+struct VarNode;
+using VarRef = std::shared_ptr<const VarNode>;
+
+// ------------------------------------------------------------------ layouts
+
+// One factor of a TileLayout. A thread mode takes `extent` consecutive values
+// of its digit of threadIdx.x; a local mode takes a digit of the per-thread
+// element index. The digit adds `digit * coordStride` to coordinate `dim`, or,
+// for a thread mode with dim == kReplicate, selects one of `extent` threads
+// that hold identical copies.
+struct LayoutMode {
+    static constexpr int kReplicate = -1;
+    int64_t extent = 1;
+    int dim = 0;
+    int64_t coordStride = 1;
+};
+
+// How a tile of `shape` is spread over `threads` threads. Used for fragments
+// (which registers of which thread hold an element) and for parallel loops
+// (which thread runs an iteration, in which order).
+//
+//   thread digit k of mode k = (t / prod(extent of thread modes before k)) % extent
+//   local digit  k of mode k = (l / prod(extent of local modes before k)) % extent
+//   coordinate d             = sum over modes on d of digit * coordStride
+//
+// Every coordinate of the shape is produced exactly once per replica.
+struct TileLayout {
+    std::vector<int64_t> shape;
+    int64_t threads = 1;
+    std::vector<LayoutMode> threadModes;   // fastest-varying thread digit first
+    std::vector<LayoutMode> localModes;    // fastest-varying local digit first
+
+    int64_t localSize() const;
+    int64_t replication() const;           // product of replicate thread modes
+    int64_t vectorWidth() const;           // extent of local mode 0 if it is unit-stride on the last dim
+    bool operator==(const TileLayout &o) const;
+    std::string str() const;               // e.g. "[128x64] t:(32@j*2,4@i) l:(2@j,16@i*4)"
+};
+
+// ------------------------------------------------------------------ buffers
+
+enum class MemScope { Global, Shared, Fragment, Local, TMem, Barrier };
+const char *memScopeName(MemScope s);
+
+struct BufferNode;
+using Buffer = std::shared_ptr<BufferNode>;
+
+struct BufferNode {
+    std::string name;
+    DType dtype = DType::F32;
+    std::vector<Expr> shape;      // constant for all but global tensors (dynamic dims are Vars)
+    MemScope scope = MemScope::Local;
+    SourceRange span;
+
+    // Barriers: the arrive count of each barrier in the array.
+    std::vector<int64_t> arriveCounts;
+
+    // Decided by passes:
+    std::optional<TileLayout> layout;   // fragments: infer_layouts
+    Buffer registers;                   // fragments: the per-thread register array holding them
+    int64_t sharedOffset = -1;          // shared: plan_shared_memory, bytes from the dynamic base
+    int64_t alignment = 0;              // bytes the storage must be aligned to (0: natural)
+    bool readOnly = false;              // global: never stored to (prints `const`)
+
+    int rank() const { return static_cast<int>(shape.size()); }
+    // Constant shape, or nullopt when a dimension is dynamic.
+    std::optional<std::vector<int64_t>> constShape() const;
+    std::optional<int64_t> constElements() const;
+};
+
+Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span);
+
+// A box of a buffer with constant extents.
+struct Region {
+    Buffer buffer;
+    std::vector<Expr> mins;
+    std::vector<int64_t> extents;
+    SourceRange span;
+    // Extents with the unit dimensions removed (the "tile shape").
+    std::vector<int64_t> tileShape() const;
+};
+
+// ------------------------------------------------------------------ expressions
+
+struct IntImm : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::IntImm;
+    IntImm(DType t, int64_t v, SourceRange s = {}) : ExprNode(kKind, t, s), value(v) {}
+    const int64_t value;
+};
+
+struct FloatImm : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::FloatImm;
+    FloatImm(DType t, double v, SourceRange s = {}) : ExprNode(kKind, t, s), value(v) {}
+    const double value;
+};
+
+struct VarNode : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Var;
+    VarNode(DType t, std::string n, SourceRange s = {}) : ExprNode(kKind, t, s), name(std::move(n)) {}
+    const std::string name;   // identity is the node, not the name
+};
+using Var = VarNode;
+
+enum class SpecialKind { ThreadIdx, BlockIdxX, BlockIdxY, BlockIdxZ, ClusterCtaRank };
+const char *specialKindName(SpecialKind k);
+
+struct SpecialReg : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::SpecialReg;
+    SpecialReg(SpecialKind k, SourceRange s = {}) : ExprNode(kKind, DType::Int32, s), special(k) {}
+    const SpecialKind special;
+};
+
+enum class UnaryOp { Neg, Not, BitNot };
+const char *unaryOpName(UnaryOp op);
+
+struct Unary : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Unary;
+    Unary(DType t, UnaryOp o, Expr a, SourceRange s = {}) : ExprNode(kKind, t, s), op(o), a(std::move(a)) {}
+    const UnaryOp op;
+    const Expr a;
+};
+
+enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Shl, Shr, BitAnd, BitOr, BitXor, And, Or, Lt, Le, Gt, Ge, Eq, Ne };
+const char *binaryOpName(BinaryOp op);
+bool isComparison(BinaryOp op);
+
+struct Binary : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Binary;
+    Binary(DType t, BinaryOp o, Expr a, Expr b, SourceRange s = {})
+        : ExprNode(kKind, t, s), op(o), a(std::move(a)), b(std::move(b)) {}
+    const BinaryOp op;
+    const Expr a, b;
+};
+
+struct Select : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Select;
+    Select(DType t, Expr c, Expr x, Expr y, SourceRange s = {})
+        : ExprNode(kKind, t, s), cond(std::move(c)), thenValue(std::move(x)), elseValue(std::move(y)) {}
+    const Expr cond, thenValue, elseValue;
+};
+
+struct Cast : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Cast;
+    Cast(DType t, Expr v, SourceRange s = {}) : ExprNode(kKind, t, s), value(std::move(v)) {}
+    const Expr value;
+};
+
+enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Pow, Sigmoid };
+const char *mathFuncName(MathFunc f);
+
+struct MathCall : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::MathCall;
+    MathCall(DType t, MathFunc f, std::vector<Expr> a, SourceRange s = {})
+        : ExprNode(kKind, t, s), func(f), args(std::move(a)) {}
+    const MathFunc func;
+    const std::vector<Expr> args;
+};
+
+struct Load : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Load;
+    Load(Buffer b, std::vector<Expr> i, SourceRange s = {})
+        : ExprNode(kKind, b->dtype, s), buffer(std::move(b)), indices(std::move(i)) {}
+    const Buffer buffer;
+    const std::vector<Expr> indices;
+};
+
+// value from the lane `laneIdx ^ laneMask` of the same warp (all 32 lanes take part).
+struct Shuffle : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Shuffle;
+    Shuffle(Expr v, int64_t m, SourceRange s = {}) : ExprNode(kKind, v->dtype, s), value(std::move(v)), laneMask(m) {}
+    const Expr value;
+    const int64_t laneMask;
+};
+
+// ------------------------------------------------------------------ statements
+
+struct Seq : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Seq;
+    Seq(std::vector<Stmt> b, SourceRange s = {}) : StmtNode(kKind, s), stmts(std::move(b)) {}
+    const std::vector<Stmt> stmts;
+};
+
+struct LetStmt : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::LetStmt;
+    LetStmt(VarRef v, Expr val, Stmt b, SourceRange s = {})
+        : StmtNode(kKind, s), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+    const VarRef var;
+    const Expr value;
+    const Stmt body;
+};
+
+struct Allocate : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Allocate;
+    Allocate(Buffer b, Stmt body, SourceRange s = {}) : StmtNode(kKind, s), buffer(std::move(b)), body(std::move(body)) {}
+    const Buffer buffer;
+    const Stmt body;
+};
+
+enum class ForKind { Serial, Unrolled, Parallel, Vectorized };
+const char *forKindName(ForKind k);
+
+// Software pipelining request and plan of a `pipelined` loop.
+struct PipelineInfo {
+    int64_t stages = 0;
+    std::vector<int64_t> order;   // explicit `order = [...]`, empty when not given
+    std::vector<int64_t> stage;   // explicit `stage = [...]`, empty when not given
+};
+
+struct For : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::For;
+    For(VarRef v, Expr mn, Expr ext, ForKind k, Stmt b, SourceRange s = {})
+        : StmtNode(kKind, s), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k), body(std::move(b)) {}
+    const VarRef var;
+    const Expr min, extent;
+    const ForKind forKind;
+    const Stmt body;
+    // Typed scheduling facts.
+    std::optional<PipelineInfo> pipeline;   // a `pipelined` loop
+    std::optional<TileLayout> threadLayout; // outermost loop of a parallel nest, after infer_layouts
+    bool threadLocal = false;               // iterations over one thread's own elements: no
+                                            // thread talks to another inside (no sync needed)
+};
+
+// A copy of `f` with new bounds and body, keeping its scheduling facts.
+std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body);
+
+struct IfThenElse : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::IfThenElse;
+    IfThenElse(Expr c, Stmt t, Stmt e, SourceRange s = {})
+        : StmtNode(kKind, s), cond(std::move(c)), thenBody(std::move(t)), elseBody(std::move(e)) {}
+    const Expr cond;
+    const Stmt thenBody;
+    const Stmt elseBody;   // may be null
+};
+
+enum class StoreOp { Assign, AtomicAdd };
+
+struct Store : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Store;
+    Store(Buffer b, std::vector<Expr> i, Expr v, StoreOp o = StoreOp::Assign, SourceRange s = {})
+        : StmtNode(kKind, s), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)), op(o) {}
+    const Buffer buffer;
+    const std::vector<Expr> indices;
+    const Expr value;
+    const StoreOp op;
+};
+
+// `bytes` bytes from src[srcIndices...] to dst[dstIndices...] as one access;
+// both addresses are proven aligned to `bytes`.
+struct VectorCopy : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::VectorCopy;
+    VectorCopy(Buffer d, std::vector<Expr> di, Buffer sb, std::vector<Expr> si, int64_t n, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), dstIndices(std::move(di)), src(std::move(sb)), srcIndices(std::move(si)), bytes(n) {}
+    const Buffer dst;
+    const std::vector<Expr> dstIndices;
+    const Buffer src;
+    const std::vector<Expr> srcIndices;
+    const int64_t bytes;
+};
+
+// ---- tile operations
+
+// The instruction a copy becomes (TileLang's CopyInst names).
+enum class CopyInst { Unselected, Normal, LDSM, STSM, BulkLoad, BulkStore, BulkLoad1D, BulkStore1D, CPAsync, TMemLoad, TMemStore };
+const char *copyInstName(CopyInst i);
+
+enum class CopyKind { Copy, TmaCopy, AsyncCopy, CopyCluster };
+enum class CopyPreference { None, Tma, CpAsync, Sync };
+enum class EvictionPolicy { Normal, First, Last };
+
+struct Copy : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Copy;
+    Copy(Region sr, Region dr, SourceRange s = {}) : StmtNode(kKind, s), src(std::move(sr)), dst(std::move(dr)) {}
+    // Not const: a Copy is rebuilt by copying it and changing fields. Nodes
+    // are only ever reached through pointers to const, so they stay immutable.
+    Region src, dst;
+    CopyKind copyKind = CopyKind::Copy;
+    CopyPreference prefer = CopyPreference::None;
+    bool disableTma = false;
+    EvictionPolicy eviction = EvictionPolicy::Normal;
+    Buffer barrier;           // barrier=, may be null
+    Expr barrierIndex;
+    int64_t clusterMask = 0;  // copy_cluster / tma_copy multicast
+    Expr dstBlock;            // copy_cluster SM-to-SM
+    Buffer remoteBarrier;
+    bool inPipeline = false;  // inside a (non warp-specialized) pipelined loop
+    // Decided by select_copy_inst:
+    CopyInst inst = CopyInst::Unselected;
+};
+
+enum class GemmInst { Unselected, MMA, WGMMA, TCGEN05, FMA, MMABlockScaled, TCGEN05BlockScaled };
+const char *gemmInstName(GemmInst i);
+enum class GemmPolicy { Square, FullRow, FullCol };
+const char *gemmPolicyName(GemmPolicy p);
+
+struct Gemm : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Gemm;
+    Gemm(Region a, Region b, Region c, SourceRange s = {}) : StmtNode(kKind, s), a(std::move(a)), b(std::move(b)), c(std::move(c)) {}
+    Region a, b, c;   // not const, as in Copy
+    bool transposeA = false, transposeB = false;
+    GemmPolicy policy = GemmPolicy::Square;
+    Expr clearAccum;              // may be null (false)
+    Buffer mbar;                  // may be null
+    Expr mbarIndex;
+    bool use2cta = false;
+    GemmInst explicitInst = GemmInst::Unselected;   // inst= given by the user
+    // gemm_blockscaled
+    std::optional<Region> sfa, sfb;
+    // Decided by select_gemm_inst:
+    GemmInst inst = GemmInst::Unselected;
+    int64_t warpM = 0, warpN = 0;
+};
+
+struct Fill : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Fill;
+    Fill(Region d, Expr v, SourceRange s = {}) : StmtNode(kKind, s), dst(std::move(d)), value(std::move(v)) {}
+    const Region dst;
+    const Expr value;
+};
+
+enum class ReduceOp { Sum, Max, Min, AbsSum, AbsMax };
+const char *reduceOpName(ReduceOp op);
+
+struct Reduce : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Reduce;
+    Reduce(ReduceOp o, Buffer sb, Buffer db, int d, bool c, SourceRange s = {})
+        : StmtNode(kKind, s), op(o), src(std::move(sb)), dst(std::move(db)), dim(d), clear(c) {}
+    const ReduceOp op;
+    const Buffer src, dst;
+    const int dim;
+    const bool clear;   // false: combine with dst's current value
+};
+
+// dst += src over a region; src is a region or (when srcRegion is empty) a scalar.
+struct AtomicAdd : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::AtomicAdd;
+    AtomicAdd(Region d, std::optional<Region> sr, Expr v, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), src(std::move(sr)), value(std::move(v)) {}
+    const Region dst;
+    const std::optional<Region> src;
+    const Expr value;
+};
+
+// ---- synchronisation
+
+struct SyncThreads : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::SyncThreads;
+    explicit SyncThreads(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+struct BarrierArrive : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::BarrierArrive;
+    BarrierArrive(Buffer b, Expr i, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)) {}
+    const Buffer barrier;
+    const Expr index;
+};
+
+struct BarrierWait : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::BarrierWait;
+    BarrierWait(Buffer b, Expr i, Expr p, SourceRange s = {})
+        : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)), parity(std::move(p)) {}
+    const Buffer barrier;
+    const Expr index;
+    const Expr parity;
+};
+
+struct ClusterSync : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::ClusterSync;
+    explicit ClusterSync(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+// The body runs only in the listed warp groups (128 threads each).
+struct WarpSpecialize : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::WarpSpecialize;
+    WarpSpecialize(std::vector<int64_t> r, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), roles(std::move(r)), body(std::move(b)) {}
+    const std::vector<int64_t> roles;
+    const Stmt body;
+};
+
+struct SetMaxNReg : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::SetMaxNReg;
+    SetMaxNReg(int64_t c, bool inc, SourceRange s = {}) : StmtNode(kKind, s), count(c), increase(inc) {}
+    const int64_t count;
+    const bool increase;
+};
+
+struct PdlTrigger : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::PdlTrigger;
+    explicit PdlTrigger(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+struct PdlSync : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::PdlSync;
+    explicit PdlSync(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+// ------------------------------------------------------------------ kernels
+
+enum class ParamKind { Tensor, Scalar, DynDim };
+
+struct Param {
+    ParamKind kind = ParamKind::Tensor;
+    Buffer tensor;   // Tensor
+    VarRef var;      // Scalar, DynDim
+    SourceRange span;
+    const std::string &name() const { return kind == ParamKind::Tensor ? tensor->name : var->name; }
+};
+
+struct Kernel {
+    std::string name;
+    SourceRange span;
+    std::vector<Param> params;
+    std::vector<Expr> grid;            // 1 to 3 dimensions; may use dynamic dims
+    int64_t threads = 128;
+    std::array<int64_t, 3> cluster{1, 1, 1};
+    bool hasCluster = false;
+    int64_t minBlocksPerSm = 1;
+    Stmt body;
+
+    // Decided by passes:
+    int64_t dynamicSharedBytes = 0;    // plan_shared_memory
+    int64_t sharedAlignment = 16;      // plan_shared_memory
+    bool usesPdl = false;              // pdl_trigger / pdl_sync present
+};
+
+struct Module {
+    std::string sourceName;   // the main .tl file as named on the command line
+    std::string targetName;   // e.g. "sm_90a"
+    std::vector<Kernel> kernels;
+};
+
+// ------------------------------------------------------------------ constructors
+
+// Small helpers that fold constants and pick result types, so passes can write
+// add(x, 1) instead of spelling nodes out.
+Expr intImm(int64_t v, DType t = DType::Int32);
+Expr floatImm(double v, DType t = DType::F32);
+Expr boolImm(bool v);
+Expr binary(BinaryOp op, Expr a, Expr b, SourceRange s = {});
+Expr add(Expr a, Expr b);
+Expr sub(Expr a, Expr b);
+Expr mul(Expr a, Expr b);
+Expr div(Expr a, Expr b);
+Expr mod(Expr a, Expr b);
+Expr lt(Expr a, Expr b);
+Expr ge(Expr a, Expr b);
+Expr logicalAnd(Expr a, Expr b);
+Expr cast(DType t, Expr v);
+Expr threadIdx();
+VarRef makeVar(std::string name, DType t = DType::Int32, SourceRange s = {});
+Stmt seq(std::vector<Stmt> stmts);   // flattens nested Seqs and drops nulls
+
+// Reads: constant value of an IntImm, if it is one.
+std::optional<int64_t> constInt(const Expr &e);
+
+} // namespace tilet::ir

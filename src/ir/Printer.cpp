@@ -1,0 +1,281 @@
+#include "ir/Printer.h"
+
+#include "ir/Visitor.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace tilet::ir {
+
+namespace {
+
+std::string formatFloat(double v) {
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (std::isnan(v)) return "nan";
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os << std::setprecision(17) << v;
+    std::string s = os.str();
+    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+    return s;
+}
+
+class IRPrinter {
+public:
+    explicit IRPrinter(std::ostream &out) : out_(out) {}
+
+    void kernel(const Kernel &k) {
+        out_ << "kernel " << k.name << "(";
+        for (size_t i = 0; i < k.params.size(); ++i) {
+            const Param &p = k.params[i];
+            if (i) out_ << ", ";
+            if (p.kind == ParamKind::Tensor) out_ << p.tensor->name << ": " << bufferType(*p.tensor) << (p.tensor->readOnly ? " readonly" : "");
+            else if (p.kind == ParamKind::Scalar) out_ << p.var->name << ": " << dtypeName(p.var->dtype);
+            else out_ << p.var->name << ": dyn " << dtypeName(p.var->dtype);
+        }
+        out_ << ")\n  grid(";
+        for (size_t i = 0; i < k.grid.size(); ++i) out_ << (i ? ", " : "") << expr(k.grid[i]);
+        out_ << ") threads(" << k.threads << ")";
+        if (k.hasCluster) out_ << " cluster(" << k.cluster[0] << ", " << k.cluster[1] << ", " << k.cluster[2] << ")";
+        if (k.minBlocksPerSm != 1) out_ << " min_blocks_per_sm(" << k.minBlocksPerSm << ")";
+        if (k.dynamicSharedBytes) out_ << " dynamic_shared(" << k.dynamicSharedBytes << " bytes, align " << k.sharedAlignment << ")";
+        out_ << "\n{\n";
+        indent_ = 1;
+        stmt(k.body);
+        out_ << "}\n";
+    }
+
+    std::string expr(const Expr &e) {
+        if (!e) return "<null>";
+        switch (e->kind) {
+        case ExprKind::IntImm: {
+            auto &i = static_cast<const IntImm &>(*e);
+            if (i.dtype == DType::Bool) return i.value ? "true" : "false";
+            std::string s = std::to_string(i.value);
+            if (i.dtype != DType::Int32) s += std::string(":") + std::string(dtypeName(i.dtype));
+            return s;
+        }
+        case ExprKind::FloatImm: {
+            auto &f = static_cast<const FloatImm &>(*e);
+            std::string s = formatFloat(f.value);
+            if (f.dtype != DType::F32) s += std::string(":") + std::string(dtypeName(f.dtype));
+            return s;
+        }
+        case ExprKind::Var: return static_cast<const Var &>(*e).name;
+        case ExprKind::SpecialReg: return specialKindName(static_cast<const SpecialReg &>(*e).special);
+        case ExprKind::Unary: {
+            auto &u = static_cast<const Unary &>(*e);
+            return std::string(unaryOpName(u.op)) + "(" + expr(u.a) + ")";
+        }
+        case ExprKind::Binary: {
+            auto &b = static_cast<const Binary &>(*e);
+            if (b.op == BinaryOp::Min || b.op == BinaryOp::Max) return std::string(binaryOpName(b.op)) + "(" + expr(b.a) + ", " + expr(b.b) + ")";
+            return "(" + expr(b.a) + " " + binaryOpName(b.op) + " " + expr(b.b) + ")";
+        }
+        case ExprKind::Select: {
+            auto &s = static_cast<const Select &>(*e);
+            return "select(" + expr(s.cond) + ", " + expr(s.thenValue) + ", " + expr(s.elseValue) + ")";
+        }
+        case ExprKind::Cast: {
+            auto &c = static_cast<const Cast &>(*e);
+            return std::string(dtypeName(c.dtype)) + "(" + expr(c.value) + ")";
+        }
+        case ExprKind::MathCall: {
+            auto &m = static_cast<const MathCall &>(*e);
+            std::string s = std::string(mathFuncName(m.func)) + "(";
+            for (size_t i = 0; i < m.args.size(); ++i) s += (i ? ", " : "") + expr(m.args[i]);
+            return s + ")";
+        }
+        case ExprKind::Load: {
+            auto &l = static_cast<const Load &>(*e);
+            return l.buffer->name + "[" + list(l.indices) + "]";
+        }
+        case ExprKind::Shuffle: {
+            auto &s = static_cast<const Shuffle &>(*e);
+            return "shfl_xor(" + expr(s.value) + ", " + std::to_string(s.laneMask) + ")";
+        }
+        }
+        return "?";
+    }
+
+    void stmt(const Stmt &s) {
+        if (!s) return;
+        switch (s->kind) {
+        case StmtKind::Seq:
+            for (const Stmt &x : static_cast<const Seq &>(*s).stmts) stmt(x);
+            return;
+        case StmtKind::LetStmt: {
+            auto &l = static_cast<const LetStmt &>(*s);
+            line("let " + l.var->name + ": " + std::string(dtypeName(l.var->dtype)) + " = " + expr(l.value));
+            stmt(l.body);
+            return;
+        }
+        case StmtKind::Allocate: {
+            auto &a = static_cast<const Allocate &>(*s);
+            const BufferNode &b = *a.buffer;
+            std::string text = "alloc " + b.name + ": " + bufferType(b);
+            if (!b.arriveCounts.empty()) text += " arrive" + intList(b.arriveCounts);
+            if (b.layout) text += " layout " + b.layout->str();
+            if (b.registers) text += " in " + b.registers->name;
+            if (b.sharedOffset >= 0) text += " at smem+" + std::to_string(b.sharedOffset);
+            if (b.alignment) text += " align " + std::to_string(b.alignment);
+            line(text);
+            stmt(a.body);
+            return;
+        }
+        case StmtKind::For: {
+            auto &f = static_cast<const For &>(*s);
+            std::string text = "for " + f.var->name + " in " + forKindName(f.forKind) + "(" + expr(f.min) + ", " + expr(f.extent) + ")";
+            if (f.pipeline) {
+                text += " pipelined(stages=" + std::to_string(f.pipeline->stages);
+                if (!f.pipeline->order.empty()) text += ", order=" + intList(f.pipeline->order);
+                if (!f.pipeline->stage.empty()) text += ", stage=" + intList(f.pipeline->stage);
+                text += ")";
+            }
+            if (f.threadLayout) text += " layout " + f.threadLayout->str();
+            block(text, f.body);
+            return;
+        }
+        case StmtKind::IfThenElse: {
+            auto &i = static_cast<const IfThenElse &>(*s);
+            block("if " + expr(i.cond), i.thenBody);
+            if (i.elseBody) block("else", i.elseBody);
+            return;
+        }
+        case StmtKind::Store: {
+            auto &st = static_cast<const Store &>(*s);
+            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " : " = ") + expr(st.value));
+            return;
+        }
+        case StmtKind::VectorCopy: {
+            auto &v = static_cast<const VectorCopy &>(*s);
+            line(v.dst->name + "[" + list(v.dstIndices) + "] <-" + std::to_string(v.bytes) + "B- " + v.src->name + "[" + list(v.srcIndices) + "]");
+            return;
+        }
+        case StmtKind::Copy: {
+            auto &c = static_cast<const Copy &>(*s);
+            static const char *kinds[] = {"copy", "tma_copy", "async_copy", "copy_cluster"};
+            std::string text = std::string(kinds[static_cast<int>(c.copyKind)]) + " " + region(c.src) + " -> " + region(c.dst);
+            if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
+            if (c.inPipeline) text += " in-pipeline";
+            if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
+            if (c.clusterMask) text += " cluster_mask=" + std::to_string(c.clusterMask);
+            line(text);
+            return;
+        }
+        case StmtKind::Gemm: {
+            auto &g = static_cast<const Gemm &>(*s);
+            std::string text = "gemm " + region(g.a) + ", " + region(g.b) + " -> " + region(g.c);
+            if (g.transposeA) text += " transpose_A";
+            if (g.transposeB) text += " transpose_B";
+            text += std::string(" policy=") + gemmPolicyName(g.policy);
+            if (g.inst != GemmInst::Unselected) text += std::string(" inst=") + gemmInstName(g.inst);
+            if (g.warpM) text += " warps=" + std::to_string(g.warpM) + "x" + std::to_string(g.warpN);
+            line(text);
+            return;
+        }
+        case StmtKind::Fill: {
+            auto &f = static_cast<const Fill &>(*s);
+            line("fill " + region(f.dst) + " = " + expr(f.value));
+            return;
+        }
+        case StmtKind::Reduce: {
+            auto &r = static_cast<const Reduce &>(*s);
+            line(std::string("reduce_") + reduceOpName(r.op) + " " + r.src->name + " -> " + r.dst->name + " dim=" +
+                 std::to_string(r.dim) + (r.clear ? "" : " accumulate"));
+            return;
+        }
+        case StmtKind::AtomicAdd: {
+            auto &a = static_cast<const AtomicAdd &>(*s);
+            line("atomic_add " + region(a.dst) + " += " + (a.src ? region(*a.src) : expr(a.value)));
+            return;
+        }
+        case StmtKind::SyncThreads: line("sync_threads"); return;
+        case StmtKind::BarrierArrive: {
+            auto &b = static_cast<const BarrierArrive &>(*s);
+            line("barrier_arrive " + b.barrier->name + "[" + expr(b.index) + "]");
+            return;
+        }
+        case StmtKind::BarrierWait: {
+            auto &b = static_cast<const BarrierWait &>(*s);
+            line("barrier_wait " + b.barrier->name + "[" + expr(b.index) + "] parity " + expr(b.parity));
+            return;
+        }
+        case StmtKind::ClusterSync: line("cluster_sync"); return;
+        case StmtKind::WarpSpecialize: {
+            auto &w = static_cast<const WarpSpecialize &>(*s);
+            block("ws" + intList(w.roles), w.body);
+            return;
+        }
+        case StmtKind::SetMaxNReg: {
+            auto &m = static_cast<const SetMaxNReg &>(*s);
+            line("set_max_nreg " + std::to_string(m.count) + (m.increase ? " inc" : " dec"));
+            return;
+        }
+        case StmtKind::PdlTrigger: line("pdl_trigger"); return;
+        case StmtKind::PdlSync: line("pdl_sync"); return;
+        }
+    }
+
+private:
+    std::string bufferType(const BufferNode &b) {
+        std::string s = std::string(memScopeName(b.scope)) + " " + std::string(dtypeName(b.dtype)) + "[" + list(b.shape) + "]";
+        return s;
+    }
+    std::string list(const std::vector<Expr> &es) {
+        std::string s;
+        for (size_t i = 0; i < es.size(); ++i) s += (i ? ", " : "") + expr(es[i]);
+        return s;
+    }
+    std::string intList(const std::vector<int64_t> &xs) {
+        std::string s = "[";
+        for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
+        return s + "]";
+    }
+    std::string region(const Region &r) {
+        std::string s = r.buffer->name + "[";
+        for (size_t i = 0; i < r.mins.size(); ++i) {
+            if (i) s += ", ";
+            s += expr(r.mins[i]);
+            if (r.extents[i] != 1) s += " +: " + std::to_string(r.extents[i]);
+        }
+        return s + "]";
+    }
+    void line(const std::string &text) { out_ << std::string(indent_ * 2, ' ') << text << "\n"; }
+    void block(const std::string &head, const Stmt &body) {
+        line(head + " {");
+        ++indent_;
+        stmt(body);
+        --indent_;
+        line("}");
+    }
+
+    std::ostream &out_;
+    int indent_ = 0;
+};
+
+} // namespace
+
+void print(const Kernel &k, std::ostream &out) { IRPrinter(out).kernel(k); }
+
+void print(const Module &m, std::ostream &out) {
+    out << "module " << m.sourceName << " target " << m.targetName << "\n";
+    for (const Kernel &k : m.kernels) {
+        out << "\n";
+        print(k, out);
+    }
+}
+
+std::string toString(const Expr &e) {
+    std::ostringstream os;
+    return IRPrinter(os).expr(e);
+}
+
+std::string toString(const Stmt &s) {
+    std::ostringstream os;
+    IRPrinter(os).stmt(s);
+    return os.str();
+}
+
+} // namespace tilet::ir

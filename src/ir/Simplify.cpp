@@ -1,0 +1,258 @@
+// Simplify.cpp -- see Simplify.h.
+//
+// Integer expressions are brought into a linear form  c0 + sum(ci * atom_i)
+// where atoms are whatever is not a sum or a product by a constant (variables,
+// registers, loads, divisions, remainders). Division and remainder by a
+// positive constant c split the linear form into a part divisible by c and a
+// remainder R; when the whole numerator and R are provably non-negative,
+//   (q*c + R) / c = q + R / c   and   (q*c + R) % c = R % c,
+// and when R is provably below c the R terms vanish from the quotient.
+#include "ir/Simplify.h"
+
+#include "ir/Visitor.h"
+
+namespace tilet::ir {
+
+namespace {
+
+struct Term {
+    int64_t coef;
+    Expr atom;
+};
+
+struct Linear {
+    DType type = DType::Int32;
+    int64_t constant = 0;
+    std::vector<Term> terms;
+    bool overflow = false;
+
+    void addTerm(int64_t coef, const Expr &atom) {
+        for (Term &t : terms) {
+            if (structurallyEqual(t.atom, atom)) {
+                if (__builtin_add_overflow(t.coef, coef, &t.coef)) overflow = true;
+                return;
+            }
+        }
+        terms.push_back({coef, atom});
+    }
+    void addConstant(int64_t c) {
+        if (__builtin_add_overflow(constant, c, &constant)) overflow = true;
+    }
+    void scale(int64_t c) {
+        if (__builtin_mul_overflow(constant, c, &constant)) overflow = true;
+        for (Term &t : terms) {
+            if (__builtin_mul_overflow(t.coef, c, &t.coef)) overflow = true;
+        }
+    }
+    void append(const Linear &o, int64_t sign) {
+        addConstant(sign * o.constant);
+        for (const Term &t : o.terms) addTerm(sign * t.coef, t.atom);
+    }
+};
+
+bool isIndexType(DType t) { return t == DType::Int32 || t == DType::Int64; }
+
+class Simplifier : public Mutator {
+public:
+    explicit Simplifier(const BoundsScope &scope) : scope_(scope) {}
+    using Mutator::mutate;
+
+    // Statement traversal keeps loop and let variables' ranges in scope.
+    Stmt mutateFor(const Stmt &self, const For &n) override {
+        Expr mn = mutate(n.min), ext = mutate(n.extent);
+        if (std::optional<int64_t> e = constInt(ext); e && *e <= 0) return nullptr;
+        Interval lo = boundsOf(mn, scope_), len = boundsOf(ext, scope_);
+        Interval r;
+        r.lo = lo.lo;
+        r.hi = (lo.hi == Interval::kMax || len.hi == Interval::kMax) ? Interval::kMax : lo.hi + len.hi - 1;
+        scope_.bind(n.var.get(), r);
+        Stmt body = mutate(n.body);
+        scope_.unbind(n.var.get());
+        if (!body) return nullptr;
+        if (mn == n.min && ext == n.extent && body == n.body) return self;
+        return rebuildFor(n, mn, ext, body);
+    }
+
+    Stmt mutateLetStmt(const Stmt &self, const LetStmt &n) override {
+        Expr v = mutate(n.value);
+        scope_.bind(n.var.get(), boundsOf(v, scope_));
+        Stmt body = mutate(n.body);
+        scope_.unbind(n.var.get());
+        if (!body) return nullptr;
+        bool used = false;
+        forEachExpr(body, [&](const Expr &e) { used = used || e.get() == n.var.get(); });
+        if (!used) return body;   // a binding nothing reads
+        if (v == n.value && body == n.body) return self;
+        return std::make_shared<LetStmt>(n.var, v, body, n.span);
+    }
+
+    Stmt mutateIfThenElse(const Stmt &self, const IfThenElse &n) override {
+        Expr c = mutate(n.cond);
+        if (std::optional<int64_t> v = constInt(c)) return *v ? mutate(n.thenBody) : mutate(n.elseBody);
+        Stmt t = mutate(n.thenBody), e = mutate(n.elseBody);
+        if (!t && !e) return nullptr;
+        if (!t) return std::make_shared<IfThenElse>(std::make_shared<Unary>(DType::Bool, UnaryOp::Not, c, c->span), e, nullptr, n.span);
+        if (c == n.cond && t == n.thenBody && e == n.elseBody) return self;
+        return std::make_shared<IfThenElse>(c, t, e, n.span);
+    }
+
+    Stmt mutateSeq(const Stmt &self, const Seq &n) override {
+        Stmt s = Mutator::mutateSeq(self, n);
+        if (const Seq *q = as<Seq>(s); q && q->stmts.empty()) return nullptr;
+        return s;
+    }
+
+protected:
+    Expr mutateBinary(const Expr &self, const Binary &n) override {
+        Expr a = mutate(n.a), b = mutate(n.b);
+        if (isIndexType(n.dtype) && isIndexType(a->dtype) && isIndexType(b->dtype)) {
+            if (n.op == BinaryOp::Add || n.op == BinaryOp::Sub || n.op == BinaryOp::Mul) {
+                Expr e = (a == n.a && b == n.b) ? self : binary(n.op, a, b, n.span);
+                Linear lin = linearize(e, n.dtype);
+                if (!lin.overflow) return rebuild(lin);
+                return e;
+            }
+            if (n.op == BinaryOp::Div || n.op == BinaryOp::Mod) {
+                if (Expr r = simplifyDivMod(n.op, a, b, n.dtype)) return r;
+            }
+            if (n.op == BinaryOp::Min || n.op == BinaryOp::Max) {
+                Interval x = boundsOf(a, scope_), y = boundsOf(b, scope_);
+                if (n.op == BinaryOp::Min && x.hi != Interval::kMax && x.hi <= y.lo) return a;
+                if (n.op == BinaryOp::Min && y.hi != Interval::kMax && y.hi <= x.lo) return b;
+                if (n.op == BinaryOp::Max && y.hi != Interval::kMax && y.hi <= x.lo) return a;
+                if (n.op == BinaryOp::Max && x.hi != Interval::kMax && x.hi <= y.lo) return b;
+            }
+        }
+        if (isComparison(n.op) && !isFloat(a->dtype) && !isFloat(b->dtype)) {
+            // Decide comparisons that value ranges settle.
+            Interval x = boundsOf(a, scope_), y = boundsOf(b, scope_);
+            auto known = [&](bool truth) { return boolImm(truth); };
+            switch (n.op) {
+            case BinaryOp::Lt:
+                if (x.hi != Interval::kMax && y.lo != Interval::kMin && x.hi < y.lo) return known(true);
+                if (x.lo != Interval::kMin && y.hi != Interval::kMax && x.lo >= y.hi) return known(false);
+                break;
+            case BinaryOp::Ge:
+                if (x.lo != Interval::kMin && y.hi != Interval::kMax && x.lo >= y.hi) return known(true);
+                if (x.hi != Interval::kMax && y.lo != Interval::kMin && x.hi < y.lo) return known(false);
+                break;
+            default: break;
+            }
+        }
+        if (a == n.a && b == n.b) return self;
+        return binary(n.op, a, b, n.span);
+    }
+
+    Expr mutateSelect(const Expr &self, const Select &n) override {
+        Expr c = mutate(n.cond);
+        if (std::optional<int64_t> v = constInt(c)) return mutate(*v ? n.thenValue : n.elseValue);
+        Expr t = mutate(n.thenValue), f = mutate(n.elseValue);
+        if (c == n.cond && t == n.thenValue && f == n.elseValue) return self;
+        return std::make_shared<Select>(n.dtype, c, t, f, n.span);
+    }
+
+    Expr mutateCast(const Expr &self, const Cast &n) override {
+        Expr v = mutate(n.value);
+        if (v->dtype == n.dtype) return v;
+        if (v == n.value) return self;
+        return cast(n.dtype, v);
+    }
+
+private:
+    Linear linearize(const Expr &e, DType type) {
+        Linear lin;
+        lin.type = type;
+        if (std::optional<int64_t> c = constInt(e)) {
+            lin.constant = *c;
+            return lin;
+        }
+        if (const Binary *b = as<Binary>(e); b && b->dtype == type) {
+            if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+                Linear x = linearize(b->a, type), y = linearize(b->b, type);
+                x.append(y, b->op == BinaryOp::Add ? 1 : -1);
+                x.overflow |= y.overflow;
+                return x;
+            }
+            if (b->op == BinaryOp::Mul) {
+                if (std::optional<int64_t> c = constInt(b->b)) {
+                    Linear x = linearize(b->a, type);
+                    x.scale(*c);
+                    return x;
+                }
+                if (std::optional<int64_t> c = constInt(b->a)) {
+                    Linear x = linearize(b->b, type);
+                    x.scale(*c);
+                    return x;
+                }
+            }
+        }
+        lin.addTerm(1, e);
+        return lin;
+    }
+
+    Expr rebuild(const Linear &lin) {
+        Expr sum;
+        // Positive terms first, then subtract the negative ones: "a * 4 + b - c".
+        for (int pass = 0; pass < 2; ++pass) {
+            for (const Term &t : lin.terms) {
+                if (t.coef == 0 || (pass == 0) != (t.coef > 0)) continue;
+                int64_t mag = t.coef > 0 ? t.coef : -t.coef;
+                Expr term = mag == 1 ? t.atom : binary(BinaryOp::Mul, t.atom, intImm(mag, lin.type));
+                if (!sum) sum = t.coef > 0 ? term : std::make_shared<Unary>(lin.type, UnaryOp::Neg, term);
+                else sum = binary(t.coef > 0 ? BinaryOp::Add : BinaryOp::Sub, sum, term);
+            }
+        }
+        if (!sum) return intImm(lin.constant, lin.type);
+        if (lin.constant > 0) sum = binary(BinaryOp::Add, sum, intImm(lin.constant, lin.type));
+        if (lin.constant < 0) sum = binary(BinaryOp::Sub, sum, intImm(-lin.constant, lin.type));
+        return sum;
+    }
+
+    Expr simplifyDivMod(BinaryOp op, const Expr &a, const Expr &b, DType type) {
+        std::optional<int64_t> cOpt = constInt(b);
+        if (!cOpt || *cOpt <= 0) return nullptr;
+        int64_t c = *cOpt;
+        if (boundsOf(a, scope_).lo < 0) return nullptr;   // truncation differs from floor for negatives
+        // (x / c1) / c2 == x / (c1 * c2) for non-negative x.
+        if (const Binary *inner = as<Binary>(a); op == BinaryOp::Div && inner && inner->op == BinaryOp::Div) {
+            if (std::optional<int64_t> c1 = constInt(inner->b); c1 && *c1 > 0 && boundsOf(inner->a, scope_).lo >= 0) {
+                int64_t prod;
+                if (!__builtin_mul_overflow(*c1, c, &prod)) return simplifyDivMod(op, inner->a, intImm(prod, type), type);
+            }
+        }
+        Linear lin = linearize(a, type);
+        if (lin.overflow) return nullptr;
+        Linear quotient, remainder;
+        quotient.type = remainder.type = type;
+        int64_t cq = lin.constant / c, cr = lin.constant % c;   // constant >= 0 is not guaranteed; keep it exact
+        if (cr < 0) { cr += c; cq -= 1; }
+        quotient.constant = cq;
+        remainder.constant = cr;
+        for (const Term &t : lin.terms) {
+            if (t.coef % c == 0) quotient.addTerm(t.coef / c, t.atom);
+            else remainder.addTerm(t.coef, t.atom);
+        }
+        Expr rem = rebuild(remainder);
+        Interval rr = boundsOf(rem, scope_);
+        if (rr.lo < 0) return nullptr;
+        bool below = rr.hi != Interval::kMax && rr.hi < c;
+        if (op == BinaryOp::Mod) {
+            if (below) return rem;
+            if (quotient.terms.empty() && quotient.constant == 0) return binary(BinaryOp::Mod, rem, b);
+            return binary(BinaryOp::Mod, rem, b);
+        }
+        Expr q = rebuild(quotient);
+        if (below) return q;
+        return binary(BinaryOp::Add, q, binary(BinaryOp::Div, rem, b));
+    }
+
+    BoundsScope scope_;
+};
+
+} // namespace
+
+Expr simplify(const Expr &e, const BoundsScope &scope) { return Simplifier(scope).mutate(e); }
+Expr simplify(const Expr &e) { return Simplifier(BoundsScope{}).mutate(e); }
+Stmt simplify(const Stmt &s, const BoundsScope &scope) { return Simplifier(scope).mutate(s); }
+
+} // namespace tilet::ir

@@ -1,0 +1,104 @@
+// Verifier.cpp -- scope walk: every variable is bound before use, every
+// buffer is a parameter or allocated around its uses, accesses match the
+// buffer's rank, and the lowered forms required by the level are gone.
+#include "ir/Verifier.h"
+
+#include "ir/Printer.h"
+#include "ir/Visitor.h"
+#include "support/InternalError.h"
+
+#include <set>
+
+namespace tilet::ir {
+
+namespace {
+
+class Checker : public Visitor {
+public:
+    Checker(const Kernel &k, const VerifyLevel &level, const char *pass) : level_(level), pass_(pass) {
+        for (const Param &p : k.params) {
+            if (p.kind == ParamKind::Tensor) buffers_.insert(p.tensor.get());
+            else vars_.insert(p.var.get());
+        }
+        for (const Expr &g : k.grid) visit(g);
+    }
+    using Visitor::visit;
+
+    void visitVar(const Var &v) override {
+        if (!vars_.count(&v)) fail("variable '" + v.name + "' is used outside its scope");
+    }
+    void visitLetStmt(const LetStmt &n) override {
+        visit(n.value);
+        vars_.insert(n.var.get());
+        visit(n.body);
+        vars_.erase(n.var.get());
+    }
+    void visitFor(const For &n) override {
+        visit(n.min);
+        visit(n.extent);
+        if (!isInteger(n.extent->dtype)) fail("loop '" + n.var->name + "' has a non-integer extent");
+        if (level_.noParallel && n.forKind == ForKind::Parallel) fail("a parallel loop survived lowering");
+        if (level_.noVectorized && n.forKind == ForKind::Vectorized) fail("a vectorized loop survived lowering");
+        vars_.insert(n.var.get());
+        visit(n.body);
+        vars_.erase(n.var.get());
+    }
+    void visitAllocate(const Allocate &n) override {
+        if (level_.noParallel && n.buffer->scope == MemScope::Fragment) fail("fragment '" + n.buffer->name + "' survived lowering");
+        // A fragment's register array is live wherever the fragment is.
+        buffers_.insert(n.buffer.get());
+        if (n.buffer->registers) buffers_.insert(n.buffer->registers.get());
+        visit(n.body);
+        buffers_.erase(n.buffer.get());
+        if (n.buffer->registers) buffers_.erase(n.buffer->registers.get());
+    }
+    void visitLoad(const Load &n) override {
+        access(*n.buffer, n.indices);
+        Visitor::visitLoad(n);
+    }
+    void visitStore(const Store &n) override {
+        access(*n.buffer, n.indices);
+        if (n.value->dtype != n.buffer->dtype) fail("store of " + std::string(dtypeName(n.value->dtype)) + " into " + std::string(dtypeName(n.buffer->dtype)) + " buffer '" + n.buffer->name + "'");
+        Visitor::visitStore(n);
+    }
+    void visitVectorCopy(const VectorCopy &n) override {
+        access(*n.dst, n.dstIndices);
+        access(*n.src, n.srcIndices);
+        Visitor::visitVectorCopy(n);
+    }
+    void visitCopy(const Copy &n) override { tileOp("copy"); Visitor::visitCopy(n); }
+    void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
+    void visitFill(const Fill &n) override { tileOp("fill"); Visitor::visitFill(n); }
+    void visitReduce(const Reduce &n) override { tileOp("reduce"); Visitor::visitReduce(n); }
+    void visitAtomicAdd(const AtomicAdd &n) override { tileOp("atomic_add"); Visitor::visitAtomicAdd(n); }
+
+private:
+    void tileOp(const char *what) {
+        if (level_.noTileOps) fail(std::string("tile operation '") + what + "' survived lowering");
+    }
+    void access(const BufferNode &b, const std::vector<Expr> &indices) {
+        if (!buffers_.count(&b)) fail("buffer '" + b.name + "' is used outside its allocation");
+        if (level_.noParallel && b.scope == MemScope::Fragment) fail("fragment '" + b.name + "' is still accessed element-wise");
+        bool ok = static_cast<int>(indices.size()) == b.rank() || (level_.flat && indices.size() == 1 && b.rank() > 1);
+        if (level_.flat && indices.size() > 1) ok = false;
+        if (!ok) fail("buffer '" + b.name + "' of rank " + std::to_string(b.rank()) + " accessed with " + std::to_string(indices.size()) + " indices");
+        for (const Expr &i : indices) {
+            if (!isInteger(i->dtype)) fail("index of '" + b.name + "' has type " + std::string(dtypeName(i->dtype)));
+        }
+    }
+    void fail(const std::string &what) { TILET_INTERNAL_ERROR("IR verification failed after " << pass_ << ": " << what); }
+
+    const VerifyLevel &level_;
+    const char *pass_;
+    std::set<const VarNode *> vars_;
+    std::set<const BufferNode *> buffers_;
+};
+
+} // namespace
+
+void verify(const Kernel &k, const VerifyLevel &level, const char *afterPass) {
+    Checker c(k, level, afterPass);
+    c.visit(k.body);
+}
+
+} // namespace tilet::ir

@@ -1,0 +1,374 @@
+#include "ir/Visitor.h"
+
+#include "support/InternalError.h"
+
+namespace tilet::ir {
+
+// ------------------------------------------------------------------ Visitor
+
+void Visitor::visit(const Expr &e) {
+    if (!e) return;
+    switch (e->kind) {
+#define TILET_IR_EXPR(name)                                                                                            \
+    case ExprKind::name: return visit##name(static_cast<const name &>(*e));
+#include "ir/Nodes.def"
+    }
+}
+
+void Visitor::visit(const Stmt &s) {
+    if (!s) return;
+    switch (s->kind) {
+#define TILET_IR_STMT(name)                                                                                            \
+    case StmtKind::name: return visit##name(static_cast<const name &>(*s));
+#include "ir/Nodes.def"
+    }
+}
+
+void Visitor::visitRegion(const Region &r) {
+    for (const Expr &m : r.mins) visit(m);
+}
+
+void Visitor::visitIntImm(const IntImm &) {}
+void Visitor::visitFloatImm(const FloatImm &) {}
+void Visitor::visitVar(const Var &) {}
+void Visitor::visitSpecialReg(const SpecialReg &) {}
+void Visitor::visitUnary(const Unary &n) { visit(n.a); }
+void Visitor::visitBinary(const Binary &n) { visit(n.a); visit(n.b); }
+void Visitor::visitSelect(const Select &n) { visit(n.cond); visit(n.thenValue); visit(n.elseValue); }
+void Visitor::visitCast(const Cast &n) { visit(n.value); }
+void Visitor::visitMathCall(const MathCall &n) { for (const Expr &a : n.args) visit(a); }
+void Visitor::visitLoad(const Load &n) { for (const Expr &i : n.indices) visit(i); }
+void Visitor::visitShuffle(const Shuffle &n) { visit(n.value); }
+
+void Visitor::visitSeq(const Seq &n) { for (const Stmt &s : n.stmts) visit(s); }
+void Visitor::visitLetStmt(const LetStmt &n) { visit(n.value); visit(n.body); }
+void Visitor::visitAllocate(const Allocate &n) { visit(n.body); }
+void Visitor::visitFor(const For &n) { visit(n.min); visit(n.extent); visit(n.body); }
+void Visitor::visitIfThenElse(const IfThenElse &n) { visit(n.cond); visit(n.thenBody); visit(n.elseBody); }
+void Visitor::visitStore(const Store &n) { for (const Expr &i : n.indices) visit(i); visit(n.value); }
+void Visitor::visitVectorCopy(const VectorCopy &n) {
+    for (const Expr &i : n.dstIndices) visit(i);
+    for (const Expr &i : n.srcIndices) visit(i);
+}
+void Visitor::visitCopy(const Copy &n) {
+    visitRegion(n.src);
+    visitRegion(n.dst);
+    visit(n.barrierIndex);
+    visit(n.dstBlock);
+}
+void Visitor::visitGemm(const Gemm &n) {
+    visitRegion(n.a);
+    visitRegion(n.b);
+    visitRegion(n.c);
+    visit(n.clearAccum);
+    visit(n.mbarIndex);
+    if (n.sfa) visitRegion(*n.sfa);
+    if (n.sfb) visitRegion(*n.sfb);
+}
+void Visitor::visitFill(const Fill &n) { visitRegion(n.dst); visit(n.value); }
+void Visitor::visitReduce(const Reduce &) {}
+void Visitor::visitAtomicAdd(const AtomicAdd &n) {
+    visitRegion(n.dst);
+    if (n.src) visitRegion(*n.src);
+    visit(n.value);
+}
+void Visitor::visitSyncThreads(const SyncThreads &) {}
+void Visitor::visitBarrierArrive(const BarrierArrive &n) { visit(n.index); }
+void Visitor::visitBarrierWait(const BarrierWait &n) { visit(n.index); visit(n.parity); }
+void Visitor::visitClusterSync(const ClusterSync &) {}
+void Visitor::visitWarpSpecialize(const WarpSpecialize &n) { visit(n.body); }
+void Visitor::visitSetMaxNReg(const SetMaxNReg &) {}
+void Visitor::visitPdlTrigger(const PdlTrigger &) {}
+void Visitor::visitPdlSync(const PdlSync &) {}
+
+// ------------------------------------------------------------------ Mutator
+
+Expr Mutator::mutate(const Expr &e) {
+    if (!e) return e;
+    switch (e->kind) {
+#define TILET_IR_EXPR(name)                                                                                            \
+    case ExprKind::name: return mutate##name(e, static_cast<const name &>(*e));
+#include "ir/Nodes.def"
+    }
+    TILET_INTERNAL_ERROR("unknown expression kind");
+}
+
+Stmt Mutator::mutate(const Stmt &s) {
+    if (!s) return s;
+    switch (s->kind) {
+#define TILET_IR_STMT(name)                                                                                            \
+    case StmtKind::name: return mutate##name(s, static_cast<const name &>(*s));
+#include "ir/Nodes.def"
+    }
+    TILET_INTERNAL_ERROR("unknown statement kind");
+}
+
+std::vector<Expr> Mutator::mutateAll(const std::vector<Expr> &es, bool &changed) {
+    std::vector<Expr> out;
+    out.reserve(es.size());
+    for (const Expr &e : es) {
+        out.push_back(mutate(e));
+        if (out.back() != e) changed = true;
+    }
+    return out;
+}
+
+Region Mutator::mutateRegion(const Region &r) {
+    bool changed = false;
+    std::vector<Expr> mins = mutateAll(r.mins, changed);
+    if (!changed) return r;
+    Region out = r;
+    out.mins = std::move(mins);
+    return out;
+}
+
+namespace {
+bool sameRegion(const Region &a, const Region &b) {
+    if (a.buffer != b.buffer || a.mins.size() != b.mins.size()) return false;
+    for (size_t i = 0; i < a.mins.size(); ++i) {
+        if (a.mins[i] != b.mins[i]) return false;
+    }
+    return true;
+}
+} // namespace
+
+Expr Mutator::mutateIntImm(const Expr &self, const IntImm &) { return self; }
+Expr Mutator::mutateFloatImm(const Expr &self, const FloatImm &) { return self; }
+Expr Mutator::mutateVar(const Expr &self, const Var &) { return self; }
+Expr Mutator::mutateSpecialReg(const Expr &self, const SpecialReg &) { return self; }
+
+Expr Mutator::mutateUnary(const Expr &self, const Unary &n) {
+    Expr a = mutate(n.a);
+    if (a == n.a) return self;
+    return std::make_shared<Unary>(n.dtype, n.op, a, n.span);
+}
+
+Expr Mutator::mutateBinary(const Expr &self, const Binary &n) {
+    Expr a = mutate(n.a), b = mutate(n.b);
+    if (a == n.a && b == n.b) return self;
+    return std::make_shared<Binary>(n.dtype, n.op, a, b, n.span);
+}
+
+Expr Mutator::mutateSelect(const Expr &self, const Select &n) {
+    Expr c = mutate(n.cond), t = mutate(n.thenValue), f = mutate(n.elseValue);
+    if (c == n.cond && t == n.thenValue && f == n.elseValue) return self;
+    return std::make_shared<Select>(n.dtype, c, t, f, n.span);
+}
+
+Expr Mutator::mutateCast(const Expr &self, const Cast &n) {
+    Expr v = mutate(n.value);
+    if (v == n.value) return self;
+    return std::make_shared<Cast>(n.dtype, v, n.span);
+}
+
+Expr Mutator::mutateMathCall(const Expr &self, const MathCall &n) {
+    bool changed = false;
+    std::vector<Expr> args = mutateAll(n.args, changed);
+    if (!changed) return self;
+    return std::make_shared<MathCall>(n.dtype, n.func, std::move(args), n.span);
+}
+
+Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
+    bool changed = false;
+    std::vector<Expr> idx = mutateAll(n.indices, changed);
+    if (!changed) return self;
+    return std::make_shared<Load>(n.buffer, std::move(idx), n.span);
+}
+
+Expr Mutator::mutateShuffle(const Expr &self, const Shuffle &n) {
+    Expr v = mutate(n.value);
+    if (v == n.value) return self;
+    return std::make_shared<Shuffle>(v, n.laneMask, n.span);
+}
+
+Stmt Mutator::mutateSeq(const Stmt &self, const Seq &n) {
+    bool changed = false;
+    std::vector<Stmt> out;
+    for (const Stmt &s : n.stmts) {
+        Stmt m = mutate(s);
+        if (m != s) changed = true;
+        if (m) out.push_back(m);
+    }
+    if (!changed) return self;
+    return std::make_shared<Seq>(std::move(out), n.span);
+}
+
+Stmt Mutator::mutateLetStmt(const Stmt &self, const LetStmt &n) {
+    Expr v = mutate(n.value);
+    Stmt b = mutate(n.body);
+    if (v == n.value && b == n.body) return self;
+    return std::make_shared<LetStmt>(n.var, v, b, n.span);
+}
+
+Stmt Mutator::mutateAllocate(const Stmt &self, const Allocate &n) {
+    Stmt b = mutate(n.body);
+    if (b == n.body) return self;
+    return std::make_shared<Allocate>(n.buffer, b, n.span);
+}
+
+Stmt Mutator::mutateFor(const Stmt &self, const For &n) {
+    Expr mn = mutate(n.min), ext = mutate(n.extent);
+    Stmt b = mutate(n.body);
+    if (mn == n.min && ext == n.extent && b == n.body) return self;
+    return rebuildFor(n, mn, ext, b);
+}
+
+Stmt Mutator::mutateIfThenElse(const Stmt &self, const IfThenElse &n) {
+    Expr c = mutate(n.cond);
+    Stmt t = mutate(n.thenBody), e = mutate(n.elseBody);
+    if (c == n.cond && t == n.thenBody && e == n.elseBody) return self;
+    return std::make_shared<IfThenElse>(c, t, e, n.span);
+}
+
+Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
+    bool changed = false;
+    std::vector<Expr> idx = mutateAll(n.indices, changed);
+    Expr v = mutate(n.value);
+    if (!changed && v == n.value) return self;
+    return std::make_shared<Store>(n.buffer, std::move(idx), v, n.op, n.span);
+}
+
+Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
+    bool changed = false;
+    std::vector<Expr> di = mutateAll(n.dstIndices, changed);
+    std::vector<Expr> si = mutateAll(n.srcIndices, changed);
+    if (!changed) return self;
+    return std::make_shared<VectorCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.span);
+}
+
+Stmt Mutator::mutateCopy(const Stmt &self, const Copy &n) {
+    Region src = mutateRegion(n.src), dst = mutateRegion(n.dst);
+    Expr bi = mutate(n.barrierIndex), db = mutate(n.dstBlock);
+    if (sameRegion(src, n.src) && sameRegion(dst, n.dst) && bi == n.barrierIndex && db == n.dstBlock) return self;
+    auto c = std::make_shared<Copy>(n);
+    c->src = src;
+    c->dst = dst;
+    c->barrierIndex = bi;
+    c->dstBlock = db;
+    return c;
+}
+
+Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
+    Region a = mutateRegion(n.a), b = mutateRegion(n.b), c = mutateRegion(n.c);
+    Expr clear = mutate(n.clearAccum), mi = mutate(n.mbarIndex);
+    if (sameRegion(a, n.a) && sameRegion(b, n.b) && sameRegion(c, n.c) && clear == n.clearAccum && mi == n.mbarIndex)
+        return self;
+    auto g = std::make_shared<Gemm>(n);
+    g->a = a;
+    g->b = b;
+    g->c = c;
+    g->clearAccum = clear;
+    g->mbarIndex = mi;
+    return g;
+}
+
+Stmt Mutator::mutateFill(const Stmt &self, const Fill &n) {
+    Region d = mutateRegion(n.dst);
+    Expr v = mutate(n.value);
+    if (sameRegion(d, n.dst) && v == n.value) return self;
+    return std::make_shared<Fill>(d, v, n.span);
+}
+
+Stmt Mutator::mutateReduce(const Stmt &self, const Reduce &) { return self; }
+
+Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
+    Region d = mutateRegion(n.dst);
+    std::optional<Region> s = n.src ? std::optional<Region>(mutateRegion(*n.src)) : std::nullopt;
+    Expr v = mutate(n.value);
+    if (sameRegion(d, n.dst) && (!s || sameRegion(*s, *n.src)) && v == n.value) return self;
+    return std::make_shared<AtomicAdd>(d, s, v, n.span);
+}
+
+Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }
+
+Stmt Mutator::mutateBarrierArrive(const Stmt &self, const BarrierArrive &n) {
+    Expr i = mutate(n.index);
+    if (i == n.index) return self;
+    return std::make_shared<BarrierArrive>(n.barrier, i, n.span);
+}
+
+Stmt Mutator::mutateBarrierWait(const Stmt &self, const BarrierWait &n) {
+    Expr i = mutate(n.index), p = mutate(n.parity);
+    if (i == n.index && p == n.parity) return self;
+    return std::make_shared<BarrierWait>(n.barrier, i, p, n.span);
+}
+
+Stmt Mutator::mutateClusterSync(const Stmt &self, const ClusterSync &) { return self; }
+
+Stmt Mutator::mutateWarpSpecialize(const Stmt &self, const WarpSpecialize &n) {
+    Stmt b = mutate(n.body);
+    if (b == n.body) return self;
+    return std::make_shared<WarpSpecialize>(n.roles, b, n.span);
+}
+
+Stmt Mutator::mutateSetMaxNReg(const Stmt &self, const SetMaxNReg &) { return self; }
+Stmt Mutator::mutatePdlTrigger(const Stmt &self, const PdlTrigger &) { return self; }
+Stmt Mutator::mutatePdlSync(const Stmt &self, const PdlSync &) { return self; }
+
+// ------------------------------------------------------------------ helpers
+
+namespace {
+
+class ExprWalker : public Visitor {
+public:
+    explicit ExprWalker(const std::function<void(const Expr &)> &f) : f_(f) {}
+    void visit(const Expr &e) override {
+        if (!e) return;
+        f_(e);
+        Visitor::visit(e);
+    }
+    using Visitor::visit;
+
+private:
+    const std::function<void(const Expr &)> &f_;
+};
+
+class StmtWalker : public Visitor {
+public:
+    explicit StmtWalker(const std::function<void(const Stmt &)> &f) : f_(f) {}
+    void visit(const Stmt &s) override {
+        if (!s) return;
+        f_(s);
+        Visitor::visit(s);
+    }
+    using Visitor::visit;
+
+private:
+    const std::function<void(const Stmt &)> &f_;
+};
+
+class Substituter : public Mutator {
+public:
+    explicit Substituter(const std::vector<std::pair<VarRef, Expr>> &m) : map_(m) {}
+    using Mutator::mutate;
+
+protected:
+    Expr mutateVar(const Expr &self, const Var &node) override {
+        for (const auto &[var, value] : map_) {
+            if (var.get() == &node) return value;
+        }
+        return self;
+    }
+
+private:
+    const std::vector<std::pair<VarRef, Expr>> &map_;
+};
+
+} // namespace
+
+void forEachExpr(const Stmt &s, const std::function<void(const Expr &)> &f) { ExprWalker(f).visit(s); }
+void forEachExpr(const Expr &e, const std::function<void(const Expr &)> &f) { ExprWalker(f).visit(e); }
+void forEachStmt(const Stmt &s, const std::function<void(const Stmt &)> &f) { StmtWalker(f).visit(s); }
+
+Expr substitute(const Expr &e, const std::vector<std::pair<VarRef, Expr>> &map) { return Substituter(map).mutate(e); }
+Stmt substitute(const Stmt &s, const std::vector<std::pair<VarRef, Expr>> &map) { return Substituter(map).mutate(s); }
+
+bool usesVar(const Expr &e, const VarNode *v) {
+    bool found = false;
+    forEachExpr(e, [&](const Expr &x) {
+        if (x.get() == v) found = true;
+    });
+    return found;
+}
+
+} // namespace tilet::ir

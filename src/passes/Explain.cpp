@@ -1,0 +1,73 @@
+#include "passes/Explain.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace tilet {
+
+namespace {
+
+std::vector<const Decision *> sorted(const std::vector<Decision> &all) {
+    std::vector<const Decision *> out;
+    for (const Decision &d : all) out.push_back(&d);
+    std::stable_sort(out.begin(), out.end(), [](const Decision *a, const Decision *b) {
+        const SourceLoc &x = a->where.begin, &y = b->where.begin;
+        if (x.file != y.file) return x.file < y.file;
+        if (x.line != y.line) return x.line < y.line;
+        return x.col < y.col;
+    });
+    return out;
+}
+
+std::string jsonString(const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+void Explain::printRemarks(DiagnosticEngine &diags) const {
+    for (const Decision *d : sorted(decisions_)) {
+        std::string text = d->op + ": " + d->choice;
+        if (!d->why.empty()) text += " (" + d->why + ")";
+        Diagnostic diag{Severity::Remark, d->where, text, {}, {}};
+        for (const std::string &detail : d->details) diag.note(d->where, detail);
+        for (const Rejected &r : d->rejected) diag.note(d->where, r.option + " rejected: " + r.reason);
+        for (Diagnostic &n : diag.notes) n.showSource = false;
+        diags.report(std::move(diag));
+    }
+}
+
+void Explain::printJson(const SourceManager &sources, std::ostream &out) const {
+    for (const Decision *d : sorted(decisions_)) {
+        out << "{\"file\":" << jsonString(d->where.valid() ? sources.name(d->where.begin.file) : "")
+            << ",\"line\":" << d->where.begin.line << ",\"column\":" << d->where.begin.col
+            << ",\"op\":" << jsonString(d->op) << ",\"choice\":" << jsonString(d->choice)
+            << ",\"why\":" << jsonString(d->why) << ",\"details\":[";
+        for (size_t i = 0; i < d->details.size(); ++i) out << (i ? "," : "") << jsonString(d->details[i]);
+        out << "],\"rejected\":[";
+        for (size_t i = 0; i < d->rejected.size(); ++i)
+            out << (i ? "," : "") << "{\"option\":" << jsonString(d->rejected[i].option)
+                << ",\"reason\":" << jsonString(d->rejected[i].reason) << "}";
+        out << "]}\n";
+    }
+}
+
+} // namespace tilet

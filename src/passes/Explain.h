@@ -1,0 +1,44 @@
+// Explain.h -- the record of every lowering decision, for `--explain`.
+//
+// Passes record what they chose for each tile operation and loop, why, and
+// which stronger options they rejected with the constraint that rejected
+// them. The driver prints the record as remarks (or JSON) in source order.
+#pragma once
+
+#include "support/Diagnostics.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tilet {
+
+struct Rejected {
+    std::string option;   // e.g. "BulkLoad"
+    std::string reason;   // the constraint that failed
+};
+
+struct Decision {
+    SourceRange where;
+    std::string op;         // "copy global->shared", "parallel loop", "reduce_max"
+    std::string choice;     // "Normal", "CPAsync", "4 threads x 16 elements"
+    std::string why;
+    std::vector<Rejected> rejected;
+    std::vector<std::string> details;   // further facts: partitions, shapes, bytes
+};
+
+class Explain {
+public:
+    void record(Decision d) { decisions_.push_back(std::move(d)); }
+    const std::vector<Decision> &decisions() const { return decisions_; }
+
+    // As remarks with notes, in source order.
+    void printRemarks(DiagnosticEngine &diags) const;
+    // One JSON object per line and decision.
+    void printJson(const SourceManager &sources, std::ostream &out) const;
+
+private:
+    std::vector<Decision> decisions_;
+};
+
+} // namespace tilet

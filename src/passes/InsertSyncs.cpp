@@ -1,0 +1,159 @@
+// InsertSyncs.cpp -- see InsertSyncs.h.
+//
+// The state is the set of shared byte ranges read and written since the last
+// barrier. Walking a sequence, a unit that reads a pending write, or writes a
+// pending read or write, gets a barrier before it. Serial loops are walked
+// inside; if their body, entered again with the state at its end, would meet
+// a hazard before its first barrier, the body starts with a barrier.
+#include "passes/InsertSyncs.h"
+
+#include "ir/Visitor.h"
+
+#include <algorithm>
+
+namespace tilet {
+
+namespace {
+
+struct Range {
+    int64_t lo, hi;   // [lo, hi)
+};
+
+struct State {
+    std::vector<Range> reads, writes;
+    bool hazard(const State &unit) const {
+        for (const Range &r : unit.reads) {
+            if (overlaps(r, writes)) return true;
+        }
+        for (const Range &w : unit.writes) {
+            if (overlaps(w, writes) || overlaps(w, reads)) return true;
+        }
+        return false;
+    }
+    void add(const State &o) {
+        reads.insert(reads.end(), o.reads.begin(), o.reads.end());
+        writes.insert(writes.end(), o.writes.begin(), o.writes.end());
+    }
+    void clear() {
+        reads.clear();
+        writes.clear();
+    }
+    bool empty() const { return reads.empty() && writes.empty(); }
+    static bool overlaps(const Range &r, const std::vector<Range> &set) {
+        for (const Range &x : set) {
+            if (r.lo < x.hi && x.lo < r.hi) return true;
+        }
+        return false;
+    }
+};
+
+Range rangeOf(const ir::BufferNode &b) {
+    int64_t bytes = *b.constElements() * dtypeBits(b.dtype) / 8;
+    return {b.sharedOffset, b.sharedOffset + bytes};
+}
+
+State accessesOf(const ir::Stmt &s) {
+    State st;
+    ir::forEachStmt(s, [&](const ir::Stmt &x) {
+        if (const ir::Store *w = ir::as<ir::Store>(x); w && w->buffer->scope == ir::MemScope::Shared) st.writes.push_back(rangeOf(*w->buffer));
+        if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(x)) {
+            if (v->dst->scope == ir::MemScope::Shared) st.writes.push_back(rangeOf(*v->dst));
+            if (v->src->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*v->src));
+        }
+    });
+    ir::forEachExpr(s, [&](const ir::Expr &e) {
+        if (const ir::Load *l = ir::as<ir::Load>(e); l && l->buffer->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*l->buffer));
+    });
+    return st;
+}
+
+class Inserter {
+public:
+    // Returns `s` with barriers inserted; `state` is updated to after `s`.
+    ir::Stmt process(const ir::Stmt &s, State &state) {
+        if (!s) return s;
+        if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
+            std::vector<ir::Stmt> out;
+            for (const ir::Stmt &x : seq->stmts) {
+                ir::Stmt y = processUnit(x, state, out);
+                if (y) out.push_back(y);
+            }
+            return std::make_shared<ir::Seq>(std::move(out), s->span);
+        }
+        std::vector<ir::Stmt> out;
+        ir::Stmt y = processUnit(s, state, out);
+        if (y) out.push_back(y);
+        return ir::seq(std::move(out));
+    }
+
+private:
+    // Processes one element of a sequence; a barrier it needs is appended to `out` first.
+    ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        if (ir::as<ir::SyncThreads>(s)) {
+            state.clear();
+            return s;
+        }
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
+        if (ir::as<ir::Seq>(s)) return process(s, state);
+        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal) {
+            State entry = state;
+            ir::Stmt body = process(f->body, state);
+            // Entered again with the state its end leaves behind?
+            State wrap = state;
+            if (firstHazard(body, wrap)) {
+                State fresh;
+                body = process(f->body, fresh);
+                body = ir::seq({std::make_shared<ir::SyncThreads>(f->span), body});
+                state = fresh;
+            }
+            state.add(entry);   // the loop may run zero times
+            return ir::rebuildFor(*f, f->min, f->extent, body);
+        }
+        State unit = accessesOf(s);
+        if (state.hazard(unit)) {
+            out.push_back(std::make_shared<ir::SyncThreads>(s->span));
+            state.clear();
+        }
+        state.add(unit);
+        return s;
+    }
+
+    // Whether walking `s` from `state` meets a hazard before a barrier.
+    bool firstHazard(const ir::Stmt &s, State &state) {
+        bool stopped = false;
+        return hazardBefore(s, state, stopped);
+    }
+    bool hazardBefore(const ir::Stmt &s, State &state, bool &stopped) {
+        if (!s || stopped) return false;
+        if (ir::as<ir::SyncThreads>(s)) {
+            stopped = true;
+            return false;
+        }
+        if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
+            for (const ir::Stmt &x : seq->stmts) {
+                if (hazardBefore(x, state, stopped)) return true;
+                if (stopped) return false;
+            }
+            return false;
+        }
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) return hazardBefore(l->body, state, stopped);
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return hazardBefore(a->body, state, stopped);
+        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal) return hazardBefore(f->body, state, stopped);
+        State unit = accessesOf(s);
+        if (state.hazard(unit)) return true;
+        state.add(unit);
+        return false;
+    }
+};
+
+} // namespace
+
+ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &) {
+    ir::Kernel out = kernel;
+    State state;
+    out.body = Inserter().process(kernel.body, state);
+    return out;
+}
+
+} // namespace tilet

@@ -1,0 +1,235 @@
+// LowerParallelLoops.cpp -- see LowerParallelLoops.h.
+//
+// For a nest over shape E with layout L (thread modes T_k, local modes M_k):
+//
+//   let i_thread = sum over T_k on i of digit_k(threadIdx.x) * stride_k
+//   for i_1 in unrolled(extent of the slowest local mode) ...
+//     for v in vectorized(extent of M_0)        (the fastest local mode)
+//       let i = i_thread + sum over M_k on i of digit * stride
+//       body, with fragment x[i, j] -> x_regs[sum of x's local digits]
+#include "passes/LowerParallelLoops.h"
+
+#include "ir/Layout.h"
+#include "ir/Printer.h"
+#include "ir/Visitor.h"
+#include "passes/ParallelNest.h"
+#include "passes/ScopedMutator.h"
+#include "support/InternalError.h"
+
+#include <functional>
+#include <set>
+
+namespace tilet {
+
+namespace {
+
+// Rewrites fragment accesses inside one nest into register accesses.
+class FragmentRewriter : public ir::Mutator {
+public:
+    FragmentRewriter(const ParallelNest &nest, const ir::TileLayout &loop, const std::vector<ir::VarRef> &digits)
+        : nest_(nest), loop_(loop), digits_(digits) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
+        if (n.buffer->scope != ir::MemScope::Fragment) return ir::Mutator::mutateLoad(self, n);
+        return std::make_shared<ir::Load>(n.buffer->registers, std::vector<ir::Expr>{registerIndex(*n.buffer, n.indices)}, n.span);
+    }
+    ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+        if (n.buffer->scope != ir::MemScope::Fragment) return ir::Mutator::mutateStore(self, n);
+        ir::Expr value = mutate(n.value);
+        return std::make_shared<ir::Store>(n.buffer->registers, std::vector<ir::Expr>{registerIndex(*n.buffer, n.indices)}, value, n.op, n.span);
+    }
+
+private:
+    ir::Expr registerIndex(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
+        std::vector<int> dims;
+        for (const ir::Expr &i : indices) {
+            int found = -1;
+            for (size_t v = 0; v < nest_.vars.size(); ++v) {
+                if (i.get() == nest_.vars[v].get()) found = static_cast<int>(v);
+            }
+            TILET_ASSERT(found >= 0, "fragment '" << b.name << "' indexed by a non-loop variable after layout inference");
+            dims.push_back(found);
+        }
+        std::optional<std::vector<int>> positions = ir::matchLocalModes(loop_, *b.layout, dims);
+        TILET_ASSERT(positions, "layout of fragment '" << b.name << "' does not derive from its loop's layout");
+        ir::Expr index = ir::intImm(0);
+        for (size_t m = 0; m < positions->size(); ++m)
+            index = ir::add(index, ir::mul(digits_[(*positions)[m]], ir::intImm(ir::localStride(*b.layout, m))));
+        return index;
+    }
+
+    const ParallelNest &nest_;
+    const ir::TileLayout &loop_;
+    const std::vector<ir::VarRef> &digits_;
+};
+
+// Guards global accesses that cannot be proven in bounds, and memory writes
+// of replicas other than the first.
+class Guarder : public ScopedMutator {
+public:
+    Guarder(const ir::Kernel &k, const ir::BoundsScope &outer, ir::Expr replicaCond, PassContext &ctx)
+        : ScopedMutator(k), replicaCond_(std::move(replicaCond)), ctx_(ctx) {
+        scope_ = outer;
+    }
+    using ScopedMutator::mutate;
+    ir::BoundsScope &scope() { return scope_; }
+
+protected:
+    ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
+        ir::Expr base = ScopedMutator::mutateLoad(self, n);
+        ir::Expr cond = boundsCond(n.buffer, ir::as<ir::Load>(base)->indices, n.span);
+        if (!cond) return base;
+        // Inside a store guarded by the same checks the load needs no check of its own.
+        bool implied = true;
+        forEachConjunct(cond, [&](const ir::Expr &c) {
+            bool known = false;
+            for (const ir::Expr &k : known_) known = known || ir::structurallyEqual(k, c);
+            implied = implied && known;
+        });
+        if (implied) return base;
+        ir::Expr zero = isFloat(n.dtype) ? ir::floatImm(0, n.dtype) : n.dtype == DType::Bool ? ir::boolImm(false) : ir::intImm(0, n.dtype);
+        return std::make_shared<ir::Select>(n.dtype, cond, base, zero, n.span);
+    }
+    ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+        bool changed = false;
+        std::vector<ir::Expr> indices = mutateAll(n.indices, changed);
+        ir::Expr cond = boundsCond(n.buffer, indices, n.span);
+        bool memory = n.buffer->scope == ir::MemScope::Global || n.buffer->scope == ir::MemScope::Shared;
+        if (memory && replicaCond_) cond = ir::logicalAnd(replicaCond_, cond);
+        size_t knownBefore = known_.size();
+        if (cond) forEachConjunct(cond, [&](const ir::Expr &c) { known_.push_back(c); });
+        ir::Expr value = mutate(n.value);
+        known_.resize(knownBefore);
+        ir::Stmt store = (!changed && value == n.value) ? self : std::make_shared<ir::Store>(n.buffer, indices, value, n.op, n.span);
+        if (!cond) return store;
+        return std::make_shared<ir::IfThenElse>(cond, store, nullptr, n.span);
+    }
+
+private:
+    static void forEachConjunct(const ir::Expr &e, const std::function<void(const ir::Expr &)> &f) {
+        if (const ir::Binary *b = ir::as<ir::Binary>(e); b && b->op == ir::BinaryOp::And) {
+            forEachConjunct(b->a, f);
+            forEachConjunct(b->b, f);
+        } else {
+            f(e);
+        }
+    }
+    std::vector<ir::Expr> known_;
+
+    ir::Expr boundsCond(const ir::Buffer &b, const std::vector<ir::Expr> &indices, SourceRange span) {
+        if (b->scope != ir::MemScope::Global) return nullptr;
+        ir::Expr cond;
+        for (size_t d = 0; d < indices.size(); ++d) {
+            ir::Interval r = ir::boundsOf(indices[d], scope_);
+            std::optional<int64_t> dim = ir::constInt(b->shape[d]);
+            bool lowOk = r.lo >= 0;
+            bool highOk = dim && r.hi != ir::Interval::kMax && r.hi < *dim;
+            if (!lowOk) cond = ir::logicalAnd(cond, ir::ge(indices[d], ir::intImm(0, indices[d]->dtype)));
+            if (!highOk) cond = ir::logicalAnd(cond, ir::lt(indices[d], ir::cast(indices[d]->dtype, b->shape[d])));
+            if ((!lowOk || !highOk) && reported_.insert({b.get(), span.begin.line * 100000 + span.begin.col * 10 + static_cast<uint32_t>(d)}).second) {
+                Decision dec;
+                dec.where = span;
+                dec.op = "access of '" + b->name + "'";
+                dec.choice = "bounds check on dimension " + std::to_string(d);
+                dec.why = dim ? "the index may reach " + (r.hi == ir::Interval::kMax ? std::string("any value") : std::to_string(r.hi)) +
+                                    " but the dimension has " + std::to_string(*dim) + " elements"
+                              : "the dimension is dynamic ('" + ir::toString(b->shape[d]) + "')";
+                ctx_.explain.record(std::move(dec));
+            }
+        }
+        return cond;
+    }
+
+    ir::Expr replicaCond_;
+    PassContext &ctx_;
+    std::set<std::pair<const ir::BufferNode *, uint64_t>> reported_;
+};
+
+class Lowerer : public ScopedMutator {
+public:
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), kernel_(k), ctx_(ctx) {}
+    using ScopedMutator::mutate;
+
+protected:
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        if (n.forKind != ir::ForKind::Parallel) return ScopedMutator::mutateFor(self, n);
+        TILET_ASSERT(n.threadLayout, "parallel loop without a layout after inferLayouts");
+        const ir::TileLayout &L = *n.threadLayout;
+        ParallelNest nest = parallelNest(n);
+        int rank = static_cast<int>(nest.vars.size());
+        ir::Expr tx = ir::threadIdx();
+
+        // Thread part of every coordinate, and the replica condition.
+        std::vector<ir::Expr> threadTerm(rank, ir::intImm(0));
+        ir::Expr replicaCond;
+        for (size_t k = 0; k < L.threadModes.size(); ++k) {
+            const ir::LayoutMode &m = L.threadModes[k];
+            ir::Expr digit = ir::threadDigit(L, k, tx);
+            if (m.dim == ir::LayoutMode::kReplicate) replicaCond = ir::logicalAnd(replicaCond, ir::binary(ir::BinaryOp::Eq, digit, ir::intImm(0)));
+            else threadTerm[m.dim] = ir::add(threadTerm[m.dim], ir::mul(digit, ir::intImm(m.coordStride)));
+        }
+        std::vector<ir::VarRef> threadVars(rank);
+        for (int d = 0; d < rank; ++d) {
+            if (!ir::constInt(threadTerm[d])) threadVars[d] = ir::makeVar(nest.vars[d]->name + "_thread");
+        }
+
+        // Per-thread steps: one variable per local mode.
+        std::vector<ir::VarRef> digits;
+        std::vector<int> perDim(rank, 0);
+        bool vectorized = L.vectorWidth() > 1;
+        for (size_t k = 0; k < L.localModes.size(); ++k) {
+            const ir::LayoutMode &m = L.localModes[k];
+            std::string name = (k == 0 && vectorized) ? "v" : nest.vars[m.dim]->name + "_" + std::to_string(++perDim[m.dim]);
+            digits.push_back(ir::makeVar(name));
+        }
+        std::vector<ir::Expr> coord(rank);
+        for (int d = 0; d < rank; ++d) coord[d] = threadVars[d] ? ir::Expr(threadVars[d]) : threadTerm[d];
+        for (size_t k = 0; k < L.localModes.size(); ++k) {
+            const ir::LayoutMode &m = L.localModes[k];
+            coord[m.dim] = ir::add(coord[m.dim], ir::mul(digits[k], ir::intImm(m.coordStride)));
+        }
+
+        // The body: fragments to registers, then guards.
+        ir::Stmt body = FragmentRewriter(nest, L, digits).mutate(nest.body);
+        Guarder guarder(kernel_, scope_, replicaCond, ctx_);
+        for (int d = 0; d < rank; ++d) guarder.scope().bind(nest.vars[d].get(), {0, nest.extents[d] - 1});
+        body = guarder.mutate(body);
+        for (int d = rank; d-- > 0;) body = std::make_shared<ir::LetStmt>(nest.vars[d], coord[d], body, n.span);
+        for (size_t k = 0; k < L.localModes.size(); ++k) {
+            auto loop = std::make_shared<ir::For>(digits[k], ir::intImm(0), ir::intImm(L.localModes[k].extent),
+                                                  (k == 0 && vectorized) ? ir::ForKind::Vectorized : ir::ForKind::Unrolled, body, n.span);
+            loop->threadLocal = true;
+            body = loop;
+        }
+        for (int d = rank; d-- > 0;) {
+            if (threadVars[d]) body = std::make_shared<ir::LetStmt>(threadVars[d], threadTerm[d], body, n.span);
+        }
+        return body;
+    }
+
+    ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {
+        ir::Stmt base = ScopedMutator::mutateAllocate(self, n);
+        if (n.buffer->scope != ir::MemScope::Fragment) return base;
+        if (!n.buffer->registers) {
+            // A fragment no parallel loop or reduction touched: it holds nothing.
+            return ir::as<ir::Allocate>(base)->body;
+        }
+        return std::make_shared<ir::Allocate>(n.buffer->registers, ir::as<ir::Allocate>(base)->body, n.span);
+    }
+
+private:
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+};
+
+} // namespace
+
+ir::Kernel lowerParallelLoops(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Lowerer(kernel, ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet

@@ -1,0 +1,91 @@
+// LowerTileOps.cpp -- see LowerTileOps.h.
+//
+// A copy between regions of the same tile shape becomes
+//   for i, j in parallel(tile) { dst[dmin + (.., i, .., j)] = src[smin + (.., i, .., j)] }
+// where the loop runs over the non-unit dimensions, matched in order on both
+// sides (unit dimensions stay at their start index).
+#include "passes/LowerTileOps.h"
+
+#include "ir/Visitor.h"
+#include "passes/ParallelNest.h"
+
+namespace tilet {
+
+namespace {
+
+// The indices of `r` at tile coordinate `vars` (one per non-unit dimension).
+std::vector<ir::Expr> regionIndices(const ir::Region &r, const std::vector<ir::Expr> &vars) {
+    std::vector<ir::Expr> out;
+    size_t next = 0;
+    for (size_t d = 0; d < r.extents.size(); ++d) {
+        if (r.extents[d] == 1) out.push_back(r.mins[d]);
+        else out.push_back(ir::add(r.mins[d], vars[next++]));
+    }
+    return out;
+}
+
+std::vector<int64_t> loopShape(const ir::Region &r) {
+    std::vector<int64_t> s = r.tileShape();
+    if (s.empty()) s.push_back(1);   // a single element still runs on one thread
+    return s;
+}
+
+std::vector<ir::Expr> tileVars(const std::vector<ir::Expr> &vars, const ir::Region &r) {
+    return r.tileShape().empty() ? std::vector<ir::Expr>{} : vars;
+}
+
+class Lowerer : public ir::Mutator {
+public:
+    explicit Lowerer(PassContext &ctx) : ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
+        if (c.inst != ir::CopyInst::Normal) {
+            if (c.inst != ir::CopyInst::Unselected) {
+                std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
+                                       ? "; add disable_tma = true for a SIMT store"
+                                       : "";
+                ctx_.diags.error(c.span, std::string("copy ") + ir::memScopeName(c.src.buffer->scope) + "->" +
+                                             ir::memScopeName(c.dst.buffer->scope) + " selects " + ir::copyInstName(c.inst) +
+                                             ", whose code generation is not supported yet for " + ctx_.target.name + hint);
+            }
+            return self;
+        }
+        const ir::Region src = c.src, dst = c.dst;
+        return makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
+            ir::Expr value = std::make_shared<ir::Load>(src.buffer, regionIndices(src, tileVars(vars, src)), c.span);
+            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value),
+                                               ir::StoreOp::Assign, c.span);
+        });
+    }
+
+    ir::Stmt mutateFill(const ir::Stmt &, const ir::Fill &f) override {
+        const ir::Region dst = f.dst;
+        return makeParallelNest(loopShape(dst), f.span, [&](const std::vector<ir::Expr> &vars) {
+            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), f.value, ir::StoreOp::Assign, f.span);
+        });
+    }
+
+    ir::Stmt mutateAtomicAdd(const ir::Stmt &, const ir::AtomicAdd &a) override {
+        const ir::Region dst = a.dst;
+        return makeParallelNest(loopShape(dst), a.span, [&](const std::vector<ir::Expr> &vars) {
+            ir::Expr value = a.value;
+            if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, regionIndices(*a.src, tileVars(vars, *a.src)), a.span));
+            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+        });
+    }
+
+private:
+    PassContext &ctx_;
+};
+
+} // namespace
+
+ir::Kernel lowerTileOps(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Lowerer(ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet

@@ -1,0 +1,106 @@
+// Pipeline.cpp -- the pass pipeline, in order, in one function.
+#include "passes/Pipeline.h"
+
+#include "ir/Printer.h"
+#include "ir/Simplify.h"
+#include "ir/Verifier.h"
+#include "passes/AnalyzeParams.h"
+#include "passes/FlattenBuffers.h"
+#include "passes/InferLayouts.h"
+#include "passes/InsertSyncs.h"
+#include "passes/LowerParallelLoops.h"
+#include "passes/LowerReductions.h"
+#include "passes/LowerTileOps.h"
+#include "passes/PlanSharedMemory.h"
+#include "passes/RejectUnsupported.h"
+#include "passes/SelectCopyInst.h"
+#include "passes/VectorizeAccesses.h"
+
+#include <ostream>
+
+namespace tilet {
+
+namespace {
+
+ir::Kernel simplifyKernel(const ir::Kernel &kernel, PassContext &) {
+    ir::Kernel out = kernel;
+    out.body = ir::simplify(kernel.body, ir::BoundsScope::forKernel(kernel));
+    if (!out.body) out.body = ir::seq({});
+    return out;
+}
+
+// Runs one pass: the pass itself, the verifier at the given level, and the
+// dump the user asked for. Stops at the first pass that reports errors.
+class Runner {
+public:
+    Runner(ir::Kernel &kernel, PassContext &ctx, const DumpOptions &dump) : kernel_(kernel), ctx_(ctx), dump_(dump) {}
+
+    bool operator()(const char *name, ir::Kernel (*pass)(const ir::Kernel &, PassContext &), const ir::VerifyLevel &level) {
+        if (failed_) return false;
+        unsigned errorsBefore = ctx_.diags.errorCount();
+        ir::Kernel next = pass(kernel_, ctx_);
+        if (ctx_.diags.errorCount() != errorsBefore) {
+            failed_ = true;
+            return false;
+        }
+        ir::verify(next, level, name);
+        if (dump_.out && (dump_.after == "all" || dump_.after == name)) {
+            *dump_.out << "// ---- IR after " << name << (next.body == kernel_.body ? " (unchanged)" : "") << "\n";
+            ir::print(next, *dump_.out);
+        }
+        kernel_ = std::move(next);
+        return true;
+    }
+    bool failed() const { return failed_; }
+
+private:
+    ir::Kernel &kernel_;
+    PassContext &ctx_;
+    const DumpOptions &dump_;
+    bool failed_ = false;
+};
+
+} // namespace
+
+const std::vector<std::string> &passNames() {
+    static const std::vector<std::string> names = {
+        "analyze-params", "reject-unsupported", "select-copy-inst", "lower-tile-ops", "infer-layouts", "lower-reductions",
+        "lower-parallel-loops", "vectorize-accesses", "flatten-buffers", "plan-shared-memory", "insert-syncs", "simplify"};
+    return names;
+}
+
+bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
+    bool ok = true;
+    for (ir::Kernel &kernel : module.kernels) {
+        Runner run(kernel, ctx, dump);
+        ir::VerifyLevel checked, noTileOps{true}, noParallel{true, true}, scalar{true, true, true}, flat{true, true, true, true};
+
+        // Facts about parameters: tensors never written print as const.
+        run("analyze-params", analyzeParams, checked);
+        // Before any lowering, so a kernel is translated completely or not at all.
+        run("reject-unsupported", rejectUnsupported, checked);
+        // The seed's copy decision chain; it must see copies before they become loops.
+        run("select-copy-inst", selectCopyInst, checked);
+        // SIMT copies, fills and atomic adds become parallel loops, so that
+        // layout inference sees every fragment access as a loop.
+        run("lower-tile-ops", lowerTileOps, {false});
+        // Layouts of fragments and parallel loops, in program order.
+        run("infer-layouts", inferLayouts, checked);
+        // Reductions need the layouts of their fragments.
+        run("lower-reductions", lowerReductions, noTileOps);
+        // Per-thread loops; needs layouts; fragments become register arrays.
+        run("lower-parallel-loops", lowerParallelLoops, noParallel);
+        // Wide accesses need the per-thread lane loops and the bounds guards.
+        run("vectorize-accesses", vectorizeAccesses, scalar);
+        // Flat offsets, after every pass that reasons about dimensions.
+        run("flatten-buffers", flattenBuffers, flat);
+        // Offsets and sharing of shared buffers; insert-syncs orders bytes, so it comes after.
+        run("plan-shared-memory", planSharedMemory, flat);
+        run("insert-syncs", insertSyncs, flat);
+        run("simplify", simplifyKernel, flat);
+        ok = ok && !run.failed();
+    }
+    return ok;
+}
+
+} // namespace tilet

@@ -1,0 +1,316 @@
+// SelectCopyInst.cpp -- see SelectCopyInst.h.
+//
+// 1. Gather facts about the copy: direction, scopes, whether each TMA form,
+//    cp.async, ldmatrix/stmatrix and tensor-memory moves are possible, each
+//    with the reason when it is not.
+// 2. Walk the decision chain in the seed's order.
+// 3. Record the choice and the rejected stronger options.
+#include "passes/SelectCopyInst.h"
+
+#include "ir/Visitor.h"
+#include "passes/ScopedMutator.h"
+
+#include <set>
+
+namespace tilet {
+
+namespace {
+
+using ir::CopyInst;
+
+// Whether an option is possible, and if not, why.
+struct Option {
+    bool ok = false;
+    std::string reason;
+    static Option yes() { return {true, {}}; }
+    static Option no(std::string r) { return {false, std::move(r)}; }
+};
+
+std::string bytesOf(int64_t elements, DType t) {
+    int64_t bits = elements * dtypeBits(t);
+    if (bits % 8) return std::to_string(bits) + " bits";
+    return std::to_string(bits / 8) + " bytes";
+}
+
+class Selector : public ScopedMutator {
+public:
+    Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), ctx_(ctx) {
+        // Fragments that feed or hold a gemm carry an MMA operand layout; only
+        // those can move with ldmatrix / stmatrix.
+        ir::forEachStmt(k.body, [&](const ir::Stmt &s) {
+            if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
+                for (const ir::Region *r : {&g->a, &g->b, &g->c}) mmaFragments_.insert(r->buffer.get());
+            }
+        });
+    }
+    using ScopedMutator::mutate;
+
+protected:
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        bool pipelined = n.pipeline && n.pipeline->stages > 0;
+        if (pipelined) ++pipelineDepth_;
+        ir::Stmt out = ScopedMutator::mutateFor(self, n);
+        if (pipelined) --pipelineDepth_;
+        return out;
+    }
+
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        ++wsDepth_;
+        ir::Stmt out = ScopedMutator::mutateWarpSpecialize(self, n);
+        --wsDepth_;
+        return out;
+    }
+
+    ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &n) override {
+        ir::Stmt base = ScopedMutator::mutateCopy(self, n);
+        auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(base));
+        copy->inPipeline = pipelineDepth_ > 0 && wsDepth_ == 0;
+        copy->inst = select(*copy);
+        return copy;
+    }
+
+private:
+    // ------------------------------------------------------------ facts
+
+    bool isLoad(const ir::Copy &c) const { return c.src.buffer->scope == ir::MemScope::Global && c.dst.buffer->scope == ir::MemScope::Shared; }
+    bool isStore(const ir::Copy &c) const { return c.src.buffer->scope == ir::MemScope::Shared && c.dst.buffer->scope == ir::MemScope::Global; }
+    std::string direction(const ir::Copy &c) const {
+        return std::string(ir::memScopeName(c.src.buffer->scope)) + "->" + ir::memScopeName(c.dst.buffer->scope);
+    }
+
+    // CheckBulkLoad / CheckBulkStore: descriptor-based TMA.
+    Option bulk(const ir::Copy &c, bool load, bool checkLastDim) const {
+        const Target &t = ctx_.target;
+        if (!t.tma) return Option::no("TMA needs sm_90 or newer; " + t.name + " has none");
+        if (load ? !isLoad(c) : !isStore(c))
+            return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
+                              ", this copy is " + direction(c));
+        const ir::Region &global = load ? c.src : c.dst;
+        if (c.src.buffer->dtype != c.dst.buffer->dtype)
+            return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
+                              std::string(dtypeName(c.dst.buffer->dtype)));
+        DType dt = global.buffer->dtype;
+        if (checkLastDim) {
+            int64_t last = global.extents.back();
+            if ((last * dtypeBits(dt)) % 128 != 0)
+                return Option::no("the last dimension moves " + std::to_string(last) + " " + std::string(dtypeName(dt)) + " elements = " +
+                                  bytesOf(last, dt) + ", not a multiple of 16 bytes");
+        }
+        // Global strides: innermost 1 element (dense tensors); outer strides
+        // whole multiples of 16 bytes and below 2^40. Dynamic strides cannot be
+        // disproven here and are validated by the host before encoding.
+        const auto &shape = global.buffer->shape;
+        int64_t stride = 1;
+        bool known = true;
+        for (int d = global.buffer->rank() - 1; d > 0; --d) {
+            std::optional<int64_t> dim = ir::constInt(shape[d]);
+            if (!dim) { known = false; break; }
+            stride *= *dim;
+            int64_t bits = stride * dtypeBits(dt);
+            if (bits % 128 != 0)
+                return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
+                                  bytesOf(stride, dt) + ", not a multiple of 16 bytes");
+            if (bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
+        }
+        (void)known;
+        // Box dimensions: at most 256 elements, except the outermost, which is
+        // issued as several boxes.
+        int firstNonUnit = -1;
+        for (size_t d = 0; d < global.extents.size(); ++d) {
+            if (global.extents[d] != 1 && firstNonUnit < 0) firstNonUnit = static_cast<int>(d);
+        }
+        for (size_t d = 0; d < global.extents.size(); ++d) {
+            if (static_cast<int>(d) != firstNonUnit && global.extents[d] > 256)
+                return Option::no("box dimension " + std::to_string(d) + " is " + std::to_string(global.extents[d]) + " elements; TMA boxes hold at most 256");
+        }
+        return Option::yes();
+    }
+
+    // Whether `r` is one contiguous run of its buffer (IsContiguousGlobalRegion).
+    bool contiguous(const ir::Region &r) const {
+        bool outerMustBeUnit = false;
+        for (int d = r.buffer->rank() - 1; d >= 0; --d) {
+            if (outerMustBeUnit) {
+                if (r.extents[d] != 1) return false;
+                continue;
+            }
+            std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
+            bool full = dim && r.extents[d] == *dim;
+            if (!full) outerMustBeUnit = true;
+        }
+        return true;
+    }
+
+    bool inBounds(const ir::Region &r) const {
+        for (size_t d = 0; d < r.mins.size(); ++d) {
+            ir::Interval lo = ir::boundsOf(r.mins[d], scope());
+            std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
+            if (lo.lo < 0 || !dim || lo.hi == ir::Interval::kMax || lo.hi + r.extents[d] > *dim) return false;
+        }
+        return true;
+    }
+
+    // CheckBulkCopy1D: a plain cp.async.bulk without a descriptor.
+    Option bulk1D(const ir::Copy &c, bool load) const {
+        Option base = bulk(c, load, /*checkLastDim=*/false);
+        if (!base.ok) return base;
+        const ir::Region &global = load ? c.src : c.dst;
+        const ir::Region &shared = load ? c.dst : c.src;
+        if (!inBounds(c.src) || !inBounds(c.dst)) return Option::no("the regions cannot be proven to lie inside their buffers");
+        if (!contiguous(global)) return Option::no("the region of '" + global.buffer->name + "' is not one contiguous run of memory");
+        if (!contiguous(shared)) return Option::no("the region of '" + shared.buffer->name + "' is not one contiguous run of shared memory");
+        int64_t elements = 1;
+        for (int64_t e : global.extents) elements *= e;
+        if ((elements * dtypeBits(global.buffer->dtype)) % 128 != 0)
+            return Option::no("the copy moves " + bytesOf(elements, global.buffer->dtype) + ", not a multiple of 16 bytes");
+        return Option::yes();
+    }
+
+    // SelectTmaInst: BulkLoad1D > BulkStore1D > BulkLoad > BulkStore.
+    CopyInst selectTma(const ir::Copy &c, bool allowLoad, bool allowStore, std::vector<Rejected> &rejected, std::string &why) const {
+        struct Candidate {
+            CopyInst inst;
+            bool allowed;
+            Option option;
+        };
+        std::vector<Candidate> candidates;
+        if (isLoad(c) || !isStore(c)) {
+            candidates.push_back({CopyInst::BulkLoad1D, allowLoad, allowLoad ? bulk1D(c, true) : Option{}});
+            candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? bulk(c, true, true) : Option{}});
+        }
+        if (isStore(c) || !isLoad(c)) {
+            candidates.push_back({CopyInst::BulkStore1D, allowStore, allowStore ? bulk1D(c, false) : Option{}});
+            candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? bulk(c, false, true) : Option{}});
+        }
+        for (const Candidate &cand : candidates) {
+            if (cand.allowed && cand.option.ok) return cand.inst;
+            if (cand.allowed) {
+                rejected.push_back({ir::copyInstName(cand.inst), cand.option.reason});
+                why = cand.option.reason;
+            }
+        }
+        return CopyInst::Unselected;
+    }
+
+    Option cpAsync(const ir::Copy &c) const {
+        if (!ctx_.target.cpAsync) return Option::no("cp.async needs sm_80 or newer; " + ctx_.target.name + " has none");
+        if (!isLoad(c)) return Option::no("cp.async moves global to shared memory, this copy is " + direction(c));
+        if (c.src.buffer->dtype != c.dst.buffer->dtype)
+            return Option::no("cp.async copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
+                              std::string(dtypeName(c.dst.buffer->dtype)));
+        return Option::yes();
+    }
+
+    // SelectSyncLikeInst: LDSM > STSM > TMemLoad > TMemStore > Normal.
+    CopyInst selectSync(const ir::Copy &c, std::vector<Rejected> &rejected) const {
+        ir::MemScope s = c.src.buffer->scope, d = c.dst.buffer->scope;
+        const Target &t = ctx_.target;
+        if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
+            if (!t.ldmatrix) rejected.push_back({"LDSM", "ldmatrix needs sm_75 or newer; " + t.name + " has none"});
+            else if (!mmaFragments_.count(c.dst.buffer.get()))
+                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
+            else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
+                rejected.push_back({"LDSM", "ldmatrix moves 16-bit elements without conversion"});
+            else return CopyInst::LDSM;
+        }
+        if (s == ir::MemScope::Fragment && d == ir::MemScope::Shared) {
+            if (!t.stmatrix) rejected.push_back({"STSM", "stmatrix needs sm_90 or newer; " + t.name + " has none"});
+            else if (!mmaFragments_.count(c.src.buffer.get()))
+                rejected.push_back({"STSM", "fragment '" + c.src.buffer->name + "' does not have an MMA accumulator layout (it is not a gemm operand)"});
+            else if (dtypeBits(c.dst.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
+                rejected.push_back({"STSM", "stmatrix moves 16-bit elements without conversion"});
+            else return CopyInst::STSM;
+        }
+        if (s == ir::MemScope::TMem && d == ir::MemScope::Fragment) return CopyInst::TMemLoad;
+        if (s == ir::MemScope::Fragment && d == ir::MemScope::TMem) return CopyInst::TMemStore;
+        return CopyInst::Normal;
+    }
+
+    // ------------------------------------------------------------ the chain
+
+    CopyInst select(const ir::Copy &c) {
+        Decision decision;
+        decision.where = c.span;
+        static const char *kinds[] = {"copy", "tma_copy", "async_copy", "copy_cluster"};
+        decision.op = std::string(kinds[static_cast<int>(c.copyKind)]) + " " + direction(c);
+        std::vector<Rejected> &rejected = decision.rejected;
+        CopyInst inst = CopyInst::Unselected;
+        std::string why;
+        auto fail = [&](const std::string &what, const std::string &reason) {
+            ctx_.diags.error(c.span, what + ": " + reason);
+            return CopyInst::Unselected;
+        };
+
+        if (c.clusterMask) {
+            Option o = bulk(c, true, true);
+            if (!o.ok) return fail("cluster_mask needs a descriptor TMA load (BulkLoad)", o.reason);
+            inst = CopyInst::BulkLoad;
+            why = "cluster_mask multicasts with a descriptor TMA load";
+        } else if (c.copyKind == ir::CopyKind::TmaCopy) {
+            std::string reason;
+            inst = selectTma(c, true, true, rejected, reason);
+            if (inst == CopyInst::Unselected) return fail("tma_copy cannot use TMA", reason);
+            why = "tma_copy asks for TMA";
+        } else if (c.copyKind == ir::CopyKind::AsyncCopy) {
+            Option o = cpAsync(c);
+            if (!o.ok) return fail("async_copy cannot use cp.async", o.reason);
+            inst = CopyInst::CPAsync;
+            why = "async_copy asks for cp.async";
+        } else if (c.prefer == ir::CopyPreference::Tma) {
+            std::string reason;
+            inst = selectTma(c, true, true, rejected, reason);
+            if (inst == CopyInst::Unselected) return fail("prefer = tma cannot be honoured", reason);
+            why = "prefer = tma";
+        } else if (c.prefer == ir::CopyPreference::CpAsync) {
+            Option o = cpAsync(c);
+            if (!o.ok) return fail("prefer = cp_async cannot be honoured", o.reason);
+            inst = CopyInst::CPAsync;
+            why = "prefer = cp_async";
+        } else if (c.prefer == ir::CopyPreference::Sync) {
+            inst = selectSync(c, rejected);
+            why = "prefer = sync";
+        } else if (c.inPipeline && cpAsync(c).ok) {
+            if (isLoad(c)) rejected.push_back({"BulkLoad", "loads in a pipelined loop that is not warp-specialized use cp.async"});
+            inst = CopyInst::CPAsync;
+            why = "a load in a pipelined loop";
+        } else {
+            // The default path: only stores try TMA.
+            if (isLoad(c)) {
+                rejected.push_back({"BulkLoad", "a plain copy never loads with TMA; ask with prefer = tma or tma_copy"});
+                Option o = cpAsync(c);
+                rejected.push_back({"CPAsync", o.ok ? "cp.async is used for copies in pipelined loops or with async_copy" : o.reason});
+            }
+            if (isStore(c)) {
+                if (c.disableTma) rejected.push_back({"BulkStore", "disable_tma = true"});
+                else {
+                    std::string reason;
+                    inst = selectTma(c, false, true, rejected, reason);
+                    if (inst != CopyInst::Unselected) why = "shared->global stores use TMA by default";
+                }
+            }
+            if (inst == CopyInst::Unselected) {
+                inst = selectSync(c, rejected);
+                why = inst == CopyInst::Normal ? "SIMT loads and stores by every thread" : "synchronous copy";
+            }
+        }
+        decision.choice = ir::copyInstName(inst);
+        decision.why = why;
+        ctx_.explain.record(std::move(decision));
+        return inst;
+    }
+
+    PassContext &ctx_;
+    std::set<const ir::BufferNode *> mmaFragments_;
+    int pipelineDepth_ = 0;
+    int wsDepth_ = 0;
+};
+
+} // namespace
+
+ir::Kernel selectCopyInst(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Selector(kernel, ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet

@@ -1,0 +1,332 @@
+// VectorizeAccesses.cpp -- see VectorizeAccesses.h.
+//
+// For a loop `for v in vectorized(V) { B }`:
+//   1. Inline B's let bindings to see each access's indices in terms of v.
+//   2. Split every guard condition into lane-independent conjuncts (kept) and
+//      lane-dependent comparisons (lifted: they hold for all lanes when they
+//      hold for lanes 0 and V-1, since indices are affine in v).
+//   3. An access is wide when its last index is base + v with base a proven
+//      multiple of V, its other indices do not depend on v, its buffer's rows
+//      are multiples of V, and V elements are 4, 8 or 16 bytes. A buffer both
+//      read and written in B is made wide only if every access uses the same
+//      index (read-modify-write of one element).
+//   4. Wide loads are issued before the lane loop into a register array,
+//      wide stores after it from one; the lane loop works on the arrays.
+#include "passes/VectorizeAccesses.h"
+
+#include "ir/Analysis.h"
+#include "ir/Printer.h"
+#include "ir/Simplify.h"
+#include "ir/Visitor.h"
+
+#include <map>
+
+namespace tilet {
+
+namespace {
+
+struct AccessInfo {
+    ir::Buffer buffer;
+    std::vector<ir::Expr> indices;   // every let inlined: for proofs
+    std::vector<ir::Expr> code;      // only the lane loop's lets inlined: valid before the loop
+    bool store = false;
+    bool atomic = false;
+};
+
+class Vectorizer : public ir::Mutator {
+public:
+    explicit Vectorizer(PassContext &ctx) : ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        if (n.forKind != ir::ForKind::Vectorized) return ir::Mutator::mutateFor(self, n);
+        return vectorize(n);
+    }
+    // Lets around the loop matter too: alignment proofs need their values.
+    ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
+        outerLets_.push_back({n.var, n.value});
+        ir::Stmt out = ir::Mutator::mutateLetStmt(self, n);
+        outerLets_.pop_back();
+        return out;
+    }
+
+private:
+    // ------------------------------------------------------------ analysis
+
+    ir::Expr inlineLets(const ir::Expr &e) const {
+        ir::Expr out = e;
+        for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) out = ir::substitute(out, {{it->first, it->second}});
+        return out;
+    }
+
+    bool dependsOnLane(const ir::Expr &e) const { return ir::usesVar(inlineLets(e), lane_); }
+
+    // The lane-dependent comparisons of a guard, if all of them can be lifted.
+    bool splitGuard(const ir::Expr &cond, std::vector<ir::Expr> &laneDependent) const {
+        if (const ir::Binary *b = ir::as<ir::Binary>(cond); b && b->op == ir::BinaryOp::And)
+            return splitGuard(b->a, laneDependent) && splitGuard(b->b, laneDependent);
+        if (!dependsOnLane(cond)) return true;
+        const ir::Binary *cmp = ir::as<ir::Binary>(cond);
+        if (!cmp || !(cmp->op == ir::BinaryOp::Lt || cmp->op == ir::BinaryOp::Ge || cmp->op == ir::BinaryOp::Le || cmp->op == ir::BinaryOp::Gt))
+            return false;
+        if (dependsOnLane(cmp->b) || !isAffineInLane(cmp->a)) return false;
+        ir::Expr x = inlineLets(cmp->a);
+        ir::Expr step = ir::simplify(ir::sub(ir::substitute(x, {{laneRef_, ir::intImm(1)}}), ir::substitute(x, {{laneRef_, ir::intImm(0)}})));
+        if (ir::constInt(step).value_or(0) <= 0) return false;
+        laneDependent.push_back(cond);
+        return true;
+    }
+
+    bool isAffineInLane(const ir::Expr &e) const {
+        ir::Expr x = inlineLets(e);
+        auto at = [&](int64_t k) { return ir::substitute(x, {{laneRef_, ir::intImm(k)}}); };
+        ir::Expr d1 = ir::simplify(ir::sub(at(1), at(0)));
+        std::optional<int64_t> step = ir::constInt(d1);
+        if (!step) return false;
+        ir::Expr dLast = ir::simplify(ir::sub(at(width_ - 1), at(0)));
+        return ir::constInt(dLast) == *step * (width_ - 1);
+    }
+
+    // Removes lifted guards (replaced by true) from the fast path.
+    class GuardLifter : public ir::Mutator {
+    public:
+        explicit GuardLifter(Vectorizer &v) : v_(v) {}
+        using ir::Mutator::mutate;
+        bool ok = true;
+
+    protected:
+        ir::Expr mutateSelect(const ir::Expr &self, const ir::Select &n) override {
+            // A select that guards no memory read is an ordinary per-lane value.
+            bool guardsMemory = false;
+            for (const ir::Expr &branch : {n.thenValue, n.elseValue}) {
+                ir::forEachExpr(branch, [&](const ir::Expr &e) {
+                    const ir::Load *l = ir::as<ir::Load>(e);
+                    if (l && (l->buffer->scope == ir::MemScope::Global || l->buffer->scope == ir::MemScope::Shared)) guardsMemory = true;
+                });
+            }
+            if (!guardsMemory) return ir::Mutator::mutateSelect(self, n);
+            ir::Expr cond = lift(n.cond);
+            ir::Expr t = mutate(n.thenValue), f = mutate(n.elseValue);
+            if (!cond) return t;
+            if (cond == n.cond && t == n.thenValue && f == n.elseValue) return self;
+            return std::make_shared<ir::Select>(n.dtype, cond, t, f, n.span);
+        }
+        ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override {
+            ir::Expr cond = lift(n.cond);
+            ir::Stmt t = mutate(n.thenBody), e = mutate(n.elseBody);
+            if (!cond) return t;
+            if (cond == n.cond && t == n.thenBody && e == n.elseBody) return self;
+            return std::make_shared<ir::IfThenElse>(cond, t, e, n.span);
+        }
+
+    private:
+        // Every condition is lifted out of the fast path (null: always true
+        // there). The fast path only runs when all of them hold for all lanes;
+        // otherwise the original loop runs, so this never changes results.
+        ir::Expr lift(const ir::Expr &cond) {
+            if (const ir::Binary *b = ir::as<ir::Binary>(cond); b && b->op == ir::BinaryOp::And) {
+                lift(b->a);
+                lift(b->b);
+                return nullptr;
+            }
+            std::vector<ir::Expr> deps;
+            if (!v_.splitGuard(cond, deps)) ok = false;
+            v_.lifted_.push_back(cond);
+            return nullptr;
+        }
+        Vectorizer &v_;
+    };
+
+    // ------------------------------------------------------------ rewriting
+
+    ir::Stmt vectorize(const ir::For &n) {
+        lane_ = n.var.get();
+        laneRef_ = n.var;
+        width_ = *ir::constInt(n.extent);
+        lets_ = outerLets_;
+        innerLets_.clear();
+        lifted_.clear();
+        ir::forEachStmt(n.body, [&](const ir::Stmt &s) {
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+                lets_.push_back({l->var, l->value});
+                innerLets_.push_back({l->var, l->value});
+            }
+        });
+
+        auto scalar = std::make_shared<ir::For>(n.var, n.min, n.extent, ir::ForKind::Unrolled, n.body, n.span);
+        scalar->threadLocal = true;
+
+        GuardLifter lifter(*this);
+        ir::Stmt fastBody = lifter.mutate(n.body);
+        if (!lifter.ok) return scalar;
+
+        // Decide which accesses are wide.
+        // Buffers in order of first access (never by address: output must be deterministic).
+        std::vector<std::pair<const ir::BufferNode *, std::vector<AccessInfo>>> byBuffer;
+        auto entry = [&](const ir::BufferNode *b) -> std::vector<AccessInfo> & {
+            for (auto &[key, list] : byBuffer) {
+                if (key == b) return list;
+            }
+            byBuffer.push_back({b, {}});
+            return byBuffer.back().second;
+        };
+        ir::forEachStmt(fastBody, [&](const ir::Stmt &s) {
+            if (const ir::Store *st = ir::as<ir::Store>(s))
+                entry(st->buffer.get()).push_back({st->buffer, inlineAll(st->indices), inlineInner(st->indices), true, st->op == ir::StoreOp::AtomicAdd});
+        });
+        ir::forEachExpr(fastBody, [&](const ir::Expr &e) {
+            if (const ir::Load *l = ir::as<ir::Load>(e))
+                entry(l->buffer.get()).push_back({l->buffer, inlineAll(l->indices), inlineInner(l->indices), false, false});
+        });
+        std::map<const ir::BufferNode *, int64_t> wideBytes;
+        std::vector<std::string> notes;
+        for (const auto &[buffer, accesses] : byBuffer) {
+            const ir::Buffer &b = accesses.front().buffer;
+            if (b->scope != ir::MemScope::Global && b->scope != ir::MemScope::Shared) continue;
+            int64_t bytes = width_ * dtypeBits(b->dtype) / 8;
+            bool ok = bytes == 4 || bytes == 8 || bytes == 16;
+            bool reads = false, writes = false;
+            for (const AccessInfo &a : accesses) {
+                ok = ok && !a.atomic && wideIndex(*b, a.indices);
+                (a.store ? writes : reads) = true;
+                ok = ok && ir::structurallyEqual(ir::simplify(a.indices.back()), ir::simplify(accesses.front().indices.back()));
+            }
+            (void)reads;
+            (void)writes;
+            if (ok) {
+                wideBytes[buffer] = bytes;
+                notes.push_back(std::to_string(bytes) + "-byte " + (writes ? (reads ? "loads and stores" : "stores") : "loads") + " of '" + b->name + "'");
+            }
+        }
+        if (wideBytes.empty()) return scalar;
+
+        // Rewrite: one register array per wide buffer.
+        std::vector<ir::Stmt> before, after;
+        std::map<const ir::BufferNode *, ir::Buffer> temps;   // lookups only
+        std::vector<ir::Buffer> tempOrder;
+        for (const auto &[buffer, accesses] : byBuffer) {
+            if (!wideBytes.count(buffer)) continue;
+            const AccessInfo &a = accesses.front();
+            ir::Buffer tmp = ir::makeBuffer(a.buffer->name + "_vec", a.buffer->dtype, {ir::intImm(width_)}, ir::MemScope::Local, n.span);
+            tmp->alignment = wideBytes[buffer];
+            temps[buffer] = tmp;
+            tempOrder.push_back(tmp);
+            a.buffer->alignment = std::max(a.buffer->alignment, wideBytes[buffer]);
+            std::vector<ir::Expr> base;
+            for (const ir::Expr &i : a.code) base.push_back(ir::simplify(ir::substitute(i, {{laneRef_, ir::intImm(0)}})));
+            bool loaded = false, stored = false;
+            for (const AccessInfo &x : accesses) (x.store ? stored : loaded) = true;
+            if (loaded) before.push_back(std::make_shared<ir::VectorCopy>(tmp, std::vector<ir::Expr>{ir::intImm(0)}, a.buffer, base, wideBytes[buffer], n.span));
+            if (stored) after.push_back(std::make_shared<ir::VectorCopy>(a.buffer, base, tmp, std::vector<ir::Expr>{ir::intImm(0)}, wideBytes[buffer], n.span));
+        }
+        ir::Stmt laneBody = TempRewriter(temps, laneRef_).mutate(fastBody);
+        auto laneLoop = std::make_shared<ir::For>(n.var, n.min, n.extent, ir::ForKind::Unrolled, laneBody, n.span);
+        laneLoop->threadLocal = true;
+        std::vector<ir::Stmt> fast = before;
+        fast.push_back(laneLoop);
+        for (ir::Stmt &s : after) fast.push_back(s);
+        ir::Stmt fastPath = ir::seq(std::move(fast));
+        for (auto it = tempOrder.rbegin(); it != tempOrder.rend(); ++it) fastPath = std::make_shared<ir::Allocate>(*it, fastPath, n.span);
+
+        // Lifted conditions: the wide path runs when they hold for lane 0 and,
+        // for the lane-dependent ones, for lane V-1 too.
+        ir::Expr allIn;
+        for (const ir::Expr &g : lifted_) {
+            ir::Expr code = inlineInner({g}).front();
+            auto at = [&](int64_t lane) { return ir::simplify(ir::substitute(code, {{laneRef_, ir::intImm(lane)}})); };
+            if (!dependsOnLane(g)) {
+                allIn = ir::logicalAnd(allIn, at(0));
+                continue;
+            }
+            // An index growing with the lane: `< bound` binds at the last lane,
+            // `>= bound` at the first.
+            const ir::Binary *cmp = ir::as<ir::Binary>(g);
+            bool upper = cmp->op == ir::BinaryOp::Lt || cmp->op == ir::BinaryOp::Le;
+            allIn = ir::logicalAnd(allIn, at(upper ? width_ - 1 : 0));
+        }
+        Decision d;
+        d.where = n.span;
+        d.op = "vectorized accesses";
+        for (size_t i = 0; i < notes.size(); ++i) d.choice += (i ? ", " : "") + notes[i];
+        d.why = allIn ? "the per-element loop handles vectors that cross a tensor edge" : "every lane is in bounds and aligned";
+        ctx_.explain.record(std::move(d));
+        if (!allIn) return fastPath;
+        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalar, n.span);
+    }
+
+    std::vector<ir::Expr> inlineInner(const std::vector<ir::Expr> &idx) const {
+        std::vector<ir::Expr> out;
+        for (const ir::Expr &i : idx) {
+            ir::Expr x = i;
+            for (auto it = innerLets_.rbegin(); it != innerLets_.rend(); ++it) x = ir::substitute(x, {{it->first, it->second}});
+            out.push_back(x);
+        }
+        return out;
+    }
+
+    std::vector<ir::Expr> inlineAll(const std::vector<ir::Expr> &idx) const {
+        std::vector<ir::Expr> out;
+        for (const ir::Expr &i : idx) out.push_back(inlineLets(i));
+        return out;
+    }
+
+    bool wideIndex(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) const {
+        if (indices.empty()) return false;
+        for (size_t d = 0; d + 1 < indices.size(); ++d) {
+            if (ir::usesVar(indices[d], lane_)) return false;
+        }
+        const ir::Expr &last = indices.back();
+        ir::Expr base = ir::simplify(ir::substitute(last, {{laneRef_, ir::intImm(0)}}));
+        ir::Expr step = ir::simplify(ir::sub(ir::substitute(last, {{laneRef_, ir::intImm(1)}}), base));
+        if (ir::constInt(step) != 1 || !isAffineInLane(last)) return false;
+        int64_t d = ir::knownDivisor(base);
+        if (d != 0 && d % width_ != 0) return false;
+        if (b.rank() > 1) {
+            std::optional<int64_t> row = ir::constInt(b.shape.back());
+            if (!row || *row % width_ != 0) return false;
+        }
+        return true;
+    }
+
+    class TempRewriter : public ir::Mutator {
+    public:
+        TempRewriter(const std::map<const ir::BufferNode *, ir::Buffer> &temps, ir::VarRef lane) : temps_(temps), lane_(std::move(lane)) {}
+        using ir::Mutator::mutate;
+
+    protected:
+        ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
+            auto it = temps_.find(n.buffer.get());
+            if (it == temps_.end()) return ir::Mutator::mutateLoad(self, n);
+            return std::make_shared<ir::Load>(it->second, std::vector<ir::Expr>{lane_}, n.span);
+        }
+        ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+            auto it = temps_.find(n.buffer.get());
+            if (it == temps_.end()) return ir::Mutator::mutateStore(self, n);
+            return std::make_shared<ir::Store>(it->second, std::vector<ir::Expr>{lane_}, mutate(n.value), ir::StoreOp::Assign, n.span);
+        }
+
+    private:
+        const std::map<const ir::BufferNode *, ir::Buffer> &temps_;
+        ir::VarRef lane_;
+    };
+
+    PassContext &ctx_;
+    const ir::VarNode *lane_ = nullptr;
+    ir::VarRef laneRef_;
+    int64_t width_ = 1;
+    std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
+    std::vector<std::pair<ir::VarRef, ir::Expr>> outerLets_;
+    std::vector<std::pair<ir::VarRef, ir::Expr>> innerLets_;
+    std::vector<ir::Expr> lifted_;
+};
+
+} // namespace
+
+ir::Kernel vectorizeAccesses(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Vectorizer(ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet

@@ -1,0 +1,485 @@
+// Sema.cpp -- file-level checks: targets, constants (with -D), kernels'
+// parameters and launch shape, scopes and builtin-call arity.
+#include "sema/SemaImpl.h"
+
+#include "support/InternalError.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace tilet {
+
+std::optional<DeclaredTarget> declaredTarget(const LoadedProgram &program, DiagnosticEngine &diags) {
+    for (const ast::File &imp : program.imports) {
+        for (const ast::TargetDecl &t : imp.targets)
+            diags.error(t.range, "'target' may only appear in the main file; it is ignored in imports");
+    }
+    const auto &targets = program.main.targets;
+    if (targets.empty()) return std::nullopt;
+    for (size_t i = 1; i < targets.size(); ++i) {
+        Diagnostic d{Severity::Error, targets[i].range, "more than one 'target' declaration", {}, {}};
+        d.note(targets[0].range, "first declared here");
+        diags.report(std::move(d));
+    }
+    return DeclaredTarget{targets[0].name, targets[0].range};
+}
+
+std::optional<ir::Module> analyze(const LoadedProgram &program, const std::vector<Define> &defines,
+                                  const SourceManager &sources, DiagnosticEngine &diags) {
+    return sema::Checker(sources, diags).run(program, defines);
+}
+
+namespace sema {
+
+const char *symbolKindName(SymbolKind k) {
+    switch (k) {
+    case SymbolKind::Const: return "constant";
+    case SymbolKind::Tensor: return "tensor";
+    case SymbolKind::Scalar: return "scalar parameter";
+    case SymbolKind::DynDim: return "dynamic dimension";
+    case SymbolKind::BlockIndex: return "block index";
+    case SymbolKind::LoopVar: return "loop variable";
+    case SymbolKind::Let: return "let binding";
+    case SymbolKind::Buffer: return "buffer";
+    case SymbolKind::Mutable: return "variable";
+    }
+    return "name";
+}
+
+bool RegionRef::hasUnknownExtents() const {
+    for (const auto &e : extents) {
+        if (!e) return true;
+    }
+    return false;
+}
+
+size_t editDistance(const std::string &a, const std::string &b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+// ------------------------------------------------------------------ run
+
+std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::vector<Define> &defines) {
+    unsigned errorsBefore = diags_.errorCount();
+    pushScope();   // file scope: constants of every file
+
+    std::map<std::string, Define> defineMap;
+    std::map<std::string, bool> used;
+    for (const Define &d : defines) {
+        defineMap[d.name] = d;   // a later -D wins, as with gcc
+        used[d.name] = false;
+    }
+    for (const ast::File &imp : program.imports) {
+        declareConsts(imp, defineMap, used);
+        for (const ast::Kernel &k : imp.kernels)
+            diags_.error(k.name.range, "imported file defines kernel '" + k.name.name +
+                                           "'; only the kernels of the main file are translated");
+    }
+    declareConsts(program.main, defineMap, used);
+    for (const auto &[name, wasUsed] : used) {
+        if (!wasUsed) diags_.warning({}, "-D " + name + " does not match any constant", "unused-define");
+    }
+
+    ir::Module module;
+    module.sourceName = sources_.name(program.main.id);
+    std::map<std::string, SourceRange> kernelNames;
+    for (const ast::Kernel &k : program.main.kernels) {
+        if (auto prev = kernelNames.find(k.name.name); prev != kernelNames.end()) {
+            Diagnostic d{Severity::Error, k.name.range, "redefinition of kernel '" + k.name.name + "'", {}, {}};
+            d.note(prev->second, "previous definition is here");
+            diags_.report(std::move(d));
+            continue;
+        }
+        kernelNames[k.name.name] = k.name.range;
+        if (std::optional<ir::Kernel> kernel = checkKernel(k)) module.kernels.push_back(std::move(*kernel));
+    }
+    if (program.main.kernels.empty() && diags_.errorCount() == errorsBefore)
+        diags_.error(SourceRange::at(SourceLoc{program.main.id, 1, 1}), "file defines no kernel");
+    popScope();
+    if (diags_.errorCount() != errorsBefore) return std::nullopt;
+    return module;
+}
+
+// ------------------------------------------------------------------ constants
+
+std::optional<Value> Checker::defineValue(const Define &d, const ast::ConstDecl &decl) {
+    const std::string &text = d.value;
+    SourceRange where = decl.value->range;
+    auto bad = [&]() -> std::optional<Value> {
+        Diagnostic diag{Severity::Error, {}, "invalid value '" + text + "' for -D " + d.name +
+                                                  ": expected an integer, a number, true or false", {}, {}};
+        diag.note(decl.name.range, "'" + d.name + "' is declared here");
+        diags_.report(std::move(diag));
+        return std::nullopt;
+    };
+    Value v;
+    v.range = where;
+    v.untyped = !decl.type.has_value();
+    if (text == "true" || text == "false") {
+        v.constant = ConstValue::ofBool(text == "true");
+        v.expr = ir::boolImm(text == "true");
+        return v;
+    }
+    std::string digits;
+    for (char c : text) {
+        if (c != '_') digits += c;
+    }
+    const char *b = digits.data(), *e = digits.data() + digits.size();
+    bool negative = !digits.empty() && digits[0] == '-';
+    int base = 10;
+    const char *p = b + (negative ? 1 : 0);
+    if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) { base = 16; p += 2; }
+    else if (e - p > 2 && p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) { base = 2; p += 2; }
+    uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(p, e, magnitude, base);
+    if (ec == std::errc() && ptr == e && p != e) {
+        if (magnitude > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) {
+            diags_.error({}, "value '" + text + "' for -D " + d.name + " does not fit in 64 bits");
+            return std::nullopt;
+        }
+        int64_t value = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+        v.constant = ConstValue::ofInt(value);
+        v.expr = ir::intImm(value, fitsInType(value, DType::Int32) ? DType::Int32 : DType::Int64);
+        return v;
+    }
+    double f = 0;
+    auto [fptr, fec] = std::from_chars(b, e, f);
+    if (fec == std::errc() && fptr == e && b != e) {
+        v.constant = ConstValue::ofFloat(f);
+        v.expr = ir::floatImm(f);
+        return v;
+    }
+    return bad();
+}
+
+void Checker::declareConsts(const ast::File &file, std::map<std::string, Define> &defines, std::map<std::string, bool> &used) {
+    for (const ast::ConstDecl &c : file.consts) {
+        std::optional<Value> value;
+        auto override = defines.find(c.name.name);
+        if (override != defines.end()) {
+            used[c.name.name] = true;
+            value = defineValue(override->second, c);
+        } else {
+            value = checkValue(*c.value);
+            if (value && !value->constant) {
+                diags_.error(c.value->range, "initializer of constant '" + c.name.name + "' is not a compile-time constant");
+                value.reset();
+            }
+        }
+        if (!value) continue;
+        if (c.type) {
+            // A declared type fixes the constant's type: `const scale: f32 = 1;`.
+            std::optional<ir::Expr> typed = convert(*value, *c.type, value->range);
+            if (!typed) continue;
+            Value tv = *value;
+            tv.untyped = false;
+            if (isFloat(*c.type)) {
+                tv.constant = ConstValue::ofFloat(value->constant->asDouble());
+                tv.expr = ir::floatImm(tv.constant->f, *c.type);
+            } else if (*c.type == DType::Bool) {
+                tv.constant = ConstValue::ofBool(value->constant->asDouble() != 0);
+                tv.expr = ir::boolImm(tv.constant->b);
+            } else {
+                if (value->constant->kind == ConstValue::Kind::Float) {
+                    diags_.error(value->range, "floating-point value for integer constant '" + c.name.name + "'");
+                    continue;
+                }
+                int64_t iv = value->constant->kind == ConstValue::Kind::Bool ? value->constant->b : value->constant->i;
+                tv.constant = ConstValue::ofInt(iv);
+                tv.expr = ir::intImm(iv, *c.type);
+            }
+            value = tv;
+        }
+        Symbol sym;
+        sym.kind = SymbolKind::Const;
+        sym.def = c.name.range;
+        sym.constValue = *value;
+        declare(c.name, sym);
+    }
+}
+
+// ------------------------------------------------------------------ kernels
+
+std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
+    unsigned errorsBefore = diags_.errorCount();
+    ir::Kernel kernel;
+    kernel.name = k.name.name;
+    kernel.span = k.headerRange;
+    kernel_ = &kernel;
+    pushScope();
+    checkParams(k, kernel);
+    checkLaunch(k, kernel);
+    if (diags_.errorCount() == errorsBefore) {
+        pushScope();
+        // Block indices are bound once at the top of the body.
+        std::vector<std::pair<ir::VarRef, ir::Expr>> blockLets;
+        static const ir::SpecialKind kinds[3] = {ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ};
+        for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
+            const ast::Ident &n = k.launch.blockNames[i];
+            ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
+            Symbol sym;
+            sym.kind = SymbolKind::BlockIndex;
+            sym.def = n.range;
+            sym.var = var;
+            if (declare(n, sym)) blockLets.push_back({var, std::make_shared<ir::SpecialReg>(kinds[i], n.range)});
+        }
+        ir::Stmt body = checkBlock(k.body);
+        for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
+            body = std::make_shared<ir::LetStmt>(it->first, it->second, body ? body : ir::seq({}), it->first->span);
+        kernel.body = body ? body : ir::seq({});
+        popScope();
+    }
+    popScope();
+    kernel_ = nullptr;
+    if (diags_.errorCount() != errorsBefore) return std::nullopt;
+    return kernel;
+}
+
+void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
+    // Dynamic dimensions first, so that any tensor may use them in any order.
+    for (const ast::Param &p : k.params) {
+        for (const ast::Dim &d : p.dims) {
+            if (d.value) continue;
+            ir::VarRef var = ir::makeVar(d.dynName.name, DType::Int32, d.dynName.range);
+            Symbol sym;
+            sym.kind = SymbolKind::DynDim;
+            sym.def = d.dynName.range;
+            sym.var = var;
+            if (declare(d.dynName, sym)) out.params.push_back(ir::Param{ir::ParamKind::DynDim, nullptr, var, d.dynName.range});
+        }
+    }
+    std::vector<ir::Param> dynParams = std::move(out.params);
+    out.params.clear();
+    for (const ast::Param &p : k.params) {
+        if (!p.isTensor) {
+            if (isSubByte(p.dtype) || p.dtype == DType::TF32) {
+                diags_.error(p.typeRange, "scalar parameter '" + p.name.name + "' cannot have type " + std::string(dtypeName(p.dtype)));
+                continue;
+            }
+            ir::VarRef var = ir::makeVar(p.name.name, p.dtype, p.name.range);
+            Symbol sym;
+            sym.kind = SymbolKind::Scalar;
+            sym.def = p.name.range;
+            sym.var = var;
+            if (declare(p.name, sym)) out.params.push_back(ir::Param{ir::ParamKind::Scalar, nullptr, var, p.range});
+            continue;
+        }
+        std::vector<ir::Expr> shape;
+        bool ok = true;
+        for (const ast::Dim &d : p.dims) {
+            if (!d.value) {
+                const Symbol *s = lookup(d.dynName.name);
+                shape.push_back(s ? ir::Expr(s->var) : ir::intImm(1));
+                continue;
+            }
+            std::optional<Value> v = checkValue(*d.value);
+            if (!v) { ok = false; continue; }
+            if (isFloat(v->type()) || v->type() == DType::Bool) {
+                diags_.error(d.range, "tensor dimension must be an integer");
+                ok = false;
+                continue;
+            }
+            if (v->constant) {
+                if (v->constant->i <= 0) {
+                    diags_.error(d.range, "tensor dimension must be positive, found " + v->constant->str());
+                    ok = false;
+                    continue;
+                }
+                if (v->constant->i > INT32_MAX) {
+                    diags_.error(d.range, "tensor dimension " + v->constant->str() + " exceeds 2^31 - 1");
+                    ok = false;
+                    continue;
+                }
+                shape.push_back(ir::intImm(v->constant->i));
+            } else {
+                std::optional<ir::Expr> e = convert(*v, DType::Int32, d.range);
+                if (!e) { ok = false; continue; }
+                shape.push_back(*e);
+            }
+        }
+        if (!ok) continue;
+        ir::Buffer buffer = ir::makeBuffer(p.name.name, p.dtype, std::move(shape), ir::MemScope::Global, p.name.range);
+        Symbol sym;
+        sym.kind = SymbolKind::Tensor;
+        sym.def = p.name.range;
+        sym.buffer = buffer;
+        if (declare(p.name, sym)) out.params.push_back(ir::Param{ir::ParamKind::Tensor, buffer, nullptr, p.range});
+    }
+    // Launch functions take tensors and scalars in declaration order, then the dynamic dimensions.
+    for (ir::Param &d : dynParams) out.params.push_back(std::move(d));
+}
+
+void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
+    const ast::Launch &launch = k.launch;
+    if (launch.grid.empty()) {
+        diags_.error(k.name.range, "kernel '" + k.name.name + "' has no grid(...) clause");
+    } else if (launch.grid.size() > 3) {
+        diags_.error(launch.gridRange, "a grid has at most 3 dimensions, found " + std::to_string(launch.grid.size()));
+    } else {
+        for (const ast::ExprPtr &g : launch.grid) {
+            std::optional<Value> v = checkValue(*g);
+            if (!v) continue;
+            if (isFloat(v->type()) || v->type() == DType::Bool) {
+                diags_.error(g->range, "grid dimension must be an integer");
+                continue;
+            }
+            if (v->constant) {
+                if (v->constant->i <= 0) {
+                    diags_.error(g->range, "grid dimension must be positive, found " + v->constant->str());
+                    continue;
+                }
+                if (v->constant->i > INT32_MAX) {
+                    diags_.error(g->range, "grid dimension " + v->constant->str() + " exceeds 2^31 - 1");
+                    continue;
+                }
+                out.grid.push_back(ir::intImm(v->constant->i));
+            } else if (std::optional<ir::Expr> e = convert(*v, DType::Int32, g->range)) {
+                out.grid.push_back(*e);
+            }
+        }
+    }
+    if (launch.blockNames.size() > launch.grid.size() && !launch.grid.empty())
+        diags_.error(launch.blockNames[launch.grid.size()].range,
+                     "more block index names than grid dimensions (" + std::to_string(launch.grid.size()) + ")");
+    if (launch.threads) {
+        if (std::optional<int64_t> t = checkConstInt(*launch.threads, "thread count")) {
+            if (*t <= 0 || *t % 32 != 0) diags_.error(launch.threads->range, "threads must be a positive multiple of 32 (a whole number of warps), found " + std::to_string(*t));
+            else if (*t > 1024) diags_.error(launch.threads->range, "threads must be at most 1024, found " + std::to_string(*t));
+            else out.threads = *t;
+        }
+    }
+    if (!launch.cluster.empty()) {
+        if (launch.cluster.size() > 3) {
+            diags_.error(launch.clusterRange, "a cluster has at most 3 dimensions");
+        } else {
+            int64_t total = 1;
+            bool ok = true;
+            for (size_t i = 0; i < launch.cluster.size(); ++i) {
+                std::optional<int64_t> c = checkConstInt(*launch.cluster[i], "cluster dimension");
+                if (!c) { ok = false; continue; }
+                if (*c <= 0) {
+                    diags_.error(launch.cluster[i]->range, "cluster dimension must be positive, found " + std::to_string(*c));
+                    ok = false;
+                    continue;
+                }
+                out.cluster[i] = *c;
+                total *= *c;
+            }
+            if (ok && total > 16)
+                diags_.error(launch.clusterRange, "a cluster has at most 16 blocks, this one has " + std::to_string(total));
+            out.hasCluster = ok && total > 1;
+            if (!out.hasCluster) out.cluster = {1, 1, 1};
+        }
+    }
+    if (launch.minBlocksPerSm) {
+        if (std::optional<int64_t> m = checkConstInt(*launch.minBlocksPerSm, "min_blocks_per_sm")) {
+            if (*m <= 0) diags_.error(launch.minBlocksPerSm->range, "min_blocks_per_sm must be positive");
+            else out.minBlocksPerSm = *m;
+        }
+    }
+}
+
+// ------------------------------------------------------------------ scopes
+
+bool Checker::declare(const ast::Ident &name, Symbol sym) {
+    for (const auto &scope : scopes_) {
+        auto it = scope.find(name.name);
+        if (it != scope.end()) {
+            Diagnostic d{Severity::Error, name.range, "redefinition of '" + name.name + "'", {}, {}};
+            d.note(it->second.def, std::string("previous definition (a ") + symbolKindName(it->second.kind) + ") is here");
+            diags_.report(std::move(d));
+            return false;
+        }
+    }
+    scopes_.back()[name.name] = std::move(sym);
+    return true;
+}
+
+const Symbol *Checker::lookup(const std::string &name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+        auto found = it->find(name);
+        if (found != it->end()) return &found->second;
+    }
+    return nullptr;
+}
+
+void Checker::reportUnknown(const std::string &name, SourceRange where, const char *what) {
+    Diagnostic d{Severity::Error, where, std::string("use of undeclared ") + what + " '" + name + "'", {}, {}};
+    std::string best;
+    size_t bestDistance = 3;
+    for (const auto &scope : scopes_) {
+        for (const auto &[candidate, sym] : scope) {
+            size_t dist = editDistance(name, candidate);
+            if (dist < bestDistance || (dist == bestDistance && !best.empty() && candidate < best)) {
+                if (dist < bestDistance) bestDistance = dist;
+                best = candidate;
+            }
+        }
+    }
+    if (!best.empty() && bestDistance <= std::max<size_t>(1, name.size() / 3)) d.note(lookup(best)->def, "did you mean '" + best + "'?");
+    diags_.report(std::move(d));
+}
+
+std::optional<CallArgs> Checker::matchArgs(const ast::Call &c, size_t minPositional, size_t maxPositional,
+                                           const std::vector<std::string> &keywords) {
+    CallArgs out;
+    bool ok = true;
+    bool sawKeyword = false;
+    for (const ast::Arg &a : c.args) {
+        if (a.name.empty()) {
+            if (sawKeyword) {
+                diags_.error(a.value->range, "positional argument after keyword argument");
+                ok = false;
+                continue;
+            }
+            out.positional.push_back(a.value.get());
+            continue;
+        }
+        sawKeyword = true;
+        if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
+            Diagnostic d{Severity::Error, a.nameRange, "'" + c.callee + "' has no keyword argument '" + a.name + "'", {}, {}};
+            std::string best;
+            size_t bestDistance = 4;
+            for (const std::string &k : keywords) {
+                size_t dist = editDistance(a.name, k);
+                if (dist < bestDistance) { bestDistance = dist; best = k; }
+            }
+            if (!best.empty()) d.note({}, "did you mean '" + best + "'?");
+            else if (!keywords.empty()) {
+                std::string list;
+                for (const std::string &k : keywords) list += (list.empty() ? "" : ", ") + k;
+                d.note({}, "'" + c.callee + "' takes: " + list);
+            }
+            diags_.report(std::move(d));
+            ok = false;
+            continue;
+        }
+        if (out.keywords.count(a.name)) {
+            diags_.error(a.nameRange, "keyword argument '" + a.name + "' given twice");
+            ok = false;
+            continue;
+        }
+        out.keywords[a.name] = &a;
+    }
+    if (ok && (out.positional.size() < minPositional || out.positional.size() > maxPositional)) {
+        std::string expected = minPositional == maxPositional ? std::to_string(minPositional)
+                               : maxPositional == SIZE_MAX  ? "at least " + std::to_string(minPositional)
+                                                            : std::to_string(minPositional) + " to " + std::to_string(maxPositional);
+        diags_.error(c.calleeRange, "'" + c.callee + "' takes " + expected + " positional argument" +
+                                        (expected == "1" ? "" : "s") + ", found " + std::to_string(out.positional.size()));
+        ok = false;
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
+} // namespace sema
+} // namespace tilet

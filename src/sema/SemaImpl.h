@@ -1,0 +1,152 @@
+// SemaImpl.h -- the checker behind Sema.h (private to src/sema).
+//
+// The checker walks the AST once, in source order, keeping a stack of scopes.
+// Expressions come back as Values: an IR expression plus, when known at
+// compile time, its constant. Untyped constants (those made only of literals
+// and untyped `const`s) take the type their context asks for, as in Go.
+#pragma once
+
+#include "frontend/Ast.h"
+#include "ir/IR.h"
+#include "sema/ConstValue.h"
+#include "sema/Sema.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilet::sema {
+
+struct Value {
+    ir::Expr expr;
+    std::optional<ConstValue> constant;
+    bool untyped = false;
+    SourceRange range;
+    DType type() const { return expr->dtype; }
+};
+
+enum class SymbolKind { Const, Tensor, Scalar, DynDim, BlockIndex, LoopVar, Let, Buffer, Mutable };
+const char *symbolKindName(SymbolKind k);
+
+struct Symbol {
+    SymbolKind kind = SymbolKind::Const;
+    SourceRange def;
+    Value constValue;     // Const
+    ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
+    ir::VarRef var;       // Scalar, DynDim, BlockIndex, LoopVar, Let
+};
+
+// A buffer argument of a tile operation: a whole buffer (`A`), points
+// (`A[i, j]`, extents taken from the other operand) or slices (`A[i:i+4, :]`).
+struct RegionRef {
+    ir::Buffer buffer;
+    std::vector<ir::Expr> mins;
+    std::vector<std::optional<int64_t>> extents;   // nullopt: a point whose extent is inferred
+    bool whole = false;
+    SourceRange range;
+    bool hasUnknownExtents() const;
+};
+
+// Positional and keyword arguments of a builtin call after arity checks.
+struct CallArgs {
+    std::vector<const ast::Expr *> positional;
+    std::map<std::string, const ast::Arg *> keywords;
+    const ast::Expr *keyword(const std::string &name) const {
+        auto it = keywords.find(name);
+        return it == keywords.end() ? nullptr : it->second->value.get();
+    }
+};
+
+class Checker {
+public:
+    Checker(const SourceManager &sources, DiagnosticEngine &diags) : sources_(sources), diags_(diags) {}
+    std::optional<ir::Module> run(const LoadedProgram &program, const std::vector<Define> &defines);
+
+    // ---- Sema.cpp: declarations
+private:
+    void declareConsts(const ast::File &file, std::map<std::string, Define> &defines, std::map<std::string, bool> &used);
+    std::optional<Value> defineValue(const Define &d, const ast::ConstDecl &decl);
+    std::optional<ir::Kernel> checkKernel(const ast::Kernel &k);
+    void checkParams(const ast::Kernel &k, ir::Kernel &out);
+    void checkLaunch(const ast::Kernel &k, ir::Kernel &out);
+
+    // ---- SemaExpr.cpp: expressions
+public:
+    std::optional<Value> checkValue(const ast::Expr &e);
+    std::optional<ir::Expr> checkInteger(const ast::Expr &e, const char *what);
+    std::optional<ir::Expr> checkCondition(const ast::Expr &e, const char *what);
+    std::optional<int64_t> checkConstInt(const ast::Expr &e, const char *what);
+    std::optional<bool> checkConstBool(const ast::Expr &e, const char *what);
+    std::optional<DType> checkDType(const ast::Expr &e);
+    // A bare identifier naming one of `allowed` (hint values such as `tma`).
+    std::optional<std::string> checkWord(const ast::Expr &e, const std::vector<std::string> &allowed, const char *what);
+    // Converts to `t` (implicitly, as C does); untyped constants must fit.
+    std::optional<ir::Expr> convert(const Value &v, DType t, SourceRange where);
+    Value materialize(const Value &v);   // an untyped constant at its default type
+
+private:
+    std::optional<Value> checkName(const ast::Name &n);
+    std::optional<Value> checkIndexLoad(const ast::Index &ix);
+    std::optional<Value> checkUnary(const ast::Unary &u);
+    std::optional<Value> checkBinary(const ast::Binary &b);
+    std::optional<Value> checkCond(const ast::Cond &c);
+    std::optional<Value> checkExprCall(const ast::Call &c);
+    std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
+    std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
+
+    // ---- SemaStmt.cpp: statements
+public:
+    ir::Stmt checkBlock(const ast::StmtList &stmts);
+
+private:
+    ir::Stmt checkStmtsFrom(const ast::StmtList &stmts, size_t index);
+    ir::Stmt checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t index);
+    ir::Stmt checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t index);
+    ir::Stmt checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
+    ir::Stmt checkAssign(const ast::Assign &s);
+    ir::Stmt checkFor(const ast::For &s);
+    ir::Stmt checkParallelFor(const ast::For &s);
+    ir::Stmt checkIf(const ast::If &s);
+    ir::Stmt checkWs(const ast::Ws &s);
+
+    // ---- SemaTileOps.cpp: tile operations and synchronisation
+    ir::Stmt checkCallStmt(const ast::Call &c);
+    std::optional<RegionRef> checkRegionArg(const ast::Expr &e, const char *role);
+    std::optional<ir::Region> completeRegion(const RegionRef &r, const std::vector<int64_t> &otherExtents);
+    bool resolveCopyRegions(const RegionRef &src, const RegionRef &dst, ir::Region &srcOut, ir::Region &dstOut,
+                            const char *op, SourceRange where);
+    ir::Stmt checkCopy(const ast::Call &c, ir::CopyKind kind);
+    ir::Stmt checkGemm(const ast::Call &c, bool blockScaled);
+    ir::Stmt checkFill(const ast::Call &c, bool clear);
+    ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
+    ir::Stmt checkAtomicAdd(const ast::Call &c);
+    ir::Stmt checkBarrierOp(const ast::Call &c, bool wait);
+    bool checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index);
+
+public:
+    // Arity and keyword checks shared by every builtin.
+    std::optional<CallArgs> matchArgs(const ast::Call &c, size_t minPositional, size_t maxPositional,
+                                      const std::vector<std::string> &keywords);
+
+    // ---- scopes
+    void pushScope() { scopes_.emplace_back(); }
+    void popScope() { scopes_.pop_back(); }
+    bool declare(const ast::Ident &name, Symbol sym);
+    const Symbol *lookup(const std::string &name) const;
+    void reportUnknown(const std::string &name, SourceRange where, const char *what);
+
+    DiagnosticEngine &diags() { return diags_; }
+
+private:
+    const SourceManager &sources_;
+    DiagnosticEngine &diags_;
+    std::vector<std::map<std::string, Symbol>> scopes_;
+    int parallelDepth_ = 0;
+    ir::Kernel *kernel_ = nullptr;
+};
+
+// Levenshtein distance, for "did you mean" notes.
+size_t editDistance(const std::string &a, const std::string &b);
+
+} // namespace tilet::sema

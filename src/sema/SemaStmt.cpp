@@ -1,0 +1,518 @@
+// SemaStmt.cpp -- checking statements: bindings, allocations, assignments,
+// loops, branches and warp-specialized regions.
+//
+// A binding (let, var, alloc) scopes over the rest of its block, so a block
+// is checked recursively: statement i, then the rest as its body.
+#include "sema/SemaImpl.h"
+
+#include "support/InternalError.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tilet::sema {
+
+ir::Stmt Checker::checkBlock(const ast::StmtList &stmts) {
+    pushScope();
+    ir::Stmt s = checkStmtsFrom(stmts, 0);
+    popScope();
+    return s;
+}
+
+ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
+    std::vector<ir::Stmt> out;
+    for (size_t i = index; i < stmts.size(); ++i) {
+        const ast::Stmt &s = *stmts[i];
+        switch (s.kind) {
+        case ast::StmtKind::Let: {
+            out.push_back(checkLet(static_cast<const ast::Let &>(s), stmts, i + 1));
+            return ir::seq(std::move(out));
+        }
+        case ast::StmtKind::Var:
+            out.push_back(checkVar(static_cast<const ast::Var &>(s), stmts, i + 1));
+            return ir::seq(std::move(out));
+        case ast::StmtKind::Assign: out.push_back(checkAssign(static_cast<const ast::Assign &>(s))); break;
+        case ast::StmtKind::For: out.push_back(checkFor(static_cast<const ast::For &>(s))); break;
+        case ast::StmtKind::If: out.push_back(checkIf(static_cast<const ast::If &>(s))); break;
+        case ast::StmtKind::Ws: out.push_back(checkWs(static_cast<const ast::Ws &>(s))); break;
+        case ast::StmtKind::CallStmt: out.push_back(checkCallStmt(*static_cast<const ast::CallStmt &>(s).call)); break;
+        }
+    }
+    return ir::seq(std::move(out));
+}
+
+// ------------------------------------------------------------------ bindings
+
+ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t index) {
+    if (s.init->kind == ast::ExprKind::Call) {
+        const auto &call = static_cast<const ast::Call &>(*s.init);
+        if (call.isBuiltin && call.callee.rfind("alloc_", 0) == 0) {
+            if (s.type) diags_.error(s.typeRange, "an allocation takes its dtype as an argument, not as a type annotation");
+            return checkAlloc(s, call, stmts, index);
+        }
+    }
+    std::optional<Value> v = checkValue(*s.init);
+    Symbol sym;
+    sym.def = s.name.range;
+    ir::Stmt letValue;
+    if (v) {
+        if (s.type) {
+            if (isSubByte(*s.type)) diags_.error(s.typeRange, "a scalar cannot have the packed type " + std::string(dtypeName(*s.type)));
+            std::optional<ir::Expr> e = convert(*v, *s.type, v->range);
+            if (e) {
+                Value typed = *v;
+                typed.expr = *e;
+                typed.untyped = false;
+                if (typed.constant && isFloat(*s.type)) typed.constant = ConstValue::ofFloat(typed.constant->asDouble());
+                v = typed;
+            } else {
+                v.reset();
+            }
+        }
+    }
+    if (v && v->constant) {
+        // A constant binding stays a compile-time constant (usable in shapes and extents).
+        sym.kind = SymbolKind::Const;
+        sym.constValue = *v;
+        declare(s.name, sym);
+        return checkStmtsFrom(stmts, index);
+    }
+    ir::VarRef var = ir::makeVar(s.name.name, v ? v->type() : DType::Int32, s.name.range);
+    sym.kind = SymbolKind::Let;
+    sym.var = var;
+    declare(s.name, sym);
+    ir::Stmt rest = checkStmtsFrom(stmts, index);
+    if (!v) return rest;
+    return std::make_shared<ir::LetStmt>(var, v->expr, rest ? rest : ir::seq({}), s.range);
+}
+
+ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t index) {
+    if (isSubByte(s.type) || s.type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(s.type)));
+    ir::Buffer buffer = ir::makeBuffer(s.name.name, s.type, {}, ir::MemScope::Local, s.name.range);
+    ir::Expr init;
+    if (s.init) {
+        if (std::optional<Value> v = checkValue(*s.init)) {
+            if (std::optional<ir::Expr> e = convert(*v, s.type, v->range)) init = *e;
+        }
+    } else {
+        // Variables start at zero, so no program reads an undefined value.
+        init = s.type == DType::Bool ? ir::boolImm(false) : isFloat(s.type) ? ir::floatImm(0, s.type) : ir::intImm(0, s.type);
+    }
+    Symbol sym;
+    sym.kind = SymbolKind::Mutable;
+    sym.def = s.name.range;
+    sym.buffer = buffer;
+    declare(s.name, sym);
+    ir::Stmt rest = checkStmtsFrom(stmts, index);
+    std::vector<ir::Stmt> body;
+    if (init) body.push_back(std::make_shared<ir::Store>(buffer, std::vector<ir::Expr>{}, init, ir::StoreOp::Assign, s.range));
+    body.push_back(rest);
+    return std::make_shared<ir::Allocate>(buffer, ir::seq(std::move(body)), s.range);
+}
+
+ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
+    const std::string &kind = call.callee;
+    ir::Buffer buffer;
+    if (kind == "alloc_barrier") {
+        std::optional<CallArgs> args = matchArgs(call, 0, 1, {"arrive_count"});
+        if (args) {
+            const ast::Expr *count = args->positional.empty() ? args->keyword("arrive_count") : args->positional[0];
+            if (!args->positional.empty() && args->keyword("arrive_count"))
+                diags_.error(call.range, "arrive_count given twice");
+            if (!count) {
+                diags_.error(call.range, "alloc_barrier needs an arrive count: alloc_barrier(arrive_count = 128)");
+            } else {
+                std::vector<const ast::Expr *> items;
+                if (count->kind == ast::ExprKind::List) {
+                    for (const auto &item : static_cast<const ast::List &>(*count).items) items.push_back(item.get());
+                    if (items.empty()) diags_.error(count->range, "an array of barriers needs at least one arrive count");
+                } else {
+                    items.push_back(count);
+                }
+                std::vector<int64_t> counts;
+                bool ok = !items.empty();
+                for (const ast::Expr *item : items) {
+                    std::optional<int64_t> n = checkConstInt(*item, "arrive count");
+                    if (!n) { ok = false; continue; }
+                    if (*n <= 0) {
+                        diags_.error(item->range, "arrive count must be positive, found " + std::to_string(*n));
+                        ok = false;
+                        continue;
+                    }
+                    if (*n > (1 << 20) - 1) {
+                        diags_.error(item->range, "arrive count " + std::to_string(*n) + " exceeds the mbarrier limit of 2^20 - 1");
+                        ok = false;
+                        continue;
+                    }
+                    counts.push_back(*n);
+                }
+                if (ok) {
+                    buffer = ir::makeBuffer(s.name.name, DType::UInt64, {ir::intImm(static_cast<int64_t>(counts.size()))},
+                                            ir::MemScope::Barrier, s.name.range);
+                    buffer->arriveCounts = counts;
+                }
+            }
+        }
+    } else {
+        std::optional<CallArgs> args = matchArgs(call, 2, 2, {});
+        ir::MemScope scope = kind == "alloc_shared" ? ir::MemScope::Shared
+                           : kind == "alloc_fragment" ? ir::MemScope::Fragment
+                           : kind == "alloc_tmem" ? ir::MemScope::TMem
+                                                  : ir::MemScope::Local;
+        if (args) {
+            const ast::Expr &shapeExpr = *args->positional[0];
+            std::optional<DType> dtype = checkDType(*args->positional[1]);
+            std::vector<ir::Expr> shape;
+            bool ok = dtype.has_value();
+            if (shapeExpr.kind != ast::ExprKind::List) {
+                diags_.error(shapeExpr.range, "the shape of an allocation is a list: " + kind + "([rows, cols], dtype)");
+                ok = false;
+            } else {
+                const auto &items = static_cast<const ast::List &>(shapeExpr).items;
+                if (items.empty()) {
+                    diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
+                    ok = false;
+                }
+                int64_t elements = 1;
+                for (const auto &item : items) {
+                    std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
+                    if (!d) { ok = false; continue; }
+                    if (*d <= 0) {
+                        diags_.error(item->range, "buffer dimension must be positive, found " + std::to_string(*d));
+                        ok = false;
+                        continue;
+                    }
+                    if (__builtin_mul_overflow(elements, *d, &elements) || elements > INT32_MAX) {
+                        diags_.error(shapeExpr.range, "buffer '" + s.name.name + "' has more than 2^31 - 1 elements");
+                        ok = false;
+                        break;
+                    }
+                    shape.push_back(ir::intImm(*d));
+                }
+            }
+            if (ok && scope == ir::MemScope::TMem && shape.size() != 2) {
+                diags_.error(shapeExpr.range, "tensor memory is two-dimensional: alloc_tmem([rows, cols], dtype)");
+                ok = false;
+            }
+            if (ok) buffer = ir::makeBuffer(s.name.name, *dtype, std::move(shape), scope, s.name.range);
+        }
+    }
+    if (buffer && parallelDepth_ > 0 && buffer->scope != ir::MemScope::Local) {
+        diags_.error(call.range, "'" + kind + "' cannot appear inside a parallel loop");
+        buffer.reset();
+    }
+    Symbol sym;
+    sym.kind = SymbolKind::Buffer;
+    sym.def = s.name.range;
+    sym.buffer = buffer ? buffer : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Local, s.name.range);
+    declare(s.name, sym);
+    ir::Stmt rest = checkStmtsFrom(stmts, index);
+    if (!buffer) return rest;
+    return std::make_shared<ir::Allocate>(buffer, rest ? rest : ir::seq({}), s.range);
+}
+
+// ------------------------------------------------------------------ assignment
+
+ir::Stmt Checker::checkAssign(const ast::Assign &s) {
+    const Symbol *sym = lookup(s.target.name);
+    if (!sym) {
+        reportUnknown(s.target.name, s.target.range, "identifier");
+        return nullptr;
+    }
+    ir::Buffer buffer;
+    std::vector<ir::Expr> indices;
+    if (sym->kind == SymbolKind::Mutable) {
+        if (!s.indices.empty()) {
+            diags_.error(s.targetRange, "'" + s.target.name + "' is a scalar variable; it cannot be indexed");
+            return nullptr;
+        }
+        buffer = sym->buffer;
+    } else if (sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Buffer) {
+        buffer = sym->buffer;
+        if (buffer->scope == ir::MemScope::Barrier || buffer->scope == ir::MemScope::TMem) {
+            diags_.error(s.targetRange, std::string("elements of ") + ir::memScopeName(buffer->scope) + " buffer '" +
+                                            s.target.name + "' cannot be assigned");
+            return nullptr;
+        }
+        if (buffer->scope == ir::MemScope::Fragment && parallelDepth_ == 0) {
+            diags_.error(s.targetRange, "fragment '" + s.target.name + "' can only be accessed inside a parallel loop or by tile operations");
+            return nullptr;
+        }
+        if (isSubByte(buffer->dtype)) {
+            diags_.error(s.targetRange, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffers cannot be assigned one by one");
+            return nullptr;
+        }
+        if (s.indices.empty()) {
+            diags_.error(s.targetRange, "'" + s.target.name + "' is a buffer; assign to its elements, or use fill/copy for the whole tile");
+            return nullptr;
+        }
+        if (static_cast<int>(s.indices.size()) != buffer->rank()) {
+            diags_.error(s.targetRange, "'" + s.target.name + "' has " + std::to_string(buffer->rank()) + " dimension" +
+                                            (buffer->rank() == 1 ? "" : "s") + " but is indexed with " + std::to_string(s.indices.size()));
+            return nullptr;
+        }
+        bool ok = true;
+        for (const auto &i : s.indices) {
+            std::optional<ir::Expr> e = checkInteger(*i, "index");
+            if (!e) ok = false;
+            else indices.push_back(*e);
+        }
+        if (!ok) return nullptr;
+    } else {
+        diags_.error(s.targetRange, "cannot assign to '" + s.target.name + "': it is a " + symbolKindName(sym->kind) +
+                                        (sym->kind == SymbolKind::Let || sym->kind == SymbolKind::Const ? "; declare it with 'var' to make it mutable" : ""));
+        return nullptr;
+    }
+    std::optional<Value> value = checkValue(*s.value);
+    if (!value) return nullptr;
+    if (s.op != ast::AssignOp::Assign) {
+        Value current;
+        current.expr = std::make_shared<ir::Load>(buffer, indices, s.targetRange);
+        current.range = s.targetRange;
+        static const ast::BinaryOp ops[] = {ast::BinaryOp::Add, ast::BinaryOp::Add, ast::BinaryOp::Sub, ast::BinaryOp::Mul, ast::BinaryOp::Div};
+        value = binaryValues(ops[static_cast<int>(s.op)], current, *value, s.range, s.range);
+        if (!value) return nullptr;
+    }
+    std::optional<ir::Expr> converted = convert(*value, buffer->dtype, value->range);
+    if (!converted) return nullptr;
+    return std::make_shared<ir::Store>(buffer, std::move(indices), *converted, ir::StoreOp::Assign, s.range);
+}
+
+// ------------------------------------------------------------------ loops
+
+ir::Stmt Checker::checkFor(const ast::For &s) {
+    if (s.loopKind == ast::LoopKind::Parallel) return checkParallelFor(s);
+    const char *kindName = ast::loopKindName(s.loopKind);
+    if (s.vars.size() != 1) {
+        diags_.error(s.vars[1].range, std::string("a ") + kindName + " loop has one loop variable; only parallel loops take several");
+        return nullptr;
+    }
+    bool pipelined = s.loopKind == ast::LoopKind::Pipelined;
+    // Loop arguments are checked like builtin call arguments.
+    std::vector<std::string> keywords;
+    if (pipelined) keywords = {"stages", "order", "stage"};
+    std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
+        CallArgs out;
+        bool ok = true, sawKeyword = false;
+        for (const ast::Arg &a : s.args) {
+            if (a.name.empty()) {
+                if (sawKeyword) { diags_.error(a.value->range, "positional argument after keyword argument"); ok = false; }
+                out.positional.push_back(a.value.get());
+                continue;
+            }
+            sawKeyword = true;
+            if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
+                diags_.error(a.nameRange, std::string("'") + kindName + "' has no keyword argument '" + a.name + "'");
+                ok = false;
+                continue;
+            }
+            if (out.keywords.count(a.name)) { diags_.error(a.nameRange, "keyword argument '" + a.name + "' given twice"); ok = false; continue; }
+            out.keywords[a.name] = &a;
+        }
+        size_t maxPositional = pipelined ? 2 : 3;
+        if (ok && (out.positional.empty() || out.positional.size() > maxPositional)) {
+            diags_.error(s.kindRange, std::string("'") + kindName + "' takes 1 to " + std::to_string(maxPositional) +
+                                          " positional arguments (extent, or start and end" + (pipelined ? "" : ", and an optional step") +
+                                          "), found " + std::to_string(out.positional.size()));
+            ok = false;
+        }
+        if (!ok) return std::nullopt;
+        return out;
+    }();
+    if (!args) return nullptr;
+
+    ir::Expr start = ir::intImm(0), end;
+    int64_t step = 1;
+    bool ok = true;
+    if (args->positional.size() == 1) {
+        std::optional<ir::Expr> e = checkInteger(*args->positional[0], "loop extent");
+        if (e) end = *e;
+        else ok = false;
+    } else {
+        std::optional<ir::Expr> b = checkInteger(*args->positional[0], "loop start");
+        std::optional<ir::Expr> e = checkInteger(*args->positional[1], "loop end");
+        if (b && e) { start = *b; end = *e; }
+        else ok = false;
+        if (args->positional.size() == 3) {
+            std::optional<int64_t> st = checkConstInt(*args->positional[2], "loop step");
+            if (!st) ok = false;
+            else if (*st <= 0) { diags_.error(args->positional[2]->range, "loop step must be positive, found " + std::to_string(*st)); ok = false; }
+            else step = *st;
+        }
+    }
+    if (ok) {
+        if (std::optional<int64_t> n = ir::constInt(ir::sub(end, start)); n && *n < 0)
+            diags_.warning(s.kindRange, "loop runs zero times (end is before start)", "empty-loop");
+    }
+
+    std::optional<ir::PipelineInfo> pipeline;
+    if (pipelined) {
+        ir::PipelineInfo info;
+        if (const ast::Expr *st = args->keyword("stages")) {
+            std::optional<int64_t> n = checkConstInt(*st, "stages");
+            if (!n) ok = false;
+            else if (*n < 0 || *n > 16) { diags_.error(st->range, "stages must be between 0 and 16, found " + std::to_string(*n)); ok = false; }
+            else info.stages = *n;
+        }
+        size_t bodySize = s.body.size();
+        auto readList = [&](const char *key, std::vector<int64_t> &out) {
+            const ast::Expr *e = args->keyword(key);
+            if (!e) return;
+            if (e->kind != ast::ExprKind::List) {
+                diags_.error(e->range, std::string(key) + " is a list with one entry per statement of the loop body");
+                ok = false;
+                return;
+            }
+            for (const auto &item : static_cast<const ast::List &>(*e).items) {
+                std::optional<int64_t> n = checkConstInt(*item, key);
+                if (!n) { ok = false; continue; }
+                if (*n < 0) { diags_.error(item->range, std::string(key) + " entries must not be negative"); ok = false; continue; }
+                out.push_back(*n);
+            }
+            if (ok && out.size() != bodySize) {
+                diags_.error(e->range, std::string(key) + " has " + std::to_string(out.size()) + " entries but the loop body has " +
+                                           std::to_string(bodySize) + " statements");
+                ok = false;
+            }
+        };
+        readList("order", info.order);
+        readList("stage", info.stage);
+        if (ok && !info.order.empty()) {
+            std::set<int64_t> seen(info.order.begin(), info.order.end());
+            if (seen.size() != info.order.size() || *seen.rbegin() != static_cast<int64_t>(info.order.size()) - 1) {
+                diags_.error(args->keyword("order")->range, "order must be a permutation of 0 .. " + std::to_string(info.order.size() - 1));
+                ok = false;
+            }
+        }
+        if (ok && !info.stage.empty()) {
+            for (size_t i = 0; i < info.stage.size(); ++i) {
+                if (info.stage[i] > info.stages) {
+                    diags_.error(args->keyword("stage")->range, "stage " + std::to_string(info.stage[i]) + " exceeds stages = " + std::to_string(info.stages));
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        pipeline = info;
+    }
+
+    pushScope();
+    ir::VarRef var = ir::makeVar(s.vars[0].name, DType::Int32, s.vars[0].range);
+    Symbol sym;
+    sym.kind = SymbolKind::LoopVar;
+    sym.def = s.vars[0].range;
+    sym.var = var;
+    declare(s.vars[0], sym);
+    ir::Stmt body = checkBlock(s.body);
+    popScope();
+    if (!ok) return nullptr;
+    if (end->dtype != start->dtype) {
+        DType t = arithmeticType(end->dtype, start->dtype);
+        end = ir::cast(t, end);
+        start = ir::cast(t, start);
+    }
+    ir::ForKind kind = s.loopKind == ast::LoopKind::Unroll ? ir::ForKind::Unrolled : ir::ForKind::Serial;
+    std::shared_ptr<ir::For> loop;
+    if (step == 1) {
+        loop = std::make_shared<ir::For>(var, start, ir::sub(end, start), kind, body ? body : ir::seq({}), s.range);
+    } else {
+        // for i in serial(a, b, s): iterate k over ceildiv(b - a, s) and bind i = a + k * s.
+        ir::VarRef counter = ir::makeVar(s.vars[0].name + "_iter", DType::Int32, s.vars[0].range);
+        ir::Expr count = ir::div(ir::add(ir::sub(end, start), ir::intImm(step - 1)), ir::intImm(step));
+        ir::Stmt inner = std::make_shared<ir::LetStmt>(var, ir::add(start, ir::mul(counter, ir::intImm(step))), body ? body : ir::seq({}), s.range);
+        loop = std::make_shared<ir::For>(counter, ir::intImm(0), count, kind, inner, s.range);
+    }
+    loop->pipeline = pipeline;
+    return loop;
+}
+
+ir::Stmt Checker::checkParallelFor(const ast::For &s) {
+    if (parallelDepth_ > 0) {
+        diags_.error(s.kindRange, "parallel loops cannot be nested; give all dimensions to one loop: for i, j in parallel(M, N)");
+        return nullptr;
+    }
+    bool ok = true;
+    std::vector<int64_t> extents;
+    for (const ast::Arg &a : s.args) {
+        if (!a.name.empty()) {
+            diags_.error(a.nameRange, "'parallel' has no keyword argument '" + a.name + "'");
+            ok = false;
+            continue;
+        }
+        std::optional<int64_t> n = checkConstInt(*a.value, "parallel loop extent");
+        if (!n) { ok = false; continue; }
+        if (*n <= 0) {
+            diags_.error(a.value->range, "parallel loop extent must be positive, found " + std::to_string(*n));
+            ok = false;
+            continue;
+        }
+        extents.push_back(*n);
+    }
+    if (ok && extents.size() != s.vars.size()) {
+        diags_.error(s.kindRange, "parallel loop has " + std::to_string(s.vars.size()) + " variable" + (s.vars.size() == 1 ? "" : "s") +
+                                      " but " + std::to_string(extents.size()) + " extent" + (extents.size() == 1 ? "" : "s"));
+        ok = false;
+    }
+    pushScope();
+    std::vector<ir::VarRef> vars;
+    for (const ast::Ident &v : s.vars) {
+        ir::VarRef var = ir::makeVar(v.name, DType::Int32, v.range);
+        Symbol sym;
+        sym.kind = SymbolKind::LoopVar;
+        sym.def = v.range;
+        sym.var = var;
+        declare(v, sym);
+        vars.push_back(var);
+    }
+    ++parallelDepth_;
+    ir::Stmt body = checkBlock(s.body);
+    --parallelDepth_;
+    popScope();
+    if (!ok) return nullptr;
+    // One For per dimension, outermost first; layout inference treats the nest as one.
+    ir::Stmt loop = body ? body : ir::seq({});
+    for (size_t i = vars.size(); i-- > 0;)
+        loop = std::make_shared<ir::For>(vars[i], ir::intImm(0), ir::intImm(extents[i]), ir::ForKind::Parallel, loop, s.range);
+    return loop;
+}
+
+ir::Stmt Checker::checkIf(const ast::If &s) {
+    std::optional<ir::Expr> cond = checkCondition(*s.cond, "condition of 'if'");
+    ir::Stmt thenBody = checkBlock(s.thenBody);
+    ir::Stmt elseBody = s.hasElse ? checkBlock(s.elseBody) : nullptr;
+    if (!cond) return nullptr;
+    return std::make_shared<ir::IfThenElse>(*cond, thenBody ? thenBody : ir::seq({}), elseBody, s.range);
+}
+
+ir::Stmt Checker::checkWs(const ast::Ws &s) {
+    std::vector<int64_t> roles;
+    bool ok = true;
+    int64_t groups = kernel_ ? kernel_->threads / 128 : 0;
+    for (const auto &r : s.roles) {
+        std::optional<int64_t> n = checkConstInt(*r, "warp group index");
+        if (!n) { ok = false; continue; }
+        if (*n < 0 || *n >= groups) {
+            diags_.error(r->range, "warp group " + std::to_string(*n) + " does not exist: the kernel's " +
+                                       std::to_string(kernel_ ? kernel_->threads : 0) + " threads form " + std::to_string(groups) +
+                                       " warp group" + (groups == 1 ? "" : "s") + " of 128");
+            ok = false;
+            continue;
+        }
+        if (std::find(roles.begin(), roles.end(), *n) != roles.end()) {
+            diags_.error(r->range, "warp group " + std::to_string(*n) + " is listed twice");
+            ok = false;
+            continue;
+        }
+        roles.push_back(*n);
+    }
+    if (parallelDepth_ > 0) {
+        diags_.error(s.range, "ws(...) cannot appear inside a parallel loop");
+        ok = false;
+    }
+    std::sort(roles.begin(), roles.end());
+    ir::Stmt body = checkBlock(s.body);
+    if (!ok) return nullptr;
+    return std::make_shared<ir::WarpSpecialize>(roles, body ? body : ir::seq({}), s.range);
+}
+
+} // namespace tilet::sema

@@ -1,0 +1,701 @@
+// SemaTileOps.cpp -- checking tile operations (copy, gemm, fill, reduce,
+// atomic_add) and synchronisation builtins.
+//
+// Buffer arguments are regions. `A` is the whole buffer; `A[i, j]` names a
+// corner whose extents come from the other operand (TileLang's rule, right-
+// aligned so a 2-D tile can be cut from a 3-D tensor); `A[i:i+64, j]` gives
+// extents explicitly, points then being extent 1; indices cover leading
+// dimensions and the trailing ones not mentioned are whole.
+#include "sema/SemaImpl.h"
+
+#include "ir/Simplify.h"
+#include "support/InternalError.h"
+
+namespace tilet::sema {
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+bool isRegionExpr(const ast::Expr &e) {
+    return e.kind == ast::ExprKind::Name || (e.kind == ast::ExprKind::Index && static_cast<const ast::Index &>(e).base->kind == ast::ExprKind::Name);
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ regions
+
+std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char *role) {
+    const ast::Name *name = nullptr;
+    const ast::Index *index = nullptr;
+    if (e.kind == ast::ExprKind::Name) name = &static_cast<const ast::Name &>(e);
+    else if (e.kind == ast::ExprKind::Index && static_cast<const ast::Index &>(e).base->kind == ast::ExprKind::Name) {
+        index = &static_cast<const ast::Index &>(e);
+        name = &static_cast<const ast::Name &>(*index->base);
+    }
+    if (!name) {
+        diags_.error(e.range, std::string("the ") + role + " must be a buffer or a region of one");
+        return std::nullopt;
+    }
+    const Symbol *sym = lookup(name->name);
+    if (!sym) {
+        reportUnknown(name->name, name->range, "buffer");
+        return std::nullopt;
+    }
+    if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
+        diags_.error(name->range, std::string("the ") + role + " must be a buffer, but '" + name->name + "' is a " + symbolKindName(sym->kind));
+        return std::nullopt;
+    }
+    RegionRef r;
+    r.buffer = sym->buffer;
+    r.range = e.range;
+    int rank = r.buffer->rank();
+    if (!index) {
+        r.whole = true;
+        std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
+        if (!shape) {
+            diags_.error(e.range, "'" + name->name + "' has dynamic dimensions; name the tile with indices, e.g. " + name->name + "[i, j]");
+            return std::nullopt;
+        }
+        for (int d = 0; d < rank; ++d) {
+            r.mins.push_back(ir::intImm(0));
+            r.extents.push_back((*shape)[d]);
+        }
+        return r;
+    }
+    if (static_cast<int>(index->items.size()) > rank) {
+        diags_.error(e.range, "'" + name->name + "' has " + std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s") +
+                                  " but is indexed with " + std::to_string(index->items.size()));
+        return std::nullopt;
+    }
+    bool ok = true, allPoints = true;
+    for (const ast::IndexItem &item : index->items) {
+        std::optional<ir::Expr> begin = checkInteger(*item.begin, "index");
+        if (!begin) { ok = false; continue; }
+        r.mins.push_back(*begin);
+        if (!item.end) {
+            r.extents.push_back(std::nullopt);
+            continue;
+        }
+        allPoints = false;
+        std::optional<ir::Expr> end = checkInteger(*item.end, "slice end");
+        if (!end) { ok = false; continue; }
+        ir::Expr extent = ir::simplify(ir::sub(*end, *begin));
+        std::optional<int64_t> n = ir::constInt(extent);
+        if (!n) {
+            diags_.error(item.range, "the extent of a slice must be a compile-time constant (end - start)");
+            ok = false;
+            continue;
+        }
+        if (*n <= 0) {
+            diags_.error(item.range, "slice is empty or reversed: extent " + std::to_string(*n));
+            ok = false;
+            continue;
+        }
+        r.extents.push_back(*n);
+    }
+    if (!ok) return std::nullopt;
+    // Trailing dimensions not mentioned are whole.
+    for (int d = static_cast<int>(index->items.size()); d < rank; ++d) {
+        std::optional<int64_t> n = ir::constInt(r.buffer->shape[d]);
+        if (!n) {
+            diags_.error(e.range, "dimension " + std::to_string(d) + " of '" + name->name + "' is dynamic; give it an index");
+            return std::nullopt;
+        }
+        allPoints = false;
+        r.mins.push_back(ir::intImm(0));
+        r.extents.push_back(*n);
+    }
+    if (!allPoints) {
+        for (auto &x : r.extents) {
+            if (!x) x = 1;
+        }
+    }
+    return r;
+}
+
+std::optional<ir::Region> Checker::completeRegion(const RegionRef &r, const std::vector<int64_t> &otherExtents) {
+    ir::Region out;
+    out.buffer = r.buffer;
+    out.mins = r.mins;
+    out.span = r.range;
+    if (!r.hasUnknownExtents()) {
+        for (const auto &e : r.extents) out.extents.push_back(*e);
+    } else {
+        // Right-align the other operand's tile shape; leading dimensions are 1.
+        int rank = static_cast<int>(r.extents.size());
+        std::vector<int64_t> tile;
+        for (int64_t e : otherExtents) {
+            if (e != 1) tile.push_back(e);
+        }
+        if (static_cast<int>(tile.size()) > rank) {
+            diags_.error(r.range, "a " + std::to_string(tile.size()) + "-dimensional tile cannot be placed in '" + r.buffer->name +
+                                      "', which has " + std::to_string(rank) + " dimension" + (rank == 1 ? "" : "s"));
+            return std::nullopt;
+        }
+        out.extents.assign(rank, 1);
+        for (size_t i = 0; i < tile.size(); ++i) out.extents[rank - tile.size() + i] = tile[i];
+    }
+    // Constant corners must keep the tile inside the buffer.
+    for (size_t d = 0; d < out.extents.size(); ++d) {
+        std::optional<int64_t> dim = ir::constInt(out.buffer->shape[d]);
+        std::optional<int64_t> lo = ir::constInt(out.mins[d]);
+        if (dim && out.extents[d] > *dim) {
+            diags_.error(r.range, "tile extent " + std::to_string(out.extents[d]) + " exceeds dimension " + std::to_string(d) +
+                                      " of '" + out.buffer->name + "' (" + std::to_string(*dim) + ")");
+            return std::nullopt;
+        }
+        if (dim && lo && (*lo < 0 || *lo + out.extents[d] > *dim)) {
+            diags_.error(r.range, "region [" + std::to_string(*lo) + ", " + std::to_string(*lo + out.extents[d]) + ") of dimension " +
+                                      std::to_string(d) + " lies outside '" + out.buffer->name + "' (size " + std::to_string(*dim) + ")");
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+bool Checker::resolveCopyRegions(const RegionRef &src, const RegionRef &dst, ir::Region &srcOut, ir::Region &dstOut,
+                                 const char *op, SourceRange where) {
+    if (src.hasUnknownExtents() && dst.hasUnknownExtents()) {
+        diags_.error(where, std::string("cannot infer the extent of this ") + op +
+                                ": give one side as a whole buffer or with slices (start:end)");
+        return false;
+    }
+    std::vector<int64_t> srcKnown, dstKnown;
+    if (!src.hasUnknownExtents()) for (const auto &e : src.extents) srcKnown.push_back(*e);
+    if (!dst.hasUnknownExtents()) for (const auto &e : dst.extents) dstKnown.push_back(*e);
+    std::optional<ir::Region> s = completeRegion(src, dstKnown);
+    if (!s) return false;
+    std::optional<ir::Region> d = completeRegion(dst, s->extents);
+    if (!d) return false;
+    if (s->tileShape() != d->tileShape()) {
+        Diagnostic diag{Severity::Error, dst.range, std::string(op) + " shapes do not match: source " + shapeStr(s->tileShape()) +
+                                                         ", destination " + shapeStr(d->tileShape()), {}, {}};
+        diag.note(src.range, "source is here");
+        diags_.report(std::move(diag));
+        return false;
+    }
+    srcOut = *s;
+    dstOut = *d;
+    return true;
+}
+
+// ------------------------------------------------------------------ dispatch
+
+ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
+    if (!c.isBuiltin) {
+        reportUnknown(c.callee, c.calleeRange, "function");
+        return nullptr;
+    }
+    const std::string &n = c.callee;
+    bool inParallel = parallelDepth_ > 0;
+    auto notInParallel = [&]() {
+        diags_.error(c.calleeRange, "'" + n + "' cannot appear inside a parallel loop");
+        return nullptr;
+    };
+    if (n == "atomic_add") return checkAtomicAdd(c);
+    if (inParallel) return notInParallel();
+    if (n == "copy") return checkCopy(c, ir::CopyKind::Copy);
+    if (n == "tma_copy") return checkCopy(c, ir::CopyKind::TmaCopy);
+    if (n == "async_copy") return checkCopy(c, ir::CopyKind::AsyncCopy);
+    if (n == "copy_cluster") return checkCopy(c, ir::CopyKind::CopyCluster);
+    if (n == "gemm") return checkGemm(c, false);
+    if (n == "gemm_blockscaled") return checkGemm(c, true);
+    if (n == "clear") return checkFill(c, true);
+    if (n == "fill") return checkFill(c, false);
+    if (n == "reduce_sum") return checkReduce(c, ir::ReduceOp::Sum);
+    if (n == "reduce_max") return checkReduce(c, ir::ReduceOp::Max);
+    if (n == "reduce_min") return checkReduce(c, ir::ReduceOp::Min);
+    if (n == "reduce_abssum") return checkReduce(c, ir::ReduceOp::AbsSum);
+    if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
+    if (n == "barrier_wait") return checkBarrierOp(c, true);
+    if (n == "barrier_arrive") return checkBarrierOp(c, false);
+    if (n == "cluster_sync" || n == "pdl_trigger" || n == "pdl_sync") {
+        if (!matchArgs(c, 0, 0, {})) return nullptr;
+        if (n == "cluster_sync") {
+            if (kernel_ && !kernel_->hasCluster)
+                diags_.warning(c.range, "cluster_sync in a kernel without a cluster(...) clause synchronises one block", "cluster");
+            return std::make_shared<ir::ClusterSync>(c.range);
+        }
+        if (kernel_) kernel_->usesPdl = true;
+        if (n == "pdl_trigger") return std::make_shared<ir::PdlTrigger>(c.range);
+        return std::make_shared<ir::PdlSync>(c.range);
+    }
+    if (n == "set_max_nreg") {
+        std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+        if (!args) return nullptr;
+        std::optional<int64_t> count = checkConstInt(*args->positional[0], "register count");
+        std::optional<std::string> dir = checkWord(*args->positional[1], {"inc", "dec"}, "direction");
+        if (!count || !dir) return nullptr;
+        if (*count < 24 || *count > 256 || *count % 8 != 0) {
+            diags_.error(args->positional[0]->range, "register count must be a multiple of 8 between 24 and 256, found " + std::to_string(*count));
+            return nullptr;
+        }
+        return std::make_shared<ir::SetMaxNReg>(*count, *dir == "inc", c.range);
+    }
+    // Expression builtins used as statements.
+    diags_.error(c.range, "the result of '" + n + "' is unused");
+    return nullptr;
+}
+
+// ------------------------------------------------------------------ copy
+
+ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
+    std::vector<std::string> keywords;
+    switch (kind) {
+    case ir::CopyKind::Copy: keywords = {"prefer", "disable_tma", "eviction", "barrier"}; break;
+    case ir::CopyKind::TmaCopy: keywords = {"barrier", "cluster_mask", "eviction"}; break;
+    case ir::CopyKind::AsyncCopy: keywords = {}; break;
+    case ir::CopyKind::CopyCluster: keywords = {"cluster_mask", "dst_block", "remote_barrier", "barrier"}; break;
+    }
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, keywords);
+    if (!args) return nullptr;
+    std::optional<RegionRef> src = checkRegionArg(*args->positional[0], "source");
+    std::optional<RegionRef> dst = checkRegionArg(*args->positional[1], "destination");
+    if (!src || !dst) return nullptr;
+    ir::Region s, d;
+    if (!resolveCopyRegions(*src, *dst, s, d, c.callee.c_str(), c.range)) return nullptr;
+
+    ir::MemScope ss = s.buffer->scope, ds = d.buffer->scope;
+    auto scopeError = [&](const std::string &why) {
+        diags_.error(c.range, c.callee + " from " + ir::memScopeName(ss) + " '" + s.buffer->name + "' to " + ir::memScopeName(ds) +
+                                  " '" + d.buffer->name + "': " + why);
+        return nullptr;
+    };
+    if (ss == ir::MemScope::Barrier || ds == ir::MemScope::Barrier) return scopeError("barriers hold no data");
+    if (ss == ir::MemScope::Global && ds == ir::MemScope::Global) return scopeError("stage the data through shared memory or a fragment");
+    if ((ss == ir::MemScope::TMem) != (ds == ir::MemScope::TMem) && ss != ir::MemScope::Fragment && ds != ir::MemScope::Fragment)
+        return scopeError("tensor memory is copied to and from fragments only");
+    if (ss == ir::MemScope::TMem && ds == ir::MemScope::TMem) return scopeError("tensor memory cannot be copied to itself");
+    if (isSubByte(s.buffer->dtype) != isSubByte(d.buffer->dtype) || (isSubByte(s.buffer->dtype) && s.buffer->dtype != d.buffer->dtype))
+        return scopeError("packed sub-byte data is copied without conversion only");
+    if ((kind == ir::CopyKind::TmaCopy || kind == ir::CopyKind::AsyncCopy) && s.buffer->dtype != d.buffer->dtype)
+        return scopeError(c.callee + " moves bytes and cannot convert " + std::string(dtypeName(s.buffer->dtype)) + " to " +
+                          std::string(dtypeName(d.buffer->dtype)));
+
+    auto copy = std::make_shared<ir::Copy>(s, d, c.range);
+    copy->copyKind = kind;
+    bool ok = true;
+    if (const ast::Expr *p = args->keyword("prefer")) {
+        std::optional<std::string> w = checkWord(*p, {"tma", "cp_async", "sync"}, "value for 'prefer'");
+        if (!w) ok = false;
+        else copy->prefer = *w == "tma" ? ir::CopyPreference::Tma : *w == "cp_async" ? ir::CopyPreference::CpAsync : ir::CopyPreference::Sync;
+    }
+    if (const ast::Expr *p = args->keyword("disable_tma")) {
+        std::optional<bool> b = checkConstBool(*p, "disable_tma");
+        if (!b) ok = false;
+        else copy->disableTma = *b;
+    }
+    if (copy->prefer == ir::CopyPreference::Tma && copy->disableTma) {
+        diags_.error(c.range, "prefer = tma conflicts with disable_tma = true");
+        ok = false;
+    }
+    if (const ast::Expr *p = args->keyword("eviction")) {
+        std::optional<std::string> w = checkWord(*p, {"evict_normal", "evict_first", "evict_last"}, "eviction policy");
+        if (!w) ok = false;
+        else copy->eviction = *w == "evict_first" ? ir::EvictionPolicy::First : *w == "evict_last" ? ir::EvictionPolicy::Last : ir::EvictionPolicy::Normal;
+    }
+    if (const ast::Expr *p = args->keyword("barrier")) {
+        if (!checkBarrierRef(*p, copy->barrier, copy->barrierIndex)) ok = false;
+    }
+    if (const ast::Expr *p = args->keyword("cluster_mask")) {
+        std::optional<int64_t> m = checkConstInt(*p, "cluster_mask");
+        if (!m) ok = false;
+        else if (*m <= 0 || *m >= (1 << 16)) {
+            diags_.error(p->range, "cluster_mask must be a non-zero 16-bit mask of block ranks, found " + std::to_string(*m));
+            ok = false;
+        } else {
+            copy->clusterMask = *m;
+        }
+    }
+    if (const ast::Expr *p = args->keyword("dst_block")) {
+        std::optional<ir::Expr> b = checkInteger(*p, "dst_block");
+        if (!b) ok = false;
+        else copy->dstBlock = *b;
+    }
+    if (const ast::Expr *p = args->keyword("remote_barrier")) {
+        ir::Expr unusedIndex;
+        if (!checkBarrierRef(*p, copy->remoteBarrier, unusedIndex)) ok = false;
+    }
+    if (kind == ir::CopyKind::CopyCluster) {
+        if (copy->clusterMask && copy->dstBlock) {
+            diags_.error(c.range, "copy_cluster takes cluster_mask (multicast) or dst_block (SM-to-SM), not both");
+            ok = false;
+        } else if (!copy->clusterMask && !copy->dstBlock) {
+            diags_.error(c.range, "copy_cluster needs cluster_mask = <mask> (multicast) or dst_block = <rank> (SM-to-SM)");
+            ok = false;
+        }
+        if (copy->dstBlock && (ss != ir::MemScope::Shared || ds != ir::MemScope::Shared)) {
+            diags_.error(c.range, "copy_cluster with dst_block copies shared memory to another block's shared memory");
+            ok = false;
+        }
+    }
+    if (copy->clusterMask && (ss != ir::MemScope::Global || ds != ir::MemScope::Shared)) {
+        diags_.error(c.range, "cluster_mask multicasts a load from global to shared memory; this copy is " + std::string(ir::memScopeName(ss)) +
+                                  " to " + ir::memScopeName(ds));
+        ok = false;
+    }
+    if (kind == ir::CopyKind::TmaCopy && ss == ir::MemScope::Global && !copy->barrier) {
+        diags_.error(c.range, "tma_copy of a load needs barrier = <mbarrier> to signal its completion");
+        ok = false;
+    }
+    if (!ok) return nullptr;
+    return copy;
+}
+
+// ------------------------------------------------------------------ gemm
+
+ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
+    std::vector<std::string> keywords = {"transpose_A", "transpose_B", "policy", "clear_accum", "mbar", "use_2cta", "inst"};
+    if (blockScaled) keywords = {"transpose_A", "transpose_B", "k_start", "sf_a_granularity_k", "sf_b_granularity_k", "mbar", "sf_layout", "clear_accum"};
+    std::optional<CallArgs> args = matchArgs(c, blockScaled ? 5 : 3, blockScaled ? 5 : 3, keywords);
+    if (!args) return nullptr;
+    std::optional<RegionRef> ra = checkRegionArg(*args->positional[0], "A operand");
+    std::optional<RegionRef> rb = checkRegionArg(*args->positional[1], "B operand");
+    std::optional<RegionRef> rc = checkRegionArg(*args->positional[2], "C operand");
+    if (!ra || !rb || !rc) return nullptr;
+    std::optional<ir::Region> a = completeRegion(*ra, {}), b = completeRegion(*rb, {}), cc = completeRegion(*rc, {});
+    if (!a || !b || !cc) return nullptr;
+    bool ok = true;
+    bool transA = false, transB = false;
+    if (const ast::Expr *p = args->keyword("transpose_A")) {
+        std::optional<bool> v = checkConstBool(*p, "transpose_A");
+        if (!v) ok = false; else transA = *v;
+    }
+    if (const ast::Expr *p = args->keyword("transpose_B")) {
+        std::optional<bool> v = checkConstBool(*p, "transpose_B");
+        if (!v) ok = false; else transB = *v;
+    }
+    // Scopes.
+    auto scopeIs = [](const ir::Region &r, std::initializer_list<ir::MemScope> ss) {
+        for (ir::MemScope s : ss) {
+            if (r.buffer->scope == s) return true;
+        }
+        return false;
+    };
+    if (!scopeIs(*a, {ir::MemScope::Shared, ir::MemScope::Fragment, ir::MemScope::TMem})) {
+        diags_.error(ra->range, "gemm's A operand must be in shared memory, a fragment or tensor memory, not " + std::string(ir::memScopeName(a->buffer->scope)));
+        ok = false;
+    }
+    if (!scopeIs(*b, {ir::MemScope::Shared})) {
+        diags_.error(rb->range, "gemm's B operand must be in shared memory, not " + std::string(ir::memScopeName(b->buffer->scope)));
+        ok = false;
+    }
+    if (!scopeIs(*cc, {ir::MemScope::Fragment, ir::MemScope::TMem})) {
+        diags_.error(rc->range, "gemm's C operand (the accumulator) must be a fragment or tensor memory, not " + std::string(ir::memScopeName(cc->buffer->scope)));
+        ok = false;
+    }
+    // Shapes: A is M x K (K x M transposed), B is K x N (N x K transposed), C is M x N.
+    std::vector<int64_t> sa = a->tileShape(), sb = b->tileShape(), sc = cc->tileShape();
+    auto twoD = [&](const std::vector<int64_t> &s, const RegionRef &r, const char *which) {
+        if (s.size() == 2) return true;
+        diags_.error(r.range, std::string("gemm's ") + which + " operand must be a 2-D tile, found " + shapeStr(s));
+        return false;
+    };
+    if (ok && twoD(sa, *ra, "A") && twoD(sb, *rb, "B") && twoD(sc, *rc, "C")) {
+        int64_t m = transA ? sa[1] : sa[0], ka = transA ? sa[0] : sa[1];
+        int64_t kb = transB ? sb[1] : sb[0], n = transB ? sb[0] : sb[1];
+        if (ka != kb && !blockScaled) {
+            Diagnostic d{Severity::Error, rb->range, "gemm K mismatch: A has K = " + std::to_string(ka) + ", B has K = " + std::to_string(kb), {}, {}};
+            d.note(ra->range, std::string("A is ") + shapeStr(sa) + (transA ? " (transposed)" : ""));
+            diags_.report(std::move(d));
+            ok = false;
+        } else if (sc[0] != m || sc[1] != n) {
+            Diagnostic d{Severity::Error, rc->range, "gemm C must be M x N = " + shapeStr({m, n}) + ", found " + shapeStr(sc), {}, {}};
+            d.note(ra->range, std::string("A is ") + shapeStr(sa) + (transA ? " (transposed)" : ""));
+            d.note(rb->range, std::string("B is ") + shapeStr(sb) + (transB ? " (transposed)" : ""));
+            diags_.report(std::move(d));
+            ok = false;
+        }
+    } else {
+        ok = false;
+    }
+    // Dtypes.
+    DType ta = a->buffer->dtype, tb = b->buffer->dtype, tc = cc->buffer->dtype;
+    auto isFp8 = [](DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; };
+    auto isLowFloat = [&](DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1; };
+    bool operandsMatch = ta == tb || (isLowFloat(ta) && isLowFloat(tb)) ||
+                         ((ta == DType::Int8 || ta == DType::UInt8) && (tb == DType::Int8 || tb == DType::UInt8));
+    if (ok && !operandsMatch) {
+        diags_.error(c.range, "gemm operands A (" + std::string(dtypeName(ta)) + ") and B (" + std::string(dtypeName(tb)) + ") must have the same dtype");
+        ok = false;
+    }
+    if (ok) {
+        bool accOk = false;
+        if (ta == DType::F16) accOk = tc == DType::F32 || tc == DType::F16;
+        else if (ta == DType::BF16) accOk = tc == DType::F32;
+        else if (ta == DType::F32 || ta == DType::TF32) accOk = tc == DType::F32;
+        else if (ta == DType::F64) accOk = tc == DType::F64;
+        else if (ta == DType::Int8 || ta == DType::UInt8) accOk = tc == DType::Int32;
+        else if (isLowFloat(ta)) accOk = tc == DType::F32 || tc == DType::F16;
+        if (!accOk) {
+            diags_.error(rc->range, "a gemm of " + std::string(dtypeName(ta)) + " operands cannot accumulate in " + std::string(dtypeName(tc)));
+            ok = false;
+        }
+    }
+    auto g = std::make_shared<ir::Gemm>(*a, *b, *cc, c.range);
+    g->transposeA = transA;
+    g->transposeB = transB;
+    if (const ast::Expr *p = args->keyword("policy")) {
+        std::optional<std::string> w = checkWord(*p, {"Square", "FullRow", "FullCol"}, "gemm policy");
+        if (!w) ok = false;
+        else g->policy = *w == "FullRow" ? ir::GemmPolicy::FullRow : *w == "FullCol" ? ir::GemmPolicy::FullCol : ir::GemmPolicy::Square;
+    }
+    if (const ast::Expr *p = args->keyword("clear_accum")) {
+        if (std::optional<ir::Expr> e = checkCondition(*p, "clear_accum")) g->clearAccum = *e;
+        else ok = false;
+    }
+    if (const ast::Expr *p = args->keyword("mbar")) {
+        if (!checkBarrierRef(*p, g->mbar, g->mbarIndex)) ok = false;
+    }
+    if (const ast::Expr *p = args->keyword("use_2cta")) {
+        std::optional<bool> v = checkConstBool(*p, "use_2cta");
+        if (!v) ok = false;
+        else g->use2cta = *v;
+    }
+    if (const ast::Expr *p = args->keyword("inst")) {
+        std::optional<std::string> w = checkWord(*p, {"mma", "wgmma", "tcgen05", "fma"}, "gemm instruction");
+        if (!w) ok = false;
+        else g->explicitInst = *w == "mma" ? ir::GemmInst::MMA : *w == "wgmma" ? ir::GemmInst::WGMMA : *w == "tcgen05" ? ir::GemmInst::TCGEN05 : ir::GemmInst::FMA;
+    }
+    if (blockScaled) {
+        std::optional<RegionRef> sfa = checkRegionArg(*args->positional[3], "SFA scale operand");
+        std::optional<RegionRef> sfb = checkRegionArg(*args->positional[4], "SFB scale operand");
+        if (!sfa || !sfb) return nullptr;
+        g->sfa = completeRegion(*sfa, {});
+        g->sfb = completeRegion(*sfb, {});
+        if (!g->sfa || !g->sfb) ok = false;
+        for (const char *key : {"k_start", "sf_a_granularity_k", "sf_b_granularity_k"}) {
+            if (const ast::Expr *p = args->keyword(key)) {
+                if (!checkInteger(*p, key)) ok = false;
+            }
+        }
+        if (const ast::Expr *p = args->keyword("sf_layout")) {
+            if (!checkWord(*p, {"rowmajor", "colmajor"}, "sf_layout")) ok = false;
+        }
+    }
+    if (!ok) return nullptr;
+    return g;
+}
+
+// ------------------------------------------------------------------ fill, reduce, atomic_add
+
+ir::Stmt Checker::checkFill(const ast::Call &c, bool clear) {
+    std::optional<CallArgs> args = matchArgs(c, clear ? 1 : 2, clear ? 1 : 2, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> r = checkRegionArg(*args->positional[0], "destination");
+    if (!r) return nullptr;
+    if (r->hasUnknownExtents()) {
+        diags_.error(r->range, "give the region to " + c.callee + " with slices (start:end), or name the whole buffer");
+        return nullptr;
+    }
+    std::optional<ir::Region> region = completeRegion(*r, {});
+    if (!region) return nullptr;
+    ir::MemScope scope = region->buffer->scope;
+    if (scope == ir::MemScope::Barrier || scope == ir::MemScope::TMem) {
+        diags_.error(r->range, c.callee + " cannot write " + ir::memScopeName(scope) + " buffer '" + region->buffer->name + "'");
+        return nullptr;
+    }
+    DType t = region->buffer->dtype;
+    if (isSubByte(t)) {
+        diags_.error(r->range, c.callee + " cannot write packed " + std::string(dtypeName(t)) + " data");
+        return nullptr;
+    }
+    ir::Expr value;
+    if (clear) {
+        value = t == DType::Bool ? ir::boolImm(false) : isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
+    } else {
+        std::optional<Value> v = checkValue(*args->positional[1]);
+        if (!v) return nullptr;
+        std::optional<ir::Expr> e = convert(*v, t, v->range);
+        if (!e) return nullptr;
+        value = *e;
+    }
+    return std::make_shared<ir::Fill>(*region, value, c.range);
+}
+
+ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 3, {"dim", "clear"});
+    if (!args) return nullptr;
+    std::optional<RegionRef> src = checkRegionArg(*args->positional[0], "source");
+    std::optional<RegionRef> dst = checkRegionArg(*args->positional[1], "destination");
+    if (!src || !dst) return nullptr;
+    bool ok = true;
+    for (const RegionRef *r : {&*src, &*dst}) {
+        if (!r->whole) {
+            diags_.error(r->range, c.callee + " works on whole buffers; name the buffer without indices");
+            ok = false;
+        } else if (r->buffer->scope != ir::MemScope::Fragment) {
+            diags_.error(r->range, c.callee + " needs fragments (alloc_fragment); '" + r->buffer->name + "' is " +
+                                       ir::memScopeName(r->buffer->scope));
+            ok = false;
+        }
+    }
+    if (!ok) return nullptr;
+    int rank = src->buffer->rank();
+    int64_t dim = -1;
+    const ast::Expr *dimExpr = args->positional.size() == 3 ? args->positional[2] : args->keyword("dim");
+    if (args->positional.size() == 3 && args->keyword("dim")) {
+        diags_.error(c.range, "dim given twice");
+        return nullptr;
+    }
+    if (dimExpr) {
+        std::optional<int64_t> d = checkConstInt(*dimExpr, "dim");
+        if (!d) return nullptr;
+        dim = *d;
+        if (dim < -rank || dim >= rank) {
+            diags_.error(dimExpr->range, "dim " + std::to_string(dim) + " is out of range for the " + std::to_string(rank) + "-dimensional '" + src->buffer->name + "'");
+            return nullptr;
+        }
+    }
+    if (dim < 0) dim += rank;
+    bool clear = true;
+    if (const ast::Expr *p = args->keyword("clear")) {
+        std::optional<bool> b = checkConstBool(*p, "clear");
+        if (!b) return nullptr;
+        clear = *b;
+    }
+    std::vector<int64_t> srcShape = *src->buffer->constShape(), dstShape = *dst->buffer->constShape();
+    std::vector<int64_t> expected = srcShape;
+    expected.erase(expected.begin() + dim);
+    if (expected.empty()) expected.push_back(1);
+    if (dstShape != expected) {
+        Diagnostic d{Severity::Error, dst->range, c.callee + " over dim " + std::to_string(dim) + " of " + shapeStr(srcShape) +
+                                                       " produces " + shapeStr(expected) + ", but '" + dst->buffer->name + "' is " + shapeStr(dstShape), {}, {}};
+        diags_.report(std::move(d));
+        return nullptr;
+    }
+    DType st = src->buffer->dtype, dt = dst->buffer->dtype;
+    if (st == DType::Bool || dt == DType::Bool || isSubByte(st) || isSubByte(dt)) {
+        diags_.error(c.range, c.callee + " needs numeric fragments, found " + std::string(dtypeName(st)) + " and " + std::string(dtypeName(dt)));
+        return nullptr;
+    }
+    return std::make_shared<ir::Reduce>(op, src->buffer, dst->buffer, static_cast<int>(dim), clear, c.range);
+}
+
+ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> dst = checkRegionArg(*args->positional[0], "destination");
+    if (!dst) return nullptr;
+    if (dst->buffer->scope != ir::MemScope::Global && dst->buffer->scope != ir::MemScope::Shared) {
+        diags_.error(dst->range, "atomic_add updates global or shared memory; '" + dst->buffer->name + "' is " + ir::memScopeName(dst->buffer->scope));
+        return nullptr;
+    }
+    DType t = dst->buffer->dtype;
+    if (!(t == DType::F32 || t == DType::F64 || t == DType::F16 || t == DType::BF16 || t == DType::Int32 || t == DType::UInt32 ||
+          t == DType::UInt64 || t == DType::Int64)) {
+        diags_.error(dst->range, "atomic_add does not support " + std::string(dtypeName(t)) + " elements");
+        return nullptr;
+    }
+    const ast::Expr &srcExpr = *args->positional[1];
+    bool srcIsBuffer = false;
+    if (isRegionExpr(srcExpr)) {
+        const ast::Name &n = srcExpr.kind == ast::ExprKind::Name ? static_cast<const ast::Name &>(srcExpr)
+                                                                  : static_cast<const ast::Name &>(*static_cast<const ast::Index &>(srcExpr).base);
+        const Symbol *sym = lookup(n.name);
+        // An element read (A[i, j] of the right rank) outside a tile context is a scalar value.
+        srcIsBuffer = sym && (sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Buffer) &&
+                      (srcExpr.kind == ast::ExprKind::Name || parallelDepth_ == 0);
+    }
+    if (dst->hasUnknownExtents() && !srcIsBuffer) {
+        // atomic_add(C[i, j], value): one element.
+        if (static_cast<int>(dst->mins.size()) != dst->buffer->rank()) {
+            diags_.error(dst->range, "an element update needs one index per dimension of '" + dst->buffer->name + "'");
+            return nullptr;
+        }
+        std::optional<Value> v = checkValue(srcExpr);
+        if (!v) return nullptr;
+        std::optional<ir::Expr> e = convert(*v, t, v->range);
+        if (!e) return nullptr;
+        return std::make_shared<ir::Store>(dst->buffer, dst->mins, *e, ir::StoreOp::AtomicAdd, c.range);
+    }
+    if (parallelDepth_ > 0) {
+        diags_.error(c.calleeRange, "inside a parallel loop, atomic_add updates one element: atomic_add(C[i, j], value)");
+        return nullptr;
+    }
+    if (srcIsBuffer) {
+        std::optional<RegionRef> src = checkRegionArg(srcExpr, "source");
+        if (!src) return nullptr;
+        ir::Region s, d;
+        if (!resolveCopyRegions(*src, *dst, s, d, "atomic_add", c.range)) return nullptr;
+        return std::make_shared<ir::AtomicAdd>(d, s, nullptr, c.range);
+    }
+    std::optional<ir::Region> d = completeRegion(*dst, {});
+    if (!d) return nullptr;
+    std::optional<Value> v = checkValue(srcExpr);
+    if (!v) return nullptr;
+    std::optional<ir::Expr> e = convert(*v, t, v->range);
+    if (!e) return nullptr;
+    return std::make_shared<ir::AtomicAdd>(*d, std::nullopt, *e, c.range);
+}
+
+// ------------------------------------------------------------------ barriers
+
+bool Checker::checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index) {
+    const ast::Name *name = nullptr;
+    const ast::Index *ix = nullptr;
+    if (e.kind == ast::ExprKind::Name) name = &static_cast<const ast::Name &>(e);
+    else if (e.kind == ast::ExprKind::Index && static_cast<const ast::Index &>(e).base->kind == ast::ExprKind::Name) {
+        ix = &static_cast<const ast::Index &>(e);
+        name = &static_cast<const ast::Name &>(*ix->base);
+    }
+    if (!name) {
+        diags_.error(e.range, "expected a barrier (from alloc_barrier)");
+        return false;
+    }
+    const Symbol *sym = lookup(name->name);
+    if (!sym) {
+        reportUnknown(name->name, name->range, "barrier");
+        return false;
+    }
+    if (sym->kind != SymbolKind::Buffer || sym->buffer->scope != ir::MemScope::Barrier) {
+        diags_.error(e.range, "'" + name->name + "' is not a barrier; allocate one with alloc_barrier(arrive_count = N)");
+        return false;
+    }
+    buffer = sym->buffer;
+    int64_t count = static_cast<int64_t>(buffer->arriveCounts.size());
+    if (!ix) {
+        if (count != 1) {
+            diags_.error(e.range, "'" + name->name + "' holds " + std::to_string(count) + " barriers; pick one: " + name->name + "[i]");
+            return false;
+        }
+        index = ir::intImm(0);
+        return true;
+    }
+    if (ix->items.size() != 1 || ix->items[0].end) {
+        diags_.error(e.range, "a barrier array takes one index");
+        return false;
+    }
+    std::optional<ir::Expr> i = checkInteger(*ix->items[0].begin, "barrier index");
+    if (!i) return false;
+    if (std::optional<int64_t> k = ir::constInt(*i); k && (*k < 0 || *k >= count)) {
+        diags_.error(ix->items[0].range, "barrier index " + std::to_string(*k) + " is out of range for '" + name->name + "' (" +
+                                              std::to_string(count) + " barrier" + (count == 1 ? "" : "s") + ")");
+        return false;
+    }
+    index = *i;
+    return true;
+}
+
+ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
+    std::optional<CallArgs> args = matchArgs(c, wait ? 2 : 1, wait ? 2 : 1, {});
+    if (!args) return nullptr;
+    ir::Buffer barrier;
+    ir::Expr index;
+    if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
+    if (!wait) return std::make_shared<ir::BarrierArrive>(barrier, index, c.range);
+    std::optional<ir::Expr> parity = checkInteger(*args->positional[1], "parity");
+    if (!parity) return nullptr;
+    if (std::optional<int64_t> p = ir::constInt(*parity); p && *p != 0 && *p != 1) {
+        diags_.error(args->positional[1]->range, "parity is 0 or 1, found " + std::to_string(*p));
+        return nullptr;
+    }
+    return std::make_shared<ir::BarrierWait>(barrier, index, *parity, c.range);
+}
+
+} // namespace tilet::sema

@@ -1,0 +1,92 @@
+// Diagnostics.h -- the one diagnostics engine every stage reports through.
+//
+// Rendering follows clang:
+//
+//   file:line:col: error: message
+//     source line
+//     ^~~~~
+//
+// Notes attach to the diagnostic before them. Messages are lowercase, have no
+// final period, and quote user names in single quotes.
+#pragma once
+
+#include "support/SourceManager.h"
+
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tilet {
+
+enum class Severity { Note, Remark, Warning, Error };
+
+const char *severityName(Severity s);
+
+struct Diagnostic {
+    Severity severity = Severity::Error;
+    SourceRange range;           // invalid: a diagnostic about no particular place
+    std::string message;
+    std::string flag;            // warning group, e.g. "unused-define" (-Wno-unused-define)
+    std::vector<Diagnostic> notes;
+    bool showSource = true;      // print the source line and caret
+
+    Diagnostic &note(SourceRange where, std::string text) {
+        notes.push_back(Diagnostic{Severity::Note, where, std::move(text), {}, {}, true});
+        return *this;
+    }
+};
+
+enum class ColorMode { Auto, Always, Never };
+
+// Decides whether to colour stderr: an explicit --color wins, then NO_COLOR
+// (set and non-empty), then TERM=dumb, then whether stderr is a terminal.
+bool shouldUseColor(ColorMode mode);
+
+// Thrown when the error limit is reached; the driver stops and exits 1.
+struct TooManyErrors : std::runtime_error {
+    TooManyErrors() : std::runtime_error("too many errors") {}
+};
+
+class DiagnosticEngine {
+public:
+    DiagnosticEngine(const SourceManager &sources, std::ostream &out);
+
+    void setColor(bool color) { color_ = color; }
+    void setMaxErrors(unsigned n) { maxErrors_ = n; }
+    void setWarningsEnabled(bool on) { warningsEnabled_ = on; }
+
+    // Renders the diagnostic now. Throws TooManyErrors after the limit.
+    void report(Diagnostic diag);
+
+    void error(SourceRange where, std::string message) {
+        report(Diagnostic{Severity::Error, where, std::move(message), {}, {}});
+    }
+    void warning(SourceRange where, std::string message, std::string flag) {
+        report(Diagnostic{Severity::Warning, where, std::move(message), std::move(flag), {}});
+    }
+    void remark(SourceRange where, std::string message) {
+        report(Diagnostic{Severity::Remark, where, std::move(message), {}, {}});
+    }
+
+    unsigned errorCount() const { return errors_; }
+    unsigned warningCount() const { return warnings_; }
+    bool hasErrors() const { return errors_ > 0; }
+    const std::vector<Diagnostic> &reported() const { return reported_; }
+
+    // "2 errors generated." and the like; nothing when there was nothing.
+    void printSummary();
+
+private:
+    void render(const Diagnostic &diag);
+    const SourceManager &sources_;
+    std::ostream &out_;
+    bool color_ = false;
+    bool warningsEnabled_ = true;
+    unsigned maxErrors_ = 20;
+    unsigned errors_ = 0;
+    unsigned warnings_ = 0;
+    std::vector<Diagnostic> reported_;
+};
+
+} // namespace tilet

@@ -1,0 +1,146 @@
+#include "target/Target.h"
+
+// yaml-cpp 0.7's inline node code trips GCC 12's dangling-pointer analysis.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace tilet {
+
+namespace {
+
+SourceRange markRange(FileId file, const YAML::Mark &mark) {
+    if (mark.is_null()) return {};
+    // yaml-cpp marks are 0-based.
+    SourceLoc loc{file, static_cast<uint32_t>(mark.line + 1), static_cast<uint32_t>(mark.column + 1)};
+    return SourceRange::at(loc);
+}
+
+struct Field {
+    const char *key;
+    std::function<bool(Target &, const YAML::Node &)> read;
+};
+
+template <class T> std::function<bool(Target &, const YAML::Node &)> reader(T Target::*member) {
+    return [member](Target &t, const YAML::Node &n) {
+        T value;
+        if (!YAML::convert<T>::decode(n, value)) return false;
+        t.*member = value;
+        return true;
+    };
+}
+
+const std::vector<Field> &fields() {
+    static const std::vector<Field> table = {
+        {"arch", reader(&Target::arch)},
+        {"family", reader(&Target::family)},
+        {"gencode", reader(&Target::gencode)},
+        {"cp_async", reader(&Target::cpAsync)},
+        {"ldmatrix", reader(&Target::ldmatrix)},
+        {"stmatrix", reader(&Target::stmatrix)},
+        {"tma", reader(&Target::tma)},
+        {"wgmma", reader(&Target::wgmma)},
+        {"tcgen05", reader(&Target::tcgen05)},
+        {"clusters", reader(&Target::clusters)},
+        {"setmaxnreg", reader(&Target::setmaxnreg)},
+        {"pdl", reader(&Target::pdl)},
+        {"fp8_mma", reader(&Target::fp8Mma)},
+        {"max_shared_per_block", reader(&Target::maxSharedPerBlock)},
+        {"registers_per_sm", reader(&Target::registersPerSm)},
+        {"max_registers_per_thread", reader(&Target::maxRegistersPerThread)},
+        {"max_threads_per_block", reader(&Target::maxThreadsPerBlock)},
+        {"max_cluster_size", reader(&Target::maxClusterSize)},
+    };
+    return table;
+}
+
+} // namespace
+
+bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
+    unsigned errorsBefore = diags.errorCount();
+    YAML::Node root;
+    try {
+        root = YAML::Load(sources.text(file));
+    } catch (const YAML::Exception &e) {
+        diags.error(markRange(file, e.mark), "malformed target file: " + e.msg);
+        return false;
+    }
+    if (root.IsNull()) return true;
+    if (!root.IsMap()) {
+        diags.error(markRange(file, root.Mark()), "a target file is a map from target names to their properties");
+        return false;
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        std::string name = it->first.as<std::string>();
+        const YAML::Node &body = it->second;
+        if (!body.IsMap()) {
+            diags.error(markRange(file, body.Mark()), "target '" + name + "' must be a map of properties");
+            continue;
+        }
+        Target target;
+        std::set<std::string> given;
+        bool existing = targets_.count(name) != 0;
+        if (existing) {
+            target = targets_[name];   // a later file overrides fields of an earlier target
+            for (const Field &f : fields()) given.insert(f.key);
+        }
+        if (const YAML::Node base = body["base"]) {
+            std::string baseName = base.as<std::string>();
+            auto found = targets_.find(baseName);
+            if (found == targets_.end()) {
+                diags.error(markRange(file, base.Mark()), "unknown base target '" + baseName + "'");
+                continue;
+            }
+            target = found->second;
+            for (const Field &f : fields()) given.insert(f.key);
+        }
+        target.name = name;
+        for (auto kv = body.begin(); kv != body.end(); ++kv) {
+            std::string key = kv->first.as<std::string>();
+            if (key == "base") continue;
+            const Field *field = nullptr;
+            for (const Field &f : fields()) {
+                if (key == f.key) field = &f;
+            }
+            if (!field) {
+                diags.error(markRange(file, kv->first.Mark()), "unknown target property '" + key + "'");
+                continue;
+            }
+            if (!kv->second.IsScalar() || !field->read(target, kv->second)) {
+                diags.error(markRange(file, kv->second.Mark()), "invalid value for '" + key + "'");
+                continue;
+            }
+            given.insert(key);
+        }
+        for (const Field &f : fields()) {
+            if (!given.count(f.key)) diags.error(markRange(file, it->first.Mark()), "target '" + name + "' lacks '" + f.key + "'");
+        }
+        if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0)
+            diags.error(markRange(file, it->first.Mark()), "target '" + name + "' has a non-positive limit");
+        targets_[name] = target;
+    }
+    return diags.errorCount() == errorsBefore;
+}
+
+const Target *TargetTable::find(const std::string &name) const {
+    auto it = targets_.find(name);
+    return it == targets_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> TargetTable::names() const {
+    std::vector<const Target *> sorted;
+    for (const auto &[name, t] : targets_) sorted.push_back(&t);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Target *a, const Target *b) { return a->arch < b->arch; });
+    std::vector<std::string> out;
+    for (const Target *t : sorted) out.push_back(t->name);
+    return out;
+}
+
+} // namespace tilet
+
+#pragma GCC diagnostic pop
