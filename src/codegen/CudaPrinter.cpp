@@ -51,6 +51,13 @@ private:
         return name + "[" + e(indices[0]) + "]";
     }
 
+    // A statement printed in its own C block.
+    void block(const ir::Stmt &s) {
+        names_.pushScope();
+        stmt(s);
+        names_.popScope();
+    }
+
     void stmt(const ir::Stmt &s) {
         if (!s) return;
         switch (s->kind) {
@@ -86,21 +93,23 @@ private:
             const ir::For &f = *ir::as<ir::For>(s);
             TILET_ASSERT(f.forKind == ir::ForKind::Serial || f.forKind == ir::ForKind::Unrolled, "unlowered loop reached the printer");
             if (f.forKind == ir::ForKind::Unrolled) out_.line("#pragma unroll");
-            const std::string &v = names_.var(f.var.get());
             std::string end = e(ir::simplify(ir::add(f.min, f.extent)));
+            names_.pushScope();
+            const std::string &v = names_.var(f.var.get());
             out_.open("for (" + cType(f.var->dtype) + " " + v + " = " + e(f.min) + "; " + v + " < " + end + "; ++" + v + ")");
             stmt(f.body);
             out_.close();
+            names_.popScope();
             return;
         }
         case ir::StmtKind::IfThenElse: {
             const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
             out_.open("if (" + e(i.cond) + ")");
-            stmt(i.thenBody);
+            block(i.thenBody);
             if (i.elseBody) {
                 out_.close();
                 out_.open("else");
-                stmt(i.elseBody);
+                block(i.elseBody);
             }
             out_.close();
             return;

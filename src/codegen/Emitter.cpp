@@ -51,13 +51,25 @@ std::string NameTable::unique(std::string base) {
 const std::string &NameTable::var(const ir::VarNode *v) {
     auto it = names_.find(v);
     if (it != names_.end()) return it->second;
-    return names_[v] = unique(v->name);
+    std::string name = unique(v->name);
+    if (!scopes_.empty()) scopes_.back().push_back({v, name});
+    return names_[v] = name;
 }
 
 const std::string &NameTable::buffer(const ir::BufferNode *b) {
     auto it = names_.find(b);
     if (it != names_.end()) return it->second;
-    return names_[b] = unique(b->name);
+    std::string name = unique(b->name);
+    if (!scopes_.empty()) scopes_.back().push_back({b, name});
+    return names_[b] = name;
+}
+
+void NameTable::popScope() {
+    for (const auto &[key, name] : scopes_.back()) {
+        used_.erase(name);
+        names_.erase(key);
+    }
+    scopes_.pop_back();
 }
 
 std::string NameTable::fresh(const std::string &base) { return unique(base); }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tilet {
 
@@ -33,11 +34,16 @@ public:
     const std::string &var(const ir::VarNode *v);
     const std::string &buffer(const ir::BufferNode *b);
     std::string fresh(const std::string &base);
+    // C blocks: names first given inside a block are free again after it, so
+    // sibling loops can all use `i` without shadowing anything live.
+    void pushScope() { scopes_.emplace_back(); }
+    void popScope();
 
 private:
     std::string unique(std::string base);
     std::set<std::string> used_;
     std::map<const void *, std::string> names_;
+    std::vector<std::vector<std::pair<const void *, std::string>>> scopes_;
 };
 
 // "{{key}}" replaced by values[key] in an embedded template.

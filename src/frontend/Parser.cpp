@@ -60,6 +60,12 @@ class TileErrorStrategy : public antlr4::DefaultErrorStrategy {
 public:
     TileErrorStrategy(FileId file, DiagnosticEngine &diags) : file_(file), diags_(diags) {}
 
+public:
+    void reportError(antlr4::Parser *parser, const antlr4::RecognitionException &e) override {
+        parser_ = parser;
+        antlr4::DefaultErrorStrategy::reportError(parser, e);
+    }
+
 protected:
     void reportNoViableAlternative(antlr4::Parser *parser, const antlr4::NoViableAltException &e) override {
         report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
@@ -72,12 +78,14 @@ protected:
         report(e.getOffendingToken(), "unexpected " + describeToken(e.getOffendingToken()));
     }
     void reportUnwantedToken(antlr4::Parser *parser) override {
+        parser_ = parser;
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
         report(t, "unexpected " + describeToken(t));
     }
     void reportMissingToken(antlr4::Parser *parser) override {
+        parser_ = parser;
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
@@ -116,11 +124,30 @@ private:
         return out;
     }
     std::string expectedPhrase(antlr4::Parser *parser, const antlr4::misc::IntervalSet &set, antlr4::Token *found) {
+        if (std::string eof = endOfFile(parser, found); !eof.empty()) return eof;
         std::string expected = describeSet(parser, set);
         if (expected == "something else") return "unexpected " + describeToken(found);
         return "expected " + expected + ", found " + describeToken(found);
     }
-    void report(antlr4::Token *token, std::string message) { diags_.error(tokenRange(file_, token), std::move(message)); }
+    void report(antlr4::Token *token, std::string message) {
+        if (std::string eof = endOfFile(parser_, token); !eof.empty()) message = eof;
+        diags_.error(tokenRange(file_, token), std::move(message));
+    }
+
+    // At the end of a truncated file the useful fact is what is still open.
+    static std::string endOfFile(antlr4::Parser *parser, antlr4::Token *found) {
+        if (!parser || found->getType() != antlr4::Token::EOF) return "";
+        int open = 0;
+        antlr4::TokenStream *tokens = parser->getTokenStream();
+        for (size_t i = 0; i < tokens->size(); ++i) {
+            size_t type = tokens->get(i)->getType();
+            if (type == TileLexer::LBRACE) ++open;
+            if (type == TileLexer::RBRACE) --open;
+        }
+        if (open <= 0) return "";
+        return "expected '}' before end of file (" + std::to_string(open) + " block" + (open == 1 ? "" : "s") + " still open)";
+    }
+    antlr4::Parser *parser_ = nullptr;
 
     FileId file_;
     DiagnosticEngine &diags_;

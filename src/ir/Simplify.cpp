@@ -11,6 +11,8 @@
 
 #include "ir/Visitor.h"
 
+#include <optional>
+
 namespace tilet::ir {
 
 namespace {
@@ -61,6 +63,10 @@ public:
     Stmt mutateFor(const Stmt &self, const For &n) override {
         Expr mn = mutate(n.min), ext = mutate(n.extent);
         if (std::optional<int64_t> e = constInt(ext); e && *e <= 0) return nullptr;
+        if (constInt(ext) == 1 && !n.pipeline && n.forKind != ForKind::Parallel) {
+            // One iteration: the body with the variable replaced by the start.
+            return mutate(substitute(n.body, {{n.var, mn}}));
+        }
         Interval lo = boundsOf(mn, scope_), len = boundsOf(ext, scope_);
         Interval r;
         r.lo = lo.lo;

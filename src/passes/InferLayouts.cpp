@@ -175,9 +175,11 @@ private:
             return true;
         }
         if (*b.layout == layout) return true;
-        Diagnostic diag{Severity::Error, a.span, "fragment '" + b.name + "' is spread over the threads differently here (" +
-                                                      layout.str() + ") than where its layout was fixed (" + b.layout->str() + ")", {}, {}};
+        Diagnostic diag{Severity::Error, a.span, "fragment '" + b.name + "' needs another distribution over the threads here "
+                                                      "than the one fixed where it was first used", {}, {}};
         diag.note(firstUse_[&b], "layout of '" + b.name + "' fixed here");
+        diag.note({}, "needed here: " + layout.str() + "; fixed: " + b.layout->str() +
+                          " (to transpose or reshape a fragment, copy it through shared memory)");
         ctx_.diags.report(std::move(diag));
         return false;
     }

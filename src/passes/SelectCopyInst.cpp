@@ -174,11 +174,16 @@ private:
             Option option;
         };
         std::vector<Candidate> candidates;
-        if (isLoad(c) || !isStore(c)) {
+        if (!isLoad(c) && !isStore(c)) {
+            why = ctx_.target.tma ? "TMA moves data between global and shared memory; this copy is " + direction(c)
+                                  : "TMA needs sm_90 or newer; " + ctx_.target.name + " has none";
+            return CopyInst::Unselected;
+        }
+        if (isLoad(c)) {
             candidates.push_back({CopyInst::BulkLoad1D, allowLoad, allowLoad ? bulk1D(c, true) : Option{}});
             candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? bulk(c, true, true) : Option{}});
         }
-        if (isStore(c) || !isLoad(c)) {
+        if (isStore(c)) {
             candidates.push_back({CopyInst::BulkStore1D, allowStore, allowStore ? bulk1D(c, false) : Option{}});
             candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? bulk(c, false, true) : Option{}});
         }

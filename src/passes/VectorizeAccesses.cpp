@@ -185,7 +185,7 @@ private:
             const ir::Buffer &b = accesses.front().buffer;
             if (b->scope != ir::MemScope::Global && b->scope != ir::MemScope::Shared) continue;
             int64_t bytes = width_ * dtypeBits(b->dtype) / 8;
-            bool ok = bytes == 4 || bytes == 8 || bytes == 16;
+            bool ok = bytes == 4 || bytes == 8 || bytes % 16 == 0;   // wider than 16: several 16-byte moves
             bool reads = false, writes = false;
             for (const AccessInfo &a : accesses) {
                 ok = ok && !a.atomic && wideIndex(*b, a.indices);
@@ -209,16 +209,23 @@ private:
             if (!wideBytes.count(buffer)) continue;
             const AccessInfo &a = accesses.front();
             ir::Buffer tmp = ir::makeBuffer(a.buffer->name + "_vec", a.buffer->dtype, {ir::intImm(width_)}, ir::MemScope::Local, n.span);
-            tmp->alignment = wideBytes[buffer];
             temps[buffer] = tmp;
             tempOrder.push_back(tmp);
-            a.buffer->alignment = std::max(a.buffer->alignment, wideBytes[buffer]);
             std::vector<ir::Expr> base;
             for (const ir::Expr &i : a.code) base.push_back(ir::simplify(ir::substitute(i, {{laneRef_, ir::intImm(0)}})));
             bool loaded = false, stored = false;
             for (const AccessInfo &x : accesses) (x.store ? stored : loaded) = true;
-            if (loaded) before.push_back(std::make_shared<ir::VectorCopy>(tmp, std::vector<ir::Expr>{ir::intImm(0)}, a.buffer, base, wideBytes[buffer], n.span));
-            if (stored) after.push_back(std::make_shared<ir::VectorCopy>(a.buffer, base, tmp, std::vector<ir::Expr>{ir::intImm(0)}, wideBytes[buffer], n.span));
+            int64_t bytes = wideBytes[buffer];
+            int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(a.buffer->dtype);
+            tmp->alignment = chunk;
+            a.buffer->alignment = std::max(a.buffer->alignment, chunk);
+            for (int64_t c = 0; c < bytes / chunk; ++c) {
+                std::vector<ir::Expr> at = base;
+                at.back() = ir::simplify(ir::add(at.back(), ir::intImm(c * perChunk, at.back()->dtype)));
+                std::vector<ir::Expr> local{ir::intImm(c * perChunk)};
+                if (loaded) before.push_back(std::make_shared<ir::VectorCopy>(tmp, local, a.buffer, at, chunk, n.span));
+                if (stored) after.push_back(std::make_shared<ir::VectorCopy>(a.buffer, at, tmp, local, chunk, n.span));
+            }
         }
         ir::Stmt laneBody = TempRewriter(temps, laneRef_).mutate(fastBody);
         auto laneLoop = std::make_shared<ir::For>(n.var, n.min, n.extent, ir::ForKind::Unrolled, laneBody, n.span);

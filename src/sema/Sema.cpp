@@ -54,15 +54,18 @@ bool RegionRef::hasUnknownExtents() const {
 }
 
 size_t editDistance(const std::string &a, const std::string &b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    // Optimal string alignment: insertions, deletions, substitutions and
+    // transpositions of neighbours each cost 1 ("valeu" is one step from "value").
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
     }
-    return prev[b.size()];
+    return d[a.size()][b.size()];
 }
 
 // ------------------------------------------------------------------ run
@@ -217,7 +220,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     pushScope();
     checkParams(k, kernel);
     checkLaunch(k, kernel);
-    if (diags_.errorCount() == errorsBefore) {
+    // The body is checked even after errors above, so one run reports them all;
+    // parameters with bad shapes are still declared, so no use cascades.
+    {
         pushScope();
         // Block indices are bound once at the top of the body.
         std::vector<std::pair<ir::VarRef, ir::Expr>> blockLets;
@@ -305,7 +310,10 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
                 shape.push_back(*e);
             }
         }
-        if (!ok) continue;
+        if (!ok) {
+            // Declared with unit dimensions so that uses do not cascade into more errors.
+            shape.assign(p.dims.size(), ir::intImm(1));
+        }
         ir::Buffer buffer = ir::makeBuffer(p.name.name, p.dtype, std::move(shape), ir::MemScope::Global, p.name.range);
         Symbol sym;
         sym.kind = SymbolKind::Tensor;
@@ -394,7 +402,7 @@ bool Checker::declare(const ast::Ident &name, Symbol sym) {
         auto it = scope.find(name.name);
         if (it != scope.end()) {
             Diagnostic d{Severity::Error, name.range, "redefinition of '" + name.name + "'", {}, {}};
-            d.note(it->second.def, std::string("previous definition (a ") + symbolKindName(it->second.kind) + ") is here");
+            d.note(it->second.def, std::string("previous definition (a ") + (it->second.fromLet ? "let binding" : symbolKindName(it->second.kind)) + ") is here");
             diags_.report(std::move(d));
             return false;
         }
@@ -424,7 +432,9 @@ void Checker::reportUnknown(const std::string &name, SourceRange where, const ch
             }
         }
     }
-    if (!best.empty() && bestDistance <= std::max<size_t>(1, name.size() / 3)) d.note(lookup(best)->def, "did you mean '" + best + "'?");
+    // One-letter names are too short for a useful guess.
+    if (!best.empty() && name.size() >= 3 && bestDistance <= std::max<size_t>(1, name.size() / 3))
+        d.note(lookup(best)->def, "did you mean '" + best + "'?");
     diags_.report(std::move(d));
 }
 

@@ -35,6 +35,7 @@ struct Symbol {
     Value constValue;     // Const
     ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
     ir::VarRef var;       // Scalar, DynDim, BlockIndex, LoopVar, Let
+    bool fromLet = false; // a Const bound by `let` (its value is known at compile time)
 };
 
 // A buffer argument of a tile operation: a whole buffer (`A`), points

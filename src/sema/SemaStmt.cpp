@@ -74,6 +74,7 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
         // A constant binding stays a compile-time constant (usable in shapes and extents).
         sym.kind = SymbolKind::Const;
         sym.constValue = *v;
+        sym.fromLet = true;
         declare(s.name, sym);
         return checkStmtsFrom(stmts, index);
     }
@@ -259,7 +260,8 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
         }
         if (!ok) return nullptr;
     } else {
-        diags_.error(s.targetRange, "cannot assign to '" + s.target.name + "': it is a " + symbolKindName(sym->kind) +
+        const char *what = sym->fromLet ? "let binding" : symbolKindName(sym->kind);
+        diags_.error(s.targetRange, "cannot assign to '" + s.target.name + "': it is a " + what +
                                         (sym->kind == SymbolKind::Let || sym->kind == SymbolKind::Const ? "; declare it with 'var' to make it mutable" : ""));
         return nullptr;
     }

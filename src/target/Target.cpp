@@ -117,9 +117,12 @@ bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngi
             }
             given.insert(key);
         }
+        std::string missing;
         for (const Field &f : fields()) {
-            if (!given.count(f.key)) diags.error(markRange(file, it->first.Mark()), "target '" + name + "' lacks '" + f.key + "'");
+            if (!given.count(f.key)) missing += (missing.empty() ? "'" : ", '") + std::string(f.key) + "'";
         }
+        if (!missing.empty())
+            diags.error(markRange(file, it->first.Mark()), "target '" + name + "' lacks " + missing + " (or a base: target to take them from)");
         if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0)
             diags.error(markRange(file, it->first.Mark()), "target '" + name + "' has a non-positive limit");
         targets_[name] = target;

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of tilet: exit statuses, outputs, streams, atomicity.
+
+usage: cli.py TILET EXAMPLES_DIR
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+TILET = os.path.abspath(sys.argv[1])
+EXAMPLES = os.path.abspath(sys.argv[2])
+failures = []
+checks = 0
+
+
+def run(args, cwd=None, stdin=None, env=None):
+    full_env = dict(os.environ)
+    full_env.pop("NO_COLOR", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run([TILET] + args, cwd=cwd, input=stdin, capture_output=True, env=full_env)
+
+
+def expect(cond, what, proc=None):
+    global checks
+    checks += 1
+    if not cond:
+        detail = ""
+        if proc is not None:
+            detail = f"\n  exit {proc.returncode}\n  stdout: {proc.stdout[:2000]!r}\n  stderr: {proc.stderr[:2000]!r}"
+        failures.append(what + detail)
+
+
+SIMPLE = b"""kernel scale(X: f32[256], Y: f32[256]) grid(1) threads(128) {
+    for i in parallel(256) { Y[i] = X[i] * 2.0; }
+}
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    src = os.path.join(tmp, "scale.tl")
+    with open(src, "wb") as f:
+        f.write(SIMPLE)
+
+    # --version and --help go to stdout and exit 0.
+    p = run(["--version"])
+    expect(p.returncode == 0 and p.stdout.startswith(b"tilet "), "--version prints 'tilet X.Y.Z' and exits 0", p)
+    p = run(["--help"])
+    expect(p.returncode == 0 and b"--arch" in p.stdout and b"--explain" in p.stdout, "--help lists the options and exits 0", p)
+
+    # Usage errors exit 1 (not CLI11's 105/106/109).
+    p = run([])
+    expect(p.returncode == 1 and b"input" in p.stderr, "a missing input is a usage error with status 1", p)
+    p = run([src, "--no-such-option"])
+    expect(p.returncode == 1, "an unknown option exits 1", p)
+    p = run([src, "--emit=bogus"])
+    expect(p.returncode == 1, "a bad --emit value exits 1", p)
+    p = run([src, "--dump-ir-after=no-such-pass"])
+    expect(p.returncode == 1, "an unknown pass name for --dump-ir-after exits 1", p)
+
+    # -o writes the three files.
+    out = os.path.join(tmp, "k.cu")
+    p = run([src, "-o", out])
+    expect(p.returncode == 0, "translation succeeds", p)
+    for name in ("k.cu", "k.host.cpp", "k.h"):
+        expect(os.path.exists(os.path.join(tmp, name)), f"-o k.cu writes {name}")
+    with open(os.path.join(tmp, "k.host.cpp")) as f:
+        host = f.read()
+    expect('#include "k.h"' in host, "the host file includes its header by file name")
+
+    # Without -o the outputs go next to the working directory, named after the input.
+    work = os.path.join(tmp, "work")
+    os.mkdir(work)
+    p = run([src], cwd=work)
+    expect(p.returncode == 0 and sorted(os.listdir(work)) == ["scale.cu", "scale.h", "scale.host.cpp"],
+           "without -o, INPUT.tl gives INPUT.cu, INPUT.host.cpp and INPUT.h in the working directory", p)
+
+    # -o - writes the .cu to stdout and nothing else.
+    before = set(os.listdir(tmp))
+    p = run([src, "-o", "-"])
+    expect(p.returncode == 0 and b"__global__" in p.stdout and set(os.listdir(tmp)) == before,
+           "-o - writes only the .cu, to stdout", p)
+
+    # '-' reads standard input; diagnostics then name <stdin>.
+    p = run(["-", "-o", "-"], stdin=SIMPLE)
+    expect(p.returncode == 0 and b"scale_kernel" in p.stdout, "'-' reads the kernel from stdin", p)
+    p = run(["-", "-o", "-"], stdin=b"kernel k() grid(1) { x = 1; }\n")
+    expect(p.returncode == 1 and p.stderr.startswith(b"<stdin>:1:"), "diagnostics for stdin name <stdin>", p)
+
+    # Exit 1 and no output for bad input; an existing output is left untouched.
+    bad = os.path.join(tmp, "bad.tl")
+    with open(bad, "w") as f:
+        f.write("kernel k() grid(1) { y = 1; }\n")
+    stale = os.path.join(tmp, "bad.cu")
+    with open(stale, "w") as f:
+        f.write("previous content\n")
+    p = run([bad, "-o", stale])
+    with open(stale) as f:
+        kept = f.read()
+    expect(p.returncode == 1 and kept == "previous content\n" and not os.path.exists(os.path.join(tmp, "bad.host.cpp")),
+           "an error leaves existing outputs untouched and writes none", p)
+
+    # An unwritable output directory is an error with status 1 and no partial files.
+    locked = os.path.join(tmp, "locked")
+    os.mkdir(locked)
+    os.chmod(locked, stat.S_IRUSR | stat.S_IXUSR)
+    if os.geteuid() != 0:
+        p = run([src, "-o", os.path.join(locked, "k.cu")])
+        expect(p.returncode == 1 and b"cannot write" in p.stderr and os.listdir(locked) == [],
+               "an unwritable output directory is reported, nothing is written", p)
+    os.chmod(locked, stat.S_IRWXU)
+    p = run([src, "-o", os.path.join(tmp, "no", "such", "dir", "k.cu")])
+    expect(p.returncode == 1 and b"cannot write" in p.stderr, "a missing output directory is reported with status 1", p)
+    p = run([src, "-o", tmp])
+    expect(p.returncode == 1 and b"is a directory" in p.stderr, "-o naming a directory is reported", p)
+
+    # A missing input file.
+    p = run([os.path.join(tmp, "missing.tl")])
+    expect(p.returncode == 1 and b"cannot read input file" in p.stderr, "a missing input is reported with status 1", p)
+
+    # --emit modes.
+    for mode, marker in (("ast", b"Kernel scale"), ("ir", b"kernel scale"), ("lowered-ir", b"for ")):
+        p = run([src, "--emit=" + mode])
+        expect(p.returncode == 0 and marker in p.stdout, f"--emit={mode} prints to stdout", p)
+
+    # --dump-ir-after prints to stderr, with (unchanged) for passes that changed nothing.
+    p = run([src, "-o", "-", "--dump-ir-after=all"])
+    expect(p.returncode == 0 and b"// ---- IR after infer-layouts" in p.stderr and b"(unchanged)" in p.stderr,
+           "--dump-ir-after=all dumps after every pass", p)
+
+    # --explain: remarks, and JSON lines.
+    p = run([src, "-o", "-", "--explain"])
+    expect(p.returncode == 0 and b"remark: parallel loop" in p.stderr, "--explain prints remarks", p)
+    p = run([src, "-o", "-", "--explain=json"])
+    lines = [l for l in p.stderr.decode().splitlines() if l.startswith("{")]
+    ok = p.returncode == 0 and lines
+    for l in lines:
+        try:
+            obj = json.loads(l)
+            ok = ok and {"file", "line", "column", "op", "choice", "why", "rejected"} <= obj.keys()
+        except ValueError:
+            ok = False
+    expect(ok, "--explain=json prints one JSON object per decision", p)
+
+    # -D overrides constants; an unknown name is a warning.
+    cfile = os.path.join(tmp, "c.tl")
+    with open(cfile, "w") as f:
+        f.write("const N = 64;\nkernel k(X: f32[N]) grid(1) threads(32) { for i in parallel(N) { X[i] = 0.0; } }\n")
+    p = run([cfile, "--emit=ir", "-D", "N=512"])
+    expect(p.returncode == 0 and b"X: global f32[512]" in p.stdout, "-D N=512 overrides the constant", p)
+    p = run([cfile, "-o", "-", "-DNOPE=1"])
+    expect(p.returncode == 0 and b"warning: -D NOPE does not match any constant" in p.stderr, "unknown -D is a warning", p)
+    p = run([cfile, "-o", "-", "-D", "N=abc"])
+    expect(p.returncode == 1 and b"invalid value 'abc' for -D N" in p.stderr, "a bad -D value is an error", p)
+
+    # --arch overrides the file; unknown targets list the known ones.
+    p = run([cfile, "-o", "-", "--arch", "sm_80"])
+    expect(p.returncode == 0 and b"for sm_80" in p.stdout, "--arch selects the target", p)
+    p = run([cfile, "-o", "-", "--arch", "sm_91"])
+    expect(p.returncode == 1 and b"unknown target 'sm_91'" in p.stderr and b"sm_90a" in p.stderr, "unknown --arch is reported", p)
+
+    # --target-file: a malformed file is a diagnostic with its line and column.
+    tf = os.path.join(tmp, "arch.yaml")
+    with open(tf, "w") as f:
+        f.write("sm_87:\n  base: sm_86\n  arch: [87\n")
+    p = run([cfile, "-o", "-", "--target-file", tf])
+    expect(p.returncode == 1 and tf.encode() + b":4:1: error: malformed target file" in p.stderr, "a malformed target file is located", p)
+    with open(tf, "w") as f:
+        f.write("sm_87:\n  base: sm_86\n  arch: 87\n  gencode: arch=compute_87,code=sm_87\n")
+    p = run([cfile, "-o", "-", "--target-file", tf, "--arch", "sm_87"])
+    expect(p.returncode == 0 and b"for sm_87" in p.stdout, "--target-file adds a target", p)
+    with open(tf, "w") as f:
+        f.write("sm_87:\n  base: sm_86\n  registers: lots\n")
+    p = run([cfile, "-o", "-", "--target-file", tf])
+    expect(p.returncode == 1 and tf.encode() + b":3:3: error: unknown target property 'registers'" in p.stderr,
+           "an unknown target property is located", p)
+
+    # Colour: never by default off a terminal, always on request, and NO_COLOR wins over auto.
+    p = run([bad, "-o", "-", "--color=always"])
+    expect(b"\x1b[" in p.stderr, "--color=always colours diagnostics", p)
+    p = run([bad, "-o", "-"])
+    expect(b"\x1b[" not in p.stderr, "no colour when stderr is not a terminal", p)
+    p = run([bad, "-o", "-", "--color=never"])
+    expect(b"\x1b[" not in p.stderr, "--color=never", p)
+
+    # --max-errors bounds the errors reported.
+    many = os.path.join(tmp, "many.tl")
+    with open(many, "w") as f:
+        f.write("kernel k() grid(1) {\n" + "".join(f"    a{i} = 1;\n" for i in range(30)) + "}\n")
+    p = run([many, "-o", "-", "--max-errors=5"])
+    expect(p.returncode == 1 and p.stderr.count(b": error: use of undeclared") == 5 and b"too many errors" in p.stderr,
+           "--max-errors=5 stops after five errors", p)
+
+    # --validate runs nvcc (when there is one).
+    nvcc = os.environ.get("NVCC") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else shutil.which("nvcc"))
+    if nvcc:
+        p = run([src, "-o", os.path.join(tmp, "v.cu"), "--validate", "--arch", "sm_80"])
+        expect(p.returncode == 0, "--validate accepts code nvcc compiles", p)
+        p = run([src, "-o", os.path.join(tmp, "v.cu"), "--validate"], env={"NVCC": "/bin/false"})
+        expect(p.returncode == 70 and b"nvcc rejected" in p.stderr, "--validate fails when nvcc does", p)
+
+    # Internal errors are never blamed on the user: exit status 70 is reserved for them.
+
+for f in failures:
+    print("FAIL " + f)
+print(f"cli: {checks} check(s), {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Golden tests: translate each .tl and compare the outputs with the files beside it.
+
+A test is DIR/NAME.tl with the expected NAME.cu, NAME.host.cpp and NAME.h next
+to it. A first line "// ARGS: ..." gives extra tilet flags. A missing expected
+file is a failure. On a mismatch the unified diff is printed and the actual
+output is kept under ACTUAL_DIR.
+
+usage: golden.py TILET DIR [DIR...] [--actual-dir PATH] [--update] [--filter SUBSTRING]
+
+--update (or TILET_UPDATE_GOLDEN=1) rewrites the expected files instead of
+comparing; scripts/update-golden calls it. CI never sets it.
+"""
+import argparse
+import difflib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+OUTPUTS = (".cu", ".host.cpp", ".h")
+
+
+def args_of(tl_path):
+    with open(tl_path, encoding="utf-8", errors="replace") as f:
+        first = f.readline()
+    if first.startswith("// ARGS:"):
+        return shlex.split(first[len("// ARGS:"):])
+    return []
+
+
+def run_one(tilet, tl_path, test_root, actual_root, update):
+    directory, filename = os.path.split(tl_path)
+    name = filename[:-3]
+    with tempfile.TemporaryDirectory() as tmp:
+        out_cu = os.path.join(tmp, name + ".cu")
+        cmd = [tilet, filename, "-o", out_cu, "--color=never"] + args_of(tl_path)
+        proc = subprocess.run(cmd, cwd=directory or ".", capture_output=True, text=True)
+        shown = " ".join(shlex.quote(c) for c in cmd)
+        if proc.returncode != 0:
+            return [f"FAIL {tl_path}: tilet exited {proc.returncode}\n  cd {directory} && {shown}\n{proc.stderr}"]
+        problems = []
+        for ext in OUTPUTS:
+            actual_path = os.path.join(tmp, name + ext)
+            with open(actual_path, encoding="utf-8") as f:
+                actual = f.read()
+            expected_path = os.path.join(directory, name + ext)
+            if update:
+                old = None
+                if os.path.exists(expected_path):
+                    with open(expected_path, encoding="utf-8") as f:
+                        old = f.read()
+                if old != actual:
+                    with open(expected_path, "w", encoding="utf-8") as f:
+                        f.write(actual)
+                    print(f"updated: {expected_path}")
+                continue
+            if not os.path.exists(expected_path):
+                problems.append(f"FAIL {tl_path}: missing expected file {expected_path} (run scripts/update-golden)")
+                continue
+            with open(expected_path, encoding="utf-8") as f:
+                expected = f.read()
+            if expected != actual:
+                keep = os.path.join(actual_root, os.path.basename(os.path.abspath(test_root)),
+                                    os.path.relpath(directory, test_root), name + ext)
+                os.makedirs(os.path.dirname(keep), exist_ok=True)
+                with open(keep, "w", encoding="utf-8") as f:
+                    f.write(actual)
+                diff = list(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                                 fromfile=expected_path, tofile=keep))
+                shown_diff = "".join(diff[:80])
+                if len(diff) > 80:
+                    shown_diff += f"... ({len(diff) - 80} more diff lines)\n"
+                problems.append(f"FAIL {tl_path}: {name + ext} differs\n  cd {directory} && {shown}\n{shown_diff}"
+                                f"  actual output kept at {keep}; if the change is intended: scripts/update-golden {name}")
+        return problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tilet")
+    parser.add_argument("dirs", nargs="+")
+    parser.add_argument("--actual-dir", default="golden-actual")
+    parser.add_argument("--update", action="store_true")
+    parser.add_argument("--filter", default="")
+    opts = parser.parse_args()
+    update = opts.update or os.environ.get("TILET_UPDATE_GOLDEN") == "1"
+    if update and os.environ.get("CI") == "true":
+        print("golden: refusing to update expected files under CI", file=sys.stderr)
+        return 1
+    tilet = os.path.abspath(opts.tilet)
+    actual_root = os.path.abspath(opts.actual_dir)
+    tests = []
+    for d in opts.dirs:
+        for root, _, files in os.walk(d):
+            for fname in files:
+                if fname.endswith(".tl") and opts.filter in os.path.join(root, fname):
+                    tests.append((os.path.join(root, fname), d))
+    tests.sort()
+    if not tests:
+        print("golden: no tests found", file=sys.stderr)
+        return 1
+    failures = []
+    for t, root in tests:
+        failures.extend(run_one(tilet, t, root, actual_root, update))
+    for f in failures:
+        print(f)
+    print(f"golden: {len(tests)} test(s), {len(failures)} problem(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""nvcc tier: every expected .cu compiles for its architecture without
+register spills, and every .host.cpp compiles with g++ and links with its
+kernel object and cudart.
+
+The architecture comes from the file's own "// Build: nvcc -gencode ..." line.
+Architectures this CUDA toolkit no longer supports (sm_70 in CUDA 13) are
+reported and skipped. Exit 77 (meson: skipped) when nvcc is not installed.
+
+usage: nvcc_check.py DIR [DIR...]
+"""
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+
+
+def find_nvcc():
+    env = os.environ.get("NVCC")
+    if env:
+        return env
+    candidate = os.path.join(CUDA, "bin", "nvcc")
+    if os.access(candidate, os.X_OK):
+        return candidate
+    return shutil.which("nvcc")
+
+
+def supported_arches(nvcc):
+    out = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True).stdout
+    return set(re.findall(r"compute_(\w+)", out))
+
+
+def check(nvcc, arches, cu_path, tmp):
+    with open(cu_path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^// Build: nvcc -gencode (\S+) -c", text, re.M)
+    if not m:
+        return [f"FAIL {cu_path}: no '// Build:' line"], []
+    gencode = m.group(1)
+    arch = re.search(r"arch=compute_(\w+),", gencode).group(1)
+    if re.sub(r"[a-z]+$", "", arch) not in arches:   # the list names compute_90, not compute_90a
+        return [], [f"skip {cu_path}: this CUDA toolkit does not support compute_{arch}"]
+    base = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.]", "_", os.path.abspath(cu_path))[:-3])
+    obj = base + ".cu.o"
+    proc = subprocess.run([nvcc, "-gencode", gencode, "-c", cu_path, "-o", obj, "-Xptxas", "-v", "-Werror", "all-warnings",
+                           "-Xcompiler", "-fPIC"], capture_output=True, text=True)
+    problems = []
+    if proc.returncode != 0:
+        return [f"FAIL {cu_path}: nvcc failed\n{proc.stdout}{proc.stderr}"], []
+    log = proc.stdout + proc.stderr
+    for spill in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log):
+        if spill != ("0", "0"):
+            problems.append(f"FAIL {cu_path}: register spills ({spill[0]} bytes stored, {spill[1]} loaded)\n{log}")
+            break
+    host = cu_path[:-3] + ".host.cpp"
+    if os.path.exists(host):
+        hobj = base + ".host.o"
+        p = subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fPIC", "-I", os.path.join(CUDA, "include"),
+                            "-I", os.path.dirname(cu_path) or ".", "-c", host, "-o", hobj], capture_output=True, text=True)
+        if p.returncode != 0:
+            problems.append(f"FAIL {host}: g++ failed\n{p.stdout}{p.stderr}")
+        else:
+            main_src = base + ".main.cpp"
+            with open(main_src, "w") as f:
+                f.write("int main() { return 0; }\n")
+            exe = base + ".exe"
+            p = subprocess.run(["g++", main_src, hobj, obj, "-L", os.path.join(CUDA, "lib64"), "-lcudart", "-o", exe],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                problems.append(f"FAIL {host}: link with cudart failed\n{p.stdout}{p.stderr}")
+    return problems, []
+
+
+def main():
+    nvcc = find_nvcc()
+    if not nvcc:
+        print("nvcc not found: skipping the nvcc tier")
+        return 77
+    arches = supported_arches(nvcc)
+    files = []
+    for d in sys.argv[1:]:
+        for root, _, names in os.walk(d):
+            files += [os.path.join(root, n) for n in names if n.endswith(".cu")]
+    files.sort()
+    problems, notes = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for p, n in pool.map(lambda f: check(nvcc, arches, f, tmp), files):
+                problems += p
+                notes += n
+    for n in notes:
+        print(n)
+    for p in problems:
+        print(p)
+    print(f"nvcc: {len(files)} file(s), {len(problems)} problem(s), {len(notes)} skipped")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+// Value ranges, divisors and simplification of index arithmetic.
+#include "ir/Analysis.h"
+#include "ir/Printer.h"
+#include "ir/Simplify.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilet;
+using namespace tilet::ir;
+
+TEST(Analysis, BoundsOfLayoutArithmetic) {
+    BoundsScope scope;
+    scope.setSpecial(SpecialKind::ThreadIdx, {0, 127});
+    VarRef l = makeVar("l");
+    scope.bind(l.get(), {0, 3});
+    Expr t = threadIdx();
+    Interval r = boundsOf(add(mul(mod(t, intImm(64)), intImm(4)), l), scope);
+    EXPECT_EQ(r.lo, 0);
+    EXPECT_EQ(r.hi, 63 * 4 + 3);
+    Interval d = boundsOf(div(t, intImm(64)), scope);
+    EXPECT_EQ(d.lo, 0);
+    EXPECT_EQ(d.hi, 1);
+    VarRef unknown = makeVar("u");
+    EXPECT_FALSE(boundsOf(unknown, scope).isPoint());
+}
+
+TEST(Analysis, KnownDivisor) {
+    VarRef x = makeVar("x"), y = makeVar("y");
+    EXPECT_EQ(knownDivisor(mul(x, intImm(8))), 8);
+    EXPECT_EQ(knownDivisor(add(mul(x, intImm(8)), mul(y, intImm(12)))), 4);
+    EXPECT_EQ(knownDivisor(add(mul(x, intImm(8)), y)), 1);
+    EXPECT_EQ(knownDivisor(intImm(0)), 0);
+}
+
+TEST(Simplify, DivisionAndRemainderOfSplitIndices) {
+    BoundsScope scope;
+    scope.setSpecial(SpecialKind::ThreadIdx, {0, 127});
+    VarRef l = makeVar("l");
+    scope.bind(l.get(), {0, 3});
+    Expr t = threadIdx();
+    Expr e = add(mul(t, intImm(4)), l);
+    EXPECT_EQ(toString(simplify(div(e, intImm(4)), scope)), "threadIdx.x");
+    EXPECT_EQ(toString(simplify(mod(e, intImm(4)), scope)), "l");
+    // l may reach 7 here: the quotient keeps its remainder part.
+    scope.bind(l.get(), {0, 7});
+    EXPECT_EQ(toString(simplify(div(e, intImm(4)), scope)), "(threadIdx.x + (l / 4))");
+}
+
+TEST(Simplify, LinearTermsCancelAndFold) {
+    VarRef b = makeVar("by");
+    Expr start = mul(b, intImm(128));
+    Expr end = add(mul(b, intImm(128)), intImm(128));
+    EXPECT_EQ(constInt(simplify(sub(end, start))), 128);
+    EXPECT_EQ(toString(simplify(add(add(b, intImm(3)), sub(b, intImm(1))))), "((by * 2) + 2)");
+}
+
+TEST(Simplify, NestedDivisionsMerge) {
+    BoundsScope scope;
+    scope.setSpecial(SpecialKind::ThreadIdx, {0, 255});
+    EXPECT_EQ(toString(simplify(div(div(threadIdx(), intImm(32)), intImm(4)), scope)), "(threadIdx.x / 128)");
+}
+
+TEST(Simplify, KeepsDivisionsOfPossiblyNegativeValues) {
+    VarRef x = makeVar("x");
+    BoundsScope scope;
+    scope.bind(x.get(), {-8, 8});
+    // C truncates towards zero, so (x*4 + 1) / 4 is not x for negative x.
+    Expr e = simplify(div(add(mul(x, intImm(4)), intImm(1)), intImm(4)), scope);
+    EXPECT_NE(toString(e), "x");
+}

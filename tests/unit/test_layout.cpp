@@ -1,0 +1,118 @@
+// Layout properties: every element of a tile is produced exactly once per
+// replica, for every shape, thread count and vector width the passes use.
+#include "ir/Layout.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+using namespace tilet;
+using namespace tilet::ir;
+
+namespace {
+
+std::vector<int64_t> coordinate(const TileLayout &l, int64_t t, int64_t local) {
+    std::vector<int64_t> c(l.shape.size(), 0);
+    int64_t stride = 1;
+    for (const LayoutMode &m : l.threadModes) {
+        int64_t digit = (t / stride) % m.extent;
+        if (m.dim != LayoutMode::kReplicate) c[m.dim] += digit * m.coordStride;
+        stride *= m.extent;
+    }
+    stride = 1;
+    for (const LayoutMode &m : l.localModes) {
+        c[m.dim] += ((local / stride) % m.extent) * m.coordStride;
+        stride *= m.extent;
+    }
+    return c;
+}
+
+// Each coordinate of the shape is held `replication` times, each time by a
+// different thread, and nothing outside the shape is produced.
+void expectExactCover(const TileLayout &l) {
+    std::map<std::vector<int64_t>, int> count;
+    for (int64_t t = 0; t < l.threads; ++t) {
+        for (int64_t i = 0; i < l.localSize(); ++i) {
+            std::vector<int64_t> c = coordinate(l, t, i);
+            for (size_t d = 0; d < c.size(); ++d) ASSERT_LT(c[d], l.shape[d]) << l.str();
+            ++count[c];
+        }
+    }
+    int64_t elements = 1;
+    for (int64_t s : l.shape) elements *= s;
+    EXPECT_EQ(static_cast<int64_t>(count.size()), elements) << l.str();
+    for (const auto &[c, n] : count) ASSERT_EQ(n, l.replication()) << l.str();
+}
+
+} // namespace
+
+TEST(Layout, CanonicalLayoutsCoverTilesExactly) {
+    std::vector<std::vector<int64_t>> shapes = {{1024}, {4, 1024}, {128, 64}, {64, 64}, {3, 100}, {1}, {7}, {2, 3, 8}, {256, 256}};
+    for (const auto &shape : shapes) {
+        for (int64_t threads : {32, 96, 128, 256}) {
+            for (int64_t vector : {1, 2, 4, 8}) expectExactCover(canonicalLayout(shape, threads, vector));
+        }
+    }
+}
+
+TEST(Layout, CanonicalLayoutIsCoalescedAndVectorized) {
+    TileLayout l = canonicalLayout({4, 1024}, 128, 4);
+    EXPECT_EQ(l.vectorWidth(), 4);
+    EXPECT_EQ(l.localSize(), 32);
+    // Consecutive threads take consecutive 4-element vectors of a row.
+    EXPECT_EQ(coordinate(l, 0, 0), (std::vector<int64_t>{0, 0}));
+    EXPECT_EQ(coordinate(l, 1, 0), (std::vector<int64_t>{0, 4}));
+    EXPECT_EQ(coordinate(l, 0, 1), (std::vector<int64_t>{0, 1}));
+}
+
+TEST(Layout, SmallTilesReplicateOverSpareThreads) {
+    TileLayout l = canonicalLayout({4}, 128, 1);
+    EXPECT_EQ(l.replication(), 32);
+    expectExactCover(l);
+}
+
+TEST(Layout, ReductionLayoutKeepsTheOtherDimensionsLocalDigits) {
+    TileLayout x = canonicalLayout({4, 1024}, 128, 4);
+    TileLayout r = reduceLayout(x, 1);
+    EXPECT_EQ(r.shape, (std::vector<int64_t>{4}));
+    EXPECT_EQ(r.localSize(), 4);
+    EXPECT_EQ(r.replication(), 128);
+    expectExactCover(r);
+    // The reduced layout is what a loop over (i, j) projects onto i.
+    EXPECT_TRUE(projectLayout(x, {0}) == r);
+    std::optional<std::vector<int>> pos = matchLocalModes(x, r, {0});
+    ASSERT_TRUE(pos);
+    EXPECT_EQ(pos->size(), r.localModes.size());
+    // For every thread and register of x, the projected register holds the same row.
+    for (int64_t t = 0; t < 128; ++t) {
+        for (int64_t i = 0; i < x.localSize(); ++i) {
+            int64_t sub = 0, stride = 1, s2 = 1;
+            for (size_t k = 0, m = 0; k < x.localModes.size(); ++k) {
+                int64_t digit = (i / stride) % x.localModes[k].extent;
+                stride *= x.localModes[k].extent;
+                if (m < pos->size() && (*pos)[m] == static_cast<int>(k)) {
+                    sub += digit * s2;
+                    s2 *= r.localModes[m].extent;
+                    ++m;
+                }
+            }
+            EXPECT_EQ(coordinate(x, t, i)[0], coordinate(r, t, sub)[0]);
+        }
+    }
+}
+
+TEST(Layout, ReducingOneDimensionalTilesGivesOneElement) {
+    TileLayout x = canonicalLayout({256}, 128, 2);
+    TileLayout r = reduceLayout(x, 0);
+    EXPECT_EQ(r.shape, (std::vector<int64_t>{1}));
+    EXPECT_EQ(r.localSize(), 1);
+    expectExactCover(r);
+}
+
+TEST(Layout, TransposedProjection) {
+    TileLayout loop = canonicalLayout({32, 64}, 128, 4);
+    TileLayout t = projectLayout(loop, {1, 0});
+    EXPECT_EQ(t.shape, (std::vector<int64_t>{64, 32}));
+    expectExactCover(t);
+}

@@ -1,0 +1,73 @@
+// The parser builds an AST with locations and reports syntax errors in tilet's words.
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilet;
+
+TEST(Parser, BuildsKernelsWithLocations) {
+    test::Compiled c;
+    test::parseSource(c, "const N = 64;\n"
+                         "kernel k(A: f32[N, dyn m], s: f32) grid(1) as (bx) threads(64) {\n"
+                         "    for i, j in parallel(4, 8) { A[i, j] = s; }\n"
+                         "}\n");
+    ASSERT_TRUE(c.ast) << c.diagText.str();
+    ASSERT_EQ(c.ast->consts.size(), 1u);
+    ASSERT_EQ(c.ast->kernels.size(), 1u);
+    const ast::Kernel &k = c.ast->kernels[0];
+    EXPECT_EQ(k.name.name, "k");
+    ASSERT_EQ(k.params.size(), 2u);
+    EXPECT_TRUE(k.params[0].isTensor);
+    EXPECT_EQ(k.params[0].dims[1].dynName.name, "m");
+    EXPECT_FALSE(k.params[1].isTensor);
+    ASSERT_EQ(k.launch.blockNames.size(), 1u);
+    ASSERT_EQ(k.body.size(), 1u);
+    const ast::Stmt &loop = *k.body[0];
+    EXPECT_EQ(loop.kind, ast::StmtKind::For);
+    EXPECT_EQ(loop.range.begin.line, 3u);
+    EXPECT_EQ(loop.range.begin.col, 5u);
+    EXPECT_EQ(static_cast<const ast::For &>(loop).vars.size(), 2u);
+}
+
+TEST(Parser, MissingSemicolonPointsPastThePreviousToken) {
+    test::Compiled c;
+    test::parseSource(c, "const N = 64\nkernel k() grid(1) {}\n");
+    EXPECT_FALSE(c.ast);
+    EXPECT_EQ(c.diagText.str().substr(0, c.diagText.str().find('\n')), "test.tl:1:13: error: expected ';'");
+}
+
+TEST(Parser, ReportsSeveralErrors) {
+    test::Compiled c;
+    test::parseSource(c, "kernel k() grid(1) {\n  let = 1;\n  for in serial(3) {}\n}\n");
+    EXPECT_FALSE(c.ast);
+    EXPECT_GE(c.diags.errorCount(), 2u) << c.diagText.str();
+}
+
+TEST(Parser, LexicalErrorsAreNamed) {
+    test::Compiled c;
+    test::parseSource(c, "kernel k() grid(1) { @ }\n/* never closed\n");
+    EXPECT_FALSE(c.ast);
+    std::string text = c.diagText.str();
+    EXPECT_NE(text.find("test.tl:1:22: error: invalid character '@'"), std::string::npos) << text;
+    EXPECT_NE(text.find("test.tl:2:1: error: unterminated /* comment"), std::string::npos) << text;
+}
+
+TEST(Parser, RejectsBinaryAndInvalidUtf8) {
+    test::Compiled c;
+    test::parseSource(c, std::string("kernel\0k", 8));
+    EXPECT_NE(c.diagText.str().find("test.tl:1:7: error: source file contains a NUL byte"), std::string::npos) << c.diagText.str();
+    test::Compiled d;
+    test::parseSource(d, "ok\n\xff\xfe");
+    EXPECT_NE(d.diagText.str().find("test.tl:2:1: error: source file is not valid UTF-8 (byte 0xff)"), std::string::npos) << d.diagText.str();
+}
+
+TEST(Parser, LiteralsAreDecoded) {
+    test::Compiled c;
+    test::parseSource(c, "const A = 0x1F;\nconst B = 0b101;\nconst C = 1_000_000;\nconst D = 2.5e-3;\n");
+    ASSERT_TRUE(c.ast) << c.diagText.str();
+    auto intValue = [&](size_t i) { return static_cast<const ast::IntLit &>(*c.ast->consts[i].value).value; };
+    EXPECT_EQ(intValue(0), 31u);
+    EXPECT_EQ(intValue(1), 5u);
+    EXPECT_EQ(intValue(2), 1000000u);
+    EXPECT_DOUBLE_EQ(static_cast<const ast::FloatLit &>(*c.ast->consts[3].value).value, 2.5e-3);
+}

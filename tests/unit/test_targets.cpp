@@ -1,0 +1,52 @@
+// The YAML target table: embedded targets, inheritance, and located errors.
+#include "support/Embedded.h"
+#include "target/Target.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace tilet;
+
+TEST(Targets, EmbeddedTableDescribesEveryArchitecture) {
+    SourceManager sm;
+    std::ostringstream out;
+    DiagnosticEngine d(sm, out);
+    TargetTable table;
+    ASSERT_TRUE(table.load(sm.add("targets.yaml", std::string(embedded::get("targets.yaml"))), sm, d)) << out.str();
+    EXPECT_EQ(table.names(), (std::vector<std::string>{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"}));
+    const Target *a = table.find("sm_80");
+    ASSERT_TRUE(a);
+    EXPECT_TRUE(a->cpAsync);
+    EXPECT_TRUE(a->ldmatrix);
+    EXPECT_FALSE(a->tma);
+    EXPECT_EQ(a->maxSharedPerBlock, 166912);
+    const Target *h = table.find("sm_90a");
+    EXPECT_TRUE(h->tma && h->wgmma && h->clusters && h->stmatrix);
+    EXPECT_EQ(h->gencode, "arch=compute_90a,code=sm_90a");
+    const Target *b = table.find("sm_100a");
+    EXPECT_TRUE(b->tcgen05);
+    EXPECT_FALSE(b->wgmma);
+    EXPECT_FALSE(table.find("sm_75")->cpAsync);
+}
+
+TEST(Targets, MalformedYamlIsLocated) {
+    SourceManager sm;
+    std::ostringstream out;
+    DiagnosticEngine d(sm, out);
+    TargetTable table;
+    EXPECT_FALSE(table.load(sm.add("bad.yaml", "sm_x:\n  arch: [87\n"), sm, d));
+    EXPECT_EQ(out.str().substr(0, out.str().find('\n')), "bad.yaml:3:1: error: malformed target file: end of sequence flow not found");
+}
+
+TEST(Targets, UnknownKeysMissingKeysAndBadValues) {
+    SourceManager sm;
+    std::ostringstream out;
+    DiagnosticEngine d(sm, out);
+    TargetTable table;
+    EXPECT_FALSE(table.load(sm.add("t.yaml", "sm_y:\n  arch: 80\n  regs: 3\n  tma: maybe\n"), sm, d));
+    std::string text = out.str();
+    EXPECT_NE(text.find("t.yaml:3:3: error: unknown target property 'regs'"), std::string::npos) << text;
+    EXPECT_NE(text.find("t.yaml:4:8: error: invalid value for 'tma'"), std::string::npos) << text;
+    EXPECT_NE(text.find("t.yaml:1:1: error: target 'sm_y' lacks 'family', 'gencode', "), std::string::npos) << text;
+}
