@@ -127,7 +127,7 @@ std::string ExprPrinter::literal(const ir::Expr &e) {
 
 std::string ExprPrinter::castTo(DType to, const ir::Expr &value) {
     needHeader(cTypeHeader(to));
-    std::string v = operand(value, kUnary);
+    std::string v = print(value);   // static_cast<T>(...) brings its own parentheses
     DType from = value->dtype;
     // Narrow float types convert through float: their constructors from
     // integers and to integers are not all available on every toolkit.

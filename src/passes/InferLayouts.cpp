@@ -124,6 +124,7 @@ protected:
 private:
     bool isIdentity(const Access &a, const ParallelNest &nest) const {
         if (a.indices.size() != nest.vars.size()) return false;
+        if (a.buffer->layout && a.buffer->layout->shape != nest.extents) return false;
         for (size_t d = 0; d < a.indices.size(); ++d) {
             if (a.indices[d].get() != nest.vars[d].get()) return false;
         }

@@ -1,7 +1,7 @@
 // InsertSyncs.cpp -- see InsertSyncs.h.
 //
-// The state is the set of shared byte ranges read and written since the last
-// barrier. Walking a sequence, a unit that reads a pending write, or writes a
+// The state is the set of shared byte ranges (and global tensors) read and
+// written since the last barrier. Walking a sequence, a unit that reads a pending write, or writes a
 // pending read or write, gets a barrier before it. Serial loops are walked
 // inside; if their body, entered again with the state at its end, would meet
 // a hazard before its first barrier, the body starts with a barrier.
@@ -15,7 +15,11 @@ namespace tilet {
 
 namespace {
 
+// Bytes of shared memory (space null), or a whole global tensor (space = the
+// tensor): threads of a block see each other's global writes only after a
+// barrier too.
 struct Range {
+    const void *space;
     int64_t lo, hi;   // [lo, hi)
 };
 
@@ -41,28 +45,31 @@ struct State {
     bool empty() const { return reads.empty() && writes.empty(); }
     static bool overlaps(const Range &r, const std::vector<Range> &set) {
         for (const Range &x : set) {
-            if (r.lo < x.hi && x.lo < r.hi) return true;
+            if (r.space == x.space && r.lo < x.hi && x.lo < r.hi) return true;
         }
         return false;
     }
 };
 
+bool isMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global; }
+
 Range rangeOf(const ir::BufferNode &b) {
+    if (b.scope == ir::MemScope::Global) return {&b, 0, 1};
     int64_t bytes = *b.constElements() * dtypeBits(b.dtype) / 8;
-    return {b.sharedOffset, b.sharedOffset + bytes};
+    return {nullptr, b.sharedOffset, b.sharedOffset + bytes};
 }
 
 State accessesOf(const ir::Stmt &s) {
     State st;
     ir::forEachStmt(s, [&](const ir::Stmt &x) {
-        if (const ir::Store *w = ir::as<ir::Store>(x); w && w->buffer->scope == ir::MemScope::Shared) st.writes.push_back(rangeOf(*w->buffer));
+        if (const ir::Store *w = ir::as<ir::Store>(x); w && isMemory(*w->buffer)) st.writes.push_back(rangeOf(*w->buffer));
         if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(x)) {
-            if (v->dst->scope == ir::MemScope::Shared) st.writes.push_back(rangeOf(*v->dst));
-            if (v->src->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*v->src));
+            if (isMemory(*v->dst)) st.writes.push_back(rangeOf(*v->dst));
+            if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src));
         }
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
-        if (const ir::Load *l = ir::as<ir::Load>(e); l && l->buffer->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*l->buffer));
+        if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer));
     });
     return st;
 }

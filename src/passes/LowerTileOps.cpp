@@ -9,6 +9,8 @@
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
 
+#include <functional>
+
 namespace tilet {
 
 namespace {
@@ -34,6 +36,39 @@ std::vector<ir::Expr> tileVars(const std::vector<ir::Expr> &vars, const ir::Regi
     return r.tileShape().empty() ? std::vector<ir::Expr>{} : vars;
 }
 
+bool isPartialFragment(const ir::Region &r) {
+    if (r.buffer->scope != ir::MemScope::Fragment) return false;
+    std::vector<int64_t> shape = *r.buffer->constShape();
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != shape[d]) return true;
+    }
+    return false;
+}
+
+// An element-wise loop over `frag`, a part of a fragment: the nest runs over
+// the whole fragment, so that its accesses stay plain loop variables (which
+// layout inference needs), and a guard keeps the elements of the part.
+// `body(fragIndices, tileVars)` gets the fragment's indices and the tile
+// coordinate (one per non-unit dimension of the part) for the other operand.
+ir::Stmt fragmentPartLoop(const ir::Region &frag, SourceRange span,
+                          const std::function<ir::Stmt(const std::vector<ir::Expr> &, const std::vector<ir::Expr> &)> &body) {
+    std::vector<int64_t> shape = *frag.buffer->constShape();
+    return makeParallelNest(shape, span, [&](const std::vector<ir::Expr> &vars) {
+        ir::Expr guard;
+        std::vector<ir::Expr> tile;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            bool whole = ir::constInt(frag.mins[d]) == 0 && frag.extents[d] == shape[d];
+            if (!whole) {
+                guard = ir::logicalAnd(guard, ir::ge(vars[d], frag.mins[d]));
+                guard = ir::logicalAnd(guard, ir::lt(vars[d], ir::add(frag.mins[d], ir::intImm(frag.extents[d]))));
+            }
+            if (frag.extents[d] != 1) tile.push_back(ir::sub(vars[d], frag.mins[d]));
+        }
+        ir::Stmt inner = body(vars, tile);
+        return guard ? std::make_shared<ir::IfThenElse>(guard, inner, nullptr, span) : inner;
+    });
+}
+
 class Lowerer : public ir::Mutator {
 public:
     explicit Lowerer(PassContext &ctx) : ctx_(ctx) {}
@@ -53,6 +88,16 @@ protected:
             return self;
         }
         const ir::Region src = c.src, dst = c.dst;
+        if (isPartialFragment(src) || isPartialFragment(dst)) {
+            bool fromFragment = isPartialFragment(src);
+            const ir::Region &frag = fromFragment ? src : dst, &other = fromFragment ? dst : src;
+            return fragmentPartLoop(frag, c.span, [&](const std::vector<ir::Expr> &fragIdx, const std::vector<ir::Expr> &tile) {
+                std::vector<ir::Expr> otherIdx = regionIndices(other, tileVars(tile, other));
+                const std::vector<ir::Expr> &s = fromFragment ? fragIdx : otherIdx, &d = fromFragment ? otherIdx : fragIdx;
+                ir::Expr value = std::make_shared<ir::Load>(src.buffer, s, c.span);
+                return std::make_shared<ir::Store>(dst.buffer, d, ir::cast(dst.buffer->dtype, value), ir::StoreOp::Assign, c.span);
+            });
+        }
         return makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = std::make_shared<ir::Load>(src.buffer, regionIndices(src, tileVars(vars, src)), c.span);
             return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value),
@@ -62,6 +107,11 @@ protected:
 
     ir::Stmt mutateFill(const ir::Stmt &, const ir::Fill &f) override {
         const ir::Region dst = f.dst;
+        if (isPartialFragment(dst)) {
+            return fragmentPartLoop(dst, f.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &) {
+                return std::make_shared<ir::Store>(dst.buffer, idx, f.value, ir::StoreOp::Assign, f.span);
+            });
+        }
         return makeParallelNest(loopShape(dst), f.span, [&](const std::vector<ir::Expr> &vars) {
             return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), f.value, ir::StoreOp::Assign, f.span);
         });
@@ -69,6 +119,13 @@ protected:
 
     ir::Stmt mutateAtomicAdd(const ir::Stmt &, const ir::AtomicAdd &a) override {
         const ir::Region dst = a.dst;
+        if (a.src && isPartialFragment(*a.src)) {
+            const ir::Region src = *a.src;
+            return fragmentPartLoop(src, a.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &tile) {
+                ir::Expr value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(src.buffer, idx, a.span));
+                return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+            });
+        }
         return makeParallelNest(loopShape(dst), a.span, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = a.value;
             if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, regionIndices(*a.src, tileVars(vars, *a.src)), a.span));

@@ -1,7 +1,7 @@
 // Emulated layernorm (f16 in and out, f32 statistics) against a double reference.
 #include "harness.h"
 
-#include "layernorm.h"
+#include "emu_layernorm.h"
 
 int main() {
     const int M = EMU_M, N = 1024;

@@ -1,7 +1,7 @@
 // Emulated softmax against a double-precision reference.
 #include "harness.h"
 
-#include "softmax.h"
+#include "emu_softmax.h"
 
 int main() {
     const int M = EMU_M, N = 1024;

@@ -2,7 +2,7 @@
 // of the vector width, so both the 16-byte path and the guarded tail run.
 #include "harness.h"
 
-#include "vector_add.h"
+#include "emu_vector_add.h"
 
 int main() {
     int failures = 0;

@@ -2,7 +2,7 @@
 """Golden tests: translate each .tl and compare the outputs with the files beside it.
 
 A test is DIR/NAME.tl with the expected NAME.cu, NAME.host.cpp and NAME.h next
-to it. A first line "// ARGS: ..." gives extra tilet flags. A missing expected
+to it (files under directories named "inputs" are imported helpers, not tests). A first line "// ARGS: ..." gives extra tilet flags. A missing expected
 file is a failure. On a mismatch the unified diff is printed and the actual
 output is kept under ACTUAL_DIR.
 
@@ -93,7 +93,8 @@ def main():
     actual_root = os.path.abspath(opts.actual_dir)
     tests = []
     for d in opts.dirs:
-        for root, _, files in os.walk(d):
+        for root, dirs, files in os.walk(d):
+            dirs[:] = [x for x in dirs if x != "inputs"]   # imported helpers, not tests
             for fname in files:
                 if fname.endswith(".tl") and opts.filter in os.path.join(root, fname):
                     tests.append((os.path.join(root, fname), d))
