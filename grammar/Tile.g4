@@ -70,22 +70,20 @@ block
     : LBRACE stmt* RBRACE
     ;
 
+// An assignment and a call statement both start with an expression; the
+// AST builder checks that an assigned expression is a name or an element.
+// (Parsing them apart here would need unbounded lookahead past A[i, j].)
 stmt
     : LET IDENT (COLON dtype)? ASSIGN expr SEMI                   # LetStmt
     | VAR IDENT COLON dtype (ASSIGN expr)? SEMI                   # VarStmt
-    | lvalue assignOp expr SEMI                                   # AssignStmt
     | FOR identList IN loopKind LPAREN argList? RPAREN block      # ForStmt
     | ifStmt                                                      # IfStmtAlt
     | WS LPAREN exprList RPAREN block                             # WsStmt
-    | call SEMI                                                   # CallStmt
+    | expr (assignOp expr)? SEMI                                  # ExprStmt
     ;
 
 ifStmt
     : IF LPAREN expr RPAREN block (ELSE (ifStmt | block))?
-    ;
-
-lvalue
-    : IDENT (LBRACK exprList RBRACK)?
     ;
 
 assignOp
@@ -98,21 +96,29 @@ loopKind
 
 // ---------------------------------------------------------------- expressions
 
+// Binary operators are parsed as a flat list and grouped by precedence in
+// ParseTreeToAst.cpp (precedence climbing), which keeps every decision of the
+// parser LL(1): the precedence table is in docs/language.md section 7.
 expr
-    : primary                                                     # PrimaryExpr
-    | expr LBRACK indexList RBRACK                                # IndexExpr
-    | op=(MINUS | NOT | TILDE) expr                               # UnaryExpr
-    | expr op=(STAR | SLASH | PERCENT) expr                       # BinaryExpr
-    | expr op=(PLUS | MINUS) expr                                 # BinaryExpr
-    | expr op=(SHL | SHR) expr                                    # BinaryExpr
-    | expr op=(LT | LE | GT | GE) expr                            # BinaryExpr
-    | expr op=(EQ | NE) expr                                      # BinaryExpr
-    | expr op=AMP expr                                            # BinaryExpr
-    | expr op=CARET expr                                          # BinaryExpr
-    | expr op=PIPE expr                                           # BinaryExpr
-    | expr op=AND expr                                            # BinaryExpr
-    | expr op=OR expr                                             # BinaryExpr
-    | <assoc=right> expr QUESTION expr COLON expr                 # CondExpr
+    : binaryExpr (QUESTION expr COLON expr)?
+    ;
+
+binaryExpr
+    : unaryExpr (binaryOp unaryExpr)*
+    ;
+
+binaryOp
+    : STAR | SLASH | PERCENT | PLUS | MINUS | SHL | SHR | LT | LE | GT | GE
+    | EQ | NE | AMP | CARET | PIPE | AND | OR
+    ;
+
+unaryExpr
+    : op=(MINUS | NOT | TILDE) unaryExpr
+    | postfixExpr
+    ;
+
+postfixExpr
+    : primary (LBRACK indexList RBRACK)*
     ;
 
 primary

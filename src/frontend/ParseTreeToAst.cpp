@@ -8,6 +8,7 @@
 #include "support/InternalError.h"
 
 #include <charconv>
+#include <functional>
 
 namespace tilet {
 
@@ -196,7 +197,9 @@ void ParseTreeToAst::transformLaunchClause(TileParser::LaunchClauseContext &ctx,
 
 ast::StmtList ParseTreeToAst::transformBlock(TileParser::BlockContext &ctx) {
     ast::StmtList body;
-    for (TileParser::StmtContext *s : ctx.stmt()) body.push_back(transformStmt(*s));
+    for (TileParser::StmtContext *s : ctx.stmt()) {
+        if (ast::StmtPtr stmt = transformStmt(*s)) body.push_back(std::move(stmt));
+    }
     return body;
 }
 
@@ -220,18 +223,41 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         if (var->expr()) s->init = transformExpr(*var->expr());
         return s;
     }
-    if (auto *assign = dynamic_cast<TileParser::AssignStmtContext *>(&ctx)) {
+    if (auto *exprStmt = dynamic_cast<TileParser::ExprStmtContext *>(&ctx)) {
+        std::vector<TileParser::ExprContext *> parts = exprStmt->expr();
+        ast::ExprPtr first = transformExpr(*parts[0]);
+        if (!exprStmt->assignOp()) {
+            if (first->kind != ast::ExprKind::Call) {
+                diags_.error(first->range, "this expression is not a statement; only calls and assignments are");
+                return nullptr;
+            }
+            return std::make_unique<ast::CallStmt>(range, std::unique_ptr<ast::Call>(static_cast<ast::Call *>(first.release())));
+        }
         auto s = std::make_unique<ast::Assign>(range);
-        TileParser::LvalueContext *lv = assign->lvalue();
-        s->target = ident(lv->IDENT());
-        s->targetRange = rangeOf(lv);
-        if (lv->exprList()) s->indices = transformExprList(lv->exprList());
-        TileParser::AssignOpContext *op = assign->assignOp();
+        s->targetRange = first->range;
+        // The left-hand side is a name, or an element of a named buffer.
+        if (first->kind == ast::ExprKind::Name) {
+            s->target = {static_cast<ast::Name &>(*first).name, first->range};
+        } else if (first->kind == ast::ExprKind::Index && static_cast<ast::Index &>(*first).base->kind == ast::ExprKind::Name) {
+            auto &ix = static_cast<ast::Index &>(*first);
+            s->target = {static_cast<ast::Name &>(*ix.base).name, ix.base->range};
+            for (ast::IndexItem &item : ix.items) {
+                if (item.end) {
+                    diags_.error(item.range, "a slice cannot be assigned; use fill or copy for a region");
+                    return nullptr;
+                }
+                s->indices.push_back(std::move(item.begin));
+            }
+        } else {
+            diags_.error(first->range, "this expression cannot be assigned to");
+            return nullptr;
+        }
+        TileParser::AssignOpContext *op = exprStmt->assignOp();
         if (op->PLUS_ASSIGN()) s->op = ast::AssignOp::Add;
         else if (op->MINUS_ASSIGN()) s->op = ast::AssignOp::Sub;
         else if (op->STAR_ASSIGN()) s->op = ast::AssignOp::Mul;
         else if (op->SLASH_ASSIGN()) s->op = ast::AssignOp::Div;
-        s->value = transformExpr(*assign->expr());
+        s->value = transformExpr(*parts[1]);
         return s;
     }
     if (auto *loop = dynamic_cast<TileParser::ForStmtContext *>(&ctx)) {
@@ -253,9 +279,6 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         s->body = transformBlock(*ws->block());
         return s;
     }
-    if (auto *call = dynamic_cast<TileParser::CallStmtContext *>(&ctx)) {
-        return std::make_unique<ast::CallStmt>(range, transformCall(*call->call()));
-    }
     TILET_INTERNAL_ERROR("unhandled statement alternative");
 }
 
@@ -275,11 +298,78 @@ ast::StmtPtr ParseTreeToAst::transformIf(TileParser::IfStmtContext &ctx) {
 // ------------------------------------------------------------------ expressions
 
 ast::ExprPtr ParseTreeToAst::transformExpr(TileParser::ExprContext &ctx) {
-    SourceRange range = rangeOf(&ctx);
-    if (auto *primary = dynamic_cast<TileParser::PrimaryExprContext *>(&ctx)) return transformPrimary(*primary->primary());
-    if (auto *index = dynamic_cast<TileParser::IndexExprContext *>(&ctx)) {
+    ast::ExprPtr cond = transformBinary(*ctx.binaryExpr());
+    if (!ctx.QUESTION()) return cond;
+    std::vector<TileParser::ExprContext *> parts = ctx.expr();
+    return std::make_unique<ast::Cond>(rangeOf(&ctx), std::move(cond), transformExpr(*parts[0]), transformExpr(*parts[1]));
+}
+
+namespace {
+// C's binary precedence levels; larger binds tighter. All are left-associative.
+int precedence(ast::BinaryOp op) {
+    switch (op) {
+    case ast::BinaryOp::Mul:
+    case ast::BinaryOp::Div:
+    case ast::BinaryOp::Mod: return 10;
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub: return 9;
+    case ast::BinaryOp::Shl:
+    case ast::BinaryOp::Shr: return 8;
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Ge: return 7;
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne: return 6;
+    case ast::BinaryOp::BitAnd: return 5;
+    case ast::BinaryOp::BitXor: return 4;
+    case ast::BinaryOp::BitOr: return 3;
+    case ast::BinaryOp::And: return 2;
+    case ast::BinaryOp::Or: return 1;
+    }
+    return 0;
+}
+} // namespace
+
+ast::ExprPtr ParseTreeToAst::transformBinary(TileParser::BinaryExprContext &ctx) {
+    // Precedence climbing over the flat list "u0 op1 u1 op2 u2 ...".
+    std::vector<ast::ExprPtr> operands;
+    for (TileParser::UnaryExprContext *u : ctx.unaryExpr()) operands.push_back(transformUnary(*u));
+    std::vector<TileParser::BinaryOpContext *> ops = ctx.binaryOp();
+    size_t next = 0;
+    std::function<ast::ExprPtr(ast::ExprPtr, int)> climb = [&](ast::ExprPtr lhs, int minPrec) {
+        while (next < ops.size()) {
+            ast::BinaryOp op = binaryOpFor(ops[next]->getStart()->getType());
+            int prec = precedence(op);
+            if (prec < minPrec) break;
+            SourceRange opRange = rangeOf(ops[next]);
+            ++next;
+            ast::ExprPtr rhs = std::move(operands[next]);
+            while (next < ops.size() && precedence(binaryOpFor(ops[next]->getStart()->getType())) > prec)
+                rhs = climb(std::move(rhs), prec + 1);
+            SourceRange range = SourceRange::span(lhs->range, rhs->range);
+            lhs = std::make_unique<ast::Binary>(range, op, std::move(lhs), std::move(rhs), opRange);
+        }
+        return lhs;
+    };
+    return climb(std::move(operands[0]), 0);
+}
+
+ast::ExprPtr ParseTreeToAst::transformUnary(TileParser::UnaryExprContext &ctx) {
+    if (TileParser::PostfixExprContext *p = ctx.postfixExpr()) return transformPostfix(*p);
+    ast::UnaryOp op = ctx.op->getType() == TileParser::MINUS ? ast::UnaryOp::Neg
+                    : ctx.op->getType() == TileParser::NOT   ? ast::UnaryOp::Not
+                                                             : ast::UnaryOp::BitNot;
+    return std::make_unique<ast::Unary>(rangeOf(&ctx), op, transformUnary(*ctx.unaryExpr()));
+}
+
+ast::ExprPtr ParseTreeToAst::transformPostfix(TileParser::PostfixExprContext &ctx) {
+    ast::ExprPtr e = transformPrimary(*ctx.primary());
+    std::vector<TileParser::IndexListContext *> lists = ctx.indexList();
+    std::vector<antlr4::tree::TerminalNode *> closes = ctx.RBRACK();
+    for (size_t k = 0; k < lists.size(); ++k) {
         std::vector<ast::IndexItem> items;
-        for (TileParser::IndexItemContext *item : index->indexList()->indexItem()) {
+        for (TileParser::IndexItemContext *item : lists[k]->indexItem()) {
             std::vector<TileParser::ExprContext *> parts = item->expr();
             ast::IndexItem it;
             it.begin = transformExpr(*parts[0]);
@@ -287,25 +377,10 @@ ast::ExprPtr ParseTreeToAst::transformExpr(TileParser::ExprContext &ctx) {
             it.range = rangeOf(item);
             items.push_back(std::move(it));
         }
-        return std::make_unique<ast::Index>(range, transformExpr(*index->expr()), std::move(items));
+        SourceRange range = SourceRange::span(e->range, rangeOf(closes[k]));
+        e = std::make_unique<ast::Index>(range, std::move(e), std::move(items));
     }
-    if (auto *unary = dynamic_cast<TileParser::UnaryExprContext *>(&ctx)) {
-        ast::UnaryOp op = unary->op->getType() == TileParser::MINUS ? ast::UnaryOp::Neg
-                        : unary->op->getType() == TileParser::NOT   ? ast::UnaryOp::Not
-                                                                    : ast::UnaryOp::BitNot;
-        return std::make_unique<ast::Unary>(range, op, transformExpr(*unary->expr()));
-    }
-    if (auto *binary = dynamic_cast<TileParser::BinaryExprContext *>(&ctx)) {
-        std::vector<TileParser::ExprContext *> operands = binary->expr();
-        return std::make_unique<ast::Binary>(range, binaryOpFor(binary->op->getType()), transformExpr(*operands[0]),
-                                             transformExpr(*operands[1]), rangeOf(binary->op));
-    }
-    if (auto *cond = dynamic_cast<TileParser::CondExprContext *>(&ctx)) {
-        std::vector<TileParser::ExprContext *> parts = cond->expr();
-        return std::make_unique<ast::Cond>(range, transformExpr(*parts[0]), transformExpr(*parts[1]),
-                                           transformExpr(*parts[2]));
-    }
-    TILET_INTERNAL_ERROR("unhandled expression alternative");
+    return e;
 }
 
 ast::ExprPtr ParseTreeToAst::transformPrimary(TileParser::PrimaryContext &ctx) {

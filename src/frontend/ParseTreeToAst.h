@@ -3,6 +3,7 @@
 #pragma once
 
 #include "frontend/Ast.h"
+#include "support/Diagnostics.h"
 
 #include "TileParser.h"
 
@@ -10,7 +11,9 @@ namespace tilet {
 
 class ParseTreeToAst {
 public:
-    explicit ParseTreeToAst(FileId file) : file_(file) {}
+    // Errors the grammar leaves to this layer (what may be assigned, which
+    // expressions may stand as statements) are reported to `diags`.
+    ParseTreeToAst(FileId file, DiagnosticEngine &diags) : file_(file), diags_(diags) {}
 
     ast::File transformFile(grammar::TileParser::FileContext &ctx);
 
@@ -34,6 +37,9 @@ private:
 
     // expressions
     ast::ExprPtr transformExpr(grammar::TileParser::ExprContext &ctx);
+    ast::ExprPtr transformBinary(grammar::TileParser::BinaryExprContext &ctx);
+    ast::ExprPtr transformUnary(grammar::TileParser::UnaryExprContext &ctx);
+    ast::ExprPtr transformPostfix(grammar::TileParser::PostfixExprContext &ctx);
     ast::ExprPtr transformPrimary(grammar::TileParser::PrimaryContext &ctx);
     std::unique_ptr<ast::Call> transformCall(grammar::TileParser::CallContext &ctx);
     std::vector<ast::Arg> transformArgs(grammar::TileParser::ArgListContext *ctx);
@@ -41,6 +47,7 @@ private:
     DType transformDType(grammar::TileParser::DtypeContext &ctx);
 
     FileId file_;
+    DiagnosticEngine &diags_;
 };
 
 } // namespace tilet

@@ -10,6 +10,7 @@
 // 4. If nothing went wrong, hand the tree to ParseTreeToAst.
 #include "frontend/Parser.h"
 
+#include "frontend/Lexer.h"
 #include "frontend/ParseTreeToAst.h"
 #include "support/InternalError.h"
 
@@ -213,14 +214,17 @@ std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, Di
         return std::nullopt;
     }
 
-    antlr4::ANTLRInputStream input(text);
-    TileLexer lexer(&input);
-    lexer.removeErrorListeners();   // every lexical error is an INVALID_CHAR-like token
-    antlr4::CommonTokenStream tokens(&lexer);
+    // The grammar's lexer rules, without ANTLR's cold-start cost (Lexer.h).
+    // Constructing the parser reads no token, so the lexer can take its vocabulary.
+    std::unique_ptr<TileTokenSource> lexer;
+    antlr4::CommonTokenStream tokens(nullptr);
+    TileParser parser(&tokens);
+    lexer = std::make_unique<TileTokenSource>(text, parser.getVocabulary());
+    tokens.setTokenSource(lexer.get());
     tokens.fill();
     bool lexOk = reportLexicalErrors(file, tokens, diags);
 
-    TileParser parser(&tokens);
+    parser.setTokenStream(&tokens);
     parser.removeErrorListeners();
 
     // Stage 1: SLL, bail at the first error without reporting anything.
@@ -242,7 +246,9 @@ std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, Di
         tree = parser.file();   // SLL can fail on valid input that LL accepts: no error then
     }
     if (!lexOk || diags.errorCount() > errorsBefore) return std::nullopt;
-    return ParseTreeToAst(file).transformFile(*tree);
+    ast::File ast = ParseTreeToAst(file, diags).transformFile(*tree);
+    if (diags.errorCount() > errorsBefore) return std::nullopt;
+    return ast;
 }
 
 } // namespace tilet

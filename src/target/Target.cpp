@@ -59,13 +59,32 @@ const std::vector<Field> &fields() {
     return table;
 }
 
+// Whole-line comments blanked out (newlines kept, so marks still point at the
+// right lines): yaml-cpp scans comments character by character, and the
+// embedded table is mostly documentation.
+std::string withoutFullLineComments(const std::string &text) {
+    std::string out;
+    out.reserve(text.size());
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t end = text.find('\n', i);
+        if (end == std::string::npos) end = text.size();
+        size_t first = text.find_first_not_of(" \t", i);
+        bool comment = first < end && text[first] == '#';
+        if (!comment) out.append(text, i, end - i);
+        if (end < text.size()) out += '\n';
+        i = end + 1;
+    }
+    return out;
+}
+
 } // namespace
 
 bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
     unsigned errorsBefore = diags.errorCount();
     YAML::Node root;
     try {
-        root = YAML::Load(sources.text(file));
+        root = YAML::Load(withoutFullLineComments(sources.text(file)));
     } catch (const YAML::Exception &e) {
         diags.error(markRange(file, e.mark), "malformed target file: " + e.msg);
         return false;

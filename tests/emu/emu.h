@@ -31,6 +31,7 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <thread>
 #include <vector>
 
+#undef __global__
 #define __global__
 #define __launch_bounds__(...)
 

@@ -71,3 +71,47 @@ TEST(Parser, LiteralsAreDecoded) {
     EXPECT_EQ(intValue(2), 1000000u);
     EXPECT_DOUBLE_EQ(static_cast<const ast::FloatLit &>(*c.ast->consts[3].value).value, 2.5e-3);
 }
+
+namespace {
+std::string parenthesized(const ast::Expr &e) {
+    switch (e.kind) {
+    case ast::ExprKind::Name: return static_cast<const ast::Name &>(e).name;
+    case ast::ExprKind::IntLit: return std::to_string(static_cast<const ast::IntLit &>(e).value);
+    case ast::ExprKind::Unary: {
+        auto &u = static_cast<const ast::Unary &>(e);
+        return std::string(ast::unaryOpSpelling(u.op)) + parenthesized(*u.operand);
+    }
+    case ast::ExprKind::Binary: {
+        auto &b = static_cast<const ast::Binary &>(e);
+        return "(" + parenthesized(*b.lhs) + " " + ast::binaryOpSpelling(b.op) + " " + parenthesized(*b.rhs) + ")";
+    }
+    case ast::ExprKind::Cond: {
+        auto &c = static_cast<const ast::Cond &>(e);
+        return "(" + parenthesized(*c.cond) + " ? " + parenthesized(*c.thenValue) + " : " + parenthesized(*c.elseValue) + ")";
+    }
+    case ast::ExprKind::Index: return parenthesized(*static_cast<const ast::Index &>(e).base) + "[..]";
+    default: return "?";
+    }
+}
+
+std::string parseExpr(const std::string &text) {
+    test::Compiled c;
+    test::parseSource(c, "const X = " + text + ";\n");
+    if (!c.ast) return "error: " + c.diagText.str();
+    return parenthesized(*c.ast->consts.at(0).value);
+}
+} // namespace
+
+TEST(Parser, OperatorPrecedenceAndAssociativityAreC) {
+    EXPECT_EQ(parseExpr("a + b * c - d"), "((a + (b * c)) - d)");
+    EXPECT_EQ(parseExpr("a - b - c"), "((a - b) - c)");
+    EXPECT_EQ(parseExpr("a / b * c % d"), "(((a / b) * c) % d)");
+    EXPECT_EQ(parseExpr("1 << 2 + 3"), "(1 << (2 + 3))");
+    EXPECT_EQ(parseExpr("a < b == c > d"), "((a < b) == (c > d))");
+    EXPECT_EQ(parseExpr("a & b ^ c | d"), "(((a & b) ^ c) | d)");
+    EXPECT_EQ(parseExpr("a || b && c"), "(a || (b && c))");
+    EXPECT_EQ(parseExpr("-a * !b"), "(-a * !b)");
+    EXPECT_EQ(parseExpr("a ? b : c ? d : e"), "(a ? b : (c ? d : e))");
+    EXPECT_EQ(parseExpr("a + b ? c * d : e"), "((a + b) ? (c * d) : e)");
+    EXPECT_EQ(parseExpr("x[1] * 2 + y[2]"), "((x[..] * 2) + y[..])");
+}
