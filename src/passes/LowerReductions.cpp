@@ -119,16 +119,19 @@ protected:
                 warps.push_back({m.extent, stride});
             }
         }
+        // One loop over the outputs, each combined with its xor partners in turn.
         std::vector<std::string> steps;
+        ir::VarRef gs = ir::makeVar("g");
+        std::vector<ir::Stmt> butterfly;
         for (const ThreadPart &p : lanes) {
             for (int64_t offset = p.stride; offset < p.stride * p.extent; offset *= 2) {
-                ir::VarRef g = ir::makeVar("g");
-                ir::Expr current = std::make_shared<ir::Load>(red, std::vector<ir::Expr>{g});
+                ir::Expr current = std::make_shared<ir::Load>(red, std::vector<ir::Expr>{gs});
                 ir::Expr other = std::make_shared<ir::Shuffle>(current, offset);
-                body.push_back(localLoop(g, outputs, std::make_shared<ir::Store>(red, std::vector<ir::Expr>{g}, combine(r.op, current, other)), span));
+                butterfly.push_back(std::make_shared<ir::Store>(red, std::vector<ir::Expr>{gs}, combine(r.op, current, other)));
                 steps.push_back(std::to_string(offset));
             }
         }
+        if (!butterfly.empty()) body.push_back(localLoop(gs, outputs, ir::seq(std::move(butterfly)), span));
         int64_t workspaceBytes = 0;
         std::string warpNote;
         if (!warps.empty()) {

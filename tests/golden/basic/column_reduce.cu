@@ -35,9 +35,6 @@ column_max_kernel(const float* __restrict__ X, float* __restrict__ out) {
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m_partial[g] = fmaxf(m_partial[g], __shfl_xor_sync(0xffffffffu, m_partial[g], 8));
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         m_partial[g] = fmaxf(m_partial[g], __shfl_xor_sync(0xffffffffu, m_partial[g], 16));
     }
     float* m_exchange = reinterpret_cast<float*>(tilet_smem + 0);

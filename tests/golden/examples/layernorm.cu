@@ -37,21 +37,9 @@ layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, 
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 1);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 2);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 4);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 8);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 16);
     }
     float* mean_exchange = reinterpret_cast<float*>(tilet_smem + 0);
@@ -96,21 +84,9 @@ layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, 
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 1);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 2);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 4);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 8);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 16);
     }
     float* variance_exchange = reinterpret_cast<float*>(tilet_smem + 0);

@@ -42,21 +42,9 @@ softmax_kernel(const float* __restrict__ X, float* __restrict__ Y) {
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 1));
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 2));
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 4));
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 8));
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 16));
     }
     float* row_max_exchange = reinterpret_cast<float*>(tilet_smem + 0);
@@ -106,21 +94,9 @@ softmax_kernel(const float* __restrict__ X, float* __restrict__ Y) {
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 1);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 2);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 4);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 8);
-    }
-    #pragma unroll
-    for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 16);
     }
     float* row_sum_exchange = reinterpret_cast<float*>(tilet_smem + 0);
