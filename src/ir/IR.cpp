@@ -36,6 +36,16 @@ const char *memScopeName(MemScope s) {
     return "?";
 }
 
+const char *swizzleName(SharedSwizzle s) {
+    switch (s) {
+    case SharedSwizzle::None: return "none";
+    case SharedSwizzle::B32: return "32B";
+    case SharedSwizzle::B64: return "64B";
+    case SharedSwizzle::B128: return "128B";
+    }
+    return "?";
+}
+
 const char *specialKindName(SpecialKind k) {
     switch (k) {
     case SpecialKind::ThreadIdx: return "threadIdx.x";

@@ -134,6 +134,12 @@ struct TileLayout {
 enum class MemScope { Global, Shared, Fragment, Local, TMem, Barrier };
 const char *memScopeName(MemScope s);
 
+// How a shared tile's 16-byte chunks are permuted within each row to avoid
+// bank conflicts: chunk c of row r is stored at chunk (c XOR f(r)) of its 128,
+// 64 or 32-byte segment (see Layout.h, swizzledOffset).
+enum class SharedSwizzle { None, B32, B64, B128 };
+const char *swizzleName(SharedSwizzle s);
+
 struct BufferNode;
 using Buffer = std::shared_ptr<BufferNode>;
 
@@ -151,6 +157,7 @@ struct BufferNode {
     std::optional<TileLayout> layout;   // fragments: infer_layouts
     Buffer registers;                   // fragments: the per-thread register array holding them
     int64_t sharedOffset = -1;          // shared: plan_shared_memory, bytes from the dynamic base
+    SharedSwizzle swizzle = SharedSwizzle::None;   // shared: select_gemm_inst, for gemm operands
     int64_t alignment = 0;              // bytes the storage must be aligned to (0: natural)
     bool readOnly = false;              // global: never stored to (prints `const`)
 
@@ -400,7 +407,8 @@ struct Gemm : StmtNode {
     std::optional<Region> sfa, sfb;
     // Decided by select_gemm_inst:
     GemmInst inst = GemmInst::Unselected;
-    int64_t warpM = 0, warpN = 0;
+    int64_t warpM = 0, warpN = 0;       // warps along M and N
+    int64_t atomM = 0, atomN = 0, atomK = 0;   // the instruction's shape (m16n8k16, ...)
 };
 
 struct Fill : StmtNode {

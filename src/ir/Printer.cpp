@@ -118,6 +118,7 @@ public:
             if (!b.arriveCounts.empty()) text += " arrive" + intList(b.arriveCounts);
             if (b.layout) text += " layout " + b.layout->str();
             if (b.registers) text += " in " + b.registers->name;
+            if (b.swizzle != SharedSwizzle::None) text += std::string(" swizzle ") + swizzleName(b.swizzle);
             if (b.sharedOffset >= 0) text += " at smem+" + std::to_string(b.sharedOffset);
             if (b.alignment) text += " align " + std::to_string(b.alignment);
             line(text);
@@ -172,6 +173,7 @@ public:
             text += std::string(" policy=") + gemmPolicyName(g.policy);
             if (g.inst != GemmInst::Unselected) text += std::string(" inst=") + gemmInstName(g.inst);
             if (g.warpM) text += " warps=" + std::to_string(g.warpM) + "x" + std::to_string(g.warpN);
+            if (g.atomM) text += " atom=m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" + std::to_string(g.atomK);
             line(text);
             return;
         }

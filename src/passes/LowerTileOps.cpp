@@ -8,6 +8,7 @@
 
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
+#include "support/InternalError.h"
 
 #include <functional>
 
@@ -76,17 +77,7 @@ public:
 
 protected:
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
-        if (c.inst != ir::CopyInst::Normal) {
-            if (c.inst != ir::CopyInst::Unselected) {
-                std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
-                                       ? "; add disable_tma = true for a SIMT store"
-                                       : "";
-                ctx_.diags.error(c.span, std::string("copy ") + ir::memScopeName(c.src.buffer->scope) + "->" +
-                                             ir::memScopeName(c.dst.buffer->scope) + " selects " + ir::copyInstName(c.inst) +
-                                             ", whose code generation is not supported yet for " + ctx_.target.name + hint);
-            }
-            return self;
-        }
+        TILET_ASSERT(c.inst == ir::CopyInst::Normal, "copy with " << ir::copyInstName(c.inst) << " reached lower-tile-ops");
         const ir::Region src = c.src, dst = c.dst;
         if (isPartialFragment(src) || isPartialFragment(dst)) {
             bool fromFragment = isPartialFragment(src);

@@ -12,8 +12,10 @@
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
 #include "passes/PlanSharedMemory.h"
-#include "passes/RejectUnsupported.h"
+#include "passes/CheckTarget.h"
+#include "passes/RejectUnimplemented.h"
 #include "passes/SelectCopyInst.h"
+#include "passes/SelectGemmInst.h"
 #include "passes/VectorizeAccesses.h"
 
 #include <ostream>
@@ -64,7 +66,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "reject-unsupported", "select-copy-inst", "lower-tile-ops", "infer-layouts", "lower-reductions",
+        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "lower-tile-ops", "infer-layouts", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "flatten-buffers", "plan-shared-memory", "insert-syncs", "simplify"};
     return names;
 }
@@ -77,10 +79,17 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
 
         // Facts about parameters: tensors never written print as const.
         run("analyze-params", analyzeParams, checked);
-        // Before any lowering, so a kernel is translated completely or not at all.
-        run("reject-unsupported", rejectUnsupported, checked);
+        // What the target cannot do at all; no decision is explained for such a kernel.
+        run("check-target", checkTarget, checked);
+        // Gemm instruction, warp partition and operand swizzles (seed §4.3); before
+        // copy selection, which needs to know which fragments hold MMA operands.
+        run("select-gemm-inst", selectGemmInst, checked);
         // The seed's copy decision chain; it must see copies before they become loops.
         run("select-copy-inst", selectCopyInst, checked);
+        // Every decision is made (and explained) by now; what code generation
+        // cannot do yet is reported before any lowering, so a kernel is
+        // translated completely or not at all.
+        run("reject-unimplemented", rejectUnimplemented, checked);
         // SIMT copies, fills and atomic adds become parallel loops, so that
         // layout inference sees every fragment access as a loop.
         run("lower-tile-ops", lowerTileOps, {false});

@@ -1,0 +1,47 @@
+// CheckTarget.cpp -- see CheckTarget.h.
+#include "passes/CheckTarget.h"
+
+#include "ir/Visitor.h"
+
+namespace tilet {
+
+ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
+    const Target &t = ctx.target;
+    auto error = [&](SourceRange where, const std::string &text) { ctx.diags.error(where, text); };
+    if (kernel.threads > t.maxThreadsPerBlock)
+        error(kernel.span, "kernel '" + kernel.name + "' has " + std::to_string(kernel.threads) + " threads but " + t.name + " allows " +
+                               std::to_string(t.maxThreadsPerBlock) + " per block");
+    if (kernel.hasCluster) {
+        int64_t size = kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2];
+        if (!t.clusters) error(kernel.span, "thread block clusters need sm_90 or newer; " + t.name + " has none");
+        else if (size > t.maxClusterSize)
+            error(kernel.span, "a cluster of " + std::to_string(size) + " blocks exceeds the " + std::to_string(t.maxClusterSize) + " that " +
+                                   t.name + " allows");
+    }
+    ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
+        switch (s->kind) {
+        case ir::StmtKind::Allocate: {
+            const ir::BufferNode &b = *ir::as<ir::Allocate>(s)->buffer;
+            if (b.scope == ir::MemScope::Barrier && !t.tma)
+                error(b.span, "mbarriers (alloc_barrier) need sm_90 or newer; " + t.name + " has none");
+            if (b.scope == ir::MemScope::TMem && !t.tcgen05)
+                error(b.span, "tensor memory (alloc_tmem) needs sm_100a; " + t.name + " has none");
+            break;
+        }
+        case ir::StmtKind::SetMaxNReg:
+            if (!t.setmaxnreg) error(s->span, "set_max_nreg (setmaxnreg) needs sm_90a or sm_100a; " + t.name + " has none");
+            break;
+        case ir::StmtKind::PdlTrigger:
+        case ir::StmtKind::PdlSync:
+            if (!t.pdl) error(s->span, "programmatic dependent launch needs sm_90 or newer; " + t.name + " has none");
+            break;
+        case ir::StmtKind::ClusterSync:
+            if (!t.clusters) error(s->span, "cluster_sync needs sm_90 or newer; " + t.name + " has no clusters");
+            break;
+        default: break;
+        }
+    });
+    return kernel;
+}
+
+} // namespace tilet

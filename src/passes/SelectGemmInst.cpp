@@ -1,0 +1,373 @@
+// SelectGemmInst.cpp -- see SelectGemmInst.h.
+//
+// 1. Gather the gemm's shape (M, N, K from the C and A tiles), dtypes,
+//    transposes and scopes.
+// 2. Check each candidate instruction (TCGEN05, WGMMA, MMA) and keep the
+//    reason when it does not apply.
+// 3. Walk the chain; compute the warp partition and instruction shape of the
+//    choice; choose the swizzle of each shared operand.
+// 4. Record the decision.
+#include "passes/SelectGemmInst.h"
+
+#include "ir/Visitor.h"
+
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace tilet {
+
+namespace {
+
+using ir::GemmInst;
+
+struct Option {
+    bool ok = false;
+    std::string reason;
+    static Option yes() { return {true, {}}; }
+    static Option no(std::string r) { return {false, std::move(r)}; }
+};
+
+struct Shape {
+    int64_t M = 0, N = 0, K = 0;
+    DType a = DType::F16, b = DType::F16, c = DType::F32;
+    bool transA = false, transB = false;
+    ir::MemScope sa = ir::MemScope::Shared, sb = ir::MemScope::Shared, sc = ir::MemScope::Fragment;
+};
+
+bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+bool isLowFloat(DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1; }
+bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+std::string name(DType t) { return std::string(dtypeName(t)); }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+class Selector : public ir::Mutator {
+public:
+    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &n) override {
+        auto g = std::make_shared<ir::Gemm>(n);
+        if (!decide(*g)) return self;
+        return g;
+    }
+
+private:
+    // ------------------------------------------------------------ facts
+
+    Shape shapeOf(const ir::Gemm &g) const {
+        Shape s;
+        std::vector<int64_t> a = g.a.tileShape(), c = g.c.tileShape();
+        s.M = c.size() == 2 ? c[0] : 0;
+        s.N = c.size() == 2 ? c[1] : 0;
+        s.K = a.size() == 2 ? (g.transposeA ? a[0] : a[1]) : 0;
+        s.a = g.a.buffer->dtype;
+        s.b = g.b.buffer->dtype;
+        s.c = g.c.buffer->dtype;
+        s.transA = g.transposeA;
+        s.transB = g.transposeB;
+        s.sa = g.a.buffer->scope;
+        s.sb = g.b.buffer->scope;
+        s.sc = g.c.buffer->scope;
+        return s;
+    }
+
+    int64_t warps() const { return kernel_.threads / 32; }
+
+    // AllowTcgen5Mma: sm_100 family, A shared or TMEM, B shared, C in TMEM, and
+    // the (M, N, K, dtype) whitelist (GetTCGEN5MMAMeta).
+    Option tcgen05(const Shape &s, ir::Gemm &g) const {
+        if (!target_.tcgen05) return Option::no("tcgen05 needs sm_100a; " + target_.name + " has none");
+        if (s.sc != ir::MemScope::TMem)
+            return Option::no("C '" + g.c.buffer->name + "' is a " + ir::memScopeName(s.sc) +
+                              "; tcgen05 accumulates in tensor memory (alloc_tmem)");
+        if (s.sa != ir::MemScope::Shared && s.sa != ir::MemScope::TMem)
+            return Option::no("tcgen05 reads A from shared or tensor memory, not a " + std::string(ir::memScopeName(s.sa)));
+        if (s.sb != ir::MemScope::Shared) return Option::no("tcgen05 reads B from shared memory");
+        DType ab = s.sa == ir::MemScope::TMem ? s.b : s.a;
+        int64_t k = 0;
+        if ((ab == DType::F16 || ab == DType::BF16) && s.c == DType::F32) k = 16;
+        else if (isLowFloat(ab) && (s.c == DType::F32 || s.c == DType::F16)) k = 32;
+        else if (isInt8(ab) && s.c == DType::Int32) k = 32;
+        else return Option::no("tcgen05 has no " + name(ab) + " x " + name(ab) + " -> " + name(s.c) + " form");
+        if (s.K % k != 0) return Option::no("K = " + str(s.K) + " is not a multiple of " + str(k));
+        int64_t atomM = s.M % 128 == 0 ? 128 : s.M % 64 == 0 ? 64 : s.M % 32 == 0 ? 32 : 0;
+        if (!atomM) return Option::no("M = " + str(s.M) + " is not a multiple of 32, 64 or 128");
+        int64_t atomN = 0;
+        for (int64_t n = 256; n >= 8 && !atomN; n -= 8) {
+            if (s.N % n == 0 && (atomM == 128 || n == 256 || n == 128 || n == 64)) atomN = n;
+        }
+        if (!atomN) return Option::no("no tcgen05 atom divides N = " + str(s.N));
+        g.atomM = atomM;
+        g.atomN = atomN;
+        g.atomK = k;
+        return Option::yes();
+    }
+
+    // AllowWgmma: sm_90 family, M >= 64, warps a multiple of 4, CheckWgmma.
+    Option wgmma(const Shape &s) const {
+        if (!target_.wgmma) return Option::no("wgmma needs sm_90a; " + target_.name + " has none");
+        if (s.M < 64) return Option::no("M = " + str(s.M) + " is below the 64 rows of a warpgroup MMA");
+        if (warps() % 4 != 0) return Option::no(str(kernel_.threads) + " threads are not whole warpgroups of 128");
+        if (s.sb != ir::MemScope::Shared) return Option::no("wgmma reads B from shared memory");
+        bool kMajor = !s.transA && s.transB;
+        auto need = [&](int64_t k, bool majorRule, const std::string &what) -> Option {
+            if (majorRule && !kMajor) return Option::no(what + " wgmma needs A and B K-major (transpose_A = false, transpose_B = true)");
+            if (s.K % k != 0) return Option::no("K = " + str(s.K) + " is not a multiple of " + str(k));
+            return Option::yes();
+        };
+        if (s.c == DType::F16 && s.a == DType::F16 && s.b == DType::F16) return need(16, false, "");
+        if (s.c == DType::F16 && isFp8(s.a) && isFp8(s.b)) return need(32, true, "fp8");
+        if (s.c == DType::F32 && s.a == DType::F16 && s.b == DType::F16) return need(16, false, "");
+        if (s.c == DType::F32 && s.a == DType::BF16 && s.b == DType::BF16) return need(16, false, "");
+        if (s.c == DType::F32 && (s.a == DType::TF32 || s.a == DType::F32) && s.a == s.b) return need(8, true, "tf32");
+        if (s.c == DType::F32 && isFp8(s.a) && isFp8(s.b)) return need(32, true, "fp8");
+        if (s.c == DType::Int32 && isInt8(s.a) && isInt8(s.b)) return need(32, true, "int8");
+        return Option::no("wgmma has no " + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
+    }
+
+    // The mma.sync shape for the operand types on this target.
+    Option mmaAtom(const Shape &s, int64_t &m, int64_t &n, int64_t &k) const {
+        if (s.sb != ir::MemScope::Shared) return Option::no("mma.sync reads B from shared memory");
+        if (s.sa == ir::MemScope::TMem || s.sc == ir::MemScope::TMem)
+            return Option::no("mma.sync works on registers; tensor memory needs tcgen05");
+        m = 16;
+        n = 8;
+        int arch = target_.arch;
+        if (arch < 75) {
+            // Volta's mma.sync.m8n8k4 (AllowVoltaMma).
+            if (s.transA) return Option::no("Volta's mma needs A not transposed");
+            if (s.a != DType::F16 || s.b != DType::F16 || (s.c != DType::F16 && s.c != DType::F32))
+                return Option::no("Volta's mma takes f16 operands with an f16 or f32 accumulator");
+            if (s.M % 16 || s.N % 16 || s.K % 4) return Option::no("Volta's mma needs M and N multiples of 16 and K a multiple of 4");
+            m = 8, n = 8, k = 4;
+            return Option::yes();
+        }
+        if (arch < 80) {
+            // Turing (AllowTuringMma) looks at dtypes only.
+            if (s.a != s.b) return Option::no("Turing's mma needs A and B of one dtype");
+            if (s.a == DType::F16 && (s.c == DType::F16 || s.c == DType::F32)) k = 8;
+            else if (isInt8(s.a) && s.c == DType::Int32) { m = 8; k = 16; }
+            else return Option::no("Turing's mma takes f16 (f16/f32 accumulator) or int8 (int32 accumulator)");
+        } else if ((s.a == DType::F16 && (s.c == DType::F32 || s.c == DType::F16)) || (s.a == DType::BF16 && s.c == DType::F32)) {
+            if (s.b != s.a) return Option::no("mma.sync needs A and B of one dtype");
+            k = 16;
+        } else if ((s.a == DType::TF32 || s.a == DType::F32) && s.c == DType::F32) {
+            k = 8;   // f32 operands run as tf32
+        } else if (isInt8(s.a) && isInt8(s.b) && s.c == DType::Int32) {
+            k = 32;
+        } else if (isFp8(s.a) && isFp8(s.b) && s.c == DType::F32) {
+            if (!target_.fp8Mma) return Option::no("mma.sync has no e4m3/e5m2 form before sm_89; " + target_.name + " is older");
+            k = 32;
+        } else if (s.a == DType::F64 && s.c == DType::F64) {
+            m = 8, n = 8, k = 4;
+        } else {
+            return Option::no("mma.sync has no " + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
+        }
+        // Dropping a K tail silently is a known TileLang bug (#2381): refuse instead.
+        if (s.K % k != 0)
+            return Option::no("K = " + str(s.K) + " is not a multiple of the " + str(k) + " one m" + str(m) + "n" + str(n) + "k" +
+                              str(k) + " step consumes");
+        return Option::yes();
+    }
+
+    // ComputeDefaultWarpPartition / ComputeWgmmaWarpPartition.
+    bool partition(GemmInst inst, const Shape &s, ir::GemmPolicy policy, int64_t minRows, int64_t minCols, int64_t &wm,
+                   int64_t &wn, std::string &error) const {
+        int64_t W = warps();
+        if (inst == GemmInst::FMA || inst == GemmInst::TCGEN05) {
+            wm = 1;
+            wn = W;
+            return true;
+        }
+        bool group = inst == GemmInst::WGMMA;
+        auto valid = [&](int64_t m, int64_t n) {
+            return m * n == W && s.M % (minRows * m) == 0 && s.N % (minCols * n) == 0 && (!group || m % 4 == 0);
+        };
+        wm = wn = 0;
+        if (policy == ir::GemmPolicy::FullRow) {
+            for (int64_t m = W; m >= 1 && !wm; --m) {
+                if (W % m == 0 && valid(m, W / m)) wm = m, wn = W / m;
+            }
+        } else if (policy == ir::GemmPolicy::FullCol) {
+            for (int64_t n = W; n >= 1 && !wm; --n) {
+                if (W % n == 0 && valid(W / n, n)) wm = W / n, wn = n;
+            }
+        } else {
+            double best = 1e300;
+            for (int64_t m = 1; m <= W; ++m) {
+                if (W % m != 0 || !valid(m, W / m)) continue;
+                double score = std::abs(double(s.M) / (minRows * m) / (double(s.N) / (8.0 * (W / m))) - double(s.M) / s.N);
+                if (score < best) best = score, wm = m, wn = W / m;
+            }
+        }
+        if (wm) return true;
+        error = "no warp partition covers M = " + str(s.M) + ", N = " + str(s.N) + " with " + str(W) + " warps (policy " +
+                ir::gemmPolicyName(policy) + "): each warp must own a multiple of " + str(minRows) + " rows and " + str(minCols) +
+                " columns" + (group ? ", with warps along M a multiple of 4" : "") + "; change threads or the tile shape";
+        return false;
+    }
+
+    // MakeGemmABLayout: the widest swizzle the contiguous extent allows.
+    void chooseSwizzle(const ir::Region &r, bool kContiguous, const std::string &role, Decision &d) {
+        ir::BufferNode &b = *r.buffer;
+        if (b.scope != ir::MemScope::Shared) return;
+        std::vector<int64_t> shape = *b.constShape();
+        int64_t cont = shape.back();
+        int64_t vec = 128 / dtypeBits(b.dtype);
+        ir::SharedSwizzle sw = cont % (vec * 8) == 0 ? ir::SharedSwizzle::B128
+                             : cont % (vec * 4) == 0 ? ir::SharedSwizzle::B64
+                             : cont % (vec * 2) == 0 ? ir::SharedSwizzle::B32
+                                                     : ir::SharedSwizzle::None;
+        if (b.swizzle != ir::SharedSwizzle::None && b.swizzle != sw) sw = b.swizzle;   // a buffer keeps its first layout
+        b.swizzle = sw;
+        std::string shapeText;
+        for (size_t i = 0; i < shape.size(); ++i) shapeText += (i ? ", " : "") + str(shape[i]);
+        std::string text = role + " '" + b.name + "' [" + shapeText + "] " + name(b.dtype) + " (" + (kContiguous ? "K" : "MN") +
+                           "-contiguous): ";
+        if (sw == ir::SharedSwizzle::None)
+            text += "no swizzle fits a " + str(cont * dtypeBits(b.dtype) / 8) + "-byte row; linear layout";
+        else
+            text += std::string(ir::swizzleName(sw)) + " swizzle of its " + str(cont * dtypeBits(b.dtype) / 8) + "-byte rows";
+        d.details.push_back(text);
+    }
+
+    // ------------------------------------------------------------ the chain
+
+    bool decide(ir::Gemm &g) {
+        Shape s = shapeOf(g);
+        Decision d;
+        d.where = g.span;
+        d.op = "gemm " + std::string(ir::memScopeName(s.sa)) + " x " + ir::memScopeName(s.sb) + " -> " + ir::memScopeName(s.sc);
+        std::vector<Rejected> &rejected = d.rejected;
+        auto fail = [&](const std::string &what, const std::string &reason) {
+            ctx_.diags.error(g.span, what + ": " + reason);
+            return false;
+        };
+        int64_t am = 0, an = 0, ak = 0;
+        GemmInst inst = GemmInst::Unselected;
+        std::string why;
+        bool blockScaled = g.sfa.has_value();
+
+        Option tc = tcgen05(s, g);
+        if (g.explicitInst != GemmInst::Unselected) {
+            switch (g.explicitInst) {
+            case GemmInst::TCGEN05:
+                if (!tc.ok) return fail("inst = tcgen05 cannot be honoured", tc.reason);
+                inst = GemmInst::TCGEN05;
+                break;
+            case GemmInst::WGMMA: {
+                Option o = wgmma(s);
+                if (!o.ok) return fail("inst = wgmma cannot be honoured", o.reason);
+                inst = GemmInst::WGMMA;
+                break;
+            }
+            case GemmInst::MMA: {
+                Option o = mmaAtom(s, am, an, ak);
+                if (!o.ok) return fail("inst = mma cannot be honoured", o.reason);
+                inst = GemmInst::MMA;
+                break;
+            }
+            default: inst = GemmInst::FMA; break;
+            }
+            why = std::string("inst = ") + (inst == GemmInst::FMA ? "fma" : ir::gemmInstName(inst)) + " asks for it";
+        } else if (g.use2cta) {
+            if (!tc.ok) return fail("use_2cta needs Blackwell tcgen05 (there is no one-CTA fallback: each CTA holds half of B's N range)", tc.reason);
+            bool pair = kernel_.hasCluster && ((kernel_.cluster[0] == 2 && kernel_.cluster[1] == 1 && kernel_.cluster[2] == 1) ||
+                                               (kernel_.cluster[0] == 1 && kernel_.cluster[1] == 2 && kernel_.cluster[2] == 1));
+            if (!pair) return fail("use_2cta cannot be honoured", "it needs cluster(2, 1, 1) or cluster(1, 2, 1) on the kernel");
+            inst = GemmInst::TCGEN05;
+            why = "use_2cta";
+        } else if (blockScaled) {
+            if (target_.tcgen05 && s.sc == ir::MemScope::TMem) {
+                inst = GemmInst::TCGEN05BlockScaled;
+                why = "block-scaled, C in tensor memory on sm_100";
+            } else if (target_.arch >= 120 && s.sc == ir::MemScope::Fragment) {
+                inst = GemmInst::MMABlockScaled;
+                why = "block-scaled, C in a fragment on sm_120";
+            } else {
+                return fail("gemm_blockscaled cannot be lowered", "it needs sm_100a with C in tensor memory, or sm_120a with C in a fragment");
+            }
+        } else if (tc.ok) {
+            inst = GemmInst::TCGEN05;
+            why = "sm_100 tensor cores, C in tensor memory";
+        } else {
+            rejected.push_back({"TCGEN05", tc.reason});
+            Option wg = wgmma(s);
+            if (wg.ok) {
+                inst = GemmInst::WGMMA;
+                why = "warpgroup MMA from shared memory";
+            } else {
+                rejected.push_back({"WGMMA", wg.reason});
+                Option mma = mmaAtom(s, am, an, ak);
+                if (mma.ok) {
+                    inst = GemmInst::MMA;
+                    why = "warp-level mma.sync";
+                } else {
+                    rejected.push_back({"MMA", mma.reason});
+                    inst = GemmInst::FMA;
+                    why = "no tensor-core instruction fits; every element is computed with FMA";
+                }
+            }
+        }
+
+        // Instruction shape and warp partition.
+        int64_t wm = 0, wn = 0;
+        std::string error;
+        if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
+            if (!am) mmaAtom(s, am, an, ak);
+            if (!am) am = 16, an = 8, ak = 32;   // block-scaled sm_120: m16n8k64 family, decided with its lowering
+            int64_t minCols = target_.arch < 75 ? 16 : 8;
+            if (!partition(inst, s, g.policy, 16, minCols, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
+            g.atomM = am, g.atomN = an, g.atomK = ak;
+        } else if (inst == GemmInst::WGMMA) {
+            if (!partition(inst, s, g.policy, 16, 8, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
+            int64_t perWarpN = s.N / wn;
+            int64_t n = perWarpN % 16 != 0 ? std::gcd<int64_t>(perWarpN, 256) : 0;
+            for (int64_t cand = 256; !n && cand >= 16; cand -= 16) {
+                if (perWarpN % cand == 0) n = cand;   // widen only in multiples of 16 (TileLang #2593)
+            }
+            g.atomM = 64, g.atomN = n, g.atomK = 256 / dtypeBits(s.a);
+        } else {
+            partition(inst, s, g.policy, 1, 1, wm, wn, error);
+        }
+        g.inst = inst;
+        g.warpM = wm;
+        g.warpN = wn;
+
+        d.choice = ir::gemmInstName(inst);
+        d.why = why;
+        std::ostringstream shape;
+        shape << "M x N x K = " << s.M << " x " << s.N << " x " << s.K << ", " << name(s.a) << " x " << name(s.b) << " -> " << name(s.c);
+        d.details.push_back(shape.str());
+        if (g.atomM)
+            d.details.push_back("instruction shape m" + str(g.atomM) + "n" + str(g.atomN) + "k" + str(g.atomK) +
+                                (inst == GemmInst::MMA ? ", " + str(s.M / wm / g.atomM) + " x " + str(s.N / wn / g.atomN) + " atoms per warp, " +
+                                                             str(s.K / g.atomK) + " k-steps per tile"
+                                                       : ""));
+        d.details.push_back("warp partition " + str(wm) + " x " + str(wn) + " (" + ir::gemmPolicyName(g.policy) + "): each warp computes " +
+                            str(s.M / std::max<int64_t>(wm, 1)) + " x " + str(s.N / std::max<int64_t>(wn, 1)));
+        if (inst != GemmInst::FMA) {
+            chooseSwizzle(g.a, !s.transA, "A", d);
+            chooseSwizzle(g.b, s.transB, "B", d);
+        }
+        ctx_.explain.record(std::move(d));
+        return true;
+    }
+
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+    const Target &target_;
+};
+
+} // namespace
+
+ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Selector(kernel, ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet
