@@ -44,6 +44,21 @@ std::string cTypeHeader(DType t) {
     }
 }
 
+std::string mmaTypeName(DType t, bool operand) {
+    switch (t) {
+    case DType::F32: return operand ? "tf32" : "f32";
+    case DType::TF32: return "tf32";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::Int32: return "s32";
+    case DType::Int8: return "s8";
+    case DType::UInt8: return "u8";
+    case DType::F8E4M3: return "e4m3";
+    case DType::F8E5M2: return "e5m2";
+    default: TILET_INTERNAL_ERROR("no mma.sync type for " << dtypeName(t));
+    }
+}
+
 namespace {
 
 // C precedence levels (smaller binds tighter).

@@ -40,9 +40,11 @@ public:
     }
 
     const std::set<std::string> &headers() const { return expr_.headers(); }
+    const std::set<std::string> &helpers() const { return helpers_; }
 
 private:
     std::string e(const ir::Expr &x) { return expr_.print(x); }
+    void helper(const std::string &key) { helpers_.insert(key); }
 
     std::string access(const ir::Buffer &b, const std::vector<ir::Expr> &indices) {
         const std::string &name = names_.buffer(b.get());
@@ -123,12 +125,43 @@ private:
         }
         case ir::StmtKind::VectorCopy: {
             const ir::VectorCopy &v = *ir::as<ir::VectorCopy>(s);
+            if (v.async) {
+                std::string key = "cp_async_" + std::to_string(v.bytes);
+                helper(key);
+                out_.line("tilet_" + key + "(&" + access(v.dst, v.dstIndices) + ", &" + access(v.src, v.srcIndices) + ", " +
+                          (v.srcValid ? e(v.srcValid) : std::string("true")) + ");");
+                return;
+            }
             std::string type = v.bytes == 16 ? "uint4" : v.bytes == 8 ? "uint2" : "unsigned int";
             bool srcConst = v.src->scope == ir::MemScope::Global && v.src->readOnly;
             out_.line("*reinterpret_cast<" + type + "*>(&" + access(v.dst, v.dstIndices) + ") = *reinterpret_cast<" +
                       (srcConst ? "const " : "") + type + "*>(&" + access(v.src, v.srcIndices) + ");");
             return;
         }
+        case ir::StmtKind::LdMatrix: {
+            const ir::LdMatrix &l = *ir::as<ir::LdMatrix>(s);
+            std::string key = "ldmatrix_x" + std::to_string(l.count) + (l.trans ? "_trans" : "");
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(l.dst, {l.dstOffset}) + ", &" + access(l.src, l.srcIndices) + ");");
+            return;
+        }
+        case ir::StmtKind::Mma: {
+            const ir::Mma &m = *ir::as<ir::Mma>(s);
+            std::string key = "mma_m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + "_" +
+                              mmaTypeName(m.d->dtype, false) + "_" + mmaTypeName(m.a->dtype, true);
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(m.d, {m.dOffset}) + ", &" + access(m.a, {m.aOffset}) + ", &" + access(m.b, {m.bOffset}) +
+                      ");");
+            return;
+        }
+        case ir::StmtKind::CpAsyncCommit:
+            helper("cp_async_commit");
+            out_.line("tilet_cp_async_commit();");
+            return;
+        case ir::StmtKind::CpAsyncWait:
+            helper("cp_async_wait");
+            out_.line("tilet_cp_async_wait<" + std::to_string(ir::as<ir::CpAsyncWait>(s)->pending) + ">();");
+            return;
         case ir::StmtKind::SyncThreads: out_.line("__syncthreads();"); return;
         default: TILET_INTERNAL_ERROR("statement " << ir::stmtKindName(s->kind) << " reached the printer unlowered");
         }
@@ -138,18 +171,40 @@ private:
     Emitter &out_;
     NameTable names_;
     ExprPrinter expr_;
+    std::set<std::string> helpers_;
 };
+
+// The sections of templates/cuda/ptx_helpers.cu named in `keys`, in file order.
+std::string helperText(const std::set<std::string> &keys) {
+    const std::string all(embedded::get("cuda/ptx_helpers.cu"));
+    const std::string marker = "// @helper ";
+    std::string out;
+    size_t found = 0;
+    for (size_t pos = all.find(marker); pos != std::string::npos;) {
+        size_t nameEnd = all.find('\n', pos);
+        std::string key = all.substr(pos + marker.size(), nameEnd - pos - marker.size());
+        size_t next = all.find(marker, nameEnd);
+        if (keys.count(key)) {
+            out += all.substr(nameEnd + 1, (next == std::string::npos ? all.size() : next) - nameEnd - 1);
+            ++found;
+        }
+        pos = next;
+    }
+    TILET_ASSERT(found == keys.size(), "a PTX helper the printer asked for is missing from templates/cuda/ptx_helpers.cu");
+    return out;
+}
 
 } // namespace
 
 std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names) {
     Emitter body;
-    std::set<std::string> headers;
+    std::set<std::string> headers, helpers;
     for (size_t i = 0; i < module.kernels.size(); ++i) {
         if (i) body.blank();
         KernelPrinter printer(module.kernels[i], body);
         printer.print();
         headers.insert(printer.headers().begin(), printer.headers().end());
+        helpers.insert(printer.helpers().begin(), printer.helpers().end());
     }
     Emitter out;
     out.raw(fillTemplate(embedded::get("cuda/banner.cu"), {{"cu", names.cuFile},
@@ -160,6 +215,12 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
     if (!headers.empty()) out.blank();
     for (const std::string &h : headers) out.line("#include <" + h + ">");
     out.blank();
+    if (!helpers.empty()) {
+        out.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
+        out.raw(helperText(helpers));
+        out.line("// ---- end of PTX helpers ----");
+        out.blank();
+    }
     out.raw(body.str());
     return out.str();
 }

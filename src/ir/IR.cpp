@@ -262,6 +262,16 @@ Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemSco
     return b;
 }
 
+std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord) {
+    std::vector<Expr> out;
+    size_t next = 0;
+    for (size_t d = 0; d < r.extents.size(); ++d) {
+        if (r.extents[d] == 1) out.push_back(r.mins[d]);
+        else out.push_back(add(r.mins[d], coord[next++]));
+    }
+    return out;
+}
+
 std::vector<int64_t> Region::tileShape() const {
     std::vector<int64_t> out;
     for (int64_t e : extents) {

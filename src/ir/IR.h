@@ -179,6 +179,10 @@ struct Region {
     std::vector<int64_t> tileShape() const;
 };
 
+// The indices of `r` at tile coordinate `coord` (one entry per non-unit
+// dimension, in order); unit dimensions stay at their start index.
+std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord);
+
 // ------------------------------------------------------------------ expressions
 
 struct IntImm : ExprNode {
@@ -345,16 +349,72 @@ struct Store : StmtNode {
 };
 
 // `bytes` bytes from src[srcIndices...] to dst[dstIndices...] as one access;
-// both addresses are proven aligned to `bytes`.
+// both addresses are proven aligned to `bytes`. An async copy is a cp.async
+// (global -> shared, 4, 8 or 16 bytes) that completes at a later CpAsyncWait;
+// when `srcValid` is false it reads nothing and writes zeros.
 struct VectorCopy : StmtNode {
     static constexpr StmtKind kKind = StmtKind::VectorCopy;
-    VectorCopy(Buffer d, std::vector<Expr> di, Buffer sb, std::vector<Expr> si, int64_t n, SourceRange s = {})
-        : StmtNode(kKind, s), dst(std::move(d)), dstIndices(std::move(di)), src(std::move(sb)), srcIndices(std::move(si)), bytes(n) {}
+    VectorCopy(Buffer d, std::vector<Expr> di, Buffer sb, std::vector<Expr> si, int64_t n, SourceRange s = {}, bool async = false,
+               Expr srcValid = nullptr)
+        : StmtNode(kKind, s), dst(std::move(d)), dstIndices(std::move(di)), src(std::move(sb)), srcIndices(std::move(si)), bytes(n),
+          async(async), srcValid(std::move(srcValid)) {}
     const Buffer dst;
     const std::vector<Expr> dstIndices;
     const Buffer src;
     const std::vector<Expr> srcIndices;
     const int64_t bytes;
+    const bool async;
+    const Expr srcValid;   // async only; null: always valid
+};
+
+// ---- warp-level tensor-core instructions (all 32 lanes of the warp take part)
+
+// ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16: `count` matrices of
+// 8 rows x 16 bytes. Lane l gives the address src[srcIndices] of row l % 8 of
+// matrix (l / 8) % count. Per matrix m, each lane receives the 32 bits at row
+// lane / 4, bytes 4 * (lane % 4) (of the transposed 8x8 b16 matrix with
+// `trans`), stored into dst[dstOffset + m * 32 / bits(dst) ...].
+struct LdMatrix : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::LdMatrix;
+    LdMatrix(Buffer d, Expr off, Buffer sb, std::vector<Expr> si, int64_t n, bool t, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), dstOffset(std::move(off)), src(std::move(sb)), srcIndices(std::move(si)), count(n),
+          trans(t) {}
+    const Buffer dst;             // a local register array
+    const Expr dstOffset;         // element index into dst
+    const Buffer src;             // shared
+    const std::vector<Expr> srcIndices;
+    const int64_t count;          // 1, 2 or 4
+    const bool trans;
+};
+
+// mma.sync.aligned.m{m}n{n}k{k}.row.col: one atom of the warp's product,
+// d[dOffset..] += a[aOffset..] * b[bOffset..], with the register fragments of
+// the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.
+struct Mma : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Mma;
+    Mma(int64_t m, int64_t n, int64_t k, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
+        : StmtNode(kKind, s), m(m), n(n), k(k), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)), aOffset(std::move(aOff)),
+          b(std::move(b)), bOffset(std::move(bOff)) {}
+    const int64_t m, n, k;
+    const Buffer d;   // accumulator registers
+    const Expr dOffset;
+    const Buffer a;
+    const Expr aOffset;
+    const Buffer b;
+    const Expr bOffset;
+};
+
+// Closes the thread's current group of cp.async copies.
+struct CpAsyncCommit : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::CpAsyncCommit;
+    explicit CpAsyncCommit(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+// Waits until at most `pending` of the thread's committed groups are incomplete.
+struct CpAsyncWait : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::CpAsyncWait;
+    explicit CpAsyncWait(int64_t n, SourceRange s = {}) : StmtNode(kKind, s), pending(n) {}
+    const int64_t pending;
 };
 
 // ---- tile operations

@@ -102,4 +102,37 @@ Expr threadDigit(const TileLayout &l, size_t k, const Expr &t) {
     return e;
 }
 
+int64_t swizzleBytes(SharedSwizzle s) {
+    switch (s) {
+    case SharedSwizzle::None: return 0;
+    case SharedSwizzle::B32: return 32;
+    case SharedSwizzle::B64: return 64;
+    case SharedSwizzle::B128: return 128;
+    }
+    return 0;
+}
+
+Expr bufferOffset(const BufferNode &b, const std::vector<Expr> &indices, DType t) {
+    if (indices.empty()) return intImm(0, t);
+    Expr row = cast(t, indices[0]);
+    for (size_t d = 1; d + 1 < indices.size(); ++d) row = add(mul(row, cast(t, b.shape[d])), cast(t, indices[d]));
+    if (indices.size() == 1) return row;
+    Expr col = cast(t, indices.back());
+    int64_t segmentBytes = swizzleBytes(b.swizzle);
+    if (b.scope != MemScope::Shared || segmentBytes == 0) return add(mul(row, cast(t, b.shape.back())), col);
+
+    int64_t elementBytes = dtypeBits(b.dtype) / 8;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < b.shape.size(); ++d) rows *= *constInt(b.shape[d]);
+    int64_t segment = segmentBytes / elementBytes;   // elements of a row in one segment
+    int64_t chunk = 16 / elementBytes;               // elements of a 16-byte chunk
+    int64_t rowsPer128 = 128 / segmentBytes;         // rows of one 128-byte line
+    int64_t chunkMask = segmentBytes / 16 - 1;
+    Expr line = rowsPer128 == 1 ? row : div(row, intImm(rowsPer128, t));
+    Expr swizzle = mul(binary(BinaryOp::BitAnd, line, intImm(chunkMask, t)), intImm(chunk, t));
+    Expr inRow = binary(BinaryOp::BitXor, mod(col, intImm(segment, t)), swizzle);
+    Expr block = mul(div(col, intImm(segment, t)), intImm(rows * segment, t));
+    return add(add(block, mul(row, intImm(segment, t))), inRow);
+}
+
 } // namespace tilet::ir

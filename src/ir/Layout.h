@@ -37,4 +37,16 @@ int64_t threadStride(const TileLayout &l, size_t k);
 // The digit of thread mode k for thread `t`: (t / stride) % extent.
 Expr threadDigit(const TileLayout &l, size_t k, const Expr &t);
 
+// The element offset of `indices` in a row-major buffer. A swizzled shared
+// buffer (leading dimensions folded into rows of `cols` elements) is stored
+// as column segments of W = 32, 64 or 128 bytes, each segment a contiguous
+// [rows, W] block in which the 16-byte chunk c of row r sits at chunk
+// c ^ ((r * W / 128) % (W / 16)): the TMA swizzle modes (CUTLASS's
+// Swizzle<3,4,3>, <2,4,3>, <1,4,3> within the block), so that 8 consecutive
+// rows read at one chunk column hit 8 different bank groups.
+Expr bufferOffset(const BufferNode &b, const std::vector<Expr> &indices, DType indexType);
+
+// Bytes of one swizzle segment (32, 64, 128), 0 for None.
+int64_t swizzleBytes(SharedSwizzle s);
+
 } // namespace tilet::ir

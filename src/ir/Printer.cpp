@@ -151,9 +151,24 @@ public:
         }
         case StmtKind::VectorCopy: {
             auto &v = static_cast<const VectorCopy &>(*s);
-            line(v.dst->name + "[" + list(v.dstIndices) + "] <-" + std::to_string(v.bytes) + "B- " + v.src->name + "[" + list(v.srcIndices) + "]");
+            line(v.dst->name + "[" + list(v.dstIndices) + "] <-" + std::to_string(v.bytes) + "B" + (v.async ? " cp.async" : "") + "- " +
+                 v.src->name + "[" + list(v.srcIndices) + "]" + (v.srcValid ? " if " + expr(v.srcValid) + " else zeros" : ""));
             return;
         }
+        case StmtKind::LdMatrix: {
+            auto &l = static_cast<const LdMatrix &>(*s);
+            line("ldmatrix.x" + std::to_string(l.count) + (l.trans ? ".trans " : " ") + l.dst->name + "[" + expr(l.dstOffset) + "...] <- " +
+                 l.src->name + "[" + list(l.srcIndices) + "]");
+            return;
+        }
+        case StmtKind::Mma: {
+            auto &m = static_cast<const Mma &>(*s);
+            line("mma.m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + " " + m.d->name + "[" + expr(m.dOffset) +
+                 "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]");
+            return;
+        }
+        case StmtKind::CpAsyncCommit: line("cp.async.commit_group"); return;
+        case StmtKind::CpAsyncWait: line("cp.async.wait_group " + std::to_string(static_cast<const CpAsyncWait &>(*s).pending)); return;
         case StmtKind::Copy: {
             auto &c = static_cast<const Copy &>(*s);
             static const char *kinds[] = {"copy", "tma_copy", "async_copy", "copy_cluster"};

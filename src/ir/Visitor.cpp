@@ -49,7 +49,15 @@ void Visitor::visitStore(const Store &n) { for (const Expr &i : n.indices) visit
 void Visitor::visitVectorCopy(const VectorCopy &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     for (const Expr &i : n.srcIndices) visit(i);
+    visit(n.srcValid);
 }
+void Visitor::visitLdMatrix(const LdMatrix &n) {
+    visit(n.dstOffset);
+    for (const Expr &i : n.srcIndices) visit(i);
+}
+void Visitor::visitMma(const Mma &n) { visit(n.dOffset); visit(n.aOffset); visit(n.bOffset); }
+void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
+void Visitor::visitCpAsyncWait(const CpAsyncWait &) {}
 void Visitor::visitCopy(const Copy &n) {
     visitRegion(n.src);
     visitRegion(n.dst);
@@ -232,9 +240,27 @@ Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
     bool changed = false;
     std::vector<Expr> di = mutateAll(n.dstIndices, changed);
     std::vector<Expr> si = mutateAll(n.srcIndices, changed);
-    if (!changed) return self;
-    return std::make_shared<VectorCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.span);
+    Expr valid = mutate(n.srcValid);
+    if (!changed && valid == n.srcValid) return self;
+    return std::make_shared<VectorCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.span, n.async, valid);
 }
+
+Stmt Mutator::mutateLdMatrix(const Stmt &self, const LdMatrix &n) {
+    bool changed = false;
+    Expr off = mutate(n.dstOffset);
+    std::vector<Expr> si = mutateAll(n.srcIndices, changed);
+    if (!changed && off == n.dstOffset) return self;
+    return std::make_shared<LdMatrix>(n.dst, off, n.src, std::move(si), n.count, n.trans, n.span);
+}
+
+Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
+    Expr d = mutate(n.dOffset), a = mutate(n.aOffset), b = mutate(n.bOffset);
+    if (d == n.dOffset && a == n.aOffset && b == n.bOffset) return self;
+    return std::make_shared<Mma>(n.m, n.n, n.k, n.d, d, n.a, a, n.b, b, n.span);
+}
+
+Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
+Stmt Mutator::mutateCpAsyncWait(const Stmt &self, const CpAsyncWait &) { return self; }
 
 Stmt Mutator::mutateCopy(const Stmt &self, const Copy &n) {
     Region src = mutateRegion(n.src), dst = mutateRegion(n.dst);

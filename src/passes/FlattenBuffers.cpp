@@ -1,5 +1,6 @@
 #include "passes/FlattenBuffers.h"
 
+#include "ir/Layout.h"
 #include "ir/Visitor.h"
 
 namespace tilet {
@@ -15,32 +16,37 @@ class Flattener : public ir::Mutator {
 public:
     using ir::Mutator::mutate;
 
+    static bool needsFlat(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
+        return indices.size() > 1 || (b.scope == ir::MemScope::Shared && b.swizzle != ir::SharedSwizzle::None);
+    }
     static std::vector<ir::Expr> flat(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
-        if (indices.size() <= 1) return indices;
-        DType t = needs64Bit(b) ? DType::Int64 : DType::Int32;
-        ir::Expr idx = ir::cast(t, indices[0]);
-        for (size_t d = 1; d < indices.size(); ++d) idx = ir::add(ir::mul(idx, ir::cast(t, b.shape[d])), ir::cast(t, indices[d]));
-        return {idx};
+        if (!needsFlat(b, indices)) return indices;
+        return {ir::bufferOffset(b, indices, needs64Bit(b) ? DType::Int64 : DType::Int32)};
     }
 
 protected:
     ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
         ir::Expr base = ir::Mutator::mutateLoad(self, n);
         const ir::Load &l = *ir::as<ir::Load>(base);
-        if (l.indices.size() <= 1) return base;
+        if (!needsFlat(*l.buffer, l.indices)) return base;
         return std::make_shared<ir::Load>(l.buffer, flat(*l.buffer, l.indices), l.span);
     }
     ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
         ir::Stmt base = ir::Mutator::mutateStore(self, n);
         const ir::Store &s = *ir::as<ir::Store>(base);
-        if (s.indices.size() <= 1) return base;
+        if (!needsFlat(*s.buffer, s.indices)) return base;
         return std::make_shared<ir::Store>(s.buffer, flat(*s.buffer, s.indices), s.value, s.op, s.span);
     }
     ir::Stmt mutateVectorCopy(const ir::Stmt &self, const ir::VectorCopy &n) override {
         ir::Stmt base = ir::Mutator::mutateVectorCopy(self, n);
         const ir::VectorCopy &v = *ir::as<ir::VectorCopy>(base);
-        if (v.dstIndices.size() <= 1 && v.srcIndices.size() <= 1) return base;
-        return std::make_shared<ir::VectorCopy>(v.dst, flat(*v.dst, v.dstIndices), v.src, flat(*v.src, v.srcIndices), v.bytes, v.span);
+        return std::make_shared<ir::VectorCopy>(v.dst, flat(*v.dst, v.dstIndices), v.src, flat(*v.src, v.srcIndices), v.bytes, v.span, v.async,
+                                                v.srcValid);
+    }
+    ir::Stmt mutateLdMatrix(const ir::Stmt &self, const ir::LdMatrix &n) override {
+        ir::Stmt base = ir::Mutator::mutateLdMatrix(self, n);
+        const ir::LdMatrix &l = *ir::as<ir::LdMatrix>(base);
+        return std::make_shared<ir::LdMatrix>(l.dst, l.dstOffset, l.src, flat(*l.src, l.srcIndices), l.count, l.trans, l.span);
     }
 };
 

@@ -14,6 +14,7 @@
 
 #include "ir/Analysis.h"
 #include "ir/Layout.h"
+#include "ir/MmaLayout.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
@@ -59,6 +60,20 @@ class Inferrer : public ir::Mutator {
 public:
     Inferrer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
     using ir::Mutator::mutate;
+
+    // The instruction of an MMA gemm fixes its accumulator's layout (and a
+    // register A operand's): they are set before any loop is looked at, so a
+    // clear or an epilogue loop over the accumulator follows them.
+    void fixGemmLayouts(const ir::Stmt &body) {
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            const ir::Gemm *g = ir::as<ir::Gemm>(s);
+            if (!g || g->inst != ir::GemmInst::MMA) return;
+            ir::MmaTiling t = ir::mmaTiling(*g, kernel_.threads);
+            setLayout({g->c.buffer, {}, g->span}, ir::mmaAccumulatorLayout(t), "the mma.sync accumulator layout");
+            if (g->a.buffer->scope == ir::MemScope::Fragment)
+                setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");
+        });
+    }
 
 protected:
     ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
@@ -160,7 +175,7 @@ private:
         return setLayout(a, derived);
     }
 
-    bool setLayout(const Access &a, const ir::TileLayout &layout) {
+    bool setLayout(const Access &a, const ir::TileLayout &layout, const std::string &why = "first distributed here") {
         ir::BufferNode &b = *a.buffer;
         if (!b.layout) {
             b.layout = layout;
@@ -170,7 +185,7 @@ private:
             d.where = a.span;
             d.op = "fragment '" + b.name + "'";
             d.choice = describeLayout(layout);
-            d.why = "first distributed here";
+            d.why = why;
             d.details.push_back("layout " + layout.str());
             ctx_.explain.record(std::move(d));
             return true;
@@ -247,7 +262,9 @@ private:
 
 ir::Kernel inferLayouts(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Inferrer(kernel, ctx).mutate(kernel.body);
+    Inferrer inferrer(kernel, ctx);
+    inferrer.fixGemmLayouts(kernel.body);
+    out.body = inferrer.mutate(kernel.body);
     return out;
 }
 

@@ -67,6 +67,7 @@ State accessesOf(const ir::Stmt &s) {
             if (isMemory(*v->dst)) st.writes.push_back(rangeOf(*v->dst));
             if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src));
         }
+        if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src));
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
         if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer));
@@ -104,6 +105,13 @@ private:
         if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
         if (ir::as<ir::Seq>(s)) return process(s, state);
         if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal) {
+            // A hazard with what came before the loop is resolved once, before it,
+            // rather than in every iteration.
+            State probe = state;
+            if (firstHazard(f->body, probe)) {
+                out.push_back(std::make_shared<ir::SyncThreads>(f->span));
+                state.clear();
+            }
             State entry = state;
             ir::Stmt body = process(f->body, state);
             // Entered again with the state its end leaves behind?

@@ -16,17 +16,6 @@ namespace tilet {
 
 namespace {
 
-// The indices of `r` at tile coordinate `vars` (one per non-unit dimension).
-std::vector<ir::Expr> regionIndices(const ir::Region &r, const std::vector<ir::Expr> &vars) {
-    std::vector<ir::Expr> out;
-    size_t next = 0;
-    for (size_t d = 0; d < r.extents.size(); ++d) {
-        if (r.extents[d] == 1) out.push_back(r.mins[d]);
-        else out.push_back(ir::add(r.mins[d], vars[next++]));
-    }
-    return out;
-}
-
 std::vector<int64_t> loopShape(const ir::Region &r) {
     std::vector<int64_t> s = r.tileShape();
     if (s.empty()) s.push_back(1);   // a single element still runs on one thread
@@ -83,15 +72,15 @@ protected:
             bool fromFragment = isPartialFragment(src);
             const ir::Region &frag = fromFragment ? src : dst, &other = fromFragment ? dst : src;
             return fragmentPartLoop(frag, c.span, [&](const std::vector<ir::Expr> &fragIdx, const std::vector<ir::Expr> &tile) {
-                std::vector<ir::Expr> otherIdx = regionIndices(other, tileVars(tile, other));
+                std::vector<ir::Expr> otherIdx = ir::regionIndices(other, tileVars(tile, other));
                 const std::vector<ir::Expr> &s = fromFragment ? fragIdx : otherIdx, &d = fromFragment ? otherIdx : fragIdx;
                 ir::Expr value = std::make_shared<ir::Load>(src.buffer, s, c.span);
                 return std::make_shared<ir::Store>(dst.buffer, d, ir::cast(dst.buffer->dtype, value), ir::StoreOp::Assign, c.span);
             });
         }
         return makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
-            ir::Expr value = std::make_shared<ir::Load>(src.buffer, regionIndices(src, tileVars(vars, src)), c.span);
-            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value),
+            ir::Expr value = std::make_shared<ir::Load>(src.buffer, ir::regionIndices(src, tileVars(vars, src)), c.span);
+            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value),
                                                ir::StoreOp::Assign, c.span);
         });
     }
@@ -104,7 +93,7 @@ protected:
             });
         }
         return makeParallelNest(loopShape(dst), f.span, [&](const std::vector<ir::Expr> &vars) {
-            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), f.value, ir::StoreOp::Assign, f.span);
+            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), f.value, ir::StoreOp::Assign, f.span);
         });
     }
 
@@ -114,13 +103,39 @@ protected:
             const ir::Region src = *a.src;
             return fragmentPartLoop(src, a.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &tile) {
                 ir::Expr value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(src.buffer, idx, a.span));
-                return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+                return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span);
             });
         }
         return makeParallelNest(loopShape(dst), a.span, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = a.value;
-            if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, regionIndices(*a.src, tileVars(vars, *a.src)), a.span));
-            return std::make_shared<ir::Store>(dst.buffer, regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+            if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, ir::regionIndices(*a.src, tileVars(vars, *a.src)), a.span));
+            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+        });
+    }
+
+    // FMA gemms: a parallel loop over C, each element summing over K.
+    ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &g) override {
+        if (g.inst != ir::GemmInst::FMA) return self;
+        const ir::Region a = g.a, b = g.b, c = g.c;
+        std::vector<int64_t> shape = c.tileShape();
+        int64_t K = g.transposeA ? a.tileShape()[0] : a.tileShape()[1];
+        DType acc = c.buffer->dtype;
+        return makeParallelNest(shape, g.span, [&](const std::vector<ir::Expr> &vars) {
+            const ir::Expr &i = vars[0], &j = vars[1];
+            std::vector<ir::Expr> cIdx = ir::regionIndices(c, vars);
+            ir::VarRef k = ir::makeVar("k");
+            ir::Expr aVal = std::make_shared<ir::Load>(a.buffer, ir::regionIndices(a, g.transposeA ? std::vector<ir::Expr>{k, i} : std::vector<ir::Expr>{i, k}), g.span);
+            ir::Expr bVal = std::make_shared<ir::Load>(b.buffer, ir::regionIndices(b, g.transposeB ? std::vector<ir::Expr>{j, k} : std::vector<ir::Expr>{k, j}), g.span);
+            ir::Expr sum = ir::add(std::make_shared<ir::Load>(c.buffer, cIdx, g.span), ir::mul(ir::cast(acc, aVal), ir::cast(acc, bVal)));
+            ir::Stmt update = std::make_shared<ir::Store>(c.buffer, cIdx, ir::cast(acc, sum), ir::StoreOp::Assign, g.span);
+            std::vector<ir::Stmt> body;
+            if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
+                ir::Expr zero = isFloat(acc) ? ir::floatImm(0, acc) : ir::intImm(0, acc);
+                ir::Stmt clear = std::make_shared<ir::Store>(c.buffer, cIdx, zero, ir::StoreOp::Assign, g.span);
+                body.push_back(ir::constInt(g.clearAccum) ? clear : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, g.span));
+            }
+            body.push_back(std::make_shared<ir::For>(k, ir::intImm(0), ir::intImm(K), ir::ForKind::Serial, update, g.span));
+            return ir::seq(std::move(body));
         });
     }
 

@@ -8,6 +8,7 @@
 #include "passes/FlattenBuffers.h"
 #include "passes/InferLayouts.h"
 #include "passes/InsertSyncs.h"
+#include "passes/LowerGemms.h"
 #include "passes/LowerParallelLoops.h"
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
@@ -66,7 +67,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "lower-tile-ops", "infer-layouts", "lower-reductions",
+        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "flatten-buffers", "plan-shared-memory", "insert-syncs", "simplify"};
     return names;
 }
@@ -93,8 +94,11 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // SIMT copies, fills and atomic adds become parallel loops, so that
         // layout inference sees every fragment access as a loop.
         run("lower-tile-ops", lowerTileOps, {false});
-        // Layouts of fragments and parallel loops, in program order.
+        // Layouts of fragments and parallel loops, in program order (gemm
+        // accumulators and register operands first: the instruction fixes them).
         run("infer-layouts", inferLayouts, checked);
+        // mma.sync gemms into ldmatrix and mma per warp; needs the accumulator registers.
+        run("lower-gemms", lowerGemms, checked);
         // Reductions need the layouts of their fragments.
         run("lower-reductions", lowerReductions, noTileOps);
         // Per-thread loops; needs layouts; fragments become register arrays.

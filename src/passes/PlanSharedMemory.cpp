@@ -79,6 +79,10 @@ public:
         touch(n.src.get());
         ir::Visitor::visitVectorCopy(n);
     }
+    void visitLdMatrix(const ir::LdMatrix &n) override {
+        touch(n.src.get());
+        ir::Visitor::visitLdMatrix(n);
+    }
 
 private:
     void touch(const ir::BufferNode *b) {

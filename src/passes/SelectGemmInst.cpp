@@ -217,7 +217,8 @@ private:
         std::vector<int64_t> shape = *b.constShape();
         int64_t cont = shape.back();
         int64_t vec = 128 / dtypeBits(b.dtype);
-        ir::SharedSwizzle sw = cont % (vec * 8) == 0 ? ir::SharedSwizzle::B128
+        ir::SharedSwizzle sw = dtypeBits(b.dtype) < 8 ? ir::SharedSwizzle::None   // packed sub-byte tiles stay linear
+                             : cont % (vec * 8) == 0 ? ir::SharedSwizzle::B128
                              : cont % (vec * 4) == 0 ? ir::SharedSwizzle::B64
                              : cont % (vec * 2) == 0 ? ir::SharedSwizzle::B32
                                                      : ir::SharedSwizzle::None;

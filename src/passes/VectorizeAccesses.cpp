@@ -147,12 +147,22 @@ private:
         lets_ = outerLets_;
         innerLets_.clear();
         lifted_.clear();
+        std::vector<const ir::VarNode *> innerLoopVars;   // accesses using them cannot move out of the lane loop
         ir::forEachStmt(n.body, [&](const ir::Stmt &s) {
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
                 lets_.push_back({l->var, l->value});
                 innerLets_.push_back({l->var, l->value});
             }
+            if (const ir::For *f = ir::as<ir::For>(s)) innerLoopVars.push_back(f->var.get());
         });
+        auto usesInnerLoop = [&](const std::vector<ir::Expr> &indices) {
+            for (const ir::Expr &i : indices) {
+                for (const ir::VarNode *v : innerLoopVars) {
+                    if (ir::usesVar(i, v)) return true;
+                }
+            }
+            return false;
+        };
 
         auto scalar = std::make_shared<ir::For>(n.var, n.min, n.extent, ir::ForKind::Unrolled, n.body, n.span);
         scalar->threadLocal = true;
@@ -188,7 +198,7 @@ private:
             bool ok = bytes == 4 || bytes == 8 || bytes % 16 == 0;   // wider than 16: several 16-byte moves
             bool reads = false, writes = false;
             for (const AccessInfo &a : accesses) {
-                ok = ok && !a.atomic && wideIndex(*b, a.indices);
+                ok = ok && !a.atomic && !usesInnerLoop(a.indices) && wideIndex(*b, a.indices);
                 (a.store ? writes : reads) = true;
                 ok = ok && ir::structurallyEqual(ir::simplify(a.indices.back()), ir::simplify(accesses.front().indices.back()));
             }

@@ -8,8 +8,12 @@
 // line g++ cannot take (the extern __shared__ declaration).
 //
 // This checks the arithmetic, indexing, layouts, guards, vectorized moves,
-// shuffles and barrier placement of the generated code -- not timing, and not
-// inline PTX (tensor-core kernels need the GPU check, scripts/gpu-check).
+// shuffles and barrier placement of the generated code -- not timing. The
+// inline-PTX helpers of the .cu are replaced (prepare.py) by the models
+// below, written from the PTX ISA: ldmatrix, mma.sync's register fragments,
+// and cp.async, whose copies land only at the cp.async.wait_group that
+// retires their group (so a missing wait reads stale shared memory). The
+// asm text itself is only checked by nvcc/ptxas and, on a GPU, gpu-check.
 #pragma once
 
 #include <cstring>
@@ -17,6 +21,7 @@ inline float __int_as_float(unsigned int bits);
 inline double __longlong_as_double(unsigned long long bits);
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <math_constants.h>
 #include <vector_types.h>
 
@@ -29,6 +34,7 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #undef __global__
@@ -44,12 +50,23 @@ struct Dim {
 struct Block {
     std::unique_ptr<std::barrier<>> sync;
     std::vector<std::unique_ptr<std::barrier<>>> warps;
-    std::vector<uint64_t> lanes;   // shuffle exchange slots, one per thread
+    std::vector<uint64_t> lanes;   // shuffle and warp-instruction exchange slots, one per thread
+    std::vector<uint64_t> aux;     // a second slot per thread (mma's B operand)
     std::vector<unsigned char> shared;
 };
 
 inline thread_local Dim tid, bid;
 inline thread_local Block *block = nullptr;
+
+// cp.async copies of this thread: the open group and the committed ones, oldest first.
+struct AsyncCopy {
+    void *dst;
+    const void *src;
+    int bytes;
+    bool valid;
+};
+inline thread_local std::vector<AsyncCopy> openGroup;
+inline thread_local std::vector<std::vector<AsyncCopy>> committedGroups;
 
 inline unsigned char *sharedBase() { return block->shared.data(); }
 
@@ -64,6 +81,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args.
                 b.sync = std::make_unique<std::barrier<>>(threads);
                 for (unsigned w = 0; w < threads / 32; ++w) b.warps.push_back(std::make_unique<std::barrier<>>(32));
                 b.lanes.assign(threads, 0);
+                b.aux.assign(threads, 0);
                 // Poison shared memory so a missing initialisation shows up.
                 b.shared.assign(sharedBytes + 16, 0xA5);
                 std::vector<std::thread> pool;
@@ -72,6 +90,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args.
                         tid = {t, 0, 0};
                         bid = {x, y, z};
                         block = &b;
+                        openGroup.clear();
+                        committedGroups.clear();
                         kernel(args...);
                     });
                 }
@@ -93,6 +113,122 @@ template <class T> T shuffleXor(unsigned, T value, int laneMask) {
     T out;
     std::memcpy(&out, &other, sizeof(T));
     return out;
+}
+
+// ---- ldmatrix (PTX ISA: "Warp-level matrix load instruction: ldmatrix")
+
+// Lane l gives the address of row l % 8 of matrix l / 8. Per matrix, thread t
+// receives the 32 bits at row t / 4, bytes 4 * (t % 4); with .trans, the b16
+// elements (row 2 * (t % 4) + e, column t / 4) for e = 0, 1.
+template <int Count, bool Trans> void ldmatrix(void *dst, const void *row) {
+    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
+    block->lanes[t] = reinterpret_cast<uint64_t>(row);
+    block->warps[t / 32]->arrive_and_wait();
+    unsigned regs[Count];
+    for (int m = 0; m < Count; ++m) {
+        auto rowOf = [&](unsigned r) { return reinterpret_cast<const unsigned char *>(block->lanes[warpBase + 8 * m + r]); };
+        if (!Trans) {
+            std::memcpy(&regs[m], rowOf(lane / 4) + 4 * (lane % 4), 4);
+        } else {
+            uint16_t lo, hi;
+            std::memcpy(&lo, rowOf(2 * (lane % 4)) + 2 * (lane / 4), 2);
+            std::memcpy(&hi, rowOf(2 * (lane % 4) + 1) + 2 * (lane / 4), 2);
+            regs[m] = lo | (unsigned(hi) << 16);
+        }
+    }
+    block->warps[t / 32]->arrive_and_wait();
+    std::memcpy(dst, regs, sizeof regs);
+}
+
+// ---- mma.sync (PTX ISA: "Matrix fragments for mma.m16n8k*"), g = lane / 4, q = lane % 4
+
+inline double toDouble(__half x) { return __half2float(x); }
+inline double toDouble(__nv_bfloat16 x) { return __bfloat162float(x); }
+inline double toDouble(signed char x) { return x; }
+inline double toDouble(unsigned char x) { return x; }
+inline double toDouble(__nv_fp8_e4m3 x) { return float(x); }
+inline double toDouble(__nv_fp8_e5m2 x) { return float(x); }
+// tf32: the tensor core reads the top 19 bits of the f32.
+inline double toDouble(float x) {
+    unsigned bits;
+    std::memcpy(&bits, &x, 4);
+    bits &= 0xffffe000u;
+    float y;
+    std::memcpy(&y, &bits, 4);
+    return y;
+}
+
+// Row and column of A element i (16 x K) and of B element i (K x 8) held by a lane.
+template <int K, int Bits> void aElement(int i, unsigned g, unsigned q, int &row, int &col) {
+    if (Bits == 16 && K == 16) { row = g + 8 * ((i / 2) % 2); col = 2 * q + i % 2 + 8 * (i / 4); }
+    else if (Bits == 16 && K == 8) { row = g + 8 * (i / 2); col = 2 * q + i % 2; }
+    else if (Bits == 32 && K == 8) { row = g + 8 * (i % 2); col = q + 4 * (i / 2); }
+    else if (Bits == 8 && K == 32) { row = g + 8 * ((i / 4) % 2); col = 4 * q + i % 4 + 16 * (i / 8); }
+    else throw std::runtime_error("emu: no A fragment for this mma shape");
+}
+template <int K, int Bits> void bElement(int i, unsigned g, unsigned q, int &k, int &n) {
+    n = g;
+    if (Bits == 16 && K == 16) k = 2 * q + i % 2 + 8 * (i / 2);
+    else if (Bits == 16 && K == 8) k = 2 * q + i;
+    else if (Bits == 32 && K == 8) k = q + 4 * i;
+    else if (Bits == 8 && K == 32) k = 4 * q + i % 4 + 16 * (i / 4);
+    else throw std::runtime_error("emu: no B fragment for this mma shape");
+}
+
+template <class D> void accumulate(D &d, double sum) {
+    if constexpr (std::is_same_v<D, int>) d = static_cast<int>(d + static_cast<long long>(sum));
+    else if constexpr (std::is_same_v<D, __half>) d = __float2half(static_cast<float>(toDouble(d) + sum));
+    else d = static_cast<float>(d + sum);
+}
+
+// D (M x N, this lane's 4 elements) += A (M x K) * B (K x N), gathered from the warp's lanes.
+template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, const void *b) {
+    static_assert(M == 16 && N == 8, "emu models the m16n8 shapes");
+    constexpr int Bits = 8 * sizeof(T), AElems = M * K / 32, BElems = K * N / 32;
+    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
+    block->lanes[t] = reinterpret_cast<uint64_t>(a);
+    block->aux[t] = reinterpret_cast<uint64_t>(b);
+    block->warps[t / 32]->arrive_and_wait();
+    double A[M][K] = {}, B[K][N] = {};
+    for (unsigned l = 0; l < 32; ++l) {
+        const T *la = reinterpret_cast<const T *>(block->lanes[warpBase + l]);
+        const T *lb = reinterpret_cast<const T *>(block->aux[warpBase + l]);
+        for (int i = 0; i < AElems; ++i) {
+            int r, c;
+            aElement<K, Bits>(i, l / 4, l % 4, r, c);
+            A[r][c] = toDouble(la[i]);
+        }
+        for (int i = 0; i < BElems; ++i) {
+            int k, n;
+            bElement<K, Bits>(i, l / 4, l % 4, k, n);
+            B[k][n] = toDouble(lb[i]);
+        }
+    }
+    block->warps[t / 32]->arrive_and_wait();
+    for (int i = 0; i < 4; ++i) {
+        int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+        double sum = 0;
+        for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+        accumulate(d[i], sum);
+    }
+}
+
+// ---- cp.async: copies land when a wait retires their group
+
+
+template <int Bytes> void cpAsync(void *dst, const void *src, bool valid) { openGroup.push_back({dst, src, Bytes, valid}); }
+inline void cpAsyncCommit() {
+    committedGroups.push_back(std::move(openGroup));
+    openGroup.clear();
+}
+template <int Pending> void cpAsyncWait() {
+    while (committedGroups.size() > static_cast<size_t>(Pending)) {
+        for (const AsyncCopy &c : committedGroups.front()) {
+            if (c.valid) std::memcpy(c.dst, c.src, c.bytes);
+            else std::memset(c.dst, 0, c.bytes);
+        }
+        committedGroups.erase(committedGroups.begin());
+    }
 }
 
 } // namespace emu

@@ -4,7 +4,9 @@
 usage: prepare.py KERNEL.cu KERNEL.host.cpp OUT.cpp
 
 The only rewrites: the extern __shared__ declaration becomes a pointer to the
-emulated block's shared memory, and cudaLaunchKernelEx becomes emu::launchEx.
+emulated block's shared memory, cudaLaunchKernelEx becomes emu::launchEx, and
+the inline-PTX helpers (the block between the "PTX helpers" markers) give way
+to emu.h's models of the same instructions, called by the same names.
 Everything else is compiled exactly as tilet wrote it.
 """
 import re
@@ -18,6 +20,16 @@ with open(host) as f:
 device, n = re.subn(r"extern __shared__ __align__\(\d+\) unsigned char tilet_smem\[\];",
                     "unsigned char *tilet_smem = emu::sharedBase();", device)
 launch = launch.replace("cudaLaunchKernelEx(", "emu::launchEx(")
+device = re.sub(r"// ---- PTX helpers .*?// ---- end of PTX helpers ----\n", "", device, flags=re.S)
+OPERAND_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "tf32": "float", "s8": "signed char",
+                 "u8": "unsigned char", "e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
+device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
+                lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
+device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
+                lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
+device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
+device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
+device = device.replace("tilet_cp_async_wait<", "emu::cpAsyncWait<")
 # The host file includes its header by file name; the header sits beside the .cu.
 with open(out, "w") as f:
     f.write('#include "emu.h"\n')

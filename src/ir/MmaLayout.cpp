@@ -1,0 +1,120 @@
+// MmaLayout.cpp -- see MmaLayout.h.
+#include "ir/MmaLayout.h"
+
+#include "ir/Layout.h"
+
+namespace tilet::ir {
+
+int64_t mmaElementsPerRegister(DType operand) { return 32 / dtypeBits(operand); }
+
+int64_t mmaKBlockWidth(const MmaAtom &atom) { return 4 * mmaElementsPerRegister(atom.operand); }
+
+namespace {
+
+int64_t kBlockWidth(const MmaAtom &atom) { return mmaKBlockWidth(atom); }
+
+void addMode(std::vector<LayoutMode> &modes, int64_t extent, int dim, int64_t stride) {
+    if (extent > 1) modes.push_back({extent, dim, stride});
+}
+
+} // namespace
+
+std::vector<MmaRegisterBlock> mmaARegisters(const MmaAtom &atom) {
+    std::vector<MmaRegisterBlock> out;
+    for (int64_t kb = 0; kb < atom.k / kBlockWidth(atom); ++kb) {
+        for (int64_t rb = 0; rb < atom.m / 8; ++rb) out.push_back({rb, kb});
+    }
+    return out;
+}
+
+std::vector<MmaRegisterBlock> mmaBRegisters(const MmaAtom &atom) {
+    std::vector<MmaRegisterBlock> out;
+    for (int64_t kb = 0; kb < atom.k / kBlockWidth(atom); ++kb) out.push_back({0, kb});
+    return out;
+}
+
+std::array<Expr, 2> mmaOperandElement(const MmaAtom &atom, bool isA, const MmaRegisterBlock &block, const Expr &lane, int64_t e) {
+    Expr g = div(lane, intImm(4)), q = mod(lane, intImm(4));
+    int64_t perRegister = mmaElementsPerRegister(atom.operand);
+    Expr k = add(intImm(block.kBlock * kBlockWidth(atom) + e), mul(q, intImm(perRegister)));
+    return {isA ? add(intImm(block.rowBlock * 8), g) : g, k};
+}
+
+std::array<Expr, 2> mmaLdmatrixRow(const MmaAtom &atom, bool isA, int64_t count, bool kContiguous, const Expr &lane) {
+    Expr matrix = mod(div(lane, intImm(8)), intImm(count));
+    Expr row = mod(lane, intImm(8));
+    // Matrix q is register q of the loaded sequence: its 8-row block along M
+    // or N, and its 16-byte block along K.
+    Expr mnBlock, kBlock;
+    if (isA) {
+        int64_t rowBlocks = atom.m / 8;   // A registers: row block fastest
+        mnBlock = mod(matrix, intImm(rowBlocks));
+        kBlock = div(matrix, intImm(rowBlocks));
+    } else {
+        int64_t perAtom = static_cast<int64_t>(mmaBRegisters(atom).size());   // B: atom by atom
+        mnBlock = div(matrix, intImm(perAtom));
+        kBlock = mod(matrix, intImm(perAtom));
+    }
+    Expr mn = mul(mnBlock, intImm(8)), k = mul(kBlock, intImm(kBlockWidth(atom)));
+    // A storage row is 16 bytes: along K it holds one register's worth for 8
+    // lanes; along M/N (.trans) it holds 8 elements of one k.
+    if (kContiguous) mn = add(mn, row);
+    else k = add(k, row);
+    return {mn, k};
+}
+
+MmaTiling mmaTiling(const Gemm &g, int64_t threads) {
+    MmaTiling t;
+    std::vector<int64_t> c = g.c.tileShape(), a = g.a.tileShape();
+    t.M = c[0];
+    t.N = c[1];
+    t.K = g.transposeA ? a[0] : a[1];
+    t.warpM = g.warpM;
+    t.warpN = g.warpN;
+    t.threads = threads;
+    t.atom = {g.atomM, g.atomN, g.atomK, g.a.buffer->dtype};
+    return t;
+}
+
+TileLayout mmaAccumulatorLayout(const MmaTiling &t) {
+    TileLayout l;
+    l.shape = {t.M, t.N};
+    l.threads = t.threads;
+    addMode(l.threadModes, 4, 1, 2);                // q: column pair
+    addMode(l.threadModes, 8, 0, 1);                // g: row
+    addMode(l.threadModes, t.warpM, 0, t.warpRows());
+    addMode(l.threadModes, t.warpN, 1, t.warpCols());
+    addMode(l.localModes, 2, 1, 1);                 // c % 2
+    addMode(l.localModes, 2, 0, 8);                 // c / 2
+    addMode(l.localModes, t.nAtoms(), 1, t.atom.n);
+    addMode(l.localModes, t.mAtoms(), 0, t.atom.m);
+    return l;
+}
+
+Expr mmaAccumulatorOffset(const MmaTiling &t, const Expr &i, const Expr &j) {
+    return mul(intImm(kMmaAccumulatorsPerLane), add(j, mul(intImm(t.nAtoms()), i)));
+}
+
+TileLayout mmaOperandALayout(const MmaTiling &t) {
+    int64_t e = mmaElementsPerRegister(t.atom.operand);
+    TileLayout l;
+    l.shape = {t.M, t.K};
+    l.threads = t.threads;
+    addMode(l.threadModes, 4, 1, e);                // q
+    addMode(l.threadModes, 8, 0, 1);                // g
+    addMode(l.threadModes, t.warpM, 0, t.warpRows());
+    if (t.warpN > 1) l.threadModes.push_back({t.warpN, LayoutMode::kReplicate, 0});
+    addMode(l.localModes, e, 1, 1);
+    addMode(l.localModes, t.atom.m / 8, 0, 8);
+    addMode(l.localModes, t.atom.k / kBlockWidth(t.atom), 1, kBlockWidth(t.atom));
+    addMode(l.localModes, t.kSteps(), 1, t.atom.k);
+    addMode(l.localModes, t.mAtoms(), 0, t.atom.m);
+    return l;
+}
+
+Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks) {
+    int64_t perStep = t.atom.m * t.atom.k / 32;   // elements of A per lane and atom
+    return mul(intImm(perStep), add(ks, mul(intImm(t.kSteps()), i)));
+}
+
+} // namespace tilet::ir

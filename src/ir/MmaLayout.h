@@ -1,0 +1,88 @@
+// MmaLayout.h -- the register fragments of mma.sync, and the fragment
+// layouts of gemm operands and accumulators built from them.
+//
+// PTX ISA, "Matrix fragments for mma.m16n8k*": lane l of a warp has
+// g = l / 4 (groupID) and q = l % 4 (threadID_in_group). Every A or B
+// register is 32 bits and holds E = 32 / bits(dtype) elements adjacent along
+// K; it covers an 8-row x 16-byte block of the operand (8 rows of M for A,
+// 8 columns of N for B):
+//
+//   A register (rowBlock, kBlock): row 8 * rowBlock + g, k = 4E * kBlock + E * q + e
+//   B register kBlock:             col g,               k = 4E * kBlock + E * q + e
+//   C element c (0..3):            row g + 8 * (c / 2), col 2 * q + c % 2
+//
+// A's registers come in PTX order: rowBlock fastest, then kBlock.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <array>
+#include <vector>
+
+namespace tilet::ir {
+
+struct MmaAtom {
+    int64_t m = 16, n = 8, k = 16;
+    DType operand = DType::F16;   // A's and B's dtype
+};
+
+struct MmaRegisterBlock {
+    int64_t rowBlock = 0;   // A only: rows 0-7 or 8-15 of the atom
+    int64_t kBlock = 0;     // which 16-byte run of K
+};
+
+int64_t mmaElementsPerRegister(DType operand);
+// K elements one 16-byte register block spans (4 * elements per register).
+int64_t mmaKBlockWidth(const MmaAtom &atom);
+std::vector<MmaRegisterBlock> mmaARegisters(const MmaAtom &atom);
+std::vector<MmaRegisterBlock> mmaBRegisters(const MmaAtom &atom);
+
+// The coordinate within one atom of element e of operand register `block`
+// held by `lane`: {mn, k}, where mn is A's row or B's column.
+std::array<Expr, 2> mmaOperandElement(const MmaAtom &atom, bool isA, const MmaRegisterBlock &block, const Expr &lane, int64_t e);
+
+// ldmatrix addressing. One ldmatrix.x{count} loads `count` consecutive
+// operand registers: for A all registers of one atom, for B the registers of
+// count / (B registers per atom) consecutive atoms along N. Lane l gives the
+// start of one 16-byte row of shared memory; this returns that row's operand
+// coordinate {mn, k} relative to the first atom's origin. With kContiguous
+// the rows run along K (plain ldmatrix); otherwise along M or N (.trans,
+// 16-bit operands only).
+std::array<Expr, 2> mmaLdmatrixRow(const MmaAtom &atom, bool isA, int64_t count, bool kContiguous, const Expr &lane);
+// Elements of C per lane and atom.
+constexpr int64_t kMmaAccumulatorsPerLane = 4;
+
+// How a gemm's warps and atoms tile C [M, N]: warp w has warp_m = w % warpM,
+// warp_n = w / warpM and computes rows [warp_m * M / warpM, ...) and columns
+// [warp_n * N / warpN, ...) as (M / warpM / 16) x (N / warpN / 8) atoms.
+struct MmaTiling {
+    int64_t M = 0, N = 0, K = 0;
+    int64_t warpM = 1, warpN = 1;
+    int64_t threads = 128;
+    MmaAtom atom;
+    int64_t warpRows() const { return M / warpM; }
+    int64_t warpCols() const { return N / warpN; }
+    int64_t mAtoms() const { return warpRows() / atom.m; }
+    int64_t nAtoms() const { return warpCols() / atom.n; }
+    int64_t kSteps() const { return K / atom.k; }
+};
+
+// The tiling select-gemm-inst chose for an MMA gemm in a block of `threads`.
+MmaTiling mmaTiling(const Gemm &g, int64_t threads);
+
+// The fragment layout of C [M, N]: each lane's accumulators in the PTX
+// order, atom by atom. Local modes, fastest first: the column pair, the row
+// half, the atom along N, the atom along M.
+TileLayout mmaAccumulatorLayout(const MmaTiling &t);
+// Register index of element 0 of atom (i, j) of the calling warp.
+Expr mmaAccumulatorOffset(const MmaTiling &t, const Expr &i, const Expr &j);
+
+// The fragment layout of an A operand held in registers, A [M, K]: each
+// lane's A registers in PTX order, k-step by k-step, atom by atom; the
+// warps along N hold copies. Local modes, fastest first: the elements of a
+// register, the row half, the K block, the k-step, the atom along M.
+TileLayout mmaOperandALayout(const MmaTiling &t);
+// Element index of the first A register of atom row i at k-step ks.
+Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks);
+
+} // namespace tilet::ir

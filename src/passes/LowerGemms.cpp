@@ -1,0 +1,220 @@
+// LowerGemms.cpp -- see LowerGemms.h.
+//
+// For a gemm with tiling T (ir/MmaLayout.h), in the calling warp:
+//
+//   let lane = threadIdx.x % 32, warp_m = warp % warpM, warp_n = warp / warpM
+//   [if clear_accum: C_regs[*] = 0]
+//   for ks in unrolled(K / k):
+//     A_frag, B_frag: this k-step's operand registers of the warp's atoms
+//     for i in unrolled(mAtoms): ldmatrix.x4 A_frag[i]     (A in shared memory)
+//     for jg in unrolled(...):   ldmatrix.x4 B_frag[...]   (2 or 4 atoms along N)
+//     for i, j in unrolled(mAtoms, nAtoms): mma(C_regs[atom (i, j)], A[i], B[j])
+//
+// An operand whose 16-byte rows run along K loads with ldmatrix; a 16-bit
+// operand whose rows run along M or N with ldmatrix.trans; any other
+// operand (tf32 or 8-bit along M/N, no ldmatrix before sm_75, misaligned
+// rows) element by element from shared memory.
+#include "passes/LowerGemms.h"
+
+#include "ir/Analysis.h"
+#include "ir/MmaLayout.h"
+#include "ir/Visitor.h"
+#include "support/InternalError.h"
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+// How one operand's registers are filled for a k-step.
+struct OperandPlan {
+    const ir::Region *region = nullptr;
+    bool isA = true;
+    bool kContiguous = true;   // storage rows run along K
+    bool ldmatrix = false;
+    std::string why;           // for the explanation
+};
+
+Stmt unrolled(const ir::VarRef &v, int64_t extent, Stmt body, SourceRange span) {
+    if (extent == 1) return ir::substitute(body, {{v, ir::intImm(0)}});
+    return std::make_shared<ir::For>(v, ir::intImm(0), ir::intImm(extent), ir::ForKind::Unrolled, std::move(body), span);
+}
+
+class Lowerer : public ir::Mutator {
+public:
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
+        if (g.inst != ir::GemmInst::MMA) return self;
+        return lower(g);
+    }
+
+private:
+    OperandPlan plan(const ir::Region &r, bool isA, bool transposed) const {
+        OperandPlan p;
+        p.region = &r;
+        p.isA = isA;
+        // A [M, K] is K-contiguous unless transposed; B [K, N] only when transposed.
+        p.kContiguous = isA ? !transposed : transposed;
+        const ir::BufferNode &b = *r.buffer;
+        int64_t bits = dtypeBits(b.dtype);
+        int64_t pitchBytes = *ir::constInt(b.shape.back()) * bits / 8;
+        int64_t unit = 128 / bits;   // elements of a 16-byte row
+        int64_t minDivisor = ir::knownDivisor(r.mins.back());
+        if (!ctx_.target.ldmatrix) p.why = "element loads: ldmatrix needs sm_75 or newer";
+        else if (!p.kContiguous && bits != 16)
+            p.why = "element loads: its rows run along " + std::string(isA ? "M" : "N") + " and ldmatrix.trans moves only 16-bit elements";
+        else if (pitchBytes % 16 != 0) p.why = "element loads: its " + std::to_string(pitchBytes) + "-byte rows are not 16-byte aligned";
+        else if (minDivisor != 0 && minDivisor % unit != 0)
+            p.why = "element loads: the region does not start on a 16-byte boundary of its rows";
+        else {
+            p.ldmatrix = true;
+            p.why = p.kContiguous ? "ldmatrix (16-byte rows along K)" : "ldmatrix.trans (16-byte rows along " + std::string(isA ? "M" : "N") + ")";
+        }
+        return p;
+    }
+
+    // The storage indices of operand coordinate (mn, k) of the whole tile.
+    static std::vector<Expr> indicesOf(const OperandPlan &p, const Expr &mn, const Expr &k) {
+        // A [M, K] or [K, M]; B [K, N] or [N, K]: the storage order is (mn, k) when K is contiguous.
+        return ir::regionIndices(*p.region, p.kContiguous ? std::vector<Expr>{mn, k} : std::vector<Expr>{k, mn});
+    }
+
+    // Loads `count` registers of `p` starting at the atom whose origin is
+    // (mn0, k0) into dst[dstOffset...].
+    Stmt loadRegisters(const OperandPlan &p, const ir::MmaAtom &atom, int64_t count, const Expr &mn0, const Expr &k0, const ir::Buffer &dst,
+                       const Expr &dstOffset, const Expr &lane, SourceRange span) const {
+        if (p.ldmatrix) {
+            std::array<Expr, 2> row = ir::mmaLdmatrixRow(atom, p.isA, count, p.kContiguous, lane);
+            return std::make_shared<ir::LdMatrix>(dst, dstOffset, p.region->buffer, indicesOf(p, ir::add(mn0, row[0]), ir::add(k0, row[1])), count,
+                                                  !p.kContiguous, span);
+        }
+        std::vector<ir::MmaRegisterBlock> blocks = p.isA ? ir::mmaARegisters(atom) : ir::mmaBRegisters(atom);
+        int64_t perRegister = ir::mmaElementsPerRegister(atom.operand);
+        std::vector<Stmt> loads;
+        for (int64_t r = 0; r < count; ++r) {
+            // Registers beyond one atom's (B groups) belong to the next atoms along N.
+            int64_t atomIndex = r / static_cast<int64_t>(blocks.size());
+            const ir::MmaRegisterBlock &block = blocks[r % blocks.size()];
+            for (int64_t e = 0; e < perRegister; ++e) {
+                std::array<Expr, 2> c = ir::mmaOperandElement(atom, p.isA, block, lane, e);
+                Expr mn = ir::add(ir::add(mn0, ir::intImm(atomIndex * (p.isA ? atom.m : atom.n))), c[0]);
+                Expr value = std::make_shared<ir::Load>(p.region->buffer, indicesOf(p, mn, ir::add(k0, c[1])), span);
+                loads.push_back(std::make_shared<ir::Store>(dst, std::vector<Expr>{ir::add(dstOffset, ir::intImm(r * perRegister + e))}, value,
+                                                            ir::StoreOp::Assign, span));
+            }
+        }
+        return ir::seq(std::move(loads));
+    }
+
+    Stmt lower(const ir::Gemm &g) {
+        ir::MmaTiling t = ir::mmaTiling(g, kernel_.threads);
+        const ir::MmaAtom &atom = t.atom;
+        SourceRange span = g.span;
+        ir::Buffer cRegs = g.c.buffer->registers;
+        TILET_ASSERT(cRegs, "gemm accumulator '" << g.c.buffer->name << "' has no registers after infer-layouts");
+        bool aInRegisters = g.a.buffer->scope == ir::MemScope::Fragment;
+
+        ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), warpN = ir::makeVar("warp_n");
+        ir::VarRef ks = ir::makeVar("ks"), i = ir::makeVar("i"), j = ir::makeVar("j"), jg = ir::makeVar("jg");
+        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
+        Expr warpMValue = t.warpM > 1 ? ir::mod(warp, ir::intImm(t.warpM)) : ir::intImm(0);
+        Expr warpNValue = t.warpN > 1 ? ir::div(warp, ir::intImm(t.warpM)) : ir::intImm(0);
+
+        OperandPlan bPlan = plan(g.b, false, g.transposeB);
+        OperandPlan aPlan = aInRegisters ? OperandPlan{} : plan(g.a, true, g.transposeA);
+        int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(atom).size());
+        int64_t bRegs = static_cast<int64_t>(ir::mmaBRegisters(atom).size());
+        int64_t perRegister = ir::mmaElementsPerRegister(atom.operand);
+        int64_t aElems = aRegs * perRegister, bElems = bRegs * perRegister;
+
+        Expr kOrigin = ir::mul(ks, ir::intImm(atom.k));
+        Expr rowOrigin = ir::add(ir::mul(warpM, ir::intImm(t.warpRows())), ir::mul(i, ir::intImm(atom.m)));
+        Expr colBase = ir::mul(warpN, ir::intImm(t.warpCols()));
+        std::vector<Stmt> step;
+
+        // The k-step's B registers, in groups of up to four 8x8 matrices.
+        ir::Buffer bFrag = ir::makeBuffer(g.b.buffer->name + "_frag", atom.operand, {ir::intImm(t.nAtoms() * bElems)}, ir::MemScope::Local, span);
+        int64_t atomsPerGroup = std::max<int64_t>(1, 4 / bRegs);
+        if (!bPlan.ldmatrix) atomsPerGroup = 1;
+        int64_t fullGroups = t.nAtoms() / atomsPerGroup;
+        if (fullGroups > 0) {
+            Expr firstAtom = ir::mul(jg, ir::intImm(atomsPerGroup));
+            step.push_back(unrolled(jg, fullGroups,
+                                    loadRegisters(bPlan, atom, atomsPerGroup * bRegs, ir::add(colBase, ir::mul(firstAtom, ir::intImm(atom.n))), kOrigin,
+                                                  bFrag, ir::mul(firstAtom, ir::intImm(bElems)), lane, span),
+                                    span));
+        }
+        for (int64_t a = fullGroups * atomsPerGroup; a < t.nAtoms();) {
+            int64_t atoms = (bPlan.ldmatrix && bRegs == 1 && t.nAtoms() - a >= 2) ? 2 : 1;   // ldmatrix.x2 or .x1
+            step.push_back(loadRegisters(bPlan, atom, atoms * bRegs, ir::add(colBase, ir::intImm(a * atom.n)), kOrigin, bFrag,
+                                         ir::intImm(a * bElems), lane, span));
+            a += atoms;
+        }
+
+        // The k-step's A registers, one ldmatrix per atom along M.
+        ir::Buffer aFrag;
+        if (!aInRegisters) {
+            aFrag = ir::makeBuffer(g.a.buffer->name + "_frag", atom.operand, {ir::intImm(t.mAtoms() * aElems)}, ir::MemScope::Local, span);
+            step.insert(step.begin(),
+                        unrolled(i, t.mAtoms(), loadRegisters(aPlan, atom, aRegs, rowOrigin, kOrigin, aFrag, ir::mul(i, ir::intImm(aElems)), lane, span),
+                                 span));
+        }
+
+        // One mma per atom of the warp's part of C.
+        ir::Buffer aSource = aInRegisters ? g.a.buffer->registers : aFrag;
+        Expr aOffset = aInRegisters ? ir::mmaOperandAOffset(t, i, ks) : ir::mul(i, ir::intImm(aElems));
+        Stmt mma = std::make_shared<ir::Mma>(atom.m, atom.n, atom.k, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
+                                             ir::mul(j, ir::intImm(bElems)), span);
+        step.push_back(unrolled(i, t.mAtoms(), unrolled(j, t.nAtoms(), mma, span), span));
+
+        Stmt body = ir::seq(std::move(step));
+        body = std::make_shared<ir::Allocate>(bFrag, body, span);
+        if (aFrag) body = std::make_shared<ir::Allocate>(aFrag, body, span);
+        body = unrolled(ks, t.kSteps(), body, span);
+
+        std::vector<Stmt> all;
+        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
+            ir::VarRef r = ir::makeVar("r");
+            Expr zero = isFloat(cRegs->dtype) ? ir::floatImm(0, cRegs->dtype) : ir::intImm(0, cRegs->dtype);
+            auto clear = std::make_shared<ir::For>(r, ir::intImm(0), cRegs->shape[0], ir::ForKind::Unrolled,
+                                                   std::make_shared<ir::Store>(cRegs, std::vector<Expr>{r}, zero, ir::StoreOp::Assign, span), span);
+            clear->threadLocal = true;
+            all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
+        }
+        all.push_back(body);
+        Stmt out = ir::seq(std::move(all));
+        if (t.warpN > 1) out = std::make_shared<ir::LetStmt>(warpN, warpNValue, out, span);
+        else out = ir::substitute(out, {{warpN, ir::intImm(0)}});
+        if (t.warpM > 1) out = std::make_shared<ir::LetStmt>(warpM, warpMValue, out, span);
+        else out = ir::substitute(out, {{warpM, ir::intImm(0)}});
+        out = std::make_shared<ir::LetStmt>(lane, ir::mod(ir::threadIdx(), ir::intImm(32)), out, span);
+
+        Decision d;
+        d.where = span;
+        d.op = "gemm operand loads";
+        d.choice = "A: " + (aInRegisters ? std::string("already in registers (fragment '") + g.a.buffer->name + "')" : aPlan.why) +
+                   "; B: " + bPlan.why;
+        d.why = std::to_string(t.kSteps()) + " k-step" + (t.kSteps() == 1 ? "" : "s") + " of " + std::to_string(t.mAtoms() * t.nAtoms()) +
+                " mma.sync per warp";
+        ctx_.explain.record(std::move(d));
+        return out;
+    }
+
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+};
+
+} // namespace
+
+ir::Kernel lowerGemms(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = Lowerer(kernel, ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet

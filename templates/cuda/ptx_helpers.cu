@@ -1,0 +1,215 @@
+// ptx_helpers.cu -- the inline-PTX helpers a generated kernel may call.
+//
+// The printer copies the sections a kernel uses, in this order, between the
+// "PTX helpers" markers of the .cu. Each section starts with "// @helper KEY"
+// and ends at the next "// @helper" or the end of the file. Operand
+// fragments are passed as pointers to the kernel's register arrays and moved
+// with memcpy, which nvcc turns into register moves (no aliasing casts).
+// @helper ldmatrix_x1
+// ldmatrix: one 8x8 matrix of 16-bit elements; lanes 0-7 give its row addresses.
+__device__ __forceinline__ void tilet_ldmatrix_x1(void *dst, const void *row)
+{
+    unsigned r[1];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+                 : "=r"(r[0])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper ldmatrix_x2
+// ldmatrix: two 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_ldmatrix_x2(void *dst, const void *row)
+{
+    unsigned r[2];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper ldmatrix_x4
+// ldmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_ldmatrix_x4(void *dst, const void *row)
+{
+    unsigned r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper ldmatrix_x1_trans
+// ldmatrix.trans: one 8x8 matrix of 16-bit elements, transposed on the way.
+__device__ __forceinline__ void tilet_ldmatrix_x1_trans(void *dst, const void *row)
+{
+    unsigned r[1];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+                 : "=r"(r[0])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper ldmatrix_x2_trans
+// ldmatrix.trans: two 8x8 matrices, each transposed.
+__device__ __forceinline__ void tilet_ldmatrix_x2_trans(void *dst, const void *row)
+{
+    unsigned r[2];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper ldmatrix_x4_trans
+// ldmatrix.trans: four 8x8 matrices, each transposed.
+__device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *row)
+{
+    unsigned r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// @helper mma_m16n8k16_f32_f16
+// D (16x8, f32) += A (16x16, f16, row) * B (16x8, f16, col) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k16_f16_f16
+// D (16x8, f16) += A (16x16, f16) * B (16x8, f16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f16_f16(__half *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2], rd[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    memcpy(rd, d, sizeof(rd));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+                 : "+r"(rd[0]), "+r"(rd[1])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+    memcpy(d, rd, sizeof(rd));
+}
+// @helper mma_m16n8k16_f32_bf16
+// D (16x8, f32) += A (16x16, bf16) * B (16x8, bf16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_bf16(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k8_f32_f16
+// D (16x8, f32) += A (16x8, f16) * B (8x8, f16) for one warp (sm_75).
+__device__ __forceinline__ void tilet_mma_m16n8k8_f32_f16(float *d, const void *a, const void *b)
+{
+    unsigned ra[2], rb[1];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]));
+}
+// @helper mma_m16n8k8_f16_f16
+// D (16x8, f16) += A (16x8, f16) * B (8x8, f16) for one warp (sm_75).
+__device__ __forceinline__ void tilet_mma_m16n8k8_f16_f16(__half *d, const void *a, const void *b)
+{
+    unsigned ra[2], rb[1], rd[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    memcpy(rd, d, sizeof(rd));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3}, {%4}, {%0, %1};\n"
+                 : "+r"(rd[0]), "+r"(rd[1])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]));
+    memcpy(d, rd, sizeof(rd));
+}
+// @helper mma_m16n8k8_f32_tf32
+// D (16x8, f32) += A (16x8, tf32) * B (8x8, tf32) for one warp. The f32 bits
+// are passed as they are: the tensor core reads their tf32 part.
+__device__ __forceinline__ void tilet_mma_m16n8k8_f32_tf32(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k32_s32_s8
+// D (16x8, s32) += A (16x32, s8) * B (32x8, s8) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k32_s32_s8(int *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k32_s32_u8
+// D (16x8, s32) += A (16x32, u8) * B (32x8, u8) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k32_s32_u8(int *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k32_f32_e4m3
+// D (16x8, f32) += A (16x32, e4m3) * B (32x8, e4m3) for one warp (sm_89).
+__device__ __forceinline__ void tilet_mma_m16n8k32_f32_e4m3(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k32_f32_e5m2
+// D (16x8, f32) += A (16x32, e5m2) * B (32x8, e5m2) for one warp (sm_89).
+__device__ __forceinline__ void tilet_mma_m16n8k32_f32_e5m2(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper cp_async_4
+// cp.async of 4 bytes global -> shared (through L1); zeros when !valid.
+__device__ __forceinline__ void tilet_cp_async_4(void *dst, const void *src, bool valid)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src), "r"(valid ? 4 : 0));
+}
+// @helper cp_async_8
+// cp.async of 8 bytes global -> shared (through L1); zeros when !valid.
+__device__ __forceinline__ void tilet_cp_async_8(void *dst, const void *src, bool valid)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src), "r"(valid ? 8 : 0));
+}
+// @helper cp_async_16
+// cp.async of 16 bytes global -> shared, bypassing L1 (.cg); zeros when !valid.
+__device__ __forceinline__ void tilet_cp_async_16(void *dst, const void *src, bool valid)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src), "r"(valid ? 16 : 0));
+}
+// @helper cp_async_commit
+// Closes this thread's group of outstanding cp.async copies.
+__device__ __forceinline__ void tilet_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// @helper cp_async_wait
+// Waits until at most N of this thread's committed cp.async groups are pending.
+template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
