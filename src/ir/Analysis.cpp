@@ -239,4 +239,23 @@ bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope
     return false;
 }
 
+Expr splitConstant(const Expr &e, int64_t &c) {
+    if (std::optional<int64_t> v = constInt(e)) {
+        c += *v;
+        return nullptr;
+    }
+    const Binary *b = as<Binary>(e);
+    if (b && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
+        if (std::optional<int64_t> v = constInt(b->b)) {
+            c += b->op == BinaryOp::Add ? *v : -*v;
+            return splitConstant(b->a, c);
+        }
+        if (std::optional<int64_t> v = constInt(b->a); v && b->op == BinaryOp::Add) {
+            c += *v;
+            return splitConstant(b->b, c);
+        }
+    }
+    return e;
+}
+
 } // namespace tilet::ir

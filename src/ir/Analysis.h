@@ -46,6 +46,10 @@ int64_t knownDivisor(const Expr &e);
 
 bool structurallyEqual(const Expr &a, const Expr &b);
 
+// Splits `e` into base + constant: returns the base (null when `e` is a
+// constant) and adds the constant to `c`. Looks through + and - of constants.
+Expr splitConstant(const Expr &e, int64_t &c);
+
 // True if `e` provably lies in [0, extent) for every value in scope.
 bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope);
 

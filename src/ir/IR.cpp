@@ -36,6 +36,16 @@ const char *memScopeName(MemScope s) {
     return "?";
 }
 
+const char *copyKindName(CopyKind k) {
+    switch (k) {
+    case CopyKind::Copy: return "copy";
+    case CopyKind::TmaCopy: return "tma_copy";
+    case CopyKind::AsyncCopy: return "async_copy";
+    case CopyKind::CopyCluster: return "copy_cluster";
+    }
+    return "?";
+}
+
 const char *swizzleName(SharedSwizzle s) {
     switch (s) {
     case SharedSwizzle::None: return "none";

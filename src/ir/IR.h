@@ -158,6 +158,7 @@ struct BufferNode {
     Buffer registers;                   // fragments: the per-thread register array holding them
     int64_t sharedOffset = -1;          // shared: plan_shared_memory, bytes from the dynamic base
     SharedSwizzle swizzle = SharedSwizzle::None;   // shared: select_gemm_inst, for gemm operands
+    int64_t pipelineVersions = 0;       // shared: pipeline_loops; dimension 0 then selects the version
     int64_t alignment = 0;              // bytes the storage must be aligned to (0: natural)
     bool readOnly = false;              // global: never stored to (prints `const`)
 
@@ -336,7 +337,10 @@ struct IfThenElse : StmtNode {
     const Stmt elseBody;   // may be null
 };
 
-enum class StoreOp { Assign, AtomicAdd };
+// AsyncCopy: an assignment global -> shared that belongs to a cp.async group
+// (a pipelined loop's producer); vectorize-accesses issues it as cp.async
+// where it can move 4, 8 or 16 bytes at once, and as a plain store otherwise.
+enum class StoreOp { Assign, AtomicAdd, AsyncCopy };
 
 struct Store : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Store;
@@ -424,6 +428,7 @@ enum class CopyInst { Unselected, Normal, LDSM, STSM, BulkLoad, BulkStore, BulkL
 const char *copyInstName(CopyInst i);
 
 enum class CopyKind { Copy, TmaCopy, AsyncCopy, CopyCluster };
+const char *copyKindName(CopyKind k);   // the builtin's name: copy, tma_copy, ...
 enum class CopyPreference { None, Tma, CpAsync, Sync };
 enum class EvictionPolicy { Normal, First, Last };
 

@@ -146,7 +146,7 @@ public:
         }
         case StmtKind::Store: {
             auto &st = static_cast<const Store &>(*s);
-            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " : " = ") + expr(st.value));
+            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
             return;
         }
         case StmtKind::VectorCopy: {
@@ -171,8 +171,7 @@ public:
         case StmtKind::CpAsyncWait: line("cp.async.wait_group " + std::to_string(static_cast<const CpAsyncWait &>(*s).pending)); return;
         case StmtKind::Copy: {
             auto &c = static_cast<const Copy &>(*s);
-            static const char *kinds[] = {"copy", "tma_copy", "async_copy", "copy_cluster"};
-            std::string text = std::string(kinds[static_cast<int>(c.copyKind)]) + " " + region(c.src) + " -> " + region(c.dst);
+            std::string text = std::string(copyKindName(c.copyKind)) + " " + region(c.src) + " -> " + region(c.dst);
             if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
             if (c.inPipeline) text += " in-pipeline";
             if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";

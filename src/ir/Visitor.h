@@ -29,7 +29,7 @@ public:
     virtual ~Mutator() = default;
     virtual Expr mutate(const Expr &e);
     virtual Stmt mutate(const Stmt &s);
-    Region mutateRegion(const Region &r);
+    virtual Region mutateRegion(const Region &r);
     std::vector<Expr> mutateAll(const std::vector<Expr> &es, bool &changed);
 
 protected:

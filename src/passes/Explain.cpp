@@ -43,6 +43,22 @@ std::string jsonString(const std::string &s) {
 
 } // namespace
 
+void Explain::record(Decision d) {
+    auto same = [&](const Decision &x) {
+        if (x.where.begin.line != d.where.begin.line || x.where.begin.col != d.where.begin.col || x.op != d.op || x.choice != d.choice ||
+            x.why != d.why || x.details != d.details || x.rejected.size() != d.rejected.size())
+            return false;
+        for (size_t i = 0; i < x.rejected.size(); ++i) {
+            if (x.rejected[i].option != d.rejected[i].option || x.rejected[i].reason != d.rejected[i].reason) return false;
+        }
+        return true;
+    };
+    for (const Decision &x : decisions_) {
+        if (same(x)) return;
+    }
+    decisions_.push_back(std::move(d));
+}
+
 void Explain::printRemarks(DiagnosticEngine &diags) const {
     for (const Decision *d : sorted(decisions_)) {
         std::string text = d->op + ": " + d->choice;

@@ -29,7 +29,9 @@ struct Decision {
 
 class Explain {
 public:
-    void record(Decision d) { decisions_.push_back(std::move(d)); }
+    // A decision identical to one already recorded (the same statement
+    // lowered again, as a pipeline's prologue copies are) is kept once.
+    void record(Decision d);
     const std::vector<Decision> &decisions() const { return decisions_; }
 
     // As remarks with notes, in source order.

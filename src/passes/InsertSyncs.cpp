@@ -7,6 +7,7 @@
 // a hazard before its first barrier, the body starts with a barrier.
 #include "passes/InsertSyncs.h"
 
+#include "ir/Analysis.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
@@ -17,10 +18,20 @@ namespace {
 
 // Bytes of shared memory (space null), or a whole global tensor (space = the
 // tensor): threads of a block see each other's global writes only after a
-// barrier too.
+// barrier too. An access to a pipelined buffer whose version index is
+// (x + offset) % versions carries that version tag: two accesses with the
+// same x and different offsets touch different versions.
 struct Range {
     const void *space;
     int64_t lo, hi;   // [lo, hi)
+    const ir::BufferNode *buffer = nullptr;
+    ir::Expr tagBase;  // null: untagged
+    int64_t tagOffset = 0;
+
+    bool disjointVersion(const Range &o) const {
+        if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
+        return ir::structurallyEqual(tagBase, o.tagBase) && tagOffset != o.tagOffset;
+    }
 };
 
 struct State {
@@ -45,32 +56,65 @@ struct State {
     bool empty() const { return reads.empty() && writes.empty(); }
     static bool overlaps(const Range &r, const std::vector<Range> &set) {
         for (const Range &x : set) {
-            if (r.space == x.space && r.lo < x.hi && x.lo < r.hi) return true;
+            if (r.space == x.space && r.lo < x.hi && x.lo < r.hi && !r.disjointVersion(x)) return true;
         }
         return false;
+    }
+    // The state as the next iteration of the loop over `v` sees it: a tag
+    // (v + c) of this iteration is (v + c - 1) of the next.
+    State shifted(const ir::VarNode *v) const {
+        State out = *this;
+        for (std::vector<Range> *list : {&out.reads, &out.writes}) {
+            for (Range &r : *list) {
+                if (!r.tagBase || !ir::usesVar(r.tagBase, v)) continue;
+                const ir::Var *base = ir::as<ir::Var>(r.tagBase);
+                if (base && base == v) r.tagOffset = (r.tagOffset - 1 + r.buffer->pipelineVersions) % r.buffer->pipelineVersions;
+                else r.tagBase = nullptr;   // not of the form v + c: no claim
+            }
+        }
+        return out;
     }
 };
 
 bool isMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global; }
 
-Range rangeOf(const ir::BufferNode &b) {
+Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
     if (b.scope == ir::MemScope::Global) return {&b, 0, 1};
     int64_t bytes = *b.constElements() * dtypeBits(b.dtype) / 8;
-    return {nullptr, b.sharedOffset, b.sharedOffset + bytes};
+    Range r{nullptr, b.sharedOffset, b.sharedOffset + bytes, &b};
+    if (b.pipelineVersions < 2 || indices.empty()) return r;
+    int64_t versions = b.pipelineVersions, versionBytes = bytes / versions;
+    const ir::Expr &version = indices[0];
+    if (std::optional<int64_t> v = ir::constInt(version)) {
+        r.lo = b.sharedOffset + *v * versionBytes;
+        r.hi = r.lo + versionBytes;
+        return r;
+    }
+    const ir::Binary *m = ir::as<ir::Binary>(version);
+    if (m && m->op == ir::BinaryOp::Mod && ir::constInt(m->b) == versions) {
+        int64_t c = 0;
+        r.tagBase = ir::splitConstant(m->a, c);
+        r.tagOffset = ((c % versions) + versions) % versions;
+        if (!r.tagBase) {   // a constant after all
+            r.lo = b.sharedOffset + r.tagOffset * versionBytes;
+            r.hi = r.lo + versionBytes;
+        }
+    }
+    return r;
 }
 
 State accessesOf(const ir::Stmt &s) {
     State st;
     ir::forEachStmt(s, [&](const ir::Stmt &x) {
-        if (const ir::Store *w = ir::as<ir::Store>(x); w && isMemory(*w->buffer)) st.writes.push_back(rangeOf(*w->buffer));
+        if (const ir::Store *w = ir::as<ir::Store>(x); w && isMemory(*w->buffer)) st.writes.push_back(rangeOf(*w->buffer, w->indices));
         if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(x)) {
-            if (isMemory(*v->dst)) st.writes.push_back(rangeOf(*v->dst));
-            if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src));
+            if (isMemory(*v->dst)) st.writes.push_back(rangeOf(*v->dst, v->dstIndices));
+            if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src, v->srcIndices));
         }
-        if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src));
+        if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src, l->srcIndices));
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
-        if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer));
+        if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer, l->indices));
     });
     return st;
 }
@@ -115,7 +159,7 @@ private:
             State entry = state;
             ir::Stmt body = process(f->body, state);
             // Entered again with the state its end leaves behind?
-            State wrap = state;
+            State wrap = state.shifted(f->var.get());
             if (firstHazard(body, wrap)) {
                 State fresh;
                 body = process(f->body, fresh);

@@ -66,7 +66,10 @@ public:
 
 protected:
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
-        TILET_ASSERT(c.inst == ir::CopyInst::Normal, "copy with " << ir::copyInstName(c.inst) << " reached lower-tile-ops");
+        TILET_ASSERT(c.inst == ir::CopyInst::Normal || c.inst == ir::CopyInst::CPAsync,
+                     "copy with " << ir::copyInstName(c.inst) << " reached lower-tile-ops");
+        // A cp.async copy is an element loop too; vectorize-accesses issues its wide moves as cp.async.
+        ir::StoreOp op = c.inst == ir::CopyInst::CPAsync ? ir::StoreOp::AsyncCopy : ir::StoreOp::Assign;
         const ir::Region src = c.src, dst = c.dst;
         if (isPartialFragment(src) || isPartialFragment(dst)) {
             bool fromFragment = isPartialFragment(src);
@@ -80,8 +83,8 @@ protected:
         }
         return makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = std::make_shared<ir::Load>(src.buffer, ir::regionIndices(src, tileVars(vars, src)), c.span);
-            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value),
-                                               ir::StoreOp::Assign, c.span);
+            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value), op,
+                                               c.span);
         });
     }
 

@@ -12,6 +12,7 @@
 #include "passes/LowerParallelLoops.h"
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
+#include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
 #include "passes/CheckTarget.h"
 #include "passes/RejectUnimplemented.h"
@@ -67,8 +68,8 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
-        "lower-parallel-loops", "vectorize-accesses", "flatten-buffers", "plan-shared-memory", "insert-syncs", "simplify"};
+        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
+        "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -91,6 +92,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // cannot do yet is reported before any lowering, so a kernel is
         // translated completely or not at all.
         run("reject-unimplemented", rejectUnimplemented, checked);
+        // Pipelined loops: versioned shared buffers, cp.async groups, the
+        // prologue; while copies are still tile operations.
+        run("pipeline-loops", pipelineLoops, checked);
         // SIMT copies, fills and atomic adds become parallel loops, so that
         // layout inference sees every fragment access as a loop.
         run("lower-tile-ops", lowerTileOps, {false});
@@ -105,11 +109,12 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("lower-parallel-loops", lowerParallelLoops, noParallel);
         // Wide accesses need the per-thread lane loops and the bounds guards.
         run("vectorize-accesses", vectorizeAccesses, scalar);
-        // Flat offsets, after every pass that reasons about dimensions.
-        run("flatten-buffers", flattenBuffers, flat);
         // Offsets and sharing of shared buffers; insert-syncs orders bytes, so it comes after.
-        run("plan-shared-memory", planSharedMemory, flat);
-        run("insert-syncs", insertSyncs, flat);
+        run("plan-shared-memory", planSharedMemory, scalar);
+        // Barriers; before flattening, so pipelined buffers' versions can be told apart.
+        run("insert-syncs", insertSyncs, scalar);
+        // Flat (and swizzled) offsets, after every pass that reasons about dimensions.
+        run("flatten-buffers", flattenBuffers, flat);
         run("simplify", simplifyKernel, flat);
         ok = ok && !run.failed();
     }

@@ -52,11 +52,12 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         }
         case ir::StmtKind::Copy: {
             const ir::Copy &c = *ir::as<ir::Copy>(s);
-            if (c.inst != ir::CopyInst::Normal) {
+            bool pipelined = c.inst == ir::CopyInst::CPAsync && c.inPipeline;
+            if (c.inst != ir::CopyInst::Normal && !pipelined) {
                 std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
                                        ? "; add disable_tma = true for a SIMT store"
                                        : "";
-                ctx.diags.error(c.span, std::string("copy ") + ir::memScopeName(c.src.buffer->scope) + "->" + ir::memScopeName(c.dst.buffer->scope) +
+                ctx.diags.error(c.span, std::string(ir::copyKindName(c.copyKind)) + " " + ir::memScopeName(c.src.buffer->scope) + "->" + ir::memScopeName(c.dst.buffer->scope) +
                                             " selects " + ir::copyInstName(c.inst) + ", whose code generation is not supported yet for " + target + hint);
             }
             break;
@@ -69,7 +70,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         }
         case ir::StmtKind::For: {
             const ir::For &f = *ir::as<ir::For>(s);
-            if (f.pipeline && f.pipeline->stages > 0) notYet(f.span, "software pipelining (pipelined with stages > 0) is");
+            if (f.pipeline && f.pipeline->stages > 0 && (!f.pipeline->order.empty() || !f.pipeline->stage.empty()))
+                notYet(f.span, "an explicit pipeline order or stage list is");
             break;
         }
         case ir::StmtKind::WarpSpecialize: notYet(s->span, "warp specialization (ws) is"); break;

@@ -17,6 +17,8 @@ protected:
     // Loops and lets bind their variable around the default traversal.
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override;
     ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override;
+    // Inside the then-branch, conditions `v + c < e` and `v + c >= e` narrow v's range.
+    ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override;
     void bindLoop(const ir::For &n);
 
     ir::BoundsScope scope_;

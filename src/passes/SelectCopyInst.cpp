@@ -47,11 +47,16 @@ public:
 
 protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
-        bool pipelined = n.pipeline && n.pipeline->stages > 0;
-        if (pipelined) ++pipelineDepth_;
-        ir::Stmt out = ScopedMutator::mutateFor(self, n);
-        if (pipelined) --pipelineDepth_;
-        return out;
+        // Only copies that are statements of a pipelined loop's body (not
+        // nested in a branch or another loop) are pipeline producers.
+        if (n.pipeline && n.pipeline->stages > 0) {
+            if (const ir::Seq *body = ir::as<ir::Seq>(n.body)) {
+                for (const ir::Stmt &st : body->stmts) pipelineProducers_.insert(st.get());
+            } else {
+                pipelineProducers_.insert(n.body.get());
+            }
+        }
+        return ScopedMutator::mutateFor(self, n);
     }
 
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
@@ -64,7 +69,7 @@ protected:
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &n) override {
         ir::Stmt base = ScopedMutator::mutateCopy(self, n);
         auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(base));
-        copy->inPipeline = pipelineDepth_ > 0 && wsDepth_ == 0;
+        copy->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
         copy->inst = select(*copy);
         return copy;
     }
@@ -236,8 +241,7 @@ private:
     CopyInst select(const ir::Copy &c) {
         Decision decision;
         decision.where = c.span;
-        static const char *kinds[] = {"copy", "tma_copy", "async_copy", "copy_cluster"};
-        decision.op = std::string(kinds[static_cast<int>(c.copyKind)]) + " " + direction(c);
+        decision.op = std::string(ir::copyKindName(c.copyKind)) + " " + direction(c);
         std::vector<Rejected> &rejected = decision.rejected;
         CopyInst inst = CopyInst::Unselected;
         std::string why;
@@ -306,7 +310,7 @@ private:
 
     PassContext &ctx_;
     std::set<const ir::BufferNode *> mmaFragments_;
-    int pipelineDepth_ = 0;
+    std::set<const ir::StmtNode *> pipelineProducers_;
     int wsDepth_ = 0;
 };
 

@@ -211,6 +211,24 @@ private:
         }
         if (wideBytes.empty()) return scalar;
 
+        // Lifted conditions: the wide path runs when they hold for lane 0 and,
+        // for the lane-dependent ones, for lane V-1 too.
+        ir::Expr allIn = liftedCondition();
+
+        // A cp.async copy (an AsyncCopy store of a plain load) moves global ->
+        // shared directly, 4, 8 or 16 bytes per instruction.
+        if (ir::Stmt async = asyncCopies(fastBody, byBuffer, wideBytes, n.span)) {
+            Decision d;
+            d.where = n.span;
+            d.op = "vectorized accesses";
+            d.choice = "cp.async of " + std::to_string(std::min<int64_t>(16, width_ * dtypeBits(async_->buffer->dtype) / 8)) + " bytes per instruction";
+            d.why = allIn ? "the per-element loop (plain loads and stores) handles vectors that cross a tensor edge"
+                          : "every lane is in bounds and aligned";
+            ctx_.explain.record(std::move(d));
+            if (!allIn) return async;
+            return std::make_shared<ir::IfThenElse>(allIn, async, scalar, n.span);
+        }
+
         // Rewrite: one register array per wide buffer.
         std::vector<ir::Stmt> before, after;
         std::map<const ir::BufferNode *, ir::Buffer> temps;   // lookups only
@@ -246,8 +264,19 @@ private:
         ir::Stmt fastPath = ir::seq(std::move(fast));
         for (auto it = tempOrder.rbegin(); it != tempOrder.rend(); ++it) fastPath = std::make_shared<ir::Allocate>(*it, fastPath, n.span);
 
-        // Lifted conditions: the wide path runs when they hold for lane 0 and,
-        // for the lane-dependent ones, for lane V-1 too.
+        Decision d;
+        d.where = n.span;
+        d.op = "vectorized accesses";
+        for (size_t i = 0; i < notes.size(); ++i) d.choice += (i ? ", " : "") + notes[i];
+        d.why = allIn ? "the per-element loop handles vectors that cross a tensor edge" : "every lane is in bounds and aligned";
+        ctx_.explain.record(std::move(d));
+        if (!allIn) return fastPath;
+        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalar, n.span);
+    }
+
+    // The conjunction of the lifted guard conditions, evaluated at the lanes
+    // where each binds (null when nothing was lifted).
+    ir::Expr liftedCondition() const {
         ir::Expr allIn;
         for (const ir::Expr &g : lifted_) {
             ir::Expr code = inlineInner({g}).front();
@@ -262,14 +291,47 @@ private:
             bool upper = cmp->op == ir::BinaryOp::Lt || cmp->op == ir::BinaryOp::Le;
             allIn = ir::logicalAnd(allIn, at(upper ? width_ - 1 : 0));
         }
-        Decision d;
-        d.where = n.span;
-        d.op = "vectorized accesses";
-        for (size_t i = 0; i < notes.size(); ++i) d.choice += (i ? ", " : "") + notes[i];
-        d.why = allIn ? "the per-element loop handles vectors that cross a tensor edge" : "every lane is in bounds and aligned";
-        ctx_.explain.record(std::move(d));
-        if (!allIn) return fastPath;
-        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalar, n.span);
+        return allIn;
+    }
+
+    // The cp.async form of a lane loop whose only memory write is an
+    // AsyncCopy store of a plain load, both wide; null otherwise.
+    ir::Stmt asyncCopies(const ir::Stmt &fastBody, const std::vector<std::pair<const ir::BufferNode *, std::vector<AccessInfo>>> &byBuffer,
+                         const std::map<const ir::BufferNode *, int64_t> &wideBytes, SourceRange span) {
+        async_ = nullptr;
+        int stores = 0;
+        ir::forEachStmt(fastBody, [&](const ir::Stmt &s) {
+            if (const ir::Store *st = ir::as<ir::Store>(s)) {
+                ++stores;
+                if (st->op == ir::StoreOp::AsyncCopy) async_ = st;
+            }
+        });
+        if (!async_ || stores != 1) return nullptr;
+        const ir::Load *src = ir::as<ir::Load>(async_->value);
+        if (!src || src->buffer->dtype != async_->buffer->dtype) return nullptr;
+        if (!wideBytes.count(async_->buffer.get()) || !wideBytes.count(src->buffer.get())) return nullptr;
+        int64_t bytes = wideBytes.at(async_->buffer.get());
+        if (bytes < 4) return nullptr;
+        auto baseOf = [&](const ir::BufferNode *b) {
+            std::vector<ir::Expr> base;
+            for (const auto &[key, list] : byBuffer) {
+                if (key != b) continue;
+                for (const ir::Expr &i : list.front().code) base.push_back(ir::simplify(ir::substitute(i, {{laneRef_, ir::intImm(0)}})));
+            }
+            return base;
+        };
+        std::vector<ir::Expr> dstBase = baseOf(async_->buffer.get()), srcBase = baseOf(src->buffer.get());
+        int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(src->buffer->dtype);
+        async_->buffer->alignment = std::max(async_->buffer->alignment, chunk);
+        src->buffer->alignment = std::max(src->buffer->alignment, chunk);
+        std::vector<ir::Stmt> copies;
+        for (int64_t c = 0; c < bytes / chunk; ++c) {
+            std::vector<ir::Expr> d = dstBase, s = srcBase;
+            d.back() = ir::simplify(ir::add(d.back(), ir::intImm(c * perChunk, d.back()->dtype)));
+            s.back() = ir::simplify(ir::add(s.back(), ir::intImm(c * perChunk, s.back()->dtype)));
+            copies.push_back(std::make_shared<ir::VectorCopy>(async_->buffer, d, src->buffer, s, chunk, span, true));
+        }
+        return ir::seq(std::move(copies));
     }
 
     std::vector<ir::Expr> inlineInner(const std::vector<ir::Expr> &idx) const {
@@ -336,6 +398,7 @@ private:
     std::vector<std::pair<ir::VarRef, ir::Expr>> outerLets_;
     std::vector<std::pair<ir::VarRef, ir::Expr>> innerLets_;
     std::vector<ir::Expr> lifted_;
+    const ir::Store *async_ = nullptr;
 };
 
 } // namespace

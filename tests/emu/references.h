@@ -39,4 +39,23 @@ double layernormError(const std::vector<float> &x, const std::vector<float> &g, 
     return err;
 }
 
+// Largest |op(A · B) - y| / max(1, |op(A · B)|) for A (M x K) and B (K x N)
+// given as accessors a(i, k) and b(k, j) of the values the kernel sees, with
+// op the identity or ReLU: an absolute error for small results, a relative
+// one for large (an f16 result is off by up to 2^-11 of itself).
+template <class A, class B, class Y> double gemmError(int M, int N, int K, A a, B b, bool relu, Y y) {
+    double err = 0;
+    std::vector<double> row(static_cast<size_t>(K));
+    for (int i = 0; i < M; ++i) {
+        for (int k = 0; k < K; ++k) row[size_t(k)] = a(i, k);
+        for (int j = 0; j < N; ++j) {
+            double s = 0;
+            for (int k = 0; k < K; ++k) s += row[size_t(k)] * b(k, j);
+            if (relu) s = std::max(s, 0.0);
+            err = std::max(err, std::fabs(s - y(i, j)) / std::max(1.0, std::fabs(s)));
+        }
+    }
+    return err;
+}
+
 } // namespace reference
