@@ -170,7 +170,11 @@ private:
         const int64_t ahead = S >= 2 ? S - 1 : 1;   // iterations the loads run ahead
         std::vector<Stmt> stmts = topLevel(f.body), producers, consumers;
         for (const Stmt &s : stmts) (isProducer(s) ? producers : consumers).push_back(s);
-        if (producers.empty()) return unpipelined(f, "no statement of its body is a global->shared copy that can use cp.async");
+        if (producers.empty()) {
+            if (!ctx_.target.cpAsync)
+                return unpipelined(f, "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none, so its loads are synchronous copies");
+            return unpipelined(f, "no statement of its body is a global->shared copy that can use cp.async");
+        }
 
         // The producers' buffers: versioned, used only inside this loop, written only by the producers.
         std::map<const ir::BufferNode *, ir::Buffer> mine;

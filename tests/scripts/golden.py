@@ -6,6 +6,8 @@ to it (files under directories named "inputs" are imported helpers, not tests).
 Header lines at the top of the .tl steer the test:
 
   // ARGS: ...          extra tilet flags
+  // SOURCE: path       translate that file (relative to the test's directory)
+                        instead of this one: several goldens of one program
   // GOLDEN: explain    compare `--explain` output instead of the files: the
                         expected NAME.explain holds tilet's stderr followed by
                         a line "exit status: N" (decisions are explained even
@@ -32,18 +34,20 @@ OUTPUTS = (".cu", ".host.cpp", ".h")
 
 def header_of(tl_path):
     """The (extra flags, golden kind) the .tl's leading header comments give."""
-    args, kind = [], "files"
+    args, kind, source = [], "files", None
     with open(tl_path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if line.startswith("// ARGS:"):
                 args = shlex.split(line[len("// ARGS:"):])
+            elif line.startswith("// SOURCE:"):
+                source = line[len("// SOURCE:"):].strip()
             elif line.startswith("// GOLDEN:"):
                 kind = line[len("// GOLDEN:"):].strip()
             else:
                 break
     if kind not in ("files", "explain"):
         raise SystemExit(f"{tl_path}: unknown golden kind '{kind}' (files or explain)")
-    return args, kind
+    return args, kind, source
 
 
 def compare(expected_path, actual, update, tl_path, name_ext, shown, directory, test_root, actual_root):
@@ -82,10 +86,10 @@ def compare(expected_path, actual, update, tl_path, name_ext, shown, directory, 
 def run_one(tilet, tl_path, test_root, actual_root, update):
     directory, filename = os.path.split(tl_path)
     name = filename[:-3]
-    args, kind = header_of(tl_path)
+    args, kind, source = header_of(tl_path)
     with tempfile.TemporaryDirectory() as tmp:
         out_cu = os.path.join(tmp, name + ".cu")
-        cmd = [tilet, filename, "-o", out_cu, "--color=never"] + args
+        cmd = [tilet, source or filename, "-o", out_cu, "--color=never"] + args
         if kind == "explain":
             cmd.append("--explain")
         proc = subprocess.run(cmd, cwd=directory or ".", capture_output=True, text=True)
