@@ -81,10 +81,48 @@ std::string withoutFullLineComments(const std::string &text) {
 } // namespace
 
 bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
+    return loadText(file, sources.text(file), diags);
+}
+
+void TargetTable::loadLazily(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
+    const std::string &text = sources.text(file);
+    pendingDiags_ = &diags;
+    size_t lineStart = 0, sectionStart = std::string::npos, line = 0, sectionLine = 0;
+    std::string name;
+    auto close = [&](size_t end) {
+        if (sectionStart == std::string::npos) return;
+        pending_[name] = {file, std::string(sectionLine, '\n') + text.substr(sectionStart, end - sectionStart)};
+    };
+    while (lineStart < text.size()) {
+        size_t end = text.find('\n', lineStart);
+        if (end == std::string::npos) end = text.size();
+        char first = text[lineStart];
+        // A top-level key ("sm_80:") starts an entry; comments and indented lines do not.
+        if (first != '#' && first != ' ' && first != '\t' && first != '\n' && text.find(':', lineStart) < end) {
+            close(lineStart);
+            sectionStart = lineStart;
+            sectionLine = line;
+            name = text.substr(lineStart, text.find(':', lineStart) - lineStart);
+        }
+        lineStart = end + 1;
+        ++line;
+    }
+    close(text.size());
+}
+
+void TargetTable::materialize(const std::string &name) {
+    auto it = pending_.find(name);
+    if (it == pending_.end()) return;
+    Section section = std::move(it->second);
+    pending_.erase(it);
+    loadText(section.file, section.text, *pendingDiags_);
+}
+
+bool TargetTable::loadText(FileId file, const std::string &text, DiagnosticEngine &diags) {
     unsigned errorsBefore = diags.errorCount();
     YAML::Node root;
     try {
-        root = YAML::Load(withoutFullLineComments(sources.text(file)));
+        root = YAML::Load(withoutFullLineComments(text));
     } catch (const YAML::Exception &e) {
         diags.error(markRange(file, e.mark), "malformed target file: " + e.msg);
         return false;
@@ -103,6 +141,7 @@ bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngi
         }
         Target target;
         std::set<std::string> given;
+        materialize(name);
         bool existing = targets_.count(name) != 0;
         if (existing) {
             target = targets_[name];   // a later file overrides fields of an earlier target
@@ -110,6 +149,7 @@ bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngi
         }
         if (const YAML::Node base = body["base"]) {
             std::string baseName = base.as<std::string>();
+            materialize(baseName);
             auto found = targets_.find(baseName);
             if (found == targets_.end()) {
                 diags.error(markRange(file, base.Mark()), "unknown base target '" + baseName + "'");
@@ -149,12 +189,14 @@ bool TargetTable::load(FileId file, const SourceManager &sources, DiagnosticEngi
     return diags.errorCount() == errorsBefore;
 }
 
-const Target *TargetTable::find(const std::string &name) const {
+const Target *TargetTable::find(const std::string &name) {
+    materialize(name);
     auto it = targets_.find(name);
     return it == targets_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> TargetTable::names() const {
+std::vector<std::string> TargetTable::names() {
+    while (!pending_.empty()) materialize(pending_.begin()->first);
     std::vector<const Target *> sorted;
     for (const auto &[name, t] : targets_) sorted.push_back(&t);
     std::stable_sort(sorted.begin(), sorted.end(), [](const Target *a, const Target *b) { return a->arch < b->arch; });

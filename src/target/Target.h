@@ -40,12 +40,26 @@ public:
     // targets. Problems are diagnostics at their line and column; returns
     // false if there were any.
     bool load(FileId file, const SourceManager &sources, DiagnosticEngine &diags);
+    // The same, but each top-level entry is parsed only when it is first
+    // needed (found, used as a base or overridden): yaml-cpp takes longer
+    // to parse the whole embedded table than tilet takes to translate a
+    // kernel. For the embedded table, which the unit tests load whole.
+    void loadLazily(FileId file, const SourceManager &sources, DiagnosticEngine &diags);
 
-    const Target *find(const std::string &name) const;
-    std::vector<std::string> names() const;
+    const Target *find(const std::string &name);
+    std::vector<std::string> names();
 
 private:
+    bool loadText(FileId file, const std::string &text, DiagnosticEngine &diags);
+    void materialize(const std::string &name);
+
+    struct Section {
+        FileId file;
+        std::string text;   // the entry, preceded by blank lines so marks keep their line numbers
+    };
     std::map<std::string, Target> targets_;
+    std::map<std::string, Section> pending_;
+    DiagnosticEngine *pendingDiags_ = nullptr;
 };
 
 } // namespace tilet

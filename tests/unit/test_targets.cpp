@@ -30,6 +30,34 @@ TEST(Targets, EmbeddedTableDescribesEveryArchitecture) {
     EXPECT_FALSE(table.find("sm_75")->cpAsync);
 }
 
+TEST(Targets, LazyLoadingGivesTheSameTargets) {
+    SourceManager sm;
+    std::ostringstream out;
+    DiagnosticEngine d(sm, out);
+    FileId file = sm.add("targets.yaml", std::string(embedded::get("targets.yaml")));
+    TargetTable whole, lazy;
+    ASSERT_TRUE(whole.load(file, sm, d));
+    lazy.loadLazily(file, sm, d);
+    // sm_86 inherits from sm_80 (base:), which is then parsed on demand.
+    const Target *a = whole.find("sm_86"), *b = lazy.find("sm_86");
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->gencode, b->gencode);
+    EXPECT_EQ(a->cpAsync, b->cpAsync);
+    EXPECT_EQ(a->maxSharedPerBlock, b->maxSharedPerBlock);
+    EXPECT_EQ(whole.names(), lazy.names());
+    for (const std::string &n : whole.names()) {
+        const Target *x = whole.find(n), *y = lazy.find(n);
+        EXPECT_EQ(x->arch, y->arch) << n;
+        EXPECT_EQ(x->gencode, y->gencode) << n;
+        EXPECT_EQ(x->tma, y->tma) << n;
+        EXPECT_EQ(x->wgmma, y->wgmma) << n;
+        EXPECT_EQ(x->tcgen05, y->tcgen05) << n;
+        EXPECT_EQ(x->fp8Mma, y->fp8Mma) << n;
+        EXPECT_EQ(x->maxThreadsPerBlock, y->maxThreadsPerBlock) << n;
+    }
+    EXPECT_EQ(out.str(), "");
+}
+
 TEST(Targets, MalformedYamlIsLocated) {
     SourceManager sm;
     std::ostringstream out;
