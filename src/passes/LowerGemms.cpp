@@ -21,6 +21,8 @@
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
 
+#include <map>
+
 namespace tilet {
 
 namespace {
@@ -47,10 +49,47 @@ public:
     Lowerer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
     using ir::Mutator::mutate;
 
+    // The tiling of the MMA gemm each register A operand feeds.
+    void findOperands(const Stmt &body) {
+        ir::forEachStmt(body, [&](const Stmt &s) {
+            const ir::Gemm *g = ir::as<ir::Gemm>(s);
+            if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment)
+                operandTiling_.emplace(g->a.buffer.get(), ir::mmaTiling(*g, kernel_.threads));
+        });
+    }
+
 protected:
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
         if (g.inst != ir::GemmInst::MMA) return self;
         return lower(g);
+    }
+
+    // copy(shared, A operand fragment) selected as LDSM: the operand's
+    // registers, atom by atom and k-step by k-step, as the gemm would load them.
+    Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
+        if (c.inst != ir::CopyInst::LDSM) return self;
+        auto found = operandTiling_.find(c.dst.buffer.get());
+        TILET_ASSERT(found != operandTiling_.end(), "ldmatrix copy into '" << c.dst.buffer->name << "', which feeds no mma.sync gemm");
+        const ir::MmaTiling &t = found->second;
+        ir::Buffer regs = c.dst.buffer->registers;
+        TILET_ASSERT(regs, "operand fragment '" << c.dst.buffer->name << "' has no registers after infer-layouts");
+        OperandPlan p = plan(c.src, true, false);
+        ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), i = ir::makeVar("i"), ks = ir::makeVar("ks");
+        int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(t.atom).size());
+        Expr rowOrigin = ir::add(ir::mul(warpM, ir::intImm(t.warpRows())), ir::mul(i, ir::intImm(t.atom.m)));
+        Stmt load = loadRegisters(p, t.atom, aRegs, rowOrigin, ir::mul(ks, ir::intImm(t.atom.k)), regs, ir::mmaOperandAOffset(t, i, ks), lane, c.span);
+        Stmt out = unrolled(i, t.mAtoms(), unrolled(ks, t.kSteps(), load, c.span), c.span);
+        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
+        if (t.warpM > 1) out = std::make_shared<ir::LetStmt>(warpM, ir::mod(warp, ir::intImm(t.warpM)), out, c.span);
+        else out = ir::substitute(out, {{warpM, ir::intImm(0)}});
+        out = std::make_shared<ir::LetStmt>(lane, ir::mod(ir::threadIdx(), ir::intImm(32)), out, c.span);
+        Decision d;
+        d.where = c.span;
+        d.op = "copy shared->fragment (mma A operand)";
+        d.choice = p.why;
+        d.why = "the registers of " + std::to_string(t.mAtoms() * t.kSteps()) + " atoms per warp, in the order the gemm reads them";
+        ctx_.explain.record(std::move(d));
+        return out;
     }
 
 private:
@@ -207,13 +246,16 @@ private:
 
     const ir::Kernel &kernel_;
     PassContext &ctx_;
+    std::map<const ir::BufferNode *, ir::MmaTiling> operandTiling_;
 };
 
 } // namespace
 
 ir::Kernel lowerGemms(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Lowerer(kernel, ctx).mutate(kernel.body);
+    Lowerer lowerer(kernel, ctx);
+    lowerer.findOperands(kernel.body);
+    out.body = lowerer.mutate(kernel.body);
     return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include "ir/Visitor.h"
 
+#include <set>
+
 namespace tilet {
 
 namespace {
@@ -42,6 +44,12 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     const std::string target = ctx.target.name;
     auto notYet = [&](SourceRange where, const std::string &what) { ctx.diags.error(where, what + " not supported yet for " + target); };
     if (kernel.hasCluster) notYet(kernel.span, "thread block clusters are");
+    // Register A operands of mma.sync gemms: lower-gemms loads them with ldmatrix.
+    std::set<const ir::BufferNode *> mmaOperands;
+    ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
+        const ir::Gemm *g = ir::as<ir::Gemm>(s);
+        if (g && g->inst == ir::GemmInst::MMA && gemmGap(*g).empty() && g->a.buffer->scope == ir::MemScope::Fragment) mmaOperands.insert(g->a.buffer.get());
+    });
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
         switch (s->kind) {
         case ir::StmtKind::Allocate: {
@@ -53,7 +61,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         case ir::StmtKind::Copy: {
             const ir::Copy &c = *ir::as<ir::Copy>(s);
             bool pipelined = c.inst == ir::CopyInst::CPAsync && c.inPipeline;
-            if (c.inst != ir::CopyInst::Normal && !pipelined) {
+            bool operandLoad = c.inst == ir::CopyInst::LDSM && mmaOperands.count(c.dst.buffer.get());
+            if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad) {
                 std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
                                        ? "; add disable_tma = true for a SIMT store"
                                        : "";

@@ -35,11 +35,13 @@ std::string bytesOf(int64_t elements, DType t) {
 class Selector : public ScopedMutator {
 public:
     Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), ctx_(ctx) {
-        // Fragments that feed or hold a gemm carry an MMA operand layout; only
-        // those can move with ldmatrix / stmatrix.
+        // Fragments that feed a gemm as its A operand carry the instruction's
+        // operand layout, and accumulators its accumulator layout; only those
+        // can move with ldmatrix (A) / stmatrix (accumulators).
         ir::forEachStmt(k.body, [&](const ir::Stmt &s) {
             if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
-                for (const ir::Region *r : {&g->a, &g->b, &g->c}) mmaFragments_.insert(r->buffer.get());
+                if (g->a.buffer->scope == ir::MemScope::Fragment) operandFragments_.insert(g->a.buffer.get());
+                accumulatorFragments_.insert(g->c.buffer.get());
             }
         });
     }
@@ -217,15 +219,17 @@ private:
         const Target &t = ctx_.target;
         if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
             if (!t.ldmatrix) rejected.push_back({"LDSM", "ldmatrix needs sm_75 or newer; " + t.name + " has none"});
-            else if (!mmaFragments_.count(c.dst.buffer.get()))
+            else if (!operandFragments_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
             else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
                 rejected.push_back({"LDSM", "ldmatrix moves 16-bit elements without conversion"});
+            else if (c.dst.tileShape() != *c.dst.buffer->constShape())
+                rejected.push_back({"LDSM", "ldmatrix fills a whole operand fragment; this copy writes part of '" + c.dst.buffer->name + "'"});
             else return CopyInst::LDSM;
         }
         if (s == ir::MemScope::Fragment && d == ir::MemScope::Shared) {
             if (!t.stmatrix) rejected.push_back({"STSM", "stmatrix needs sm_90 or newer; " + t.name + " has none"});
-            else if (!mmaFragments_.count(c.src.buffer.get()))
+            else if (!accumulatorFragments_.count(c.src.buffer.get()))
                 rejected.push_back({"STSM", "fragment '" + c.src.buffer->name + "' does not have an MMA accumulator layout (it is not a gemm operand)"});
             else if (dtypeBits(c.dst.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
                 rejected.push_back({"STSM", "stmatrix moves 16-bit elements without conversion"});
@@ -309,7 +313,7 @@ private:
     }
 
     PassContext &ctx_;
-    std::set<const ir::BufferNode *> mmaFragments_;
+    std::set<const ir::BufferNode *> operandFragments_, accumulatorFragments_;
     std::set<const ir::StmtNode *> pipelineProducers_;
     int wsDepth_ = 0;
 };

@@ -119,10 +119,13 @@ int checkInt8() {
 
 int checkRegisterA() {
     Operand<__half> a = halves(M * K, 32), b = halves(K * N, 33);
-    float *c = harness::alloc<float>(M * N);
+    float *c = harness::alloc<float>(M * N), *c2 = harness::alloc<float>(M * N);
     if (gemm_rs(a.data, b.data, c, nullptr) != cudaSuccess) return 1;
+    if (gemm_rs_ldsm(a.data, b.data, c2, nullptr) != cudaSuccess) return 1;
     std::vector<double> ref = product(M, N, K, [&](int i, int k) { return a.seen[i * K + k]; }, [&](int k, int j) { return b.seen[k * N + j]; });
-    return harness::report("gemm with A in a register fragment", maxError(ref, c, [](float x) { return double(x); }), 1e-4);
+    int failed = harness::report("gemm with A in a register fragment", maxError(ref, c, [](float x) { return double(x); }), 1e-4);
+    failed += harness::report("gemm with A loaded into registers by copy (ldmatrix)", maxError(ref, c2, [](float x) { return double(x); }), 1e-4);
+    return failed;
 }
 
 int checkFma() {
@@ -132,6 +135,24 @@ int checkFma() {
     if (gemm_fma(a.data, b.data, c, nullptr) != cudaSuccess) return 1;
     std::vector<double> ref = product(n, n, k, [&](int i, int x) { return a.seen[i * k + x]; }, [&](int x, int j) { return b.seen[x * n + j]; });
     return harness::report("gemm with FMA", maxError(ref, c, [](float x) { return double(x); }), 1e-4);
+}
+
+int checkRows() {
+    Operand<__half> a = halves(M * K, 36), b = halves(K * N, 37);
+    float *c = harness::alloc<float>(M * N), *sums = harness::alloc<float>(M);
+    if (gemm_rows(a.data, b.data, c, sums, nullptr) != cudaSuccess) return 1;
+    std::vector<double> ref = product(M, N, K, [&](int i, int k) { return a.seen[i * K + k]; }, [&](int k, int j) { return b.seen[k * N + j]; });
+    double err = 0;
+    for (int i = 0; i < M; ++i) {
+        double mx = -1e300, sum = 0;
+        for (int j = 0; j < N; ++j) mx = std::max(mx, ref[i * N + j]);
+        for (int j = 0; j < N; ++j) {
+            err = std::max(err, std::fabs(ref[i * N + j] - mx - c[i * N + j]));
+            sum += ref[i * N + j] - mx;
+        }
+        err = std::max(err, std::fabs(sum - sums[i]) / 64);
+    }
+    return harness::report("row max, broadcast and row sum over an mma accumulator", err, 1e-4);
 }
 
 } // namespace
@@ -145,5 +166,6 @@ int main() {
     failed += checkInt8();
     failed += checkRegisterA();
     failed += checkFma();
+    failed += checkRows();
     return failed ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <math_constants.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
 // ldmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
@@ -721,3 +722,277 @@ gemm_fma_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
     __syncthreads();
     *reinterpret_cast<uint4*>(&C[i_thread_3 * 32 + j_thread_3 + 4]) = *reinterpret_cast<uint4*>(&C_vec[4]);
 } // gemm_fma_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, float* __restrict__ sums) {
+    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
+    float acc[32];
+    float row_max[4];
+    float row_sum[4];
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        __align__(16) __half a_s_vec[8];
+        __align__(16) __half A_vec[8];
+        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
+        #pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            a_s_vec[v] = A_vec[v];
+        }
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread + i_1 * 16 & 7) * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        __align__(16) __half b_s_vec[8];
+        __align__(16) __half B_vec[8];
+        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+        #pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            b_s_vec[v] = B_vec[v];
+        }
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 + i_1 * 16 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+    }
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+    const int warp_n = static_cast<int>(threadIdx.x) / 64;
+    #pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        acc[r] = 0.0f;
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+        __half a_s_frag[16];
+        __half b_s_frag[16];
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 16 + lane / 16 * 8 ^ (warp_m * 32 + i * 16 + lane / 8 % 2 * 8 + lane % 8 & 7) * 8)]);
+        }
+        #pragma unroll
+        for (int jg = 0; jg < 2; ++jg) {
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (warp_n * 32 + jg * 16 + lane / 16 * 8 ^ (ks * 16 + lane / 8 % 2 * 8 + lane % 8 & 7) * 8)]);
+        }
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            #pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_s_frag[i * 8], &b_s_frag[j * 4]);
+            }
+        }
+    }
+    float row_max_partial[4];
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_max_partial[g] = -CUDART_INF_F;
+    }
+    #pragma unroll
+    for (int r3 = 0; r3 < 2; ++r3) {
+        #pragma unroll
+        for (int r2 = 0; r2 < 4; ++r2) {
+            #pragma unroll
+            for (int r1 = 0; r1 < 2; ++r1) {
+                #pragma unroll
+                for (int r0 = 0; r0 < 2; ++r0) {
+                    row_max_partial[r1 + r3 * 2] = fmaxf(row_max_partial[r1 + r3 * 2], acc[r0 + r1 * 2 + r2 * 4 + r3 * 16]);
+                }
+            }
+        }
+    }
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 1));
+        row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 2));
+    }
+    float* row_max_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+    __syncthreads();
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_max_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_max_partial[g];
+    }
+    const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 64 * 64;
+    __syncthreads();
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_max_partial[g] = -CUDART_INF_F;
+        #pragma unroll
+        for (int w0 = 0; w0 < 2; ++w0) {
+            row_max_partial[g] = fmaxf(row_max_partial[g], row_max_exchange[g * 128 + partner_base + w0 * 64]);
+        }
+    }
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_max[g] = row_max_partial[g];
+    }
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 4; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] - row_max[i_1 + i_2 * 2];
+                }
+            }
+        }
+    }
+    float row_sum_partial[4];
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_sum_partial[g] = 0.0f;
+    }
+    #pragma unroll
+    for (int r3 = 0; r3 < 2; ++r3) {
+        #pragma unroll
+        for (int r2 = 0; r2 < 4; ++r2) {
+            #pragma unroll
+            for (int r1 = 0; r1 < 2; ++r1) {
+                #pragma unroll
+                for (int r0 = 0; r0 < 2; ++r0) {
+                    row_sum_partial[r1 + r3 * 2] = row_sum_partial[r1 + r3 * 2] + acc[r0 + r1 * 2 + r2 * 4 + r3 * 16];
+                }
+            }
+        }
+    }
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 1);
+        row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 2);
+    }
+    float* row_sum_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+    __syncthreads();
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_sum_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_sum_partial[g];
+    }
+    const int partner_base_1 = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 64 * 64;
+    __syncthreads();
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_sum_partial[g] = 0.0f;
+        #pragma unroll
+        for (int w0 = 0; w0 < 2; ++w0) {
+            row_sum_partial[g] = row_sum_partial[g] + row_sum_exchange[g * 128 + partner_base_1 + w0 * 64];
+        }
+    }
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        row_sum[g] = row_sum_partial[g];
+    }
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 4; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                __align__(8) float C_vec[2];
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
+                }
+                *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+            }
+        }
+    }
+    const int i_thread_3 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            const int i = i_thread_3 + i_1 * 8 + i_2 * 16;
+            if (static_cast<int>(threadIdx.x) % 4 == 0 && static_cast<int>(threadIdx.x) / 64 == 0) {
+                sums[i] = row_sum[i_1 + i_2 * 2];
+            }
+        }
+    }
+} // gemm_rows_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half a_f[64];
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
+    float acc[32];
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        __align__(16) __half a_s_vec[8];
+        __align__(16) __half A_vec[8];
+        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
+        #pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            a_s_vec[v] = A_vec[v];
+        }
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        __align__(16) __half b_s_vec[8];
+        __align__(16) __half B_vec[8];
+        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+        #pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            b_s_vec[v] = B_vec[v];
+        }
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 + i_1 * 16 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+    }
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+    __syncthreads();
+    #pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+            tilet_ldmatrix_x4(&a_f[ks * 8 + i * 32], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ks * 16 + lane / 16 * 8]);
+        }
+    }
+    const int lane_1 = static_cast<int>(threadIdx.x) % 32;
+    const int warp_n = static_cast<int>(threadIdx.x) / 64;
+    #pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        acc[r] = 0.0f;
+    }
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+        __half b_s_frag[16];
+        #pragma unroll
+        for (int jg = 0; jg < 2; ++jg) {
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane_1 / 8 % 2 * 512 + lane_1 % 8 * 64 + (warp_n * 32 + jg * 16 + lane_1 / 16 * 8 ^ (ks * 16 + lane_1 / 8 % 2 * 8 + lane_1 % 8 & 7) * 8)]);
+        }
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            #pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_f[ks * 8 + i * 32], &b_s_frag[j * 4]);
+            }
+        }
+    }
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 4; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                __align__(8) float C_vec[2];
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
+                }
+                *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+            }
+        }
+    }
+} // gemm_rs_ldsm_kernel

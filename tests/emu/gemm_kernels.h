@@ -91,6 +91,25 @@ cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaStream_t str
 // grid launches nothing and returns cudaSuccess.
 cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cudaStream_t stream);
 
+// gemm_rows: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
+//   A: f16 [64, 64], read, 16-byte aligned
+//   B: f16 [64, 64], read, 16-byte aligned
+//   C: f32 [64, 64], written, 8-byte aligned
+//   sums: f32 [64], written
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, cudaStream_t stream);
+
+// gemm_rs_ldsm: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
+//   A: f16 [64, 64], read, 16-byte aligned
+//   B: f16 [64, 64], read, 16-byte aligned
+//   C: f32 [64, 64], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t gemm_rs_ldsm(const __half* A, const __half* B, float* C, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

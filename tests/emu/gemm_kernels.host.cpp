@@ -12,6 +12,8 @@ extern "C" void gemm_int8_kernel(const signed char* __restrict__ A, const signed
 extern "C" void gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C);
 extern "C" void gemm_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 extern "C" void gemm_fma_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
+extern "C" void gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, float* __restrict__ sums);
+extern "C" void gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 
 extern "C" cudaError_t gemm_kernels_init(void) {
     // No kernel needs more than the default 48 KiB of dynamic shared memory.
@@ -161,3 +163,39 @@ extern "C" cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cuda
     config.stream = stream;
     return cudaLaunchKernelEx(&config, gemm_fma_kernel, A, B, C);
 } // gemm_fma
+
+extern "C" cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 16384;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, gemm_rows_kernel, A, B, C, sums);
+} // gemm_rows
+
+extern "C" cudaError_t gemm_rs_ldsm(const __half* A, const __half* B, float* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 16384;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, gemm_rs_ldsm_kernel, A, B, C);
+} // gemm_rs_ldsm
