@@ -18,6 +18,14 @@ struct Rejected {
     std::string reason;   // the constraint that failed
 };
 
+// Whether an option is possible, and if not, the constraint that rules it out.
+struct Option {
+    bool ok = false;
+    std::string reason;
+    static Option yes() { return {true, {}}; }
+    static Option no(std::string r) { return {false, std::move(r)}; }
+};
+
 struct Decision {
     SourceRange where;
     std::string op;         // "copy global->shared", "parallel loop", "reduce_max"

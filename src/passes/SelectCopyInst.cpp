@@ -18,14 +18,6 @@ namespace {
 
 using ir::CopyInst;
 
-// Whether an option is possible, and if not, why.
-struct Option {
-    bool ok = false;
-    std::string reason;
-    static Option yes() { return {true, {}}; }
-    static Option no(std::string r) { return {false, std::move(r)}; }
-};
-
 std::string bytesOf(int64_t elements, DType t) {
     int64_t bits = elements * dtypeBits(t);
     if (bits % 8) return std::to_string(bits) + " bits";

@@ -21,13 +21,6 @@ namespace {
 
 using ir::GemmInst;
 
-struct Option {
-    bool ok = false;
-    std::string reason;
-    static Option yes() { return {true, {}}; }
-    static Option no(std::string r) { return {false, std::move(r)}; }
-};
-
 struct Shape {
     int64_t M = 0, N = 0, K = 0;
     DType a = DType::F16, b = DType::F16, c = DType::F32;

@@ -22,6 +22,8 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+
+#include "tf32.h"
 #include <math_constants.h>
 #include <vector_types.h>
 
@@ -148,15 +150,7 @@ inline double toDouble(signed char x) { return x; }
 inline double toDouble(unsigned char x) { return x; }
 inline double toDouble(__nv_fp8_e4m3 x) { return float(x); }
 inline double toDouble(__nv_fp8_e5m2 x) { return float(x); }
-// tf32: the tensor core reads the top 19 bits of the f32.
-inline double toDouble(float x) {
-    unsigned bits;
-    std::memcpy(&bits, &x, 4);
-    bits &= 0xffffe000u;
-    float y;
-    std::memcpy(&y, &bits, 4);
-    return y;
-}
+inline double toDouble(float x) { return tf32Truncated(x); }   // f32 operands are read as tf32
 
 // Row and column of A element i (16 x K) and of B element i (K x 8) held by a lane.
 template <int K, int Bits> void aElement(int i, unsigned g, unsigned q, int &row, int &col) {

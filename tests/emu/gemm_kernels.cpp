@@ -1,6 +1,7 @@
 // Emulated checks of tests/emu/gemm_kernels.tl: each mma.sync variant against
 // a double-precision product of the same (rounded) inputs.
 #include "harness.h"
+#include "tf32.h"
 
 #include "emu_gemm_kernels.h"
 
@@ -80,15 +81,7 @@ int checkBf16() {
     return harness::report("gemm bf16 -> f32, 32x40 on two warps (ldmatrix .x4 and .x2)", maxError(ref, c, [](float x) { return double(x); }), 1e-4);
 }
 
-// The tensor core reads the top 19 bits of an f32 (tf32).
-double tf32(float x) {
-    unsigned bits;
-    std::memcpy(&bits, &x, 4);
-    bits &= 0xffffe000u;
-    float y;
-    std::memcpy(&y, &bits, 4);
-    return y;
-}
+double tf32(float x) { return tf32Truncated(x); }
 
 int checkTf32() {
     const int k = 32;

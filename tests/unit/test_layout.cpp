@@ -2,6 +2,8 @@
 // replica, for every shape, thread count and vector width the passes use.
 #include "ir/Layout.h"
 
+#include "layout_coordinates.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,24 +11,9 @@
 
 using namespace tilet;
 using namespace tilet::ir;
+using tilet::test::coordinate;
 
 namespace {
-
-std::vector<int64_t> coordinate(const TileLayout &l, int64_t t, int64_t local) {
-    std::vector<int64_t> c(l.shape.size(), 0);
-    int64_t stride = 1;
-    for (const LayoutMode &m : l.threadModes) {
-        int64_t digit = (t / stride) % m.extent;
-        if (m.dim != LayoutMode::kReplicate) c[m.dim] += digit * m.coordStride;
-        stride *= m.extent;
-    }
-    stride = 1;
-    for (const LayoutMode &m : l.localModes) {
-        c[m.dim] += ((local / stride) % m.extent) * m.coordStride;
-        stride *= m.extent;
-    }
-    return c;
-}
 
 // Each coordinate of the shape is held `replication` times, each time by a
 // different thread, and nothing outside the shape is produced.

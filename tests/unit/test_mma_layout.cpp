@@ -11,6 +11,8 @@
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
 
+#include "layout_coordinates.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -18,6 +20,7 @@
 
 using namespace tilet;
 using namespace tilet::ir;
+using tilet::test::coordinate;
 
 namespace {
 
@@ -26,22 +29,6 @@ int64_t value(const Expr &e) {
     std::optional<int64_t> v = constInt(s);
     EXPECT_TRUE(v.has_value());
     return v.value_or(-1);
-}
-
-std::vector<int64_t> coordinate(const TileLayout &l, int64_t t, int64_t local) {
-    std::vector<int64_t> c(l.shape.size(), 0);
-    int64_t stride = 1;
-    for (const LayoutMode &m : l.threadModes) {
-        int64_t digit = (t / stride) % m.extent;
-        if (m.dim != LayoutMode::kReplicate) c[m.dim] += digit * m.coordStride;
-        stride *= m.extent;
-    }
-    stride = 1;
-    for (const LayoutMode &m : l.localModes) {
-        c[m.dim] += ((local / stride) % m.extent) * m.coordStride;
-        stride *= m.extent;
-    }
-    return c;
 }
 
 // --- The PTX ISA tables ("Matrix fragments for mma.m16n8k*"), g = lane / 4, q = lane % 4.
