@@ -110,12 +110,35 @@ void TargetTable::loadLazily(FileId file, const SourceManager &sources, Diagnost
     close(text.size());
 }
 
-void TargetTable::materialize(const std::string &name) {
+void TargetTable::materialize(const std::string &requested) {
+    std::string name = requested;   // `requested` may be the key erased below
     auto it = pending_.find(name);
     if (it == pending_.end()) return;
     Section section = std::move(it->second);
     pending_.erase(it);
-    loadText(section.file, section.text, *pendingDiags_);
+    // The embedded table is plain "name:" / "  key: value" lines (the unit
+    // tests check that this reads it as yaml-cpp does), so its entries are
+    // built as nodes directly instead of parsed.
+    YAML::Node body(YAML::NodeType::Map);
+    size_t pos = 0;
+    bool first = true;
+    while (pos < section.text.size()) {
+        size_t end = section.text.find('\n', pos);
+        if (end == std::string::npos) end = section.text.size();
+        std::string line = section.text.substr(pos, end - pos);
+        pos = end + 1;
+        size_t colon = line.find(':');
+        if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+        if (first) {   // the "name:" line
+            first = false;
+            continue;
+        }
+        size_t keyStart = line.find_first_not_of(' ');
+        size_t valueStart = line.find_first_not_of(' ', colon + 1);
+        if (keyStart == std::string::npos || line.find_first_not_of(" \t", keyStart) == std::string::npos) continue;
+        body[line.substr(keyStart, colon - keyStart)] = valueStart == std::string::npos ? std::string() : line.substr(valueStart);
+    }
+    addTarget(section.file, name, YAML::Mark::null_mark(), body, *pendingDiags_);
 }
 
 bool TargetTable::loadText(FileId file, const std::string &text, DiagnosticEngine &diags) {
@@ -132,61 +155,61 @@ bool TargetTable::loadText(FileId file, const std::string &text, DiagnosticEngin
         diags.error(markRange(file, root.Mark()), "a target file is a map from target names to their properties");
         return false;
     }
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        std::string name = it->first.as<std::string>();
-        const YAML::Node &body = it->second;
-        if (!body.IsMap()) {
-            diags.error(markRange(file, body.Mark()), "target '" + name + "' must be a map of properties");
+    for (auto it = root.begin(); it != root.end(); ++it) addTarget(file, it->first.as<std::string>(), it->first.Mark(), it->second, diags);
+    return diags.errorCount() == errorsBefore;
+}
+
+void TargetTable::addTarget(FileId file, const std::string &name, const YAML::Mark &nameMark, const YAML::Node &body, DiagnosticEngine &diags) {
+    if (!body.IsMap()) {
+        diags.error(markRange(file, body.Mark()), "target '" + name + "' must be a map of properties");
+        return;
+    }
+    Target target;
+    std::set<std::string> given;
+    materialize(name);
+    bool existing = targets_.count(name) != 0;
+    if (existing) {
+        target = targets_[name];   // a later file overrides fields of an earlier target
+        for (const Field &f : fields()) given.insert(f.key);
+    }
+    if (const YAML::Node base = body["base"]) {
+        std::string baseName = base.as<std::string>();
+        materialize(baseName);
+        auto found = targets_.find(baseName);
+        if (found == targets_.end()) {
+            diags.error(markRange(file, base.Mark()), "unknown base target '" + baseName + "'");
+            return;
+        }
+        target = found->second;
+        for (const Field &f : fields()) given.insert(f.key);
+    }
+    target.name = name;
+    for (auto kv = body.begin(); kv != body.end(); ++kv) {
+        std::string key = kv->first.as<std::string>();
+        if (key == "base") continue;
+        const Field *field = nullptr;
+        for (const Field &f : fields()) {
+            if (key == f.key) field = &f;
+        }
+        if (!field) {
+            diags.error(markRange(file, kv->first.Mark()), "unknown target property '" + key + "'");
             continue;
         }
-        Target target;
-        std::set<std::string> given;
-        materialize(name);
-        bool existing = targets_.count(name) != 0;
-        if (existing) {
-            target = targets_[name];   // a later file overrides fields of an earlier target
-            for (const Field &f : fields()) given.insert(f.key);
+        if (!kv->second.IsScalar() || !field->read(target, kv->second)) {
+            diags.error(markRange(file, kv->second.Mark()), "invalid value for '" + key + "'");
+            continue;
         }
-        if (const YAML::Node base = body["base"]) {
-            std::string baseName = base.as<std::string>();
-            materialize(baseName);
-            auto found = targets_.find(baseName);
-            if (found == targets_.end()) {
-                diags.error(markRange(file, base.Mark()), "unknown base target '" + baseName + "'");
-                continue;
-            }
-            target = found->second;
-            for (const Field &f : fields()) given.insert(f.key);
-        }
-        target.name = name;
-        for (auto kv = body.begin(); kv != body.end(); ++kv) {
-            std::string key = kv->first.as<std::string>();
-            if (key == "base") continue;
-            const Field *field = nullptr;
-            for (const Field &f : fields()) {
-                if (key == f.key) field = &f;
-            }
-            if (!field) {
-                diags.error(markRange(file, kv->first.Mark()), "unknown target property '" + key + "'");
-                continue;
-            }
-            if (!kv->second.IsScalar() || !field->read(target, kv->second)) {
-                diags.error(markRange(file, kv->second.Mark()), "invalid value for '" + key + "'");
-                continue;
-            }
-            given.insert(key);
-        }
-        std::string missing;
-        for (const Field &f : fields()) {
-            if (!given.count(f.key)) missing += (missing.empty() ? "'" : ", '") + std::string(f.key) + "'";
-        }
-        if (!missing.empty())
-            diags.error(markRange(file, it->first.Mark()), "target '" + name + "' lacks " + missing + " (or a base: target to take them from)");
-        if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0)
-            diags.error(markRange(file, it->first.Mark()), "target '" + name + "' has a non-positive limit");
-        targets_[name] = target;
+        given.insert(key);
     }
-    return diags.errorCount() == errorsBefore;
+    std::string missing;
+    for (const Field &f : fields()) {
+        if (!given.count(f.key)) missing += (missing.empty() ? "'" : ", '") + std::string(f.key) + "'";
+    }
+    if (!missing.empty())
+        diags.error(markRange(file, nameMark), "target '" + name + "' lacks " + missing + " (or a base: target to take them from)");
+    if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0)
+        diags.error(markRange(file, nameMark), "target '" + name + "' has a non-positive limit");
+    targets_[name] = target;
 }
 
 const Target *TargetTable::find(const std::string &name) {

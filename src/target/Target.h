@@ -10,6 +10,11 @@
 #include <string>
 #include <vector>
 
+namespace YAML {
+class Node;
+struct Mark;
+} // namespace YAML
+
 namespace tilet {
 
 struct Target {
@@ -51,6 +56,7 @@ public:
 
 private:
     bool loadText(FileId file, const std::string &text, DiagnosticEngine &diags);
+    void addTarget(FileId file, const std::string &name, const YAML::Mark &nameMark, const YAML::Node &body, DiagnosticEngine &diags);
     void materialize(const std::string &name);
 
     struct Section {
