@@ -121,6 +121,18 @@ protected:
             if (n.op == BinaryOp::Div || n.op == BinaryOp::Mod) {
                 if (Expr r = simplifyDivMod(n.op, a, b, n.dtype)) return r;
             }
+            // x & (2^k - 1) is x % 2^k for x >= 0: terms that are multiples of
+            // 2^k drop out (the swizzle of a versioned tile's rows).
+            if (n.op == BinaryOp::BitAnd) {
+                std::optional<int64_t> mask = constInt(b);
+                if (mask && *mask >= 0 && ((*mask + 1) & *mask) == 0) {
+                    if (Expr r = simplifyDivMod(BinaryOp::Mod, a, intImm(*mask + 1, n.dtype), n.dtype)) {
+                        const Binary *m = as<Binary>(r);
+                        if (m && m->op == BinaryOp::Mod && constInt(m->b) == *mask + 1) return binary(BinaryOp::BitAnd, m->a, b, n.span);
+                        return r;
+                    }
+                }
+            }
             if (n.op == BinaryOp::Min || n.op == BinaryOp::Max) {
                 Interval x = boundsOf(a, scope_), y = boundsOf(b, scope_);
                 if (n.op == BinaryOp::Min && x.hi != Interval::kMax && x.hi <= y.lo) return a;

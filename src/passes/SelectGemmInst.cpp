@@ -341,8 +341,12 @@ private:
                                 (inst == GemmInst::MMA ? ", " + str(s.M / wm / g.atomM) + " x " + str(s.N / wn / g.atomN) + " atoms per warp, " +
                                                              str(s.K / g.atomK) + " k-steps per tile"
                                                        : ""));
-        d.details.push_back("warp partition " + str(wm) + " x " + str(wn) + " (" + ir::gemmPolicyName(g.policy) + "): each warp computes " +
-                            str(s.M / std::max<int64_t>(wm, 1)) + " x " + str(s.N / std::max<int64_t>(wn, 1)));
+        if (inst == GemmInst::FMA)
+            d.details.push_back("a parallel loop over the " + str(s.M) + " x " + str(s.N) + " elements of C, " + str(s.K) +
+                                " multiply-adds each; C keeps the layout its other loops give it");
+        else
+            d.details.push_back("warp partition " + str(wm) + " x " + str(wn) + " (" + ir::gemmPolicyName(g.policy) + "): each warp computes " +
+                                str(s.M / std::max<int64_t>(wm, 1)) + " x " + str(s.N / std::max<int64_t>(wn, 1)));
         if (inst != GemmInst::FMA) {
             chooseSwizzle(g.a, !s.transA, "A", d);
             chooseSwizzle(g.b, s.transB, "B", d);

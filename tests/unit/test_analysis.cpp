@@ -60,6 +60,20 @@ TEST(Simplify, NestedDivisionsMerge) {
     EXPECT_EQ(toString(simplify(div(div(threadIdx(), intImm(32)), intImm(4)), scope)), "(threadIdx.x / 128)");
 }
 
+TEST(Simplify, LowBitMasksDropMultiplesOfTheirModulus) {
+    BoundsScope scope;
+    VarRef lane = makeVar("lane"), k = makeVar("k");
+    scope.bind(lane.get(), {0, 31});
+    scope.bind(k.get(), {0, 100});
+    auto bitAnd = [](Expr a, int64_t m) { return binary(BinaryOp::BitAnd, std::move(a), intImm(m)); };
+    // k * 8 is a multiple of 8: (k * 8 + lane) & 7 == lane & 7.
+    EXPECT_EQ(toString(simplify(bitAnd(add(mul(k, intImm(8)), lane), 7), scope)), "(lane & 7)");
+    // lane % 4 is below 8: the mask keeps all of it (and is not its % 4).
+    EXPECT_EQ(toString(simplify(bitAnd(add(mul(k, intImm(8)), mod(lane, intImm(4))), 7), scope)), "(lane % 4)");
+    // A mask that is not 2^k - 1 stays.
+    EXPECT_EQ(toString(simplify(bitAnd(add(mul(k, intImm(8)), lane), 5), scope)), "(((k * 8) + lane) & 5)");
+}
+
 TEST(Simplify, KeepsDivisionsOfPossiblyNegativeValues) {
     VarRef x = makeVar("x");
     BoundsScope scope;
