@@ -215,18 +215,23 @@ private:
         // for the lane-dependent ones, for lane V-1 too.
         ir::Expr allIn = liftedCondition();
 
-        // A cp.async copy (an AsyncCopy store of a plain load) moves global ->
-        // shared directly, 4, 8 or 16 bytes per instruction.
-        if (ir::Stmt async = asyncCopies(fastBody, byBuffer, wideBytes, n.span)) {
+        // A plain copy (the lane loop's one store is of a load of the same
+        // dtype) moves memory to memory directly, as cp.async for an
+        // AsyncCopy store, 4, 8 or 16 bytes per instruction.
+        if (ir::Stmt direct = directCopies(fastBody, byBuffer, wideBytes, n.span)) {
+            int64_t bytes = std::min<int64_t>(16, width_ * dtypeBits(direct_->buffer->dtype) / 8);
             Decision d;
             d.where = n.span;
             d.op = "vectorized accesses";
-            d.choice = "cp.async of " + std::to_string(std::min<int64_t>(16, width_ * dtypeBits(async_->buffer->dtype) / 8)) + " bytes per instruction";
+            d.choice = direct_->op == ir::StoreOp::AsyncCopy
+                           ? "cp.async of " + std::to_string(bytes) + " bytes per instruction"
+                           : std::to_string(bytes) + "-byte copies from '" + ir::as<ir::Load>(direct_->value)->buffer->name + "' to '" +
+                                 direct_->buffer->name + "'";
             d.why = allIn ? "the per-element loop (plain loads and stores) handles vectors that cross a tensor edge"
                           : "every lane is in bounds and aligned";
             ctx_.explain.record(std::move(d));
-            if (!allIn) return async;
-            return std::make_shared<ir::IfThenElse>(allIn, async, scalar, n.span);
+            if (!allIn) return direct;
+            return std::make_shared<ir::IfThenElse>(allIn, direct, scalar, n.span);
         }
 
         // Rewrite: one register array per wide buffer.
@@ -294,24 +299,26 @@ private:
         return allIn;
     }
 
-    // The cp.async form of a lane loop whose only memory write is an
-    // AsyncCopy store of a plain load, both wide; null otherwise.
-    ir::Stmt asyncCopies(const ir::Stmt &fastBody, const std::vector<std::pair<const ir::BufferNode *, std::vector<AccessInfo>>> &byBuffer,
+    // The direct form of a lane loop whose only write is a memory store of a
+    // plain load of the same dtype, both wide (cp.async for an AsyncCopy
+    // store); null otherwise.
+    ir::Stmt directCopies(const ir::Stmt &fastBody, const std::vector<std::pair<const ir::BufferNode *, std::vector<AccessInfo>>> &byBuffer,
                          const std::map<const ir::BufferNode *, int64_t> &wideBytes, SourceRange span) {
-        async_ = nullptr;
+        direct_ = nullptr;
         int stores = 0;
         ir::forEachStmt(fastBody, [&](const ir::Stmt &s) {
             if (const ir::Store *st = ir::as<ir::Store>(s)) {
                 ++stores;
-                if (st->op == ir::StoreOp::AsyncCopy) async_ = st;
+                if (st->op != ir::StoreOp::AtomicAdd) direct_ = st;
             }
         });
-        if (!async_ || stores != 1) return nullptr;
-        const ir::Load *src = ir::as<ir::Load>(async_->value);
-        if (!src || src->buffer->dtype != async_->buffer->dtype) return nullptr;
-        if (!wideBytes.count(async_->buffer.get()) || !wideBytes.count(src->buffer.get())) return nullptr;
-        int64_t bytes = wideBytes.at(async_->buffer.get());
+        if (!direct_ || stores != 1) return nullptr;
+        const ir::Load *src = ir::as<ir::Load>(direct_->value);
+        if (!src || src->buffer->dtype != direct_->buffer->dtype) return nullptr;
+        if (!wideBytes.count(direct_->buffer.get()) || !wideBytes.count(src->buffer.get())) return nullptr;
+        int64_t bytes = wideBytes.at(direct_->buffer.get());
         if (bytes < 4) return nullptr;
+        bool async = direct_->op == ir::StoreOp::AsyncCopy;
         auto baseOf = [&](const ir::BufferNode *b) {
             std::vector<ir::Expr> base;
             for (const auto &[key, list] : byBuffer) {
@@ -320,16 +327,16 @@ private:
             }
             return base;
         };
-        std::vector<ir::Expr> dstBase = baseOf(async_->buffer.get()), srcBase = baseOf(src->buffer.get());
+        std::vector<ir::Expr> dstBase = baseOf(direct_->buffer.get()), srcBase = baseOf(src->buffer.get());
         int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(src->buffer->dtype);
-        async_->buffer->alignment = std::max(async_->buffer->alignment, chunk);
+        direct_->buffer->alignment = std::max(direct_->buffer->alignment, chunk);
         src->buffer->alignment = std::max(src->buffer->alignment, chunk);
         std::vector<ir::Stmt> copies;
         for (int64_t c = 0; c < bytes / chunk; ++c) {
             std::vector<ir::Expr> d = dstBase, s = srcBase;
             d.back() = ir::simplify(ir::add(d.back(), ir::intImm(c * perChunk, d.back()->dtype)));
             s.back() = ir::simplify(ir::add(s.back(), ir::intImm(c * perChunk, s.back()->dtype)));
-            copies.push_back(std::make_shared<ir::VectorCopy>(async_->buffer, d, src->buffer, s, chunk, span, true));
+            copies.push_back(std::make_shared<ir::VectorCopy>(direct_->buffer, d, src->buffer, s, chunk, span, async));
         }
         return ir::seq(std::move(copies));
     }
@@ -398,7 +405,7 @@ private:
     std::vector<std::pair<ir::VarRef, ir::Expr>> outerLets_;
     std::vector<std::pair<ir::VarRef, ir::Expr>> innerLets_;
     std::vector<ir::Expr> lifted_;
-    const ir::Store *async_ = nullptr;
+    const ir::Store *direct_ = nullptr;
 };
 
 } // namespace

@@ -160,14 +160,7 @@ transpose_kernel(const float* __restrict__ X, float* __restrict__ Y) {
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) float s_vec[4];
-        __align__(16) float X_vec[4];
-        *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[i_thread * 32 + i_1 * 512 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            s_vec[v] = X_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&s[i_thread * 32 + i_1 * 512 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
+        *reinterpret_cast<uint4*>(&s[i_thread * 32 + i_1 * 512 + j_thread]) = *reinterpret_cast<const uint4*>(&X[i_thread * 32 + i_1 * 512 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;

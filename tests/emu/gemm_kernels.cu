@@ -115,27 +115,13 @@ gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half a_s_vec[8];
-            __align__(16) __half A_vec[8];
-            *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                a_s_vec[v] = A_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half b_s_vec[8];
-            __align__(16) __half B_vec[8];
-            *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                b_s_vec[v] = B_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -207,27 +193,13 @@ gemm_f16_tn_kernel(const __half* __restrict__ At, const __half* __restrict__ Bt,
         const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half a_s_vec[8];
-            __align__(16) __half At_vec[8];
-            *reinterpret_cast<uint4*>(&At_vec[0]) = *reinterpret_cast<const uint4*>(&At[ko * 2048 + i_thread * 64 + i_1 * 1024 + j_thread]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                a_s_vec[v] = At_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<const uint4*>(&At[ko * 2048 + i_thread * 64 + i_1 * 1024 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half b_s_vec[8];
-            __align__(16) __half Bt_vec[8];
-            *reinterpret_cast<uint4*>(&Bt_vec[0]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + ko * 32 + j_thread_1]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                b_s_vec[v] = Bt_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + ko * 32 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -289,26 +261,12 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __nv_bfloat16 a_s_vec[8];
-        __align__(16) __nv_bfloat16 A_vec[8];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 512 + (j_thread ^ i_thread * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 512 + (j_thread ^ i_thread * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x);
     #pragma unroll
     for (int j_1 = 0; j_1 < 5; ++j_1) {
-        __align__(16) __nv_bfloat16 b_s_vec[8];
-        __align__(16) __nv_bfloat16 B_vec[8];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 40 + j_1 * 8]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 40 + j_1 * 8]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 40 + j_1 * 8]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 40 + j_1 * 8]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32;
@@ -358,27 +316,13 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) float a_s_vec[4];
-        __align__(16) float A_vec[4];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ (i_thread & 7) * 4)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ (i_thread & 7) * 4)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) float b_s_vec[4];
-        __align__(16) float B_vec[4];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 32 * 1024 + i_thread_1 * 32 + i_1 * 256 + (j_thread_1 % 32 ^ i_thread_1 * 4)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 32 * 1024 + i_thread_1 * 32 + i_1 * 256 + (j_thread_1 % 32 ^ i_thread_1 * 4)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -438,27 +382,13 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        __align__(16) signed char a_s_vec[16];
-        __align__(16) signed char A_vec[16];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 16; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        __align__(16) signed char b_s_vec[16];
-        __align__(16) signed char Bt_vec[16];
-        *reinterpret_cast<uint4*>(&Bt_vec[0]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 16; ++v) {
-            b_s_vec[v] = Bt_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -517,27 +447,13 @@ gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __rest
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        __align__(16) signed char a_s_vec[16];
-        __align__(16) signed char A_vec[16];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 16; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        __align__(16) signed char b_s_vec[16];
-        __align__(16) signed char B_vec[16];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 16; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -623,14 +539,7 @@ gemm_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __half b_s_vec[8];
-        __align__(16) __half B_vec[8];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
@@ -681,24 +590,10 @@ gemm_fma_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
     float acc[8];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
-    __align__(16) __half a_s_vec[8];
-    __align__(16) __half A_vec[8];
-    *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + j_thread]);
-    #pragma unroll
-    for (int v = 0; v < 8; ++v) {
-        a_s_vec[v] = A_vec[v];
-    }
-    *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + j_thread]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+    *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + j_thread]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + j_thread]);
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
-    __align__(16) __half b_s_vec[8];
-    __align__(16) __half B_vec[8];
-    *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + j_thread_1]);
-    #pragma unroll
-    for (int v = 0; v < 8; ++v) {
-        b_s_vec[v] = B_vec[v];
-    }
-    *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + j_thread_1]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+    *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + j_thread_1]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + j_thread_1]);
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 8;
     __syncthreads();
@@ -735,27 +630,13 @@ gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __half a_s_vec[8];
-        __align__(16) __half A_vec[8];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __half b_s_vec[8];
-        __align__(16) __half B_vec[8];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -925,27 +806,13 @@ gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, 
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __half a_s_vec[8];
-        __align__(16) __half A_vec[8];
-        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            a_s_vec[v] = A_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __half b_s_vec[8];
-        __align__(16) __half B_vec[8];
-        *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            b_s_vec[v] = B_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;

@@ -87,27 +87,13 @@ gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half a_s_vec[8];
-            __align__(16) __half A_vec[8];
-            *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                a_s_vec[v] = A_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<uint4*>(&a_s_vec[0]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            __align__(16) __half b_s_vec[8];
-            __align__(16) __half B_vec[8];
-            *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
-            #pragma unroll
-            for (int v = 0; v < 8; ++v) {
-                b_s_vec[v] = B_vec[v];
-            }
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<uint4*>(&b_s_vec[0]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;

@@ -14,14 +14,7 @@ roundtrip_kernel(const __nv_bfloat16* __restrict__ X, float* __restrict__ Y) {
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        __align__(16) __nv_bfloat16 s_vec[8];
-        __align__(16) __nv_bfloat16 X_vec[8];
-        *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[b * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            s_vec[v] = X_vec[v];
-        }
-        *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
+        *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&X[b * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
