@@ -1,10 +1,12 @@
 // InsertSyncs.cpp -- see InsertSyncs.h.
 //
 // The state is the set of shared byte ranges (and global tensors) read and
-// written since the last barrier. Walking a sequence, a unit that reads a pending write, or writes a
-// pending read or write, gets a barrier before it. Serial loops are walked
-// inside; if their body, entered again with the state at its end, would meet
-// a hazard before its first barrier, the body starts with a barrier.
+// written since the last barrier. Walking a sequence, a unit that reads a
+// pending write, or writes a pending read or write, gets a barrier before it.
+// A loop whose body would meet a hazard with what came before it gets one
+// barrier before the loop; loops are walked inside, and if the body, entered
+// again with the state at its end (version tags shifted by one iteration),
+// would meet a hazard before its first barrier, the body starts with one.
 #include "passes/InsertSyncs.h"
 
 #include "ir/Analysis.h"

@@ -39,6 +39,22 @@ struct OperandPlan {
     std::string why;           // for the explanation
 };
 
+// The calling thread's place in a gemm's warp grid: lane, warp_m = warp %
+// warpM, warp_n = warp / warpM (ir/MmaLayout.h).
+struct WarpCoordinates {
+    ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), warpN = ir::makeVar("warp_n");
+
+    // `body` inside their bindings (a coordinate with one value becomes 0).
+    Stmt bind(Stmt body, const ir::MmaTiling &t, SourceRange span) const {
+        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
+        if (t.warpN > 1) body = std::make_shared<ir::LetStmt>(warpN, ir::div(warp, ir::intImm(t.warpM)), body, span);
+        else body = ir::substitute(body, {{warpN, ir::intImm(0)}});
+        if (t.warpM > 1) body = std::make_shared<ir::LetStmt>(warpM, ir::mod(warp, ir::intImm(t.warpM)), body, span);
+        else body = ir::substitute(body, {{warpM, ir::intImm(0)}});
+        return std::make_shared<ir::LetStmt>(lane, ir::mod(ir::threadIdx(), ir::intImm(32)), body, span);
+    }
+};
+
 Stmt unrolled(const ir::VarRef &v, int64_t extent, Stmt body, SourceRange span) {
     if (extent == 1) return ir::substitute(body, {{v, ir::intImm(0)}});
     return std::make_shared<ir::For>(v, ir::intImm(0), ir::intImm(extent), ir::ForKind::Unrolled, std::move(body), span);
@@ -74,15 +90,12 @@ protected:
         ir::Buffer regs = c.dst.buffer->registers;
         TILET_ASSERT(regs, "operand fragment '" << c.dst.buffer->name << "' has no registers after infer-layouts");
         OperandPlan p = plan(c.src, true, false);
-        ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), i = ir::makeVar("i"), ks = ir::makeVar("ks");
+        WarpCoordinates w;
+        ir::VarRef i = ir::makeVar("i"), ks = ir::makeVar("ks");
         int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(t.atom).size());
-        Expr rowOrigin = ir::add(ir::mul(warpM, ir::intImm(t.warpRows())), ir::mul(i, ir::intImm(t.atom.m)));
-        Stmt load = loadRegisters(p, t.atom, aRegs, rowOrigin, ir::mul(ks, ir::intImm(t.atom.k)), regs, ir::mmaOperandAOffset(t, i, ks), lane, c.span);
-        Stmt out = unrolled(i, t.mAtoms(), unrolled(ks, t.kSteps(), load, c.span), c.span);
-        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
-        if (t.warpM > 1) out = std::make_shared<ir::LetStmt>(warpM, ir::mod(warp, ir::intImm(t.warpM)), out, c.span);
-        else out = ir::substitute(out, {{warpM, ir::intImm(0)}});
-        out = std::make_shared<ir::LetStmt>(lane, ir::mod(ir::threadIdx(), ir::intImm(32)), out, c.span);
+        Expr rowOrigin = ir::add(ir::mul(w.warpM, ir::intImm(t.warpRows())), ir::mul(i, ir::intImm(t.atom.m)));
+        Stmt load = loadRegisters(p, t.atom, aRegs, rowOrigin, ir::mul(ks, ir::intImm(t.atom.k)), regs, ir::mmaOperandAOffset(t, i, ks), w.lane, c.span);
+        Stmt out = w.bind(unrolled(i, t.mAtoms(), unrolled(ks, t.kSteps(), load, c.span), c.span), t, c.span);
         Decision d;
         d.where = c.span;
         d.op = "copy shared->fragment (mma A operand)";
@@ -158,11 +171,9 @@ private:
         TILET_ASSERT(cRegs, "gemm accumulator '" << g.c.buffer->name << "' has no registers after infer-layouts");
         bool aInRegisters = g.a.buffer->scope == ir::MemScope::Fragment;
 
-        ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), warpN = ir::makeVar("warp_n");
+        WarpCoordinates w;
+        const ir::VarRef &lane = w.lane, &warpM = w.warpM, &warpN = w.warpN;
         ir::VarRef ks = ir::makeVar("ks"), i = ir::makeVar("i"), j = ir::makeVar("j"), jg = ir::makeVar("jg");
-        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
-        Expr warpMValue = t.warpM > 1 ? ir::mod(warp, ir::intImm(t.warpM)) : ir::intImm(0);
-        Expr warpNValue = t.warpN > 1 ? ir::div(warp, ir::intImm(t.warpM)) : ir::intImm(0);
 
         OperandPlan bPlan = plan(g.b, false, g.transposeB);
         OperandPlan aPlan = aInRegisters ? OperandPlan{} : plan(g.a, true, g.transposeA);
@@ -226,12 +237,7 @@ private:
             all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
         }
         all.push_back(body);
-        Stmt out = ir::seq(std::move(all));
-        if (t.warpN > 1) out = std::make_shared<ir::LetStmt>(warpN, warpNValue, out, span);
-        else out = ir::substitute(out, {{warpN, ir::intImm(0)}});
-        if (t.warpM > 1) out = std::make_shared<ir::LetStmt>(warpM, warpMValue, out, span);
-        else out = ir::substitute(out, {{warpM, ir::intImm(0)}});
-        out = std::make_shared<ir::LetStmt>(lane, ir::mod(ir::threadIdx(), ir::intImm(32)), out, span);
+        Stmt out = w.bind(ir::seq(std::move(all)), t, span);
 
         Decision d;
         d.where = span;

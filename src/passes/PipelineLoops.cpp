@@ -82,47 +82,65 @@ private:
     const std::map<const ir::BufferNode *, ir::Buffer> &versioned_;
 };
 
-// Every statement of `s` that accesses buffer `b`, and those that write it.
+// Where a statement accesses buffer `b`, and where it writes it; statement
+// `skip` (a loop) is left out.
 struct Uses {
     std::vector<SourceRange> all, writes;
 };
-Uses usesOf(const Stmt &s, const ir::BufferNode *b) {
-    Uses u;
-    auto note = [&](const ir::Buffer &x, SourceRange where, bool write) {
-        if (x.get() != b) return;
-        u.all.push_back(where);
-        if (write) u.writes.push_back(where);
-    };
-    ir::forEachStmt(s, [&](const Stmt &x) {
-        switch (x->kind) {
-        case ir::StmtKind::Store: note(ir::as<ir::Store>(x)->buffer, x->span, true); break;
-        case ir::StmtKind::Copy: {
-            const ir::Copy &c = *ir::as<ir::Copy>(x);
-            note(c.src.buffer, x->span, false);
-            note(c.dst.buffer, x->span, true);
-            break;
-        }
-        case ir::StmtKind::Gemm: {
-            const ir::Gemm &g = *ir::as<ir::Gemm>(x);
-            note(g.a.buffer, x->span, false);
-            note(g.b.buffer, x->span, false);
-            note(g.c.buffer, x->span, true);
-            break;
-        }
-        case ir::StmtKind::Fill: note(ir::as<ir::Fill>(x)->dst.buffer, x->span, true); break;
-        case ir::StmtKind::AtomicAdd: {
-            const ir::AtomicAdd &a = *ir::as<ir::AtomicAdd>(x);
-            note(a.dst.buffer, x->span, true);
-            if (a.src) note(a.src->buffer, x->span, false);
-            break;
-        }
-        default: break;
-        }
-    });
-    ir::forEachExpr(s, [&](const Expr &e) {
-        if (const ir::Load *l = ir::as<ir::Load>(e)) note(l->buffer, e->span, false);
-    });
-    return u;
+
+class UseCollector : public ir::Visitor {
+public:
+    UseCollector(const ir::BufferNode *b, const ir::StmtNode *skip) : b_(b), skip_(skip) {}
+    Uses uses;
+    using ir::Visitor::visit;
+
+    void visit(const Stmt &s) override {
+        if (s.get() == skip_) return;
+        ir::Visitor::visit(s);
+    }
+    void visitStore(const ir::Store &n) override {
+        note(n.buffer, n.span, true);
+        ir::Visitor::visitStore(n);
+    }
+    void visitLoad(const ir::Load &n) override {
+        note(n.buffer, n.span, false);
+        ir::Visitor::visitLoad(n);
+    }
+    void visitCopy(const ir::Copy &n) override {
+        note(n.src.buffer, n.span, false);
+        note(n.dst.buffer, n.span, true);
+        ir::Visitor::visitCopy(n);
+    }
+    void visitGemm(const ir::Gemm &n) override {
+        note(n.a.buffer, n.span, false);
+        note(n.b.buffer, n.span, false);
+        note(n.c.buffer, n.span, true);
+        ir::Visitor::visitGemm(n);
+    }
+    void visitFill(const ir::Fill &n) override {
+        note(n.dst.buffer, n.span, true);
+        ir::Visitor::visitFill(n);
+    }
+    void visitAtomicAdd(const ir::AtomicAdd &n) override {
+        note(n.dst.buffer, n.span, true);
+        if (n.src) note(n.src->buffer, n.span, false);
+        ir::Visitor::visitAtomicAdd(n);
+    }
+
+private:
+    void note(const ir::Buffer &x, SourceRange where, bool write) {
+        if (x.get() != b_) return;
+        uses.all.push_back(where);
+        if (write) uses.writes.push_back(where);
+    }
+    const ir::BufferNode *b_;
+    const ir::StmtNode *skip_;
+};
+
+Uses usesOf(const Stmt &s, const ir::BufferNode *b, const ir::StmtNode *skip = nullptr) {
+    UseCollector c(b, skip);
+    c.visit(s);
+    return c.uses;
 }
 
 std::string where(const SourceRange &r) { return std::to_string(r.begin.line) + ":" + std::to_string(r.begin.col); }
@@ -183,7 +201,6 @@ private:
         for (const Stmt &p : producers) {
             const ir::Buffer &b = ir::as<ir::Copy>(p)->dst.buffer;
             if (mine.count(b.get())) continue;
-            Uses inLoop = usesOf(original.body, b.get()), inKernel = usesOf(kernel_.body, b.get());
             for (const Stmt &c : consumers) {
                 Uses u = usesOf(c, b.get());
                 if (!u.writes.empty()) {
@@ -194,18 +211,15 @@ private:
                     return ir::rebuildFor(f, f.min, f.extent, f.body);
                 }
             }
-            if (inKernel.all.size() != inLoop.all.size()) {
-                for (const SourceRange &r : inKernel.all) {
-                    bool inside = false;
-                    for (const SourceRange &x : inLoop.all) inside = inside || (x.begin.line == r.begin.line && x.begin.col == r.begin.col);
-                    if (inside) continue;
-                    Diagnostic d{Severity::Error, r, "shared buffer '" + b->name + "' is loaded ahead by the pipelined copy at " + where(p->span) +
-                                                         " into " + std::to_string(versions) + " versions, so it can only be used inside that loop",
-                                 {}, {}};
-                    d.note(p->span, "the pipelined copy");
-                    ctx_.diags.report(std::move(d));
-                    return ir::rebuildFor(f, f.min, f.extent, f.body);
-                }
+            Uses outside = usesOf(kernel_.body, b.get(), &original);
+            if (!outside.all.empty()) {
+                Diagnostic d{Severity::Error, outside.all.front(), "shared buffer '" + b->name + "' is loaded ahead by the pipelined copy at " +
+                                                                        where(p->span) + " into " + std::to_string(versions) +
+                                                                        " versions, so it can only be used inside that loop",
+                             {}, {}};
+                d.note(p->span, "the pipelined copy");
+                ctx_.diags.report(std::move(d));
+                return ir::rebuildFor(f, f.min, f.extent, f.body);
             }
             ir::Buffer v = std::make_shared<ir::BufferNode>(*b);
             v->shape.insert(v->shape.begin(), ir::intImm(versions));
