@@ -167,7 +167,9 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::SpecialKind::BlockIdxX: return "static_cast<int>(blockIdx.x)";
         case ir::SpecialKind::BlockIdxY: return "static_cast<int>(blockIdx.y)";
         case ir::SpecialKind::BlockIdxZ: return "static_cast<int>(blockIdx.z)";
-        case ir::SpecialKind::ClusterCtaRank: TILET_INTERNAL_ERROR("cluster rank reached the printer");
+        case ir::SpecialKind::ClusterCtaRank:
+            needHelper("cluster_ctarank");
+            return "tilet_cluster_ctarank()";
         }
         break;
     case ir::ExprKind::Unary: {

@@ -25,6 +25,9 @@ public:
     std::string print(const ir::Expr &e);
     const std::set<std::string> &headers() const { return headers_; }
     void needHeader(const std::string &h) { if (!h.empty()) headers_.insert(h); }
+    // Sections of templates/cuda/ptx_helpers.cu the printed text calls.
+    const std::set<std::string> &helpers() const { return helpers_; }
+    void needHelper(const std::string &key) { helpers_.insert(key); }
 
 private:
     std::string print(const ir::Expr &e, int &precedence);
@@ -33,7 +36,7 @@ private:
     std::string castTo(DType to, const ir::Expr &value);
 
     NameTable &names_;
-    std::set<std::string> headers_;
+    std::set<std::string> headers_, helpers_;
 };
 
 } // namespace tilet

@@ -40,11 +40,11 @@ public:
     }
 
     const std::set<std::string> &headers() const { return expr_.headers(); }
-    const std::set<std::string> &helpers() const { return helpers_; }
+    const std::set<std::string> &helpers() const { return expr_.helpers(); }
 
 private:
     std::string e(const ir::Expr &x) { return expr_.print(x); }
-    void helper(const std::string &key) { helpers_.insert(key); }
+    void helper(const std::string &key) { expr_.needHelper(key); }
 
     std::string access(const ir::Buffer &b, const std::vector<ir::Expr> &indices) {
         const std::string &name = names_.buffer(b.get());
@@ -163,6 +163,25 @@ private:
             out_.line("tilet_cp_async_wait<" + std::to_string(ir::as<ir::CpAsyncWait>(s)->pending) + ">();");
             return;
         case ir::StmtKind::SyncThreads: out_.line("__syncthreads();"); return;
+        case ir::StmtKind::PdlTrigger:
+            helper("pdl_trigger");
+            out_.line("tilet_pdl_trigger();");
+            return;
+        case ir::StmtKind::PdlSync:
+            helper("pdl_sync");
+            out_.line("tilet_pdl_sync();");
+            return;
+        case ir::StmtKind::ClusterSync:
+            helper("cluster_sync");
+            out_.line("tilet_cluster_sync();");
+            return;
+        case ir::StmtKind::SetMaxNReg: {
+            const ir::SetMaxNReg &r = *ir::as<ir::SetMaxNReg>(s);
+            std::string key = r.increase ? "setmaxnreg_inc" : "setmaxnreg_dec";
+            helper(key);
+            out_.line("tilet_" + key + "<" + std::to_string(r.count) + ">();");
+            return;
+        }
         default: TILET_INTERNAL_ERROR("statement " << ir::stmtKindName(s->kind) << " reached the printer unlowered");
         }
     }
@@ -171,7 +190,6 @@ private:
     Emitter &out_;
     NameTable names_;
     ExprPrinter expr_;
-    std::set<std::string> helpers_;
 };
 
 // The sections of templates/cuda/ptx_helpers.cu named in `keys`, in file order.

@@ -119,15 +119,19 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
     out.blank();
     out.open("extern \"C\" cudaError_t " + names.moduleName + "_init(void)");
     bool any = false;
-    for (const ir::Kernel &k : module.kernels) {
-        if (k.dynamicSharedBytes <= 48 * 1024) continue;
+    auto setAttribute = [&](const ir::Kernel &k, const std::string &attribute, int64_t value) {
         if (!any) out.line("cudaError_t err = cudaSuccess;");
         any = true;
-        out.line("err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&" + deviceKernelName(k) +
-                 "), cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(k.dynamicSharedBytes) + ");");
+        out.line("err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&" + deviceKernelName(k) + "), " + attribute + ", " +
+                 std::to_string(value) + ");");
         out.line("if (err != cudaSuccess) return err;");
+    };
+    for (const ir::Kernel &k : module.kernels) {
+        if (k.dynamicSharedBytes > 48 * 1024) setAttribute(k, "cudaFuncAttributeMaxDynamicSharedMemorySize", k.dynamicSharedBytes);
+        // Clusters of more than 8 blocks (up to 16) need the non-portable opt-in.
+        if (k.hasCluster && k.cluster[0] * k.cluster[1] * k.cluster[2] > 8) setAttribute(k, "cudaFuncAttributeNonPortableClusterSizeAllowed", 1);
     }
-    if (!any) out.line("// No kernel needs more than the default 48 KiB of dynamic shared memory.");
+    if (!any) out.line("// No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.");
     out.line("return cudaSuccess;");
     out.close(names.moduleName + "_init");
 
@@ -156,11 +160,38 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
         out.line("if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;");
         out.line("if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)");
         out.line("    return cudaErrorInvalidConfiguration;");
+        if (k.hasCluster) {
+            out.line("// The grid is made of whole " + std::to_string(k.cluster[0]) + " x " + std::to_string(k.cluster[1]) + " x " +
+                     std::to_string(k.cluster[2]) + " clusters.");
+            out.line("if (grid_x % " + std::to_string(k.cluster[0]) + " != 0 || grid_y % " + std::to_string(k.cluster[1]) + " != 0 || grid_z % " +
+                     std::to_string(k.cluster[2]) + " != 0)");
+            out.line("    return cudaErrorInvalidConfiguration;");
+        }
         out.line("cudaLaunchConfig_t config = {};");
         out.line("config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));");
         out.line("config.blockDim = dim3(" + std::to_string(k.threads) + ", 1, 1);");
         out.line("config.dynamicSmemBytes = " + std::to_string(k.dynamicSharedBytes) + ";");
         out.line("config.stream = stream;");
+        int attributes = (k.hasCluster ? 1 : 0) + (k.usesPdl ? 1 : 0);
+        if (attributes > 0) {
+            out.line("cudaLaunchAttribute attributes[" + std::to_string(attributes) + "] = {};");
+            int a = 0;
+            if (k.hasCluster) {
+                std::string at = "attributes[" + std::to_string(a++) + "]";
+                out.line(at + ".id = cudaLaunchAttributeClusterDimension;");
+                out.line(at + ".val.clusterDim.x = " + std::to_string(k.cluster[0]) + ";");
+                out.line(at + ".val.clusterDim.y = " + std::to_string(k.cluster[1]) + ";");
+                out.line(at + ".val.clusterDim.z = " + std::to_string(k.cluster[2]) + ";");
+            }
+            if (k.usesPdl) {
+                // Only for kernels that use PDL (TileLang sets it on every launch).
+                std::string at = "attributes[" + std::to_string(a++) + "]";
+                out.line(at + ".id = cudaLaunchAttributeProgrammaticStreamSerialization;");
+                out.line(at + ".val.programmaticStreamSerializationAllowed = 1;");
+            }
+            out.line("config.attrs = attributes;");
+            out.line("config.numAttrs = " + std::to_string(attributes) + ";");
+        }
         out.line("return cudaLaunchKernelEx(&config, " + deviceKernelName(k) + (sig.args.empty() ? "" : ", " + sig.args) + ");");
         out.close(k.name);
     }

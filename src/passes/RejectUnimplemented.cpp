@@ -43,7 +43,6 @@ std::string gemmGap(const ir::Gemm &g) {
 ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     const std::string target = ctx.target.name;
     auto notYet = [&](SourceRange where, const std::string &what) { ctx.diags.error(where, what + " not supported yet for " + target); };
-    if (kernel.hasCluster) notYet(kernel.span, "thread block clusters are");
     // Register A operands of mma.sync gemms: lower-gemms loads them with ldmatrix.
     std::set<const ir::BufferNode *> mmaOperands;
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
@@ -84,10 +83,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             break;
         }
         case ir::StmtKind::WarpSpecialize: notYet(s->span, "warp specialization (ws) is"); break;
-        case ir::StmtKind::SetMaxNReg: notYet(s->span, "set_max_nreg is"); break;
-        case ir::StmtKind::PdlTrigger:
-        case ir::StmtKind::PdlSync: notYet(s->span, "programmatic dependent launch (pdl_trigger/pdl_sync) is"); break;
-        case ir::StmtKind::ClusterSync: notYet(s->span, "cluster_sync is"); break;
         default: break;
         }
     });

@@ -19,6 +19,7 @@
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
 
+#include <functional>
 #include <map>
 
 namespace tilet {
@@ -231,7 +232,7 @@ private:
                           : "every lane is in bounds and aligned";
             ctx_.explain.record(std::move(d));
             if (!allIn) return direct;
-            return std::make_shared<ir::IfThenElse>(allIn, direct, scalar, n.span);
+            return std::make_shared<ir::IfThenElse>(allIn, direct, scalarUnlessUniform(scalar), n.span);
         }
 
         // Rewrite: one register array per wide buffer.
@@ -276,7 +277,40 @@ private:
         d.why = allIn ? "the per-element loop handles vectors that cross a tensor edge" : "every lane is in bounds and aligned";
         ctx_.explain.record(std::move(d));
         if (!allIn) return fastPath;
-        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalar, n.span);
+        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalarUnlessUniform(scalar), n.span);
+    }
+
+    // The per-element path for when the lifted conditions fail. It does
+    // nothing, and is left out, when a single lane-independent condition was
+    // lifted and it guards every store of the loop (a replica guard).
+    ir::Stmt scalarUnlessUniform(const ir::Stmt &scalar) const {
+        if (lifted_.size() != 1 || dependsOnLane(lifted_[0])) return scalar;
+        bool allGuarded = true;
+        std::function<void(const ir::Stmt &, bool)> walk = [&](const ir::Stmt &s, bool guarded) {
+            if (!s) return;
+            if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+                walk(i->thenBody, guarded || ir::structurallyEqual(i->cond, lifted_[0]));
+                walk(i->elseBody, guarded);
+                return;
+            }
+            if (ir::as<ir::Store>(s) || ir::as<ir::VectorCopy>(s)) {
+                allGuarded = allGuarded && guarded;
+                return;
+            }
+            if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+                for (const ir::Stmt &x : q->stmts) walk(x, guarded);
+            } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+                walk(l->body, guarded);
+            } else if (const ir::For *f = ir::as<ir::For>(s)) {
+                walk(f->body, guarded);
+            } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+                walk(a->body, guarded);
+            } else {
+                allGuarded = false;   // anything else: keep the per-element path
+            }
+        };
+        walk(scalar, false);
+        return allGuarded ? nullptr : scalar;
     }
 
     // The conjunction of the lifted guard conditions, evaluated at the lanes

@@ -213,3 +213,43 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
+// @helper pdl_trigger
+// Programmatic dependent launch: the next kernel in the stream may start.
+__device__ __forceinline__ void tilet_pdl_trigger()
+{
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+// @helper pdl_sync
+// Programmatic dependent launch: wait until the grids this one depends on have
+// completed and their memory is visible.
+__device__ __forceinline__ void tilet_pdl_sync()
+{
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+// @helper cluster_sync
+// Barrier of all threads of the thread block cluster (release / acquire).
+__device__ __forceinline__ void tilet_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// @helper cluster_ctarank
+// This block's rank in its cluster.
+__device__ __forceinline__ int tilet_cluster_ctarank()
+{
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return static_cast<int>(rank);
+}
+// @helper setmaxnreg_inc
+// Raises this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+// @helper setmaxnreg_dec
+// Lowers this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}

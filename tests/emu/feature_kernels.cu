@@ -141,15 +141,6 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
         }
         *reinterpret_cast<uint4*>(&col_sum[i_thread_6]) = *reinterpret_cast<uint4*>(&col_sum_vec[0]);
     }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int i_5 = i_thread_6 + v;
-            if (static_cast<int>(threadIdx.x) / 16 == 0) {
-                col_sum[i_5] = c[v];
-            }
-        }
-    }
 } // reductions_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -189,15 +180,6 @@ accumulate_kernel(const float* __restrict__ X, float* __restrict__ total, int* _
         for (int v = 0; v < 4; ++v) {
             const int i = i_thread + v;
             atomicAdd(&total[i], X_vec[v]);
-        }
-    }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int i = i_thread + v;
-            if (static_cast<int>(threadIdx.x) / 16 == 0) {
-                atomicAdd(&total[i], X[b * 64 + i]);
-            }
         }
     }
     if (b == 0) {
@@ -328,16 +310,6 @@ rows_kernel(const float* __restrict__ X, float* __restrict__ Y, int m) {
             }
             *reinterpret_cast<uint4*>(&Y[static_cast<long long>(b * 16 + i_thread + i_1 * 8) * 64LL + static_cast<long long>(j_thread)]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
-        else {
-            #pragma unroll
-            for (int v = 0; v < 4; ++v) {
-                const int i = i_thread + i_1 * 8;
-                const int j = j_thread + v;
-                if (b * 16 + i < m) {
-                    Y[static_cast<long long>(b * 16 + i) * 64LL + static_cast<long long>(j)] = X[static_cast<long long>(b * 16 + i) * 64LL + static_cast<long long>(j)] * 2.0f + 1.0f;
-                }
-            }
-        }
     }
 } // rows_kernel
 
@@ -409,15 +381,6 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
         }
         *reinterpret_cast<uint4*>(&H[i_thread_3]) = *reinterpret_cast<uint4*>(&H_vec[0]);
     }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            const int i = i_thread_3 + v;
-            if (static_cast<int>(threadIdx.x) / 16 == 0) {
-                H[i] = static_cast<__half>(static_cast<float>(b[v]));
-            }
-        }
-    }
     __half h[8];
     const int i_thread_4 = static_cast<int>(threadIdx.x) % 16 * 8;
     __align__(16) __half H_vec[8];
@@ -436,15 +399,6 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
         }
         *reinterpret_cast<uint4*>(&Z[i_thread_5]) = *reinterpret_cast<uint4*>(&Z_vec[0]);
         *reinterpret_cast<uint4*>(&Z[i_thread_5 + 4]) = *reinterpret_cast<uint4*>(&Z_vec[4]);
-    }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            const int i = i_thread_5 + v;
-            if (static_cast<int>(threadIdx.x) / 16 == 0) {
-                Z[i] = static_cast<float>(h[v]);
-            }
-        }
     }
     float f[2];
     #pragma unroll

@@ -65,13 +65,4 @@ column_max_kernel(const float* __restrict__ X, float* __restrict__ out) {
         }
         *reinterpret_cast<uint4*>(&out[i_thread_1]) = *reinterpret_cast<uint4*>(&out_vec[0]);
     }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int i = i_thread_1 + v;
-            if (static_cast<int>(threadIdx.x) / 8 == 0) {
-                out[i] = m[v];
-            }
-        }
-    }
 } // column_max_kernel

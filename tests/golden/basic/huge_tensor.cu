@@ -16,13 +16,4 @@ touch_kernel(__half* __restrict__ X) {
         }
         *reinterpret_cast<uint4*>(&X[static_cast<long long>(r) * 65536LL + static_cast<long long>(j_thread + 65280)]) = *reinterpret_cast<uint4*>(&X_vec[0]);
     }
-    else {
-        #pragma unroll
-        for (int v = 0; v < 8; ++v) {
-            const int j = j_thread + v;
-            if (static_cast<int>(threadIdx.x) / 32 == 0) {
-                X[static_cast<long long>(r) * 65536LL + static_cast<long long>(j + 65280)] = static_cast<__half>(0.0f);
-            }
-        }
-    }
 } // touch_kernel
