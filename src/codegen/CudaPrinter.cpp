@@ -81,6 +81,9 @@ private:
             if (b.scope == ir::MemScope::Shared) {
                 out_.line(cType(b.dtype) + "* " + name + " = reinterpret_cast<" + cType(b.dtype) + "*>(tilet_smem + " +
                           std::to_string(b.sharedOffset) + ");");
+            } else if (b.scope == ir::MemScope::Barrier) {
+                out_.line("unsigned long long* " + name + " = reinterpret_cast<unsigned long long*>(tilet_smem + " + std::to_string(b.sharedOffset) +
+                          ");   // " + std::to_string(b.arriveCounts.size()) + " mbarrier" + (b.arriveCounts.size() == 1 ? "" : "s"));
             } else if (b.scope == ir::MemScope::Local) {
                 std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
                 if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");
@@ -162,7 +165,48 @@ private:
             helper("cp_async_wait");
             out_.line("tilet_cp_async_wait<" + std::to_string(ir::as<ir::CpAsyncWait>(s)->pending) + ">();");
             return;
-        case ir::StmtKind::SyncThreads: out_.line("__syncthreads();"); return;
+        case ir::StmtKind::SyncThreads: {
+            const ir::SyncThreads &b = *ir::as<ir::SyncThreads>(s);
+            if (b.barrierId == 0) {
+                out_.line("__syncthreads();");
+            } else {
+                helper("named_barrier");
+                out_.line("tilet_named_barrier(" + std::to_string(b.barrierId) + ", " + std::to_string(b.threads) + ");");
+            }
+            return;
+        }
+        case ir::StmtKind::BarrierInit: {
+            const ir::BufferNode &b = *ir::as<ir::BarrierInit>(s)->barrier;
+            helper("mbarrier_init");
+            const std::string &name = names_.buffer(&b);
+            out_.open("if (threadIdx.x == 0)");
+            for (size_t i = 0; i < b.arriveCounts.size(); ++i)
+                out_.line("tilet_mbarrier_init(&" + name + "[" + std::to_string(i) + "], " + std::to_string(b.arriveCounts[i]) + ");");
+            out_.line("tilet_fence_barrier_init();");
+            out_.close();
+            return;
+        }
+        case ir::StmtKind::BarrierArrive: {
+            const ir::BarrierArrive &a = *ir::as<ir::BarrierArrive>(s);
+            helper("mbarrier_arrive");
+            out_.line("tilet_mbarrier_arrive(&" + access(a.barrier, {a.index}) + ");");
+            return;
+        }
+        case ir::StmtKind::BarrierWait: {
+            const ir::BarrierWait &w = *ir::as<ir::BarrierWait>(s);
+            helper("mbarrier_wait");
+            out_.line("tilet_mbarrier_wait(&" + access(w.barrier, {w.index}) + ", " + e(w.parity) + ");");
+            return;
+        }
+        case ir::StmtKind::WarpSpecialize: {
+            const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
+            std::string cond;
+            for (int64_t r : w.roles) cond += (cond.empty() ? "" : " || ") + std::string("threadIdx.x / 128 == ") + std::to_string(r);
+            out_.open("if (" + cond + ")");
+            block(w.body);
+            out_.close();
+            return;
+        }
         case ir::StmtKind::PdlTrigger:
             helper("pdl_trigger");
             out_.line("tilet_pdl_trigger();");

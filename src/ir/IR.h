@@ -508,9 +508,22 @@ struct AtomicAdd : StmtNode {
 
 // ---- synchronisation
 
+// A barrier of the whole block (__syncthreads), or, with a nonzero
+// `barrierId`, the named barrier of the `threads` threads of one warp-group
+// role (bar.sync id, threads): inside ws(...) only that role's threads arrive.
 struct SyncThreads : StmtNode {
     static constexpr StmtKind kKind = StmtKind::SyncThreads;
-    explicit SyncThreads(SourceRange s = {}) : StmtNode(kKind, s) {}
+    explicit SyncThreads(SourceRange s = {}, int64_t id = 0, int64_t n = 0) : StmtNode(kKind, s), barrierId(id), threads(n) {}
+    const int64_t barrierId;
+    const int64_t threads;
+};
+
+// Initialises every mbarrier of `barrier` with its arrive count (one thread
+// does it; the fence makes the initialisation visible to the async proxy).
+struct BarrierInit : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::BarrierInit;
+    explicit BarrierInit(Buffer b, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)) {}
+    const Buffer barrier;
 };
 
 struct BarrierArrive : StmtNode {

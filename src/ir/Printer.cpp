@@ -207,7 +207,12 @@ public:
             line("atomic_add " + region(a.dst) + " += " + (a.src ? region(*a.src) : expr(a.value)));
             return;
         }
-        case StmtKind::SyncThreads: line("sync_threads"); return;
+        case StmtKind::SyncThreads: {
+            auto &b = static_cast<const SyncThreads &>(*s);
+            line(b.barrierId ? "named_barrier " + std::to_string(b.barrierId) + " threads=" + std::to_string(b.threads) : "sync_threads");
+            return;
+        }
+        case StmtKind::BarrierInit: line("barrier_init " + static_cast<const BarrierInit &>(*s).barrier->name); return;
         case StmtKind::BarrierArrive: {
             auto &b = static_cast<const BarrierArrive &>(*s);
             line("barrier_arrive " + b.barrier->name + "[" + expr(b.index) + "]");

@@ -81,6 +81,7 @@ void Visitor::visitAtomicAdd(const AtomicAdd &n) {
     visit(n.value);
 }
 void Visitor::visitSyncThreads(const SyncThreads &) {}
+void Visitor::visitBarrierInit(const BarrierInit &) {}
 void Visitor::visitBarrierArrive(const BarrierArrive &n) { visit(n.index); }
 void Visitor::visitBarrierWait(const BarrierWait &n) { visit(n.index); visit(n.parity); }
 void Visitor::visitClusterSync(const ClusterSync &) {}
@@ -306,6 +307,7 @@ Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
 }
 
 Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }
+Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &) { return self; }
 
 Stmt Mutator::mutateBarrierArrive(const Stmt &self, const BarrierArrive &n) {
     Expr i = mutate(n.index);

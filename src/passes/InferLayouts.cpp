@@ -58,7 +58,7 @@ std::string describeLayout(const ir::TileLayout &l) {
 
 class Inferrer : public ir::Mutator {
 public:
-    Inferrer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    Inferrer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), threads_(k.threads) {}
     using ir::Mutator::mutate;
 
     // The instruction of an MMA gemm fixes its accumulator's layout (and a
@@ -103,7 +103,7 @@ protected:
         std::string vectorWhy;
         if (!layout) {
             vector = chooseVector(nest, accesses, vectorWhy);
-            layout = ir::canonicalLayout(nest.extents, kernel_.threads, vector);
+            layout = ir::canonicalLayout(nest.extents, threads_, vector);
         }
         bool ok = true;
         for (const Access &a : accesses) {
@@ -123,6 +123,15 @@ protected:
         ctx_.explain.record(std::move(d));
         (void)ok;
         return loop;
+    }
+
+    // Inside ws(...) a parallel loop runs on the role's warp groups only.
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outer = threads_;
+        threads_ = 128 * static_cast<int64_t>(n.roles.size());
+        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        threads_ = outer;
+        return out;
     }
 
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
@@ -254,6 +263,7 @@ private:
 
     const ir::Kernel &kernel_;
     PassContext &ctx_;
+    int64_t threads_;   // the threads a parallel loop here is spread over
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
 };

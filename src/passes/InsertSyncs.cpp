@@ -128,8 +128,16 @@ public:
         if (!s) return s;
         if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
             std::vector<ir::Stmt> out;
-            for (const ir::Stmt &x : seq->stmts) {
-                ir::Stmt y = processUnit(x, state, out);
+            const std::vector<ir::Stmt> &stmts = seq->stmts;
+            for (size_t i = 0; i < stmts.size(); ++i) {
+                if (ir::as<ir::WarpSpecialize>(stmts[i])) {
+                    size_t end = i;
+                    while (end < stmts.size() && ir::as<ir::WarpSpecialize>(stmts[end])) ++end;
+                    processRoles({stmts.begin() + static_cast<std::ptrdiff_t>(i), stmts.begin() + static_cast<std::ptrdiff_t>(end)}, state, out);
+                    i = end - 1;
+                    continue;
+                }
+                ir::Stmt y = processUnit(stmts[i], state, out);
                 if (y) out.push_back(y);
             }
             return std::make_shared<ir::Seq>(std::move(out), s->span);
@@ -141,6 +149,36 @@ public:
     }
 
 private:
+    // A barrier of the current context: the block, or inside ws(...) the role's named barrier.
+    ir::Stmt barrier(SourceRange span) const { return std::make_shared<ir::SyncThreads>(span, barrierId_, barrierThreads_); }
+
+    // Consecutive ws(...) regions run at the same time on different warp
+    // groups: no block barrier goes between them (the threads of one role
+    // would wait for the other roles' whole regions; their order is the
+    // business of their mbarriers). A hazard with what came before gets one
+    // block barrier before them all; inside each, hazards get the role's
+    // named barrier (1 + its first warp group).
+    void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
+        State all;
+        for (const ir::Stmt &r : regions) all.add(accessesOf(r));
+        if (state.hazard(all)) {
+            out.push_back(barrier(regions.front()->span));
+            state.clear();
+        }
+        for (const ir::Stmt &r : regions) {
+            const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
+            int64_t outerId = barrierId_, outerThreads = barrierThreads_;
+            barrierId_ = 1 + w.roles.front();
+            barrierThreads_ = 128 * static_cast<int64_t>(w.roles.size());
+            State inside;
+            ir::Stmt body = process(w.body, inside);
+            barrierId_ = outerId;
+            barrierThreads_ = outerThreads;
+            out.push_back(std::make_shared<ir::WarpSpecialize>(w.roles, body, w.span));
+        }
+        state.add(all);
+    }
+
     // Processes one element of a sequence; a barrier it needs is appended to `out` first.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         if (ir::as<ir::SyncThreads>(s)) {
@@ -155,7 +193,7 @@ private:
             // rather than in every iteration.
             State probe = state;
             if (firstHazard(f->body, probe)) {
-                out.push_back(std::make_shared<ir::SyncThreads>(f->span));
+                out.push_back(barrier(f->span));
                 state.clear();
             }
             State entry = state;
@@ -165,20 +203,28 @@ private:
             if (firstHazard(body, wrap)) {
                 State fresh;
                 body = process(f->body, fresh);
-                body = ir::seq({std::make_shared<ir::SyncThreads>(f->span), body});
+                body = ir::seq({barrier(f->span), body});
                 state = fresh;
             }
             state.add(entry);   // the loop may run zero times
             return ir::rebuildFor(*f, f->min, f->extent, body);
         }
+        if (ir::as<ir::WarpSpecialize>(s)) {
+            processRoles({s}, state, out);
+            ir::Stmt region = out.back();
+            out.pop_back();
+            return region;
+        }
         State unit = accessesOf(s);
         if (state.hazard(unit)) {
-            out.push_back(std::make_shared<ir::SyncThreads>(s->span));
+            out.push_back(barrier(s->span));
             state.clear();
         }
         state.add(unit);
         return s;
     }
+
+    int64_t barrierId_ = 0, barrierThreads_ = 0;
 
     // Whether walking `s` from `state` meets a hazard before a barrier.
     bool firstHazard(const ir::Stmt &s, State &state) {

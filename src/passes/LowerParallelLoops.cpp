@@ -159,7 +159,7 @@ protected:
         const ir::TileLayout &L = *n.threadLayout;
         ParallelNest nest = parallelNest(n);
         int rank = static_cast<int>(nest.vars.size());
-        ir::Expr tx = ir::threadIdx();
+        ir::Expr tx = roleThread_ ? ir::Expr(roleThread_) : ir::threadIdx();
 
         // Thread part of every coordinate, and the replica condition.
         std::vector<ir::Expr> threadTerm(rank, ir::intImm(0));
@@ -209,6 +209,27 @@ protected:
         return body;
     }
 
+    // Inside ws(r, ...) loops are spread over the role's threads, numbered
+    // from 0: threadIdx.x % 128 for one warp group.
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        ir::VarRef outer = roleThread_;
+        roleThread_ = ir::makeVar("role_thread");
+        int64_t threads = 128 * static_cast<int64_t>(n.roles.size());
+        ir::Expr value = n.roles.size() == 1 ? ir::mod(ir::threadIdx(), ir::intImm(128)) : ir::sub(ir::threadIdx(), ir::intImm(128 * n.roles.front()));
+        scope_.bind(roleThread_.get(), {0, threads - 1});
+        ir::Stmt body = mutate(n.body);
+        scope_.unbind(roleThread_.get());
+        ir::Stmt out = self;
+        if (body != n.body) {
+            bool used = false;
+            ir::forEachExpr(body, [&](const ir::Expr &e) { used = used || e.get() == roleThread_.get(); });
+            if (used) body = std::make_shared<ir::LetStmt>(roleThread_, value, body, n.span);
+            out = std::make_shared<ir::WarpSpecialize>(n.roles, body, n.span);
+        }
+        roleThread_ = outer;
+        return out;
+    }
+
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {
         ir::Stmt base = ScopedMutator::mutateAllocate(self, n);
         if (n.buffer->scope != ir::MemScope::Fragment) return base;
@@ -222,6 +243,7 @@ protected:
 private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
+    ir::VarRef roleThread_;   // inside ws(...): the thread's number within its role
 };
 
 } // namespace

@@ -117,6 +117,15 @@ protected:
         });
     }
 
+    // mbarriers are initialised where they are allocated, before any thread uses them.
+    ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &a) override {
+        ir::Stmt base = ir::Mutator::mutateAllocate(self, a);
+        if (a.buffer->scope != ir::MemScope::Barrier) return base;
+        ir::Stmt body = ir::seq({std::make_shared<ir::BarrierInit>(a.buffer, a.span), std::make_shared<ir::SyncThreads>(a.span),
+                                 ir::as<ir::Allocate>(base)->body});
+        return std::make_shared<ir::Allocate>(a.buffer, body, a.span);
+    }
+
     // FMA gemms: a parallel loop over C, each element summing over K.
     ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &g) override {
         if (g.inst != ir::GemmInst::FMA) return self;

@@ -38,7 +38,7 @@ public:
     using ir::Visitor::visit;
 
     void visitAllocate(const ir::Allocate &n) override {
-        if (n.buffer->scope == ir::MemScope::Shared) {
+        if (n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Barrier) {
             Lifetime &l = lifetimes[n.buffer.get()];
             l.buffer = n.buffer;
             l.allocDepth = loops_.size();
@@ -117,6 +117,8 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
         l.bytes = *b->constElements() * dtypeBits(b->dtype) / 8;
         l.align = std::max<int64_t>(16, b->alignment);
         if (l.last < 0) l.first = l.last = 0;   // allocated but unused: still gets bytes
+        // mbarriers keep their state for the whole kernel: their bytes are never shared.
+        if (b->scope == ir::MemScope::Barrier) l.first = 0, l.last = INT64_MAX;
         buffers.push_back(l);
     }
     std::vector<size_t> byPriority(buffers.size());

@@ -53,7 +53,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         switch (s->kind) {
         case ir::StmtKind::Allocate: {
             const ir::BufferNode &b = *ir::as<ir::Allocate>(s)->buffer;
-            if (b.scope == ir::MemScope::Barrier) notYet(b.span, "mbarriers (alloc_barrier) are");
             if (b.scope == ir::MemScope::TMem) notYet(b.span, "tensor memory (alloc_tmem) is");
             break;
         }
@@ -82,7 +81,32 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 notYet(f.span, "an explicit pipeline order or stage list is");
             break;
         }
-        case ir::StmtKind::WarpSpecialize: notYet(s->span, "warp specialization (ws) is"); break;
+        case ir::StmtKind::WarpSpecialize: {
+            const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
+            if (w.roles.back() - w.roles.front() + 1 != static_cast<int64_t>(w.roles.size()))
+                notYet(w.span, "ws(...) over warp groups that are not consecutive is");
+            // What runs block-wide today cannot run on one role's warp groups yet.
+            ir::forEachStmt(w.body, [&](const ir::Stmt &x) {
+                switch (x->kind) {
+                case ir::StmtKind::Reduce: notYet(x->span, "a reduction inside ws(...) is"); break;
+                case ir::StmtKind::Gemm: notYet(x->span, "a gemm inside ws(...) is"); break;
+                case ir::StmtKind::WarpSpecialize:
+                    if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
+                    break;
+                case ir::StmtKind::For: {
+                    const ir::For &f = *ir::as<ir::For>(x);
+                    if (f.pipeline && f.pipeline->stages > 0) notYet(f.span, "a pipelined loop inside ws(...) is");
+                    break;
+                }
+                case ir::StmtKind::Allocate:
+                    if (ir::as<ir::Allocate>(x)->buffer->scope != ir::MemScope::Local)
+                        notYet(x->span, "allocating shared memory, fragments or barriers inside ws(...) is");
+                    break;
+                default: break;
+                }
+            });
+            break;
+        }
         default: break;
         }
     });

@@ -253,3 +253,50 @@ template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
+// @helper named_barrier
+// Barrier of the `threads` threads (whole warps) that use named barrier `id`.
+__device__ __forceinline__ void tilet_named_barrier(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// @helper mbarrier_init
+// mbarrier.init: a phase completes after `count` arrivals.
+__device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
+{
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(count)
+                 : "memory");
+}
+// Makes mbarrier initialisations visible to the async proxy (TMA) and the
+// cluster (sm_90); before sm_90 the barrier that follows suffices.
+__device__ __forceinline__ void tilet_fence_barrier_init()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+// @helper mbarrier_arrive
+// One arrival of the calling thread on the mbarrier's current phase.
+__device__ __forceinline__ void tilet_mbarrier_arrive(unsigned long long *bar)
+{
+    asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
+}
+// @helper mbarrier_wait
+// Waits until the phase with parity `parity` (0 or 1) of the mbarrier has completed.
+__device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int parity)
+{
+    unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    unsigned done = 0;
+    while (!done) {
+#if __CUDA_ARCH__ >= 900
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+#else
+        asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+#endif
+    }
+}

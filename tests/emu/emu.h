@@ -36,6 +36,9 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -55,6 +58,8 @@ struct Block {
     std::vector<uint64_t> lanes;   // shuffle and warp-instruction exchange slots, one per thread
     std::vector<uint64_t> aux;     // a second slot per thread (mma's B operand)
     std::vector<unsigned char> shared;
+    std::mutex namedMutex;
+    std::map<int, std::unique_ptr<std::barrier<>>> named;   // bar.sync id -> its barrier
 };
 
 inline thread_local Dim tid, bid;
@@ -225,7 +230,51 @@ template <int Pending> void cpAsyncWait() {
     }
 }
 
+// ---- mbarriers (PTX ISA: "Parallel synchronization and communication
+// instructions: mbarrier"): a phase completes after `count` arrivals; a wait
+// for parity P returns once the number of completed phases has parity != P.
+
+struct MBarrier {
+    int expected = 0, pending = 0;
+    unsigned completed = 0;
+};
+inline std::mutex mbarrierMutex;
+inline std::condition_variable mbarrierChanged;
+inline std::map<const void *, MBarrier> mbarriers;
+
 } // namespace emu
+
+inline void tilet_mbarrier_init(unsigned long long *bar, int count) {
+    std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
+    emu::mbarriers[bar] = {count, count, 0};
+}
+inline void tilet_fence_barrier_init() {}
+inline void tilet_mbarrier_arrive(unsigned long long *bar) {
+    std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
+    emu::MBarrier &b = emu::mbarriers.at(bar);
+    if (--b.pending == 0) {
+        ++b.completed;
+        b.pending = b.expected;
+        emu::mbarrierChanged.notify_all();
+    }
+}
+inline void tilet_mbarrier_wait(unsigned long long *bar, int parity) {
+    std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
+    emu::mbarrierChanged.wait(lock, [&] { return static_cast<int>(emu::mbarriers.at(bar).completed & 1) != parity; });
+}
+// bar.sync id, threads: a barrier of `threads` threads, one per id and block.
+inline void tilet_named_barrier(int id, int threads) {
+    std::barrier<> *b;
+    {
+        std::lock_guard<std::mutex> lock(emu::block->namedMutex);
+        auto &slot = emu::block->named[id];
+        if (!slot) slot = std::make_unique<std::barrier<>>(threads);
+        b = slot.get();
+    }
+    b->arrive_and_wait();
+}
+inline void tilet_pdl_trigger() {}
+inline void tilet_pdl_sync() {}
 
 #define threadIdx emu::tid
 #define blockIdx emu::bid
