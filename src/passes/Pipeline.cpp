@@ -14,6 +14,7 @@
 #include "passes/LowerTileOps.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
+#include "passes/CheckBarriers.h"
 #include "passes/CheckTarget.h"
 #include "passes/RejectUnimplemented.h"
 #include "passes/SelectCopyInst.h"
@@ -68,7 +69,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
+        "analyze-params", "check-target", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -83,6 +84,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("analyze-params", analyzeParams, checked);
         // What the target cannot do at all; no decision is explained for such a kernel.
         run("check-target", checkTarget, checked);
+        // mbarrier protocols and ws(...) roles, simulated: deadlocks, over-arrivals and races are errors.
+        run("check-barriers", checkBarriers, checked);
         // Gemm instruction, warp partition and operand swizzles (seed §4.3); before
         // copy selection, which needs to know which fragments hold MMA operands.
         run("select-gemm-inst", selectGemmInst, checked);

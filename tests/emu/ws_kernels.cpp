@@ -15,5 +15,15 @@ int main() {
     double err = 0;
     for (int k = 0; k < tiles; ++k)
         for (int i = 0; i < w; ++i) err = std::max(err, std::fabs(double(a[k * w + i]) * 2 + k - B[k * w + i]));
-    return harness::report("producer/consumer ring of two slots (full/empty mbarriers, 8 rounds)", err, 1e-6);
+    int failed = harness::report("producer/consumer ring of two slots (full/empty mbarriers, 8 rounds)", err, 1e-6);
+    for (int n : {1, 5}) {
+        std::fill(B, B + a.size(), 0.0f);
+        if (ring_dyn(A, B, n, nullptr) != cudaSuccess) return 1;
+        double e = 0;
+        for (int k = 0; k < n; ++k)
+            for (int i = 0; i < w; ++i) e = std::max(e, std::fabs(double(a[k * w + i]) + 1 - B[k * w + i]));
+        std::printf("n = %d: ", n);
+        failed += harness::report("ring over run-time tiles, two consumer warp groups", e, 1e-6);
+    }
+    return failed;
 }

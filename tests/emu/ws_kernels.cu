@@ -98,3 +98,72 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
         }
     }
 } // ring_kernel
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
+    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    float* slots = reinterpret_cast<float*>(tilet_smem + 0);
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&full[0], 128);
+        tilet_mbarrier_init(&full[1], 128);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&empty[0], 256);
+        tilet_mbarrier_init(&empty[1], 256);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x / 128 == 2) {
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        for (int k = 0; k < n; ++k) {
+            tilet_named_barrier(3, 128);
+            tilet_mbarrier_wait(&empty[k % 2], (k / 2 + 1) % 2);
+            const int i_thread = role_thread % 32 * 4;
+            if (role_thread / 32 == 0 && k < n) {
+                *reinterpret_cast<uint4*>(&slots[k % 2 * 128 + i_thread]) = *reinterpret_cast<const uint4*>(&A[static_cast<long long>(k) * 128LL + static_cast<long long>(i_thread)]);
+            }
+            else {
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int i = i_thread + v;
+                    if (role_thread / 32 == 0) {
+                        slots[k % 2 * 128 + i] = k < n ? A[static_cast<long long>(k) * 128LL + static_cast<long long>(i)] : 0.0f;
+                    }
+                }
+            }
+            tilet_mbarrier_arrive(&full[k % 2]);
+        }
+    }
+    if (threadIdx.x / 128 == 0 || threadIdx.x / 128 == 1) {
+        const int role_thread = static_cast<int>(threadIdx.x);
+        for (int k = 0; k < n; ++k) {
+            tilet_named_barrier(1, 256);
+            tilet_mbarrier_wait(&full[k % 2], k / 2 % 2);
+            const int i_thread = role_thread % 32 * 4;
+            if (role_thread / 32 == 0 && k < n) {
+                __align__(16) float B_vec[4];
+                __align__(16) float slots_vec[4];
+                *reinterpret_cast<uint4*>(&slots_vec[0]) = *reinterpret_cast<uint4*>(&slots[k % 2 * 128 + i_thread]);
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    B_vec[v] = slots_vec[v] + 1.0f;
+                }
+                *reinterpret_cast<uint4*>(&B[static_cast<long long>(k) * 128LL + static_cast<long long>(i_thread)]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+            }
+            else {
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int i = i_thread + v;
+                    if (role_thread / 32 == 0 && k < n) {
+                        B[static_cast<long long>(k) * 128LL + static_cast<long long>(i)] = slots[k % 2 * 128 + i] + 1.0f;
+                    }
+                }
+            }
+            tilet_mbarrier_arrive(&empty[k % 2]);
+        }
+    }
+} // ring_dyn_kernel

@@ -25,6 +25,15 @@ cudaError_t ws_kernels_init(void);
 // grid launches nothing and returns cudaSuccess.
 cudaError_t ring(const float* A, float* B, cudaStream_t stream);
 
+// ring_dyn: grid (1), 384 threads per block, 1056 bytes of dynamic shared memory.
+//   A: f32 [n, 128], read, 16-byte aligned
+//   B: f32 [n, 128], written, 16-byte aligned
+//   n: dynamic dimension, at least 0
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t ring_dyn(const float* A, float* B, int n, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

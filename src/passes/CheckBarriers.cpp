@@ -1,0 +1,499 @@
+// CheckBarriers.cpp -- see CheckBarriers.h.
+//
+// 1. Unroll: per warp group, the list of events it executes (arrive, wait,
+//    shared read/write with the concrete box it touches, block barrier at
+//    the edges of ws(...) runs), with the loop values of each event.
+// 2. Simulate: agents step through their events; barrier phases complete
+//    after their arrive count; waits block on the parity; vector clocks give
+//    happens-before, and every shared access is compared with the earlier
+//    accesses of the other groups.
+// 3. Report the first problem at the statement that shows it.
+#include "passes/CheckBarriers.h"
+
+#include "ir/Analysis.h"
+#include "ir/Printer.h"
+#include "ir/Simplify.h"
+#include "ir/Visitor.h"
+#include "passes/ParallelNest.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+constexpr int64_t kThreadsPerGroup = 128;
+constexpr size_t kMaxEvents = 200000;   // per group; beyond it the check is skipped
+
+struct Event {
+    enum Kind { Arrive, Wait, Read, Write, SyncAll } kind;
+    const ir::BufferNode *buffer = nullptr;
+    int64_t element = 0;   // barrier element
+    int64_t parity = 0;
+    std::vector<ir::Interval> box;   // accesses: inclusive per dimension
+    SourceRange span;
+    std::string when;      // "k = 3, j = 1", the loop values
+};
+
+using Clock = std::vector<int64_t>;
+
+Clock join(Clock a, const Clock &b) {
+    for (size_t i = 0; i < a.size(); ++i) a[i] = std::max(a[i], b[i]);
+    return a;
+}
+
+bool overlap(const std::vector<ir::Interval> &a, const std::vector<ir::Interval> &b) {
+    if (a.size() != b.size()) return true;
+    for (size_t d = 0; d < a.size(); ++d) {
+        if (a[d].hi < b[d].lo || b[d].hi < a[d].lo) return false;
+    }
+    return true;
+}
+
+// ------------------------------------------------------------ unrolling
+
+class Unroller {
+public:
+    Unroller(const ir::Kernel &k, int64_t group, int64_t dynamicTrips) : kernel_(k), group_(group), trips_(dynamicTrips) {}
+    std::vector<Event> events;
+    bool overflow = false;
+    std::vector<SourceRange> unknownBranches;   // data-dependent branches holding barrier operations
+
+    void walk(const Stmt &s, bool top) {
+        if (!s || overflow) return;
+        if (events.size() > kMaxEvents) {
+            overflow = true;
+            return;
+        }
+        switch (s->kind) {
+        case ir::StmtKind::Seq: {
+            const std::vector<Stmt> &stmts = ir::as<ir::Seq>(s)->stmts;
+            bool inRun = false;
+            for (const Stmt &x : stmts) {
+                bool ws = ir::as<ir::WarpSpecialize>(x) != nullptr;
+                // Outside loops, the block's threads meet at the edges of a run
+                // of ws(...) regions (insert-syncs puts a barrier there when the
+                // regions touch what is around them).
+                if (top && ws != inRun) events.push_back({Event::SyncAll, nullptr, 0, 0, {}, x->span, {}});
+                inRun = ws;
+                walk(x, top);
+            }
+            if (top && inRun) events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
+            return;
+        }
+        case ir::StmtKind::LetStmt: {
+            const ir::LetStmt &l = *ir::as<ir::LetStmt>(s);
+            env_.push_back({l.var, evaluate(l.value)});
+            walk(l.body, top);
+            env_.pop_back();
+            return;
+        }
+        case ir::StmtKind::Allocate: walk(ir::as<ir::Allocate>(s)->body, top); return;
+        case ir::StmtKind::For: {
+            const ir::For &f = *ir::as<ir::For>(s);
+            if (f.forKind == ir::ForKind::Parallel) {
+                parallelAccesses(f);
+                return;
+            }
+            std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
+            int64_t count = n ? *n : trips_;
+            for (int64_t i = 0; i < count && !overflow; ++i) {
+                env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::Expr(f.var)});
+                loops_.push_back({f.var->name, lo ? *lo + i : i});
+                walk(f.body, false);
+                loops_.pop_back();
+                env_.pop_back();
+            }
+            return;
+        }
+        case ir::StmtKind::IfThenElse: {
+            const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
+            std::optional<int64_t> c = ir::constInt(evaluate(i.cond));
+            if (c) {
+                walk(*c ? i.thenBody : i.elseBody, false);
+                return;
+            }
+            bool barriers = false;
+            ir::forEachStmt(s, [&](const Stmt &x) { barriers = barriers || ir::as<ir::BarrierArrive>(x) || ir::as<ir::BarrierWait>(x); });
+            if (barriers) unknownBranches.push_back(i.span);
+            return;
+        }
+        case ir::StmtKind::WarpSpecialize: {
+            const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
+            if (std::find(w.roles.begin(), w.roles.end(), group_) == w.roles.end()) return;
+            bool outer = inRole_;
+            inRole_ = true;
+            walk(w.body, false);
+            inRole_ = outer;
+            return;
+        }
+        case ir::StmtKind::BarrierArrive: {
+            const ir::BarrierArrive &a = *ir::as<ir::BarrierArrive>(s);
+            push({Event::Arrive, a.barrier.get(), index(a.index), 0, {}, a.span, {}});
+            return;
+        }
+        case ir::StmtKind::BarrierWait: {
+            const ir::BarrierWait &w = *ir::as<ir::BarrierWait>(s);
+            std::optional<int64_t> p = ir::constInt(evaluate(w.parity));
+            push({Event::Wait, w.barrier.get(), index(w.index), p ? (*p & 1) : -1, {}, w.span, {}});
+            return;
+        }
+        case ir::StmtKind::Copy: {
+            const ir::Copy &c = *ir::as<ir::Copy>(s);
+            region(c.src, Event::Read, c.span);
+            region(c.dst, Event::Write, c.span);
+            return;
+        }
+        case ir::StmtKind::Fill: region(ir::as<ir::Fill>(s)->dst, Event::Write, s->span); return;
+        case ir::StmtKind::AtomicAdd: {
+            const ir::AtomicAdd &a = *ir::as<ir::AtomicAdd>(s);
+            region(a.dst, Event::Write, a.span);
+            if (a.src) region(*a.src, Event::Read, a.span);
+            return;
+        }
+        case ir::StmtKind::Gemm: {
+            const ir::Gemm &g = *ir::as<ir::Gemm>(s);
+            region(g.a, Event::Read, g.span);
+            region(g.b, Event::Read, g.span);
+            return;
+        }
+        case ir::StmtKind::Store: {
+            const ir::Store &st = *ir::as<ir::Store>(s);
+            element(st.buffer, st.indices, Event::Write, st.span, {});
+            ir::forEachExpr(st.value, [&](const Expr &e) {
+                if (const ir::Load *l = ir::as<ir::Load>(e)) element(l->buffer, l->indices, Event::Read, st.span, {});
+            });
+            return;
+        }
+        default: return;
+        }
+    }
+
+private:
+    Expr evaluate(const Expr &e) const { return ir::simplify(ir::substitute(e, env_)); }
+
+    int64_t index(const Expr &e) const {
+        std::optional<int64_t> v = ir::constInt(evaluate(e));
+        return v ? *v : -1;   // -1: not known here
+    }
+
+    void push(Event e) {
+        // Outside ws(...) all warp groups share each statement's work: its
+        // accesses are the block's, recorded once (for group 0).
+        if ((e.kind == Event::Read || e.kind == Event::Write) && !inRole_ && group_ != 0) return;
+        std::string when;
+        for (const auto &[name, value] : loops_) when += (when.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+        e.when = when;
+        events.push_back(std::move(e));
+    }
+
+    void region(const ir::Region &r, Event::Kind kind, SourceRange span) {
+        if (r.buffer->scope != ir::MemScope::Shared) return;
+        ir::BoundsScope scope;
+        std::vector<ir::Interval> box;
+        for (size_t d = 0; d < r.mins.size(); ++d) {
+            ir::Interval lo = ir::boundsOf(evaluate(r.mins[d]), scope);
+            std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
+            if (!lo.bounded()) box.push_back({0, dim ? *dim - 1 : ir::Interval::kMax});
+            else box.push_back({lo.lo, lo.hi + r.extents[d] - 1});
+        }
+        push({kind, r.buffer.get(), 0, 0, box, span, {}});
+    }
+
+    void element(const ir::Buffer &b, const std::vector<Expr> &indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope) {
+        if (b->scope != ir::MemScope::Shared) return;
+        std::vector<ir::Interval> box;
+        for (size_t d = 0; d < indices.size(); ++d) {
+            ir::Interval r = ir::boundsOf(evaluate(indices[d]), scope);
+            std::optional<int64_t> dim = ir::constInt(b->shape[d]);
+            if (!r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
+            box.push_back(r);
+        }
+        push({kind, b.get(), 0, 0, box, span, {}});
+    }
+
+    // A parallel nest's shared accesses, each as the box its whole iteration space touches.
+    void parallelAccesses(const ir::For &f) {
+        ParallelNest nest = parallelNest(f);
+        ir::BoundsScope scope;
+        for (size_t d = 0; d < nest.vars.size(); ++d) scope.bind(nest.vars[d].get(), {0, nest.extents[d] - 1});
+        ir::forEachStmt(nest.body, [&](const Stmt &s) {
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) scope.bind(l->var.get(), ir::boundsOf(evaluate(l->value), scope));
+        });
+        ir::forEachStmt(nest.body, [&](const Stmt &s) {
+            if (const ir::Store *st = ir::as<ir::Store>(s)) element(st->buffer, st->indices, Event::Write, st->span, scope);
+        });
+        ir::forEachExpr(nest.body, [&](const Expr &e) {
+            if (const ir::Load *l = ir::as<ir::Load>(e)) element(l->buffer, l->indices, Event::Read, f.span, scope);
+        });
+    }
+
+    const ir::Kernel &kernel_;
+    int64_t group_;
+    int64_t trips_;
+    std::vector<std::pair<ir::VarRef, Expr>> env_;
+    std::vector<std::pair<std::string, int64_t>> loops_;
+    bool inRole_ = false;
+};
+
+// ------------------------------------------------------------ simulation
+
+struct Problem {
+    SourceRange where;
+    std::string message;
+    std::vector<std::pair<SourceRange, std::string>> notes;
+};
+
+std::string describe(const Event &e, int64_t group) {
+    std::string s = "warp group " + std::to_string(group);
+    if (!e.when.empty()) s += " (" + e.when + ")";
+    return s;
+}
+
+class Simulator {
+public:
+    Simulator(const std::vector<std::vector<Event>> &events, const ir::Kernel &k) : events_(events), kernel_(k) {}
+
+    // Runs with `order`: the group preferred while it can progress (-1: one event per group in turn).
+    std::optional<Problem> run(int64_t preferred) {
+        size_t G = events_.size();
+        pc_.assign(G, 0);
+        clocks_.assign(G, Clock(G, 0));
+        barriers_.clear();
+        accesses_.clear();
+        while (true) {
+            bool progressed = false;
+            if (preferred >= 0) {
+                for (size_t k = 0; k < G && !progressed; ++k) {
+                    size_t g = (static_cast<size_t>(preferred) + k) % G;
+                    while (true) {
+                        std::optional<bool> stepped = step(g);
+                        if (problem_) return problem_;
+                        if (!stepped || !*stepped) break;
+                        progressed = true;
+                    }
+                }
+            } else {
+                for (size_t g = 0; g < G; ++g) {
+                    std::optional<bool> stepped = step(g);
+                    if (problem_) return problem_;
+                    if (stepped && *stepped) progressed = true;
+                }
+            }
+            if (releaseSyncAll()) progressed = true;
+            bool done = true;
+            for (size_t g = 0; g < G; ++g) done = done && pc_[g] >= events_[g].size();
+            if (done) return std::nullopt;
+            if (!progressed) return deadlock();
+        }
+    }
+
+private:
+    struct BarrierState {
+        int64_t expected = 0, pending = 0, completed = 0;
+        Clock pendingClock;
+        std::vector<Clock> phaseClocks;
+    };
+    struct Access {
+        size_t group;
+        Clock clock;
+        const Event *event;
+    };
+
+    BarrierState &barrier(const ir::BufferNode *b, int64_t element) {
+        auto key = std::make_pair(b, element);
+        auto it = barriers_.find(key);
+        if (it != barriers_.end()) return it->second;
+        BarrierState s;
+        s.expected = s.pending = b->arriveCounts[static_cast<size_t>(element)];
+        s.pendingClock = Clock(events_.size(), 0);
+        return barriers_.emplace(key, s).first->second;
+    }
+
+    // One event of group g: true if it ran, false if it blocks, nullopt when the group is done.
+    std::optional<bool> step(size_t g) {
+        if (pc_[g] >= events_[g].size()) return std::nullopt;
+        const Event &e = events_[g][pc_[g]];
+        Clock &clock = clocks_[g];
+        switch (e.kind) {
+        case Event::SyncAll: return false;   // released by releaseSyncAll
+        case Event::Arrive: {
+            if (e.element < 0) return skip(g);
+            BarrierState &b = barrier(e.buffer, e.element);
+            b.pending -= kThreadsPerGroup;
+            b.pendingClock = join(b.pendingClock, clock);
+            if (b.pending < 0) {
+                problem_ = Problem{e.span,
+                                   "'" + e.buffer->name + "[" + std::to_string(e.element) + "]' receives more arrivals in one phase than its arrive count of " +
+                                       std::to_string(b.expected) + ": " + describe(e, g) + " brings " + std::to_string(kThreadsPerGroup) +
+                                       " more when only " + std::to_string(b.pending + kThreadsPerGroup) + " are missing",
+                                   {}};
+                return false;
+            }
+            if (b.pending == 0) {
+                ++b.completed;
+                b.phaseClocks.push_back(b.pendingClock);
+                b.pendingClock = Clock(events_.size(), 0);
+                b.pending = b.expected;
+            }
+            break;
+        }
+        case Event::Wait: {
+            if (e.element < 0 || e.parity < 0) return skip(g);
+            BarrierState &b = barrier(e.buffer, e.element);
+            if (b.completed % 2 == e.parity) return false;   // that phase has not completed
+            if (b.completed > 0) clock = join(clock, b.phaseClocks.back());
+            break;
+        }
+        case Event::Read:
+        case Event::Write: {
+            for (const Access &a : accesses_) {
+                if (a.group == g || a.event->buffer != e.buffer) continue;
+                if (a.event->kind == Event::Read && e.kind == Event::Read) continue;
+                if (!overlap(a.event->box, e.box)) continue;
+                if (a.clock[a.group] <= clock[a.group]) continue;   // ordered: a happened before this
+                std::string what = e.kind == Event::Write ? "writes" : "reads";
+                std::string other = a.event->kind == Event::Write ? "writes" : "reads";
+                problem_ = Problem{e.span,
+                                   "race on shared buffer '" + e.buffer->name + "': " + describe(e, g) + " " + what + " it here while " +
+                                       describe(*a.event, a.group) + " " + other + " the same elements with no barrier phase ordering the two",
+                                   {{a.event->span, "the other access, by " + describe(*a.event, a.group)}}};
+                return false;
+            }
+            accesses_.push_back({g, clock, &e});
+            break;
+        }
+        }
+        ++clock[g];
+        ++pc_[g];
+        return true;
+    }
+
+    std::optional<bool> skip(size_t g) {
+        ++pc_[g];
+        return true;
+    }
+
+    // All groups that are not done wait at a block barrier: they pass it together.
+    bool releaseSyncAll() {
+        size_t G = events_.size();
+        bool any = false;
+        for (size_t g = 0; g < G; ++g) {
+            if (pc_[g] >= events_[g].size()) continue;
+            if (events_[g][pc_[g]].kind != Event::SyncAll) return false;
+            any = true;
+        }
+        if (!any) return false;
+        Clock all(G, 0);
+        for (size_t g = 0; g < G; ++g) all = join(all, clocks_[g]);
+        for (size_t g = 0; g < G; ++g) {
+            if (pc_[g] >= events_[g].size()) continue;
+            clocks_[g] = all;
+            ++clocks_[g][g];
+            ++pc_[g];
+        }
+        return true;
+    }
+
+    Problem deadlock() {
+        Problem p;
+        for (size_t g = 0; g < events_.size(); ++g) {
+            if (pc_[g] >= events_[g].size()) continue;
+            const Event &e = events_[g][pc_[g]];
+            if (e.kind != Event::Wait) continue;
+            const BarrierState &b = barrier(e.buffer, e.element);
+            std::string text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
+                               std::to_string(e.element) + "]', which has completed " + std::to_string(b.completed) + " phase" +
+                               (b.completed == 1 ? "" : "s") + " and has " + std::to_string(b.expected - b.pending) + " of its " +
+                               std::to_string(b.expected) + " arrivals for the next";
+            if (p.message.empty()) {
+                p.where = e.span;
+                p.message = "barrier protocol deadlock: " + text + "; no warp group can arrive any more";
+            } else {
+                p.notes.push_back({e.span, "also blocked: " + text});
+            }
+        }
+        if (p.message.empty()) {
+            p.where = kernel_.span;
+            p.message = "barrier protocol deadlock: the warp groups cannot all reach the block barrier between ws(...) regions";
+        }
+        return p;
+    }
+
+    const std::vector<std::vector<Event>> &events_;
+    const ir::Kernel &kernel_;
+    std::vector<size_t> pc_;
+    std::vector<Clock> clocks_;
+    std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
+    std::vector<Access> accesses_;
+    std::optional<Problem> problem_;
+};
+
+bool hasProtocol(const ir::Kernel &k) {
+    bool found = false;
+    ir::forEachStmt(k.body, [&](const Stmt &s) {
+        found = found || s->kind == ir::StmtKind::WarpSpecialize || s->kind == ir::StmtKind::BarrierArrive || s->kind == ir::StmtKind::BarrierWait;
+    });
+    return found;
+}
+
+bool hasDynamicLoop(const ir::Kernel &k) {
+    bool found = false;
+    ir::forEachStmt(k.body, [&](const Stmt &s) {
+        if (const ir::For *f = ir::as<ir::For>(s); f && f->forKind != ir::ForKind::Parallel && !ir::constInt(ir::simplify(f->extent))) found = true;
+    });
+    return found;
+}
+
+} // namespace
+
+ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
+    if (!hasProtocol(kernel)) return kernel;
+    int64_t groups = std::max<int64_t>(1, kernel.threads / kThreadsPerGroup);
+    std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
+    size_t totalEvents = 0, schedules = 0;
+    for (int64_t t : trips) {
+        std::vector<std::vector<Event>> events;
+        for (int64_t g = 0; g < groups; ++g) {
+            Unroller u(kernel, g, t);
+            u.walk(kernel.body, true);
+            if (u.overflow) {
+                ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
+                                                   std::to_string(kMaxEvents) + " barrier and shared-memory operations per warp group",
+                                  "unchecked-protocol");
+                return kernel;
+            }
+            for (const SourceRange &r : u.unknownBranches)
+                ctx.diags.warning(r, "barrier operations under a condition known only at run time are not checked", "unchecked-protocol");
+            totalEvents += u.events.size();
+            events.push_back(std::move(u.events));
+        }
+        Simulator sim(events, kernel);
+        for (int64_t order = -1; order < groups; ++order) {
+            ++schedules;
+            if (std::optional<Problem> p = sim.run(order)) {
+                Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
+                for (const auto &[where, text] : p->notes) d.note(where, text);
+                if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
+                ctx.diags.report(std::move(d));
+                return kernel;
+            }
+        }
+    }
+    Decision d;
+    d.where = kernel.span;
+    d.op = "barrier protocol of '" + kernel.name + "'";
+    d.choice = "checked";
+    d.why = std::to_string(groups) + " warp group" + (groups == 1 ? "" : "s") + ", " + std::to_string(totalEvents) +
+            " barrier and shared-memory operations, " + std::to_string(schedules) + " schedules: no deadlock, no over-arrival, no unordered shared access";
+    ctx.explain.record(std::move(d));
+    return kernel;
+}
+
+} // namespace tilet
