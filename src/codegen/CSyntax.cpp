@@ -188,8 +188,13 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         }
         int p = precedenceOf(b.op);
         precedence = p;
+        // Operands of a bitwise operator that are arithmetic or shifts are
+        // parenthesised although C does not need it: (a + b) ^ c reads as
+        // meant, and compilers warn about the bare form.
+        bool bitwise = b.op == ir::BinaryOp::BitAnd || b.op == ir::BinaryOp::BitXor || b.op == ir::BinaryOp::BitOr;
+        int limit = bitwise ? kMul - 1 : p;
         // Left-associative: the right operand needs parentheses at equal precedence.
-        return operand(b.a, p) + " " + ir::binaryOpName(b.op) + " " + operand(b.b, p - 1);
+        return operand(b.a, std::min(limit, p)) + " " + ir::binaryOpName(b.op) + " " + operand(b.b, std::min(limit, p - 1));
     }
     case ir::ExprKind::Select: {
         auto &s = static_cast<const ir::Select &>(*e);

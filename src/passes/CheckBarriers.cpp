@@ -323,6 +323,17 @@ private:
         Clock &clock = clocks_[g];
         switch (e.kind) {
         case Event::SyncAll: return false;   // released by releaseSyncAll
+        default: break;
+        }
+        if ((e.kind == Event::Arrive || e.kind == Event::Wait) && e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
+            problem_ = Problem{e.span,
+                               "barrier index " + std::to_string(e.element) + " is out of range for '" + e.buffer->name + "' (" +
+                                   std::to_string(e.buffer->arriveCounts.size()) + " barriers) for " + describe(e, g),
+                               {}};
+            return false;
+        }
+        switch (e.kind) {
+        case Event::SyncAll: return false;
         case Event::Arrive: {
             if (e.element < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element);

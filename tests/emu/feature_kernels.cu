@@ -232,7 +232,7 @@ scalars_kernel(int* __restrict__ out, float* __restrict__ fout, int n) {
     }
     __syncthreads();
     if (static_cast<int>(threadIdx.x) == 0) {
-        out[7] = n & 6 | 16;
+        out[7] = (n & 6) | 16;
     }
     __syncthreads();
     if (static_cast<int>(threadIdx.x) == 0) {

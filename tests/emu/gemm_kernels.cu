@@ -115,13 +115,13 @@ gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -133,11 +133,11 @@ gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             __half b_s_frag[16];
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + (ks * 16 + lane / 16 * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 16 * 8) ^ (lane % 8 / 2 * 8))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 2; ++jg) {
-                tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (warp_n * 32 + jg * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+                tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
             }
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
@@ -193,13 +193,13 @@ gemm_f16_tn_kernel(const __half* __restrict__ At, const __half* __restrict__ Bt,
         const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<const uint4*>(&At[ko * 2048 + i_thread * 64 + i_1 * 1024 + j_thread]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&At[ko * 2048 + i_thread * 64 + i_1 * 1024 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + ko * 32 + j_thread_1]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 1024 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + ko * 32 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -217,11 +217,11 @@ gemm_f16_tn_kernel(const __half* __restrict__ At, const __half* __restrict__ Bt,
             __half b_s_frag[16];
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                tilet_ldmatrix_x4_trans(&a_s_frag[i * 8], &a_s[ks * 1024 + lane / 16 * 512 + lane % 8 * 64 + (warp_m * 32 + i * 16 + lane / 8 % 2 * 8 ^ (lane & 7) * 8)]);
+                tilet_ldmatrix_x4_trans(&a_s_frag[i * 8], &a_s[ks * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((warp_m * 32 + i * 16 + lane / 8 % 2 * 8) ^ ((lane & 7) * 8))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 2; ++jg) {
-                tilet_ldmatrix_x4(&b_s_frag[jg * 8], &b_s[warp_n * 1024 + jg * 512 + lane / 16 * 256 + lane % 8 * 32 + (ks * 16 + lane / 8 % 2 * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x4(&b_s_frag[jg * 8], &b_s[warp_n * 1024 + jg * 512 + lane / 16 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 8 % 2 * 8) ^ (lane % 8 / 2 * 8))]);
             }
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
@@ -261,7 +261,7 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 512 + (j_thread ^ i_thread * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 512 + (j_thread ^ (i_thread * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x);
     #pragma unroll
@@ -279,7 +279,7 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
     for (int ks = 0; ks < 4; ++ks) {
         __nv_bfloat16 a_s_frag[8];
         __nv_bfloat16 b_s_frag[20];
-        tilet_ldmatrix_x4(&a_s_frag[0], &a_s[warp_m * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+        tilet_ldmatrix_x4(&a_s_frag[0], &a_s[warp_m * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 640 + lane / 8 % 2 * 320 + lane % 8 * 40 + jg * 16 + lane / 16 * 8]);
@@ -316,13 +316,13 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ (i_thread & 7) * 4)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ ((i_thread & 7) * 4))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 32 * 1024 + i_thread_1 * 32 + i_1 * 256 + (j_thread_1 % 32 ^ i_thread_1 * 4)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 32 * 1024 + i_thread_1 * 32 + i_1 * 256 + ((j_thread_1 % 32) ^ (i_thread_1 * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -338,12 +338,12 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
         float b_s_frag[8];
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            tilet_ldmatrix_x4(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + (ks * 8 + lane / 16 * 4 ^ (lane & 7) * 4)]);
+            tilet_ldmatrix_x4(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 8 + lane / 16 * 4) ^ ((lane & 7) * 4))]);
         }
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
-            b_s_frag[jg * 2] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + (jg * 8 + lane / 4 ^ lane % 4 * 4)];
-            b_s_frag[jg * 2 + 1] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + (jg * 8 + lane / 4 ^ lane % 4 * 4 + 16) + 128];
+            b_s_frag[jg * 2] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) ^ (lane % 4 * 4))];
+            b_s_frag[jg * 2 + 1] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) ^ (lane % 4 * 4 + 16)) + 128];
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -382,13 +382,13 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -404,11 +404,11 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
         signed char b_s_frag[32];
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 32 + lane / 16 * 16 ^ lane % 8 / 2 * 16)]);
+            tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
         }
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
-            tilet_ldmatrix_x4(&b_s_frag[jg * 16], &b_s[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + (ks * 32 + lane / 8 % 2 * 16 ^ lane % 8 / 2 * 16)]);
+            tilet_ldmatrix_x4(&b_s_frag[jg * 16], &b_s[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 8 % 2 * 16) ^ (lane % 8 / 2 * 16))]);
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -447,13 +447,13 @@ gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __rest
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -469,18 +469,18 @@ gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __rest
         signed char b_s_frag[32];
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 32 + lane / 16 * 16 ^ lane % 8 / 2 * 16)]);
+            tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
         }
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
-            b_s_frag[jg * 8] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 & 3) * 16)];
-            b_s_frag[jg * 8 + 1] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 & 3) * 16) + 64];
-            b_s_frag[jg * 8 + 2] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 + 1 & 3) * 16) + 128];
-            b_s_frag[jg * 8 + 3] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 + 1 & 3) * 16) + 192];
-            b_s_frag[jg * 8 + 4] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 & 3) * 16) + 1024];
-            b_s_frag[jg * 8 + 5] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 & 3) * 16) + 1088];
-            b_s_frag[jg * 8 + 6] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 + 1 & 3) * 16) + 1152];
-            b_s_frag[jg * 8 + 7] = b_s[ks * 2048 + lane % 4 * 256 + (warp_n * 32 + jg * 8 + lane / 4 ^ (lane % 4 * 2 + 1 & 3) * 16) + 1216];
+            b_s_frag[jg * 8] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16))];
+            b_s_frag[jg * 8 + 1] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 64];
+            b_s_frag[jg * 8 + 2] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 128];
+            b_s_frag[jg * 8 + 3] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 192];
+            b_s_frag[jg * 8 + 4] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1024];
+            b_s_frag[jg * 8 + 5] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1088];
+            b_s_frag[jg * 8 + 6] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1152];
+            b_s_frag[jg * 8 + 7] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1216];
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -539,7 +539,7 @@ gemm_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
@@ -553,7 +553,7 @@ gemm_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
         __half b_s_frag[16];
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
-            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (warp_n * 32 + jg * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -630,13 +630,13 @@ gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ (i_thread & 7) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -652,11 +652,11 @@ gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
         __half b_s_frag[16];
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+            tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
-            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (warp_n * 32 + jg * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
@@ -812,7 +812,7 @@ gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, 
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -835,7 +835,7 @@ gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, 
         __half b_s_frag[16];
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
-            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane_1 / 8 % 2 * 512 + lane_1 % 8 * 64 + (warp_n * 32 + jg * 16 + lane_1 / 16 * 8 ^ (lane_1 & 7) * 8)]);
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane_1 / 8 % 2 * 512 + lane_1 % 8 * 64 + ((warp_n * 32 + jg * 16 + lane_1 / 16 * 8) ^ ((lane_1 & 7) * 8))]);
         }
         #pragma unroll
         for (int i = 0; i < 2; ++i) {

@@ -87,13 +87,13 @@ gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ (i_thread_1 & 7) * 8)]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
         const int lane = static_cast<int>(threadIdx.x) % 32;
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
@@ -105,9 +105,9 @@ gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
             __half b_s_frag[8];
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + (ks * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 8) ^ (lane % 8 / 2 * 8))]);
             }
-            tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane % 8 * 64 + (warp_n * 32 + lane / 8 * 8 ^ (lane & 7) * 8)]);
+            tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane % 8 * 64 + ((warp_n * 32 + lane / 8 * 8) ^ ((lane & 7) * 8))]);
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 #pragma unroll
@@ -125,9 +125,9 @@ gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
             __half b_s_frag[8];
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m_1 * 1024 + i * 512 + lane_1 / 8 % 2 * 256 + lane_1 % 8 * 32 + (ks * 8 ^ lane_1 % 8 / 2 * 8)]);
+                tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m_1 * 1024 + i * 512 + lane_1 / 8 % 2 * 256 + lane_1 % 8 * 32 + ((ks * 8) ^ (lane_1 % 8 / 2 * 8))]);
             }
-            tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane_1 % 8 * 64 + (warp_n_1 * 32 + lane_1 / 8 * 8 ^ (lane_1 & 7) * 8)]);
+            tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane_1 % 8 * 64 + ((warp_n_1 * 32 + lane_1 / 8 * 8) ^ ((lane_1 & 7) * 8))]);
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 #pragma unroll

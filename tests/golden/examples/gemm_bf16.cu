@@ -67,26 +67,26 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 8)], &A[by * 524288 + i_thread * 4096 + i_1 * 262144 + j_thread], true);
+        tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 524288 + i_thread * 4096 + i_1 * 262144 + j_thread], true);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[i_thread_1 * 32 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 8)], &B[bx * 1048576 + i_thread_1 * 4096 + i_1 * 262144 + j_thread_1], true);
+        tilet_cp_async_16(&B_shared[i_thread_1 * 32 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 8))], &B[bx * 1048576 + i_thread_1 * 4096 + i_1 * 262144 + j_thread_1], true);
     }
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread_2 * 32 + i_1 * 2048 + (j_thread_2 ^ (i_thread_2 / 2 & 3) * 8) + 4096], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 262144 + j_thread_2 + 32], true);
+        tilet_cp_async_16(&A_shared[i_thread_2 * 32 + i_1 * 2048 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 8)) + 4096], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 262144 + j_thread_2 + 32], true);
     }
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[i_thread_3 * 32 + i_1 * 2048 + (j_thread_3 ^ (i_thread_3 / 2 & 3) * 8) + 8192], &B[bx * 1048576 + i_thread_3 * 4096 + i_1 * 262144 + j_thread_3 + 32], true);
+        tilet_cp_async_16(&B_shared[i_thread_3 * 32 + i_1 * 2048 + (j_thread_3 ^ (((i_thread_3 / 2) & 3) * 8)) + 8192], &B[bx * 1048576 + i_thread_3 * 4096 + i_1 * 262144 + j_thread_3 + 32], true);
     }
     tilet_cp_async_commit();
     for (int ko = 0; ko < 128; ++ko) {
@@ -97,13 +97,13 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 8;
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 4096 + i_thread_4 * 32 + i_1 * 2048 + (j_thread_4 ^ (i_thread_4 / 2 & 3) * 8)], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 262144 + ko * 32 + j_thread_4 + 64], true);
+                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 4096 + i_thread_4 * 32 + i_1 * 2048 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 8))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 262144 + ko * 32 + j_thread_4 + 64], true);
             }
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 4;
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 4 * 8;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&B_shared[(ko + 2) % 3 * 8192 + i_thread_5 * 32 + i_1 * 2048 + (j_thread_5 ^ (i_thread_5 / 2 & 3) * 8)], &B[bx * 1048576 + i_thread_5 * 4096 + i_1 * 262144 + ko * 32 + j_thread_5 + 64], true);
+                tilet_cp_async_16(&B_shared[(ko + 2) % 3 * 8192 + i_thread_5 * 32 + i_1 * 2048 + (j_thread_5 ^ (((i_thread_5 / 2) & 3) * 8))], &B[bx * 1048576 + i_thread_5 * 4096 + i_1 * 262144 + ko * 32 + j_thread_5 + 64], true);
             }
         }
         tilet_cp_async_commit();
@@ -116,11 +116,11 @@ gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __res
             __nv_bfloat16 B_shared_frag[32];
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                tilet_ldmatrix_x4(&A_shared_frag[i * 8], &A_shared[ko % 3 * 4096 + warp_m * 2048 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + (ks * 16 + lane / 16 * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x4(&A_shared_frag[i * 8], &A_shared[ko % 3 * 4096 + warp_m * 2048 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 16 * 8) ^ (lane % 8 / 2 * 8))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 4; ++jg) {
-                tilet_ldmatrix_x4(&B_shared_frag[jg * 8], &B_shared[ko % 3 * 8192 + warp_n * 2048 + jg * 512 + lane / 16 * 256 + lane % 8 * 32 + (ks * 16 + lane / 8 % 2 * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x4(&B_shared_frag[jg * 8], &B_shared[ko % 3 * 8192 + warp_n * 2048 + jg * 512 + lane / 16 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 8 % 2 * 8) ^ (lane % 8 / 2 * 8))]);
             }
             #pragma unroll
             for (int i = 0; i < 4; ++i) {

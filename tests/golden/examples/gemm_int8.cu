@@ -65,26 +65,26 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread * 64 + i_1 * 2048 + (j_thread ^ (i_thread / 2 & 3) * 16)], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
+        tilet_cp_async_16(&A_shared[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (i_thread_1 / 2 & 3) * 16)], &B[bx * 524288 + i_thread_1 * 4096 + i_1 * 131072 + j_thread_1], true);
+        tilet_cp_async_16(&B_shared[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))], &B[bx * 524288 + i_thread_1 * 4096 + i_1 * 131072 + j_thread_1], true);
     }
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread_2 * 64 + i_1 * 2048 + (j_thread_2 ^ (i_thread_2 / 2 & 3) * 16) + 8192], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 64], true);
+        tilet_cp_async_16(&A_shared[i_thread_2 * 64 + i_1 * 2048 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 16)) + 8192], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 64], true);
     }
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 4 * 16;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[i_thread_3 * 64 + i_1 * 2048 + (j_thread_3 ^ (i_thread_3 / 2 & 3) * 16) + 8192], &B[bx * 524288 + i_thread_3 * 4096 + i_1 * 131072 + j_thread_3 + 64], true);
+        tilet_cp_async_16(&B_shared[i_thread_3 * 64 + i_1 * 2048 + (j_thread_3 ^ (((i_thread_3 / 2) & 3) * 16)) + 8192], &B[bx * 524288 + i_thread_3 * 4096 + i_1 * 131072 + j_thread_3 + 64], true);
     }
     tilet_cp_async_commit();
     for (int ko = 0; ko < 64; ++ko) {
@@ -95,13 +95,13 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 16;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 8192 + i_thread_4 * 64 + i_1 * 2048 + (j_thread_4 ^ (i_thread_4 / 2 & 3) * 16)], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 64 + j_thread_4 + 128], true);
+                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 8192 + i_thread_4 * 64 + i_1 * 2048 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 16))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 64 + j_thread_4 + 128], true);
             }
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 4;
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 4 * 16;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&B_shared[(ko + 2) % 3 * 8192 + i_thread_5 * 64 + i_1 * 2048 + (j_thread_5 ^ (i_thread_5 / 2 & 3) * 16)], &B[bx * 524288 + i_thread_5 * 4096 + i_1 * 131072 + ko * 64 + j_thread_5 + 128], true);
+                tilet_cp_async_16(&B_shared[(ko + 2) % 3 * 8192 + i_thread_5 * 64 + i_1 * 2048 + (j_thread_5 ^ (((i_thread_5 / 2) & 3) * 16))], &B[bx * 524288 + i_thread_5 * 4096 + i_1 * 131072 + ko * 64 + j_thread_5 + 128], true);
             }
         }
         tilet_cp_async_commit();
@@ -114,11 +114,11 @@ gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restric
             signed char B_shared_frag[64];
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                tilet_ldmatrix_x4(&A_shared_frag[i * 16], &A_shared[ko % 3 * 8192 + warp_m * 4096 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (ks * 32 + lane / 16 * 16 ^ lane % 8 / 2 * 16)]);
+                tilet_ldmatrix_x4(&A_shared_frag[i * 16], &A_shared[ko % 3 * 8192 + warp_m * 4096 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 4; ++jg) {
-                tilet_ldmatrix_x4(&B_shared_frag[jg * 16], &B_shared[ko % 3 * 8192 + warp_n * 4096 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + (ks * 32 + lane / 8 % 2 * 16 ^ lane % 8 / 2 * 16)]);
+                tilet_ldmatrix_x4(&B_shared_frag[jg * 16], &B_shared[ko % 3 * 8192 + warp_n * 4096 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 8 % 2 * 16) ^ (lane % 8 / 2 * 16))]);
             }
             #pragma unroll
             for (int i = 0; i < 4; ++i) {

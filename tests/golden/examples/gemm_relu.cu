@@ -76,26 +76,26 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (i_thread / 2 & 3) * 8)], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
+        tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[j_thread_1 / 64 * 6144 + i_thread_1 * 64 + i_1 * 512 + (j_thread_1 % 64 ^ i_thread_1 * 8)], &B[i_thread_1 * 4096 + i_1 * 32768 + bx * 128 + j_thread_1], true);
+        tilet_cp_async_16(&B_shared[j_thread_1 / 64 * 6144 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))], &B[i_thread_1 * 4096 + i_1 * 32768 + bx * 128 + j_thread_1], true);
     }
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread_2 * 32 + i_1 * 1024 + (j_thread_2 ^ (i_thread_2 / 2 & 3) * 8) + 4096], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 32], true);
+        tilet_cp_async_16(&A_shared[i_thread_2 * 32 + i_1 * 1024 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 8)) + 4096], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 32], true);
     }
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 16;
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 16 * 8;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[j_thread_3 / 64 * 6144 + i_thread_3 * 64 + i_1 * 512 + (j_thread_3 % 64 ^ i_thread_3 * 8) + 2048], &B[i_thread_3 * 4096 + i_1 * 32768 + bx * 128 + j_thread_3 + 131072], true);
+        tilet_cp_async_16(&B_shared[j_thread_3 / 64 * 6144 + i_thread_3 * 64 + i_1 * 512 + ((j_thread_3 % 64) ^ (i_thread_3 * 8)) + 2048], &B[i_thread_3 * 4096 + i_1 * 32768 + bx * 128 + j_thread_3 + 131072], true);
     }
     tilet_cp_async_commit();
     for (int ko = 0; ko < 128; ++ko) {
@@ -106,13 +106,13 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 8;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 4096 + i_thread_4 * 32 + i_1 * 1024 + (j_thread_4 ^ (i_thread_4 / 2 & 3) * 8)], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 32 + j_thread_4 + 64], true);
+                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 4096 + i_thread_4 * 32 + i_1 * 1024 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 8))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 32 + j_thread_4 + 64], true);
             }
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 16;
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 16 * 8;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&B_shared[j_thread_5 / 64 * 6144 + (ko + 2) % 3 * 2048 + i_thread_5 * 64 + i_1 * 512 + (j_thread_5 % 64 ^ i_thread_5 * 8)], &B[ko * 131072 + i_thread_5 * 4096 + i_1 * 32768 + bx * 128 + j_thread_5 + 262144], true);
+                tilet_cp_async_16(&B_shared[j_thread_5 / 64 * 6144 + (ko + 2) % 3 * 2048 + i_thread_5 * 64 + i_1 * 512 + ((j_thread_5 % 64) ^ (i_thread_5 * 8))], &B[ko * 131072 + i_thread_5 * 4096 + i_1 * 32768 + bx * 128 + j_thread_5 + 262144], true);
             }
         }
         tilet_cp_async_commit();
@@ -125,11 +125,11 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
             __half B_shared_frag[32];
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                tilet_ldmatrix_x4(&A_shared_frag[i * 8], &A_shared[ko % 3 * 4096 + warp_m * 2048 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + (ks * 16 + lane / 16 * 8 ^ lane % 8 / 2 * 8)]);
+                tilet_ldmatrix_x4(&A_shared_frag[i * 8], &A_shared[ko % 3 * 4096 + warp_m * 2048 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 16 * 8) ^ (lane % 8 / 2 * 8))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 4; ++jg) {
-                tilet_ldmatrix_x4_trans(&B_shared_frag[jg * 8], &B_shared[warp_n * 6144 + ko % 3 * 2048 + ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + (jg * 16 + lane / 16 * 8 ^ (lane & 7) * 8)]);
+                tilet_ldmatrix_x4_trans(&B_shared_frag[jg * 8], &B_shared[warp_n * 6144 + ko % 3 * 2048 + ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
             }
             #pragma unroll
             for (int i = 0; i < 4; ++i) {

@@ -66,26 +66,26 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread * 16 + i_1 * 512 + (j_thread ^ (i_thread / 2 & 3) * 4)], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
+        tilet_cp_async_16(&A_shared[i_thread * 16 + i_1 * 512 + (j_thread ^ (((i_thread / 2) & 3) * 4))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 32;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 32 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[j_thread_1 / 32 * 1536 + i_thread_1 * 32 + i_1 * 128 + (j_thread_1 % 32 ^ (i_thread_1 + i_1 * 4 & 7) * 4)], &B[i_thread_1 * 4096 + i_1 * 16384 + bx * 128 + j_thread_1], true);
+        tilet_cp_async_16(&B_shared[j_thread_1 / 32 * 1536 + i_thread_1 * 32 + i_1 * 128 + ((j_thread_1 % 32) ^ (((i_thread_1 + i_1 * 4) & 7) * 4))], &B[i_thread_1 * 4096 + i_1 * 16384 + bx * 128 + j_thread_1], true);
     }
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&A_shared[i_thread_2 * 16 + i_1 * 512 + (j_thread_2 ^ (i_thread_2 / 2 & 3) * 4) + 2048], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 16], true);
+        tilet_cp_async_16(&A_shared[i_thread_2 * 16 + i_1 * 512 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 4)) + 2048], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 16], true);
     }
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 32;
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 32 * 4;
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
-        tilet_cp_async_16(&B_shared[j_thread_3 / 32 * 1536 + i_thread_3 * 32 + i_1 * 128 + (j_thread_3 % 32 ^ (i_thread_3 + i_1 * 4 & 7) * 4) + 512], &B[i_thread_3 * 4096 + i_1 * 16384 + bx * 128 + j_thread_3 + 65536], true);
+        tilet_cp_async_16(&B_shared[j_thread_3 / 32 * 1536 + i_thread_3 * 32 + i_1 * 128 + ((j_thread_3 % 32) ^ (((i_thread_3 + i_1 * 4) & 7) * 4)) + 512], &B[i_thread_3 * 4096 + i_1 * 16384 + bx * 128 + j_thread_3 + 65536], true);
     }
     tilet_cp_async_commit();
     for (int ko = 0; ko < 256; ++ko) {
@@ -96,13 +96,13 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 4;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 2048 + i_thread_4 * 16 + i_1 * 512 + (j_thread_4 ^ (i_thread_4 / 2 & 3) * 4)], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 16 + j_thread_4 + 32], true);
+                tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 2048 + i_thread_4 * 16 + i_1 * 512 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 4))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 16 + j_thread_4 + 32], true);
             }
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 32;
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 32 * 4;
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
-                tilet_cp_async_16(&B_shared[j_thread_5 / 32 * 1536 + (ko + 2) % 3 * 512 + i_thread_5 * 32 + i_1 * 128 + (j_thread_5 % 32 ^ (i_thread_5 + i_1 * 4 & 7) * 4)], &B[ko * 65536 + i_thread_5 * 4096 + i_1 * 16384 + bx * 128 + j_thread_5 + 131072], true);
+                tilet_cp_async_16(&B_shared[j_thread_5 / 32 * 1536 + (ko + 2) % 3 * 512 + i_thread_5 * 32 + i_1 * 128 + ((j_thread_5 % 32) ^ (((i_thread_5 + i_1 * 4) & 7) * 4))], &B[ko * 65536 + i_thread_5 * 4096 + i_1 * 16384 + bx * 128 + j_thread_5 + 131072], true);
             }
         }
         tilet_cp_async_commit();
@@ -115,12 +115,12 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
             float B_shared_frag[16];
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                tilet_ldmatrix_x4(&A_shared_frag[i * 4], &A_shared[ko % 3 * 2048 + warp_m * 1024 + i * 256 + lane / 8 % 2 * 128 + lane % 8 * 16 + (ks * 8 + lane / 16 * 4 ^ lane % 8 / 2 * 4)]);
+                tilet_ldmatrix_x4(&A_shared_frag[i * 4], &A_shared[ko % 3 * 2048 + warp_m * 1024 + i * 256 + lane / 8 % 2 * 128 + lane % 8 * 16 + ((ks * 8 + lane / 16 * 4) ^ (lane % 8 / 2 * 4))]);
             }
             #pragma unroll
             for (int jg = 0; jg < 8; ++jg) {
-                B_shared_frag[jg * 2] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) % 32 ^ lane % 4 * 4)];
-                B_shared_frag[jg * 2 + 1] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) % 32 ^ lane % 4 * 4 + 16) + 128];
+                B_shared_frag[jg * 2] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4))];
+                B_shared_frag[jg * 2 + 1] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4 + 16)) + 128];
             }
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
