@@ -1,4 +1,5 @@
 // Printer support: legal, unique, deterministic names; atomic outputs; templates.
+#include "codegen/CSyntax.h"
 #include "codegen/Emitter.h"
 #include "passes/Explain.h"
 #include "support/Files.h"
@@ -34,6 +35,18 @@ TEST(NameTable, SiblingScopesReuseNames) {
     names.pushScope();
     EXPECT_EQ(names.var(second.get()), "j");    // the first j is out of scope
     names.popScope();
+}
+
+TEST(ExprPrinter, FewestParenthesesButArithmeticInsideBitwiseIsGrouped) {
+    NameTable names;
+    ExprPrinter p(names);
+    ir::VarRef a = ir::makeVar("a"), b = ir::makeVar("b"), c = ir::makeVar("c");
+    EXPECT_EQ(p.print(ir::mul(ir::add(a, b), c)), "(a + b) * c");
+    EXPECT_EQ(p.print(ir::add(a, ir::mul(b, c))), "a + b * c");
+    EXPECT_EQ(p.print(ir::sub(a, ir::sub(b, c))), "a - (b - c)");   // left-associative
+    // C binds + tighter than ^, but the grouping is spelled out.
+    EXPECT_EQ(p.print(ir::binary(ir::BinaryOp::BitXor, ir::add(a, b), ir::mul(c, ir::intImm(8)))), "(a + b) ^ (c * 8)");
+    EXPECT_EQ(p.print(ir::binary(ir::BinaryOp::BitAnd, a, ir::intImm(7))), "a & 7");
 }
 
 TEST(Templates, FillReplacesEveryPlaceholder) {
