@@ -14,7 +14,10 @@ namespace {
 
 class KernelPrinter {
 public:
-    KernelPrinter(const ir::Kernel &k, Emitter &out) : kernel_(k), out_(out), names_({deviceKernelName(k)}), expr_(names_) {}
+    // `sharedAlignment`: of the dynamic shared memory of every kernel in the
+    // file (nvcc takes all their extern __shared__ declarations for one).
+    KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment)
+        : kernel_(k), out_(out), names_({deviceKernelName(k)}), expr_(names_), sharedAlignment_(sharedAlignment) {}
 
     void print() {
         std::string params;
@@ -30,11 +33,15 @@ public:
                 params += cType(p.var->dtype) + " " + names_.var(p.var.get());
             }
         }
+        for (const ir::TmaDescriptorRef &d : kernel_.tmaDescriptors) {
+            expr_.needHeader("cuda.h");
+            params += std::string(params.empty() ? "" : ", ") + "const __grid_constant__ CUtensorMap " + names_.var(d->param.get());
+        }
         out_.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel_.threads) + ", " +
                   std::to_string(kernel_.minBlocksPerSm) + ")");
         out_.open(deviceKernelName(kernel_) + "(" + params + ")");
         if (kernel_.dynamicSharedBytes > 0)
-            out_.line("extern __shared__ __align__(" + std::to_string(kernel_.sharedAlignment) + ") unsigned char tilet_smem[];");
+            out_.line("extern __shared__ __align__(" + std::to_string(sharedAlignment_) + ") unsigned char tilet_smem[];");
         stmt(kernel_.body);
         out_.close(deviceKernelName(kernel_));
     }
@@ -157,6 +164,39 @@ private:
                       ");");
             return;
         }
+        case ir::StmtKind::TmaLoad: {
+            const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(s);
+            std::string key = "tma_load_" + std::to_string(t.coords.size()) + "d";
+            helper(key);
+            std::string args = "&" + access(t.dst, t.dstIndices) + ", &" + names_.var(t.desc->param.get()) + ", &" + access(t.barrier, {t.barrierIndex});
+            for (const ir::Expr &c : t.coords) args += ", " + e(c);
+            out_.line("tilet_" + key + "(" + args + ");");
+            return;
+        }
+        case ir::StmtKind::TmaStore: {
+            const ir::TmaStore &t = *ir::as<ir::TmaStore>(s);
+            std::string key = "tma_store_" + std::to_string(t.coords.size()) + "d";
+            helper(key);
+            std::string args = "&" + names_.var(t.desc->param.get()) + ", &" + access(t.src, t.srcIndices);
+            for (const ir::Expr &c : t.coords) args += ", " + e(c);
+            out_.line("tilet_" + key + "(" + args + ");");
+            return;
+        }
+        case ir::StmtKind::BarrierExpectTx: {
+            const ir::BarrierExpectTx &b = *ir::as<ir::BarrierExpectTx>(s);
+            std::string key = b.arrive ? "mbarrier_arrive_expect_tx" : "mbarrier_expect_tx";
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(b.barrier, {b.index}) + ", " + std::to_string(b.bytes) + ");");
+            return;
+        }
+        case ir::StmtKind::FenceProxyAsync:
+            helper("fence_proxy_async");
+            out_.line("tilet_fence_proxy_async();");
+            return;
+        case ir::StmtKind::TmaStoreWait:
+            helper("tma_store_wait");
+            out_.line("tilet_tma_store_wait();");
+            return;
         case ir::StmtKind::CpAsyncCommit:
             helper("cp_async_commit");
             out_.line("tilet_cp_async_commit();");
@@ -234,6 +274,7 @@ private:
     Emitter &out_;
     NameTable names_;
     ExprPrinter expr_;
+    int64_t sharedAlignment_;
 };
 
 // The sections of templates/cuda/ptx_helpers.cu named in `keys`, in file order.
@@ -261,9 +302,11 @@ std::string helperText(const std::set<std::string> &keys) {
 std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names) {
     Emitter body;
     std::set<std::string> headers, helpers;
+    int64_t alignment = 16;
+    for (const ir::Kernel &k : module.kernels) alignment = std::max(alignment, k.sharedAlignment);
     for (size_t i = 0; i < module.kernels.size(); ++i) {
         if (i) body.blank();
-        KernelPrinter printer(module.kernels[i], body);
+        KernelPrinter printer(module.kernels[i], body, alignment);
         printer.print();
         headers.insert(printer.headers().begin(), printer.headers().end());
         helpers.insert(printer.helpers().begin(), printer.helpers().end());

@@ -35,9 +35,69 @@ Signature signatureOf(const ir::Kernel &k, NameTable &names) {
         join(s.deviceParams, devType + " " + name);
         join(s.args, name);
     }
+    // Tensor maps: kernel parameters the launch function encodes.
+    for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) {
+        std::string name = names.var(d->param.get());
+        s.deviceParams += (s.deviceParams.empty() ? "" : ", ") + std::string("const CUtensorMap ") + name;
+        s.args += (s.args.empty() ? "" : ", ") + name;
+    }
     std::string sep = s.params.empty() ? "" : ", ";
     s.params += sep + "cudaStream_t stream";
     return s;
+}
+
+const char *tensorMapType(DType t) {
+    switch (t) {
+    case DType::F16: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case DType::BF16: return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case DType::F32:
+    case DType::TF32: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case DType::F64: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+    case DType::Int32: return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case DType::UInt32: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+    case DType::Int64: return "CU_TENSOR_MAP_DATA_TYPE_INT64";
+    case DType::UInt64: return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
+    default: return dtypeBits(t) == 16 ? "CU_TENSOR_MAP_DATA_TYPE_UINT16" : "CU_TENSOR_MAP_DATA_TYPE_UINT8";   // bytes moved as they are
+    }
+}
+
+const char *tensorMapSwizzle(ir::SharedSwizzle s) {
+    switch (s) {
+    case ir::SharedSwizzle::None: return "CU_TENSOR_MAP_SWIZZLE_NONE";
+    case ir::SharedSwizzle::B32: return "CU_TENSOR_MAP_SWIZZLE_32B";
+    case ir::SharedSwizzle::B64: return "CU_TENSOR_MAP_SWIZZLE_64B";
+    case ir::SharedSwizzle::B128: return "CU_TENSOR_MAP_SWIZZLE_128B";
+    }
+    return "CU_TENSOR_MAP_SWIZZLE_NONE";
+}
+
+// Declares and encodes each tensor map of `k`; returns the error on failure.
+void encodeTensorMaps(const ir::Kernel &k, NameTable &names, ExprPrinter &ep, Emitter &out) {
+    for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) {
+        const ir::BufferNode &t = *d->tensor;
+        std::string name = names.var(d->param.get());
+        size_t rank = t.shape.size();
+        std::string sizes, strides, box;
+        std::string stride = std::to_string(dtypeBits(t.dtype) / 8);
+        for (size_t i = 0; i < rank; ++i) {
+            const ir::Expr &dim = t.shape[rank - 1 - i];
+            sizes += (i ? ", " : "") + std::string("static_cast<cuuint64_t>(") + ep.print(dim) + ")";
+            box += (i ? ", " : "") + std::to_string(d->box[i]);
+            if (i + 1 < rank) {
+                stride = "static_cast<cuuint64_t>(" + ep.print(dim) + ") * " + stride;
+                strides += (i ? ", " : "") + stride;
+            }
+        }
+        out.line("// " + name + ": boxes of " + std::to_string(d->box.size()) + "-d tiles of '" + t.name + "' (sizes and box innermost first)");
+        out.line("CUtensorMap " + name + ";");
+        out.line("const cuuint64_t " + name + "_sizes[" + std::to_string(rank) + "] = {" + sizes + "};");
+        out.line("const cuuint64_t " + name + "_strides[" + std::to_string(std::max<size_t>(rank - 1, 1)) + "] = {" + (strides.empty() ? "0" : strides) + "};");
+        out.line("const cuuint32_t " + name + "_box[" + std::to_string(rank) + "] = {" + box + "};");
+        out.line("const cudaError_t " + name + "_status = tilet_encode_tensor_map(&" + name + ", " + tensorMapType(t.dtype) + ", " +
+                 std::to_string(rank) + ", " + names.buffer(d->tensor.get()) + ", " + name + "_sizes, " + name + "_strides, " + name + "_box, " +
+                 tensorMapSwizzle(d->swizzle) + ");");
+        out.line("if (" + name + "_status != cudaSuccess) return " + name + "_status;");
+    }
 }
 
 std::string dimsText(const ir::BufferNode &b) {
@@ -109,6 +169,9 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
 std::string printHostSource(const ir::Module &module, const Target &target, const OutputNames &names) {
     Emitter out;
     out.raw(fillTemplate(embedded::get("host/source_prologue.cpp"), templateValues(module, target, names)));
+    bool tma = false;
+    for (const ir::Kernel &k : module.kernels) tma = tma || !k.tmaDescriptors.empty();
+    if (tma) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
     out.blank();
     out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");
     for (const ir::Kernel &k : module.kernels) {
@@ -167,6 +230,7 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
                      std::to_string(k.cluster[2]) + " != 0)");
             out.line("    return cudaErrorInvalidConfiguration;");
         }
+        encodeTensorMaps(k, n, ep, out);
         out.line("cudaLaunchConfig_t config = {};");
         out.line("config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));");
         out.line("config.blockDim = dim3(" + std::to_string(k.threads) + ", 1, 1);");

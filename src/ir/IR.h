@@ -408,6 +408,75 @@ struct Mma : StmtNode {
     const Expr bOffset;
 };
 
+// ---- TMA (the tensor memory accelerator, sm_90+)
+
+// A tensor map the host encodes (cuTensorMapEncodeTiled) and passes to the
+// kernel by value: which tensor, and the box one TMA operation moves.
+struct TmaDescriptor {
+    std::string name;               // the kernel parameter: "tma_A", ...
+    VarRef param;                   // names the parameter in the printed code
+    Buffer tensor;                  // the global tensor
+    std::vector<int64_t> box;       // elements per dimension, innermost first
+    SharedSwizzle swizzle = SharedSwizzle::None;   // of the shared side
+};
+using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
+
+// cp.async.bulk.tensor global -> shared: the box at `coords` (elements,
+// innermost first) of the descriptor's tensor into dst[dstIndices...],
+// completing `bytes` of transactions on the mbarrier (out-of-bounds elements
+// read as zeros). Issued by one thread.
+struct TmaLoad : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmaLoad;
+    TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, SourceRange s = {})
+        : StmtNode(kKind, s), desc(std::move(d)), dst(std::move(dst)), dstIndices(std::move(di)), coords(std::move(c)), barrier(std::move(bar)),
+          barrierIndex(std::move(bi)) {}
+    const TmaDescriptorRef desc;
+    const Buffer dst;
+    const std::vector<Expr> dstIndices;
+    const std::vector<Expr> coords;
+    const Buffer barrier;
+    const Expr barrierIndex;
+};
+
+// cp.async.bulk.tensor shared -> global: src[srcIndices...] into the box at
+// `coords` (out-of-bounds elements are not written), in the thread's bulk
+// group. Issued by one thread.
+struct TmaStore : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmaStore;
+    TmaStore(TmaDescriptorRef d, Buffer src, std::vector<Expr> si, std::vector<Expr> c, SourceRange s = {})
+        : StmtNode(kKind, s), desc(std::move(d)), src(std::move(src)), srcIndices(std::move(si)), coords(std::move(c)) {}
+    const TmaDescriptorRef desc;
+    const Buffer src;
+    const std::vector<Expr> srcIndices;
+    const std::vector<Expr> coords;
+};
+
+// mbarrier.expect_tx: the current phase also waits for `bytes` of TMA
+// transactions; with `arrive`, the calling thread arrives as well.
+struct BarrierExpectTx : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::BarrierExpectTx;
+    BarrierExpectTx(Buffer b, Expr i, int64_t n, bool a, SourceRange s = {})
+        : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)), bytes(n), arrive(a) {}
+    const Buffer barrier;
+    const Expr index;
+    const int64_t bytes;
+    const bool arrive;
+};
+
+// fence.proxy.async.shared::cta: the thread's shared-memory writes become
+// visible to TMA (the async proxy).
+struct FenceProxyAsync : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::FenceProxyAsync;
+    explicit FenceProxyAsync(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
+// cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read 0: the
+// thread's TMA stores have read their shared memory (it may be reused).
+struct TmaStoreWait : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmaStoreWait;
+    explicit TmaStoreWait(SourceRange s = {}) : StmtNode(kKind, s) {}
+};
+
 // Closes the thread's current group of cp.async copies.
 struct CpAsyncCommit : StmtNode {
     static constexpr StmtKind kKind = StmtKind::CpAsyncCommit;
@@ -599,6 +668,7 @@ struct Kernel {
     int64_t dynamicSharedBytes = 0;    // plan_shared_memory
     int64_t sharedAlignment = 16;      // plan_shared_memory
     bool usesPdl = false;              // pdl_trigger / pdl_sync present
+    std::vector<TmaDescriptorRef> tmaDescriptors;   // lower_tma: extra kernel parameters, encoded by the host
 };
 
 struct Module {

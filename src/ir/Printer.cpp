@@ -168,6 +168,25 @@ public:
             return;
         }
         case StmtKind::CpAsyncCommit: line("cp.async.commit_group"); return;
+        case StmtKind::TmaLoad: {
+            auto &t = static_cast<const TmaLoad &>(*s);
+            line("tma_load " + t.desc->name + "{" + list(t.coords) + "} -> " + t.dst->name + "[" + list(t.dstIndices) + "] on " + t.barrier->name + "[" +
+                 expr(t.barrierIndex) + "]");
+            return;
+        }
+        case StmtKind::TmaStore: {
+            auto &t = static_cast<const TmaStore &>(*s);
+            line("tma_store " + t.src->name + "[" + list(t.srcIndices) + "] -> " + t.desc->name + "{" + list(t.coords) + "}");
+            return;
+        }
+        case StmtKind::BarrierExpectTx: {
+            auto &b = static_cast<const BarrierExpectTx &>(*s);
+            line(std::string(b.arrive ? "barrier_arrive_expect_tx " : "barrier_expect_tx ") + b.barrier->name + "[" + expr(b.index) + "] " +
+                 std::to_string(b.bytes) + " bytes");
+            return;
+        }
+        case StmtKind::FenceProxyAsync: line("fence.proxy.async"); return;
+        case StmtKind::TmaStoreWait: line("tma_store_wait"); return;
         case StmtKind::CpAsyncWait: line("cp.async.wait_group " + std::to_string(static_cast<const CpAsyncWait &>(*s).pending)); return;
         case StmtKind::Copy: {
             auto &c = static_cast<const Copy &>(*s);

@@ -57,6 +57,18 @@ void Visitor::visitLdMatrix(const LdMatrix &n) {
 }
 void Visitor::visitMma(const Mma &n) { visit(n.dOffset); visit(n.aOffset); visit(n.bOffset); }
 void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
+void Visitor::visitTmaLoad(const TmaLoad &n) {
+    for (const Expr &i : n.dstIndices) visit(i);
+    for (const Expr &c : n.coords) visit(c);
+    visit(n.barrierIndex);
+}
+void Visitor::visitTmaStore(const TmaStore &n) {
+    for (const Expr &i : n.srcIndices) visit(i);
+    for (const Expr &c : n.coords) visit(c);
+}
+void Visitor::visitBarrierExpectTx(const BarrierExpectTx &n) { visit(n.index); }
+void Visitor::visitFenceProxyAsync(const FenceProxyAsync &) {}
+void Visitor::visitTmaStoreWait(const TmaStoreWait &) {}
 void Visitor::visitCpAsyncWait(const CpAsyncWait &) {}
 void Visitor::visitCopy(const Copy &n) {
     visitRegion(n.src);
@@ -261,6 +273,26 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
+Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
+    bool changed = false;
+    std::vector<Expr> di = mutateAll(n.dstIndices, changed), c = mutateAll(n.coords, changed);
+    Expr bi = mutate(n.barrierIndex);
+    if (!changed && bi == n.barrierIndex) return self;
+    return std::make_shared<TmaLoad>(n.desc, n.dst, std::move(di), std::move(c), n.barrier, bi, n.span);
+}
+Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
+    bool changed = false;
+    std::vector<Expr> si = mutateAll(n.srcIndices, changed), c = mutateAll(n.coords, changed);
+    if (!changed) return self;
+    return std::make_shared<TmaStore>(n.desc, n.src, std::move(si), std::move(c), n.span);
+}
+Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) {
+    Expr i = mutate(n.index);
+    if (i == n.index) return self;
+    return std::make_shared<BarrierExpectTx>(n.barrier, i, n.bytes, n.arrive, n.span);
+}
+Stmt Mutator::mutateFenceProxyAsync(const Stmt &self, const FenceProxyAsync &) { return self; }
+Stmt Mutator::mutateTmaStoreWait(const Stmt &self, const TmaStoreWait &) { return self; }
 Stmt Mutator::mutateCpAsyncWait(const Stmt &self, const CpAsyncWait &) { return self; }
 
 Stmt Mutator::mutateCopy(const Stmt &self, const Copy &n) {

@@ -43,6 +43,16 @@ protected:
         return std::make_shared<ir::VectorCopy>(v.dst, flat(*v.dst, v.dstIndices), v.src, flat(*v.src, v.srcIndices), v.bytes, v.span, v.async,
                                                 v.srcValid);
     }
+    ir::Stmt mutateTmaLoad(const ir::Stmt &self, const ir::TmaLoad &n) override {
+        ir::Stmt base = ir::Mutator::mutateTmaLoad(self, n);
+        const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(base);
+        return std::make_shared<ir::TmaLoad>(t.desc, t.dst, flat(*t.dst, t.dstIndices), t.coords, t.barrier, t.barrierIndex, t.span);
+    }
+    ir::Stmt mutateTmaStore(const ir::Stmt &self, const ir::TmaStore &n) override {
+        ir::Stmt base = ir::Mutator::mutateTmaStore(self, n);
+        const ir::TmaStore &t = *ir::as<ir::TmaStore>(base);
+        return std::make_shared<ir::TmaStore>(t.desc, t.src, flat(*t.src, t.srcIndices), t.coords, t.span);
+    }
     ir::Stmt mutateLdMatrix(const ir::Stmt &self, const ir::LdMatrix &n) override {
         ir::Stmt base = ir::Mutator::mutateLdMatrix(self, n);
         const ir::LdMatrix &l = *ir::as<ir::LdMatrix>(base);

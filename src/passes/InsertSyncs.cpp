@@ -114,6 +114,8 @@ State accessesOf(const ir::Stmt &s) {
             if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src, v->srcIndices));
         }
         if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src, l->srcIndices));
+        if (const ir::TmaLoad *t = ir::as<ir::TmaLoad>(x)) st.writes.push_back(rangeOf(*t->dst, t->dstIndices));
+        if (const ir::TmaStore *t = ir::as<ir::TmaStore>(x)) st.reads.push_back(rangeOf(*t->src, t->srcIndices));
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
         if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer, l->indices));

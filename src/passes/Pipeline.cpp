@@ -12,6 +12,7 @@
 #include "passes/LowerParallelLoops.h"
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
+#include "passes/LowerTma.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
 #include "passes/CheckBarriers.h"
@@ -69,7 +70,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
+        "analyze-params", "check-target", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -98,6 +99,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Pipelined loops: versioned shared buffers, cp.async groups, the
         // prologue; while copies are still tile operations.
         run("pipeline-loops", pipelineLoops, checked);
+        // Descriptor TMA copies: tensor maps for the host, one thread issues.
+        run("lower-tma", lowerTma, checked);
         // SIMT copies, fills and atomic adds become parallel loops, so that
         // layout inference sees every fragment access as a loop.
         run("lower-tile-ops", lowerTileOps, {false});

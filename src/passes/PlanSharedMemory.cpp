@@ -79,6 +79,14 @@ public:
         touch(n.src.get());
         ir::Visitor::visitVectorCopy(n);
     }
+    void visitTmaLoad(const ir::TmaLoad &n) override {
+        touch(n.dst.get());
+        ir::Visitor::visitTmaLoad(n);
+    }
+    void visitTmaStore(const ir::TmaStore &n) override {
+        touch(n.src.get());
+        ir::Visitor::visitTmaStore(n);
+    }
     void visitLdMatrix(const ir::LdMatrix &n) override {
         touch(n.src.get());
         ir::Visitor::visitLdMatrix(n);

@@ -158,6 +158,9 @@ private:
         if (!inBounds(c.src) || !inBounds(c.dst)) return Option::no("the regions cannot be proven to lie inside their buffers");
         if (!contiguous(global)) return Option::no("the region of '" + global.buffer->name + "' is not one contiguous run of memory");
         if (!contiguous(shared)) return Option::no("the region of '" + shared.buffer->name + "' is not one contiguous run of shared memory");
+        if (shared.buffer->swizzle != ir::SharedSwizzle::None)
+            return Option::no("'" + shared.buffer->name + "' is stored swizzled (" + ir::swizzleName(shared.buffer->swizzle) +
+                              ", for a gemm), not linearly");
         int64_t elements = 1;
         for (int64_t e : global.extents) elements *= e;
         if ((elements * dtypeBits(global.buffer->dtype)) % 128 != 0)

@@ -300,3 +300,125 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// @helper tma_load_1d
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_1d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0)
+{
+    asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0)
+                 : "memory");
+}
+// @helper tma_load_2d
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// @helper tma_load_3d
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_3d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+// @helper tma_load_4d
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+// @helper tma_load_5d
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_5d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
+// @helper tma_store_1d
+// TMA: shared memory into the box at (c0, ...) of the tensor map (elements
+// outside the tensor are not written), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_store_1d(const CUtensorMap *map, const void *src, int c0)
+{
+    asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0)
+                 : "memory");
+}
+// @helper tma_store_2d
+// TMA: shared memory into the box at (c0, ...) of the tensor map (elements
+// outside the tensor are not written), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_store_2d(const CUtensorMap *map, const void *src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// @helper tma_store_3d
+// TMA: shared memory into the box at (c0, ...) of the tensor map (elements
+// outside the tensor are not written), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_store_3d(const CUtensorMap *map, const void *src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+// @helper tma_store_4d
+// TMA: shared memory into the box at (c0, ...) of the tensor map (elements
+// outside the tensor are not written), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_store_4d(const CUtensorMap *map, const void *src, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+// @helper tma_store_5d
+// TMA: shared memory into the box at (c0, ...) of the tensor map (elements
+// outside the tensor are not written), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_store_5d(const CUtensorMap *map, const void *src, int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
+// @helper mbarrier_arrive_expect_tx
+// The calling thread arrives, and the phase also waits for `bytes` of TMA transactions.
+__device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long long *bar, int bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
+                 : "memory");
+}
+// @helper mbarrier_expect_tx
+// The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
+__device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared.b64 [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
+                 : "memory");
+}
+// @helper fence_proxy_async
+// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+__device__ __forceinline__ void tilet_fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// @helper tma_store_wait
+// Commits this thread's TMA stores and waits until they have read shared memory.
+__device__ __forceinline__ void tilet_tma_store_wait()
+{
+    asm volatile("cp.async.bulk.commit_group;\n"
+                 "cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}

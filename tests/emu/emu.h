@@ -22,6 +22,8 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include "tf32.h"
 #include <math_constants.h>
@@ -236,6 +238,7 @@ template <int Pending> void cpAsyncWait() {
 
 struct MBarrier {
     int expected = 0, pending = 0;
+    long long tx = 0;   // TMA transaction bytes the phase still waits for
     unsigned completed = 0;
 };
 inline std::mutex mbarrierMutex;
@@ -246,17 +249,33 @@ inline std::map<const void *, MBarrier> mbarriers;
 
 inline void tilet_mbarrier_init(unsigned long long *bar, int count) {
     std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
-    emu::mbarriers[bar] = {count, count, 0};
+    emu::mbarriers[bar] = {count, count, 0, 0};
 }
+namespace emu {
+// A phase completes when its arrivals and its transaction bytes are both done.
+inline void settle(MBarrier &b) {
+    if (b.pending == 0 && b.tx == 0) {
+        ++b.completed;
+        b.pending = b.expected;
+        mbarrierChanged.notify_all();
+    }
+}
+inline void transact(unsigned long long *bar, long long bytes, int arrivals) {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    MBarrier &b = mbarriers.at(bar);
+    b.tx += bytes;
+    b.pending -= arrivals;
+    settle(b);
+}
+} // namespace emu
+inline void tilet_mbarrier_arrive_expect_tx(unsigned long long *bar, int bytes) { emu::transact(bar, bytes, 1); }
+inline void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes) { emu::transact(bar, bytes, 0); }
 inline void tilet_fence_barrier_init() {}
 inline void tilet_mbarrier_arrive(unsigned long long *bar) {
     std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
     emu::MBarrier &b = emu::mbarriers.at(bar);
-    if (--b.pending == 0) {
-        ++b.completed;
-        b.pending = b.expected;
-        emu::mbarrierChanged.notify_all();
-    }
+    --b.pending;
+    emu::settle(b);
 }
 inline void tilet_mbarrier_wait(unsigned long long *bar, int parity) {
     std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
@@ -273,6 +292,108 @@ inline void tilet_named_barrier(int id, int threads) {
     }
     b->arrive_and_wait();
 }
+// ---- TMA (PTX ISA: "cp.async.bulk.tensor"; CUDA driver API:
+// cuTensorMapEncodeTiled). The host's encoding call is routed here
+// (prepare.py) and keeps the map's fields in its opaque words; a load copies
+// the box at once (zeros outside the tensor) into shared memory with the
+// map's swizzle -- 16-byte chunk c of each 128-byte line XOR (line % 8) for
+// 128B, within 64/32-byte spans for 64B/32B -- and completes its bytes on the
+// mbarrier; a store writes the in-bounds part of the box back.
+namespace emu {
+struct TensorMapView {
+    unsigned char *base;
+    unsigned rank, elementBytes, swizzleBytes;
+    unsigned long long sizes[5], strides[5];   // strides in bytes, strides[0] = element size
+    unsigned box[5];
+};
+inline TensorMapView view(const CUtensorMap *map) {
+    const cuuint64_t *w = map->opaque;
+    TensorMapView v{};
+    v.base = reinterpret_cast<unsigned char *>(w[0]);
+    v.rank = unsigned(w[1] & 0xff);
+    v.elementBytes = unsigned((w[1] >> 8) & 0xff);
+    v.swizzleBytes = unsigned((w[1] >> 16) & 0xffff);
+    for (unsigned d = 0; d < 5; ++d) v.sizes[d] = w[2 + d];
+    v.strides[0] = v.elementBytes;
+    for (unsigned d = 1; d < 5; ++d) v.strides[d] = w[6 + d];
+    for (unsigned d = 0; d < 5; ++d) v.box[d] = unsigned(w[12 + d / 2] >> (32 * (d % 2)));
+    return v;
+}
+inline unsigned elementBytesOf(CUtensorMapDataType t) {
+    switch (t) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+    case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
+    default: return 4;
+    }
+}
+inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *base, const cuuint64_t *sizes, const cuuint64_t *strides,
+                            const cuuint32_t *box, const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion,
+                            CUtensorMapFloatOOBfill) {
+    cuuint64_t *w = map->opaque;
+    std::memset(w, 0, sizeof(map->opaque));
+    unsigned elementBytes = elementBytesOf(type);
+    unsigned swizzleBytes = swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : swizzle == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
+    w[0] = reinterpret_cast<unsigned long long>(base);
+    w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16);
+    for (unsigned d = 0; d < rank; ++d) w[2 + d] = sizes[d];
+    for (unsigned d = 1; d < rank; ++d) w[6 + d] = strides[d - 1];
+    for (unsigned d = 0; d < rank; ++d) w[12 + d / 2] |= static_cast<unsigned long long>(box[d]) << (32 * (d % 2));
+    return CUDA_SUCCESS;
+}
+inline cudaError_t getDriverEntryPoint(const char *, void **fn, unsigned, unsigned long long, cudaDriverEntryPointQueryResult *found) {
+    *fn = reinterpret_cast<void *>(&encodeTiled);
+    *found = cudaDriverEntryPointSuccess;
+    return cudaSuccess;
+}
+// Byte offset in shared memory of box byte `b` under the swizzle.
+inline unsigned long long swizzled(unsigned long long b, unsigned swizzleBytes) {
+    if (!swizzleBytes) return b;
+    unsigned long long mask = swizzleBytes / 16 - 1;
+    return b ^ (((b >> 7) & mask) << 4);
+}
+// Calls f(shared byte offset, global address or null if outside) for every element of the box at `coords`.
+template <class F> void forEachBoxElement(const TensorMapView &v, const int *coords, F f) {
+    unsigned long long count = 1;
+    for (unsigned d = 0; d < v.rank; ++d) count *= v.box[d];
+    for (unsigned long long i = 0; i < count; ++i) {
+        unsigned long long rest = i, offset = 0;
+        bool inside = true;
+        for (unsigned d = 0; d < v.rank; ++d) {
+            long long c = coords[d] + static_cast<long long>(rest % v.box[d]);
+            rest /= v.box[d];
+            if (c < 0 || static_cast<unsigned long long>(c) >= v.sizes[d]) inside = false;
+            else offset += static_cast<unsigned long long>(c) * v.strides[d];
+        }
+        f(swizzled(i * v.elementBytes, v.swizzleBytes), inside ? v.base + offset : nullptr);
+    }
+}
+template <class... C> void tmaLoad(void *dst, const CUtensorMap *map, unsigned long long *bar, C... c) {
+    TensorMapView v = view(map);
+    int coords[] = {static_cast<int>(c)...};
+    unsigned long long bytes = 0;
+    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *src) {
+        unsigned char *out = static_cast<unsigned char *>(dst) + at;
+        if (src) std::memcpy(out, src, v.elementBytes);
+        else std::memset(out, 0, v.elementBytes);
+        bytes += v.elementBytes;
+    });
+    transact(bar, -static_cast<long long>(bytes), 0);
+}
+template <class... C> void tmaStore(const CUtensorMap *map, const void *src, C... c) {
+    TensorMapView v = view(map);
+    int coords[] = {static_cast<int>(c)...};
+    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
+        if (dst) std::memcpy(const_cast<unsigned char *>(dst), static_cast<const unsigned char *>(src) + at, v.elementBytes);
+    });
+}
+} // namespace emu
+inline void tilet_fence_proxy_async() {}
+inline void tilet_tma_store_wait() {}
 inline void tilet_pdl_trigger() {}
 inline void tilet_pdl_sync() {}
 

@@ -29,6 +29,10 @@ device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
                 lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
 device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
 device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
+device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
+device = re.sub(r"tilet_tma_store_\dd\(", "emu::tmaStore(", device)
+device = device.replace("const __grid_constant__ CUtensorMap", "const CUtensorMap")
+launch = launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
 device = device.replace("tilet_cp_async_wait<", "emu::cpAsyncWait<")
 # The host file includes its header by file name; the header sits beside the .cu.
 with open(out, "w") as f:

@@ -1,0 +1,179 @@
+// LowerTma.cpp -- see LowerTma.h.
+#include "passes/LowerTma.h"
+
+#include "ir/Layout.h"
+#include "ir/Visitor.h"
+#include "support/InternalError.h"
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+// TMA needs a swizzled box's shared base aligned to the swizzle's repeat
+// (8 rows of its width), and any box to 128 bytes.
+int64_t tmaAlignment(ir::SharedSwizzle s) { return s == ir::SharedSwizzle::None ? 128 : 8 * ir::swizzleBytes(s); }
+
+class Lowerer : public ir::Mutator {
+public:
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+    std::vector<ir::TmaDescriptorRef> descriptors;
+    ir::Buffer barriers;   // tilet's mbarriers for plain TMA loads, one per copy
+    ir::Buffer phases;     // their phase bits, per thread
+
+protected:
+    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outer = firstThread_;
+        firstThread_ = 128 * n.roles.front();
+        Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        firstThread_ = outer;
+        return out;
+    }
+
+    Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
+        if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore) return self;
+        bool load = c.inst == ir::CopyInst::BulkLoad;
+        const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
+        const ir::BufferNode &tensor = *global.buffer;
+        ir::SharedSwizzle swizzle = shared.buffer->swizzle;
+        int64_t elementBytes = dtypeBits(tensor.dtype) / 8;
+        int64_t rank = static_cast<int64_t>(global.extents.size());
+
+        // The box: the region's extents, innermost first; a swizzled tile in
+        // boxes one swizzle segment wide.
+        int64_t inner = global.extents.back(), segment = inner;
+        if (swizzle != ir::SharedSwizzle::None) segment = ir::swizzleBytes(swizzle) / elementBytes;
+        TILET_ASSERT(inner % segment == 0, "TMA copy of " << inner << " elements per row in " << segment << "-element segments");
+        std::vector<int64_t> box{segment};
+        for (int64_t d = rank - 2; d >= 0; --d) box.push_back(global.extents[static_cast<size_t>(d)]);
+        ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle);
+        shared.buffer->alignment = std::max(shared.buffer->alignment, tmaAlignment(swizzle));
+        global.buffer->alignment = std::max<int64_t>(global.buffer->alignment, 16);
+
+        std::vector<Stmt> issue;
+        int64_t bytes = elementBytes;
+        for (int64_t e : global.extents) bytes *= e;
+        Expr elected = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(firstThread_));
+
+        Expr barrierIndex;
+        ir::Buffer barrier = c.barrier;
+        bool own = load && !barrier;
+        if (own) {
+            barrierIndex = ir::intImm(static_cast<int64_t>(ownBarriers_));
+            ++ownBarriers_;
+            barrier = ownBarrierBuffer();
+        } else if (load) {
+            barrierIndex = c.barrierIndex ? c.barrierIndex : ir::intImm(0);
+        }
+        if (load) issue.push_back(std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, bytes, own, c.span));
+        for (int64_t s = 0; s < inner / segment; ++s) {
+            std::vector<Expr> coords;
+            for (int64_t d = rank - 1; d >= 0; --d) coords.push_back(ir::cast(DType::Int32, global.mins[static_cast<size_t>(d)]));
+            coords[0] = ir::add(coords[0], ir::intImm(s * segment));
+            std::vector<Expr> sharedAt = shared.mins;
+            sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
+            if (load) issue.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, c.span));
+            else issue.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span));
+        }
+        if (!load) issue.push_back(std::make_shared<ir::TmaStoreWait>(c.span));
+        Stmt issued = std::make_shared<ir::IfThenElse>(elected, ir::seq(std::move(issue)), nullptr, c.span);
+
+        Decision d;
+        d.where = c.span;
+        d.op = std::string(load ? "TMA load" : "TMA store") + " of '" + tensor.name + "'";
+        d.choice = std::to_string(inner / segment) + " box" + (inner / segment == 1 ? "" : "es") + " of " + boxText(box) + " through tensor map '" +
+                   desc->name + "' (encoded by the host)";
+        d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
+                                                   : "'" + shared.buffer->name + "' is stored with the " + ir::swizzleName(swizzle) +
+                                                         " swizzle, which TMA applies per box of that width";
+        if (load)
+            d.details.push_back(own ? "one thread arrives on an mbarrier of tilet's expecting " + std::to_string(bytes) +
+                                          " bytes; every thread waits for its phase"
+                                    : "one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + barrier->name +
+                                          "'; the program's own arrivals and waits complete the protocol");
+        else
+            d.details.push_back("every thread fences its shared writes for the async proxy; one thread issues and waits until the boxes are read");
+        ctx_.explain.record(std::move(d));
+
+        if (own) {
+            Expr phase = std::make_shared<ir::Load>(phases, std::vector<Expr>{barrierIndex}, c.span);
+            return ir::seq({issued, std::make_shared<ir::BarrierWait>(barrier, barrierIndex, phase, c.span),
+                            std::make_shared<ir::Store>(phases, std::vector<Expr>{barrierIndex},
+                                                        ir::binary(ir::BinaryOp::BitXor, phase, ir::intImm(1)), ir::StoreOp::Assign, c.span)});
+        }
+        if (load) return issued;
+        return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), issued});
+    }
+
+private:
+    static std::string boxText(const std::vector<int64_t> &box) {
+        std::string s;
+        for (size_t i = box.size(); i-- > 0;) s += std::to_string(box[i]) + (i ? " x " : "");
+        return s;
+    }
+
+    ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle) {
+        int sameTensor = 0;
+        for (const ir::TmaDescriptorRef &d : descriptors) {
+            if (d->tensor != tensor) continue;
+            if (d->box == box && d->swizzle == swizzle) return d;
+            ++sameTensor;
+        }
+        auto d = std::make_shared<ir::TmaDescriptor>();
+        d->name = "tma_" + tensor->name + (sameTensor ? "_" + std::to_string(sameTensor) : "");
+        d->param = ir::makeVar(d->name, DType::UInt64);
+        d->tensor = tensor;
+        d->box = box;
+        d->swizzle = swizzle;
+        descriptors.push_back(d);
+        return d;
+    }
+
+    ir::Buffer ownBarrierBuffer() {
+        if (!barriers) {
+            barriers = ir::makeBuffer("tma_barrier", DType::UInt64, {ir::intImm(1)}, ir::MemScope::Barrier, kernel_.span);
+            phases = ir::makeBuffer("tma_phase", DType::Int32, {ir::intImm(1)}, ir::MemScope::Local, kernel_.span);
+        }
+        return barriers;
+    }
+
+public:
+    size_t ownBarriers() const { return ownBarriers_; }
+
+private:
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+    int64_t firstThread_ = 0;   // the thread that issues TMA here: the block's or the role's first
+    size_t ownBarriers_ = 0;
+};
+
+} // namespace
+
+ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    Lowerer lowerer(kernel, ctx);
+    out.body = lowerer.mutate(kernel.body);
+    if (lowerer.barriers) {
+        // One mbarrier and one phase bit per plain TMA load, for the whole kernel.
+        int64_t n = static_cast<int64_t>(lowerer.ownBarriers());
+        lowerer.barriers->shape = {ir::intImm(n)};
+        lowerer.barriers->arriveCounts.assign(static_cast<size_t>(n), 1);
+        lowerer.phases->shape = {ir::intImm(n)};
+        ir::VarRef i = ir::makeVar("i");
+        auto clear = std::make_shared<ir::For>(i, ir::intImm(0), ir::intImm(n), ir::ForKind::Unrolled,
+                                               std::make_shared<ir::Store>(lowerer.phases, std::vector<ir::Expr>{i}, ir::intImm(0), ir::StoreOp::Assign,
+                                                                           kernel.span),
+                                               kernel.span);
+        clear->threadLocal = true;
+        out.body = std::make_shared<ir::Allocate>(lowerer.barriers,
+                                                  std::make_shared<ir::Allocate>(lowerer.phases, ir::seq({clear, out.body}), kernel.span), kernel.span);
+    }
+    out.tmaDescriptors = lowerer.descriptors;
+    return out;
+}
+
+} // namespace tilet
