@@ -27,6 +27,7 @@ struct Range {
     const void *space;
     int64_t lo, hi;   // [lo, hi)
     const ir::BufferNode *buffer = nullptr;
+    const ir::BufferNode *publishedBy = nullptr;   // a TMA write: visible to whoever waits on this mbarrier array
     ir::Expr tagBase;  // null: untagged
     int64_t tagOffset = 0;
 
@@ -54,6 +55,10 @@ struct State {
     void clear() {
         reads.clear();
         writes.clear();
+    }
+    // Every thread that waits on mbarrier array `b` sees the TMA writes completing on it.
+    void published(const ir::BufferNode *b) {
+        writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const Range &r) { return r.publishedBy == b; }), writes.end());
     }
     bool empty() const { return reads.empty() && writes.empty(); }
     static bool overlaps(const Range &r, const std::vector<Range> &set) {
@@ -114,7 +119,11 @@ State accessesOf(const ir::Stmt &s) {
             if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src, v->srcIndices));
         }
         if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src, l->srcIndices));
-        if (const ir::TmaLoad *t = ir::as<ir::TmaLoad>(x)) st.writes.push_back(rangeOf(*t->dst, t->dstIndices));
+        if (const ir::TmaLoad *t = ir::as<ir::TmaLoad>(x)) {
+            Range r = rangeOf(*t->dst, t->dstIndices);
+            r.publishedBy = t->barrier.get();
+            st.writes.push_back(r);
+        }
         if (const ir::TmaStore *t = ir::as<ir::TmaStore>(x)) st.reads.push_back(rangeOf(*t->src, t->srcIndices));
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
@@ -210,6 +219,10 @@ private:
             }
             state.add(entry);   // the loop may run zero times
             return ir::rebuildFor(*f, f->min, f->extent, body);
+        }
+        if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
+            state.published(w->barrier.get());
+            return s;
         }
         if (ir::as<ir::WarpSpecialize>(s)) {
             processRoles({s}, state, out);

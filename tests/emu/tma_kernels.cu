@@ -125,7 +125,6 @@ scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const 
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
-    __syncthreads();
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
         __align__(16) __half s_vec[8];
@@ -182,7 +181,6 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
     for (int r = 0; r < 32; ++r) {
         acc[r] = 0.0f;
     }
-    __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
         __half a_s_frag[8];
