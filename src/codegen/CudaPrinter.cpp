@@ -182,6 +182,14 @@ private:
             out_.line("tilet_" + key + "(" + args + ");");
             return;
         }
+        case ir::StmtKind::BulkCopy: {
+            const ir::BulkCopy &b = *ir::as<ir::BulkCopy>(s);
+            bool load = b.dst->scope == ir::MemScope::Shared;
+            helper(load ? "bulk_load" : "bulk_store");
+            out_.line(std::string(load ? "tilet_bulk_load(" : "tilet_bulk_store(") + "&" + access(b.dst, b.dstIndices) + ", &" + access(b.src, b.srcIndices) +
+                      ", " + std::to_string(b.bytes) + (load ? ", &" + access(b.barrier, {b.barrierIndex}) : std::string()) + ");");
+            return;
+        }
         case ir::StmtKind::BarrierExpectTx: {
             const ir::BarrierExpectTx &b = *ir::as<ir::BarrierExpectTx>(s);
             std::string key = b.arrive ? "mbarrier_arrive_expect_tx" : "mbarrier_expect_tx";

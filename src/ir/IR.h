@@ -451,6 +451,24 @@ struct TmaStore : StmtNode {
     const std::vector<Expr> coords;
 };
 
+// cp.async.bulk (1D TMA, no tensor map): `bytes` contiguous bytes from
+// src[srcIndices...] to dst[dstIndices...], global <-> shared. A load
+// completes its bytes on the mbarrier; a store joins the thread's bulk group.
+// Issued by one thread; both addresses 16-byte aligned.
+struct BulkCopy : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::BulkCopy;
+    BulkCopy(Buffer d, std::vector<Expr> di, Buffer sb, std::vector<Expr> si, int64_t n, Buffer bar, Expr bi, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), dstIndices(std::move(di)), src(std::move(sb)), srcIndices(std::move(si)), bytes(n),
+          barrier(std::move(bar)), barrierIndex(std::move(bi)) {}
+    const Buffer dst;
+    const std::vector<Expr> dstIndices;
+    const Buffer src;
+    const std::vector<Expr> srcIndices;
+    const int64_t bytes;
+    const Buffer barrier;       // loads only
+    const Expr barrierIndex;
+};
+
 // mbarrier.expect_tx: the current phase also waits for `bytes` of TMA
 // transactions; with `arrive`, the calling thread arrives as well.
 struct BarrierExpectTx : StmtNode {

@@ -179,6 +179,12 @@ public:
             line("tma_store " + t.src->name + "[" + list(t.srcIndices) + "] -> " + t.desc->name + "{" + list(t.coords) + "}");
             return;
         }
+        case StmtKind::BulkCopy: {
+            auto &b = static_cast<const BulkCopy &>(*s);
+            line("bulk_copy " + std::to_string(b.bytes) + "B " + b.src->name + "[" + list(b.srcIndices) + "] -> " + b.dst->name + "[" +
+                 list(b.dstIndices) + "]" + (b.barrier ? " on " + b.barrier->name + "[" + expr(b.barrierIndex) + "]" : ""));
+            return;
+        }
         case StmtKind::BarrierExpectTx: {
             auto &b = static_cast<const BarrierExpectTx &>(*s);
             line(std::string(b.arrive ? "barrier_arrive_expect_tx " : "barrier_expect_tx ") + b.barrier->name + "[" + expr(b.index) + "] " +

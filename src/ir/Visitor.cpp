@@ -66,6 +66,11 @@ void Visitor::visitTmaStore(const TmaStore &n) {
     for (const Expr &i : n.srcIndices) visit(i);
     for (const Expr &c : n.coords) visit(c);
 }
+void Visitor::visitBulkCopy(const BulkCopy &n) {
+    for (const Expr &i : n.dstIndices) visit(i);
+    for (const Expr &i : n.srcIndices) visit(i);
+    visit(n.barrierIndex);
+}
 void Visitor::visitBarrierExpectTx(const BarrierExpectTx &n) { visit(n.index); }
 void Visitor::visitFenceProxyAsync(const FenceProxyAsync &) {}
 void Visitor::visitTmaStoreWait(const TmaStoreWait &) {}
@@ -285,6 +290,13 @@ Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     std::vector<Expr> si = mutateAll(n.srcIndices, changed), c = mutateAll(n.coords, changed);
     if (!changed) return self;
     return std::make_shared<TmaStore>(n.desc, n.src, std::move(si), std::move(c), n.span);
+}
+Stmt Mutator::mutateBulkCopy(const Stmt &self, const BulkCopy &n) {
+    bool changed = false;
+    std::vector<Expr> di = mutateAll(n.dstIndices, changed), si = mutateAll(n.srcIndices, changed);
+    Expr bi = mutate(n.barrierIndex);
+    if (!changed && bi == n.barrierIndex) return self;
+    return std::make_shared<BulkCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.barrier, bi, n.span);
 }
 Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) {
     Expr i = mutate(n.index);

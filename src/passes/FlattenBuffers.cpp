@@ -53,6 +53,12 @@ protected:
         const ir::TmaStore &t = *ir::as<ir::TmaStore>(base);
         return std::make_shared<ir::TmaStore>(t.desc, t.src, flat(*t.src, t.srcIndices), t.coords, t.span);
     }
+    ir::Stmt mutateBulkCopy(const ir::Stmt &self, const ir::BulkCopy &n) override {
+        ir::Stmt base = ir::Mutator::mutateBulkCopy(self, n);
+        const ir::BulkCopy &b = *ir::as<ir::BulkCopy>(base);
+        return std::make_shared<ir::BulkCopy>(b.dst, flat(*b.dst, b.dstIndices), b.src, flat(*b.src, b.srcIndices), b.bytes, b.barrier, b.barrierIndex,
+                                              b.span);
+    }
     ir::Stmt mutateLdMatrix(const ir::Stmt &self, const ir::LdMatrix &n) override {
         ir::Stmt base = ir::Mutator::mutateLdMatrix(self, n);
         const ir::LdMatrix &l = *ir::as<ir::LdMatrix>(base);

@@ -125,6 +125,12 @@ State accessesOf(const ir::Stmt &s) {
             st.writes.push_back(r);
         }
         if (const ir::TmaStore *t = ir::as<ir::TmaStore>(x)) st.reads.push_back(rangeOf(*t->src, t->srcIndices));
+        if (const ir::BulkCopy *b = ir::as<ir::BulkCopy>(x)) {
+            Range w = rangeOf(*b->dst, b->dstIndices);
+            w.publishedBy = b->barrier.get();
+            if (isMemory(*b->dst)) st.writes.push_back(w);
+            if (isMemory(*b->src)) st.reads.push_back(rangeOf(*b->src, b->srcIndices));
+        }
     });
     ir::forEachExpr(s, [&](const ir::Expr &e) {
         if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer, l->indices));

@@ -5,6 +5,8 @@
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
 
+#include <tuple>
+
 namespace tilet {
 
 namespace {
@@ -35,6 +37,7 @@ protected:
     }
 
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
+        if (c.inst == ir::CopyInst::BulkLoad1D || c.inst == ir::CopyInst::BulkStore1D) return bulk1D(c);
         if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore) return self;
         bool load = c.inst == ir::CopyInst::BulkLoad;
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
@@ -60,15 +63,9 @@ protected:
         Expr elected = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(firstThread_));
 
         Expr barrierIndex;
-        ir::Buffer barrier = c.barrier;
-        bool own = load && !barrier;
-        if (own) {
-            barrierIndex = ir::intImm(static_cast<int64_t>(ownBarriers_));
-            ++ownBarriers_;
-            barrier = ownBarrierBuffer();
-        } else if (load) {
-            barrierIndex = c.barrierIndex ? c.barrierIndex : ir::intImm(0);
-        }
+        ir::Buffer barrier;
+        bool own = false;
+        if (load) std::tie(barrier, barrierIndex) = loadBarrier(c, own);
         if (load) issue.push_back(std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, bytes, own, c.span));
         for (int64_t s = 0; s < inner / segment; ++s) {
             std::vector<Expr> coords;
@@ -99,17 +96,55 @@ protected:
             d.details.push_back("every thread fences its shared writes for the async proxy; one thread issues and waits until the boxes are read");
         ctx_.explain.record(std::move(d));
 
-        if (own) {
-            Expr phase = std::make_shared<ir::Load>(phases, std::vector<Expr>{barrierIndex}, c.span);
-            return ir::seq({issued, std::make_shared<ir::BarrierWait>(barrier, barrierIndex, phase, c.span),
-                            std::make_shared<ir::Store>(phases, std::vector<Expr>{barrierIndex},
-                                                        ir::binary(ir::BinaryOp::BitXor, phase, ir::intImm(1)), ir::StoreOp::Assign, c.span)});
-        }
+        if (own) return ir::seq({issued, waitForOwn(barrier, barrierIndex, c.span)});
         if (load) return issued;
         return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), issued});
     }
 
 private:
+    // The barrier a load completes on: the program's (tma_copy(..., barrier =
+    // b)) or a new one of tilet's, whose phase every thread then waits for.
+    std::pair<ir::Buffer, Expr> loadBarrier(const ir::Copy &c, bool &own) {
+        own = !c.barrier;
+        if (!own) return {c.barrier, c.barrierIndex ? c.barrierIndex : ir::intImm(0)};
+        Expr index = ir::intImm(static_cast<int64_t>(ownBarriers_++));
+        return {ownBarrierBuffer(), index};
+    }
+
+    Stmt waitForOwn(const ir::Buffer &barrier, const Expr &index, SourceRange span) {
+        Expr phase = std::make_shared<ir::Load>(phases, std::vector<Expr>{index}, span);
+        return ir::seq({std::make_shared<ir::BarrierWait>(barrier, index, phase, span),
+                        std::make_shared<ir::Store>(phases, std::vector<Expr>{index}, ir::binary(ir::BinaryOp::BitXor, phase, ir::intImm(1)),
+                                                    ir::StoreOp::Assign, span)});
+    }
+
+    // cp.async.bulk: one contiguous run, no tensor map.
+    Stmt bulk1D(const ir::Copy &c) {
+        bool load = c.inst == ir::CopyInst::BulkLoad1D;
+        const ir::Region &global = load ? c.src : c.dst;
+        int64_t bytes = dtypeBits(global.buffer->dtype) / 8;
+        for (int64_t e : global.extents) bytes *= e;
+        global.buffer->alignment = std::max<int64_t>(global.buffer->alignment, 16);
+        Expr elected = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(firstThread_));
+        Decision d;
+        d.where = c.span;
+        d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of '" + global.buffer->name + "'";
+        d.choice = std::to_string(bytes) + " contiguous bytes in one cp.async.bulk";
+        d.why = "both sides are one contiguous, 16-byte aligned run: no tensor map is needed";
+        ctx_.explain.record(std::move(d));
+        if (!load) {
+            Stmt issue = ir::seq({std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, nullptr, nullptr, c.span),
+                                  std::make_shared<ir::TmaStoreWait>(c.span)});
+            return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), std::make_shared<ir::IfThenElse>(elected, issue, nullptr, c.span)});
+        }
+        bool own = false;
+        auto [barrier, index] = loadBarrier(c, own);
+        Stmt issue = ir::seq({std::make_shared<ir::BarrierExpectTx>(barrier, index, bytes, own, c.span),
+                              std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, barrier, index, c.span)});
+        Stmt issued = std::make_shared<ir::IfThenElse>(elected, issue, nullptr, c.span);
+        return own ? ir::seq({issued, waitForOwn(barrier, index, c.span)}) : issued;
+    }
+
     static std::string boxText(const std::vector<int64_t> &box) {
         std::string s;
         for (size_t i = box.size(); i-- > 0;) s += std::to_string(box[i]) + (i ? " x " : "");

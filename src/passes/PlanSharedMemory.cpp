@@ -87,6 +87,11 @@ public:
         touch(n.src.get());
         ir::Visitor::visitTmaStore(n);
     }
+    void visitBulkCopy(const ir::BulkCopy &n) override {
+        touch(n.dst.get());
+        touch(n.src.get());
+        ir::Visitor::visitBulkCopy(n);
+    }
     void visitLdMatrix(const ir::LdMatrix &n) override {
         touch(n.src.get());
         ir::Visitor::visitLdMatrix(n);

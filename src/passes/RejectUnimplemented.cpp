@@ -60,7 +60,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             const ir::Copy &c = *ir::as<ir::Copy>(s);
             bool pipelined = c.inst == ir::CopyInst::CPAsync && c.inPipeline;
             bool operandLoad = c.inst == ir::CopyInst::LDSM && mmaOperands.count(c.dst.buffer.get());
-            bool tma = c.inst == ir::CopyInst::BulkLoad || c.inst == ir::CopyInst::BulkStore;
+            bool tma = c.inst == ir::CopyInst::BulkLoad || c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkLoad1D ||
+                       c.inst == ir::CopyInst::BulkStore1D;
             if (tma && c.clusterMask != 0) {
                 notYet(c.span, "a TMA load multicast to the cluster (cluster_mask) is");
                 break;

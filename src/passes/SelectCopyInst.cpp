@@ -140,6 +140,20 @@ private:
         return true;
     }
 
+    // Whether the region's first element is 16-byte aligned from the buffer's
+    // start (each start index times its dimension's stride in bytes).
+    bool startsOn16Bytes(const ir::Region &r) const {
+        int64_t strideBits = dtypeBits(r.buffer->dtype);
+        for (int d = r.buffer->rank() - 1; d >= 0; --d) {
+            int64_t divisor = ir::knownDivisor(r.mins[d]);
+            if (divisor != 0 && (divisor * strideBits) % 128 != 0) return false;
+            std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
+            if (!dim) return d == 0 || divisor == 0;
+            strideBits *= *dim;
+        }
+        return true;
+    }
+
     bool inBounds(const ir::Region &r) const {
         for (size_t d = 0; d < r.mins.size(); ++d) {
             ir::Interval lo = ir::boundsOf(r.mins[d], scope());
@@ -165,6 +179,9 @@ private:
         for (int64_t e : global.extents) elements *= e;
         if ((elements * dtypeBits(global.buffer->dtype)) % 128 != 0)
             return Option::no("the copy moves " + bytesOf(elements, global.buffer->dtype) + ", not a multiple of 16 bytes");
+        for (const ir::Region *r : {&global, &shared}) {
+            if (!startsOn16Bytes(*r)) return Option::no("the region of '" + r->buffer->name + "' cannot be proven to start on a 16-byte boundary");
+        }
         return Option::yes();
     }
 

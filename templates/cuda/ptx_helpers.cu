@@ -422,3 +422,20 @@ __device__ __forceinline__ void tilet_tma_store_wait()
     asm volatile("cp.async.bulk.commit_group;\n"
                  "cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
+// @helper bulk_load
+// 1D TMA: `bytes` contiguous bytes global -> shared, completing on the mbarrier.
+__device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
+// @helper bulk_store
+// 1D TMA: `bytes` contiguous bytes shared -> global, in this thread's bulk group.
+__device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 :: "l"(dst), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(bytes)
+                 : "memory");
+}

@@ -392,6 +392,11 @@ template <class... C> void tmaStore(const CUtensorMap *map, const void *src, C..
     });
 }
 } // namespace emu
+inline void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+    emu::transact(bar, -bytes, 0);
+}
+inline void tilet_bulk_store(void *dst, const void *src, int bytes) { std::memcpy(dst, src, static_cast<size_t>(bytes)); }
 inline void tilet_fence_proxy_async() {}
 inline void tilet_tma_store_wait() {}
 inline void tilet_pdl_trigger() {}

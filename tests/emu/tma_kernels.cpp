@@ -33,5 +33,14 @@ int main() {
             [&](int k, int j) { return double(__half2float(B[k * 128 + j])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
         failed += harness::report("TMA into 128B-swizzled gemm operands (2 boxes for B), read by ldmatrix", err, 1e-4);
     }
+    {
+        std::vector<float> a = harness::random(16 * 64, -1, 1, 84);
+        float *A = harness::alloc<float>(a.size()), *B = harness::alloc<float>(a.size());
+        std::copy(a.begin(), a.end(), A);
+        if (bulk(A, B, nullptr) != cudaSuccess) return 1;
+        double err = 0;
+        for (size_t i = 0; i < a.size(); ++i) err = std::max(err, std::fabs(double(a[i]) + 3 - B[i]));
+        failed += harness::report("1D bulk load and store of a contiguous 16 x 64 tile", err, 1e-6);
+    }
     return failed;
 }

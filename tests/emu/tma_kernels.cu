@@ -101,6 +101,21 @@ __device__ __forceinline__ void tilet_tma_store_wait()
     asm volatile("cp.async.bulk.commit_group;\n"
                  "cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
+// 1D TMA: `bytes` contiguous bytes global -> shared, completing on the mbarrier.
+__device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
+// 1D TMA: `bytes` contiguous bytes shared -> global, in this thread's bulk group.
+__device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 :: "l"(dst), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(bytes)
+                 : "memory");
+}
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -210,3 +225,41 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         }
     }
 } // tma_gemm_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 4096);   // 1 mbarrier
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&tma_barrier[0], 1);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    int tma_phase[1];
+    tma_phase[0] = 0;
+    float* s = reinterpret_cast<float*>(tilet_smem + 0);
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 4096);
+        tilet_bulk_load(&s[0], &A[0], 4096, &tma_barrier[0]);
+    }
+    tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+    tma_phase[0] = tma_phase[0] ^ 1;
+    const int i_thread = static_cast<int>(threadIdx.x) / 16;
+    const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 2; ++i_1) {
+        __align__(16) float s_vec[4];
+        *reinterpret_cast<uint4*>(&s_vec[0]) = *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]);
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            s_vec[v] = s_vec[v] + 3.0f;
+        }
+        *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
+    }
+    tilet_fence_proxy_async();
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_bulk_store(&B[0], &s[0], 4096);
+        tilet_tma_store_wait();
+    }
+} // bulk_kernel

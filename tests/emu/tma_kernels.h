@@ -36,6 +36,14 @@ cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream);
 // grid launches nothing and returns cudaSuccess.
 cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cudaStream_t stream);
 
+// bulk: grid (1), 128 threads per block, 4104 bytes of dynamic shared memory.
+//   A: f32 [16, 64], read, 16-byte aligned
+//   B: f32 [16, 64], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t bulk(const float* A, float* B, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
