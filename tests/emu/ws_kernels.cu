@@ -46,6 +46,20 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
+__device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared.b64 [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
+                 : "memory");
+}
+// 1D TMA: `bytes` contiguous bytes global -> shared, completing on the mbarrier.
+__device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -167,3 +181,53 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
         }
     }
 } // ring_dyn_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
+    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    float* slots = reinterpret_cast<float*>(tilet_smem + 0);
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&full[0], 128);
+        tilet_mbarrier_init(&full[1], 128);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&empty[0], 128);
+        tilet_mbarrier_init(&empty[1], 128);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x / 128 == 0) {
+        for (int k = 0; k < 8; ++k) {
+            tilet_named_barrier(1, 128);
+            tilet_mbarrier_wait(&empty[k % 2], (k / 2 + 1) % 2);
+            if (static_cast<int>(threadIdx.x) == 0) {
+                tilet_mbarrier_expect_tx(&full[k % 2], 512);
+                tilet_bulk_load(&slots[k % 2 * 128], &A[k * 128], 512, &full[k % 2]);
+            }
+            tilet_mbarrier_arrive(&full[k % 2]);
+        }
+    }
+    if (threadIdx.x / 128 == 1) {
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        for (int k = 0; k < 8; ++k) {
+            tilet_named_barrier(2, 128);
+            tilet_mbarrier_wait(&full[k % 2], k / 2 % 2);
+            const int i_thread = role_thread % 32 * 4;
+            if (role_thread / 32 == 0) {
+                __align__(16) float B_vec[4];
+                __align__(16) float slots_vec[4];
+                *reinterpret_cast<uint4*>(&slots_vec[0]) = *reinterpret_cast<uint4*>(&slots[k % 2 * 128 + i_thread]);
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    B_vec[v] = slots_vec[v] - 1.0f;
+                }
+                *reinterpret_cast<uint4*>(&B[k * 128 + i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+            }
+            tilet_mbarrier_arrive(&empty[k % 2]);
+        }
+    }
+} // ring_tma_kernel

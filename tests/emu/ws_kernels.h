@@ -34,6 +34,14 @@ cudaError_t ring(const float* A, float* B, cudaStream_t stream);
 // grid launches nothing and returns cudaSuccess.
 cudaError_t ring_dyn(const float* A, float* B, int n, cudaStream_t stream);
 
+// ring_tma: grid (1), 256 threads per block, 1056 bytes of dynamic shared memory.
+//   A: f32 [8, 128], read, 16-byte aligned
+//   B: f32 [8, 128], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
