@@ -6,11 +6,15 @@
 #include "support/Embedded.h"
 #include "support/InternalError.h"
 
+#include <map>
+
 namespace tilet {
 
 std::string deviceKernelName(const ir::Kernel &k) { return k.name + "_kernel"; }
 
 namespace {
+
+std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 
 class KernelPrinter {
 public:
@@ -48,6 +52,7 @@ public:
 
     const std::set<std::string> &headers() const { return expr_.headers(); }
     const std::set<std::string> &helpers() const { return expr_.helpers(); }
+    const std::map<std::string, std::string> &generatedHelpers() const { return generated_; }
 
 private:
     std::string e(const ir::Expr &x) { return expr_.print(x); }
@@ -205,6 +210,35 @@ private:
             helper("tma_store_wait");
             out_.line("tilet_tma_store_wait();");
             return;
+        case ir::StmtKind::Wgmma: {
+            const ir::Wgmma &w = *ir::as<ir::Wgmma>(s);
+            std::string key = "wgmma_m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "_" + mmaTypeName(w.d->dtype, false) + "_" +
+                              mmaTypeName(w.a.buffer->dtype, true);
+            if (!generated_.count(key)) generated_[key] = wgmmaHelper(key, w);
+            helper("wgmma_desc");
+            auto desc = [&](const ir::WgmmaOperand &o) {
+                int mode = o.swizzle == ir::SharedSwizzle::B128 ? 1 : o.swizzle == ir::SharedSwizzle::B64 ? 2 : o.swizzle == ir::SharedSwizzle::B32 ? 3 : 0;
+                return "tilet_wgmma_desc(&" + access(o.buffer, o.indices) + ", " + std::to_string(o.leadingBytes) + ", " + std::to_string(o.strideBytes) +
+                       ", " + std::to_string(mode) + ")";
+            };
+            out_.line("tilet_" + key + "<" + (w.a.mnMajor ? "1" : "0") + ", " + (w.b.mnMajor ? "1" : "0") + ">(&" + access(w.d, {w.dOffset}) + ", " +
+                      desc(w.a) + ", " + desc(w.b) + ", " + e(w.scaleD) + ");");
+            return;
+        }
+        case ir::StmtKind::WgmmaSync: {
+            const ir::WgmmaSync &w = *ir::as<ir::WgmmaSync>(s);
+            if (w.sync == ir::WgmmaSyncKind::Fence) {
+                helper("wgmma_fence");
+                out_.line("tilet_wgmma_fence();");
+            } else if (w.sync == ir::WgmmaSyncKind::Commit) {
+                helper("wgmma_commit");
+                out_.line("tilet_wgmma_commit();");
+            } else {
+                helper("wgmma_wait");
+                out_.line("tilet_wgmma_wait<" + std::to_string(w.pending) + ">();");
+            }
+            return;
+        }
         case ir::StmtKind::CpAsyncCommit:
             helper("cp_async_commit");
             out_.line("tilet_cp_async_commit();");
@@ -283,7 +317,38 @@ private:
     NameTable names_;
     ExprPrinter expr_;
     int64_t sharedAlignment_;
+    std::map<std::string, std::string> generated_;   // helpers whose operand lists depend on the shape
 };
+
+// The operand lists of wgmma grow with N, so its helpers are spelled here from
+// the node's shape and dtypes (f32 or f16 accumulators, f16/bf16 operands).
+std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
+    bool f16 = w.d->dtype == DType::F16;
+    int64_t regs = f16 ? w.n / 4 : w.n / 2;   // accumulator registers per thread
+    std::string type = mmaTypeName(w.a.buffer->dtype, true);
+    std::string list;
+    for (int64_t i = 0; i < regs; ++i) list += (i ? ", %" : "%") + std::to_string(i);
+    std::string outs;
+    for (int64_t i = 0; i < regs; ++i) outs += std::string(i ? ", " : "") + (f16 ? "\"+r\"(r[" : "\"+f\"(d[") + std::to_string(i) + "])";
+    std::string a = std::to_string(regs), b = std::to_string(regs + 1), scale = std::to_string(regs + 2), ta = std::to_string(regs + 3),
+                tb = std::to_string(regs + 4);
+    std::string ptx = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "." + mmaTypeName(w.d->dtype, false) + "." +
+                      type + "." + type;
+    std::string text;
+    text += "// wgmma: D (64 x " + std::to_string(w.n) + " per warp group, " + mmaTypeName(w.d->dtype, false) + ") = A * B + (scaleD ? D : 0), A and B\n";
+    text += "// read through shared-memory descriptors; TransA / TransB: M- / N-major operands.\n";
+    text += "template <int TransA, int TransB>\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(" + (f16 ? "__half" : "float") +
+            " *d, unsigned long long a, unsigned long long b, int scaleD)\n{\n";
+    if (f16) text += "    unsigned r[" + std::to_string(regs) + "];\n    memcpy(r, d, sizeof(r));\n";
+    text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + scale + ", 0;\\n\"\n";
+    text += "                 \"" + ptx + " {" + list + "}, %" + a + ", %" + b + ", p, 1, 1, %" + ta + ", %" + tb + ";\\n}\\n\"\n";
+    text += "                 : " + outs + "\n";
+    text += "                 : \"l\"(a), \"l\"(b), \"r\"(scaleD), \"n\"(TransA), \"n\"(TransB));\n";
+    if (f16) text += "    memcpy(d, r, sizeof(r));\n";
+    text += "}\n";
+    return text;
+}
 
 // The sections of templates/cuda/ptx_helpers.cu named in `keys`, in file order.
 std::string helperText(const std::set<std::string> &keys) {
@@ -310,6 +375,7 @@ std::string helperText(const std::set<std::string> &keys) {
 std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names) {
     Emitter body;
     std::set<std::string> headers, helpers;
+    std::map<std::string, std::string> generated;
     int64_t alignment = 16;
     for (const ir::Kernel &k : module.kernels) alignment = std::max(alignment, k.sharedAlignment);
     for (size_t i = 0; i < module.kernels.size(); ++i) {
@@ -318,6 +384,7 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
         printer.print();
         headers.insert(printer.headers().begin(), printer.headers().end());
         helpers.insert(printer.helpers().begin(), printer.helpers().end());
+        generated.insert(printer.generatedHelpers().begin(), printer.generatedHelpers().end());
     }
     Emitter out;
     out.raw(fillTemplate(embedded::get("cuda/banner.cu"), {{"cu", names.cuFile},
@@ -328,9 +395,10 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
     if (!headers.empty()) out.blank();
     for (const std::string &h : headers) out.line("#include <" + h + ">");
     out.blank();
-    if (!helpers.empty()) {
+    if (!helpers.empty() || !generated.empty()) {
         out.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
         out.raw(helperText(helpers));
+        for (const auto &[key, text] : generated) out.raw(text);
         out.line("// ---- end of PTX helpers ----");
         out.blank();
     }

@@ -495,6 +495,45 @@ struct TmaStoreWait : StmtNode {
     explicit TmaStoreWait(SourceRange s = {}) : StmtNode(kKind, s) {}
 };
 
+// ---- wgmma (sm_90a): warp-group MMA from shared-memory descriptors
+
+// One operand of a wgmma in shared memory: its first element and the matrix
+// descriptor's fields (PTX ISA "Matrix Descriptor Format"): the byte offsets
+// between swizzle atoms along the leading and the strided dimension, the
+// swizzle, and whether the operand is MN-major (the instruction's transpose).
+struct WgmmaOperand {
+    Buffer buffer;
+    std::vector<Expr> indices;
+    int64_t leadingBytes = 16, strideBytes = 0;
+    SharedSwizzle swizzle = SharedSwizzle::None;
+    bool mnMajor = false;
+};
+
+// wgmma.mma_async: one m64 x n x k atom of the calling warp group,
+// d[dOffset..] = A * B + (scaleD ? d : 0), asynchronous until WgmmaWait.
+struct Wgmma : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Wgmma;
+    Wgmma(int64_t m, int64_t n, int64_t k, Buffer d, Expr dOff, WgmmaOperand a, WgmmaOperand b, Expr scale, SourceRange s = {})
+        : StmtNode(kKind, s), m(m), n(n), k(k), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)), b(std::move(b)),
+          scaleD(std::move(scale)) {}
+    const int64_t m, n, k;
+    const Buffer d;
+    const Expr dOffset;
+    const WgmmaOperand a, b;
+    const Expr scaleD;   // 1: accumulate; 0: overwrite
+};
+
+// wgmma.fence / commit_group / wait_group: register accesses ordered with the
+// asynchronous MMAs, the issued MMAs closed into a group, and a wait until at
+// most `pending` groups are in flight.
+enum class WgmmaSyncKind { Fence, Commit, Wait };
+struct WgmmaSync : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::WgmmaSync;
+    WgmmaSync(WgmmaSyncKind k, int64_t p = 0, SourceRange s = {}) : StmtNode(kKind, s), sync(k), pending(p) {}
+    const WgmmaSyncKind sync;
+    const int64_t pending;
+};
+
 // Closes the thread's current group of cp.async copies.
 struct CpAsyncCommit : StmtNode {
     static constexpr StmtKind kKind = StmtKind::CpAsyncCommit;

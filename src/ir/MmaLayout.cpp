@@ -117,4 +117,30 @@ Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks) {
     return mul(intImm(perStep), add(ks, mul(intImm(t.kSteps()), i)));
 }
 
+int64_t wgmmaGroupsM(const MmaTiling &t) { return t.warpM / 4; }
+int64_t wgmmaGroupRows(const MmaTiling &t) { return t.M / wgmmaGroupsM(t); }
+int64_t wgmmaMAtoms(const MmaTiling &t) { return wgmmaGroupRows(t) / 64; }
+int64_t wgmmaNAtoms(const MmaTiling &t) { return t.warpCols() / t.atom.n; }
+
+TileLayout wgmmaAccumulatorLayout(const MmaTiling &t) {
+    TileLayout l;
+    l.shape = {t.M, t.N};
+    l.threads = t.threads;
+    addMode(l.threadModes, 4, 1, 2);                // q: column pair
+    addMode(l.threadModes, 8, 0, 1);                // g: row
+    addMode(l.threadModes, 4, 0, 16);               // warp in its group: 16 rows
+    addMode(l.threadModes, wgmmaGroupsM(t), 0, wgmmaGroupRows(t));
+    addMode(l.threadModes, t.warpN, 1, t.warpCols());
+    addMode(l.localModes, 2, 1, 1);                 // c % 2
+    addMode(l.localModes, 2, 0, 8);                 // c / 2
+    addMode(l.localModes, t.atom.n / 8, 1, 8);
+    addMode(l.localModes, wgmmaNAtoms(t), 1, t.atom.n);
+    addMode(l.localModes, wgmmaMAtoms(t), 0, 64);
+    return l;
+}
+
+Expr wgmmaAccumulatorOffset(const MmaTiling &t, const Expr &a, const Expr &jn) {
+    return mul(intImm(t.atom.n / 2), add(jn, mul(intImm(wgmmaNAtoms(t)), a)));
+}
+
 } // namespace tilet::ir

@@ -85,4 +85,20 @@ TileLayout mmaOperandALayout(const MmaTiling &t);
 // Element index of the first A register of atom row i at k-step ks.
 Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks);
 
+// ---- wgmma.mma_async (sm_90a): a warp group (4 warps, 128 threads) computes
+// m64 x n atoms from shared-memory descriptors. For WGMMA tilings warpM
+// counts warps along M (a multiple of 4: the warp groups along M are warpM / 4)
+// and warpN warp groups along N; warp w of a group owns rows 16w .. 16w + 15
+// of each m64 atom, with the same per-lane accumulator positions as mma.sync.
+int64_t wgmmaGroupsM(const MmaTiling &t);
+int64_t wgmmaGroupRows(const MmaTiling &t);   // rows of C per warp group
+int64_t wgmmaMAtoms(const MmaTiling &t);      // m64 atoms per warp group
+int64_t wgmmaNAtoms(const MmaTiling &t);      // n atoms per warp group
+
+// C [M, N]: local modes, fastest first: the column pair, the row half, the
+// 8-column block of an atom, the atom along N, the atom along M.
+TileLayout wgmmaAccumulatorLayout(const MmaTiling &t);
+// Register index of the first accumulator of atom (a, jn) of the calling warp group.
+Expr wgmmaAccumulatorOffset(const MmaTiling &t, const Expr &a, const Expr &jn);
+
 } // namespace tilet::ir

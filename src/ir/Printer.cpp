@@ -168,6 +168,21 @@ public:
             return;
         }
         case StmtKind::CpAsyncCommit: line("cp.async.commit_group"); return;
+        case StmtKind::Wgmma: {
+            auto &w = static_cast<const Wgmma &>(*s);
+            auto operand = [&](const WgmmaOperand &o) {
+                return o.buffer->name + "[" + list(o.indices) + "]" + (o.mnMajor ? " mn-major" : " k-major") + " lbo=" + std::to_string(o.leadingBytes) +
+                       " sbo=" + std::to_string(o.strideBytes);
+            };
+            line("wgmma.m" + std::to_string(w.m) + "n" + std::to_string(w.n) + "k" + std::to_string(w.k) + " " + w.d->name + "[" + expr(w.dOffset) +
+                 "...] = " + operand(w.a) + " * " + operand(w.b) + " + " + expr(w.scaleD) + " * d");
+            return;
+        }
+        case StmtKind::WgmmaSync: {
+            auto &w = static_cast<const WgmmaSync &>(*s);
+            line(w.sync == WgmmaSyncKind::Fence ? "wgmma.fence" : w.sync == WgmmaSyncKind::Commit ? "wgmma.commit_group" : "wgmma.wait_group " + std::to_string(w.pending));
+            return;
+        }
         case StmtKind::TmaLoad: {
             auto &t = static_cast<const TmaLoad &>(*s);
             line("tma_load " + t.desc->name + "{" + list(t.coords) + "} -> " + t.dst->name + "[" + list(t.dstIndices) + "] on " + t.barrier->name + "[" +

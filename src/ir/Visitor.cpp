@@ -57,6 +57,13 @@ void Visitor::visitLdMatrix(const LdMatrix &n) {
 }
 void Visitor::visitMma(const Mma &n) { visit(n.dOffset); visit(n.aOffset); visit(n.bOffset); }
 void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
+void Visitor::visitWgmma(const Wgmma &n) {
+    visit(n.dOffset);
+    for (const Expr &i : n.a.indices) visit(i);
+    for (const Expr &i : n.b.indices) visit(i);
+    visit(n.scaleD);
+}
+void Visitor::visitWgmmaSync(const WgmmaSync &) {}
 void Visitor::visitTmaLoad(const TmaLoad &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     for (const Expr &c : n.coords) visit(c);
@@ -278,6 +285,16 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
+Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
+    bool changed = false;
+    WgmmaOperand a = n.a, b = n.b;
+    a.indices = mutateAll(n.a.indices, changed);
+    b.indices = mutateAll(n.b.indices, changed);
+    Expr d = mutate(n.dOffset), scale = mutate(n.scaleD);
+    if (!changed && d == n.dOffset && scale == n.scaleD) return self;
+    return std::make_shared<Wgmma>(n.m, n.n, n.k, n.d, d, a, b, scale, n.span);
+}
+Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
 Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     bool changed = false;
     std::vector<Expr> di = mutateAll(n.dstIndices, changed), c = mutateAll(n.coords, changed);

@@ -59,6 +59,14 @@ protected:
         return std::make_shared<ir::BulkCopy>(b.dst, flat(*b.dst, b.dstIndices), b.src, flat(*b.src, b.srcIndices), b.bytes, b.barrier, b.barrierIndex,
                                               b.span);
     }
+    ir::Stmt mutateWgmma(const ir::Stmt &self, const ir::Wgmma &n) override {
+        ir::Stmt base = ir::Mutator::mutateWgmma(self, n);
+        const ir::Wgmma &w = *ir::as<ir::Wgmma>(base);
+        ir::WgmmaOperand a = w.a, b = w.b;
+        a.indices = flat(*a.buffer, a.indices);
+        b.indices = flat(*b.buffer, b.indices);
+        return std::make_shared<ir::Wgmma>(w.m, w.n, w.k, w.d, w.dOffset, a, b, w.scaleD, w.span);
+    }
     ir::Stmt mutateLdMatrix(const ir::Stmt &self, const ir::LdMatrix &n) override {
         ir::Stmt base = ir::Mutator::mutateLdMatrix(self, n);
         const ir::LdMatrix &l = *ir::as<ir::LdMatrix>(base);

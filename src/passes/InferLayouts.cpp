@@ -67,8 +67,12 @@ public:
     void fixGemmLayouts(const ir::Stmt &body) {
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             const ir::Gemm *g = ir::as<ir::Gemm>(s);
-            if (!g || g->inst != ir::GemmInst::MMA) return;
+            if (!g || (g->inst != ir::GemmInst::MMA && g->inst != ir::GemmInst::WGMMA)) return;
             ir::MmaTiling t = ir::mmaTiling(*g, kernel_.threads);
+            if (g->inst == ir::GemmInst::WGMMA) {
+                setLayout({g->c.buffer, {}, g->span}, ir::wgmmaAccumulatorLayout(t), "the wgmma accumulator layout");
+                return;
+            }
             setLayout({g->c.buffer, {}, g->span}, ir::mmaAccumulatorLayout(t), "the mma.sync accumulator layout");
             if (g->a.buffer->scope == ir::MemScope::Fragment)
                 setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");

@@ -125,6 +125,11 @@ State accessesOf(const ir::Stmt &s) {
             st.writes.push_back(r);
         }
         if (const ir::TmaStore *t = ir::as<ir::TmaStore>(x)) st.reads.push_back(rangeOf(*t->src, t->srcIndices));
+        if (const ir::Wgmma *w = ir::as<ir::Wgmma>(x)) {
+            for (const ir::WgmmaOperand *o : {&w->a, &w->b}) {
+                if (o->buffer->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*o->buffer, o->indices));
+            }
+        }
         if (const ir::BulkCopy *b = ir::as<ir::BulkCopy>(x)) {
             Range w = rangeOf(*b->dst, b->dstIndices);
             w.publishedBy = b->barrier.get();

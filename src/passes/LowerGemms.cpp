@@ -17,6 +17,7 @@
 #include "passes/LowerGemms.h"
 
 #include "ir/Analysis.h"
+#include "ir/Layout.h"
 #include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
@@ -76,6 +77,7 @@ public:
 
 protected:
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
+        if (g.inst == ir::GemmInst::WGMMA) return lowerWgmma(g);
         if (g.inst != ir::GemmInst::MMA) return self;
         return lower(g);
     }
@@ -161,6 +163,78 @@ private:
             }
         }
         return ir::seq(std::move(loads));
+    }
+
+    // A shared operand of a wgmma: the descriptor of its tile starting at
+    // storage coordinate (mn, k) of the whole gemm tile.
+    static ir::WgmmaOperand wgmmaOperand(const ir::Region &r, bool mnMajor, const Expr &mn, const Expr &k) {
+        ir::WgmmaOperand o;
+        o.buffer = r.buffer;
+        o.mnMajor = mnMajor;
+        // Storage order: (mn, k) for K-major tiles, (k, mn) for MN-major ones.
+        o.indices = ir::regionIndices(r, mnMajor ? std::vector<Expr>{k, mn} : std::vector<Expr>{mn, k});
+        o.swizzle = r.buffer->swizzle;
+        int64_t width = ir::swizzleBytes(o.swizzle);
+        int64_t rows = 1;
+        std::vector<int64_t> shape = *r.buffer->constShape();
+        for (size_t d = 0; d + 1 < shape.size(); ++d) rows *= shape[d];
+        // Swizzle atoms are 8 rows of the swizzle width; along the strided
+        // dimension the next one is 8 rows down. Along the leading dimension
+        // a K-major tile has none (the field is unused), an MN-major one has
+        // the next column segment (tilet stores segments one after another).
+        o.strideBytes = 8 * width;
+        o.leadingBytes = mnMajor ? rows * width : 16;
+        return o;
+    }
+
+    // wgmma: per k-step, one wgmma per m64 x n atom of the calling warp group,
+    // then commit and wait (the gemm is complete when it returns).
+    Stmt lowerWgmma(const ir::Gemm &g) {
+        ir::MmaTiling t = ir::mmaTiling(g, kernel_.threads);
+        SourceRange span = g.span;
+        ir::Buffer cRegs = g.c.buffer->registers;
+        TILET_ASSERT(cRegs, "gemm accumulator '" << g.c.buffer->name << "' has no registers after infer-layouts");
+        ir::VarRef groupM = ir::makeVar("group_m"), groupN = ir::makeVar("group_n"), ks = ir::makeVar("ks"), a = ir::makeVar("a"),
+                   jn = ir::makeVar("jn");
+        Expr rowOrigin = ir::add(ir::mul(groupM, ir::intImm(ir::wgmmaGroupRows(t))), ir::mul(a, ir::intImm(64)));
+        Expr colOrigin = ir::add(ir::mul(groupN, ir::intImm(t.warpCols())), ir::mul(jn, ir::intImm(t.atom.n)));
+        Expr kOrigin = ir::mul(ks, ir::intImm(t.atom.k));
+        ir::WgmmaOperand aOp = wgmmaOperand(g.a, g.transposeA, rowOrigin, kOrigin);
+        ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, colOrigin, kOrigin);
+        Stmt mma = std::make_shared<ir::Wgmma>(64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, ir::intImm(1), span);
+        Stmt steps = unrolled(ks, t.kSteps(), unrolled(a, ir::wgmmaMAtoms(t), unrolled(jn, ir::wgmmaNAtoms(t), mma, span), span), span);
+
+        std::vector<Stmt> all;
+        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
+            ir::VarRef r = ir::makeVar("r");
+            Expr zero = isFloat(cRegs->dtype) ? ir::floatImm(0, cRegs->dtype) : ir::intImm(0, cRegs->dtype);
+            auto clear = std::make_shared<ir::For>(r, ir::intImm(0), cRegs->shape[0], ir::ForKind::Unrolled,
+                                                   std::make_shared<ir::Store>(cRegs, std::vector<Expr>{r}, zero, ir::StoreOp::Assign, span), span);
+            clear->threadLocal = true;
+            all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
+        }
+        // The fence orders the accumulators' earlier register writes before the asynchronous MMAs.
+        all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Fence, 0, span));
+        all.push_back(steps);
+        all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Commit, 0, span));
+        all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span));
+        Stmt out = ir::seq(std::move(all));
+        Expr group = ir::div(ir::threadIdx(), ir::intImm(128));
+        int64_t groupsM = ir::wgmmaGroupsM(t);
+        if (t.warpN > 1) out = std::make_shared<ir::LetStmt>(groupN, ir::div(group, ir::intImm(groupsM)), out, span);
+        else out = ir::substitute(out, {{groupN, ir::intImm(0)}});
+        if (groupsM > 1) out = std::make_shared<ir::LetStmt>(groupM, ir::mod(group, ir::intImm(groupsM)), out, span);
+        else out = ir::substitute(out, {{groupM, ir::intImm(0)}});
+
+        Decision d;
+        d.where = span;
+        d.op = "gemm wgmma";
+        d.choice = std::to_string(t.kSteps() * ir::wgmmaMAtoms(t) * ir::wgmmaNAtoms(t)) + " wgmma.mma_async m64n" + std::to_string(t.atom.n) + "k" +
+                   std::to_string(t.atom.k) + " per warp group, then commit and wait";
+        d.why = "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
+                "-major through shared-memory descriptors (" + ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) + " swizzle)";
+        ctx_.explain.record(std::move(d));
+        return out;
     }
 
     Stmt lower(const ir::Gemm &g) {

@@ -92,6 +92,11 @@ public:
         touch(n.src.get());
         ir::Visitor::visitBulkCopy(n);
     }
+    void visitWgmma(const ir::Wgmma &n) override {
+        touch(n.a.buffer.get());
+        touch(n.b.buffer.get());
+        ir::Visitor::visitWgmma(n);
+    }
     void visitLdMatrix(const ir::LdMatrix &n) override {
         touch(n.src.get());
         ir::Visitor::visitLdMatrix(n);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 namespace tilet {
 
@@ -25,6 +26,7 @@ struct Shape {
     int64_t M = 0, N = 0, K = 0;
     DType a = DType::F16, b = DType::F16, c = DType::F32;
     bool transA = false, transB = false;
+    int64_t contA = 0, contB = 0;   // elements of a shared operand's storage row
     ir::MemScope sa = ir::MemScope::Shared, sb = ir::MemScope::Shared, sc = ir::MemScope::Fragment;
 };
 
@@ -64,6 +66,8 @@ private:
         s.sa = g.a.buffer->scope;
         s.sb = g.b.buffer->scope;
         s.sc = g.c.buffer->scope;
+        if (std::optional<std::vector<int64_t>> a = g.a.buffer->constShape()) s.contA = a->back();
+        if (std::optional<std::vector<int64_t>> b = g.b.buffer->constShape()) s.contB = b->back();
         return s;
     }
 
@@ -105,6 +109,12 @@ private:
         if (s.M < 64) return Option::no("M = " + str(s.M) + " is below the 64 rows of a warpgroup MMA");
         if (warps() % 4 != 0) return Option::no(str(kernel_.threads) + " threads are not whole warpgroups of 128");
         if (s.sb != ir::MemScope::Shared) return Option::no("wgmma reads B from shared memory");
+        // The descriptors describe swizzled tiles: rows of a multiple of 32 bytes.
+        for (const auto &[scope, bits, cont, what] : {std::tuple{s.sa, dtypeBits(s.a), s.contA, "A"}, std::tuple{s.sb, dtypeBits(s.b), s.contB, "B"}}) {
+            if (scope == ir::MemScope::Shared && (cont * bits / 8) % 32 != 0)
+                return Option::no(std::string(what) + "'s shared rows of " + str(cont * bits / 8) +
+                                  " bytes take no swizzle; wgmma's descriptors need rows of a multiple of 32 bytes");
+        }
         bool kMajor = !s.transA && s.transB;
         auto need = [&](int64_t k, bool majorRule, const std::string &what) -> Option {
             if (majorRule && !kMajor) return Option::no(what + " wgmma needs A and B K-major (transpose_A = false, transpose_B = true)");
@@ -164,6 +174,29 @@ private:
             return Option::no("K = " + str(s.K) + " is not a multiple of the " + str(k) + " one m" + str(m) + "n" + str(n) + "k" +
                               str(k) + " step consumes");
         return Option::yes();
+    }
+
+    // The wgmma warp partition and atom: warp groups along M and N, an
+    // N-major B atom starting on a swizzle segment (64 f16 for 128B).
+    bool wgmmaShape(const Shape &s, ir::Gemm &g, int64_t &wm, int64_t &wn, std::string &error) const {
+        int64_t step = 8;
+        if (!s.transB) {
+            int64_t rowBytes = s.contB * dtypeBits(s.b) / 8;
+            step = (rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : 32) * 8 / dtypeBits(s.b);
+        }
+        if (!partition(GemmInst::WGMMA, s, g.policy, 16, step, wm, wn, error)) return false;
+        int64_t perGroupN = s.N / wn;
+        int64_t n = 0;
+        for (int64_t cand = std::min<int64_t>(256, perGroupN); cand >= 8 && !n; cand -= 8) {
+            // N a multiple of 16 when the columns allow it (N = 8 mod 16 is TileLang #2593's trap).
+            if (perGroupN % cand == 0 && cand % step == 0 && (cand % 16 == 0 || perGroupN % 16 != 0)) n = cand;
+        }
+        if (!n) {
+            error = "no wgmma width divides the " + str(perGroupN) + " columns of a warp group in whole " + str(step) + "-column swizzle segments of B";
+            return false;
+        }
+        g.atomM = 64, g.atomN = n, g.atomK = 256 / dtypeBits(s.a);
+        return true;
     }
 
     // ComputeDefaultWarpPartition / ComputeWgmmaWarpPartition.
@@ -307,24 +340,31 @@ private:
             }
         }
 
-        // Instruction shape and warp partition.
+        // Instruction shape and warp partition. A wgmma the warps or B's
+        // swizzle segments cannot be arranged for falls back to mma.sync
+        // (an explicit inst = wgmma is an error instead).
         int64_t wm = 0, wn = 0;
         std::string error;
+        if (inst == GemmInst::WGMMA && !wgmmaShape(s, g, wm, wn, error)) {
+            if (g.explicitInst == GemmInst::WGMMA) return fail("inst = wgmma cannot be honoured", error);
+            rejected.push_back({"WGMMA", error});
+            Option mma = mmaAtom(s, am, an, ak);
+            if (mma.ok) {
+                inst = GemmInst::MMA;
+                why = "warp-level mma.sync";
+            } else {
+                rejected.push_back({"MMA", mma.reason});
+                inst = GemmInst::FMA;
+                why = "no tensor-core instruction fits; every element is computed with FMA";
+            }
+        }
         if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
             if (!am) mmaAtom(s, am, an, ak);
             if (!am) am = 16, an = 8, ak = 32;   // block-scaled sm_120: m16n8k64 family, decided with its lowering
             int64_t minCols = target_.arch < 75 ? 16 : 8;
             if (!partition(inst, s, g.policy, 16, minCols, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
             g.atomM = am, g.atomN = an, g.atomK = ak;
-        } else if (inst == GemmInst::WGMMA) {
-            if (!partition(inst, s, g.policy, 16, 8, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
-            int64_t perWarpN = s.N / wn;
-            int64_t n = perWarpN % 16 != 0 ? std::gcd<int64_t>(perWarpN, 256) : 0;
-            for (int64_t cand = 256; !n && cand >= 16; cand -= 16) {
-                if (perWarpN % cand == 0) n = cand;   // widen only in multiples of 16 (TileLang #2593)
-            }
-            g.atomM = 64, g.atomN = n, g.atomK = 256 / dtypeBits(s.a);
-        } else {
+        } else if (inst != GemmInst::WGMMA) {   // wgmmaShape set the partition and the atom
             partition(inst, s, g.policy, 1, 1, wm, wn, error);
         }
         g.inst = inst;

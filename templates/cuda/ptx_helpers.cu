@@ -439,3 +439,31 @@ __device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int
                  :: "l"(dst), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(bytes)
                  : "memory");
 }
+// @helper wgmma_desc
+// A wgmma shared-memory matrix descriptor: start address, leading- and
+// stride-dimension byte offsets (all in 16-byte units), swizzle mode
+// (1: 128B, 2: 64B, 3: 32B).
+__device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem, unsigned leadingBytes, unsigned strideBytes, unsigned mode)
+{
+    unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
+           (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
+}
+// @helper wgmma_fence
+// Orders earlier register accesses of the accumulators before the next wgmma.
+__device__ __forceinline__ void tilet_wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+// @helper wgmma_commit
+// Closes the warp group's issued wgmma operations into one group.
+__device__ __forceinline__ void tilet_wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// @helper wgmma_wait
+// Waits until at most N wgmma groups of the warp group are in flight.
+template <int N> __device__ __forceinline__ void tilet_wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}

@@ -397,6 +397,47 @@ inline void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long
     emu::transact(bar, -bytes, 0);
 }
 inline void tilet_bulk_store(void *dst, const void *src, int bytes) { std::memcpy(dst, src, static_cast<size_t>(bytes)); }
+// ---- wgmma (PTX ISA: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
+// "Shared Memory Matrix Layout", "Matrix Descriptor Format"). The emulated
+// descriptor keeps the operand's offset from the block's shared memory and
+// the byte offsets; the MMA runs at once. Operand element (mn, k) lies at
+//   K-major:  start + (mn / 8) * SBO + (mn % 8) * W + k * size
+//   MN-major: start + (mn / (W / size)) * LBO + (k / 8) * SBO + (k % 8) * W + (mn % (W / size)) * size
+// before the swizzle of width W (16-byte chunk XOR the 128-byte line within
+// each W-byte span) is applied to the shared-memory offset.
+namespace emu {
+inline unsigned long long wgmmaDesc(const void *smem, unsigned leadingBytes, unsigned strideBytes, unsigned mode) {
+    unsigned long long offset = static_cast<unsigned long long>(static_cast<const unsigned char *>(smem) - sharedBase());
+    return offset | (static_cast<unsigned long long>(leadingBytes >> 4) << 32) | (static_cast<unsigned long long>(strideBytes >> 4) << 46) |
+           (static_cast<unsigned long long>(mode) << 60);
+}
+template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, int mn, int k) {
+    unsigned long long start = desc & 0xffffffffull, lbo = ((desc >> 32) & 0x3fff) << 4, sbo = ((desc >> 46) & 0x3fff) << 4;
+    unsigned mode = unsigned(desc >> 60) & 3;
+    unsigned long long width = mode == 1 ? 128 : mode == 2 ? 64 : 32, size = sizeof(T), segment = width / size;
+    unsigned long long at = mnMajor ? start + (mn / segment) * lbo + (k / 8) * sbo + (k % 8) * width + (mn % segment) * size
+                                    : start + (mn / 8) * sbo + (mn % 8) * width + k * size;
+    at ^= ((at >> 7) & (width / 16 - 1)) << 4;
+    T value;
+    std::memcpy(&value, sharedBase() + at, sizeof(T));
+    return toDouble(value);
+}
+template <int M, int N, int K, class T, int TransA, int TransB, class D> void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
+    unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
+    for (int j = 0; j < N / 8; ++j) {
+        for (int e = 0; e < 4; ++e) {
+            int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
+            double sum = 0;
+            for (int k = 0; k < K; ++k) sum += wgmmaOperand<T>(a, TransA, row, k) * wgmmaOperand<T>(b, TransB, col, k);
+            if (!scaleD) d[4 * j + e] = D(0);
+            accumulate(d[4 * j + e], sum);
+        }
+    }
+}
+} // namespace emu
+inline void tilet_wgmma_fence() {}
+inline void tilet_wgmma_commit() {}
+template <int N> void tilet_wgmma_wait() {}
 inline void tilet_fence_proxy_async() {}
 inline void tilet_tma_store_wait() {}
 inline void tilet_pdl_trigger() {}

@@ -3,7 +3,13 @@
 #include "harness.h"
 #include "references.h"
 
+// The same harness checks the sm_80 (mma.sync) and the sm_90a (wgmma)
+// translations; EMU_HEADER names the header of the one being checked.
+#ifdef EMU_HEADER
+#include EMU_HEADER
+#else
 #include "emu_gemm_relu.h"
+#endif
 
 int main() {
     const int M = EMU_M, N = EMU_N, K = EMU_K;

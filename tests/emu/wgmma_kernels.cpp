@@ -1,0 +1,53 @@
+// Emulated checks of tests/emu/wgmma_kernels.tl: wgmma from shared-memory
+// descriptors (K- and MN-major operands, 128B and 64B swizzles, one and two
+// warp groups, f32 and f16 accumulators).
+#include "harness.h"
+#include "references.h"
+
+#include "emu_wgmma_kernels.h"
+
+namespace {
+
+template <class T> T *fill(size_t n, unsigned seed, T (*to)(float)) {
+    std::vector<float> v = harness::random(n, -1, 1, seed);
+    T *p = harness::alloc<T>(n);
+    for (size_t i = 0; i < n; ++i) p[i] = to(v[i]);
+    return p;
+}
+__half toHalf(float x) { return __float2half(x); }
+__nv_bfloat16 toBf16(float x) { return __float2bfloat16(x); }
+
+} // namespace
+
+int main() {
+    int failed = 0;
+    {
+        __half *A = fill(128 * 64, 91, toHalf), *B = fill(64 * 128, 92, toHalf);
+        float *C = harness::alloc<float>(128 * 128);
+        if (wg_nn(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            128, 128, 64, [&](int i, int k) { return double(__half2float(A[i * 64 + k])); },
+            [&](int k, int j) { return double(__half2float(B[k * 128 + j])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
+        failed += harness::report("wgmma m64n128k16, A K-major, B N-major (128B swizzles)", err, 1e-4);
+    }
+    {
+        __nv_bfloat16 *At = fill(64 * 128, 93, toBf16), *Bt = fill(128 * 64, 94, toBf16);
+        float *C = harness::alloc<float>(128 * 128);
+        if (wg_tn(At, Bt, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            128, 128, 64, [&](int i, int k) { return double(__bfloat162float(At[k * 128 + i])); },
+            [&](int k, int j) { return double(__bfloat162float(Bt[j * 64 + k])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
+        failed += harness::report("wgmma bf16, A M-major, B K-major, two warp groups, TMA-loaded tiles", err, 1e-4);
+    }
+    {
+        __half *A = fill(64 * 64, 95, toHalf), *B = fill(64 * 64, 96, toHalf), *C = harness::alloc<__half>(64 * 64);
+        if (wg_small(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            64, 64, 64, [&](int i, int k) { return double(__half2float(A[i * 64 + k])); },
+            [&](int k, int j) { return double(__half2float(B[k * 64 + j])); }, false,
+            [&](int i, int j) { return double(__half2float(C[i * 64 + j])); });
+        // An f16 accumulator rounds after each of the 4 k-steps.
+        failed += harness::report("wgmma into an f16 accumulator over two k-tiles (64B-swizzled A), relative error", err, 4e-3);
+    }
+    return failed;
+}
