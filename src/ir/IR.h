@@ -598,6 +598,8 @@ struct Gemm : StmtNode {
     std::optional<Region> sfa, sfb;
     // Decided by select_gemm_inst:
     GemmInst inst = GemmInst::Unselected;
+    int64_t threads = 0;                // the threads that run it: the block's, or inside ws(...) the role's
+    int64_t firstThread = 0;            // threadIdx.x of the first of them
     int64_t warpM = 0, warpN = 0;       // warps along M and N
     int64_t atomM = 0, atomN = 0, atomK = 0;   // the instruction's shape (m16n8k16, ...)
 };

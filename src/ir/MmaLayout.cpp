@@ -63,7 +63,7 @@ std::array<Expr, 2> mmaLdmatrixRow(const MmaAtom &atom, bool isA, int64_t count,
     return {mn, k};
 }
 
-MmaTiling mmaTiling(const Gemm &g, int64_t threads) {
+MmaTiling mmaTiling(const Gemm &g) {
     MmaTiling t;
     std::vector<int64_t> c = g.c.tileShape(), a = g.a.tileShape();
     t.M = c[0];
@@ -71,7 +71,7 @@ MmaTiling mmaTiling(const Gemm &g, int64_t threads) {
     t.K = g.transposeA ? a[0] : a[1];
     t.warpM = g.warpM;
     t.warpN = g.warpN;
-    t.threads = threads;
+    t.threads = g.threads;
     t.atom = {g.atomM, g.atomN, g.atomK, g.a.buffer->dtype};
     return t;
 }

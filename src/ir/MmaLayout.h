@@ -67,8 +67,8 @@ struct MmaTiling {
     int64_t kSteps() const { return K / atom.k; }
 };
 
-// The tiling select-gemm-inst chose for an MMA gemm in a block of `threads`.
-MmaTiling mmaTiling(const Gemm &g, int64_t threads);
+// The tiling select-gemm-inst chose for an MMA or wgmma gemm (on the gemm's threads).
+MmaTiling mmaTiling(const Gemm &g);
 
 // The fragment layout of C [M, N]: each lane's accumulators in the PTX
 // order, atom by atom. Local modes, fastest first: the column pair, the row

@@ -28,6 +28,7 @@ struct Range {
     int64_t lo, hi;   // [lo, hi)
     const ir::BufferNode *buffer = nullptr;
     const ir::BufferNode *publishedBy = nullptr;   // a TMA write: visible to whoever waits on this mbarrier array
+    int64_t role = -1;   // made inside ws(...) by this first warp group; -1: by the block
     ir::Expr tagBase;  // null: untagged
     int64_t tagOffset = 0;
 
@@ -63,6 +64,9 @@ struct State {
     bool empty() const { return reads.empty() && writes.empty(); }
     static bool overlaps(const Range &r, const std::vector<Range> &set) {
         for (const Range &x : set) {
+            // Accesses of ws(...) roles are ordered by the program's mbarriers
+            // (check-barriers proves it), never by block barriers.
+            if (r.role >= 0 && x.role >= 0) continue;
             if (r.space == x.space && r.lo < x.hi && x.lo < r.hi && !r.disjointVersion(x)) return true;
         }
         return false;
@@ -110,7 +114,19 @@ Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
     return r;
 }
 
+State accessesOf(const ir::Stmt &s);
+
+// The accesses of a ws(...) region, marked as its role's.
+State roleAccessesOf(const ir::WarpSpecialize &w, const ir::Stmt &s) {
+    State st = accessesOf(s);
+    for (std::vector<Range> *list : {&st.reads, &st.writes}) {
+        for (Range &r : *list) r.role = w.roles.front();
+    }
+    return st;
+}
+
 State accessesOf(const ir::Stmt &s) {
+    if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) return roleAccessesOf(*w, w->body);
     State st;
     ir::forEachStmt(s, [&](const ir::Stmt &x) {
         if (const ir::Store *w = ir::as<ir::Store>(x); w && isMemory(*w->buffer)) st.writes.push_back(rangeOf(*w->buffer, w->indices));

@@ -46,8 +46,9 @@ struct WarpCoordinates {
     ir::VarRef lane = ir::makeVar("lane"), warpM = ir::makeVar("warp_m"), warpN = ir::makeVar("warp_n");
 
     // `body` inside their bindings (a coordinate with one value becomes 0).
-    Stmt bind(Stmt body, const ir::MmaTiling &t, SourceRange span) const {
-        Expr warp = ir::div(ir::threadIdx(), ir::intImm(32));
+    Stmt bind(Stmt body, const ir::MmaTiling &t, int64_t firstThread, SourceRange span) const {
+        // Warps are numbered within the threads that run the gemm (a ws role's, or the block's).
+        Expr warp = ir::div(firstThread ? ir::sub(ir::threadIdx(), ir::intImm(firstThread)) : ir::threadIdx(), ir::intImm(32));
         if (t.warpN > 1) body = std::make_shared<ir::LetStmt>(warpN, ir::div(warp, ir::intImm(t.warpM)), body, span);
         else body = ir::substitute(body, {{warpN, ir::intImm(0)}});
         if (t.warpM > 1) body = std::make_shared<ir::LetStmt>(warpM, ir::mod(warp, ir::intImm(t.warpM)), body, span);
@@ -71,7 +72,8 @@ public:
         ir::forEachStmt(body, [&](const Stmt &s) {
             const ir::Gemm *g = ir::as<ir::Gemm>(s);
             if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment)
-                operandTiling_.emplace(g->a.buffer.get(), ir::mmaTiling(*g, kernel_.threads));
+                operandTiling_.emplace(g->a.buffer.get(), ir::mmaTiling(*g));
+            if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment) operandFirstThread_[g->a.buffer.get()] = g->firstThread;
         });
     }
 
@@ -97,7 +99,7 @@ protected:
         int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(t.atom).size());
         Expr rowOrigin = ir::add(ir::mul(w.warpM, ir::intImm(t.warpRows())), ir::mul(i, ir::intImm(t.atom.m)));
         Stmt load = loadRegisters(p, t.atom, aRegs, rowOrigin, ir::mul(ks, ir::intImm(t.atom.k)), regs, ir::mmaOperandAOffset(t, i, ks), w.lane, c.span);
-        Stmt out = w.bind(unrolled(i, t.mAtoms(), unrolled(ks, t.kSteps(), load, c.span), c.span), t, c.span);
+        Stmt out = w.bind(unrolled(i, t.mAtoms(), unrolled(ks, t.kSteps(), load, c.span), c.span), t, operandFirstThread_[c.dst.buffer.get()], c.span);
         Decision d;
         d.where = c.span;
         d.op = "copy shared->fragment (mma A operand)";
@@ -190,7 +192,7 @@ private:
     // wgmma: per k-step, one wgmma per m64 x n atom of the calling warp group,
     // then commit and wait (the gemm is complete when it returns).
     Stmt lowerWgmma(const ir::Gemm &g) {
-        ir::MmaTiling t = ir::mmaTiling(g, kernel_.threads);
+        ir::MmaTiling t = ir::mmaTiling(g);
         SourceRange span = g.span;
         ir::Buffer cRegs = g.c.buffer->registers;
         TILET_ASSERT(cRegs, "gemm accumulator '" << g.c.buffer->name << "' has no registers after infer-layouts");
@@ -219,7 +221,7 @@ private:
         all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Commit, 0, span));
         all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span));
         Stmt out = ir::seq(std::move(all));
-        Expr group = ir::div(ir::threadIdx(), ir::intImm(128));
+        Expr group = ir::div(g.firstThread ? ir::sub(ir::threadIdx(), ir::intImm(g.firstThread)) : ir::threadIdx(), ir::intImm(128));
         int64_t groupsM = ir::wgmmaGroupsM(t);
         if (t.warpN > 1) out = std::make_shared<ir::LetStmt>(groupN, ir::div(group, ir::intImm(groupsM)), out, span);
         else out = ir::substitute(out, {{groupN, ir::intImm(0)}});
@@ -238,7 +240,7 @@ private:
     }
 
     Stmt lower(const ir::Gemm &g) {
-        ir::MmaTiling t = ir::mmaTiling(g, kernel_.threads);
+        ir::MmaTiling t = ir::mmaTiling(g);
         const ir::MmaAtom &atom = t.atom;
         SourceRange span = g.span;
         ir::Buffer cRegs = g.c.buffer->registers;
@@ -311,7 +313,7 @@ private:
             all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
         }
         all.push_back(body);
-        Stmt out = w.bind(ir::seq(std::move(all)), t, span);
+        Stmt out = w.bind(ir::seq(std::move(all)), t, g.firstThread, span);
 
         Decision d;
         d.where = span;
@@ -327,6 +329,7 @@ private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     std::map<const ir::BufferNode *, ir::MmaTiling> operandTiling_;
+    std::map<const ir::BufferNode *, int64_t> operandFirstThread_;
 };
 
 } // namespace

@@ -103,7 +103,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             ir::forEachStmt(w.body, [&](const ir::Stmt &x) {
                 switch (x->kind) {
                 case ir::StmtKind::Reduce: notYet(x->span, "a reduction inside ws(...) is"); break;
-                case ir::StmtKind::Gemm: notYet(x->span, "a gemm inside ws(...) is"); break;
                 case ir::StmtKind::WarpSpecialize:
                     if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
                     break;

@@ -39,12 +39,25 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 class Selector : public ir::Mutator {
 public:
-    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target) {}
+    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target), threads_(k.threads) {}
     using ir::Mutator::mutate;
 
 protected:
+    // Inside ws(...) a gemm runs on the role's warp groups.
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outerThreads = threads_, outerFirst = firstThread_;
+        threads_ = 128 * static_cast<int64_t>(n.roles.size());
+        firstThread_ = 128 * n.roles.front();
+        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        threads_ = outerThreads;
+        firstThread_ = outerFirst;
+        return out;
+    }
+
     ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &n) override {
         auto g = std::make_shared<ir::Gemm>(n);
+        g->threads = threads_;
+        g->firstThread = firstThread_;
         if (!decide(*g)) return self;
         return g;
     }
@@ -71,7 +84,7 @@ private:
         return s;
     }
 
-    int64_t warps() const { return kernel_.threads / 32; }
+    int64_t warps() const { return threads_ / 32; }
 
     // AllowTcgen5Mma: sm_100 family, A shared or TMEM, B shared, C in TMEM, and
     // the (M, N, K, dtype) whitelist (GetTCGEN5MMAMeta).
@@ -107,7 +120,7 @@ private:
     Option wgmma(const Shape &s) const {
         if (!target_.wgmma) return Option::no("wgmma needs sm_90a; " + target_.name + " has none");
         if (s.M < 64) return Option::no("M = " + str(s.M) + " is below the 64 rows of a warpgroup MMA");
-        if (warps() % 4 != 0) return Option::no(str(kernel_.threads) + " threads are not whole warpgroups of 128");
+        if (warps() % 4 != 0) return Option::no(str(threads_) + " threads are not whole warpgroups of 128");
         if (s.sb != ir::MemScope::Shared) return Option::no("wgmma reads B from shared memory");
         // The descriptors describe swizzled tiles: rows of a multiple of 32 bytes.
         for (const auto &[scope, bits, cont, what] : {std::tuple{s.sa, dtypeBits(s.a), s.contA, "A"}, std::tuple{s.sb, dtypeBits(s.b), s.contB, "B"}}) {
@@ -398,6 +411,8 @@ private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     const Target &target_;
+    int64_t threads_;          // the threads a gemm here runs on
+    int64_t firstThread_ = 0;
 };
 
 } // namespace
