@@ -56,6 +56,7 @@ def cases():
         "gemm_tf32": ("gemm_tf32", torch.float32, False, torch.float32, False, 1e-2),
         "gemm_int8": ("gemm_int8", torch.int8, True, torch.int32, False, 0.0),
         "gemm_fp8_sm89": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2),
+        "gemm_ws_manual_sm90": ("gemm_ws", torch.float16, False, torch.float16, False, 2e-3),
     }
 
 
@@ -112,7 +113,7 @@ def check(work, name):
 
 def main():
     work = sys.argv[1]
-    names = sys.argv[2:] or ["gemm_relu", "gemm_bf16", "gemm_tf32", "gemm_int8", "gemm_fp8_sm89"]
+    names = sys.argv[2:] or ["gemm_relu", "gemm_bf16", "gemm_tf32", "gemm_int8", "gemm_fp8_sm89", "gemm_ws_manual_sm90"]
     if torch is None or not torch.cuda.is_available():
         for name in names:
             print(f"RESULT {name} status=FAIL (PyTorch with CUDA is needed for the GEMM reference)")
