@@ -57,6 +57,19 @@ struct WarpCoordinates {
     }
 };
 
+// clear_accum: zeroes the accumulator registers (under its condition when
+// that is known only at run time); null without clear_accum.
+Stmt clearAccumulators(const ir::Gemm &g, const ir::Buffer &regs) {
+    if (!g.clearAccum || ir::constInt(g.clearAccum) == 0) return nullptr;
+    ir::VarRef r = ir::makeVar("r");
+    Expr zero = isFloat(regs->dtype) ? ir::floatImm(0, regs->dtype) : ir::intImm(0, regs->dtype);
+    auto clear = std::make_shared<ir::For>(r, ir::intImm(0), regs->shape[0], ir::ForKind::Unrolled,
+                                           std::make_shared<ir::Store>(regs, std::vector<Expr>{r}, zero, ir::StoreOp::Assign, g.span), g.span);
+    clear->threadLocal = true;
+    if (ir::constInt(g.clearAccum)) return clear;
+    return std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, g.span);
+}
+
 Stmt unrolled(const ir::VarRef &v, int64_t extent, Stmt body, SourceRange span) {
     if (extent == 1) return ir::substitute(body, {{v, ir::intImm(0)}});
     return std::make_shared<ir::For>(v, ir::intImm(0), ir::intImm(extent), ir::ForKind::Unrolled, std::move(body), span);
@@ -207,14 +220,7 @@ private:
         Stmt steps = unrolled(ks, t.kSteps(), unrolled(a, ir::wgmmaMAtoms(t), unrolled(jn, ir::wgmmaNAtoms(t), mma, span), span), span);
 
         std::vector<Stmt> all;
-        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
-            ir::VarRef r = ir::makeVar("r");
-            Expr zero = isFloat(cRegs->dtype) ? ir::floatImm(0, cRegs->dtype) : ir::intImm(0, cRegs->dtype);
-            auto clear = std::make_shared<ir::For>(r, ir::intImm(0), cRegs->shape[0], ir::ForKind::Unrolled,
-                                                   std::make_shared<ir::Store>(cRegs, std::vector<Expr>{r}, zero, ir::StoreOp::Assign, span), span);
-            clear->threadLocal = true;
-            all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
-        }
+        if (Stmt clear = clearAccumulators(g, cRegs)) all.push_back(clear);
         // The fence orders the accumulators' earlier register writes before the asynchronous MMAs.
         all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Fence, 0, span));
         all.push_back(steps);
@@ -304,14 +310,7 @@ private:
         body = unrolled(ks, t.kSteps(), body, span);
 
         std::vector<Stmt> all;
-        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
-            ir::VarRef r = ir::makeVar("r");
-            Expr zero = isFloat(cRegs->dtype) ? ir::floatImm(0, cRegs->dtype) : ir::intImm(0, cRegs->dtype);
-            auto clear = std::make_shared<ir::For>(r, ir::intImm(0), cRegs->shape[0], ir::ForKind::Unrolled,
-                                                   std::make_shared<ir::Store>(cRegs, std::vector<Expr>{r}, zero, ir::StoreOp::Assign, span), span);
-            clear->threadLocal = true;
-            all.push_back(ir::constInt(g.clearAccum) ? Stmt(clear) : std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, span));
-        }
+        if (Stmt clear = clearAccumulators(g, cRegs)) all.push_back(clear);
         all.push_back(body);
         Stmt out = w.bind(ir::seq(std::move(all)), t, g.firstThread, span);
 

@@ -189,6 +189,19 @@ private:
         return Option::yes();
     }
 
+    // The end of the chain: mma.sync if it fits, else FMA.
+    void fallBackToMma(const Shape &s, int64_t &am, int64_t &an, int64_t &ak, GemmInst &inst, std::string &why, std::vector<Rejected> &rejected) const {
+        Option mma = mmaAtom(s, am, an, ak);
+        if (mma.ok) {
+            inst = GemmInst::MMA;
+            why = "warp-level mma.sync";
+            return;
+        }
+        rejected.push_back({"MMA", mma.reason});
+        inst = GemmInst::FMA;
+        why = "no tensor-core instruction fits; every element is computed with FMA";
+    }
+
     // The wgmma warp partition and atom: warp groups along M and N, an
     // N-major B atom starting on a swizzle segment (64 f16 for 128B).
     bool wgmmaShape(const Shape &s, ir::Gemm &g, int64_t &wm, int64_t &wn, std::string &error) const {
@@ -341,15 +354,7 @@ private:
                 why = "warpgroup MMA from shared memory";
             } else {
                 rejected.push_back({"WGMMA", wg.reason});
-                Option mma = mmaAtom(s, am, an, ak);
-                if (mma.ok) {
-                    inst = GemmInst::MMA;
-                    why = "warp-level mma.sync";
-                } else {
-                    rejected.push_back({"MMA", mma.reason});
-                    inst = GemmInst::FMA;
-                    why = "no tensor-core instruction fits; every element is computed with FMA";
-                }
+                fallBackToMma(s, am, an, ak, inst, why, rejected);
             }
         }
 
@@ -361,15 +366,7 @@ private:
         if (inst == GemmInst::WGMMA && !wgmmaShape(s, g, wm, wn, error)) {
             if (g.explicitInst == GemmInst::WGMMA) return fail("inst = wgmma cannot be honoured", error);
             rejected.push_back({"WGMMA", error});
-            Option mma = mmaAtom(s, am, an, ak);
-            if (mma.ok) {
-                inst = GemmInst::MMA;
-                why = "warp-level mma.sync";
-            } else {
-                rejected.push_back({"MMA", mma.reason});
-                inst = GemmInst::FMA;
-                why = "no tensor-core instruction fits; every element is computed with FMA";
-            }
+            fallBackToMma(s, am, an, ak, inst, why, rejected);
         }
         if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
             if (!am) mmaAtom(s, am, an, ak);
