@@ -679,7 +679,11 @@ struct ClusterSync : StmtNode {
 struct WarpSpecialize : StmtNode {
     static constexpr StmtKind kKind = StmtKind::WarpSpecialize;
     WarpSpecialize(std::vector<int64_t> r, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), roles(std::move(r)), body(std::move(b)) {}
-    const std::vector<int64_t> roles;
+    static constexpr int64_t kGroupThreads = 128;
+    const std::vector<int64_t> roles;   // sorted warp-group indices
+    // The role's threads (consecutive warp groups): how many, and the first threadIdx.x.
+    int64_t threads() const { return kGroupThreads * static_cast<int64_t>(roles.size()); }
+    int64_t firstThread() const { return kGroupThreads * roles.front(); }
     const Stmt body;
 };
 

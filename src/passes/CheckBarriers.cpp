@@ -480,8 +480,14 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                                   "unchecked-protocol");
                 return kernel;
             }
-            for (const SourceRange &r : u.unknownBranches)
-                ctx.diags.warning(r, "barrier operations under a condition known only at run time are not checked", "unchecked-protocol");
+            // Arrivals that may or may not happen cannot be simulated: no verdict at all.
+            if (!u.unknownBranches.empty()) {
+                for (const SourceRange &r : u.unknownBranches)
+                    ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
+                                             "' is not checked: barrier operations here depend on a condition known only at run time",
+                                      "unchecked-protocol");
+                return kernel;
+            }
             totalEvents += u.events.size();
             events.push_back(std::move(u.events));
         }

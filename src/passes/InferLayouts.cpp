@@ -132,7 +132,7 @@ protected:
     // Inside ws(...) a parallel loop runs on the role's warp groups only.
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = threads_;
-        threads_ = 128 * static_cast<int64_t>(n.roles.size());
+        threads_ = n.threads();
         ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
         threads_ = outer;
         return out;

@@ -207,7 +207,7 @@ private:
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
             int64_t outerId = barrierId_, outerThreads = barrierThreads_;
             barrierId_ = 1 + w.roles.front();
-            barrierThreads_ = 128 * static_cast<int64_t>(w.roles.size());
+            barrierThreads_ = w.threads();
             State inside;
             ir::Stmt body = process(w.body, inside);
             barrierId_ = outerId;

@@ -214,8 +214,8 @@ protected:
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         ir::VarRef outer = roleThread_;
         roleThread_ = ir::makeVar("role_thread");
-        int64_t threads = 128 * static_cast<int64_t>(n.roles.size());
-        ir::Expr value = n.roles.size() == 1 ? ir::mod(ir::threadIdx(), ir::intImm(128)) : ir::sub(ir::threadIdx(), ir::intImm(128 * n.roles.front()));
+        int64_t threads = n.threads();
+        ir::Expr value = n.roles.size() == 1 ? ir::mod(ir::threadIdx(), ir::intImm(128)) : ir::sub(ir::threadIdx(), ir::intImm(n.firstThread()));
         scope_.bind(roleThread_.get(), {0, threads - 1});
         ir::Stmt body = mutate(n.body);
         scope_.unbind(roleThread_.get());

@@ -30,7 +30,7 @@ public:
 protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = firstThread_;
-        firstThread_ = 128 * n.roles.front();
+        firstThread_ = n.firstThread();
         Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
         firstThread_ = outer;
         return out;

@@ -46,8 +46,8 @@ protected:
     // Inside ws(...) a gemm runs on the role's warp groups.
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outerThreads = threads_, outerFirst = firstThread_;
-        threads_ = 128 * static_cast<int64_t>(n.roles.size());
-        firstThread_ = 128 * n.roles.front();
+        threads_ = n.threads();
+        firstThread_ = n.firstThread();
         ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
         threads_ = outerThreads;
         firstThread_ = outerFirst;
