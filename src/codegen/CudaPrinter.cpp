@@ -283,7 +283,7 @@ private:
         case ir::StmtKind::WarpSpecialize: {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
             std::string cond;
-            for (int64_t r : w.roles) cond += (cond.empty() ? "" : " || ") + std::string("threadIdx.x / 128 == ") + std::to_string(r);
+            for (int64_t r : w.roles) cond += (cond.empty() ? "" : " || ") + std::string("threadIdx.x / ") + std::to_string(ir::WarpSpecialize::kGroupThreads) + " == " + std::to_string(r);
             out_.open("if (" + cond + ")");
             block(w.body);
             out_.close();
