@@ -19,8 +19,6 @@ try:
 except ImportError:
     torch = None
 
-M = N = K = 4096
-
 
 def median_ms(fn, warmup=5, iters=30):
     for _ in range(warmup):
@@ -48,15 +46,18 @@ def fp8_scale():
     return torch.ones((), device="cuda", dtype=torch.float32)
 
 
-# example: (launch function, A and B dtype, B stored [N, K], C dtype, ReLU, tolerance)
+# example: (launch function, A and B dtype, B stored [N, K], C dtype, ReLU,
+# tolerance, M = N = K it was translated for)
 def cases():
     return {
-        "gemm_relu": ("gemm_relu", torch.float16, False, torch.float16, True, 2e-3),
-        "gemm_bf16": ("gemm_bf16", torch.bfloat16, True, torch.bfloat16, False, 8e-3),
-        "gemm_tf32": ("gemm_tf32", torch.float32, False, torch.float32, False, 1e-2),
-        "gemm_int8": ("gemm_int8", torch.int8, True, torch.int32, False, 0.0),
-        "gemm_fp8_sm89": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2),
-        "gemm_ws_manual_sm90": ("gemm_ws", torch.float16, False, torch.float16, False, 2e-3),
+        "gemm_relu": ("gemm_relu", torch.float16, False, torch.float16, True, 2e-3, 4096),
+        "gemm_bf16": ("gemm_bf16", torch.bfloat16, True, torch.bfloat16, False, 8e-3, 4096),
+        "gemm_tf32": ("gemm_tf32", torch.float32, False, torch.float32, False, 1e-2, 4096),
+        "gemm_int8": ("gemm_int8", torch.int8, True, torch.int32, False, 0.0, 4096),
+        "gemm_fp8_sm89": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2, 4096),
+        "gemm_ws_manual_sm90": ("gemm_ws", torch.float16, False, torch.float16, False, 2e-3, 4096),
+        "gemm_tma_ws_sm90": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
+        "gemm_tma_ws_sm90_4096": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 4096),
     }
 
 
@@ -75,7 +76,8 @@ def torch_baseline(name, a, b):
 
 
 def check(work, name):
-    func, dtype, b_nk, c_dtype, relu, tolerance = cases()[name]
+    func, dtype, b_nk, c_dtype, relu, tolerance, size = cases()[name]
+    M = N = K = size
     lib = ctypes.CDLL(os.path.join(work, f"lib{name}.so"))
     init = getattr(lib, f"{name}_init")
     init.restype = ctypes.c_int
@@ -107,13 +109,13 @@ def check(work, name):
     torch_ms = median_ms(torch_baseline(name, a, b))
     tflops = 2.0 * M * N * K / (ms * 1e-3) / 1e12
     status = "PASS" if error <= tolerance else "FAIL"
-    return (f"RESULT {name} status={status} max_error={error:.3g} tolerance={tolerance:g} time_ms={ms:.3f} "
+    return (f"RESULT {name} size={M}x{N}x{K} status={status} max_error={error:.3g} tolerance={tolerance:g} time_ms={ms:.3f} "
             f"tflops={tflops:.1f} torch_ms={torch_ms:.3f} ratio_to_torch={torch_ms / ms:.2f}")
 
 
 def main():
     work = sys.argv[1]
-    names = sys.argv[2:] or ["gemm_relu", "gemm_bf16", "gemm_tf32", "gemm_int8", "gemm_fp8_sm89", "gemm_ws_manual_sm90"]
+    names = sys.argv[2:] or list(cases())
     if torch is None or not torch.cuda.is_available():
         for name in names:
             print(f"RESULT {name} status=FAIL (PyTorch with CUDA is needed for the GEMM reference)")

@@ -308,6 +308,7 @@ struct PipelineInfo {
     int64_t stages = 0;
     std::vector<int64_t> order;   // explicit `order = [...]`, empty when not given
     std::vector<int64_t> stage;   // explicit `stage = [...]`, empty when not given
+    std::optional<bool> warpSpecialize;   // `warp_specialize = ...`; unset: automatic on TMA targets
 };
 
 struct For : StmtNode {
@@ -574,6 +575,7 @@ struct Copy : StmtNode {
     Expr dstBlock;            // copy_cluster SM-to-SM
     Buffer remoteBarrier;
     bool inPipeline = false;  // inside a (non warp-specialized) pipelined loop
+    bool producerRole = false; // issued by the producer warp group of automatic warp specialization
     // Decided by select_copy_inst:
     CopyInst inst = CopyInst::Unselected;
 };

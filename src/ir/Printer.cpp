@@ -132,6 +132,7 @@ public:
                 text += " pipelined(stages=" + std::to_string(f.pipeline->stages);
                 if (!f.pipeline->order.empty()) text += ", order=" + intList(f.pipeline->order);
                 if (!f.pipeline->stage.empty()) text += ", stage=" + intList(f.pipeline->stage);
+                if (f.pipeline->warpSpecialize) text += std::string(", warp_specialize=") + (*f.pipeline->warpSpecialize ? "true" : "false");
                 text += ")";
             }
             if (f.threadLayout) text += " layout " + f.threadLayout->str();
@@ -214,6 +215,7 @@ public:
             std::string text = std::string(copyKindName(c.copyKind)) + " " + region(c.src) + " -> " + region(c.dst);
             if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
             if (c.inPipeline) text += " in-pipeline";
+            if (c.producerRole) text += " producer-role";
             if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
             if (c.clusterMask) text += " cluster_mask=" + std::to_string(c.clusterMask);
             line(text);

@@ -91,7 +91,7 @@ protected:
             d.details.push_back(own ? "one thread arrives on an mbarrier of tilet's expecting " + std::to_string(bytes) +
                                           " bytes; every thread waits for its phase"
                                     : "one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + barrier->name +
-                                          "'; the program's own arrivals and waits complete the protocol");
+                                          "'; the arrivals and waits on it complete the protocol");
         else
             d.details.push_back("every thread fences its shared writes for the async proxy; one thread issues and waits until the boxes are read");
         ctx_.explain.record(std::move(d));

@@ -20,6 +20,7 @@
 #include "passes/RejectUnimplemented.h"
 #include "passes/SelectCopyInst.h"
 #include "passes/SelectGemmInst.h"
+#include "passes/SpecializeWarps.h"
 #include "passes/VectorizeAccesses.h"
 
 #include <ostream>
@@ -70,7 +71,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
+        "analyze-params", "check-target", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -85,6 +86,11 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("analyze-params", analyzeParams, checked);
         // What the target cannot do at all; no decision is explained for such a kernel.
         run("check-target", checkTarget, checked);
+        // A pipelined loop whose loads can use TMA becomes a producer warp
+        // group and consumer warp groups: ordinary ws(...) code with mbarriers,
+        // which every later pass (the protocol check first) treats like a
+        // hand-written one.
+        run("specialize-warps", specializeWarps, checked);
         // mbarrier protocols and ws(...) roles, simulated: deadlocks, over-arrivals and races are errors.
         run("check-barriers", checkBarriers, checked);
         // Gemm instruction, warp partition and operand swizzles (seed §4.3); before

@@ -8,6 +8,7 @@
 #include "passes/SelectCopyInst.h"
 
 #include "ir/Visitor.h"
+#include "passes/CopyFacts.h"
 #include "passes/ScopedMutator.h"
 
 #include <set>
@@ -17,12 +18,6 @@ namespace tilet {
 namespace {
 
 using ir::CopyInst;
-
-std::string bytesOf(int64_t elements, DType t) {
-    int64_t bits = elements * dtypeBits(t);
-    if (bits % 8) return std::to_string(bits) + " bits";
-    return std::to_string(bits / 8) + " bytes";
-}
 
 class Selector : public ScopedMutator {
 public:
@@ -71,60 +66,6 @@ protected:
 private:
     // ------------------------------------------------------------ facts
 
-    bool isLoad(const ir::Copy &c) const { return c.src.buffer->scope == ir::MemScope::Global && c.dst.buffer->scope == ir::MemScope::Shared; }
-    bool isStore(const ir::Copy &c) const { return c.src.buffer->scope == ir::MemScope::Shared && c.dst.buffer->scope == ir::MemScope::Global; }
-    std::string direction(const ir::Copy &c) const {
-        return std::string(ir::memScopeName(c.src.buffer->scope)) + "->" + ir::memScopeName(c.dst.buffer->scope);
-    }
-
-    // CheckBulkLoad / CheckBulkStore: descriptor-based TMA.
-    Option bulk(const ir::Copy &c, bool load, bool checkLastDim) const {
-        const Target &t = ctx_.target;
-        if (!t.tma) return Option::no("TMA needs sm_90 or newer; " + t.name + " has none");
-        if (load ? !isLoad(c) : !isStore(c))
-            return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
-                              ", this copy is " + direction(c));
-        const ir::Region &global = load ? c.src : c.dst;
-        if (c.src.buffer->dtype != c.dst.buffer->dtype)
-            return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
-                              std::string(dtypeName(c.dst.buffer->dtype)));
-        DType dt = global.buffer->dtype;
-        if (checkLastDim) {
-            int64_t last = global.extents.back();
-            if ((last * dtypeBits(dt)) % 128 != 0)
-                return Option::no("the last dimension moves " + std::to_string(last) + " " + std::string(dtypeName(dt)) + " elements = " +
-                                  bytesOf(last, dt) + ", not a multiple of 16 bytes");
-        }
-        // Global strides: innermost 1 element (dense tensors); outer strides
-        // whole multiples of 16 bytes and below 2^40. Dynamic strides cannot be
-        // disproven here and are validated by the host before encoding.
-        const auto &shape = global.buffer->shape;
-        int64_t stride = 1;
-        bool known = true;
-        for (int d = global.buffer->rank() - 1; d > 0; --d) {
-            std::optional<int64_t> dim = ir::constInt(shape[d]);
-            if (!dim) { known = false; break; }
-            stride *= *dim;
-            int64_t bits = stride * dtypeBits(dt);
-            if (bits % 128 != 0)
-                return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
-                                  bytesOf(stride, dt) + ", not a multiple of 16 bytes");
-            if (bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
-        }
-        (void)known;
-        // Box dimensions: at most 256 elements, except the outermost, which is
-        // issued as several boxes.
-        int firstNonUnit = -1;
-        for (size_t d = 0; d < global.extents.size(); ++d) {
-            if (global.extents[d] != 1 && firstNonUnit < 0) firstNonUnit = static_cast<int>(d);
-        }
-        for (size_t d = 0; d < global.extents.size(); ++d) {
-            if (static_cast<int>(d) != firstNonUnit && global.extents[d] > 256)
-                return Option::no("box dimension " + std::to_string(d) + " is " + std::to_string(global.extents[d]) + " elements; TMA boxes hold at most 256");
-        }
-        return Option::yes();
-    }
-
     // Whether `r` is one contiguous run of its buffer (IsContiguousGlobalRegion).
     bool contiguous(const ir::Region &r) const {
         bool outerMustBeUnit = false;
@@ -165,7 +106,7 @@ private:
 
     // CheckBulkCopy1D: a plain cp.async.bulk without a descriptor.
     Option bulk1D(const ir::Copy &c, bool load) const {
-        Option base = bulk(c, load, /*checkLastDim=*/false);
+        Option base = tmaTensorCopy(c, load, /*checkLastDim=*/false, ctx_.target);
         if (!base.ok) return base;
         const ir::Region &global = load ? c.src : c.dst;
         const ir::Region &shared = load ? c.dst : c.src;
@@ -193,18 +134,18 @@ private:
             Option option;
         };
         std::vector<Candidate> candidates;
-        if (!isLoad(c) && !isStore(c)) {
-            why = ctx_.target.tma ? "TMA moves data between global and shared memory; this copy is " + direction(c)
+        if (!isGlobalToShared(c) && !isSharedToGlobal(c)) {
+            why = ctx_.target.tma ? "TMA moves data between global and shared memory; this copy is " + copyDirection(c)
                                   : "TMA needs sm_90 or newer; " + ctx_.target.name + " has none";
             return CopyInst::Unselected;
         }
-        if (isLoad(c)) {
+        if (isGlobalToShared(c)) {
             candidates.push_back({CopyInst::BulkLoad1D, allowLoad, allowLoad ? bulk1D(c, true) : Option{}});
-            candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? bulk(c, true, true) : Option{}});
+            candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? tmaTensorCopy(c, true, true, ctx_.target) : Option{}});
         }
-        if (isStore(c)) {
+        if (isSharedToGlobal(c)) {
             candidates.push_back({CopyInst::BulkStore1D, allowStore, allowStore ? bulk1D(c, false) : Option{}});
-            candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? bulk(c, false, true) : Option{}});
+            candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? tmaTensorCopy(c, false, true, ctx_.target) : Option{}});
         }
         for (const Candidate &cand : candidates) {
             if (cand.allowed && cand.option.ok) return cand.inst;
@@ -218,7 +159,7 @@ private:
 
     Option cpAsync(const ir::Copy &c) const {
         if (!ctx_.target.cpAsync) return Option::no("cp.async needs sm_80 or newer; " + ctx_.target.name + " has none");
-        if (!isLoad(c)) return Option::no("cp.async moves global to shared memory, this copy is " + direction(c));
+        if (!isGlobalToShared(c)) return Option::no("cp.async moves global to shared memory, this copy is " + copyDirection(c));
         if (c.src.buffer->dtype != c.dst.buffer->dtype)
             return Option::no("cp.async copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
                               std::string(dtypeName(c.dst.buffer->dtype)));
@@ -257,7 +198,7 @@ private:
     CopyInst select(const ir::Copy &c) {
         Decision decision;
         decision.where = c.span;
-        decision.op = std::string(ir::copyKindName(c.copyKind)) + " " + direction(c);
+        decision.op = std::string(ir::copyKindName(c.copyKind)) + " " + copyDirection(c);
         std::vector<Rejected> &rejected = decision.rejected;
         CopyInst inst = CopyInst::Unselected;
         std::string why;
@@ -267,7 +208,7 @@ private:
         };
 
         if (c.clusterMask) {
-            Option o = bulk(c, true, true);
+            Option o = tmaTensorCopy(c, true, true, ctx_.target);
             if (!o.ok) return fail("cluster_mask needs a descriptor TMA load (BulkLoad)", o.reason);
             inst = CopyInst::BulkLoad;
             why = "cluster_mask multicasts with a descriptor TMA load";
@@ -276,6 +217,11 @@ private:
             inst = selectTma(c, true, true, rejected, reason);
             if (inst == CopyInst::Unselected) return fail("tma_copy cannot use TMA", reason);
             why = "tma_copy asks for TMA";
+        } else if (c.producerRole) {
+            std::string reason;
+            inst = selectTma(c, true, false, rejected, reason);
+            if (inst == CopyInst::Unselected) return fail("internal error: the producer warp group's load cannot use TMA", reason);
+            why = "the producer warp group of a warp-specialized loop loads with TMA";
         } else if (c.copyKind == ir::CopyKind::AsyncCopy) {
             Option o = cpAsync(c);
             if (!o.ok) return fail("async_copy cannot use cp.async", o.reason);
@@ -295,17 +241,17 @@ private:
             inst = selectSync(c, rejected);
             why = "prefer = sync";
         } else if (c.inPipeline && cpAsync(c).ok) {
-            if (isLoad(c)) rejected.push_back({"BulkLoad", "loads in a pipelined loop that is not warp-specialized use cp.async"});
+            if (isGlobalToShared(c)) rejected.push_back({"BulkLoad", "loads in a pipelined loop that is not warp-specialized use cp.async"});
             inst = CopyInst::CPAsync;
             why = "a load in a pipelined loop";
         } else {
             // The default path: only stores try TMA.
-            if (isLoad(c)) {
+            if (isGlobalToShared(c)) {
                 rejected.push_back({"BulkLoad", "a plain copy never loads with TMA; ask with prefer = tma or tma_copy"});
                 Option o = cpAsync(c);
                 rejected.push_back({"CPAsync", o.ok ? "cp.async is used for copies in pipelined loops or with async_copy" : o.reason});
             }
-            if (isStore(c)) {
+            if (isSharedToGlobal(c)) {
                 if (c.disableTma) rejected.push_back({"BulkStore", "disable_tma = true"});
                 else {
                     std::string reason;

@@ -292,7 +292,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     bool pipelined = s.loopKind == ast::LoopKind::Pipelined;
     // Loop arguments are checked like builtin call arguments.
     std::vector<std::string> keywords;
-    if (pipelined) keywords = {"stages", "order", "stage"};
+    if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize"};
     std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
         CallArgs out;
         bool ok = true, sawKeyword = false;
@@ -355,6 +355,11 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
             if (!n) ok = false;
             else if (*n < 0 || *n > 16) { diags_.error(st->range, "stages must be between 0 and 16, found " + std::to_string(*n)); ok = false; }
             else info.stages = *n;
+        }
+        if (const ast::Expr *ws = args->keyword("warp_specialize")) {
+            std::optional<bool> b = checkConstBool(*ws, "warp_specialize");
+            if (!b) ok = false;
+            else info.warpSpecialize = *b;
         }
         size_t bodySize = s.body.size();
         auto readList = [&](const char *key, std::vector<int64_t> &out) {

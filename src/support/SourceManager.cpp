@@ -4,6 +4,8 @@
 
 namespace tilet {
 
+std::string SourceRange::lineColumn() const { return std::to_string(begin.line) + ":" + std::to_string(begin.col); }
+
 SourceRange SourceRange::span(const SourceRange &a, const SourceRange &b) {
     if (!a.valid()) return b;
     if (!b.valid()) return a;

@@ -30,6 +30,8 @@ struct SourceRange {
     static SourceRange at(SourceLoc loc) { return {loc, loc}; }
     // The range covering both `a` and `b` (which must be in the same file).
     static SourceRange span(const SourceRange &a, const SourceRange &b);
+    // "line:col" of the beginning, for messages that point at another statement.
+    std::string lineColumn() const;
 };
 
 class SourceManager {

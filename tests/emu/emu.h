@@ -442,6 +442,8 @@ inline void tilet_fence_proxy_async() {}
 inline void tilet_tma_store_wait() {}
 inline void tilet_pdl_trigger() {}
 inline void tilet_pdl_sync() {}
+template <int N> void tilet_setmaxnreg_inc() {}   // registers are not a resource here
+template <int N> void tilet_setmaxnreg_dec() {}
 
 #define threadIdx emu::tid
 #define blockIdx emu::bid

@@ -1,4 +1,4 @@
-// Emulated examples/gemm_relu.tl (pipelined cp.async loads, ldmatrix, mma.sync)
+// Emulated examples/gemm_relu.tl (sm_80: cp.async pipeline, ldmatrix, mma.sync)
 // at EMU_M x EMU_N x EMU_K, against a double-precision reference.
 #include "harness.h"
 #include "references.h"
@@ -24,5 +24,5 @@ int main() {
         [&](int i, int j) { return double(__half2float(C[size_t(i) * N + j])); });
     // The result is rounded to f16: half an ulp is 2^-11 of it (4.9e-4).
     std::printf("%d x %d x %d: ", M, N, K);
-    return harness::report("gemm_relu (3-stage cp.async pipeline, tails in M, N and K), relative error", err, 6e-4);
+    return harness::report("gemm_relu (3-stage pipeline, tails in M, N and K), relative error", err, 6e-4);
 }

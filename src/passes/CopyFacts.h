@@ -1,0 +1,23 @@
+// CopyFacts.h -- facts about a copy that more than one decision needs: its
+// direction and whether a descriptor TMA can move it (CheckBulkLoad /
+// CheckBulkStore of the seed), with the constraint that rules TMA out.
+#pragma once
+
+#include "ir/IR.h"
+#include "passes/Explain.h"
+#include "target/Target.h"
+
+#include <string>
+
+namespace tilet {
+
+bool isGlobalToShared(const ir::Copy &c);
+bool isSharedToGlobal(const ir::Copy &c);
+std::string copyDirection(const ir::Copy &c);   // "global->shared"
+std::string bytesOf(int64_t elements, DType t);  // "128 bytes", or bits when not whole bytes
+
+// Whether a descriptor TMA load (`load`) or store can move `c` on `t`;
+// `checkLastDim` also asks for a last dimension of whole 16-byte units.
+Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Target &t);
+
+} // namespace tilet

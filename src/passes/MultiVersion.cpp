@@ -1,0 +1,178 @@
+// MultiVersion.cpp -- see MultiVersion.h.
+#include "passes/MultiVersion.h"
+
+#include "ir/Visitor.h"
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+// Rewrites accesses of versioned buffers to select `version`.
+class Versioner : public ir::Mutator {
+public:
+    Versioner(const std::map<const ir::BufferNode *, ir::Buffer> &versioned, Expr version) : versioned_(versioned), version_(std::move(version)) {}
+    using ir::Mutator::mutate;
+
+    ir::Region mutateRegion(const ir::Region &r) override {
+        ir::Region out = ir::Mutator::mutateRegion(r);
+        auto it = versioned_.find(r.buffer.get());
+        if (it == versioned_.end()) return out;
+        out.buffer = it->second;
+        out.mins.insert(out.mins.begin(), version_);
+        out.extents.insert(out.extents.begin(), 1);
+        return out;
+    }
+
+protected:
+    Expr mutateLoad(const Expr &self, const ir::Load &n) override {
+        Expr base = ir::Mutator::mutateLoad(self, n);
+        auto it = versioned_.find(n.buffer.get());
+        if (it == versioned_.end()) return base;
+        std::vector<Expr> indices = ir::as<ir::Load>(base)->indices;
+        indices.insert(indices.begin(), version_);
+        return std::make_shared<ir::Load>(it->second, std::move(indices), n.span);
+    }
+    Stmt mutateStore(const Stmt &self, const ir::Store &n) override {
+        Stmt base = ir::Mutator::mutateStore(self, n);
+        auto it = versioned_.find(n.buffer.get());
+        if (it == versioned_.end()) return base;
+        const ir::Store &s = *ir::as<ir::Store>(base);
+        std::vector<Expr> indices = s.indices;
+        indices.insert(indices.begin(), version_);
+        return std::make_shared<ir::Store>(it->second, std::move(indices), s.value, s.op, s.span);
+    }
+
+private:
+    const std::map<const ir::BufferNode *, ir::Buffer> &versioned_;
+    Expr version_;
+};
+
+// Replaces the allocations of versioned buffers by their versioned form.
+class AllocationReplacer : public ir::Mutator {
+public:
+    explicit AllocationReplacer(const std::map<const ir::BufferNode *, ir::Buffer> &versioned) : versioned_(versioned) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateAllocate(const Stmt &self, const ir::Allocate &n) override {
+        Stmt base = ir::Mutator::mutateAllocate(self, n);
+        auto it = versioned_.find(n.buffer.get());
+        if (it == versioned_.end()) return base;
+        return std::make_shared<ir::Allocate>(it->second, ir::as<ir::Allocate>(base)->body, n.span);
+    }
+
+private:
+    const std::map<const ir::BufferNode *, ir::Buffer> &versioned_;
+};
+
+// Where a statement accesses buffer `b`, and where it writes it; statement
+// `skip` (a loop) is left out.
+struct Uses {
+    std::vector<SourceRange> all, writes;
+};
+
+class UseCollector : public ir::Visitor {
+public:
+    UseCollector(const ir::BufferNode *b, const ir::StmtNode *skip) : b_(b), skip_(skip) {}
+    Uses uses;
+    using ir::Visitor::visit;
+
+    void visit(const Stmt &s) override {
+        if (s.get() == skip_) return;
+        ir::Visitor::visit(s);
+    }
+    void visitStore(const ir::Store &n) override {
+        note(n.buffer, n.span, true);
+        ir::Visitor::visitStore(n);
+    }
+    void visitLoad(const ir::Load &n) override {
+        note(n.buffer, n.span, false);
+        ir::Visitor::visitLoad(n);
+    }
+    void visitCopy(const ir::Copy &n) override {
+        note(n.src.buffer, n.span, false);
+        note(n.dst.buffer, n.span, true);
+        ir::Visitor::visitCopy(n);
+    }
+    void visitGemm(const ir::Gemm &n) override {
+        note(n.a.buffer, n.span, false);
+        note(n.b.buffer, n.span, false);
+        note(n.c.buffer, n.span, true);
+        ir::Visitor::visitGemm(n);
+    }
+    void visitFill(const ir::Fill &n) override {
+        note(n.dst.buffer, n.span, true);
+        ir::Visitor::visitFill(n);
+    }
+    void visitAtomicAdd(const ir::AtomicAdd &n) override {
+        note(n.dst.buffer, n.span, true);
+        if (n.src) note(n.src->buffer, n.span, false);
+        ir::Visitor::visitAtomicAdd(n);
+    }
+
+private:
+    void note(const ir::Buffer &x, SourceRange where, bool write) {
+        if (x.get() != b_) return;
+        uses.all.push_back(where);
+        if (write) uses.writes.push_back(where);
+    }
+    const ir::BufferNode *b_;
+    const ir::StmtNode *skip_;
+};
+
+Uses usesOf(const Stmt &s, const ir::BufferNode *b, const ir::StmtNode *skip = nullptr) {
+    UseCollector c(b, skip);
+    c.visit(s);
+    return c.uses;
+}
+
+} // namespace
+
+std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir::For &loop, const std::vector<Stmt> &producers,
+                                               const std::vector<Stmt> &consumers, int64_t versions, const std::string &producerName,
+                                               DiagnosticEngine &diags) {
+    VersionedBuffers out;
+    for (const Stmt &p : producers) {
+        const ir::Buffer &b = ir::as<ir::Copy>(p)->dst.buffer;
+        if (out.replacement.count(b.get())) continue;
+        for (const Stmt &c : consumers) {
+            Uses u = usesOf(c, b.get());
+            if (!u.writes.empty()) {
+                Diagnostic d{Severity::Error, u.writes.front(), "shared buffer '" + b->name + "' is loaded ahead by the " + producerName + " at " +
+                                                                    p->span.lineColumn() + ", so no other statement of the loop may write it", {}, {}};
+                d.note(p->span, "the " + producerName);
+                diags.report(std::move(d));
+                return std::nullopt;
+            }
+        }
+        Uses outside = usesOf(kernelBody, b.get(), &loop);
+        if (!outside.all.empty()) {
+            Diagnostic d{Severity::Error, outside.all.front(), "shared buffer '" + b->name + "' is loaded ahead by the " + producerName + " at " +
+                                                                    p->span.lineColumn() + " into " + std::to_string(versions) +
+                                                                    " versions, so it can only be used inside that loop",
+                         {}, {}};
+            d.note(p->span, "the " + producerName);
+            diags.report(std::move(d));
+            return std::nullopt;
+        }
+        ir::Buffer v = std::make_shared<ir::BufferNode>(*b);
+        v->shape.insert(v->shape.begin(), ir::intImm(versions));
+        v->pipelineVersions = versions;
+        out.replacement[b.get()] = v;
+        out.order.push_back(v);
+    }
+    return out;
+}
+
+Stmt selectVersion(const VersionedBuffers &buffers, const Expr &version, const Stmt &s) { return Versioner(buffers.replacement, version).mutate(s); }
+
+Stmt replaceAllocations(const Stmt &body, const std::map<const ir::BufferNode *, ir::Buffer> &replacement) {
+    return AllocationReplacer(replacement).mutate(body);
+}
+
+bool usesBuffer(const Stmt &s, const ir::BufferNode *b) { return !usesOf(s, b).all.empty(); }
+
+} // namespace tilet

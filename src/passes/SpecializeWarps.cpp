@@ -1,0 +1,325 @@
+// SpecializeWarps.cpp -- see SpecializeWarps.h.
+//
+// 1. Find the kernel's pipelined loops; only a kernel with exactly one, no
+//    ws(...) of its own and whole warp groups qualifies.
+// 2. Split the loop body into producers (global->shared copies TMA can
+//    load) and consumers; every other global->shared copy disqualifies it.
+// 3. Check that the producers can run in their own role: the loop sits in
+//    the kernel's statement list (not in another loop or branch), their
+//    indices use only the loop variable and what is bound before the
+//    kernel's first statement, and the consumer side holds nothing a role
+//    cannot run yet.
+// 4. Rewrite into the two roles (see the header) and record the decision.
+#include "passes/SpecializeWarps.h"
+
+#include "ir/Analysis.h"
+#include "ir/Visitor.h"
+#include "passes/CopyFacts.h"
+#include "passes/MultiVersion.h"
+
+#include <set>
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+constexpr int64_t kGroupThreads = ir::WarpSpecialize::kGroupThreads;
+constexpr int64_t kProducerRegisters = 24;
+
+// setmaxnreg for one producer and `groups` consumer warp groups: what 64512
+// of the SM's 65536 registers allow (seed §4.6.3).
+std::optional<int64_t> consumerRegisters(int64_t groups) {
+    if (groups <= 2) return 240;
+    if (groups == 3) return 160;
+    return std::nullopt;
+}
+
+std::vector<const ir::For *> pipelinedLoops(const Stmt &body) {
+    std::vector<const ir::For *> loops;
+    ir::forEachStmt(body, [&](const Stmt &s) {
+        const ir::For *f = ir::as<ir::For>(s);
+        if (f && f->pipeline && f->pipeline->stages > 0) loops.push_back(f);
+    });
+    return loops;
+}
+
+// The statements from `s` down to `loop` when only Seqs, LetStmts and
+// Allocates lie between (the loop is one of the kernel's statements).
+bool pathTo(const Stmt &s, const ir::For *loop, std::vector<Stmt> &path) {
+    path.push_back(s);
+    if (s.get() == loop) return true;
+    if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+        for (const Stmt &x : q->stmts)
+            if (pathTo(x, loop, path)) return true;
+    } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+        if (pathTo(l->body, loop, path)) return true;
+    } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+        if (pathTo(a->body, loop, path)) return true;
+    }
+    path.pop_back();
+    return false;
+}
+
+// Replaces one statement (by identity) with another.
+class Replacer : public ir::Mutator {
+public:
+    Replacer(const ir::StmtNode *target, Stmt replacement) : target_(target), replacement_(std::move(replacement)) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateFor(const Stmt &self, const ir::For &n) override {
+        if (self.get() == target_) return replacement_;
+        return ir::Mutator::mutateFor(self, n);
+    }
+
+private:
+    const ir::StmtNode *target_;
+    Stmt replacement_;
+};
+
+std::set<std::string> bufferNames(const ir::Kernel &k) {
+    std::set<std::string> names;
+    for (const ir::Param &p : k.params) names.insert(p.name());
+    ir::forEachStmt(k.body, [&](const Stmt &s) {
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) names.insert(a->buffer->name);
+    });
+    return names;
+}
+
+std::string unusedName(const std::set<std::string> &taken, const std::string &base) {
+    if (!taken.count(base)) return base;
+    for (int i = 1;; ++i)
+        if (!taken.count(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
+}
+
+// A loop that qualifies: its producers and consumers, and where it sits.
+struct Plan {
+    const ir::For *loop = nullptr;
+    std::vector<Stmt> producers, consumers;
+    std::vector<Stmt> scopes;   // the LetStmts and Allocates above the kernel's statements, outermost first
+    Stmt statements;            // the kernel's statements (below `scopes`)
+};
+
+class Specializer {
+public:
+    Specializer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+
+    ir::Kernel run() {
+        std::vector<const ir::For *> loops = pipelinedLoops(kernel_.body);
+        for (const ir::For *loop : loops) {
+            std::optional<bool> asked = loop->pipeline->warpSpecialize;
+            if (asked && !*asked) {
+                record(*loop, "not warp-specialized", "warp_specialize = false");
+                continue;
+            }
+            // Without TMA there is nothing to decide: the cp.async pipeline is the only one.
+            if (!ctx_.target.tma && !asked) continue;
+            std::string why;
+            std::optional<Plan> plan = qualify(*loop, loops.size(), why);
+            if (plan) return rewrite(*plan);
+            if (asked) {
+                ctx_.diags.error(loop->span, "warp_specialize = true cannot be honoured: " + why);
+                continue;
+            }
+            record(*loop, "not warp-specialized", why + "; the loop keeps a cp.async pipeline");
+        }
+        return kernel_;
+    }
+
+private:
+    std::optional<Plan> qualify(const ir::For &loop, size_t loopCount, std::string &why) {
+        const Target &t = ctx_.target;
+        if (!t.tma) return fail(why, "its loads need TMA (sm_90 or newer); " + t.name + " has none");
+        bool manual = false;
+        ir::forEachStmt(kernel_.body, [&](const Stmt &s) { manual = manual || ir::as<ir::WarpSpecialize>(s); });
+        if (manual) return fail(why, "the kernel has ws(...) roles of its own");
+        if (loopCount > 1) return fail(why, "the kernel has " + std::to_string(loopCount) + " pipelined loops; warp specialization splits a kernel around one");
+        if (kernel_.threads % kGroupThreads != 0)
+            return fail(why, "its " + std::to_string(kernel_.threads) + " threads are not whole warp groups of 128, which the consumer role needs");
+        if (kernel_.threads + kGroupThreads > 1024)
+            return fail(why, "a producer warp group would make " + std::to_string(kernel_.threads + kGroupThreads) + " threads, above 1024");
+
+        Plan plan;
+        plan.loop = &loop;
+        // Producers: the body's global->shared copies, all of which TMA must load.
+        std::vector<Stmt> body = ir::as<ir::Seq>(loop.body) ? ir::as<ir::Seq>(loop.body)->stmts : std::vector<Stmt>{loop.body};
+        for (const Stmt &s : body) {
+            const ir::Copy *c = ir::as<ir::Copy>(s);
+            if (!c || !isGlobalToShared(*c)) {
+                plan.consumers.push_back(s);
+                continue;
+            }
+            if (c->copyKind != ir::CopyKind::Copy || c->barrier)
+                return fail(why, "the " + std::string(ir::copyKindName(c->copyKind)) + " at " + c->span.lineColumn() + " is not a plain copy");
+            if (c->prefer == ir::CopyPreference::CpAsync || c->prefer == ir::CopyPreference::Sync)
+                return fail(why, "the copy at " + c->span.lineColumn() + " asks for " + (c->prefer == ir::CopyPreference::Sync ? "sync" : "cp_async"));
+            if (c->disableTma) return fail(why, "the copy at " + c->span.lineColumn() + " says disable_tma = true");
+            Option tma = tmaTensorCopy(*c, /*load=*/true, /*checkLastDim=*/true, t);
+            if (!tma.ok) return fail(why, "the copy at " + c->span.lineColumn() + " cannot load with TMA: " + tma.reason);
+            plan.producers.push_back(s);
+        }
+        if (plan.producers.empty()) return fail(why, "no statement of its body is a global->shared copy");
+
+        // Where the loop sits.
+        Stmt s = kernel_.body;
+        while (ir::as<ir::LetStmt>(s) || ir::as<ir::Allocate>(s)) {
+            plan.scopes.push_back(s);
+            s = ir::as<ir::LetStmt>(s) ? ir::as<ir::LetStmt>(s)->body : ir::as<ir::Allocate>(s)->body;
+        }
+        plan.statements = s;
+        std::vector<Stmt> path;
+        if (!pathTo(s, &loop, path)) return fail(why, "it is nested in another loop or a branch; the producer role runs it alone");
+        std::set<const ir::VarNode *> innerLets;
+        for (const Stmt &p : path) {
+            if (ir::as<ir::Allocate>(p))
+                return fail(why, "'" + ir::as<ir::Allocate>(p)->buffer->name +
+                                     "' is allocated after the kernel's first statement and would live inside the consumer role, which is not supported yet");
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(p)) innerLets.insert(l->var.get());
+        }
+        for (const Stmt &p : plan.producers) {
+            std::string bad;
+            ir::forEachExpr(p, [&](const Expr &e) {
+                if (const ir::Var *v = ir::as<ir::Var>(e); v && innerLets.count(v)) bad = v->name;
+                if (ir::as<ir::Load>(e)) bad = "a value loaded from memory";
+            });
+            if (!bad.empty()) return fail(why, "the copy at " + p->span.lineColumn() + " depends on " + bad + ", which the producer role does not compute");
+        }
+        std::string unsupported;
+        ir::forEachStmt(s, [&](const Stmt &x) {
+            if (unsupported.empty() && ir::as<ir::Reduce>(x)) unsupported = "the reduction at " + x->span.lineColumn();
+        });
+        if (!unsupported.empty()) return fail(why, unsupported + " would run on the consumer warp groups, which is not supported yet");
+        return plan;
+    }
+
+    static std::optional<Plan> fail(std::string &why, std::string reason) {
+        why = std::move(reason);
+        return std::nullopt;
+    }
+
+    ir::Kernel rewrite(const Plan &plan) {
+        const ir::For &f = *plan.loop;
+        const int64_t S = f.pipeline->stages;
+        const int64_t consumerThreads = kernel_.threads, consumerGroups = consumerThreads / kGroupThreads;
+        std::optional<VersionedBuffers> versions = versionBuffers(kernel_.body, f, plan.producers, plan.consumers, S, "pipelined copy", ctx_.diags);
+        if (!versions) return kernel_;
+
+        std::set<std::string> taken = bufferNames(kernel_);
+        ir::Buffer full = ir::makeBuffer(unusedName(taken, "stage_full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+        ir::Buffer empty = ir::makeBuffer(unusedName(taken, "stage_empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+        full->arriveCounts.assign(static_cast<size_t>(S), kGroupThreads);
+        empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads);
+
+        // Iteration k uses version (k - min) % S in phase ((k - min) / S) % 2.
+        auto stageOf = [&](const Expr &k) { return S == 1 ? ir::intImm(0) : ir::mod(ir::sub(k, f.min), ir::intImm(S)); };
+        auto phaseOf = [&](const Expr &k) { return ir::mod(ir::div(ir::sub(k, f.min), ir::intImm(S)), ir::intImm(2)); };
+
+        // The producer: its own loop variable, the copies completing on full[stage].
+        ir::VarRef pk = ir::makeVar(f.var->name, f.var->dtype, f.var->span);
+        Expr pStage = stageOf(pk), pPhase = phaseOf(pk);
+        std::vector<Stmt> produce{std::make_shared<ir::BarrierWait>(empty, pStage, ir::binary(ir::BinaryOp::BitXor, pPhase, ir::intImm(1)), f.span)};
+        for (const Stmt &p : plan.producers) {
+            auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(p));
+            copy->barrier = full;
+            copy->barrierIndex = pStage;
+            copy->producerRole = true;
+            produce.push_back(selectVersion(*versions, pStage, ir::substitute(Stmt(copy), {{f.var, pk}})));
+        }
+        produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, f.span));
+        auto producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);
+
+        // The consumer: waits before the first statement that reads a loaded
+        // tile, releases the version after the last one.
+        Expr cStage = stageOf(f.var), cPhase = phaseOf(f.var);
+        size_t first = plan.consumers.size(), last = 0;
+        for (size_t i = 0; i < plan.consumers.size(); ++i) {
+            for (const auto &[old, v] : versions->replacement) {
+                if (!usesBuffer(plan.consumers[i], old)) continue;
+                first = std::min(first, i);
+                last = std::max(last, i + 1);
+            }
+        }
+        if (first == plan.consumers.size()) first = 0, last = plan.consumers.size();
+        std::vector<Stmt> consume;
+        for (size_t i = 0; i <= plan.consumers.size(); ++i) {
+            if (i == first) consume.push_back(std::make_shared<ir::BarrierWait>(full, cStage, cPhase, f.span));
+            if (i == last) consume.push_back(std::make_shared<ir::BarrierArrive>(empty, cStage, f.span));
+            if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
+        }
+        auto consumerLoop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(consume)));
+        consumerLoop->pipeline.reset();
+
+        // The two roles, inside the kernel's scopes and the new barriers.
+        std::optional<int64_t> registers = ctx_.target.setmaxnreg ? consumerRegisters(consumerGroups) : std::nullopt;
+        std::vector<int64_t> consumerRoles;
+        for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
+        Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
+        Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(kProducerRegisters, false, f.span) : nullptr, producerLoop});
+        Stmt consumer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(*registers, true, f.span) : nullptr, consumerStatements});
+        Stmt body = std::make_shared<ir::Allocate>(
+            full,
+            std::make_shared<ir::Allocate>(empty,
+                                           ir::seq({std::make_shared<ir::WarpSpecialize>(std::vector<int64_t>{0}, producer, f.span),
+                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span)}),
+                                           f.span),
+            f.span);
+        for (auto it = plan.scopes.rbegin(); it != plan.scopes.rend(); ++it) {
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(*it)) body = std::make_shared<ir::LetStmt>(l->var, l->value, body, l->span);
+            else body = std::make_shared<ir::Allocate>(ir::as<ir::Allocate>(*it)->buffer, body, (*it)->span);
+        }
+
+        ir::Kernel out = kernel_;
+        out.body = replaceAllocations(body, versions->replacement);
+        out.threads = consumerThreads + kGroupThreads;
+
+        Decision d;
+        d.where = f.span;
+        d.op = "pipelined loop";
+        d.choice = "warp-specialized: warp group 0 loads with TMA " + std::to_string(S) + " stage" + (S == 1 ? "" : "s") + " ahead, warp group" +
+                   (consumerGroups == 1 ? " 1 computes" : "s 1-" + std::to_string(consumerGroups) + " compute");
+        d.why = ctx_.target.name + " has TMA and every global->shared copy of the loop can use it";
+        d.details.push_back("the block grows from " + std::to_string(consumerThreads) + " to " + std::to_string(out.threads) +
+                            " threads; the kernel's other statements run on the consumer warp groups");
+        d.details.push_back("'" + full->name + "[" + std::to_string(S) + "]' (128 producer arrivals + the TMA bytes) hands each stage to the consumers, '" +
+                            empty->name + "[" + std::to_string(S) + "]' (" + std::to_string(consumerThreads) +
+                            " consumer arrivals) hands it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
+        if (registers)
+            d.details.push_back("setmaxnreg: the producer drops to " + std::to_string(kProducerRegisters) + " registers per thread, the consumers rise to " +
+                                std::to_string(*registers));
+        else if (!ctx_.target.setmaxnreg)
+            d.details.push_back("no setmaxnreg: " + ctx_.target.name + " cannot reallocate registers between warp groups");
+        else
+            d.details.push_back("no setmaxnreg: no register split fits one producer and " + std::to_string(consumerGroups) + " consumer warp groups");
+        int64_t total = 0;
+        for (const ir::Buffer &v : versions->order) {
+            int64_t bytes = *v->constElements() * dtypeBits(v->dtype) / 8;
+            total += bytes;
+            d.details.push_back("'" + v->name + "': " + std::to_string(S) + " version" + (S == 1 ? "" : "s") + ", " + std::to_string(bytes) +
+                                " bytes of shared memory");
+        }
+        d.details.push_back(std::to_string(total) + " bytes of shared memory for the pipelined tiles");
+        ctx_.explain.record(std::move(d));
+        return out;
+    }
+
+    void record(const ir::For &loop, const std::string &choice, const std::string &why) {
+        Decision d;
+        d.where = loop.span;
+        d.op = "warp specialization";
+        d.choice = choice;
+        d.why = why;
+        ctx_.explain.record(std::move(d));
+    }
+
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+};
+
+} // namespace
+
+ir::Kernel specializeWarps(const ir::Kernel &kernel, PassContext &ctx) { return Specializer(kernel, ctx).run(); }
+
+} // namespace tilet
