@@ -56,6 +56,7 @@ def cases():
         "gemm_int8": ("gemm_int8", torch.int8, True, torch.int32, False, 0.0, 4096),
         "gemm_fp8_sm89": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2, 4096),
         "gemm_ws_manual_sm90": ("gemm_ws", torch.float16, False, torch.float16, False, 2e-3, 4096),
+        "gemm_fp8_sm90": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2, 8192),
         "gemm_tma_ws_sm90": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
         "gemm_tma_ws_sm90_4096": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 4096),
     }
@@ -67,7 +68,7 @@ def torch_baseline(name, a, b):
         return lambda: torch.matmul(a, b)
     if name == "gemm_int8":
         return lambda: torch._int_mm(a, b.t())
-    if name == "gemm_fp8_sm89":
+    if name.startswith("gemm_fp8"):
         s = fp8_scale()
         return lambda: torch._scaled_mm(a, b.t(), scale_a=s, scale_b=s, out_dtype=torch.bfloat16)
     if name == "gemm_bf16":

@@ -214,6 +214,7 @@ private:
             const ir::Wgmma &w = *ir::as<ir::Wgmma>(s);
             std::string key = "wgmma_m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "_" + mmaTypeName(w.d->dtype, false) + "_" +
                               mmaTypeName(w.a.buffer->dtype, true);
+            if (w.b.buffer->dtype != w.a.buffer->dtype) key += "_" + mmaTypeName(w.b.buffer->dtype, true);
             if (!generated_.count(key)) generated_[key] = wgmmaHelper(key, w);
             helper("wgmma_desc");
             auto desc = [&](const ir::WgmmaOperand &o) {
@@ -323,29 +324,38 @@ private:
 // The operand lists of wgmma grow with N, so its helpers are spelled here from
 // the node's shape and dtypes (f32 or f16 accumulators, f16/bf16 operands).
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
-    bool f16 = w.d->dtype == DType::F16;
-    int64_t regs = f16 ? w.n / 4 : w.n / 2;   // accumulator registers per thread
-    std::string type = mmaTypeName(w.a.buffer->dtype, true);
+    DType acc = w.d->dtype, aType = w.a.buffer->dtype;
+    bool packed = acc == DType::F16;   // two f16 accumulators per register
+    int64_t regs = packed ? w.n / 4 : w.n / 2;   // accumulator registers per thread
+    std::string cAcc = packed ? "__half" : acc == DType::Int32 ? "int" : "float";
     std::string list;
     for (int64_t i = 0; i < regs; ++i) list += (i ? ", %" : "%") + std::to_string(i);
     std::string outs;
-    for (int64_t i = 0; i < regs; ++i) outs += std::string(i ? ", " : "") + (f16 ? "\"+r\"(r[" : "\"+f\"(d[") + std::to_string(i) + "])";
+    for (int64_t i = 0; i < regs; ++i)
+        outs += std::string(i ? ", " : "") + (packed ? "\"+r\"(r[" : acc == DType::Int32 ? "\"+r\"(d[" : "\"+f\"(d[") + std::to_string(i) + "])";
     std::string a = std::to_string(regs), b = std::to_string(regs + 1), scale = std::to_string(regs + 2), ta = std::to_string(regs + 3),
                 tb = std::to_string(regs + 4);
-    std::string ptx = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "." + mmaTypeName(w.d->dtype, false) + "." +
-                      type + "." + type;
+    std::string ptx = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "." + mmaTypeName(acc, false) + "." +
+                      mmaTypeName(aType, true) + "." + mmaTypeName(w.b.buffer->dtype, true);
+    // The PTX forms differ in their immediates: f16/bf16 take scale-a,
+    // scale-b and the two transposes, tf32 and fp8 only the scales (K-major
+    // operands), integers neither.
+    bool sixteenBit = aType == DType::F16 || aType == DType::BF16;
+    std::string immediates = sixteenBit ? ", p, 1, 1, %" + ta + ", %" + tb : isInteger(aType) ? ", p" : ", p, 1, 1";
+    std::string inputs = "\"l\"(a), \"l\"(b), \"r\"(scaleD)" + std::string(sixteenBit ? ", \"n\"(TransA), \"n\"(TransB)" : "");
     std::string text;
-    text += "// wgmma: D (64 x " + std::to_string(w.n) + " per warp group, " + mmaTypeName(w.d->dtype, false) + ") = A * B + (scaleD ? D : 0), A and B\n";
-    text += "// read through shared-memory descriptors; TransA / TransB: M- / N-major operands.\n";
+    text += "// wgmma: D (64 x " + std::to_string(w.n) + " per warp group, " + mmaTypeName(acc, false) + ") = A * B + (scaleD ? D : 0), A and B\n";
+    text += "// read through shared-memory descriptors; TransA / TransB: M- / N-major operands";
+    text += sixteenBit ? ".\n" : " (" + mmaTypeName(aType, true) + " operands are K-major: both 0).\n";
     text += "template <int TransA, int TransB>\n";
-    text += "__device__ __forceinline__ void tilet_" + key + "(" + (f16 ? "__half" : "float") +
-            " *d, unsigned long long a, unsigned long long b, int scaleD)\n{\n";
-    if (f16) text += "    unsigned r[" + std::to_string(regs) + "];\n    memcpy(r, d, sizeof(r));\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(" + cAcc + " *d, unsigned long long a, unsigned long long b, int scaleD)\n{\n";
+    if (!sixteenBit) text += "    static_assert(TransA == 0 && TransB == 0, \"" + mmaTypeName(aType, true) + " wgmma reads K-major operands only\");\n";
+    if (packed) text += "    unsigned r[" + std::to_string(regs) + "];\n    memcpy(r, d, sizeof(r));\n";
     text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + scale + ", 0;\\n\"\n";
-    text += "                 \"" + ptx + " {" + list + "}, %" + a + ", %" + b + ", p, 1, 1, %" + ta + ", %" + tb + ";\\n}\\n\"\n";
+    text += "                 \"" + ptx + " {" + list + "}, %" + a + ", %" + b + immediates + ";\\n}\\n\"\n";
     text += "                 : " + outs + "\n";
-    text += "                 : \"l\"(a), \"l\"(b), \"r\"(scaleD), \"n\"(TransA), \"n\"(TransB));\n";
-    if (f16) text += "    memcpy(d, r, sizeof(r));\n";
+    text += "                 : " + inputs + ");\n";
+    if (packed) text += "    memcpy(d, r, sizeof(r));\n";
     text += "}\n";
     return text;
 }

@@ -24,9 +24,6 @@ std::string gemmGap(const ir::Gemm &g) {
     std::string inst = ir::gemmInstName(g.inst);
     if (g.inst == ir::GemmInst::WGMMA) {
         if (g.a.buffer->scope != ir::MemScope::Shared) return "gemm code generation (WGMMA with A in registers) is";
-        DType a = g.a.buffer->dtype, c = g.c.buffer->dtype;
-        if (!((a == DType::F16 && (c == DType::F32 || c == DType::F16)) || (a == DType::BF16 && c == DType::F32)))
-            return "gemm code generation (WGMMA for " + std::string(dtypeName(a)) + " -> " + std::string(dtypeName(c)) + ") is";
         if (!wholeBuffer(g.c)) return "a gemm into part of a fragment is";
         return "";
     }

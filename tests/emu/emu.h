@@ -422,13 +422,14 @@ template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, in
     std::memcpy(&value, sharedBase() + at, sizeof(T));
     return toDouble(value);
 }
-template <int M, int N, int K, class T, int TransA, int TransB, class D> void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
+template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
+void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
     unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
     for (int j = 0; j < N / 8; ++j) {
         for (int e = 0; e < 4; ++e) {
             int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
             double sum = 0;
-            for (int k = 0; k < K; ++k) sum += wgmmaOperand<T>(a, TransA, row, k) * wgmmaOperand<T>(b, TransB, col, k);
+            for (int k = 0; k < K; ++k) sum += wgmmaOperand<TA>(a, TransA, row, k) * wgmmaOperand<TB>(b, TransB, col, k);
             if (!scaleD) d[4 * j + e] = D(0);
             accumulate(d[4 * j + e], sum);
         }

@@ -1,8 +1,10 @@
 // Emulated checks of tests/emu/wgmma_kernels.tl: wgmma from shared-memory
 // descriptors (K- and MN-major operands, 128B and 64B swizzles, one and two
-// warp groups, f32 and f16 accumulators).
+// warp groups, f32, f16 and int32 accumulators; f16, bf16, fp8, int8 and tf32
+// operands).
 #include "harness.h"
 #include "references.h"
+#include "tf32.h"
 
 #include "emu_wgmma_kernels.h"
 
@@ -16,6 +18,10 @@ template <class T> T *fill(size_t n, unsigned seed, T (*to)(float)) {
 }
 __half toHalf(float x) { return __float2half(x); }
 __nv_bfloat16 toBf16(float x) { return __float2bfloat16(x); }
+__nv_fp8_e4m3 toE4m3(float x) { return __nv_fp8_e4m3(x); }
+__nv_fp8_e5m2 toE5m2(float x) { return __nv_fp8_e5m2(x); }
+signed char toInt8(float x) { return static_cast<signed char>(x * 100); }
+float asIs(float x) { return x; }
 
 } // namespace
 
@@ -48,6 +54,42 @@ int main() {
             [&](int i, int j) { return double(__half2float(C[i * 64 + j])); });
         // An f16 accumulator rounds after each of the 4 k-steps.
         failed += harness::report("wgmma into an f16 accumulator over two k-tiles (64B-swizzled A), relative error", err, 4e-3);
+    }
+    {
+        __nv_fp8_e4m3 *A = fill(128 * 64, 97, toE4m3), *B = fill(128 * 64, 98, toE4m3);
+        float *C = harness::alloc<float>(128 * 128);
+        if (wg_fp8(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            128, 128, 64, [&](int i, int k) { return double(float(A[i * 64 + k])); }, [&](int k, int j) { return double(float(B[j * 64 + k])); },
+            false, [&](int i, int j) { return double(C[i * 128 + j]); });
+        failed += harness::report("wgmma m64n128k32 e4m3 x e4m3 -> f32, K-major (64B swizzles)", err, 1e-4);
+    }
+    {
+        __nv_fp8_e4m3 *A = fill(64 * 64, 99, toE4m3);
+        __nv_fp8_e5m2 *B = fill(64 * 64, 100, toE5m2);
+        __half *C = harness::alloc<__half>(64 * 64);
+        if (wg_fp8_mixed(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            64, 64, 64, [&](int i, int k) { return double(float(A[i * 64 + k])); }, [&](int k, int j) { return double(float(B[j * 64 + k])); },
+            false, [&](int i, int j) { return double(__half2float(C[i * 64 + j])); });
+        failed += harness::report("wgmma e4m3 x e5m2 -> f16, relative error", err, 4e-3);
+    }
+    {
+        signed char *A = fill(64 * 128, 101, toInt8), *B = fill(64 * 128, 102, toInt8);
+        int *C = harness::alloc<int>(64 * 64);
+        if (wg_int8(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            64, 64, 128, [&](int i, int k) { return double(A[i * 128 + k]); }, [&](int k, int j) { return double(B[j * 128 + k]); }, false,
+            [&](int i, int j) { return double(C[i * 64 + j]); });
+        failed += harness::report("wgmma int8 -> int32 over two k-tiles (exact)", err, 0);
+    }
+    {
+        float *A = fill(64 * 32, 103, asIs), *B = fill(128 * 32, 104, asIs), *C = harness::alloc<float>(64 * 128);
+        if (wg_tf32(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            64, 128, 32, [&](int i, int k) { return double(tf32Truncated(A[i * 32 + k])); },
+            [&](int k, int j) { return double(tf32Truncated(B[j * 32 + k])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
+        failed += harness::report("wgmma m64n128k8 tf32 (f32 operands read as tf32)", err, 1e-5);
     }
     return failed;
 }

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
 // mbarrier.init: a phase completes after `count` arrivals.
@@ -89,6 +90,28 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                  : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
 }
+// wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands (e4m3 operands are K-major: both 0).
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n128k32_f32_e4m3(float *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    static_assert(TransA == 0 && TransB == 0, "e4m3 wgmma reads K-major operands only");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(scaleD));
+}
+// wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands (tf32 operands are K-major: both 0).
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n128k8_f32_tf32(float *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    static_assert(TransA == 0 && TransB == 0, "tf32 wgmma reads K-major operands only");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(scaleD));
+}
 // wgmma: D (64 x 64 per warp group, f16) = A * B + (scaleD ? D : 0), A and B
 // read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
 template <int TransA, int TransB>
@@ -111,6 +134,31 @@ __device__ __forceinline__ void tilet_wgmma_m64n64k16_f32_bf16(float *d, unsigne
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
+}
+// wgmma: D (64 x 64 per warp group, f16) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands (e4m3 operands are K-major: both 0).
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n64k32_f16_e4m3_e5m2(__half *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    static_assert(TransA == 0 && TransB == 0, "e4m3 wgmma reads K-major operands only");
+    unsigned r[16];
+    memcpy(r, d, sizeof(r));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.f16.e4m3.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1;\n}\n"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]), "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]), "+r"(r[12]), "+r"(r[13]), "+r"(r[14]), "+r"(r[15])
+                 : "l"(a), "l"(b), "r"(scaleD));
+    memcpy(d, r, sizeof(r));
+}
+// wgmma: D (64 x 64 per warp group, s32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands (s8 operands are K-major: both 0).
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n64k32_s32_s8(int *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    static_assert(TransA == 0 && TransB == 0, "s8 wgmma reads K-major operands only");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+                 : "l"(a), "l"(b), "r"(scaleD));
 }
 // ---- end of PTX helpers ----
 
@@ -286,3 +334,203 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
         }
     }
 } // wg_small_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    __nv_fp8_e4m3* a_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 0);
+    __nv_fp8_e4m3* b_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 8192);
+    float acc[128];
+    const int i_thread = static_cast<int>(threadIdx.x) / 4;
+    const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
+    }
+    #pragma unroll
+    for (int r = 0; r < 128; ++r) {
+        acc[r] = 0.0f;
+    }
+    tilet_wgmma_fence();
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+        #pragma unroll
+        for (int a = 0; a < 2; ++a) {
+            tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ((ks * 32) ^ 0)], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+        }
+    }
+    tilet_wgmma_commit();
+    tilet_wgmma_wait<0>();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                __align__(8) float C_vec[2];
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64];
+                }
+                *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + i_2 * 8192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+            }
+        }
+    }
+} // wg_fp8_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __restrict__ B, __half* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    __nv_fp8_e4m3* a_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 0);
+    __nv_fp8_e5m2* b_s = reinterpret_cast<__nv_fp8_e5m2*>(tilet_smem + 4096);
+    __half acc[32];
+    const int i_thread = static_cast<int>(threadIdx.x) / 4;
+    const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 2; ++i_1) {
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 2; ++i_1) {
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
+    }
+    #pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        acc[r] = static_cast<__half>(0.0f);
+    }
+    tilet_wgmma_fence();
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+        tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 32) ^ 0], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+    }
+    tilet_wgmma_commit();
+    tilet_wgmma_wait<0>();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(4) __half C_vec[2];
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+            }
+            *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
+        }
+    }
+} // wg_fp8_mixed_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    signed char* a_s = reinterpret_cast<signed char*>(tilet_smem + 0);
+    signed char* b_s = reinterpret_cast<signed char*>(tilet_smem + 4096);
+    int acc[32];
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                acc[v + i_1 * 2 + j_1 * 4] = 0;
+            }
+        }
+    }
+    __syncthreads();
+    for (int ko = 0; ko < 2; ++ko) {
+        __syncthreads();
+        const int i_thread = static_cast<int>(threadIdx.x) / 4;
+        const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 128 + i_1 * 4096 + ko * 64 + j_thread]);
+        }
+        const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+        const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 4096 + ko * 64 + j_thread_1]);
+        }
+        tilet_wgmma_fence();
+        __syncthreads();
+        #pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+            tilet_wgmma_m64n64k32_s32_s8<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 32) ^ 0], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+        }
+        tilet_wgmma_commit();
+        tilet_wgmma_wait<0>();
+    }
+    const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+    const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(8) int C_vec[2];
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+            }
+            *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+        }
+    }
+} // wg_int8_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    float* a_s = reinterpret_cast<float*>(tilet_smem + 16384);
+    float* b_s = reinterpret_cast<float*>(tilet_smem + 0);
+    float acc[64];
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ ((i_thread & 7) * 4))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 4;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 8; ++i_1) {
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 512 + (j_thread_1 ^ ((i_thread_1 & 7) * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + i_1 * 512 + j_thread_1]);
+    }
+    #pragma unroll
+    for (int r = 0; r < 64; ++r) {
+        acc[r] = 0.0f;
+    }
+    tilet_wgmma_fence();
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+        tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 8) ^ 0], 16, 1024, 1), tilet_wgmma_desc(&b_s[(ks * 8) ^ 0], 16, 1024, 1), 1);
+    }
+    tilet_wgmma_commit();
+    tilet_wgmma_wait<0>();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 16; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(8) float C_vec[2];
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+            }
+            *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+        }
+    }
+} // wg_tf32_kernel

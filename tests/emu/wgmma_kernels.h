@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,42 @@ cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, float* C, cu
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
 cudaError_t wg_small(const __half* A, const __half* B, __half* C, cudaStream_t stream);
+
+// wg_fp8: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
+//   A: f8e4m3 [128, 64], read, 16-byte aligned
+//   B: f8e4m3 [128, 64], read, 16-byte aligned
+//   C: f32 [128, 128], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cudaStream_t stream);
+
+// wg_fp8_mixed: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
+//   A: f8e4m3 [64, 64], read, 16-byte aligned
+//   B: f8e5m2 [64, 64], read, 16-byte aligned
+//   C: f16 [64, 64], written, 4-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2* B, __half* C, cudaStream_t stream);
+
+// wg_int8: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
+//   A: int8 [64, 128], read, 16-byte aligned
+//   B: int8 [64, 128], read, 16-byte aligned
+//   C: int32 [64, 64], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_int8(const signed char* A, const signed char* B, int* C, cudaStream_t stream);
+
+// wg_tf32: grid (1), 128 threads per block, 24576 bytes of dynamic shared memory.
+//   A: f32 [64, 32], read, 16-byte aligned
+//   B: f32 [128, 32], read, 16-byte aligned
+//   C: f32 [64, 128], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t stream);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -45,6 +45,10 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
 extern "C" void wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 extern "C" void wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restrict__ Bt, float* __restrict__ C, const CUtensorMap tma_At, const CUtensorMap tma_Bt);
 extern "C" void wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C);
+extern "C" void wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, float* __restrict__ C);
+extern "C" void wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __restrict__ B, __half* __restrict__ C);
+extern "C" void wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C);
+extern "C" void wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C);
 
 extern "C" cudaError_t wgmma_kernels_init(void) {
     // No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.
@@ -118,3 +122,75 @@ extern "C" cudaError_t wg_small(const __half* A, const __half* B, __half* C, cud
     config.stream = stream;
     return cudaLaunchKernelEx(&config, wg_small_kernel, A, B, C);
 } // wg_small
+
+extern "C" cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 16384;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_fp8_kernel, A, B, C);
+} // wg_fp8
+
+extern "C" cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2* B, __half* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 8192;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_fp8_mixed_kernel, A, B, C);
+} // wg_fp8_mixed
+
+extern "C" cudaError_t wg_int8(const signed char* A, const signed char* B, int* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 8192;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_int8_kernel, A, B, C);
+} // wg_int8
+
+extern "C" cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 24576;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_tf32_kernel, A, B, C);
+} // wg_tf32
