@@ -13,6 +13,7 @@
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
 #include "passes/LowerTma.h"
+#include "passes/OverlapWgmma.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
 #include "passes/CheckBarriers.h"
@@ -71,7 +72,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-reductions",
+        "analyze-params", "check-target", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -115,6 +116,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("infer-layouts", inferLayouts, checked);
         // mma.sync gemms into ldmatrix and mma per warp; needs the accumulator registers.
         run("lower-gemms", lowerGemms, checked);
+        // A consumer loop's wgmma group stays in flight while the next is issued.
+        run("overlap-wgmma", overlapWgmma, checked);
         // Reductions need the layouts of their fragments.
         run("lower-reductions", lowerReductions, noTileOps);
         // Per-thread loops; needs layouts; fragments become register arrays.

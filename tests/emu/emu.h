@@ -76,6 +76,9 @@ struct AsyncCopy {
 };
 inline thread_local std::vector<AsyncCopy> openGroup;
 inline thread_local std::vector<std::vector<AsyncCopy>> committedGroups;
+// wgmma groups not yet retired (see wgmma below).
+inline thread_local std::vector<std::function<void()>> openWgmma;
+inline thread_local std::vector<std::vector<std::function<void()>>> committedWgmma;
 
 inline unsigned char *sharedBase() { return block->shared.data(); }
 
@@ -101,6 +104,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args.
                         block = &b;
                         openGroup.clear();
                         committedGroups.clear();
+                        openWgmma.clear();
+                        committedWgmma.clear();
                         kernel(args...);
                     });
                 }
@@ -422,23 +427,38 @@ template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, in
     std::memcpy(&value, sharedBase() + at, sizeof(T));
     return toDouble(value);
 }
+// wgmma is asynchronous: the MMAs of a group read shared memory and write
+// the accumulators at some point before the wait_group that retires the
+// group. The model runs them exactly there, so a stage released (and
+// refilled) before its MMAs are waited for, or accumulators read too early,
+// give wrong results.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
 void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
-    unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
-    for (int j = 0; j < N / 8; ++j) {
-        for (int e = 0; e < 4; ++e) {
-            int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
-            double sum = 0;
-            for (int k = 0; k < K; ++k) sum += wgmmaOperand<TA>(a, TransA, row, k) * wgmmaOperand<TB>(b, TransB, col, k);
-            if (!scaleD) d[4 * j + e] = D(0);
-            accumulate(d[4 * j + e], sum);
+    openWgmma.push_back([=] {
+        unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
+        for (int j = 0; j < N / 8; ++j) {
+            for (int e = 0; e < 4; ++e) {
+                int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
+                double sum = 0;
+                for (int k = 0; k < K; ++k) sum += wgmmaOperand<TA>(a, TransA, row, k) * wgmmaOperand<TB>(b, TransB, col, k);
+                if (!scaleD) d[4 * j + e] = D(0);
+                accumulate(d[4 * j + e], sum);
+            }
         }
-    }
+    });
 }
 } // namespace emu
 inline void tilet_wgmma_fence() {}
-inline void tilet_wgmma_commit() {}
-template <int N> void tilet_wgmma_wait() {}
+inline void tilet_wgmma_commit() {
+    emu::committedWgmma.push_back(std::move(emu::openWgmma));
+    emu::openWgmma.clear();
+}
+template <int N> void tilet_wgmma_wait() {
+    while (emu::committedWgmma.size() > size_t(N)) {
+        for (auto &mma : emu::committedWgmma.front()) mma();
+        emu::committedWgmma.erase(emu::committedWgmma.begin());
+    }
+}
 inline void tilet_fence_proxy_async() {}
 inline void tilet_tma_store_wait() {}
 inline void tilet_pdl_trigger() {}

@@ -171,9 +171,13 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
                 tilet_wgmma_m64n256k16_f32_bf16<0, 1>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 8192 + group_m * 4096 + ((ks * 16) ^ (((ko % 4 * 128 + group_m * 64) & 7) * 8))], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 4096 + ks * 1024], 32768, 1024, 1), 1);
             }
             tilet_wgmma_commit();
-            tilet_wgmma_wait<0>();
-            tilet_mbarrier_arrive(&stage_empty[ko % 4]);
+            tilet_wgmma_wait<1>();
+            if (ko > 0) {
+                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 4]);
+            }
         }
+        tilet_wgmma_wait<0>();
+        tilet_mbarrier_arrive(&stage_empty[3]);
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
         const int j_thread = role_thread % 4 * 2;
         #pragma unroll
