@@ -57,6 +57,7 @@ def cases():
         "gemm_fp8_sm89": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2, 4096),
         "gemm_ws_manual_sm90": ("gemm_ws", torch.float16, False, torch.float16, False, 2e-3, 4096),
         "gemm_fp8_sm90": ("gemm_fp8", torch.float8_e4m3fn, True, torch.bfloat16, False, 1e-2, 8192),
+        "gemm_cluster_multicast_sm90": ("gemm_multicast", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
         "gemm_tma_ws_sm90": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
         "gemm_tma_ws_sm90_4096": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 4096),
     }

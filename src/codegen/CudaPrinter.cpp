@@ -171,9 +171,10 @@ private:
         }
         case ir::StmtKind::TmaLoad: {
             const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(s);
-            std::string key = "tma_load_" + std::to_string(t.coords.size()) + "d";
+            std::string key = "tma_load_" + std::to_string(t.coords.size()) + "d" + (t.multicastMask ? "_multicast" : "");
             helper(key);
             std::string args = "&" + access(t.dst, t.dstIndices) + ", &" + names_.var(t.desc->param.get()) + ", &" + access(t.barrier, {t.barrierIndex});
+            if (t.multicastMask) args += ", " + std::to_string(t.multicastMask);
             for (const ir::Expr &c : t.coords) args += ", " + e(c);
             out_.line("tilet_" + key + "(" + args + ");");
             return;
@@ -271,6 +272,11 @@ private:
         }
         case ir::StmtKind::BarrierArrive: {
             const ir::BarrierArrive &a = *ir::as<ir::BarrierArrive>(s);
+            if (a.remoteRank) {
+                helper("mbarrier_arrive_cluster");
+                out_.line("tilet_mbarrier_arrive_cluster(&" + access(a.barrier, {a.index}) + ", " + e(a.remoteRank) + ");");
+                return;
+            }
             helper("mbarrier_arrive");
             out_.line("tilet_mbarrier_arrive(&" + access(a.barrier, {a.index}) + ");");
             return;

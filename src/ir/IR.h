@@ -152,6 +152,7 @@ struct BufferNode {
 
     // Barriers: the arrive count of each barrier in the array.
     std::vector<int64_t> arriveCounts;
+    bool clusterScope = false;   // barriers other blocks of the cluster arrive on or complete transactions on
 
     // Decided by passes:
     std::optional<TileLayout> layout;   // fragments: infer_layouts
@@ -428,15 +429,18 @@ using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
 // read as zeros). Issued by one thread.
 struct TmaLoad : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaLoad;
-    TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, SourceRange s = {})
+    TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, int64_t mask, SourceRange s = {})
         : StmtNode(kKind, s), desc(std::move(d)), dst(std::move(dst)), dstIndices(std::move(di)), coords(std::move(c)), barrier(std::move(bar)),
-          barrierIndex(std::move(bi)) {}
+          barrierIndex(std::move(bi)), multicastMask(mask) {}
     const TmaDescriptorRef desc;
     const Buffer dst;
     const std::vector<Expr> dstIndices;
     const std::vector<Expr> coords;
     const Buffer barrier;
     const Expr barrierIndex;
+    // Nonzero: the box lands in the same shared offsets of every block of the
+    // cluster whose rank bit is set, completing on each one's barrier.
+    const int64_t multicastMask;
 };
 
 // cp.async.bulk.tensor shared -> global: src[srcIndices...] into the box at
@@ -658,9 +662,10 @@ struct BarrierInit : StmtNode {
 
 struct BarrierArrive : StmtNode {
     static constexpr StmtKind kKind = StmtKind::BarrierArrive;
-    BarrierArrive(Buffer b, Expr i, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)) {}
+    BarrierArrive(Buffer b, Expr i, Expr r, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)), remoteRank(std::move(r)) {}
     const Buffer barrier;
     const Expr index;
+    const Expr remoteRank;   // null: this block's barrier; else the barrier at the same offset in that block of the cluster
 };
 
 struct BarrierWait : StmtNode {

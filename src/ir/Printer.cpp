@@ -116,6 +116,7 @@ public:
             const BufferNode &b = *a.buffer;
             std::string text = "alloc " + b.name + ": " + bufferType(b);
             if (!b.arriveCounts.empty()) text += " arrive" + intList(b.arriveCounts);
+            if (b.clusterScope) text += " cluster-scope";
             if (b.layout) text += " layout " + b.layout->str();
             if (b.registers) text += " in " + b.registers->name;
             if (b.swizzle != SharedSwizzle::None) text += std::string(" swizzle ") + swizzleName(b.swizzle);
@@ -187,7 +188,7 @@ public:
         case StmtKind::TmaLoad: {
             auto &t = static_cast<const TmaLoad &>(*s);
             line("tma_load " + t.desc->name + "{" + list(t.coords) + "} -> " + t.dst->name + "[" + list(t.dstIndices) + "] on " + t.barrier->name + "[" +
-                 expr(t.barrierIndex) + "]");
+                 expr(t.barrierIndex) + "]" + (t.multicastMask ? " multicast " + std::to_string(t.multicastMask) : ""));
             return;
         }
         case StmtKind::TmaStore: {
@@ -257,7 +258,7 @@ public:
         case StmtKind::BarrierInit: line("barrier_init " + static_cast<const BarrierInit &>(*s).barrier->name); return;
         case StmtKind::BarrierArrive: {
             auto &b = static_cast<const BarrierArrive &>(*s);
-            line("barrier_arrive " + b.barrier->name + "[" + expr(b.index) + "]");
+            line("barrier_arrive " + b.barrier->name + "[" + expr(b.index) + "]" + (b.remoteRank ? " in block " + expr(b.remoteRank) : ""));
             return;
         }
         case StmtKind::BarrierWait: {

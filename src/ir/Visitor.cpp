@@ -106,7 +106,10 @@ void Visitor::visitAtomicAdd(const AtomicAdd &n) {
 }
 void Visitor::visitSyncThreads(const SyncThreads &) {}
 void Visitor::visitBarrierInit(const BarrierInit &) {}
-void Visitor::visitBarrierArrive(const BarrierArrive &n) { visit(n.index); }
+void Visitor::visitBarrierArrive(const BarrierArrive &n) {
+    visit(n.index);
+    if (n.remoteRank) visit(n.remoteRank);
+}
 void Visitor::visitBarrierWait(const BarrierWait &n) { visit(n.index); visit(n.parity); }
 void Visitor::visitClusterSync(const ClusterSync &) {}
 void Visitor::visitWarpSpecialize(const WarpSpecialize &n) { visit(n.body); }
@@ -300,7 +303,7 @@ Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     std::vector<Expr> di = mutateAll(n.dstIndices, changed), c = mutateAll(n.coords, changed);
     Expr bi = mutate(n.barrierIndex);
     if (!changed && bi == n.barrierIndex) return self;
-    return std::make_shared<TmaLoad>(n.desc, n.dst, std::move(di), std::move(c), n.barrier, bi, n.span);
+    return std::make_shared<TmaLoad>(n.desc, n.dst, std::move(di), std::move(c), n.barrier, bi, n.multicastMask, n.span);
 }
 Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     bool changed = false;
@@ -371,9 +374,9 @@ Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return 
 Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &) { return self; }
 
 Stmt Mutator::mutateBarrierArrive(const Stmt &self, const BarrierArrive &n) {
-    Expr i = mutate(n.index);
-    if (i == n.index) return self;
-    return std::make_shared<BarrierArrive>(n.barrier, i, n.span);
+    Expr i = mutate(n.index), r = n.remoteRank ? mutate(n.remoteRank) : nullptr;
+    if (i == n.index && r == n.remoteRank) return self;
+    return std::make_shared<BarrierArrive>(n.barrier, i, r, n.span);
 }
 
 Stmt Mutator::mutateBarrierWait(const Stmt &self, const BarrierWait &n) {

@@ -19,7 +19,10 @@ namespace tilet {
 //   - a race: two warp groups access the same shared bytes, one of them
 //     writing, with no barrier phase ordering them (vector clocks: an
 //     arrival releases, the wait that sees its phase complete acquires).
-// A kernel without barriers or ws(...) regions is left alone.
+// A kernel without barriers or ws(...) regions is left alone. One block is
+// simulated: the blocks of a cluster run the same program, so an arrival on
+// the barrier of block r of the cluster stands for the arrival block r makes
+// on this block's barrier, and is counted here.
 ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet

@@ -46,7 +46,7 @@ protected:
     ir::Stmt mutateTmaLoad(const ir::Stmt &self, const ir::TmaLoad &n) override {
         ir::Stmt base = ir::Mutator::mutateTmaLoad(self, n);
         const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(base);
-        return std::make_shared<ir::TmaLoad>(t.desc, t.dst, flat(*t.dst, t.dstIndices), t.coords, t.barrier, t.barrierIndex, t.span);
+        return std::make_shared<ir::TmaLoad>(t.desc, t.dst, flat(*t.dst, t.dstIndices), t.coords, t.barrier, t.barrierIndex, t.multicastMask, t.span);
     }
     ir::Stmt mutateTmaStore(const ir::Stmt &self, const ir::TmaStore &n) override {
         ir::Stmt base = ir::Mutator::mutateTmaStore(self, n);

@@ -117,12 +117,13 @@ protected:
         });
     }
 
-    // mbarriers are initialised where they are allocated, before any thread uses them.
+    // mbarriers are initialised where they are allocated, before any thread
+    // uses them; ones other blocks of the cluster use, before any block does.
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &a) override {
         ir::Stmt base = ir::Mutator::mutateAllocate(self, a);
         if (a.buffer->scope != ir::MemScope::Barrier) return base;
-        ir::Stmt body = ir::seq({std::make_shared<ir::BarrierInit>(a.buffer, a.span), std::make_shared<ir::SyncThreads>(a.span),
-                                 ir::as<ir::Allocate>(base)->body});
+        ir::Stmt visible = a.buffer->clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
+        ir::Stmt body = ir::seq({std::make_shared<ir::BarrierInit>(a.buffer, a.span), visible, ir::as<ir::Allocate>(base)->body});
         return std::make_shared<ir::Allocate>(a.buffer, body, a.span);
     }
 

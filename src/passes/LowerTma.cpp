@@ -5,6 +5,7 @@
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
 
+#include <bit>
 #include <tuple>
 
 namespace tilet {
@@ -67,14 +68,33 @@ protected:
         bool own = false;
         if (load) std::tie(barrier, barrierIndex) = loadBarrier(c, own);
         if (load) issue.push_back(std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, bytes, own, c.span));
-        for (int64_t s = 0; s < inner / segment; ++s) {
-            std::vector<Expr> coords;
-            for (int64_t d = rank - 1; d >= 0; --d) coords.push_back(ir::cast(DType::Int32, global.mins[static_cast<size_t>(d)]));
-            coords[0] = ir::add(coords[0], ir::intImm(s * segment));
-            std::vector<Expr> sharedAt = shared.mins;
-            sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
-            if (load) issue.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, c.span));
-            else issue.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span));
+        // The boxes, each landing in this block (mask 0) or multicast to the blocks in `mask`.
+        auto boxes = [&](int64_t mask) {
+            std::vector<Stmt> out;
+            for (int64_t s = 0; s < inner / segment; ++s) {
+                std::vector<Expr> coords;
+                for (int64_t d = rank - 1; d >= 0; --d) coords.push_back(ir::cast(DType::Int32, global.mins[static_cast<size_t>(d)]));
+                coords[0] = ir::add(coords[0], ir::intImm(s * segment));
+                std::vector<Expr> sharedAt = shared.mins;
+                sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
+                if (load) out.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, mask, c.span));
+                else out.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span));
+            }
+            return ir::seq(std::move(out));
+        };
+        if (c.clusterMask) {
+            // The lowest block of the mask issues for all of them (each still
+            // expects the bytes that land in it); blocks outside the mask load
+            // their own copy.
+            Expr blockRank = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.span);
+            int64_t issuer = std::countr_zero(static_cast<uint64_t>(c.clusterMask));
+            Expr outside = ir::binary(ir::BinaryOp::Eq,
+                                      ir::binary(ir::BinaryOp::BitAnd, ir::binary(ir::BinaryOp::Shr, ir::intImm(c.clusterMask), blockRank), ir::intImm(1)),
+                                      ir::intImm(0));
+            issue.push_back(std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, blockRank, ir::intImm(issuer)), boxes(c.clusterMask),
+                                                             std::make_shared<ir::IfThenElse>(outside, boxes(0), nullptr, c.span), c.span));
+        } else {
+            issue.push_back(boxes(0));
         }
         if (!load) issue.push_back(std::make_shared<ir::TmaStoreWait>(c.span));
         Stmt issued = std::make_shared<ir::IfThenElse>(elected, ir::seq(std::move(issue)), nullptr, c.span);
@@ -87,6 +107,10 @@ protected:
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
                                                    : "'" + shared.buffer->name + "' is stored with the " + ir::swizzleName(swizzle) +
                                                          " swizzle, which TMA applies per box of that width";
+        if (c.clusterMask)
+            d.details.push_back("multicast: the block of rank " + std::to_string(std::countr_zero(static_cast<uint64_t>(c.clusterMask))) +
+                                " issues for the blocks of cluster_mask " + std::to_string(c.clusterMask) +
+                                ", whose barriers each count the bytes; a block outside the mask loads its own");
         if (load)
             d.details.push_back(own ? "one thread arrives on an mbarrier of tilet's expecting " + std::to_string(bytes) +
                                           " bytes; every thread waits for its phase"

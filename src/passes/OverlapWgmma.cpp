@@ -64,8 +64,12 @@ protected:
             if (lastStatement(body->stmts[i]) == waits.front() && ir::as<ir::BarrierArrive>(body->stmts[i + 1])) at = i;
         }
         if (at == body->stmts.size()) return base;
-        const ir::BarrierArrive &release = *ir::as<ir::BarrierArrive>(body->stmts[at + 1]);
-        if (!ir::usesVar(release.index, f.var.get())) return base;
+        // The release: the arrivals right after the wait (one per block of the cluster with multicast).
+        std::vector<const ir::BarrierArrive *> releases;
+        for (size_t i = at + 1; i < body->stmts.size() && ir::as<ir::BarrierArrive>(body->stmts[i]); ++i)
+            releases.push_back(ir::as<ir::BarrierArrive>(body->stmts[i]));
+        for (const ir::BarrierArrive *r : releases)
+            if (!ir::usesVar(r->index, f.var.get())) return base;
         // Every operand must come in two or more versions (a single buffer would deadlock).
         for (const ir::BufferNode *b : operands)
             if (b->pipelineVersions < 2) return base;
@@ -80,25 +84,28 @@ protected:
         if (touched) return base;
 
         // The rewrite.
-        std::vector<Stmt> stmts = body->stmts;
-        stmts[at] = WaitRelaxer(waits.front()).mutate(stmts[at]);
-        Expr previous = ir::substitute(release.index, {{f.var, ir::sub(f.var, ir::intImm(1))}});
-        stmts[at + 1] = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.var, f.min),
-                                                         std::make_shared<ir::BarrierArrive>(release.barrier, previous, release.span), nullptr,
-                                                         release.span);
+        auto releaseAt = [&](const Expr &k) {
+            std::vector<Stmt> out;
+            for (const ir::BarrierArrive *r : releases)
+                out.push_back(std::make_shared<ir::BarrierArrive>(r->barrier, ir::substitute(r->index, {{f.var, k}}), r->remoteRank, r->span));
+            return ir::seq(std::move(out));
+        };
+        SourceRange span = releases.front()->span;
+        std::vector<Stmt> stmts(body->stmts.begin(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at));
+        stmts.push_back(WaitRelaxer(waits.front()).mutate(body->stmts[at]));
+        stmts.push_back(std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.var, f.min), releaseAt(ir::sub(f.var, ir::intImm(1))), nullptr, span));
+        stmts.insert(stmts.end(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body->stmts.end());
         auto loop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(stmts)));
-        Expr last = ir::substitute(release.index, {{f.var, ir::sub(ir::add(f.min, f.extent), ir::intImm(1))}});
-        Stmt drain = ir::seq({std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, release.span),
-                              std::make_shared<ir::BarrierArrive>(release.barrier, last, release.span)});
+        Stmt drain = ir::seq({std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span), releaseAt(ir::sub(ir::add(f.min, f.extent), ir::intImm(1)))});
         std::optional<int64_t> trips = ir::constInt(f.extent);
-        if (!trips) drain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)), drain, nullptr, release.span);
+        if (!trips) drain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)), drain, nullptr, span);
         else if (*trips <= 0) return base;
 
         Decision d;
-        d.where = release.span;
+        d.where = span;
         d.op = "wgmma in flight";
         d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
-                   release.barrier->name + "'";
+                   releases.front()->barrier->name + "'";
         d.why = "the wait only gates the release of the stage the MMAs read, so the tensor cores keep the next group queued while this one "
                 "runs; the last group is waited for after the loop";
         ctx_.explain.record(std::move(d));

@@ -67,8 +67,15 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             bool operandLoad = c.inst == ir::CopyInst::LDSM && mmaOperands.count(c.dst.buffer.get());
             bool tma = c.inst == ir::CopyInst::BulkLoad || c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkLoad1D ||
                        c.inst == ir::CopyInst::BulkStore1D;
-            if (tma && c.clusterMask != 0) {
-                notYet(c.span, "a TMA load multicast to the cluster (cluster_mask) is");
+            // Multicast needs every block's consumers to release a stage before
+            // one block overwrites it everywhere: the warp-specialized pipeline
+            // has that protocol, a copy on its own does not.
+            if (c.dstBlock) {
+                notYet(c.span, "copy_cluster into another block's shared memory (dst_block) is");
+                break;
+            }
+            if (tma && c.clusterMask != 0 && !c.producerRole) {
+                notYet(c.span, "a TMA load multicast to the cluster (cluster_mask) outside a warp-specialized pipelined loop is");
                 break;
             }
             if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma) {

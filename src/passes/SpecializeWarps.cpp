@@ -100,6 +100,7 @@ struct Plan {
     const ir::For *loop = nullptr;
     std::vector<Stmt> producers, consumers;
     std::vector<Stmt> scopes;   // the LetStmts and Allocates above the kernel's statements, outermost first
+    bool multicast = false;     // a producer multicasts to the blocks of the cluster
     Stmt statements;            // the kernel's statements (below `scopes`)
 };
 
@@ -152,14 +153,17 @@ private:
                 plan.consumers.push_back(s);
                 continue;
             }
-            if (c->copyKind != ir::CopyKind::Copy || c->barrier)
-                return fail(why, "the " + std::string(ir::copyKindName(c->copyKind)) + " at " + c->span.lineColumn() + " is not a plain copy");
+            bool multicast = c->copyKind == ir::CopyKind::CopyCluster && c->clusterMask && !c->barrier;
+            if ((c->copyKind != ir::CopyKind::Copy && !multicast) || c->barrier)
+                return fail(why, "the " + std::string(ir::copyKindName(c->copyKind)) + " at " + c->span.lineColumn() +
+                                     " is not a plain copy or a copy_cluster multicast");
             if (c->prefer == ir::CopyPreference::CpAsync || c->prefer == ir::CopyPreference::Sync)
                 return fail(why, "the copy at " + c->span.lineColumn() + " asks for " + (c->prefer == ir::CopyPreference::Sync ? "sync" : "cp_async"));
             if (c->disableTma) return fail(why, "the copy at " + c->span.lineColumn() + " says disable_tma = true");
             Option tma = tmaTensorCopy(*c, /*load=*/true, /*checkLastDim=*/true, t);
             if (!tma.ok) return fail(why, "the copy at " + c->span.lineColumn() + " cannot load with TMA: " + tma.reason);
             plan.producers.push_back(s);
+            plan.multicast = plan.multicast || multicast;
         }
         if (plan.producers.empty()) return fail(why, "no statement of its body is a global->shared copy");
 
@@ -210,8 +214,13 @@ private:
         std::set<std::string> taken = bufferNames(kernel_);
         ir::Buffer full = ir::makeBuffer(unusedName(taken, "stage_full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
         ir::Buffer empty = ir::makeBuffer(unusedName(taken, "stage_empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+        // With multicast, one block's TMA writes a stage in every block of the
+        // cluster, so a stage is empty only when the consumers of all blocks
+        // have released it: every consumer arrives on every block's barrier.
+        const int64_t blocks = plan.multicast ? kernel_.cluster[0] * kernel_.cluster[1] * kernel_.cluster[2] : 1;
         full->arriveCounts.assign(static_cast<size_t>(S), kGroupThreads);
-        empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads);
+        empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads * blocks);
+        full->clusterScope = empty->clusterScope = plan.multicast;
 
         // Iteration k uses version (k - min) % S in phase ((k - min) / S) % 2.
         auto stageOf = [&](const Expr &k) { return S == 1 ? ir::intImm(0) : ir::mod(ir::sub(k, f.min), ir::intImm(S)); };
@@ -228,7 +237,7 @@ private:
             copy->producerRole = true;
             produce.push_back(selectVersion(*versions, pStage, ir::substitute(Stmt(copy), {{f.var, pk}})));
         }
-        produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, f.span));
+        produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, nullptr, f.span));
         auto producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);
 
         // The consumer: waits before the first statement that reads a loaded
@@ -246,7 +255,10 @@ private:
         std::vector<Stmt> consume;
         for (size_t i = 0; i <= plan.consumers.size(); ++i) {
             if (i == first) consume.push_back(std::make_shared<ir::BarrierWait>(full, cStage, cPhase, f.span));
-            if (i == last) consume.push_back(std::make_shared<ir::BarrierArrive>(empty, cStage, f.span));
+            if (i == last) {
+                for (int64_t r = 0; r < blocks; ++r)
+                    consume.push_back(std::make_shared<ir::BarrierArrive>(empty, cStage, plan.multicast ? ir::intImm(r) : nullptr, f.span));
+            }
             if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
         }
         auto consumerLoop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(consume)));
@@ -263,7 +275,9 @@ private:
             full,
             std::make_shared<ir::Allocate>(empty,
                                            ir::seq({std::make_shared<ir::WarpSpecialize>(std::vector<int64_t>{0}, producer, f.span),
-                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span)}),
+                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span),
+                                                    // No block may exit while another can still write its shared memory.
+                                                    plan.multicast ? std::make_shared<ir::ClusterSync>(f.span) : nullptr}),
                                            f.span),
             f.span);
         for (auto it = plan.scopes.rbegin(); it != plan.scopes.rend(); ++it) {
@@ -284,8 +298,13 @@ private:
         d.details.push_back("the block grows from " + std::to_string(consumerThreads) + " to " + std::to_string(out.threads) +
                             " threads; the kernel's other statements run on the consumer warp groups");
         d.details.push_back("'" + full->name + "[" + std::to_string(S) + "]' (128 producer arrivals + the TMA bytes) hands each stage to the consumers, '" +
-                            empty->name + "[" + std::to_string(S) + "]' (" + std::to_string(consumerThreads) +
+                            empty->name + "[" + std::to_string(S) + "]' (" + std::to_string(consumerThreads * blocks) +
                             " consumer arrivals) hands it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
+        if (plan.multicast)
+            d.details.push_back("multicast loads fill a stage in all " + std::to_string(blocks) + " blocks of the cluster: every consumer arrives on '" +
+                                empty->name + "' of every block (" + std::to_string(consumerThreads * blocks) +
+                                " arrivals per phase), the barriers are initialised before a cluster barrier, and the blocks meet at a cluster "
+                                "barrier before they exit");
         if (registers)
             d.details.push_back("setmaxnreg: the producer drops to " + std::to_string(kProducerRegisters) + " registers per thread, the consumers rise to " +
                                 std::to_string(*registers));

@@ -688,7 +688,7 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
     ir::Buffer barrier;
     ir::Expr index;
     if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
-    if (!wait) return std::make_shared<ir::BarrierArrive>(barrier, index, c.range);
+    if (!wait) return std::make_shared<ir::BarrierArrive>(barrier, index, nullptr, c.range);
     std::optional<ir::Expr> parity = checkInteger(*args->positional[1], "parity");
     if (!parity) return nullptr;
     if (std::optional<int64_t> p = ir::constInt(*parity); p && *p != 0 && *p != 1) {

@@ -300,6 +300,72 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// @helper tma_load_1d_multicast
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_1d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0)
+{
+    asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0)
+                 : "memory");
+}
+// @helper tma_load_2d_multicast
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_2d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// @helper tma_load_3d_multicast
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_3d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5, %6}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+// @helper tma_load_4d_multicast
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_4d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5, %6, %7}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+// @helper tma_load_5d_multicast
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_5d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5, %6, %7, %8}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
+// @helper mbarrier_arrive_cluster
+// Arrives on the mbarrier at the offset of `bar` in block `rank` of the
+// cluster (release at cluster scope).
+__device__ __forceinline__ void tilet_mbarrier_arrive_cluster(unsigned long long *bar, int rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank)
+                 : "memory");
+}
 // @helper tma_load_1d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.

@@ -83,34 +83,70 @@ inline thread_local std::vector<std::vector<std::function<void()>>> committedWgm
 inline unsigned char *sharedBase() { return block->shared.data(); }
 
 // Runs `kernel(args...)` on a grid of blocks, one std::thread per CUDA thread.
+inline void clearMBarriers();
+// The blocks of one thread block cluster, which run at the same time and
+// can reach each other's shared memory.
+struct Cluster {
+    std::vector<Block *> blocks;            // by rank
+    std::unique_ptr<std::barrier<>> sync;   // barrier.cluster: every thread of every block
+};
+inline thread_local Cluster *cluster = nullptr;
+inline thread_local unsigned clusterRank = 0;
+
+// The address `local` (in this block's shared memory) has in block `rank` of the cluster (mapa).
+template <class T> T *remote(T *local, int rank) {
+    auto offset = reinterpret_cast<const unsigned char *>(local) - block->shared.data();
+    return reinterpret_cast<T *>(cluster->blocks.at(static_cast<size_t>(rank))->shared.data() + offset);
+}
+
+// Runs the grid cluster by cluster (a block is a cluster of one without a
+// cluster dimension); the threads of all blocks of a cluster run at once.
 template <class Kernel, class... Args>
-void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args... args) {
+void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kernel kernel, Args... args) {
     if (threads % 32 != 0) throw std::runtime_error("emu: threads must be whole warps");
-    for (unsigned z = 0; z < std::max(grid.z, 1u); ++z)
-        for (unsigned y = 0; y < std::max(grid.y, 1u); ++y)
-            for (unsigned x = 0; x < std::max(grid.x, 1u); ++x) {
-                Block b;
-                b.sync = std::make_unique<std::barrier<>>(threads);
-                for (unsigned w = 0; w < threads / 32; ++w) b.warps.push_back(std::make_unique<std::barrier<>>(32));
-                b.lanes.assign(threads, 0);
-                b.aux.assign(threads, 0);
-                // Poison shared memory so a missing initialisation shows up.
-                b.shared.assign(sharedBytes + 16, 0xA5);
-                std::vector<std::thread> pool;
-                for (unsigned t = 0; t < threads; ++t) {
-                    pool.emplace_back([&, t] {
-                        tid = {t, 0, 0};
-                        bid = {x, y, z};
-                        block = &b;
-                        openGroup.clear();
-                        committedGroups.clear();
-                        openWgmma.clear();
-                        committedWgmma.clear();
-                        kernel(args...);
-                    });
+    Dim g{std::max(grid.x, 1u), std::max(grid.y, 1u), std::max(grid.z, 1u)};
+    Dim c{std::max(clusterDim.x, 1u), std::max(clusterDim.y, 1u), std::max(clusterDim.z, 1u)};
+    if (g.x % c.x || g.y % c.y || g.z % c.z) throw std::runtime_error("emu: the grid is not made of whole clusters");
+    unsigned size = c.x * c.y * c.z;
+    for (unsigned cz = 0; cz < g.z; cz += c.z)
+        for (unsigned cy = 0; cy < g.y; cy += c.y)
+            for (unsigned cx = 0; cx < g.x; cx += c.x) {
+                std::vector<std::unique_ptr<Block>> blocks;
+                Cluster cl;
+                clearMBarriers();   // a barrier used before this cluster initialises it must not find an old one
+                cl.sync = std::make_unique<std::barrier<>>(size * threads);
+                for (unsigned r = 0; r < size; ++r) {
+                    auto b = std::make_unique<Block>();
+                    b->sync = std::make_unique<std::barrier<>>(threads);
+                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<std::barrier<>>(32));
+                    b->lanes.assign(threads, 0);
+                    b->aux.assign(threads, 0);
+                    // Poison shared memory so a missing initialisation shows up.
+                    b->shared.assign(sharedBytes + 16, 0xA5);
+                    cl.blocks.push_back(b.get());
+                    blocks.push_back(std::move(b));
                 }
+                std::vector<std::thread> pool;
+                for (unsigned r = 0; r < size; ++r)
+                    for (unsigned t = 0; t < threads; ++t) {
+                        pool.emplace_back([&, r, t] {
+                            tid = {t, 0, 0};
+                            bid = {cx + r % c.x, cy + (r / c.x) % c.y, cz + r / (c.x * c.y)};
+                            block = cl.blocks[r];
+                            cluster = &cl;
+                            clusterRank = r;
+                            openGroup.clear();
+                            committedGroups.clear();
+                            openWgmma.clear();
+                            committedWgmma.clear();
+                            kernel(args...);
+                        });
+                    }
                 for (std::thread &th : pool) th.join();
             }
+}
+template <class Kernel, class... Args> void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args... args) {
+    launch(grid, threads, sharedBytes, Dim{1, 1, 1}, kernel, args...);
 }
 
 inline void syncThreads() { block->sync->arrive_and_wait(); }
@@ -250,6 +286,10 @@ inline std::mutex mbarrierMutex;
 inline std::condition_variable mbarrierChanged;
 inline std::map<const void *, MBarrier> mbarriers;
 
+inline void clearMBarriers() {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    mbarriers.clear();
+}
 } // namespace emu
 
 inline void tilet_mbarrier_init(unsigned long long *bar, int count) {
@@ -286,6 +326,9 @@ inline void tilet_mbarrier_wait(unsigned long long *bar, int parity) {
     std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
     emu::mbarrierChanged.wait(lock, [&] { return static_cast<int>(emu::mbarriers.at(bar).completed & 1) != parity; });
 }
+inline void tilet_mbarrier_arrive_cluster(unsigned long long *bar, int rank) { tilet_mbarrier_arrive(emu::remote(bar, rank)); }
+inline void tilet_cluster_sync() { emu::cluster->sync->arrive_and_wait(); }
+inline int tilet_cluster_ctarank() { return static_cast<int>(emu::clusterRank); }
 // bar.sync id, threads: a barrier of `threads` threads, one per id and block.
 inline void tilet_named_barrier(int id, int threads) {
     std::barrier<> *b;
@@ -389,6 +432,12 @@ template <class... C> void tmaLoad(void *dst, const CUtensorMap *map, unsigned l
     });
     transact(bar, -static_cast<long long>(bytes), 0);
 }
+// Multicast: the same box into every block of the cluster in `mask`, at the
+// same offsets, completing on each block's barrier.
+template <class... C> void tmaLoadMulticast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, C... c) {
+    for (int r = 0; r < 16; ++r)
+        if ((mask >> r) & 1) tmaLoad(remote(dst, r), map, remote(bar, r), c...);
+}
 template <class... C> void tmaStore(const CUtensorMap *map, const void *src, C... c) {
     TensorMapView v = view(map);
     int coords[] = {static_cast<int>(c)...};
@@ -488,7 +537,12 @@ namespace emu {
 template <class... Params, class... Args>
 cudaError_t launchEx(const cudaLaunchConfig_t *config, void (*kernel)(Params...), Args &&...args) {
     if (config->blockDim.y != 1 || config->blockDim.z != 1) return cudaErrorInvalidConfiguration;
-    launch(Dim{config->gridDim.x, config->gridDim.y, config->gridDim.z}, config->blockDim.x, config->dynamicSmemBytes, kernel,
+    Dim clusterDim{1, 1, 1};
+    for (unsigned i = 0; i < config->numAttrs; ++i) {
+        const cudaLaunchAttribute &a = config->attrs[i];
+        if (a.id == cudaLaunchAttributeClusterDimension) clusterDim = {a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+    }
+    launch(Dim{config->gridDim.x, config->gridDim.y, config->gridDim.z}, config->blockDim.x, config->dynamicSmemBytes, clusterDim, kernel,
            static_cast<Params>(args)...);
     return cudaSuccess;
 }

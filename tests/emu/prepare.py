@@ -35,6 +35,7 @@ device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+)(?:_([a-
                           f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(7)}, {m.group(8)}>(", device)
 device = device.replace("tilet_wgmma_desc(", "emu::wgmmaDesc(")
 device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
+device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)
 device = re.sub(r"tilet_tma_store_\dd\(", "emu::tmaStore(", device)
 device = device.replace("const __grid_constant__ CUtensorMap", "const CUtensorMap")
 launch = launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
