@@ -157,7 +157,12 @@ argList
     ;
 
 arg
-    : (IDENT ASSIGN)? expr
+    : (argName ASSIGN)? expr
+    ;
+
+// `clear = false` (reductions) names an argument after a keyword.
+argName
+    : IDENT | CLEAR
     ;
 
 exprList

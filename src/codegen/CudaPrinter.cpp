@@ -216,9 +216,12 @@ private:
             std::string key = "wgmma_m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "_" + mmaTypeName(w.d->dtype, false) + "_" +
                               mmaTypeName(w.a.buffer->dtype, true);
             if (w.b.buffer->dtype != w.a.buffer->dtype) key += "_" + mmaTypeName(w.b.buffer->dtype, true);
+            bool aInRegisters = w.a.buffer->scope != ir::MemScope::Shared;
+            if (aInRegisters) key += "_rs";
             if (!generated_.count(key)) generated_[key] = wgmmaHelper(key, w);
             helper("wgmma_desc");
             auto desc = [&](const ir::WgmmaOperand &o) {
+                if (o.buffer->scope != ir::MemScope::Shared) return "&" + access(o.buffer, o.indices);
                 int mode = o.swizzle == ir::SharedSwizzle::B128 ? 1 : o.swizzle == ir::SharedSwizzle::B64 ? 2 : o.swizzle == ir::SharedSwizzle::B32 ? 3 : 0;
                 return "tilet_wgmma_desc(&" + access(o.buffer, o.indices) + ", " + std::to_string(o.leadingBytes) + ", " + std::to_string(o.strideBytes) +
                        ", " + std::to_string(mode) + ")";
@@ -339,26 +342,41 @@ std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
     std::string outs;
     for (int64_t i = 0; i < regs; ++i)
         outs += std::string(i ? ", " : "") + (packed ? "\"+r\"(r[" : acc == DType::Int32 ? "\"+r\"(d[" : "\"+f\"(d[") + std::to_string(i) + "])";
-    std::string a = std::to_string(regs), b = std::to_string(regs + 1), scale = std::to_string(regs + 2), ta = std::to_string(regs + 3),
-                tb = std::to_string(regs + 4);
+    // A from registers: four 32-bit registers (8 f16/bf16) instead of a descriptor.
+    bool aInRegisters = w.a.buffer->scope != ir::MemScope::Shared;
+    int64_t aOperands = aInRegisters ? 4 : 1;
+    std::string a = aInRegisters ? "{%" + std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", %" + std::to_string(regs + 2) + ", %" +
+                                       std::to_string(regs + 3) + "}"
+                                 : "%" + std::to_string(regs);
+    std::string b = std::to_string(regs + aOperands), scale = std::to_string(regs + aOperands + 1), ta = std::to_string(regs + aOperands + 2),
+                tb = std::to_string(regs + aOperands + (aInRegisters ? 2 : 3));
     std::string ptx = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "." + mmaTypeName(acc, false) + "." +
                       mmaTypeName(aType, true) + "." + mmaTypeName(w.b.buffer->dtype, true);
     // The PTX forms differ in their immediates: f16/bf16 take scale-a,
     // scale-b and the two transposes, tf32 and fp8 only the scales (K-major
     // operands), integers neither.
     bool sixteenBit = aType == DType::F16 || aType == DType::BF16;
-    std::string immediates = sixteenBit ? ", p, 1, 1, %" + ta + ", %" + tb : isInteger(aType) ? ", p" : ", p, 1, 1";
-    std::string inputs = "\"l\"(a), \"l\"(b), \"r\"(scaleD)" + std::string(sixteenBit ? ", \"n\"(TransA), \"n\"(TransB)" : "");
+    std::string immediates = aInRegisters ? ", p, 1, 1, %" + tb : sixteenBit ? ", p, 1, 1, %" + ta + ", %" + tb : isInteger(aType) ? ", p" : ", p, 1, 1";
+    std::string inputs = (aInRegisters ? "\"r\"(ar[0]), \"r\"(ar[1]), \"r\"(ar[2]), \"r\"(ar[3])" : "\"l\"(a)") +
+                         std::string(", \"l\"(b), \"r\"(scaleD)") +
+                         (aInRegisters ? ", \"n\"(TransB)" : sixteenBit ? ", \"n\"(TransA), \"n\"(TransB)" : "");
     std::string text;
     text += "// wgmma: D (64 x " + std::to_string(w.n) + " per warp group, " + mmaTypeName(acc, false) + ") = A * B + (scaleD ? D : 0), A and B\n";
-    text += "// read through shared-memory descriptors; TransA / TransB: M- / N-major operands";
-    text += sixteenBit ? ".\n" : " (" + mmaTypeName(aType, true) + " operands are K-major: both 0).\n";
+    if (aInRegisters) {
+        text += "// from registers (A: this thread's 8 elements of the k-step, K-major) and a\n";
+        text += "// shared-memory descriptor (B); TransB: an N-major B.\n";
+    } else {
+        text += "// read through shared-memory descriptors; TransA / TransB: M- / N-major operands";
+        text += sixteenBit ? ".\n" : " (" + mmaTypeName(aType, true) + " operands are K-major: both 0).\n";
+    }
     text += "template <int TransA, int TransB>\n";
-    text += "__device__ __forceinline__ void tilet_" + key + "(" + cAcc + " *d, unsigned long long a, unsigned long long b, int scaleD)\n{\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(" + cAcc + " *d, " + (aInRegisters ? "const void *a" : "unsigned long long a") +
+            ", unsigned long long b, int scaleD)\n{\n";
     if (!sixteenBit) text += "    static_assert(TransA == 0 && TransB == 0, \"" + mmaTypeName(aType, true) + " wgmma reads K-major operands only\");\n";
+    if (aInRegisters) text += "    static_assert(TransA == 0, \"wgmma reads A from registers K-major only\");\n    unsigned ar[4];\n    memcpy(ar, a, sizeof(ar));\n";
     if (packed) text += "    unsigned r[" + std::to_string(regs) + "];\n    memcpy(r, d, sizeof(r));\n";
     text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + scale + ", 0;\\n\"\n";
-    text += "                 \"" + ptx + " {" + list + "}, %" + a + ", %" + b + immediates + ";\\n}\\n\"\n";
+    text += "                 \"" + ptx + " {" + list + "}, " + a + ", %" + b + immediates + ";\\n}\\n\"\n";
     text += "                 : " + outs + "\n";
     text += "                 : " + inputs + ");\n";
     if (packed) text += "    memcpy(d, r, sizeof(r));\n";

@@ -423,9 +423,10 @@ std::vector<ast::Arg> ParseTreeToAst::transformArgs(TileParser::ArgListContext *
     if (!ctx) return args;
     for (TileParser::ArgContext *a : ctx->arg()) {
         ast::Arg arg;
-        if (a->IDENT()) {
-            arg.name = a->IDENT()->getText();
-            arg.nameRange = rangeOf(a->IDENT());
+        if (TileParser::ArgNameContext *n = a->argName()) {
+            antlr4::tree::TerminalNode *token = n->IDENT() ? n->IDENT() : n->CLEAR();
+            arg.name = token->getText();
+            arg.nameRange = rangeOf(token);
         }
         arg.value = transformExpr(*a->expr());
         args.push_back(std::move(arg));

@@ -506,6 +506,9 @@ struct TmaStoreWait : StmtNode {
 // descriptor's fields (PTX ISA "Matrix Descriptor Format"): the byte offsets
 // between swizzle atoms along the leading and the strided dimension, the
 // swizzle, and whether the operand is MN-major (the instruction's transpose).
+// A wgmma operand: a shared tile read through a matrix descriptor, or (A
+// only) a fragment's register array, `indices` naming the first of the 8
+// elements (4 32-bit registers) of the atom's k-step.
 struct WgmmaOperand {
     Buffer buffer;
     std::vector<Expr> indices;

@@ -143,4 +143,25 @@ Expr wgmmaAccumulatorOffset(const MmaTiling &t, const Expr &a, const Expr &jn) {
     return mul(intImm(t.atom.n / 2), add(jn, mul(intImm(wgmmaNAtoms(t)), a)));
 }
 
+// A [M, K] in registers is laid out as an accumulator [M, K] would be: per
+// k16 step, a thread's 8 elements are those of an m64n16 accumulator.
+TileLayout wgmmaOperandALayout(const MmaTiling &t) {
+    TileLayout l;
+    l.shape = {t.M, t.K};
+    l.threads = t.threads;
+    addMode(l.threadModes, 4, 1, 2);
+    addMode(l.threadModes, 8, 0, 1);
+    addMode(l.threadModes, 4, 0, 16);
+    addMode(l.threadModes, wgmmaGroupsM(t), 0, wgmmaGroupRows(t));
+    addMode(l.localModes, 2, 1, 1);
+    addMode(l.localModes, 2, 0, 8);
+    addMode(l.localModes, t.K / 8, 1, 8);
+    addMode(l.localModes, wgmmaMAtoms(t), 0, 64);
+    return l;
+}
+
+Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks) {
+    return add(mul(a, intImm(t.K / 2)), mul(ks, intImm(t.atom.k / 2)));
+}
+
 } // namespace tilet::ir

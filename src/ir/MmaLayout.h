@@ -101,4 +101,11 @@ TileLayout wgmmaAccumulatorLayout(const MmaTiling &t);
 // Register index of the first accumulator of atom (a, jn) of the calling warp group.
 Expr wgmmaAccumulatorOffset(const MmaTiling &t, const Expr &a, const Expr &jn);
 
+// A [M, K] held in registers (wgmma with A from registers; warp groups along
+// M only): the accumulator layout of an [M, K] tile, so a converted
+// accumulator feeds the next gemm as it is (the FlashAttention P · V).
+TileLayout wgmmaOperandALayout(const MmaTiling &t);
+// Register index of the first of the 8 A elements of m-atom a, k-step ks.
+Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks);
+
 } // namespace tilet::ir

@@ -128,9 +128,12 @@ public:
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
             if (std::find(w.roles.begin(), w.roles.end(), group_) == w.roles.end()) return;
             bool outer = inRole_;
+            int64_t outerFirst = roleFirstGroup_;
             inRole_ = true;
+            roleFirstGroup_ = w.roles.front();
             walk(w.body, false);
             inRole_ = outer;
+            roleFirstGroup_ = outerFirst;
             return;
         }
         case ir::StmtKind::BarrierArrive: {
@@ -185,8 +188,10 @@ private:
 
     void push(Event e) {
         // Outside ws(...) all warp groups share each statement's work: its
-        // accesses are the block's, recorded once (for group 0).
-        if ((e.kind == Event::Read || e.kind == Event::Write) && !inRole_ && group_ != 0) return;
+        // accesses are the block's, recorded once (for group 0); inside, a
+        // role's groups share it, and it is recorded for the role's first
+        // group (the role's own barriers order its groups, see insert-syncs).
+        if ((e.kind == Event::Read || e.kind == Event::Write) && group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
         std::string when;
         for (const auto &[name, value] : loops_) when += (when.empty() ? "" : ", ") + name + " = " + std::to_string(value);
         e.when = when;
@@ -240,6 +245,7 @@ private:
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::vector<std::pair<std::string, int64_t>> loops_;
     bool inRole_ = false;
+    int64_t roleFirstGroup_ = 0;
 };
 
 // ------------------------------------------------------------ simulation

@@ -71,12 +71,49 @@ public:
             ir::MmaTiling t = ir::mmaTiling(*g);
             if (g->inst == ir::GemmInst::WGMMA) {
                 setLayout({g->c.buffer, {}, g->span}, ir::wgmmaAccumulatorLayout(t), "the wgmma accumulator layout");
+                if (g->a.buffer->scope == ir::MemScope::Fragment)
+                    setLayout({g->a.buffer, {}, g->span}, ir::wgmmaOperandALayout(t), "the wgmma register A operand layout");
                 return;
             }
             setLayout({g->c.buffer, {}, g->span}, ir::mmaAccumulatorLayout(t), "the mma.sync accumulator layout");
             if (g->a.buffer->scope == ir::MemScope::Fragment)
                 setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");
         });
+        propagateFixedLayouts(body);
+    }
+
+    // What the instructions fix reaches further before program order decides:
+    // a reduction of a fixed fragment fixes its result, and fragments that a
+    // parallel loop indexes exactly by its variables share one layout. So a
+    // statistic first cleared or filled before the loop that reduces into it
+    // (the row maximum of an online softmax) gets the reduction's layout.
+    void propagateFixedLayouts(const ir::Stmt &body) {
+        for (bool changed = true; changed;) {
+            changed = false;
+            ir::forEachStmt(body, [&](const ir::Stmt &s) {
+                if (const ir::Reduce *r = ir::as<ir::Reduce>(s); r && r->src->layout && !r->dst->layout) {
+                    setLayout({r->dst, {}, r->span}, ir::reduceLayout(*r->src->layout, r->dim), "the layout of the reduction of '" + r->src->name + "'");
+                    changed = true;
+                }
+                const ir::For *f = ir::as<ir::For>(s);
+                if (!f || f->forKind != ir::ForKind::Parallel) return;
+                ParallelNest nest = parallelNest(*f);
+                std::vector<Access> exact;
+                const ir::TileLayout *known = nullptr;
+                for (const Access &a : collectAccesses(nest.body)) {
+                    if (a.buffer->scope != ir::MemScope::Fragment || !isIdentity(a, nest)) continue;
+                    exact.push_back(a);
+                    if (a.buffer->layout && !known) known = &*a.buffer->layout;
+                }
+                if (!known) return;
+                ir::TileLayout layout = *known;
+                for (const Access &a : exact) {
+                    if (a.buffer->layout) continue;
+                    setLayout(a, layout, "the layout of the fragments it is computed with");
+                    changed = true;
+                }
+            });
+        }
     }
 
 protected:

@@ -214,7 +214,16 @@ private:
         Expr rowOrigin = ir::add(ir::mul(groupM, ir::intImm(ir::wgmmaGroupRows(t))), ir::mul(a, ir::intImm(64)));
         Expr colOrigin = ir::add(ir::mul(groupN, ir::intImm(t.warpCols())), ir::mul(jn, ir::intImm(t.atom.n)));
         Expr kOrigin = ir::mul(ks, ir::intImm(t.atom.k));
-        ir::WgmmaOperand aOp = wgmmaOperand(g.a, g.transposeA, rowOrigin, kOrigin);
+        ir::WgmmaOperand aOp;
+        bool aInRegisters = g.a.buffer->scope == ir::MemScope::Fragment;
+        if (aInRegisters) {
+            // The 8 elements of this m-atom and k-step (4 32-bit registers).
+            aOp.buffer = g.a.buffer->registers;
+            TILET_ASSERT(aOp.buffer, "gemm A operand '" << g.a.buffer->name << "' has no registers after infer-layouts");
+            aOp.indices = {ir::wgmmaOperandAOffset(t, a, ks)};
+        } else {
+            aOp = wgmmaOperand(g.a, g.transposeA, rowOrigin, kOrigin);
+        }
         ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, colOrigin, kOrigin);
         Stmt mma = std::make_shared<ir::Wgmma>(64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, ir::intImm(1), span);
         Stmt steps = unrolled(ks, t.kSteps(), unrolled(a, ir::wgmmaMAtoms(t), unrolled(jn, ir::wgmmaNAtoms(t), mma, span), span), span);
@@ -239,8 +248,11 @@ private:
         d.op = "gemm wgmma";
         d.choice = std::to_string(t.kSteps() * ir::wgmmaMAtoms(t) * ir::wgmmaNAtoms(t)) + " wgmma.mma_async m64n" + std::to_string(t.atom.n) + "k" +
                    std::to_string(t.atom.k) + " per warp group, then commit and wait";
-        d.why = "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
-                "-major through shared-memory descriptors (" + ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) + " swizzle)";
+        d.why = aInRegisters ? "A from the registers of '" + g.a.buffer->name + "' (8 elements per k-step and thread), B " +
+                                   (bOp.mnMajor ? "N" : "K") + "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle)"
+                             : "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
+                                   "-major through shared-memory descriptors (" + ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) +
+                                   " swizzle)";
         ctx_.explain.record(std::move(d));
         return out;
     }

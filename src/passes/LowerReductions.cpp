@@ -17,6 +17,7 @@
 #include "ir/Visitor.h"
 
 #include <cmath>
+#include <tuple>
 
 namespace tilet {
 
@@ -69,10 +70,20 @@ std::shared_ptr<ir::For> localLoop(ir::VarRef var, int64_t extent, ir::Stmt body
 
 class Lowerer : public ir::Mutator {
 public:
-    Lowerer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : ctx_(ctx), threads_(k.threads) {}
     using ir::Mutator::mutate;
 
 protected:
+    // Inside ws(...) the layouts number the role's threads from 0.
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        auto outer = std::make_pair(threads_, firstThread_);
+        threads_ = n.threads();
+        firstThread_ = n.firstThread();
+        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        std::tie(threads_, firstThread_) = outer;
+        return out;
+    }
+
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
         if (!r.src->layout || !r.dst->layout) return self;   // reported by inferLayouts
         const ir::TileLayout &S = *r.src->layout, &D = *r.dst->layout;
@@ -135,18 +146,19 @@ protected:
         int64_t workspaceBytes = 0;
         std::string warpNote;
         if (!warps.empty()) {
-            int64_t T = kernel_.threads;
+            int64_t T = threads_;
+            ir::Expr thread = firstThread_ ? ir::sub(ir::threadIdx(), ir::intImm(firstThread_)) : ir::threadIdx();
             ir::Buffer ws = ir::makeBuffer(r.dst->name + "_exchange", accT, {ir::intImm(outputs * T)}, ir::MemScope::Shared, span);
             workspaceBytes = outputs * T * dtypeBits(accT) / 8;
             std::vector<ir::Stmt> exchange;
             ir::VarRef gw = ir::makeVar("g");
-            exchange.push_back(localLoop(gw, outputs, std::make_shared<ir::Store>(ws, std::vector<ir::Expr>{ir::add(ir::mul(gw, ir::intImm(T)), ir::threadIdx())},
+            exchange.push_back(localLoop(gw, outputs, std::make_shared<ir::Store>(ws, std::vector<ir::Expr>{ir::add(ir::mul(gw, ir::intImm(T)), thread)},
                                                                                   std::make_shared<ir::Load>(red, std::vector<ir::Expr>{gw})), span));
             // Partner threads differ from this one only in the exchanged digits.
             ir::VarRef gr = ir::makeVar("g");
-            ir::Expr base = ir::threadIdx();
+            ir::Expr base = thread;
             for (const ThreadPart &p : warps) {
-                ir::Expr digit = ir::mod(ir::div(ir::threadIdx(), ir::intImm(p.stride)), ir::intImm(p.extent));
+                ir::Expr digit = ir::mod(ir::div(thread, ir::intImm(p.stride)), ir::intImm(p.extent));
                 base = ir::sub(base, ir::mul(digit, ir::intImm(p.stride)));
             }
             ir::VarRef baseVar = ir::makeVar("partner_base");
@@ -194,8 +206,9 @@ protected:
     }
 
 private:
-    const ir::Kernel &kernel_;
     PassContext &ctx_;
+    int64_t threads_;           // the threads the reduction runs on: the block's or the role's
+    int64_t firstThread_ = 0;   // threadIdx.x of the first of them
 };
 
 } // namespace

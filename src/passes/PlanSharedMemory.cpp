@@ -3,7 +3,9 @@
 // 1. Number the statements in program order. A buffer's lifetime is the
 //    range from its first to its last access, widened to whole loops for
 //    accesses inside loops that enclose the buffer's allocation (the buffer
-//    is live across their iterations).
+//    is live across their iterations). Consecutive ws(...) regions run at
+//    the same time, so a buffer one of them touches is live across all of
+//    them.
 // 2. Largest buffers first, each goes to the lowest aligned offset that does
 //    not overlap a placed buffer with an intersecting lifetime.
 #include "passes/PlanSharedMemory.h"
@@ -46,6 +48,29 @@ public:
             order.push_back(n.buffer.get());
         }
         ir::Visitor::visitAllocate(n);
+    }
+    void visitSeq(const ir::Seq &n) override {
+        size_t i = 0;
+        while (i < n.stmts.size()) {
+            if (!ir::as<ir::WarpSpecialize>(n.stmts[i])) {
+                visit(n.stmts[i++]);
+                continue;
+            }
+            // A run of roles: every buffer touched in it lives from its start to its end.
+            int64_t start = position_ + 1;
+            std::vector<const ir::BufferNode *> outer = std::move(touchedInRoles_);
+            touchedInRoles_.clear();
+            ++roleDepth_;
+            while (i < n.stmts.size() && ir::as<ir::WarpSpecialize>(n.stmts[i])) visit(n.stmts[i++]);
+            --roleDepth_;
+            for (const ir::BufferNode *b : touchedInRoles_) {
+                Lifetime &l = lifetimes[b];
+                l.first = std::min(l.first, start);
+                l.last = std::max(l.last, position_);
+            }
+            outer.insert(outer.end(), touchedInRoles_.begin(), touchedInRoles_.end());
+            touchedInRoles_ = std::move(outer);
+        }
     }
     void visitFor(const ir::For &n) override {
         loops_.push_back({position_, -1});
@@ -109,10 +134,13 @@ private:
         it->second.first = std::min(it->second.first, position_);
         it->second.last = std::max(it->second.last, position_);
         if (!pendingByLoop_.empty()) pendingByLoop_.back().push_back(b);
+        if (roleDepth_) touchedInRoles_.push_back(b);
     }
     int64_t position_ = 0;
     std::vector<std::pair<int64_t, int64_t>> loops_;
     std::vector<std::vector<const ir::BufferNode *>> pendingByLoop_;
+    int roleDepth_ = 0;
+    std::vector<const ir::BufferNode *> touchedInRoles_;
 };
 
 int64_t alignUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }

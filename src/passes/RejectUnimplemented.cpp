@@ -23,7 +23,6 @@ bool wholeBuffer(const ir::Region &r) {
 std::string gemmGap(const ir::Gemm &g) {
     std::string inst = ir::gemmInstName(g.inst);
     if (g.inst == ir::GemmInst::WGMMA) {
-        if (g.a.buffer->scope != ir::MemScope::Shared) return "gemm code generation (WGMMA with A in registers) is";
         if (!wholeBuffer(g.c)) return "a gemm into part of a fragment is";
         return "";
     }
@@ -106,7 +105,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             // What runs block-wide today cannot run on one role's warp groups yet.
             ir::forEachStmt(w.body, [&](const ir::Stmt &x) {
                 switch (x->kind) {
-                case ir::StmtKind::Reduce: notYet(x->span, "a reduction inside ws(...) is"); break;
                 case ir::StmtKind::WarpSpecialize:
                     if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
                     break;

@@ -27,7 +27,8 @@ public:
         // can move with ldmatrix (A) / stmatrix (accumulators).
         ir::forEachStmt(k.body, [&](const ir::Stmt &s) {
             if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
-                if (g->a.buffer->scope == ir::MemScope::Fragment) operandFragments_.insert(g->a.buffer.get());
+                // (ldmatrix fills mma.sync's A layout; a wgmma's register A is loaded element by element)
+                if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA) operandFragments_.insert(g->a.buffer.get());
                 accumulatorFragments_.insert(g->c.buffer.get());
             }
         });

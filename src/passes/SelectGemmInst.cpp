@@ -122,6 +122,12 @@ private:
         if (s.M < 64) return Option::no("M = " + str(s.M) + " is below the 64 rows of a warpgroup MMA");
         if (warps() % 4 != 0) return Option::no(str(threads_) + " threads are not whole warpgroups of 128");
         if (s.sb != ir::MemScope::Shared) return Option::no("wgmma reads B from shared memory");
+        if (s.sa == ir::MemScope::Fragment) {
+            if (s.transA) return Option::no("wgmma reads A from registers K-major only (transpose_A = false)");
+            if (dtypeBits(s.a) != 16) return Option::no("tilet generates wgmma with A in registers for f16 and bf16 only");
+        } else if (s.sa != ir::MemScope::Shared) {
+            return Option::no("wgmma reads A from shared memory or registers");
+        }
         // The descriptors describe swizzled tiles: rows of a multiple of 32 bytes.
         for (const auto &[scope, bits, cont, what] : {std::tuple{s.sa, dtypeBits(s.a), s.contA, "A"}, std::tuple{s.sb, dtypeBits(s.b), s.contB, "B"}}) {
             if (scope == ir::MemScope::Shared && (cont * bits / 8) % 32 != 0)
@@ -211,6 +217,11 @@ private:
             step = (rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : 32) * 8 / dtypeBits(s.b);
         }
         if (!partition(GemmInst::WGMMA, s, g.policy, 16, step, wm, wn, error)) return false;
+        if (s.sa == ir::MemScope::Fragment && wn != 1) {
+            error = "with A in registers every warp group needs whole rows of C (a " + str(wm) + " x " + str(wn) +
+                    " partition splits N); policy = FullRow stacks the warp groups along M";
+            return false;
+        }
         int64_t perGroupN = s.N / wn;
         int64_t n = 0;
         for (int64_t cand = std::min<int64_t>(256, perGroupN); cand >= 8 && !n; cand -= 8) {

@@ -191,11 +191,6 @@ private:
             });
             if (!bad.empty()) return fail(why, "the copy at " + p->span.lineColumn() + " depends on " + bad + ", which the producer role does not compute");
         }
-        std::string unsupported;
-        ir::forEachStmt(s, [&](const Stmt &x) {
-            if (unsupported.empty() && ir::as<ir::Reduce>(x)) unsupported = "the reduction at " + x->span.lineColumn();
-        });
-        if (!unsupported.empty()) return fail(why, unsupported + " would run on the consumer warp groups, which is not supported yet");
         return plan;
     }
 
