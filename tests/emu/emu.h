@@ -29,6 +29,7 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <math_constants.h>
 #include <vector_types.h>
 
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <cmath>
@@ -60,6 +61,8 @@ struct Block {
     std::vector<uint64_t> lanes;   // shuffle and warp-instruction exchange slots, one per thread
     std::vector<uint64_t> aux;     // a second slot per thread (mma's B operand)
     std::vector<unsigned char> shared;
+    std::vector<std::unique_ptr<std::barrier<>>> groups;   // one per warp group (wgmma is warp-group wide)
+    std::vector<std::array<double, 8>> rsSlots;            // wgmma register A operands, one slot per thread
     std::mutex namedMutex;
     std::map<int, std::unique_ptr<std::barrier<>>> named;   // bar.sync id -> its barrier
 };
@@ -121,6 +124,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                     for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<std::barrier<>>(32));
                     b->lanes.assign(threads, 0);
                     b->aux.assign(threads, 0);
+                    for (unsigned g = 0; g < threads / 128; ++g) b->groups.push_back(std::make_unique<std::barrier<>>(128));
+                    b->rsSlots.assign(threads, {});
                     // Poison shared memory so a missing initialisation shows up.
                     b->shared.assign(sharedBytes + 16, 0xA5);
                     cl.blocks.push_back(b.get());
@@ -490,6 +495,40 @@ void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
                 int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
                 double sum = 0;
                 for (int k = 0; k < K; ++k) sum += wgmmaOperand<TA>(a, TransA, row, k) * wgmmaOperand<TB>(b, TransB, col, k);
+                if (!scaleD) d[4 * j + e] = D(0);
+                accumulate(d[4 * j + e], sum);
+            }
+        }
+    });
+}
+// A from registers: the warp group's threads hold A (64 x K) in the
+// accumulator layout, 8 elements each. The instruction is warp-group wide,
+// so the model meets the group at issue, gathers the tile from the threads'
+// slots and meets again before a slot can be reused.
+template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
+void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD) {
+    static_assert(K == 16 && TransA == 0, "emu: wgmma from registers models 16-bit k16 operands");
+    std::barrier<> &group = *block->groups.at(tid.x / 128);
+    const TA *mine = static_cast<const TA *>(aRegs);
+    for (int e = 0; e < 8; ++e) block->rsSlots[tid.x][size_t(e)] = toDouble(mine[e]);
+    group.arrive_and_wait();
+    std::array<double, 64 * 16> a{};
+    unsigned first = tid.x / 128 * 128;
+    for (unsigned t = 0; t < 128; ++t) {
+        unsigned warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+        for (int e = 0; e < 8; ++e) {
+            unsigned row = 16 * warp + g + 8 * ((e / 2) % 2), k = 2 * q + e % 2 + 8 * (e / 4);
+            a[row * 16 + k] = block->rsSlots[first + t][size_t(e)];
+        }
+    }
+    group.arrive_and_wait();
+    openWgmma.push_back([=] {
+        unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
+        for (int j = 0; j < N / 8; ++j) {
+            for (int e = 0; e < 4; ++e) {
+                int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
+                double sum = 0;
+                for (int k = 0; k < K; ++k) sum += a[size_t(row * 16 + k)] * wgmmaOperand<TB>(b, TransB, col, k);
                 if (!scaleD) d[4 * j + e] = D(0);
                 accumulate(d[4 * j + e], sum);
             }

@@ -29,10 +29,11 @@ device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
                 lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
 device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
 device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
-# tilet_wgmma_m64nNkK_ACC_A[_B]: B's type is named only when it differs from A's.
-device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+)(?:_([a-z0-9]+))?<(\d), (\d)>\(",
-                lambda m: f"emu::wgmma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(5)]}, "
-                          f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(7)}, {m.group(8)}>(", device)
+# tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs
+# from A's; _rs: A from registers.
+device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\(",
+                lambda m: f"emu::wgmma{'RS' if m.group(7) else ''}<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(5)]}, "
+                          f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(8)}, {m.group(9)}>(", device)
 device = device.replace("tilet_wgmma_desc(", "emu::wgmmaDesc(")
 device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
 device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)

@@ -91,5 +91,14 @@ int main() {
             [&](int k, int j) { return double(tf32Truncated(B[j * 32 + k])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
         failed += harness::report("wgmma m64n128k8 tf32 (f32 operands read as tf32)", err, 1e-5);
     }
+    {
+        __half *A = fill(128 * 64, 105, toHalf), *B = fill(64 * 128, 106, toHalf);
+        float *C = harness::alloc<float>(128 * 128);
+        if (wg_rs(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            128, 128, 64, [&](int i, int k) { return double(__half2float(A[i * 64 + k])); },
+            [&](int k, int j) { return double(__half2float(B[k * 128 + j])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
+        failed += harness::report("wgmma with A from registers, two warp groups along M", err, 1e-4);
+    }
     return failed;
 }

@@ -91,6 +91,20 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
                  : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
 }
 // wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// from registers (A: this thread's 8 elements of the k-step, K-major) and a
+// shared-memory descriptor (B); TransB: an N-major B.
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16_rs(float *d, const void *a, unsigned long long b, int scaleD)
+{
+    static_assert(TransA == 0, "wgmma reads A from registers K-major only");
+    unsigned ar[4];
+    memcpy(ar, a, sizeof(ar));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "l"(b), "r"(scaleD), "n"(TransB));
+}
+// wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
 // read through shared-memory descriptors; TransA / TransB: M- / N-major operands (e4m3 operands are K-major: both 0).
 template <int TransA, int TransB>
 __device__ __forceinline__ void tilet_wgmma_m64n128k32_f32_e4m3(float *d, unsigned long long a, unsigned long long b, int scaleD)
@@ -534,3 +548,57 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
         }
     }
 } // wg_tf32_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    __half a_f[32];
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    float acc[64];
+    const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
+    const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(4) __half A_vec[2];
+            *reinterpret_cast<unsigned int*>(&A_vec[0]) = *reinterpret_cast<const unsigned int*>(&A[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]);
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                a_f[v + i_1 * 2 + j_1 * 4] = A_vec[v];
+            }
+        }
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 1024 + ((j_thread_1 % 64) ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 2048 + j_thread_1]);
+    }
+    #pragma unroll
+    for (int r = 0; r < 64; ++r) {
+        acc[r] = 0.0f;
+    }
+    tilet_wgmma_fence();
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+        tilet_wgmma_m64n128k16_f32_f16_rs<0, 1>(&acc[0], &a_f[ks * 8], tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+    }
+    tilet_wgmma_commit();
+    tilet_wgmma_wait<0>();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 16; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(8) float C_vec[2];
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+            }
+            *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+        }
+    }
+} // wg_rs_kernel

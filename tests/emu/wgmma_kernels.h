@@ -83,6 +83,15 @@ cudaError_t wg_int8(const signed char* A, const signed char* B, int* C, cudaStre
 // grid launches nothing and returns cudaSuccess.
 cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t stream);
 
+// wg_rs: grid (1), 256 threads per block, 16384 bytes of dynamic shared memory.
+//   A: f16 [128, 64], read, 4-byte aligned
+//   B: f16 [64, 128], read, 16-byte aligned
+//   C: f32 [128, 128], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
