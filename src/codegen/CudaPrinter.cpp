@@ -207,6 +207,10 @@ private:
             helper("fence_proxy_async");
             out_.line("tilet_fence_proxy_async();");
             return;
+        case ir::StmtKind::TmaPrefetch:
+            helper("tma_prefetch");
+            out_.line("tilet_tma_prefetch(&" + names_.var(ir::as<ir::TmaPrefetch>(s)->desc->param.get()) + ");");
+            return;
         case ir::StmtKind::TmaStoreWait:
             helper("tma_store_wait");
             out_.line("tilet_tma_store_wait();");

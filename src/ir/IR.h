@@ -495,6 +495,14 @@ struct FenceProxyAsync : StmtNode {
 
 // cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read 0: the
 // thread's TMA stores have read their shared memory (it may be reused).
+// Brings a tensor map (a kernel parameter) into the descriptor cache before
+// its first TMA, so the first loads do not wait for it. Issued by one thread.
+struct TmaPrefetch : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmaPrefetch;
+    explicit TmaPrefetch(TmaDescriptorRef d, SourceRange s = {}) : StmtNode(kKind, s), desc(std::move(d)) {}
+    const TmaDescriptorRef desc;
+};
+
 struct TmaStoreWait : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaStoreWait;
     explicit TmaStoreWait(SourceRange s = {}) : StmtNode(kKind, s) {}

@@ -210,6 +210,7 @@ public:
         }
         case StmtKind::FenceProxyAsync: line("fence.proxy.async"); return;
         case StmtKind::TmaStoreWait: line("tma_store_wait"); return;
+        case StmtKind::TmaPrefetch: line("tma_prefetch " + static_cast<const TmaPrefetch &>(*s).desc->name); return;
         case StmtKind::CpAsyncWait: line("cp.async.wait_group " + std::to_string(static_cast<const CpAsyncWait &>(*s).pending)); return;
         case StmtKind::Copy: {
             auto &c = static_cast<const Copy &>(*s);

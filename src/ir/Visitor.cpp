@@ -81,6 +81,7 @@ void Visitor::visitBulkCopy(const BulkCopy &n) {
 void Visitor::visitBarrierExpectTx(const BarrierExpectTx &n) { visit(n.index); }
 void Visitor::visitFenceProxyAsync(const FenceProxyAsync &) {}
 void Visitor::visitTmaStoreWait(const TmaStoreWait &) {}
+void Visitor::visitTmaPrefetch(const TmaPrefetch &) {}
 void Visitor::visitCpAsyncWait(const CpAsyncWait &) {}
 void Visitor::visitCopy(const Copy &n) {
     visitRegion(n.src);
@@ -325,6 +326,7 @@ Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) 
 }
 Stmt Mutator::mutateFenceProxyAsync(const Stmt &self, const FenceProxyAsync &) { return self; }
 Stmt Mutator::mutateTmaStoreWait(const Stmt &self, const TmaStoreWait &) { return self; }
+Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &) { return self; }
 Stmt Mutator::mutateCpAsyncWait(const Stmt &self, const CpAsyncWait &) { return self; }
 
 Stmt Mutator::mutateCopy(const Stmt &self, const Copy &n) {

@@ -231,6 +231,14 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
         out.body = std::make_shared<ir::Allocate>(lowerer.barriers,
                                                   std::make_shared<ir::Allocate>(lowerer.phases, ir::seq({clear, out.body}), kernel.span), kernel.span);
     }
+    if (!lowerer.descriptors.empty()) {
+        // Thread 0 issues the first TMA of every kernel tilet warp-specializes
+        // and of most others; its prefetches overlap the barrier setup.
+        std::vector<ir::Stmt> prefetches;
+        for (const ir::TmaDescriptorRef &d : lowerer.descriptors) prefetches.push_back(std::make_shared<ir::TmaPrefetch>(d, kernel.span));
+        ir::Expr first = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0));
+        out.body = ir::seq({std::make_shared<ir::IfThenElse>(first, ir::seq(std::move(prefetches)), nullptr, kernel.span), out.body});
+    }
     out.tmaDescriptors = lowerer.descriptors;
     return out;
 }

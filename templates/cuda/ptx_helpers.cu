@@ -366,6 +366,13 @@ __device__ __forceinline__ void tilet_mbarrier_arrive_cluster(unsigned long long
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank)
                  : "memory");
 }
+// @helper tma_prefetch
+// Brings the tensor map (a __grid_constant__ kernel parameter) into the
+// descriptor cache ahead of its first use.
+__device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
+}
 // @helper tma_load_1d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.

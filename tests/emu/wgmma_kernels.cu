@@ -41,6 +41,12 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// Brings the tensor map (a __grid_constant__ kernel parameter) into the
+// descriptor cache ahead of its first use.
+__device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
+}
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
@@ -231,6 +237,10 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
 extern "C" __global__ void __launch_bounds__(256, 1)
 wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restrict__ Bt, float* __restrict__ C, const __grid_constant__ CUtensorMap tma_At, const __grid_constant__ CUtensorMap tma_Bt) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_tma_prefetch(&tma_At);
+        tilet_tma_prefetch(&tma_Bt);
+    }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 2 mbarriers
     if (threadIdx.x == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);

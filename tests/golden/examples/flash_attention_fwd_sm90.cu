@@ -60,6 +60,12 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// Brings the tensor map (a __grid_constant__ kernel parameter) into the
+// descriptor cache ahead of its first use.
+__device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
+}
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3)
@@ -128,6 +134,10 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_bf16_rs(float *d, con
 extern "C" __global__ void __launch_bounds__(384, 1)
 flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K, const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, const __grid_constant__ CUtensorMap tma_K, const __grid_constant__ CUtensorMap tma_V) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_tma_prefetch(&tma_K);
+        tilet_tma_prefetch(&tma_V);
+    }
     const int bx = static_cast<int>(blockIdx.x);
     const int by = static_cast<int>(blockIdx.y);
     const int bz = static_cast<int>(blockIdx.z);

@@ -54,6 +54,12 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// Brings the tensor map (a __grid_constant__ kernel parameter) into the
+// descriptor cache ahead of its first use.
+__device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
+}
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
@@ -108,6 +114,10 @@ __device__ __forceinline__ void tilet_wgmma_m64n256k16_f32_bf16(float *d, unsign
 extern "C" __global__ void __launch_bounds__(384, 1)
 gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_tma_prefetch(&tma_A);
+        tilet_tma_prefetch(&tma_B);
+    }
     const int bx = static_cast<int>(blockIdx.x);
     const int by = static_cast<int>(blockIdx.y);
     __nv_bfloat16* A_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 131072);
