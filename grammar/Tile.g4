@@ -195,7 +195,7 @@ tileOpBuiltin
 
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
-    | PDL_TRIGGER | PDL_SYNC
+    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE
     ;
 
 exprBuiltin
@@ -283,6 +283,7 @@ ATOMIC_ADD        : 'atomic_add';
 BARRIER_WAIT      : 'barrier_wait';
 BARRIER_ARRIVE    : 'barrier_arrive';
 CLUSTER_SYNC      : 'cluster_sync';
+USE_SWIZZLE       : 'use_swizzle';
 SET_MAX_NREG      : 'set_max_nreg';
 PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';

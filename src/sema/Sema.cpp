@@ -211,6 +211,61 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
 
 // ------------------------------------------------------------------ kernels
 
+// use_swizzle(panel, order = row): the launch order visits the tile grid
+// in panels of `panel` rows (order = col: columns), column by column,
+// reversing direction from one panel to the next, so that blocks running at
+// the same time share operand tiles in L2 (TileLang's rasterization2DRow /
+// rasterization2DColumn).
+std::optional<std::vector<ir::Expr>> Checker::checkSwizzle(const ast::Call &c, const ir::Kernel &kernel) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 1, {"order"});
+    if (!args) return std::nullopt;
+    std::optional<int64_t> panel = checkConstInt(*args->positional[0], "panel");
+    if (!panel) return std::nullopt;
+    if (*panel < 1) {
+        diags_.error(args->positional[0]->range, "the panel of use_swizzle is at least 1 block, found " + std::to_string(*panel));
+        return std::nullopt;
+    }
+    bool byColumn = false;
+    if (const ast::Expr *o = args->keyword("order")) {
+        std::optional<std::string> w = checkWord(*o, {"row", "col"}, "order");
+        if (!w) return std::nullopt;
+        byColumn = *w == "col";
+    }
+    if (kernel.grid.size() < 2) {
+        diags_.error(c.range, "use_swizzle renumbers a 2-D grid; this kernel's grid has " + std::to_string(kernel.grid.size()) + " dimension");
+        return std::nullopt;
+    }
+    using ir::Expr;
+    // Along `major` the panels are `panel` blocks wide; `minor` is walked within a panel.
+    Expr gx = kernel.grid[0], gy = kernel.grid[1];
+    Expr x = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxX, c.range);
+    Expr y = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxY, c.range);
+    Expr minorExtent = byColumn ? gy : gx;
+    // Named steps, so the generated code reads like the formula.
+    auto step = [&](const char *name, Expr value) {
+        ir::VarRef v = ir::makeVar(name, DType::Int32, c.range);
+        swizzleLets_.push_back({v, std::move(value)});
+        return Expr(v);
+    };
+    Expr total = ir::mul(gx, gy);
+    Expr panelBlocks = ir::mul(ir::intImm(*panel), minorExtent);
+    Expr linear = step("launch_order", ir::add(x, ir::mul(y, gx)));
+    Expr index = step("panel", ir::div(linear, panelBlocks));
+    Expr offset = step("panel_offset", ir::mod(linear, panelBlocks));
+    Expr panels = ir::div(ir::add(total, ir::sub(panelBlocks, ir::intImm(1))), panelBlocks);
+    // The last panel may be narrower.
+    Expr width = step("panel_width", std::make_shared<ir::Select>(DType::Int32, ir::lt(ir::add(index, ir::intImm(1)), panels), ir::intImm(*panel),
+                                                                  ir::div(ir::sub(total, ir::mul(index, panelBlocks)), minorExtent)));
+    Expr along = ir::div(offset, width);
+    Expr odd = ir::binary(ir::BinaryOp::Eq, ir::binary(ir::BinaryOp::BitAnd, index, ir::intImm(1)), ir::intImm(1));
+    Expr minor = std::make_shared<ir::Select>(DType::Int32, odd, ir::sub(ir::sub(minorExtent, ir::intImm(1)), along), along);
+    Expr major = ir::add(ir::mod(offset, width), ir::mul(index, ir::intImm(*panel)));
+    std::vector<Expr> out = byColumn ? std::vector<Expr>{major, minor} : std::vector<Expr>{minor, major};
+    if (kernel.grid.size() > 2) out.push_back(std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxZ, c.range));
+    return out;
+}
+
+
 std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     unsigned errorsBefore = diags_.errorCount();
     ir::Kernel kernel;
@@ -227,6 +282,15 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         // Block indices are bound once at the top of the body.
         std::vector<std::pair<ir::VarRef, ir::Expr>> blockLets;
         static const ir::SpecialKind kinds[3] = {ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ};
+        // use_swizzle(...) first renumbers the blocks (rasterization).
+        const ast::Call *swizzle = nullptr;
+        if (!k.body.empty() && k.body.front()->kind == ast::StmtKind::CallStmt) {
+            const ast::Call &c = *static_cast<const ast::CallStmt &>(*k.body.front()).call;
+            if (c.callee == "use_swizzle") swizzle = &c;
+        }
+        swizzleLets_.clear();
+        std::optional<std::vector<ir::Expr>> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
+        if (swizzled) blockLets = swizzleLets_;
         for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
             const ast::Ident &n = k.launch.blockNames[i];
             ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
@@ -234,9 +298,17 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             sym.kind = SymbolKind::BlockIndex;
             sym.def = n.range;
             sym.var = var;
-            if (declare(n, sym)) blockLets.push_back({var, std::make_shared<ir::SpecialReg>(kinds[i], n.range)});
+            ir::Expr value = swizzled && i < swizzled->size() ? (*swizzled)[i] : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
+            if (declare(n, sym)) blockLets.push_back({var, value});
         }
-        ir::Stmt body = checkBlock(k.body);
+        ir::Stmt body;
+        if (swizzle) {
+            pushScope();
+            body = checkStmtsFrom(k.body, 1);
+            popScope();
+        } else {
+            body = checkBlock(k.body);
+        }
         for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
             body = std::make_shared<ir::LetStmt>(it->first, it->second, body ? body : ir::seq({}), it->first->span);
         kernel.body = body ? body : ir::seq({});

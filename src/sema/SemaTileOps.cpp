@@ -214,6 +214,10 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
+    if (n == "use_swizzle") {
+        diags_.error(c.range, "use_swizzle must be the first statement of a kernel: it renumbers the block indices every statement sees");
+        return nullptr;
+    }
     if (n == "cluster_sync" || n == "pdl_trigger" || n == "pdl_sync") {
         if (!matchArgs(c, 0, 0, {})) return nullptr;
         if (n == "cluster_sync") {

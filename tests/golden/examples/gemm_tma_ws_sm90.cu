@@ -118,8 +118,12 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
         tilet_tma_prefetch(&tma_A);
         tilet_tma_prefetch(&tma_B);
     }
-    const int bx = static_cast<int>(blockIdx.x);
-    const int by = static_cast<int>(blockIdx.y);
+    const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 32;
+    const int panel = launch_order / 256;
+    const int panel_offset = launch_order % 256;
+    const int panel_width = panel + 1 < 8 ? 8 : (-(panel * 256) + 2048) / 32;
+    const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 31 : panel_offset / panel_width;
+    const int by = panel_offset % panel_width + panel * 8;
     __nv_bfloat16* A_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 131072);
     __nv_bfloat16* B_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     float C_local[128];
@@ -194,12 +198,24 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
         for (int j_1 = 0; j_1 < 32; ++j_1) {
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-                __align__(4) __nv_bfloat16 C_vec[2];
-                #pragma unroll
-                for (int v = 0; v < 2; ++v) {
-                    C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
+                if (by * 128 + i_thread + i_1 * 8 >= 0 && by * 128 + i_thread + i_1 * 8 < 8192 && bx * 256 + j_thread + j_1 * 8 >= 0 && bx * 256 + j_thread + j_1 * 8 + 1 < 8192) {
+                    __align__(4) __nv_bfloat16 C_vec[2];
+                    #pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+                        C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
+                    }
+                    *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + bx * 256 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
                 }
-                *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + bx * 256 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
+                else {
+                    #pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+                        const int i = i_thread + i_1 * 8;
+                        const int j = j_thread + v + j_1 * 8;
+                        if (by * 128 + i >= 0 && by * 128 + i < 8192 && bx * 256 + j >= 0 && bx * 256 + j < 8192) {
+                            C[by * 1048576 + i * 8192 + bx * 256 + j] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
+                        }
+                    }
+                }
             }
         }
     }
