@@ -100,5 +100,14 @@ int main() {
             [&](int k, int j) { return double(__half2float(B[k * 128 + j])); }, false, [&](int i, int j) { return double(C[i * 128 + j]); });
         failed += harness::report("wgmma with A from registers, two warp groups along M", err, 1e-4);
     }
+    {
+        __half *A = fill(64 * 64, 107, toHalf), *B = fill(24 * 64, 108, toHalf);
+        float *C = harness::alloc<float>(64 * 24);
+        if (wg_n24(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            64, 24, 64, [&](int i, int k) { return double(__half2float(A[i * 64 + k])); },
+            [&](int k, int j) { return double(__half2float(B[j * 64 + k])); }, false, [&](int i, int j) { return double(C[i * 24 + j]); });
+        failed += harness::report("wgmma m64n24k16 (N = 8 mod 16)", err, 1e-4);
+    }
     return failed;
 }

@@ -132,6 +132,16 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k8_f32_tf32(float *d, unsigne
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                  : "l"(a), "l"(b), "r"(scaleD));
 }
+// wgmma: D (64 x 24 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n24k16_f32_f16(float *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %14, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n24k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}, %12, %13, p, 1, 1, %15, %16;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
+                 : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
+}
 // wgmma: D (64 x 64 per warp group, f16) = A * B + (scaleD ? D : 0), A and B
 // read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
 template <int TransA, int TransB>
@@ -612,3 +622,51 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         }
     }
 } // wg_rs_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
+    float acc[12];
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
+    }
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8 % 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 3; ++i_1) {
+        if (static_cast<int>(threadIdx.x) / 64 == 0) {
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 512 + (j_thread_1 ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
+        }
+    }
+    #pragma unroll
+    for (int r = 0; r < 12; ++r) {
+        acc[r] = 0.0f;
+    }
+    tilet_wgmma_fence();
+    __syncthreads();
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+        tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 16) ^ 0], 16, 1024, 1), tilet_wgmma_desc(&b_s[(ks * 16) ^ 0], 16, 1024, 1), 1);
+    }
+    tilet_wgmma_commit();
+    tilet_wgmma_wait<0>();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 3; ++j_1) {
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+            __align__(8) float C_vec[2];
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+            }
+            *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+        }
+    }
+} // wg_n24_kernel

@@ -92,6 +92,15 @@ cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t strea
 // grid launches nothing and returns cudaSuccess.
 cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
 
+// wg_n24: grid (1), 128 threads per block, 11264 bytes of dynamic shared memory.
+//   A: f16 [64, 64], read, 16-byte aligned
+//   B: f16 [24, 64], read, 16-byte aligned
+//   C: f32 [64, 24], written, 8-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

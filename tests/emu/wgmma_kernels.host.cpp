@@ -50,6 +50,7 @@ extern "C" void wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const _
 extern "C" void wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C);
 extern "C" void wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C);
 extern "C" void wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
+extern "C" void wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 
 extern "C" cudaError_t wgmma_kernels_init(void) {
     // No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.
@@ -213,3 +214,21 @@ extern "C" cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStr
     config.stream = stream;
     return cudaLaunchKernelEx(&config, wg_rs_kernel, A, B, C);
 } // wg_rs
+
+extern "C" cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 11264;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_n24_kernel, A, B, C);
+} // wg_n24
