@@ -21,7 +21,7 @@ except ImportError:
     torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gemm import median_ms  # noqa: E402  (the same timing for every check)
+from gemm import load_launch, median_ms  # noqa: E402  (the same loading and timing for every check)
 
 # example: (launch function, batch, heads, seq, dim, tolerance)
 CASES = {
@@ -31,13 +31,9 @@ CASES = {
 
 def check(work, name):
     func, B, H, S, D, tolerance = CASES[name]
-    lib = ctypes.CDLL(os.path.join(work, f"lib{name}.so"))
-    init = getattr(lib, f"{name}_init")
-    init.restype = ctypes.c_int
-    if init() != 0:
-        return f"RESULT {name} status=FAIL ({name}_init failed)"
-    launch = getattr(lib, func)
-    launch.restype = ctypes.c_int
+    launch, failure = load_launch(work, name, func)
+    if failure:
+        return failure
     torch.manual_seed(0)
     q, k, v = (torch.randn((B, S, H, D), device="cuda", dtype=torch.bfloat16) for _ in range(3))
     o = torch.empty_like(q)

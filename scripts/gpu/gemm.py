@@ -77,16 +77,25 @@ def torch_baseline(name, a, b):
     return lambda: torch.matmul(a, b)
 
 
-def check(work, name):
-    func, dtype, b_nk, c_dtype, relu, tolerance, size = cases()[name]
-    M = N = K = size
+def load_launch(work, name, func):
+    """The launch function `func` of lib<name>.so after its init function ran,
+    or a RESULT line saying why there is none."""
     lib = ctypes.CDLL(os.path.join(work, f"lib{name}.so"))
     init = getattr(lib, f"{name}_init")
     init.restype = ctypes.c_int
     if init() != 0:
-        return f"RESULT {name} status=FAIL ({name}_init failed)"
+        return None, f"RESULT {name} status=FAIL ({name}_init failed)"
     launch = getattr(lib, func)
     launch.restype = ctypes.c_int
+    return launch, None
+
+
+def check(work, name):
+    func, dtype, b_nk, c_dtype, relu, tolerance, size = cases()[name]
+    M = N = K = size
+    launch, failure = load_launch(work, name, func)
+    if failure:
+        return failure
     torch.manual_seed(0)
     a = rand((M, K), dtype)
     b = rand((N, K) if b_nk else (K, N), dtype)
