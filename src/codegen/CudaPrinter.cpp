@@ -90,7 +90,10 @@ private:
             const ir::BufferNode &b = *a.buffer;
             expr_.needHeader(cTypeHeader(b.dtype));
             const std::string &name = names_.buffer(&b);
-            if (b.scope == ir::MemScope::Shared) {
+            if (b.scope == ir::MemScope::Shared && b.remoteOf) {
+                helper("map_shared_rank");
+                out_.line(cType(b.dtype) + "* " + name + " = tilet_map_shared_rank(" + names_.buffer(b.remoteOf.get()) + ", " + e(b.remoteBlock) + ");");
+            } else if (b.scope == ir::MemScope::Shared) {
                 out_.line(cType(b.dtype) + "* " + name + " = reinterpret_cast<" + cType(b.dtype) + "*>(tilet_smem + " +
                           std::to_string(b.sharedOffset) + ");");
             } else if (b.scope == ir::MemScope::Barrier) {

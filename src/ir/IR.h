@@ -153,6 +153,10 @@ struct BufferNode {
     // Barriers: the arrive count of each barrier in the array.
     std::vector<int64_t> arriveCounts;
     bool clusterScope = false;   // barriers other blocks of the cluster arrive on or complete transactions on
+    // A view of shared buffer `remoteOf` in block `remoteBlock` of the cluster
+    // (distributed shared memory): allocated as a pointer to it, no bytes of its own.
+    Buffer remoteOf;
+    Expr remoteBlock;
 
     // Decided by passes:
     std::optional<TileLayout> layout;   // fragments: infer_layouts

@@ -39,6 +39,7 @@ struct Event {
     std::vector<ir::Interval> box;   // accesses: inclusive per dimension
     SourceRange span;
     std::string when;      // "k = 3, j = 1", the loop values
+    int64_t arrivals = 128;   // Arrive: how many threads arrive (a warp group, or one)
 };
 
 using Clock = std::vector<int64_t>;
@@ -151,6 +152,14 @@ public:
             const ir::Copy &c = *ir::as<ir::Copy>(s);
             region(c.src, Event::Read, c.span);
             region(c.dst, Event::Write, c.span);
+            // copy_cluster(dst_block, remote_barrier): one thread of the block
+            // arrives on the peer's barrier; by symmetry the peer's arrival
+            // lands on this block's.
+            if (c.dstBlock && c.remoteBarrier && group_ == (inRole_ ? roleFirstGroup_ : 0)) {
+                Event e{Event::Arrive, c.remoteBarrier.get(), 0, 0, {}, c.span, {}};
+                e.arrivals = 1;
+                push(std::move(e));
+            }
             return;
         }
         case ir::StmtKind::Fill: region(ir::as<ir::Fill>(s)->dst, Event::Write, s->span); return;
@@ -343,13 +352,13 @@ private:
         case Event::Arrive: {
             if (e.element < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element);
-            b.pending -= kThreadsPerGroup;
+            b.pending -= e.arrivals;
             b.pendingClock = join(b.pendingClock, clock);
             if (b.pending < 0) {
                 problem_ = Problem{e.span,
                                    "'" + e.buffer->name + "[" + std::to_string(e.element) + "]' receives more arrivals in one phase than its arrive count of " +
-                                       std::to_string(b.expected) + ": " + describe(e, g) + " brings " + std::to_string(kThreadsPerGroup) +
-                                       " more when only " + std::to_string(b.pending + kThreadsPerGroup) + " are missing",
+                                       std::to_string(b.expected) + ": " + describe(e, g) + " brings " + std::to_string(e.arrivals) +
+                                       " more when only " + std::to_string(b.pending + e.arrivals) + " are missing",
                                    {}};
                 return false;
             }

@@ -6,6 +6,7 @@
 // sides (unit dimensions stay at their start index).
 #include "passes/LowerTileOps.h"
 
+#include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
 #include "support/InternalError.h"
@@ -71,6 +72,7 @@ protected:
                      "copy with " << ir::copyInstName(c.inst) << " reached lower-tile-ops");
         // A cp.async copy is an element loop too; vectorize-accesses issues its wide moves as cp.async.
         ir::StoreOp op = c.inst == ir::CopyInst::CPAsync ? ir::StoreOp::AsyncCopy : ir::StoreOp::Assign;
+        if (c.dstBlock) return remoteCopy(c);
         const ir::Region src = c.src, dst = c.dst;
         if (isPartialFragment(src) || isPartialFragment(dst)) {
             bool fromFragment = isPartialFragment(src);
@@ -154,6 +156,40 @@ protected:
     }
 
 private:
+    // copy_cluster(src, dst, dst_block = r): every thread stores its
+    // elements through a view of `dst` in block r (mapa); with a
+    // remote_barrier, the block then passes a barrier and one thread arrives
+    // on that barrier in block r, whose threads wait on it for the data.
+    ir::Stmt remoteCopy(const ir::Copy &c) {
+        auto view = std::make_shared<ir::BufferNode>(*c.dst.buffer);
+        view->name = c.dst.buffer->name + "_in_block";
+        view->remoteOf = c.dst.buffer;
+        view->remoteBlock = c.dstBlock;
+        ir::Region src = c.src, dst = c.dst;
+        dst.buffer = view;
+        ir::Stmt stores = makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
+            ir::Expr value = std::make_shared<ir::Load>(src.buffer, ir::regionIndices(src, tileVars(vars, src)), c.span);
+            return std::make_shared<ir::Store>(view, ir::regionIndices(dst, tileVars(vars, dst)), ir::cast(view->dtype, value), ir::StoreOp::Assign,
+                                               c.span);
+        });
+        std::vector<ir::Stmt> body{stores};
+        if (c.remoteBarrier) {
+            c.remoteBarrier->clusterScope = true;
+            ir::Expr first = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0));
+            body.push_back(std::make_shared<ir::SyncThreads>(c.span));
+            body.push_back(std::make_shared<ir::IfThenElse>(
+                first, std::make_shared<ir::BarrierArrive>(c.remoteBarrier, ir::intImm(0), c.dstBlock, c.span), nullptr, c.span));
+        }
+        Decision d;
+        d.where = c.span;
+        d.op = "copy_cluster into block " + ir::toString(c.dstBlock);
+        d.choice = "SIMT stores through a view of '" + c.dst.buffer->name + "' in that block (mapa)";
+        d.why = c.remoteBarrier ? "then a block barrier, and one thread arrives on '" + c.remoteBarrier->name + "' of that block"
+                                : "no remote_barrier: the program orders the receiving block's reads (cluster_sync)";
+        ctx_.explain.record(std::move(d));
+        return std::make_shared<ir::Allocate>(view, ir::seq(std::move(body)), c.span);
+    }
+
     PassContext &ctx_;
 };
 

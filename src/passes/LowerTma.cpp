@@ -25,6 +25,7 @@ public:
     using ir::Mutator::mutate;
 
     std::vector<ir::TmaDescriptorRef> descriptors;
+    bool multicastOutsidePipeline = false;   // a copy_cluster multicast waits on tilet's own barrier
     ir::Buffer barriers;   // tilet's mbarriers for plain TMA loads, one per copy
     ir::Buffer phases;     // their phase bits, per thread
 
@@ -107,6 +108,9 @@ protected:
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
                                                    : "'" + shared.buffer->name + "' is stored with the " + ir::swizzleName(swizzle) +
                                                          " swizzle, which TMA applies per box of that width";
+        if (c.clusterMask && !c.producerRole)
+            d.details.push_back("the blocks of the cluster meet at a cluster barrier before the load (barriers initialised, the tile free "
+                                "everywhere) and before they exit");
         if (c.clusterMask)
             d.details.push_back("multicast: the block of rank " + std::to_string(std::countr_zero(static_cast<uint64_t>(c.clusterMask))) +
                                 " issues for the blocks of cluster_mask " + std::to_string(c.clusterMask) +
@@ -120,6 +124,15 @@ protected:
             d.details.push_back("every thread fences its shared writes for the async proxy; one thread issues and waits until the boxes are read");
         ctx_.explain.record(std::move(d));
 
+        if (own && c.clusterMask) {
+            // A multicast writes other blocks' shared memory and completes on
+            // their barriers: every block must have initialised its barriers
+            // and be done with the tile before the issuer starts, and no
+            // block may exit while another can still write to it.
+            barrier->clusterScope = true;
+            multicastOutsidePipeline = true;
+            return ir::seq({std::make_shared<ir::ClusterSync>(c.span), issued, waitForOwn(barrier, barrierIndex, c.span)});
+        }
         if (own) return ir::seq({issued, waitForOwn(barrier, barrierIndex, c.span)});
         if (load) return issued;
         return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), issued});
@@ -231,6 +244,7 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
         out.body = std::make_shared<ir::Allocate>(lowerer.barriers,
                                                   std::make_shared<ir::Allocate>(lowerer.phases, ir::seq({clear, out.body}), kernel.span), kernel.span);
     }
+    if (lowerer.multicastOutsidePipeline) out.body = ir::seq({out.body, std::make_shared<ir::ClusterSync>(kernel.span)});
     if (!lowerer.descriptors.empty()) {
         // Thread 0 issues the first TMA of every kernel tilet warp-specializes
         // and of most others; its prefetches overlap the barrier setup.

@@ -40,7 +40,8 @@ public:
     using ir::Visitor::visit;
 
     void visitAllocate(const ir::Allocate &n) override {
-        if (n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Barrier) {
+        // A view of another block's buffer has no bytes here.
+        if ((n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Barrier) && !n.buffer->remoteOf) {
             Lifetime &l = lifetimes[n.buffer.get()];
             l.buffer = n.buffer;
             l.allocDepth = loops_.size();
@@ -129,6 +130,7 @@ public:
 
 private:
     void touch(const ir::BufferNode *b) {
+        if (b->remoteOf) b = b->remoteOf.get();   // this block's buffer lives while its peers write theirs
         auto it = lifetimes.find(b);
         if (it == lifetimes.end()) return;
         it->second.first = std::min(it->second.first, position_);

@@ -69,12 +69,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             // Multicast needs every block's consumers to release a stage before
             // one block overwrites it everywhere: the warp-specialized pipeline
             // has that protocol, a copy on its own does not.
-            if (c.dstBlock) {
-                notYet(c.span, "copy_cluster into another block's shared memory (dst_block) is");
-                break;
-            }
-            if (tma && c.clusterMask != 0 && !c.producerRole) {
-                notYet(c.span, "a TMA load multicast to the cluster (cluster_mask) outside a warp-specialized pipelined loop is");
+            if (tma && c.clusterMask != 0 && c.barrier && !c.producerRole) {
+                notYet(c.span, "a TMA multicast completing on the program's barrier (tma_copy with cluster_mask) is");
                 break;
             }
             if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma) {
@@ -107,6 +103,11 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 switch (x->kind) {
                 case ir::StmtKind::WarpSpecialize:
                     if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
+                    break;
+                case ir::StmtKind::Copy:
+                    // Its cluster barrier would wait for the other roles' threads.
+                    if (ir::as<ir::Copy>(x)->clusterMask && !ir::as<ir::Copy>(x)->producerRole)
+                        notYet(x->span, "a multicast copy_cluster inside ws(...) is");
                     break;
                 case ir::StmtKind::For: {
                     const ir::For &f = *ir::as<ir::For>(x);

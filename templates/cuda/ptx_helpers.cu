@@ -355,6 +355,15 @@ __device__ __forceinline__ void tilet_tma_load_5d_multicast(void *dst, const CUt
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
 }
+// @helper map_shared_rank
+// The generic address of `local` (shared memory of this block) in block
+// `rank` of the cluster (distributed shared memory).
+template <class T> __device__ __forceinline__ T *tilet_map_shared_rank(T *local, int rank)
+{
+    unsigned long long remote;
+    asm volatile("mapa.u64 %0, %1, %2;\n" : "=l"(remote) : "l"(local), "r"(rank));
+    return reinterpret_cast<T *>(remote);
+}
 // @helper mbarrier_arrive_cluster
 // Arrives on the mbarrier at the offset of `bar` in block `rank` of the
 // cluster (release at cluster scope).

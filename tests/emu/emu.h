@@ -332,6 +332,7 @@ inline void tilet_mbarrier_wait(unsigned long long *bar, int parity) {
     emu::mbarrierChanged.wait(lock, [&] { return static_cast<int>(emu::mbarriers.at(bar).completed & 1) != parity; });
 }
 inline void tilet_mbarrier_arrive_cluster(unsigned long long *bar, int rank) { tilet_mbarrier_arrive(emu::remote(bar, rank)); }
+template <class T> T *tilet_map_shared_rank(T *local, int rank) { return emu::remote(local, rank); }
 inline void tilet_cluster_sync() { emu::cluster->sync->arrive_and_wait(); }
 inline int tilet_cluster_ctarank() { return static_cast<int>(emu::clusterRank); }
 // bar.sync id, threads: a barrier of `threads` threads, one per id and block.

@@ -42,5 +42,26 @@ int main() {
         for (size_t i = 0; i < a.size(); ++i) err = std::max(err, std::fabs(double(a[i]) + 3 - B[i]));
         failed += harness::report("1D bulk load and store of a contiguous 16 x 64 tile", err, 1e-6);
     }
+    {
+        std::vector<float> a = harness::random(64 * 64, -1, 1, 85);
+        __half *A = harness::alloc<__half>(a.size()), *C = harness::alloc<__half>(4 * a.size());
+        for (size_t i = 0; i < a.size(); ++i) A[i] = __float2half(a[i]);
+        if (multicast(A, C, nullptr) != cudaSuccess) return 1;
+        double err = 0;
+        for (size_t b = 0; b < 4; ++b)
+            for (size_t i = 0; i < a.size(); ++i) err = std::max(err, std::fabs(double(__half2float(A[i])) - __half2float(C[b * a.size() + i])));
+        failed += harness::report("TMA multicast of one tile to both blocks of each 2-block cluster", err, 0);
+    }
+    for (int withBarrier = 0; withBarrier < 2; ++withBarrier) {
+        std::vector<float> a = harness::random(128 * 64, -1, 1, 86);
+        __half *A = harness::alloc<__half>(a.size()), *C = harness::alloc<__half>(a.size());
+        for (size_t i = 0; i < a.size(); ++i) A[i] = __float2half(a[i]);
+        if ((withBarrier ? handoff(A, C, nullptr) : exchange(A, C, nullptr)) != cudaSuccess) return 1;
+        double err = 0;   // block b's rows of C hold block (1 - b)'s rows of A
+        for (size_t i = 0; i < a.size(); ++i) err = std::max(err, std::fabs(double(__half2float(A[(i + 64 * 64) % a.size()])) - __half2float(C[i])));
+        failed += harness::report(withBarrier ? "tiles swapped between the blocks of a cluster, handed over by a remote mbarrier arrival"
+                                              : "tiles swapped between the blocks of a cluster (dst_block), then cluster_sync",
+                                  err, 0);
+    }
     return failed;
 }

@@ -34,6 +34,19 @@ __device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void 
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
+// Barrier of all threads of the thread block cluster (release / acquire).
+__device__ __forceinline__ void tilet_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// This block's rank in its cluster.
+__device__ __forceinline__ int tilet_cluster_ctarank()
+{
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return static_cast<int>(rank);
+}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -66,6 +79,34 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
                      : "memory");
 #endif
     }
+}
+// TMA multicast: the box at (c0, ...) of the tensor map into the same shared
+// memory offset of every block of the cluster whose rank bit is set in
+// `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
+__device__ __forceinline__ void tilet_tma_load_2d_multicast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// The generic address of `local` (shared memory of this block) in block
+// `rank` of the cluster (distributed shared memory).
+template <class T> __device__ __forceinline__ T *tilet_map_shared_rank(T *local, int rank)
+{
+    unsigned long long remote;
+    asm volatile("mapa.u64 %0, %1, %2;\n" : "=l"(remote) : "l"(local), "r"(rank));
+    return reinterpret_cast<T *>(remote);
+}
+// Arrives on the mbarrier at the offset of `bar` in block `rank` of the
+// cluster (release at cluster scope).
+__device__ __forceinline__ void tilet_mbarrier_arrive_cluster(unsigned long long *bar, int rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank)
+                 : "memory");
 }
 // Brings the tensor map (a __grid_constant__ kernel parameter) into the
 // descriptor cache ahead of its first use.
@@ -277,3 +318,110 @@ bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
         tilet_tma_store_wait();
     }
 } // bulk_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __grid_constant__ CUtensorMap tma_A) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_tma_prefetch(&tma_A);
+    }
+    unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 8192);   // 1 mbarrier
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&tma_barrier[0], 1);
+        tilet_fence_barrier_init();
+    }
+    tilet_cluster_sync();
+    int tma_phase[1];
+    tma_phase[0] = 0;
+    const int bx = static_cast<int>(blockIdx.x);
+    __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
+    tilet_cluster_sync();
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 8192);
+        if (tilet_cluster_ctarank() == 0) {
+            tilet_tma_load_2d_multicast(&s[0], &tma_A, &tma_barrier[0], 3, 0, 0);
+        }
+        else {
+            if (((3 >> tilet_cluster_ctarank()) & 1) == 0) {
+                tilet_tma_load_2d(&s[0], &tma_A, &tma_barrier[0], 0, 0);
+            }
+        }
+    }
+    tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+    tma_phase[0] = tma_phase[0] ^ 1;
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]);
+    }
+    tilet_cluster_sync();
+} // multicast_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    const int bx = static_cast<int>(blockIdx.x);
+    __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* t = reinterpret_cast<__half*>(tilet_smem + 8192);
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
+    }
+    __half* t_in_block = tilet_map_shared_rank(t, 1 - tilet_cluster_ctarank());
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+    __syncthreads();
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&t_in_block[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+    }
+    tilet_cluster_sync();
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
+    }
+} // exchange_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    const int bx = static_cast<int>(blockIdx.x);
+    __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* t = reinterpret_cast<__half*>(tilet_smem + 8192);
+    unsigned long long* arrived = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
+    if (threadIdx.x == 0) {
+        tilet_mbarrier_init(&arrived[0], 1);
+        tilet_fence_barrier_init();
+    }
+    tilet_cluster_sync();
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
+    }
+    __half* t_in_block = tilet_map_shared_rank(t, 1 - tilet_cluster_ctarank());
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+    __syncthreads();
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&t_in_block[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+    }
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_mbarrier_arrive_cluster(&arrived[0], -tilet_cluster_ctarank() + 1);
+    }
+    tilet_mbarrier_wait(&arrived[0], 0);
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+        *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
+    }
+} // handoff_kernel

@@ -44,6 +44,30 @@ cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cudaStream_t st
 // grid launches nothing and returns cudaSuccess.
 cudaError_t bulk(const float* A, float* B, cudaStream_t stream);
 
+// multicast: grid (4), 128 threads per block, 8200 bytes of dynamic shared memory.
+//   A: f16 [64, 64], read, 16-byte aligned
+//   C: f16 [256, 64], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream);
+
+// exchange: grid (2), 128 threads per block, 16384 bytes of dynamic shared memory.
+//   A: f16 [128, 64], read, 16-byte aligned
+//   C: f16 [128, 64], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream);
+
+// handoff: grid (2), 128 threads per block, 16392 bytes of dynamic shared memory.
+//   A: f16 [128, 64], read, 16-byte aligned
+//   C: f16 [128, 64], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t handoff(const __half* A, __half* C, cudaStream_t stream);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -45,6 +45,9 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
 extern "C" void scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const CUtensorMap tma_A, const CUtensorMap tma_B);
 extern "C" void tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B);
 extern "C" void bulk_kernel(const float* __restrict__ A, float* __restrict__ B);
+extern "C" void multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const CUtensorMap tma_A);
+extern "C" void exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C);
+extern "C" void handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C);
 
 extern "C" cudaError_t tma_kernels_init(void) {
     // No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.
@@ -131,3 +134,91 @@ extern "C" cudaError_t bulk(const float* A, float* B, cudaStream_t stream) {
     config.stream = stream;
     return cudaLaunchKernelEx(&config, bulk_kernel, A, B);
 } // bulk
+
+extern "C" cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(4);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    // The grid is made of whole 2 x 1 x 1 clusters.
+    if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
+        return cudaErrorInvalidConfiguration;
+    // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
+    CUtensorMap tma_A;
+    const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(64)};
+    const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(64) * 2};
+    const cuuint32_t tma_A_box[2] = {64, 64};
+    const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_NONE);
+    if (tma_A_status != cudaSuccess) return tma_A_status;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 8200;
+    config.stream = stream;
+    cudaLaunchAttribute attributes[1] = {};
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = 2;
+    attributes[0].val.clusterDim.y = 1;
+    attributes[0].val.clusterDim.z = 1;
+    config.attrs = attributes;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, multicast_kernel, A, C, tma_A);
+} // multicast
+
+extern "C" cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(2);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    // The grid is made of whole 2 x 1 x 1 clusters.
+    if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 16384;
+    config.stream = stream;
+    cudaLaunchAttribute attributes[1] = {};
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = 2;
+    attributes[0].val.clusterDim.y = 1;
+    attributes[0].val.clusterDim.z = 1;
+    config.attrs = attributes;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, exchange_kernel, A, C);
+} // exchange
+
+extern "C" cudaError_t handoff(const __half* A, __half* C, cudaStream_t stream) {
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(2);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    // The grid is made of whole 2 x 1 x 1 clusters.
+    if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
+        return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 16392;
+    config.stream = stream;
+    cudaLaunchAttribute attributes[1] = {};
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = 2;
+    attributes[0].val.clusterDim.y = 1;
+    attributes[0].val.clusterDim.z = 1;
+    config.attrs = attributes;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, handoff_kernel, A, C);
+} // handoff
