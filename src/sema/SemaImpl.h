@@ -78,6 +78,8 @@ public:
     std::optional<ir::Expr> checkInteger(const ast::Expr &e, const char *what);
     std::optional<ir::Expr> checkCondition(const ast::Expr &e, const char *what);
     std::optional<int64_t> checkConstInt(const ast::Expr &e, const char *what);
+    // Blocks in a cluster of the kernel being checked (1 without cluster(...)).
+    int64_t clusterBlocks() const { return kernel_ ? kernel_->cluster[0] * kernel_->cluster[1] * kernel_->cluster[2] : 1; }
     std::optional<bool> checkConstBool(const ast::Expr &e, const char *what);
     std::optional<DType> checkDType(const ast::Expr &e);
     // A bare identifier naming one of `allowed` (hint values such as `tma`).

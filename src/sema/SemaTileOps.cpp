@@ -11,6 +11,8 @@
 #include "ir/Simplify.h"
 #include "support/InternalError.h"
 
+#include <bit>
+
 namespace tilet::sema {
 
 namespace {
@@ -312,6 +314,10 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         else if (*m <= 0 || *m >= (1 << 16)) {
             diags_.error(p->range, "cluster_mask must be a non-zero 16-bit mask of block ranks, found " + std::to_string(*m));
             ok = false;
+        } else if (*m >= (int64_t(1) << clusterBlocks())) {
+            diags_.error(p->range, "cluster_mask " + std::to_string(*m) + " names block " + std::to_string(std::bit_width(uint64_t(*m)) - 1) +
+                                       ", but the cluster has " + std::to_string(clusterBlocks()) + " block" + (clusterBlocks() == 1 ? "" : "s"));
+            ok = false;
         } else {
             copy->clusterMask = *m;
         }
@@ -319,7 +325,12 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if (const ast::Expr *p = args->keyword("dst_block")) {
         std::optional<ir::Expr> b = checkInteger(*p, "dst_block");
         if (!b) ok = false;
-        else copy->dstBlock = *b;
+        else if (std::optional<int64_t> r = ir::constInt(*b); r && (*r < 0 || *r >= clusterBlocks())) {
+            diags_.error(p->range, "dst_block " + std::to_string(*r) + " is not a block of the cluster (ranks 0 to " + std::to_string(clusterBlocks() - 1) + ")");
+            ok = false;
+        } else {
+            copy->dstBlock = *b;
+        }
     }
     if (const ast::Expr *p = args->keyword("remote_barrier")) {
         ir::Expr unusedIndex;
@@ -329,7 +340,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         if (copy->clusterMask && copy->dstBlock) {
             diags_.error(c.range, "copy_cluster takes cluster_mask (multicast) or dst_block (SM-to-SM), not both");
             ok = false;
-        } else if (!copy->clusterMask && !copy->dstBlock) {
+        } else if (!args->keyword("cluster_mask") && !args->keyword("dst_block")) {
             diags_.error(c.range, "copy_cluster needs cluster_mask = <mask> (multicast) or dst_block = <rank> (SM-to-SM)");
             ok = false;
         }
