@@ -282,6 +282,7 @@ public:
         clocks_.assign(G, Clock(G, 0));
         barriers_.clear();
         accesses_.clear();
+        pruneAt_ = 256;
         while (true) {
             bool progressed = false;
             if (preferred >= 0) {
@@ -393,6 +394,7 @@ private:
                 return false;
             }
             accesses_.push_back({g, clock, &e});
+            if (accesses_.size() >= pruneAt_) prune();
             break;
         }
         }
@@ -458,6 +460,22 @@ private:
     std::vector<Clock> clocks_;
     std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
     std::vector<Access> accesses_;
+    size_t pruneAt_ = 256;
+
+    // An access every other group has synchronised past (their clocks have
+    // seen it) cannot race with anything to come: drop it, so that the check
+    // of each access looks at the unordered window only.
+    void prune() {
+        std::vector<Access> kept;
+        for (Access &a : accesses_) {
+            bool seen = true;
+            for (size_t h = 0; h < clocks_.size() && seen; ++h)
+                seen = h == a.group || clocks_[h][a.group] >= a.clock[a.group];
+            if (!seen) kept.push_back(std::move(a));
+        }
+        accesses_ = std::move(kept);
+        pruneAt_ = std::max<size_t>(256, 2 * accesses_.size());
+    }
     std::optional<Problem> problem_;
 };
 
