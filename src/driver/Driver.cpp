@@ -132,6 +132,9 @@ int runTilet(const Options &opts) {
     diags.setColor(shouldUseColor(opts.color));
     diags.setMaxErrors(opts.maxErrors);
     diags.setWarningsEnabled(!opts.noWarnings);
+    diags.setWarningsAsErrors(opts.warningsAsErrors);
+    for (const std::string &g : opts.disabledWarnings) diags.disableWarning(g);
+    diags.setFormat(opts.diagnosticsFormat);
 
     try {
         // Targets: the embedded table, then the user's files in order.

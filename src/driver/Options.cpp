@@ -8,9 +8,28 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace tilet {
+
+namespace {
+
+// CLI11 takes no multi-letter options after one dash: -Werror and -Wno-NAME
+// are spelled for it as --warnings-as-errors and --no-warning=NAME.
+std::vector<std::string> gccSpellings(int argc, char **argv) {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "-Werror") a = "--warnings-as-errors";
+        else if (a.rfind("-Wno-", 0) == 0) a = "--no-warning=" + a.substr(5);
+        args.push_back(a);
+    }
+    std::reverse(args.begin(), args.end());   // CLI11's vector form reads them back to front
+    return args;
+}
+
+} // namespace
 
 ParseResult parseCommandLine(int argc, char **argv) {
     Options opts;
@@ -22,6 +41,12 @@ ParseResult parseCommandLine(int argc, char **argv) {
                "  tilet softmax.tl -o softmax.cu            writes softmax.cu, softmax.host.cpp, softmax.h\n"
                "  tilet gemm.tl --arch sm_80 -D M=1024 -o gemm.cu\n"
                "  tilet gemm.tl --explain -o gemm.cu        one remark per lowering decision\n"
+               "  tilet gemm.tl -Werror -Wno-unused-define  warnings are errors, but not unused -D\n"
+               "Warning groups (-Wno-NAME): " + [] {
+                   std::string s;
+                   for (const std::string &g : warningGroups()) s += (s.empty() ? "" : ", ") + g;
+                   return s;
+               }() + ".\n"
                "Exit status: 0 success, 1 error in the input or the command line, 70 internal error.");
     app.add_option("input", opts.input, "the .tl file to translate ('-' reads standard input)")->required();
     app.add_option("-o,--output", opts.output,
@@ -42,13 +67,20 @@ ParseResult parseCommandLine(int argc, char **argv) {
         ->check(CLI::IsMember({"text", "json"}));
     app.add_flag("--validate", opts.validate, "compile the generated .cu with nvcc for the target and fail if nvcc does");
     app.add_flag("-w", opts.noWarnings, "suppress warnings");
+    app.add_flag("--warnings-as-errors", opts.warningsAsErrors, "report warnings as errors (also spelled -Werror)");
+    app.add_option("--no-warning", opts.disabledWarnings, "suppress one warning group (also spelled -Wno-NAME)")
+        ->check(CLI::IsMember(warningGroups()));
+    std::string format = "text";
+    app.add_option("--diagnostics-format", format, "text (default), json (one object per line) or sarif (a SARIF 2.1.0 log)")
+        ->check(CLI::IsMember({"text", "json", "sarif"}));
     std::string color = "auto";
     app.add_option("--color", color, "colour diagnostics: auto (default; honours NO_COLOR and TERM=dumb), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     app.add_option("--max-errors", opts.maxErrors, "stop after N errors (0: no limit)");
 
     try {
-        app.parse(argc, argv);
+        std::vector<std::string> args = gccSpellings(argc, argv);
+        app.parse(args);
     } catch (const CLI::CallForHelp &e) {
         std::cout << app.help();
         return {std::nullopt, 0};
@@ -61,6 +93,7 @@ ParseResult parseCommandLine(int argc, char **argv) {
         return {std::nullopt, 1};
     }
     if (app.count("--explain") && opts.explain.empty()) opts.explain = "text";
+    opts.diagnosticsFormat = format == "json" ? DiagnosticFormat::Json : format == "sarif" ? DiagnosticFormat::Sarif : DiagnosticFormat::Text;
     opts.color = color == "always" ? ColorMode::Always : color == "never" ? ColorMode::Never : ColorMode::Auto;
     return {opts, 0};
 }

@@ -21,6 +21,9 @@ struct Options {
     std::string explain;                   // "", "text" or "json"
     bool validate = false;
     bool noWarnings = false;               // -w
+    bool warningsAsErrors = false;         // -Werror
+    std::vector<std::string> disabledWarnings;   // -Wno-NAME
+    DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;   // --diagnostics-format
     ColorMode color = ColorMode::Auto;
     unsigned maxErrors = 20;
 };

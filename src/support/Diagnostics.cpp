@@ -1,5 +1,7 @@
 #include "support/Diagnostics.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ostream>
 #include <unistd.h>
@@ -49,9 +51,19 @@ bool shouldUseColor(ColorMode mode) {
 DiagnosticEngine::DiagnosticEngine(const SourceManager &sources, std::ostream &out)
     : sources_(sources), out_(out) {}
 
+const std::vector<std::string> &warningGroups() {
+    static const std::vector<std::string> groups = {"cluster", "empty-loop", "unchecked-protocol", "unused-define"};
+    return groups;
+}
+
 void DiagnosticEngine::report(Diagnostic diag) {
+    if (diag.severity == Severity::Warning) {
+        if (!warningsEnabled_) return;
+        for (const std::string &g : disabled_)
+            if (g == diag.flag) return;
+        if (warningsAsErrors_) diag.severity = Severity::Error;   // the flag stays: [-Werror,-Wflag]
+    }
     const Severity severity = diag.severity;
-    if (severity == Severity::Warning && !warningsEnabled_) return;
     if (severity == Severity::Error) ++errors_;
     if (severity == Severity::Warning) ++warnings_;
     render(diag);
@@ -60,11 +72,20 @@ void DiagnosticEngine::report(Diagnostic diag) {
     if (severity == Severity::Error && maxErrors_ != 0 && errors_ >= maxErrors_) {
         Diagnostic stop{Severity::Error, {}, "too many errors emitted, stopping now [--max-errors]", {}, {}, true};
         render(stop);
+        reported_.push_back(std::move(stop));
         throw TooManyErrors();
     }
 }
 
 void DiagnosticEngine::render(const Diagnostic &diag) {
+    switch (format_) {
+    case DiagnosticFormat::Text: renderText(diag); return;
+    case DiagnosticFormat::Json: renderJson(diag); return;
+    case DiagnosticFormat::Sarif: return;   // the log is written at the end
+    }
+}
+
+void DiagnosticEngine::renderText(const Diagnostic &diag) {
     auto paint = [&](const char *code) {
         if (color_) out_ << code;
     };
@@ -81,7 +102,7 @@ void DiagnosticEngine::render(const Diagnostic &diag) {
     paint(kReset);
     paint(kBold);
     out_ << diag.message;
-    if (diag.severity == Severity::Warning && !diag.flag.empty()) out_ << " [-W" << diag.flag << ']';
+    if (!diag.flag.empty()) out_ << (diag.severity == Severity::Error ? " [-Werror,-W" : " [-W") << diag.flag << ']';
     paint(kReset);
     out_ << '\n';
     if (!diag.range.valid() || !diag.showSource) return;
@@ -112,7 +133,88 @@ void DiagnosticEngine::render(const Diagnostic &diag) {
     out_ << '\n';
 }
 
+std::string jsonString(const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+namespace {
+
+// A diagnostic's rule: the warning group, or what kind of problem it is.
+std::string ruleId(const Diagnostic &d) {
+    if (!d.flag.empty()) return d.flag;
+    return d.severity == Severity::Remark ? "decision" : d.severity == Severity::Note ? "note" : "error";
+}
+
+} // namespace
+
+void DiagnosticEngine::renderJson(const Diagnostic &diag) {
+    // The location fields are those of --explain=json; columns count code points.
+    auto one = [&](const Diagnostic &d) {
+        std::string s = "{\"file\":" + jsonString(d.range.valid() ? sources_.name(d.range.begin.file) : "") +
+                        ",\"line\":" + std::to_string(d.range.begin.line) + ",\"column\":" + std::to_string(d.range.begin.col) +
+                        ",\"end_line\":" + std::to_string(d.range.end.line) + ",\"end_column\":" + std::to_string(d.range.end.col) +
+                        ",\"severity\":" + jsonString(severityName(d.severity)) + ",\"rule\":" + jsonString(ruleId(d)) + ",\"message\":" + jsonString(d.message);
+        return s;
+    };
+    if (diag.severity == Severity::Note) return;   // notes travel inside their diagnostic
+    out_ << one(diag) << ",\"notes\":[";
+    for (size_t i = 0; i < diag.notes.size(); ++i) out_ << (i ? "," : "") << one(diag.notes[i]) << "}";
+    out_ << "]}\n";
+}
+
+void DiagnosticEngine::printSarif() {
+    auto location = [&](const Diagnostic &d) {
+        if (!d.range.valid()) return std::string();
+        // SARIF regions end one column after the last character.
+        return "{\"physicalLocation\":{\"artifactLocation\":{\"uri\":" + jsonString(sources_.name(d.range.begin.file)) +
+               "},\"region\":{\"startLine\":" + std::to_string(d.range.begin.line) + ",\"startColumn\":" + std::to_string(d.range.begin.col) +
+               ",\"endLine\":" + std::to_string(d.range.end.line) + ",\"endColumn\":" + std::to_string(d.range.end.col + 1) + "}}" +
+               (d.severity == Severity::Note ? ",\"message\":{\"text\":" + jsonString(d.message) + "}" : "") + "}";
+    };
+    std::vector<std::string> rules;
+    std::string results;
+    for (const Diagnostic &d : reported_) {
+        std::string rule = ruleId(d);
+        if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
+        std::string level = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
+        std::string loc = location(d), related;
+        for (const Diagnostic &n : d.notes) {
+            std::string l = location(n);
+            if (!l.empty()) related += (related.empty() ? "" : ",") + l;
+        }
+        results += std::string(results.empty() ? "" : ",") + "{\"ruleId\":" + jsonString(rule) + ",\"level\":" + jsonString(level) +
+                   ",\"message\":{\"text\":" + jsonString(d.message) + "}" + (loc.empty() ? "" : ",\"locations\":[" + loc + "]") +
+                   (related.empty() ? "" : ",\"relatedLocations\":[" + related + "]") + "}";
+    }
+    std::string ruleList;
+    for (const std::string &r : rules) ruleList += std::string(ruleList.empty() ? "" : ",") + "{\"id\":" + jsonString(r) + "}";
+    out_ << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{"
+         << "\"name\":\"tilet\",\"rules\":[" << ruleList << "]}},\"columnKind\":\"unicodeCodePoints\",\"results\":[" << results << "]}]}\n";
+}
+
 void DiagnosticEngine::printSummary() {
+    if (format_ == DiagnosticFormat::Sarif) {
+        printSarif();
+        return;
+    }
+    if (format_ == DiagnosticFormat::Json) return;
     if (errors_ == 0 && warnings_ == 0) return;
     auto plural = [](unsigned n, const char *word) {
         return std::to_string(n) + " " + word + (n == 1 ? "" : "s");

@@ -39,6 +39,16 @@ struct Diagnostic {
 
 enum class ColorMode { Auto, Always, Never };
 
+// How diagnostics are written: clang-style text; one JSON object per line
+// (the location fields of --explain=json); or one SARIF 2.1.0 log at the end.
+enum class DiagnosticFormat { Text, Json, Sarif };
+
+// `s` as a JSON string literal (quotes included).
+std::string jsonString(const std::string &s);
+
+// Every warning group tilet reports (the NAME of -Wno-NAME).
+const std::vector<std::string> &warningGroups();
+
 // Decides whether to colour stderr: an explicit --color wins, then NO_COLOR
 // (set and non-empty), then TERM=dumb, then whether stderr is a terminal.
 bool shouldUseColor(ColorMode mode);
@@ -55,6 +65,9 @@ public:
     void setColor(bool color) { color_ = color; }
     void setMaxErrors(unsigned n) { maxErrors_ = n; }
     void setWarningsEnabled(bool on) { warningsEnabled_ = on; }
+    void setFormat(DiagnosticFormat f) { format_ = f; }
+    void setWarningsAsErrors(bool on) { warningsAsErrors_ = on; }   // -Werror
+    void disableWarning(const std::string &group) { disabled_.push_back(group); }   // -Wno-GROUP
 
     // Renders the diagnostic now. Throws TooManyErrors after the limit.
     void report(Diagnostic diag);
@@ -74,11 +87,18 @@ public:
     bool hasErrors() const { return errors_ > 0; }
     const std::vector<Diagnostic> &reported() const { return reported_; }
 
-    // "2 errors generated." and the like; nothing when there was nothing.
+    // Text: "2 errors generated." and the like (nothing when there was
+    // nothing); SARIF: the whole log.
     void printSummary();
 
 private:
     void render(const Diagnostic &diag);
+    void renderText(const Diagnostic &diag);
+    void renderJson(const Diagnostic &diag);
+    void printSarif();
+    DiagnosticFormat format_ = DiagnosticFormat::Text;
+    bool warningsAsErrors_ = false;
+    std::vector<std::string> disabled_;
     const SourceManager &sources_;
     std::ostream &out_;
     bool color_ = false;

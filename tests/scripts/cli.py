@@ -204,6 +204,46 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Internal errors are never blamed on the user: exit status 70 is reserved for them.
 
+    # Warning controls, spelled as gcc spells them.
+    wout = os.path.join(tmp, "w.cu")
+    p = run([src, "-o", wout, "-D", "UNUSED=1"])
+    expect(p.returncode == 0 and b"warning: -D UNUSED does not match any constant [-Wunused-define]" in p.stderr,
+           "an unused -D is a warning with its group", p)
+    if os.path.exists(wout):
+        os.remove(wout)
+    p = run([src, "-o", wout, "-D", "UNUSED=1", "-Werror"])
+    expect(p.returncode == 1 and b"error: -D UNUSED does not match any constant [-Werror,-Wunused-define]" in p.stderr
+           and not os.path.exists(wout), "-Werror turns the warning into an error and writes nothing", p)
+    p = run([src, "-o", wout, "-D", "UNUSED=1", "-Werror", "-Wno-unused-define"])
+    expect(p.returncode == 0 and b"UNUSED" not in p.stderr, "-Wno-unused-define silences that group, also under -Werror", p)
+    p = run([src, "-o", wout, "-Wno-no-such-group"])
+    expect(p.returncode == 1 and b"no-such-group" in p.stderr, "an unknown warning group is a usage error", p)
+
+    # Machine-readable diagnostics.
+    twoerrors = os.path.join(tmp, "two.tl")
+    with open(twoerrors, "w") as f:
+        f.write("kernel k() grid(1) {\n    y = 1;\n    z = 2;\n}\n")
+    p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--diagnostics-format=json"])
+    lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.strip()]
+    expect(p.returncode == 1 and len(lines) == 2 and [(d["line"], d["column"], d["severity"]) for d in lines] == [(2, 5, "error"), (3, 5, "error")]
+           and lines[0]["file"].endswith("two.tl") and "'y'" in lines[0]["message"],
+           "--diagnostics-format=json: one object per diagnostic with file, 1-based line and column, severity and message", p)
+    p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--diagnostics-format=sarif", "-D", "UNUSED=1"])
+    try:
+        log = json.loads(p.stderr)
+        run0 = log["runs"][0]
+        rules = {r["id"] for r in run0["tool"]["driver"]["rules"]}
+        results = run0["results"]
+        regions = [r["locations"][0]["physicalLocation"]["region"] for r in results if "locations" in r]
+        ok = (log["version"] == "2.1.0" and "$schema" in log and run0["tool"]["driver"]["name"] == "tilet"
+              and all(r["ruleId"] in rules and r["level"] in ("error", "warning", "note") and r["message"]["text"] for r in results)
+              and [r["level"] for r in results] == ["warning", "error", "error"] and results[0]["ruleId"] == "unused-define"
+              and [(g["startLine"], g["startColumn"]) for g in regions] == [(2, 5), (3, 5)]
+              and all(g["endColumn"] > g["startColumn"] for g in regions) and run0["columnKind"] == "unicodeCodePoints")
+    except (ValueError, KeyError, IndexError, TypeError):
+        ok = False
+    expect(p.returncode == 1 and ok, "--diagnostics-format=sarif: one SARIF 2.1.0 log with rules, levels and 1-based regions", p)
+
 for f in failures:
     print("FAIL " + f)
 print(f"cli: {checks} check(s), {len(failures)} failure(s)")
