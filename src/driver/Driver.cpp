@@ -4,6 +4,8 @@
 // Any user error stops the run before anything is written.
 #include "driver/Driver.h"
 
+#include "support/MakeDeps.h"
+
 #include "codegen/CudaPrinter.h"
 #include "codegen/HostPrinter.h"
 #include "frontend/ModuleLoader.h"
@@ -153,10 +155,38 @@ int runTilet(const Options &opts) {
         parseDefines(opts.defines, defines, diags);
         if (diags.hasErrors()) return finish(diags, 1);
 
+        OutputPaths out = outputPaths(opts);
+        if (opts.depsAlongside && out.toStdout && opts.depFile.empty()) {
+            diags.error({}, "-MD writes the dependency file beside the output; with the output on stdout, name it with -MF FILE");
+            return finish(diags, 1);
+        }
         std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags);
         if (!program) return finish(diags, 1);
 
-        OutputPaths out = outputPaths(opts);
+        // The make rule: every output depends on the main file and every import.
+        std::string depRule;
+        if (opts.depsOnly || opts.depsAlongside) {
+            std::vector<std::string> targets = opts.depTargets, prerequisites;
+            if (targets.empty()) {
+                for (const std::string &t : out.toStdout ? std::vector<std::string>{out.names.cuFile, out.names.hostFile, out.names.headerFile}
+                                                         : std::vector<std::string>{out.cu, out.host, out.header})
+                    targets.push_back(makeQuoted(t));
+            }
+            for (const std::string &p : program->openedPaths)
+                if (p != "-") prerequisites.push_back(makeQuoted(p));
+            depRule = dependencyRule(targets, prerequisites, opts.depPhony);
+        }
+        if (opts.depsOnly) {
+            if (opts.depFile.empty()) {
+                std::cout << depRule;
+                return finish(diags, diags.hasErrors() ? 1 : 0);
+            }
+            std::string error;
+            if (!writeFilesAtomically({{opts.depFile, depRule}}, error)) diags.error({}, error);
+            return finish(diags, diags.hasErrors() ? 1 : 0);
+        }
+        std::string depPath = opts.depFile;
+        if (opts.depsAlongside && depPath.empty()) depPath = (fs::path(out.cu).parent_path() / fs::path(out.cu).stem()).string() + ".d";
         auto emitText = [&](const std::string &text) {
             if (out.toStdout || opts.output.empty()) {
                 std::cout << text;
@@ -214,16 +244,22 @@ int runTilet(const Options &opts) {
         std::string cu = printCuda(*module, *target, out.names);
         if (out.toStdout) {
             std::cout << cu;
+            std::string error;
+            if (opts.depsAlongside && !writeFilesAtomically({{depPath, depRule}}, error)) {
+                diags.error({}, error);
+                return finish(diags, 1);
+            }
         } else {
             if (out.cu == out.header || out.cu == out.host) {
                 diags.error({}, "output '" + out.cu + "' would be overwritten by the host files; name it *.cu");
                 return finish(diags, 1);
             }
             std::string error;
-            if (!writeFilesAtomically({{out.cu, cu},
-                                       {out.host, printHostSource(*module, *target, out.names)},
-                                       {out.header, printHostHeader(*module, *target, out.names)}},
-                                      error)) {
+            std::vector<PendingFile> files{{out.cu, cu},
+                                           {out.host, printHostSource(*module, *target, out.names)},
+                                           {out.header, printHostHeader(*module, *target, out.names)}};
+            if (opts.depsAlongside) files.push_back({depPath, depRule});
+            if (!writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);
             }

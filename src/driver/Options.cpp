@@ -5,6 +5,7 @@
 #include "driver/Options.h"
 
 #include "passes/Pipeline.h"
+#include "support/MakeDeps.h"
 
 #include <CLI/CLI.hpp>
 
@@ -15,17 +16,26 @@ namespace tilet {
 
 namespace {
 
-// CLI11 takes no multi-letter options after one dash: -Werror and -Wno-NAME
-// are spelled for it as --warnings-as-errors and --no-warning=NAME.
+// CLI11 takes no multi-letter options after one dash: -Werror, -Wno-NAME
+// and the -M family are spelled for it as long options (-MF FILE and -MFFILE
+// alike).
 std::vector<std::string> gccSpellings(int argc, char **argv) {
+    static const std::vector<std::pair<std::string, std::string>> withValue = {
+        {"-MF", "--dep-file"}, {"-MT", "--dep-target"}, {"-MQ", "--dep-target-quoted"}};
     std::vector<std::string> args;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-Werror") a = "--warnings-as-errors";
         else if (a.rfind("-Wno-", 0) == 0) a = "--no-warning=" + a.substr(5);
+        else if (a == "-M") a = "--deps-only";
+        else if (a == "-MD" || a == "-MMD") a = "--deps";
+        else if (a == "-MP") a = "--dep-phony";
+        for (const auto &[gcc, option] : withValue) {
+            if (a == gcc) a = option;
+            else if (a.rfind(gcc, 0) == 0) a = option + "=" + a.substr(gcc.size());
+        }
         args.push_back(a);
     }
-    std::reverse(args.begin(), args.end());   // CLI11's vector form reads them back to front
     return args;
 }
 
@@ -70,6 +80,13 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.add_flag("--warnings-as-errors", opts.warningsAsErrors, "report warnings as errors (also spelled -Werror)");
     app.add_option("--no-warning", opts.disabledWarnings, "suppress one warning group (also spelled -Wno-NAME)")
         ->check(CLI::IsMember(warningGroups()));
+    app.add_flag("--deps-only", opts.depsOnly, "-M: print the make rule of the outputs' dependencies (to -MF or stdout) and translate nothing");
+    app.add_flag("--deps", opts.depsAlongside, "-MD / -MMD: also write the make rule, to -MF or OUTPUT with .d for .cu");
+    app.add_option("--dep-file", opts.depFile, "-MF FILE: where the dependency rule goes");
+    std::vector<std::string> rawTargets, quotedTargets;
+    app.add_option("--dep-target", rawTargets, "-MT TARGET: the rule's target instead of the outputs (repeatable)");
+    app.add_option("--dep-target-quoted", quotedTargets, "-MQ TARGET: the same, quoted for make");
+    app.add_flag("--dep-phony", opts.depPhony, "-MP: an empty rule for every import, so that deleting one does not break make");
     std::string format = "text";
     app.add_option("--diagnostics-format", format, "text (default), json (one object per line) or sarif (a SARIF 2.1.0 log)")
         ->check(CLI::IsMember({"text", "json", "sarif"}));
@@ -78,9 +95,10 @@ ParseResult parseCommandLine(int argc, char **argv) {
         ->check(CLI::IsMember({"auto", "always", "never"}));
     app.add_option("--max-errors", opts.maxErrors, "stop after N errors (0: no limit)");
 
+    const std::vector<std::string> args = gccSpellings(argc, argv);
     try {
-        std::vector<std::string> args = gccSpellings(argc, argv);
-        app.parse(args);
+        std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11's vector form reads them back to front
+        app.parse(reversed);
     } catch (const CLI::CallForHelp &e) {
         std::cout << app.help();
         return {std::nullopt, 0};
@@ -93,6 +111,17 @@ ParseResult parseCommandLine(int argc, char **argv) {
         return {std::nullopt, 1};
     }
     if (app.count("--explain") && opts.explain.empty()) opts.explain = "text";
+    // -MT and -MQ targets keep their command-line order (CLI11 keeps each kind's own).
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        bool quoted = a.rfind("--dep-target-quoted", 0) == 0, raw = !quoted && a.rfind("--dep-target", 0) == 0;
+        if (!quoted && !raw) continue;
+        size_t eq = a.find('=');
+        std::string value = eq != std::string::npos ? a.substr(eq + 1) : i + 1 < args.size() ? args[i + 1] : "";
+        opts.depTargets.push_back(quoted ? makeQuoted(value) : value);
+    }
+    (void)rawTargets;
+    (void)quotedTargets;
     opts.diagnosticsFormat = format == "json" ? DiagnosticFormat::Json : format == "sarif" ? DiagnosticFormat::Sarif : DiagnosticFormat::Text;
     opts.color = color == "always" ? ColorMode::Always : color == "never" ? ColorMode::Never : ColorMode::Auto;
     return {opts, 0};

@@ -24,6 +24,12 @@ struct Options {
     bool warningsAsErrors = false;         // -Werror
     std::vector<std::string> disabledWarnings;   // -Wno-NAME
     DiagnosticFormat diagnosticsFormat = DiagnosticFormat::Text;   // --diagnostics-format
+    // Make dependency files, as gcc writes them.
+    bool depsOnly = false;                 // -M: the rule only, no translation
+    bool depsAlongside = false;            // -MD / -MMD: the rule beside the outputs
+    std::string depFile;                   // -MF FILE
+    std::vector<std::string> depTargets;   // -MT / -MQ, in order (-MQ ones already make-quoted)
+    bool depPhony = false;                 // -MP: a phony rule per import
     ColorMode color = ColorMode::Auto;
     unsigned maxErrors = 20;
 };

@@ -219,6 +219,33 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run([src, "-o", wout, "-Wno-no-such-group"])
     expect(p.returncode == 1 and b"no-such-group" in p.stderr, "an unknown warning group is a usage error", p)
 
+    # Dependency files, as gcc writes them.
+    lib = os.path.join(tmp, "lib $.tl")
+    with open(lib, "w") as f:
+        f.write("const N = 256;\n")
+    user = os.path.join(tmp, "user.tl")
+    with open(user, "w") as f:
+        f.write('import "lib $.tl";\n' + SIMPLE.decode().replace("256", "N"))
+    p = run(["user.tl", "-M"], cwd=tmp)
+    expect(p.returncode == 0 and p.stdout.decode() == "user.cu user.host.cpp user.h: \\\n  user.tl \\\n  lib\\ $$.tl\n"
+           and not os.path.exists(os.path.join(tmp, "user.cu")),
+           "-M prints the rule (outputs: main file and imports, space and $ escaped for make) and translates nothing", p)
+    spaced = os.path.join(tmp, "out dir")
+    os.mkdir(spaced)
+    p = run(["user.tl", "-o", "out dir/k.cu", "-MD", "-MP"], cwd=tmp)
+    with open(os.path.join(spaced, "k.d")) as f:
+        dep = f.read()
+    expect(p.returncode == 0 and dep.startswith("out\\ dir/k.cu out\\ dir/k.host.cpp out\\ dir/k.h:") and dep.endswith("\nlib\\ $$.tl:\n")
+           and os.path.exists(os.path.join(spaced, "k.cu")), "-MD writes OUT.d beside the outputs; -MP adds a phony rule per import", p)
+    p = run(["user.tl", "-o", "k2.cu", "-MMD", "-MFdeps.d", "-MT", "custom", "-MQ", "a b"], cwd=tmp)
+    with open(os.path.join(tmp, "deps.d")) as f:
+        dep = f.read()
+    expect(p.returncode == 0 and dep.startswith("custom a\\ b:"), "-MF names the file; -MT and -MQ replace the targets in order", p)
+    p = run(["user.tl", "-o", "-", "-MD"], cwd=tmp)
+    expect(p.returncode == 1 and b"-MF" in p.stderr and p.stdout == b"", "-MD with the output on stdout needs -MF", p)
+    p = run(["bad.tl", "-o", "bad2.cu", "-MD"], cwd=tmp)
+    expect(p.returncode == 1 and not os.path.exists(os.path.join(tmp, "bad2.d")), "bad input writes no dependency file either", p)
+
     # Machine-readable diagnostics.
     twoerrors = os.path.join(tmp, "two.tl")
     with open(twoerrors, "w") as f:
