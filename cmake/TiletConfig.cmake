@@ -1,0 +1,62 @@
+# TiletConfig.cmake -- find_package(Tilet) for CMake projects.
+#
+#   find_package(Tilet REQUIRED)
+#   tilet_add_kernel(<target> <file.tl> ARCH <sm_XY[a]>
+#                    [DEFINES NAME=VALUE ...] [INCLUDE_DIRS dir ...])
+#
+# Translates file.tl at build time into ${CMAKE_CURRENT_BINARY_DIR}/tilet/
+# <name>.cu, <name>.host.cpp and <name>.h, with a dependency file (editing
+# the .tl file or anything it imports retranslates it), and adds the static
+# library <target> built from the .cu (nvcc, -gencode for ARCH) and the
+# .host.cpp, linked to CUDA::cudart; the header's directory is a public
+# include directory, so `#include "<name>.h"` finds the launch functions.
+# The project needs the CUDA language enabled. TILET_EXECUTABLE may be set
+# to a tilet binary; by default the one installed beside this file is used.
+
+get_filename_component(_tilet_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+find_program(TILET_EXECUTABLE tilet HINTS "${_tilet_prefix}/bin")
+if(NOT TILET_EXECUTABLE)
+  set(Tilet_FOUND FALSE)
+  set(Tilet_NOT_FOUND_MESSAGE "the tilet executable was not found (set TILET_EXECUTABLE)")
+  return()
+endif()
+find_package(CUDAToolkit REQUIRED)
+
+function(tilet_add_kernel target file)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "ARCH" "DEFINES;INCLUDE_DIRS")
+  if(NOT ARG_ARCH)
+    message(FATAL_ERROR "tilet_add_kernel(${target} ...): ARCH sm_XY[a] is required (it picks nvcc's -gencode)")
+  endif()
+  if(NOT ARG_ARCH MATCHES "^sm_[0-9]+a?$")
+    message(FATAL_ERROR "tilet_add_kernel(${target} ...): ARCH must look like sm_80 or sm_90a, not '${ARG_ARCH}'")
+  endif()
+  get_filename_component(source "${file}" ABSOLUTE)
+  get_filename_component(name "${file}" NAME_WE)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/tilet")
+  set(cu "${dir}/${name}.cu")
+  set(host "${dir}/${name}.host.cpp")
+  set(header "${dir}/${name}.h")
+  set(args --arch ${ARG_ARCH})
+  foreach(define IN LISTS ARG_DEFINES)
+    list(APPEND args -D ${define})
+  endforeach()
+  foreach(include IN LISTS ARG_INCLUDE_DIRS)
+    get_filename_component(include "${include}" ABSOLUTE)
+    list(APPEND args -I ${include})
+  endforeach()
+  add_custom_command(
+    OUTPUT "${cu}" "${host}" "${header}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
+    COMMAND "${TILET_EXECUTABLE}" "${source}" -o "${cu}" -MD -MF "${dir}/${name}.d" ${args}
+    DEPENDS "${source}"
+    DEPFILE "${dir}/${name}.d"
+    COMMENT "tilet ${file} (${ARG_ARCH})"
+    VERBATIM)
+  add_library(${target} STATIC "${cu}" "${host}")
+  target_include_directories(${target} PUBLIC "${dir}")
+  target_link_libraries(${target} PUBLIC CUDA::cudart)
+  # The generated file's own "// Build:" line: -gencode arch=compute_XY[a],code=sm_XY[a].
+  string(REPLACE "sm_" "compute_" virtual "${ARG_ARCH}")
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES OFF)
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-gencode arch=${virtual},code=${ARG_ARCH}>")
+endfunction()

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A CMake project that uses cmake/TiletConfig.cmake: tilet_add_kernel()
+translates a kernel at build time, nvcc and g++ build it into a library, and
+an executable links it. Rebuilding after touching the imported file
+retranslates (the DEPFILE works); rebuilding after nothing changed does not.
+
+usage: cmake_project.py TILET PACKAGE_DIR   (where TiletConfig.cmake is)
+
+Skipped (exit 77) without cmake or nvcc.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TILET = os.path.abspath(sys.argv[1])
+PACKAGE = os.path.abspath(sys.argv[2])
+NVCC = os.environ.get("NVCC") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else shutil.which("nvcc"))
+if not shutil.which("cmake") or not NVCC:
+    print("cmake_project: cmake or nvcc missing, skipped")
+    sys.exit(77)
+
+failures = []
+checks = 0
+
+
+def expect(cond, what, detail=""):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
+
+
+CMAKELISTS = """cmake_minimum_required(VERSION 3.20)
+project(uses_tilet LANGUAGES CXX CUDA)
+find_package(Tilet 0.1 REQUIRED)
+tilet_add_kernel(scale_kernel kernels/scale.tl ARCH sm_80 DEFINES FACTOR=3)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE scale_kernel)
+"""
+SCALE = """import "sizes.tl";
+const FACTOR = 2;
+kernel scale(X: f32[N], Y: f32[N]) grid(N / 128) as (bx) threads(128) {
+    for i in parallel(128) { Y[bx * 128 + i] = X[bx * 128 + i] * FACTOR; }
+}
+"""
+MAIN = """#include "scale.h"
+int main() { return scale_init() == cudaSuccess || true ? 0 : 1; }
+"""
+
+
+def run(args, cwd):
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    src, build = os.path.join(tmp, "src"), os.path.join(tmp, "build")
+    os.makedirs(os.path.join(src, "kernels"))
+    for path, text in [("CMakeLists.txt", CMAKELISTS), ("main.cpp", MAIN), ("kernels/scale.tl", SCALE), ("kernels/sizes.tl", "const N = 1024;\n")]:
+        with open(os.path.join(src, path), "w") as f:
+            f.write(text)
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    p = run(["cmake", "-S", src, "-B", build, *generator, f"-DTilet_DIR={PACKAGE}", f"-DTILET_EXECUTABLE={TILET}",
+             f"-DCMAKE_CUDA_COMPILER={NVCC}"], tmp)
+    expect(p.returncode == 0, "the project configures with find_package(Tilet)", p.stdout + p.stderr)
+    p = run(["cmake", "--build", build], tmp)
+    expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")), "it builds: tilet, nvcc and g++, then the executable", p.stdout + p.stderr)
+    with open(os.path.join(build, "tilet", "scale.cu")) as f:
+        cu = f.read()
+    expect("* 3" in cu or "* 3.0f" in cu or "3.0f" in cu, "DEFINES reach tilet (-D FACTOR=3)", cu[:2000])
+    p = run(["cmake", "--build", build], tmp)
+    expect(p.returncode == 0 and "tilet kernels/scale.tl" not in p.stdout, "a second build translates nothing", p.stdout)
+    later = time.time() + 5
+    os.utime(os.path.join(src, "kernels", "sizes.tl"), (later, later))
+    p = run(["cmake", "--build", build], tmp)
+    expect(p.returncode == 0 and "tilet kernels/scale.tl" in p.stdout, "touching the imported file retranslates (DEPFILE)", p.stdout + p.stderr)
+
+for f in failures:
+    print("FAIL " + f)
+print(f"cmake_project: {checks} check(s), {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
