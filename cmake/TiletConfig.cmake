@@ -13,8 +13,10 @@
 # The project needs the CUDA language enabled. TILET_EXECUTABLE may be set
 # to a tilet binary; by default the one installed beside this file is used.
 
+# This file is in LIBDIR/cmake/Tilet, LIBDIR being lib or lib/<multiarch>.
 get_filename_component(_tilet_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
-find_program(TILET_EXECUTABLE tilet HINTS "${_tilet_prefix}/bin")
+find_program(TILET_EXECUTABLE tilet HINTS "${_tilet_prefix}/bin" "${_tilet_prefix}/../bin" NO_DEFAULT_PATH)
+find_program(TILET_EXECUTABLE tilet)
 if(NOT TILET_EXECUTABLE)
   set(Tilet_FOUND FALSE)
   set(Tilet_NOT_FOUND_MESSAGE "the tilet executable was not found (set TILET_EXECUTABLE)")

@@ -5,6 +5,8 @@ an executable links it. Rebuilding after touching the imported file
 retranslates (the DEPFILE works); rebuilding after nothing changed does not.
 
 usage: cmake_project.py TILET PACKAGE_DIR   (where TiletConfig.cmake is)
+       cmake_project.py --installed STAGE     (meson install into STAGE first;
+                                               the package must find its tilet)
 
 Skipped (exit 77) without cmake or nvcc.
 """
@@ -15,8 +17,25 @@ import sys
 import tempfile
 import time
 
-TILET = os.path.abspath(sys.argv[1])
-PACKAGE = os.path.abspath(sys.argv[2])
+if sys.argv[1] == "--installed":
+    # A staged install: the package is used as installed, finding the tilet beside it.
+    stage = os.path.abspath(sys.argv[2])
+    shutil.rmtree(stage, ignore_errors=True)
+    subprocess.run(["meson", "install", "--no-rebuild", "--quiet", "--destdir", stage], check=True, capture_output=True)
+    found = [os.path.join(d, "TiletConfig.cmake") for d, _, files in os.walk(stage) if "TiletConfig.cmake" in files]
+    men = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files if f == "tilet.1"]
+    bins = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files if f == "tilet" and d.endswith("bin")]
+    if len(found) != 1 or len(men) != 1 or len(bins) != 1:
+        print(f"FAIL meson install puts tilet, tilet.1 and TiletConfig.cmake in the stage: {bins} {men} {found}")
+        sys.exit(1)
+    with open(men[0]) as f:
+        if "diagnostics\\-format" not in f.read():
+            print("FAIL the installed man page carries the options of --help")
+            sys.exit(1)
+    TILET, PACKAGE = None, os.path.dirname(found[0])
+else:
+    TILET = os.path.abspath(sys.argv[1])
+    PACKAGE = os.path.abspath(sys.argv[2])
 NVCC = os.environ.get("NVCC") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else shutil.which("nvcc"))
 if not shutil.which("cmake") or not NVCC:
     print("cmake_project: cmake or nvcc missing, skipped")
@@ -62,8 +81,8 @@ with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(src, path), "w") as f:
             f.write(text)
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    p = run(["cmake", "-S", src, "-B", build, *generator, f"-DTilet_DIR={PACKAGE}", f"-DTILET_EXECUTABLE={TILET}",
-             f"-DCMAKE_CUDA_COMPILER={NVCC}"], tmp)
+    tilet = [f"-DTILET_EXECUTABLE={TILET}"] if TILET else []
+    p = run(["cmake", "-S", src, "-B", build, *generator, f"-DTilet_DIR={PACKAGE}", *tilet, f"-DCMAKE_CUDA_COMPILER={NVCC}"], tmp)
     expect(p.returncode == 0, "the project configures with find_package(Tilet)", p.stdout + p.stderr)
     p = run(["cmake", "--build", build], tmp)
     expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")), "it builds: tilet, nvcc and g++, then the executable", p.stdout + p.stderr)
