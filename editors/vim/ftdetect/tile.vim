@@ -1,0 +1,2 @@
+" *.tl is Teal to Vim by default; tilet's files are tile.
+autocmd BufRead,BufNewFile *.tl set filetype=tile
