@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""GNU make with tilet's dependency files: a pattern rule translates .tl files
-with -MD -MP and includes the .d files.
+"""GNU make with tilet's dependency files, through examples/Makefile: its
+pattern rule translates each .tl file with -MD -MP, nvcc and g++ build a
+shared library, and the .d files are included.
 
-usage: make_deps.py TILET
+usage: make_deps.py TILET MAKEFILE
 
-Checks: a first make builds everything; a second does nothing; touching an
-imported file rebuilds only the files that import it (and reading the
-depfile, every output of that file); deleting the import and the imported
-file does not break make (the -MP phony rule).
+In a scratch directory holding a copy of the Makefile, a.tl (importing
+sizes.tl) and b.tl: the first make builds everything; a second does
+nothing; touching the imported file rebuilds a's outputs and library only;
+removing the import (and the imported file) does not break make, thanks to
+the -MP phony rule. With nvcc missing, only the translations are built.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 TILET = os.path.abspath(sys.argv[1])
+MAKEFILE = os.path.abspath(sys.argv[2])
+NVCC = os.environ.get("NVCC") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else shutil.which("nvcc"))
 failures = []
 checks = 0
 
@@ -24,66 +29,63 @@ def expect(cond, what, detail=""):
     global checks
     checks += 1
     if not cond:
-        failures.append(what + ("\n  " + detail if detail else ""))
+        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
 
 
-MAKEFILE = """\
-TILET ?= tilet
-all: out/a.cu out/b.cu
-out/%.cu: %.tl
-\t@mkdir -p out
-\t@echo translate $*
-\t$(TILET) $< -o $@ -MD -MP
--include out/a.d out/b.d
-"""
-
-KERNEL = """kernel {name}(X: f32[N]) grid(1) threads(64) {{
-    for i in parallel(N) {{ X[i] = 1.0; }}
+KERNEL = """target sm_80;
+kernel {name}(X: f32[N]) grid(N / 64) as (bx) threads(64) {{
+    for i in parallel(64) {{ X[bx * 64 + i] = X[bx * 64 + i] + 1.0; }}
 }}
 """
+GOALS = ["out/liba.so", "out/libb.so"] if NVCC else ["out/a.cu", "out/b.cu"]
 
 
 def make(tmp):
-    p = subprocess.run(["make", "-s", f"TILET={TILET}"], cwd=tmp, capture_output=True, text=True)
-    return p.returncode, sorted(l.split()[1] for l in p.stdout.splitlines() if l.startswith("translate ")), p.stdout + p.stderr
+    args = ["make", "-f", "Makefile", f"TILET={TILET}"] + ([f"NVCC={NVCC}"] if NVCC else []) + GOALS
+    p = subprocess.run(args, cwd=tmp, capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    translated = sorted(l.split()[1].replace(".tl", "") for l in lines if l.startswith(TILET + " "))
+    linked = sorted(l.split()[-1] for l in lines if " -shared " in l)
+    return p.returncode, translated, linked, p.stdout + p.stderr
 
 
 def bump(path):
-    # make compares modification times: move the file clearly forward.
     later = time.time() + 5
     os.utime(path, (later, later))
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    with open(os.path.join(tmp, "Makefile"), "w") as f:
-        f.write(MAKEFILE)
+    shutil.copy(MAKEFILE, os.path.join(tmp, "Makefile"))
     with open(os.path.join(tmp, "sizes.tl"), "w") as f:
-        f.write("const N = 64;\n")
+        f.write("const N = 256;\n")
     with open(os.path.join(tmp, "a.tl"), "w") as f:
         f.write('import "sizes.tl";\n' + KERNEL.format(name="a"))
     with open(os.path.join(tmp, "b.tl"), "w") as f:
-        f.write("const N = 32;\n" + KERNEL.format(name="b"))
+        f.write("const N = 128;\n" + KERNEL.format(name="b"))
+    # sizes.tl is a .tl file too, but it is only built when asked for.
 
-    rc, built, log = make(tmp)
-    expect(rc == 0 and built == ["a", "b"], "the first make translates both files", log)
+    rc, translated, linked, log = make(tmp)
+    expect(rc == 0 and translated == ["a", "b"], "the first make translates both files" + (" and links both libraries" if NVCC else ""), log)
+    if NVCC:
+        expect(linked == ["out/liba.so", "out/libb.so"], "both libraries are linked", log)
     with open(os.path.join(tmp, "out", "a.d")) as f:
         dep = f.read()
     expect(dep.startswith("out/a.cu out/a.host.cpp out/a.h:") and "sizes.tl" in dep and "\nsizes.tl:\n" in dep,
            "a.d names every output, the import, and a phony rule for it", dep)
-    rc, built, log = make(tmp)
-    expect(rc == 0 and built == [], "a second make translates nothing", log)
+    rc, translated, linked, log = make(tmp)
+    expect(rc == 0 and translated == [] and linked == [], "a second make does nothing", log)
 
     bump(os.path.join(tmp, "sizes.tl"))
-    rc, built, log = make(tmp)
-    expect(rc == 0 and built == ["a"], "touching the import rebuilds its importer only", log)
+    rc, translated, linked, log = make(tmp)
+    expect(rc == 0 and translated == ["a"] and linked == (["out/liba.so"] if NVCC else []),
+           "touching the import rebuilds its importer only", log)
 
-    # Drop the import: a.tl defines N itself and sizes.tl goes away.
     with open(os.path.join(tmp, "a.tl"), "w") as f:
-        f.write("const N = 64;\n" + KERNEL.format(name="a"))
+        f.write("const N = 256;\n" + KERNEL.format(name="a"))
     bump(os.path.join(tmp, "a.tl"))
     os.remove(os.path.join(tmp, "sizes.tl"))
-    rc, built, log = make(tmp)
-    expect(rc == 0 and built == ["a"], "deleting an import does not break make (-MP) and rebuilds the former importer", log)
+    rc, translated, linked, log = make(tmp)
+    expect(rc == 0 and translated == ["a"], "deleting an import does not break make (-MP) and rebuilds the former importer", log)
     with open(os.path.join(tmp, "out", "a.d")) as f:
         expect("sizes.tl" not in f.read(), "the new a.d no longer names the deleted import")
 
