@@ -160,6 +160,7 @@ int runTilet(const Options &opts) {
             diags.error({}, "-MD writes the dependency file beside the output; with the output on stdout, name it with -MF FILE");
             return finish(diags, 1);
         }
+        diags.setStage("syntax");
         std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags);
         if (!program) return finish(diags, 1);
 
@@ -219,6 +220,7 @@ int runTilet(const Options &opts) {
         }
         if (diags.hasErrors()) return finish(diags, 1);
 
+        diags.setStage("semantic");
         std::optional<ir::Module> module = analyze(*program, defines, sources, diags);
         if (!module) return finish(diags, 1);
         module->targetName = target->name;
@@ -234,6 +236,7 @@ int runTilet(const Options &opts) {
         bool lowered = lower(*module, ctx, dump);
         if (opts.explain == "text") explain.printRemarks(diags);
         if (opts.explain == "json") explain.printJson(sources, std::cerr);
+        diags.setStage("output");
         if (!lowered || diags.hasErrors()) return finish(diags, 1);
         if (opts.emit == "lowered-ir") {
             std::ostringstream os;

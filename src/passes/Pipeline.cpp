@@ -46,6 +46,7 @@ public:
     bool operator()(const char *name, ir::Kernel (*pass)(const ir::Kernel &, PassContext &), const ir::VerifyLevel &level) {
         if (failed_) return false;
         unsigned errorsBefore = ctx_.diags.errorCount();
+        ctx_.diags.setStage(name);   // the rule of what this pass reports
         ir::Kernel next = pass(kernel_, ctx_);
         if (ctx_.diags.errorCount() != errorsBefore) {
             failed_ = true;

@@ -63,6 +63,7 @@ void DiagnosticEngine::report(Diagnostic diag) {
             if (g == diag.flag) return;
         if (warningsAsErrors_) diag.severity = Severity::Error;   // the flag stays: [-Werror,-Wflag]
     }
+    if (diag.rule.empty()) diag.rule = stage_;
     const Severity severity = diag.severity;
     if (severity == Severity::Error) ++errors_;
     if (severity == Severity::Warning) ++warnings_;
@@ -70,7 +71,7 @@ void DiagnosticEngine::report(Diagnostic diag) {
     for (const Diagnostic &note : diag.notes) render(note);
     reported_.push_back(std::move(diag));
     if (severity == Severity::Error && maxErrors_ != 0 && errors_ >= maxErrors_) {
-        Diagnostic stop{Severity::Error, {}, "too many errors emitted, stopping now [--max-errors]", {}, {}, true};
+        Diagnostic stop{Severity::Error, {}, "too many errors emitted, stopping now [--max-errors]", {}, {}, true, stage_};
         render(stop);
         reported_.push_back(std::move(stop));
         throw TooManyErrors();
@@ -156,10 +157,12 @@ std::string jsonString(const std::string &s) {
 
 namespace {
 
-// A diagnostic's rule: the warning group, or what kind of problem it is.
+// A diagnostic's rule: the warning group, or the stage that found the
+// problem (an --explain remark is a "decision").
 std::string ruleId(const Diagnostic &d) {
     if (!d.flag.empty()) return d.flag;
-    return d.severity == Severity::Remark ? "decision" : d.severity == Severity::Note ? "note" : "error";
+    if (d.severity == Severity::Remark) return "decision";
+    return d.rule.empty() ? "error" : d.rule;
 }
 
 } // namespace

@@ -30,6 +30,7 @@ struct Diagnostic {
     std::string flag;            // warning group, e.g. "unused-define" (-Wno-unused-define)
     std::vector<Diagnostic> notes;
     bool showSource = true;      // print the source line and caret
+    std::string rule = "";       // what kind of problem: the stage that found it ("syntax", a pass name); set by report()
 
     Diagnostic &note(SourceRange where, std::string text) {
         notes.push_back(Diagnostic{Severity::Note, where, std::move(text), {}, {}, true});
@@ -68,6 +69,9 @@ public:
     void setFormat(DiagnosticFormat f) { format_ = f; }
     void setWarningsAsErrors(bool on) { warningsAsErrors_ = on; }   // -Werror
     void disableWarning(const std::string &group) { disabled_.push_back(group); }   // -Wno-GROUP
+    // The stage reporting from now on ("command-line", "syntax", "semantic",
+    // or a pass name): the rule of its errors in JSON and SARIF output.
+    void setStage(std::string stage) { stage_ = std::move(stage); }
 
     // Renders the diagnostic now. Throws TooManyErrors after the limit.
     void report(Diagnostic diag);
@@ -97,6 +101,7 @@ private:
     void renderJson(const Diagnostic &diag);
     void printSarif();
     DiagnosticFormat format_ = DiagnosticFormat::Text;
+    std::string stage_ = "command-line";
     bool warningsAsErrors_ = false;
     std::vector<std::string> disabled_;
     const SourceManager &sources_;

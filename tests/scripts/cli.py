@@ -252,7 +252,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("kernel k() grid(1) {\n    y = 1;\n    z = 2;\n}\n")
     p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--diagnostics-format=json"])
     lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.strip()]
-    expect(p.returncode == 1 and len(lines) == 2 and [(d["line"], d["column"], d["severity"]) for d in lines] == [(2, 5, "error"), (3, 5, "error")]
+    expect(p.returncode == 1 and len(lines) == 2 and [(d["line"], d["column"], d["severity"], d["rule"]) for d in lines] == [(2, 5, "error", "semantic"), (3, 5, "error", "semantic")]
            and lines[0]["file"].endswith("two.tl") and "'y'" in lines[0]["message"],
            "--diagnostics-format=json: one object per diagnostic with file, 1-based line and column, severity and message", p)
     p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--diagnostics-format=sarif", "-D", "UNUSED=1"])
