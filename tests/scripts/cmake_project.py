@@ -24,9 +24,12 @@ if sys.argv[1] == "--installed":
     subprocess.run(["meson", "install", "--no-rebuild", "--quiet", "--destdir", stage], check=True, capture_output=True)
     found = [os.path.join(d, "TiletConfig.cmake") for d, _, files in os.walk(stage) if "TiletConfig.cmake" in files]
     men = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files if f == "tilet.1"]
-    bins = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files if f == "tilet" and d.endswith("bin")]
-    if len(found) != 1 or len(men) != 1 or len(bins) != 1:
-        print(f"FAIL meson install puts tilet, tilet.1 and TiletConfig.cmake in the stage: {bins} {men} {found}")
+    bins = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files if f in ("tilet", "tilet-golden") and d.endswith("bin")]
+    editors = [os.path.join(d, f) for d, _, files in os.walk(stage) for f in files
+               if f in ("tile.tmLanguage.json", "package.json", "tile.vim") and "editors" in d]
+    if len(found) != 1 or len(men) != 1 or len(bins) != 2 or len(editors) != 4:
+        print(f"FAIL meson install puts tilet, tilet-golden, tilet.1, TiletConfig.cmake and the editor files in the stage: "
+              f"{bins} {men} {found} {editors}")
         sys.exit(1)
     with open(men[0]) as f:
         if "diagnostics\\-format" not in f.read():
