@@ -21,7 +21,7 @@ except ImportError:
     torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gemm import load_launch, median_ms  # noqa: E402  (the same loading and timing for every check)
+from gemm import load_launch, median_ms, run_checks  # noqa: E402  (the same loading, timing and reporting)
 
 # example: (launch function, batch, heads, seq, dim, tolerance)
 CASES = {
@@ -54,23 +54,5 @@ def check(work, name):
             f"tflops={tflops:.1f} sdpa_ms={torch_ms:.3f} ratio_to_sdpa={torch_ms / ms:.2f}")
 
 
-def main():
-    work = sys.argv[1]
-    names = sys.argv[2:] or list(CASES)
-    if torch is None or not torch.cuda.is_available():
-        for name in names:
-            print(f"RESULT {name} status=FAIL (PyTorch with CUDA is needed for the attention reference)")
-        return 1
-    failed = False
-    for name in names:
-        try:
-            line = check(work, name)
-        except Exception as e:  # a missing library or a torch without SDPA
-            line = f"RESULT {name} status=FAIL ({type(e).__name__}: {e})"
-        print(line, flush=True)
-        failed = failed or "status=PASS" not in line
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_checks(sys.argv, list(CASES), check, "attention"))

@@ -124,12 +124,14 @@ def check(work, name):
             f"tflops={tflops:.1f} torch_ms={torch_ms:.3f} ratio_to_torch={torch_ms / ms:.2f}")
 
 
-def main():
-    work = sys.argv[1]
-    names = sys.argv[2:] or list(cases())
+def run_checks(argv, all_names, check, reference):
+    """Runs check(work, name) for the examples named in argv (default: all),
+    printing one RESULT line each; 1 if any did not pass."""
+    work = argv[1]
+    names = argv[2:] or all_names
     if torch is None or not torch.cuda.is_available():
         for name in names:
-            print(f"RESULT {name} status=FAIL (PyTorch with CUDA is needed for the GEMM reference)")
+            print(f"RESULT {name} status=FAIL (PyTorch with CUDA is needed for the {reference} reference)")
         return 1
     failed = False
     for name in names:
@@ -143,4 +145,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_checks(sys.argv, list(cases()), check, "GEMM"))

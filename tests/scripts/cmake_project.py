@@ -15,6 +15,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import expect, finish  # noqa: E402
 import time
 
 if sys.argv[1] == "--installed":
@@ -44,15 +47,6 @@ if not shutil.which("cmake") or not NVCC:
     print("cmake_project: cmake or nvcc missing, skipped")
     sys.exit(77)
 
-failures = []
-checks = 0
-
-
-def expect(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
 
 
 CMAKELISTS = """cmake_minimum_required(VERSION 3.20)
@@ -99,7 +93,4 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["cmake", "--build", build], tmp)
     expect(p.returncode == 0 and "tilet kernels/scale.tl" in p.stdout, "touching the imported file retranslates (DEPFILE)", p.stdout + p.stderr)
 
-for f in failures:
-    print("FAIL " + f)
-print(f"cmake_project: {checks} check(s), {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish("cmake_project")

@@ -19,16 +19,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import expect, finish  # noqa: E402
+
 mode, ROOT = sys.argv[1], os.path.abspath(sys.argv[2])
-failures = []
-checks = 0
-
-
-def expect(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what + ("\n  " + detail if detail else ""))
 
 
 def grammar_words():
@@ -105,7 +99,4 @@ elif mode == "vscode":
     print(p.stdout[-3000:])
     expect(p.returncode == 0, "vscode-tmgrammar-test accepts every assertion in editors/vscode/tests", p.stderr[-2000:])
 
-for f in failures:
-    print("FAIL " + f)
-print(f"editor_grammars {mode}: {checks} check(s), {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish(f"editor_grammars {mode}")

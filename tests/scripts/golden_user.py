@@ -10,16 +10,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import expect, finish  # noqa: E402
+
 TILET, TOOL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = []
-checks = 0
-
-
-def expect(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
 
 
 env = {k: v for k, v in os.environ.items() if k != "CI"}   # a developer's machine, where --update is allowed
@@ -56,7 +50,4 @@ with tempfile.TemporaryDirectory() as tmp:
     p2 = tool(kernels)
     expect(p.returncode == 0 and p2.returncode == 0, "--update rewrites the golden and the check passes again", p.stdout + p2.stdout)
 
-for f in failures:
-    print("FAIL " + f)
-print(f"golden_user: {checks} check(s), {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish("golden_user")

@@ -16,20 +16,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import expect, finish  # noqa: E402
 import time
 
 TILET = os.path.abspath(sys.argv[1])
 MAKEFILE = os.path.abspath(sys.argv[2])
 NVCC = os.environ.get("NVCC") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else shutil.which("nvcc"))
-failures = []
-checks = 0
-
-
-def expect(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
 
 
 KERNEL = """target sm_80;
@@ -89,7 +83,4 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "out", "a.d")) as f:
         expect("sizes.tl" not in f.read(), "the new a.d no longer names the deleted import")
 
-for f in failures:
-    print("FAIL " + f)
-print(f"make_deps: {checks} check(s), {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish("make_deps")

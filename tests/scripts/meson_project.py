@@ -10,18 +10,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import expect, finish  # noqa: E402
 import time
 
 TILET = os.path.abspath(sys.argv[1])
-failures = []
-checks = 0
-
-
-def expect(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what + ("\n  " + detail[-3000:] if detail else ""))
 
 
 # The snippet of docs/build-integration.md, with the tilet binary passed in.
@@ -63,7 +57,4 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["ninja", "-C", build], tmp)
     expect(p.returncode == 0 and "no work to do" not in p.stdout and "scale" in p.stdout, "touching the import retranslates (depfile:)", p.stdout)
 
-for f in failures:
-    print("FAIL " + f)
-print(f"meson_project: {checks} check(s), {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish("meson_project")
