@@ -55,4 +55,4 @@ def check(work, name):
 
 
 if __name__ == "__main__":
-    sys.exit(run_checks(sys.argv, list(CASES), check, "attention"))
+    sys.exit(run_checks(sys.argv, lambda: list(CASES), check, "attention"))
