@@ -70,9 +70,11 @@ protected:
             releases.push_back(ir::as<ir::BarrierArrive>(body->stmts[i]));
         for (const ir::BarrierArrive *r : releases)
             if (!ir::usesVar(r->index, f.var.get())) return base;
-        // Every operand must come in two or more versions (a single buffer would deadlock).
+        // Every operand must be a shared tile in two or more versions: a single
+        // buffer would deadlock, and registers (A of wgmma from registers) are
+        // rewritten by the next iteration while the group still reads them.
         for (const ir::BufferNode *b : operands)
-            if (b->pipelineVersions < 2) return base;
+            if (b->scope != ir::MemScope::Shared || b->pipelineVersions < 2) return base;
         // Nothing else in the loop may read or write the accumulators.
         bool touched = false;
         ir::forEachExpr(f.body, [&](const Expr &e) {
