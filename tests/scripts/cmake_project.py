@@ -85,7 +85,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")), "it builds: tilet, nvcc and g++, then the executable", p.stdout + p.stderr)
     with open(os.path.join(build, "tilet", "scale.cu")) as f:
         cu = f.read()
-    expect("* 3" in cu or "* 3.0f" in cu or "3.0f" in cu, "DEFINES reach tilet (-D FACTOR=3)", cu[:2000])
+    expect("X_vec[v] * 3.0f" in cu and "* 2.0f" not in cu, "DEFINES reach tilet (-D FACTOR=3 replaces FACTOR = 2)", cu[:2000])
     p = run(["cmake", "--build", build], tmp)
     expect(p.returncode == 0 and "tilet kernels/scale.tl" not in p.stdout, "a second build translates nothing", p.stdout)
     later = time.time() + 5
