@@ -39,7 +39,7 @@ struct Event {
     std::vector<ir::Interval> box;   // accesses: inclusive per dimension
     SourceRange span;
     std::string when;      // "k = 3, j = 1", the loop values
-    int64_t arrivals = 128;   // Arrive: how many threads arrive (a warp group, or one)
+    int64_t arrivals = kThreadsPerGroup;   // Arrive: how many threads arrive (a warp group, or one)
 };
 
 using Clock = std::vector<int64_t>;
