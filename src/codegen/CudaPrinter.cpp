@@ -273,11 +273,9 @@ private:
             const ir::BufferNode &b = *ir::as<ir::BarrierInit>(s)->barrier;
             helper("mbarrier_init");
             const std::string &name = names_.buffer(&b);
-            out_.open("if (threadIdx.x == 0)");
             for (size_t i = 0; i < b.arriveCounts.size(); ++i)
                 out_.line("tilet_mbarrier_init(&" + name + "[" + std::to_string(i) + "], " + std::to_string(b.arriveCounts[i]) + ");");
             out_.line("tilet_fence_barrier_init();");
-            out_.close();
             return;
         }
         case ir::StmtKind::BarrierArrive: {

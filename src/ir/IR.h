@@ -667,8 +667,9 @@ struct SyncThreads : StmtNode {
     const int64_t threads;
 };
 
-// Initialises every mbarrier of `barrier` with its arrive count (one thread
-// does it; the fence makes the initialisation visible to the async proxy).
+// Initialises every mbarrier of `barrier` with its arrive count, then fences
+// so that the async proxy sees it. The thread that runs it does all of them:
+// lower-tile-ops puts it under `threadIdx.x == 0`.
 struct BarrierInit : StmtNode {
     static constexpr StmtKind kKind = StmtKind::BarrierInit;
     explicit BarrierInit(Buffer b, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)) {}

@@ -125,7 +125,10 @@ protected:
         ir::Stmt base = ir::Mutator::mutateAllocate(self, a);
         if (a.buffer->scope != ir::MemScope::Barrier) return base;
         ir::Stmt visible = a.buffer->clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
-        ir::Stmt body = ir::seq({std::make_shared<ir::BarrierInit>(a.buffer, a.span), visible, ir::as<ir::Allocate>(base)->body});
+        // Thread 0 initialises (the first thread of every role, and the one that issues TMA).
+        ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0)),
+                                                         std::make_shared<ir::BarrierInit>(a.buffer, a.span), nullptr, a.span);
+        ir::Stmt body = ir::seq({init, visible, ir::as<ir::Allocate>(base)->body});
         return std::make_shared<ir::Allocate>(a.buffer, body, a.span);
     }
 

@@ -173,7 +173,7 @@ scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const 
         tilet_tma_prefetch(&tma_B);
     }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
@@ -217,7 +217,7 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         tilet_tma_prefetch(&tma_B);
     }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 20480);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_mbarrier_init(&tma_barrier[1], 1);
         tilet_fence_barrier_init();
@@ -285,7 +285,7 @@ extern "C" __global__ void __launch_bounds__(128, 1)
 bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 4096);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
@@ -326,7 +326,7 @@ multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __g
         tilet_tma_prefetch(&tma_A);
     }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 8192);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
@@ -394,7 +394,7 @@ handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* t = reinterpret_cast<__half*>(tilet_smem + 8192);
     unsigned long long* arrived = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&arrived[0], 1);
         tilet_fence_barrier_init();
     }

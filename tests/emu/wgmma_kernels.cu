@@ -252,7 +252,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
         tilet_tma_prefetch(&tma_Bt);
     }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_mbarrier_init(&tma_barrier[1], 1);
         tilet_fence_barrier_init();

@@ -67,14 +67,14 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
         tilet_fence_barrier_init();
     }
     __syncthreads();
     unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&empty[0], 128);
         tilet_mbarrier_init(&empty[1], 128);
         tilet_fence_barrier_init();
@@ -118,14 +118,14 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
         tilet_fence_barrier_init();
     }
     __syncthreads();
     unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&empty[0], 256);
         tilet_mbarrier_init(&empty[1], 256);
         tilet_fence_barrier_init();
@@ -187,14 +187,14 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
         tilet_fence_barrier_init();
     }
     __syncthreads();
     unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&empty[0], 128);
         tilet_mbarrier_init(&empty[1], 128);
         tilet_fence_barrier_init();

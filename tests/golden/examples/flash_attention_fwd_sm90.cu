@@ -153,14 +153,14 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
     float scores_sum[2];
     float logsum[2];
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163840);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_full[0], 128);
         tilet_mbarrier_init(&stage_full[1], 128);
         tilet_fence_barrier_init();
     }
     __syncthreads();
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163856);   // 2 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_empty[0], 256);
         tilet_mbarrier_init(&stage_empty[1], 256);
         tilet_fence_barrier_init();

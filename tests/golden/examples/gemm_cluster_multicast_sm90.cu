@@ -157,7 +157,7 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
     __nv_bfloat16* B_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     float C_local[128];
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 196608);   // 4 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_full[0], 128);
         tilet_mbarrier_init(&stage_full[1], 128);
         tilet_mbarrier_init(&stage_full[2], 128);
@@ -166,7 +166,7 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
     }
     tilet_cluster_sync();
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_empty[0], 512);
         tilet_mbarrier_init(&stage_empty[1], 512);
         tilet_mbarrier_init(&stage_empty[2], 512);

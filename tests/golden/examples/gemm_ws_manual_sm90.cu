@@ -114,13 +114,13 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float C_local[128];
     unsigned long long* data_is_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&data_is_ready[0], 128);
         tilet_fence_barrier_init();
     }
     __syncthreads();
     unsigned long long* compute_is_done = reinterpret_cast<unsigned long long*>(tilet_smem + 32784);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&compute_is_done[0], 128);
         tilet_fence_barrier_init();
     }

@@ -124,7 +124,7 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 24576);
     float C_local[128];
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 49152);   // 3 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_full[0], 128);
         tilet_mbarrier_init(&stage_full[1], 128);
         tilet_mbarrier_init(&stage_full[2], 128);
@@ -132,7 +132,7 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
     }
     __syncthreads();
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 49184);   // 3 mbarriers
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&stage_empty[0], 128);
         tilet_mbarrier_init(&stage_empty[1], 128);
         tilet_mbarrier_init(&stage_empty[2], 128);

@@ -89,7 +89,7 @@ scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const 
         tilet_tma_prefetch(&tma_B);
     }
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
-    if (threadIdx.x == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
