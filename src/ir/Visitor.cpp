@@ -150,6 +150,10 @@ std::vector<Expr> Mutator::mutateAll(const std::vector<Expr> &es, bool &changed)
     return out;
 }
 
+std::vector<Expr> Mutator::mutateIndices(const BufferNode &, const std::vector<Expr> &indices, bool &changed) {
+    return mutateAll(indices, changed);
+}
+
 Region Mutator::mutateRegion(const Region &r) {
     bool changed = false;
     std::vector<Expr> mins = mutateAll(r.mins, changed);
@@ -207,7 +211,7 @@ Expr Mutator::mutateMathCall(const Expr &self, const MathCall &n) {
 
 Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
     bool changed = false;
-    std::vector<Expr> idx = mutateAll(n.indices, changed);
+    std::vector<Expr> idx = mutateIndices(*n.buffer, n.indices, changed);
     if (!changed) return self;
     return std::make_shared<Load>(n.buffer, std::move(idx), n.span);
 }
@@ -259,7 +263,7 @@ Stmt Mutator::mutateIfThenElse(const Stmt &self, const IfThenElse &n) {
 
 Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
     bool changed = false;
-    std::vector<Expr> idx = mutateAll(n.indices, changed);
+    std::vector<Expr> idx = mutateIndices(*n.buffer, n.indices, changed);
     Expr v = mutate(n.value);
     if (!changed && v == n.value) return self;
     return std::make_shared<Store>(n.buffer, std::move(idx), v, n.op, n.span);
@@ -267,8 +271,8 @@ Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
 
 Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
     bool changed = false;
-    std::vector<Expr> di = mutateAll(n.dstIndices, changed);
-    std::vector<Expr> si = mutateAll(n.srcIndices, changed);
+    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed);
+    std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed);
     Expr valid = mutate(n.srcValid);
     if (!changed && valid == n.srcValid) return self;
     return std::make_shared<VectorCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.span, n.async, valid);
@@ -277,7 +281,7 @@ Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
 Stmt Mutator::mutateLdMatrix(const Stmt &self, const LdMatrix &n) {
     bool changed = false;
     Expr off = mutate(n.dstOffset);
-    std::vector<Expr> si = mutateAll(n.srcIndices, changed);
+    std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed);
     if (!changed && off == n.dstOffset) return self;
     return std::make_shared<LdMatrix>(n.dst, off, n.src, std::move(si), n.count, n.trans, n.span);
 }
@@ -292,8 +296,8 @@ Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { ret
 Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
     bool changed = false;
     WgmmaOperand a = n.a, b = n.b;
-    a.indices = mutateAll(n.a.indices, changed);
-    b.indices = mutateAll(n.b.indices, changed);
+    a.indices = mutateIndices(*n.a.buffer, n.a.indices, changed);
+    b.indices = mutateIndices(*n.b.buffer, n.b.indices, changed);
     Expr d = mutate(n.dOffset), scale = mutate(n.scaleD);
     if (!changed && d == n.dOffset && scale == n.scaleD) return self;
     return std::make_shared<Wgmma>(n.m, n.n, n.k, n.d, d, a, b, scale, n.span);
@@ -301,20 +305,20 @@ Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
 Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
 Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     bool changed = false;
-    std::vector<Expr> di = mutateAll(n.dstIndices, changed), c = mutateAll(n.coords, changed);
+    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), c = mutateAll(n.coords, changed);
     Expr bi = mutate(n.barrierIndex);
     if (!changed && bi == n.barrierIndex) return self;
     return std::make_shared<TmaLoad>(n.desc, n.dst, std::move(di), std::move(c), n.barrier, bi, n.multicastMask, n.span);
 }
 Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     bool changed = false;
-    std::vector<Expr> si = mutateAll(n.srcIndices, changed), c = mutateAll(n.coords, changed);
+    std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed), c = mutateAll(n.coords, changed);
     if (!changed) return self;
     return std::make_shared<TmaStore>(n.desc, n.src, std::move(si), std::move(c), n.span);
 }
 Stmt Mutator::mutateBulkCopy(const Stmt &self, const BulkCopy &n) {
     bool changed = false;
-    std::vector<Expr> di = mutateAll(n.dstIndices, changed), si = mutateAll(n.srcIndices, changed);
+    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), si = mutateIndices(*n.src, n.srcIndices, changed);
     Expr bi = mutate(n.barrierIndex);
     if (!changed && bi == n.barrierIndex) return self;
     return std::make_shared<BulkCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.barrier, bi, n.span);

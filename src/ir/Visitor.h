@@ -30,6 +30,10 @@ public:
     virtual Expr mutate(const Expr &e);
     virtual Stmt mutate(const Stmt &s);
     virtual Region mutateRegion(const Region &r);
+    // The indices of every element access of a buffer (loads, stores, vector
+    // and TMA copies, ldmatrix and wgmma operands); sets `changed` when the
+    // result differs. Passes that rewrite how buffers are addressed override it.
+    virtual std::vector<Expr> mutateIndices(const BufferNode &buffer, const std::vector<Expr> &indices, bool &changed);
     std::vector<Expr> mutateAll(const std::vector<Expr> &es, bool &changed);
 
 protected:
