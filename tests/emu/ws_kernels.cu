@@ -2,7 +2,20 @@
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -c ws_kernels.cu
 // Launch the kernels with the functions declared in ws_kernels.h.
 
+#include <cuda.h>
+#include <cuda_fp16.h>
+
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
+// Raises this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+// Lowers this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 // Barrier of the `threads` threads (whole warps) that use named barrier `id`.
 __device__ __forceinline__ void tilet_named_barrier(int id, int threads)
 {
@@ -46,6 +59,21 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// Brings the tensor map (a __grid_constant__ kernel parameter) into the
+// descriptor cache ahead of its first use.
+__device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
+}
+// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
+// memory; completes its bytes as transactions on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+}
 // The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
 __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
 {
@@ -60,11 +88,45 @@ __device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int 
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
                  : "memory");
 }
+// A wgmma shared-memory matrix descriptor: start address, leading- and
+// stride-dimension byte offsets (all in 16-byte units), swizzle mode
+// (1: 128B, 2: 64B, 3: 32B).
+__device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem, unsigned leadingBytes, unsigned strideBytes, unsigned mode)
+{
+    unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
+           (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
+}
+// Orders earlier register accesses of the accumulators before the next wgmma.
+__device__ __forceinline__ void tilet_wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+// Closes the warp group's issued wgmma operations into one group.
+__device__ __forceinline__ void tilet_wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most N wgmma groups of the warp group are in flight.
+template <int N> __device__ __forceinline__ void tilet_wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// wgmma: D (64 x 64 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n64k16_f32_f16(float *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
+}
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
-    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -115,7 +177,7 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
 
 extern "C" __global__ void __launch_bounds__(384, 1)
 ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
-    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -184,7 +246,7 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
-    extern __shared__ __align__(16) unsigned char tilet_smem[];
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -231,3 +293,89 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
         }
     }
 } // ring_tma_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_tma_prefetch(&tma_A);
+        tilet_tma_prefetch(&tma_B);
+    }
+    __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
+    float acc[32];
+    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 2 mbarriers
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_mbarrier_init(&stage_full[0], 128);
+        tilet_mbarrier_init(&stage_full[1], 128);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 16400);   // 2 mbarriers
+    if (static_cast<int>(threadIdx.x) == 0) {
+        tilet_mbarrier_init(&stage_empty[0], 128);
+        tilet_mbarrier_init(&stage_empty[1], 128);
+        tilet_fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x / 128 == 0) {
+        tilet_setmaxnreg_dec<24>();
+        for (int ko = 0; ko < (K + 31) / 32; ++ko) {
+            tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
+            if (static_cast<int>(threadIdx.x) == 0) {
+                tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
+                tilet_tma_load_2d(&a_s[ko % 2 * 2048], &tma_A, &stage_full[ko % 2], ko * 32, 0);
+            }
+            if (static_cast<int>(threadIdx.x) == 0) {
+                tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
+                tilet_tma_load_2d(&b_s[ko % 2 * 2048], &tma_B, &stage_full[ko % 2], 0, ko * 32);
+            }
+            tilet_mbarrier_arrive(&stage_full[ko % 2]);
+        }
+    }
+    if (threadIdx.x / 128 == 1) {
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        tilet_setmaxnreg_inc<240>();
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 8; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    acc[v + i_1 * 2 + j_1 * 4] = 0.0f;
+                }
+            }
+        }
+        for (int ko = 0; ko < (K + 31) / 32; ++ko) {
+            tilet_mbarrier_wait(&stage_full[ko % 2], ko / 2 % 2);
+            tilet_wgmma_fence();
+            #pragma unroll
+            for (int ks = 0; ks < 2; ++ks) {
+                tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ((ks * 16) ^ 0)], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
+            }
+            tilet_wgmma_commit();
+            tilet_wgmma_wait<1>();
+            if (ko > 0) {
+                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
+            }
+        }
+        if ((K + 31) / 32 > 0) {
+            tilet_wgmma_wait<0>();
+            tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
+        }
+        const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
+        const int j_thread = role_thread % 4 * 2;
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 8; ++j_1) {
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+                __align__(8) float C_vec[2];
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
+                }
+                *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
+            }
+        }
+    }
+} // auto_dyn_kernel

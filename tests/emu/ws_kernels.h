@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <cuda_fp16.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,16 @@ cudaError_t ring_dyn(const float* A, float* B, int n, cudaStream_t stream);
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
 cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
+
+// auto_dyn: grid (1), 256 threads per block, 16416 bytes of dynamic shared memory.
+//   A: f16 [64, K], read, 16-byte aligned
+//   B: f16 [K, 64], read, 16-byte aligned
+//   C: f32 [64, 64], written, 8-byte aligned
+//   K: dynamic dimension, at least 0
+// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
+// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
+// grid launches nothing and returns cudaSuccess.
+cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -3,10 +3,49 @@
 
 #include <cstdint>
 
+// ---- TMA tensor maps
+// cuTensorMapEncodeTiled is a driver function; it is reached through the
+// runtime (cudaGetDriverEntryPointByVersion), so nothing links libcuda.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+// Encodes `map` for a row-major tensor at `base`: `rank` dimensions, sizes
+// innermost first, byte strides of the outer ones, the box one TMA operation
+// moves, and the shared-memory swizzle. Fields are validated first; returns
+// cudaErrorInvalidValue for a tensor the hardware cannot describe (base not
+// 16-byte aligned, a stride not a multiple of 16 bytes or not below 2^40, a
+// size above 2^32), cudaErrorNotSupported without a driver that encodes.
+static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, const void *base,
+                                           const cuuint64_t *sizes, const cuuint64_t *strides, const cuuint32_t *box,
+                                           CUtensorMapSwizzle swizzle)
+{
+    if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return cudaErrorInvalidValue;
+    for (cuuint32_t d = 0; d < rank; ++d) {
+        if (sizes[d] == 0 || sizes[d] > (1ull << 32)) return cudaErrorInvalidValue;
+        if (box[d] == 0 || box[d] > 256) return cudaErrorInvalidValue;
+    }
+    for (cuuint32_t d = 0; d + 1 < rank; ++d) {
+        if (strides[d] % 16 != 0 || strides[d] >= (1ull << 40)) return cudaErrorInvalidValue;
+    }
+    static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+    if (!encode) {
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&encode), 12000,
+                                                           cudaEnableDefault, &found);
+        if (err != cudaSuccess) return err;
+        if (found != cudaDriverEntryPointSuccess || !encode) return cudaErrorNotSupported;
+    }
+    const cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+    CUresult r = encode(map, type, rank, const_cast<void *>(base), sizes, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 // Kernels defined in ws_kernels.cu (nvcc emits host stubs with these names).
 extern "C" void ring_kernel(const float* __restrict__ A, float* __restrict__ B);
 extern "C" void ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n);
 extern "C" void ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B);
+extern "C" void auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const CUtensorMap tma_A, const CUtensorMap tma_B);
 
 extern "C" cudaError_t ws_kernels_init(void) {
     // No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.
@@ -64,3 +103,36 @@ extern "C" cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream) {
     config.stream = stream;
     return cudaLaunchKernelEx(&config, ring_tma_kernel, A, B);
 } // ring_tma
+
+extern "C" cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream) {
+    if (K < 0) return cudaErrorInvalidValue;
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return cudaErrorInvalidConfiguration;
+    // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
+    CUtensorMap tma_A;
+    const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(64)};
+    const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(K) * 2};
+    const cuuint32_t tma_A_box[2] = {32, 64};
+    const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_64B);
+    if (tma_A_status != cudaSuccess) return tma_A_status;
+    // tma_B: boxes of 2-d tiles of 'B' (sizes and box innermost first)
+    CUtensorMap tma_B;
+    const cuuint64_t tma_B_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(K)};
+    const cuuint64_t tma_B_strides[1] = {static_cast<cuuint64_t>(64) * 2};
+    const cuuint32_t tma_B_box[2] = {64, 32};
+    const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_128B);
+    if (tma_B_status != cudaSuccess) return tma_B_status;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 16416;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, auto_dyn_kernel, A, B, C, K, tma_A, tma_B);
+} // auto_dyn
