@@ -403,6 +403,7 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
 }
 
 Expr threadIdx() { return std::make_shared<SpecialReg>(SpecialKind::ThreadIdx); }
+Expr isThread(int64_t t) { return binary(BinaryOp::Eq, threadIdx(), intImm(t)); }
 
 VarRef makeVar(std::string name, DType t, SourceRange s) { return std::make_shared<VarNode>(t, std::move(name), s); }
 

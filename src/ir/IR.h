@@ -781,6 +781,7 @@ Expr ge(Expr a, Expr b);
 Expr logicalAnd(Expr a, Expr b);
 Expr cast(DType t, Expr v);
 Expr threadIdx();
+Expr isThread(int64_t t);   // threadIdx.x == t: the one thread that does something for the block or role
 VarRef makeVar(std::string name, DType t = DType::Int32, SourceRange s = {});
 Stmt seq(std::vector<Stmt> stmts);   // flattens nested Seqs and drops nulls
 

@@ -126,7 +126,7 @@ protected:
         if (a.buffer->scope != ir::MemScope::Barrier) return base;
         ir::Stmt visible = a.buffer->clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
         // Thread 0 initialises (the first thread of every role, and the one that issues TMA).
-        ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0)),
+        ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::isThread(0),
                                                          std::make_shared<ir::BarrierInit>(a.buffer, a.span), nullptr, a.span);
         ir::Stmt body = ir::seq({init, visible, ir::as<ir::Allocate>(base)->body});
         return std::make_shared<ir::Allocate>(a.buffer, body, a.span);
@@ -178,7 +178,7 @@ private:
         std::vector<ir::Stmt> body{stores};
         if (c.remoteBarrier) {
             c.remoteBarrier->clusterScope = true;
-            ir::Expr first = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0));
+            ir::Expr first = ir::isThread(0);
             body.push_back(std::make_shared<ir::SyncThreads>(c.span));
             body.push_back(std::make_shared<ir::IfThenElse>(
                 first, std::make_shared<ir::BarrierArrive>(c.remoteBarrier, ir::intImm(0), c.dstBlock, c.span), nullptr, c.span));

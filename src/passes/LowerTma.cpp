@@ -62,7 +62,7 @@ protected:
         std::vector<Stmt> issue;
         int64_t bytes = elementBytes;
         for (int64_t e : global.extents) bytes *= e;
-        Expr elected = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(firstThread_));
+        Expr elected = ir::isThread(firstThread_);
 
         Expr barrierIndex;
         ir::Buffer barrier;
@@ -162,7 +162,7 @@ private:
         int64_t bytes = dtypeBits(global.buffer->dtype) / 8;
         for (int64_t e : global.extents) bytes *= e;
         global.buffer->alignment = std::max<int64_t>(global.buffer->alignment, 16);
-        Expr elected = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(firstThread_));
+        Expr elected = ir::isThread(firstThread_);
         Decision d;
         d.where = c.span;
         d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of '" + global.buffer->name + "'";
@@ -250,7 +250,7 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
         // and of most others; its prefetches overlap the barrier setup.
         std::vector<ir::Stmt> prefetches;
         for (const ir::TmaDescriptorRef &d : lowerer.descriptors) prefetches.push_back(std::make_shared<ir::TmaPrefetch>(d, kernel.span));
-        ir::Expr first = ir::binary(ir::BinaryOp::Eq, ir::threadIdx(), ir::intImm(0));
+        ir::Expr first = ir::isThread(0);
         out.body = ir::seq({std::make_shared<ir::IfThenElse>(first, ir::seq(std::move(prefetches)), nullptr, kernel.span), out.body});
     }
     out.tmaDescriptors = lowerer.descriptors;

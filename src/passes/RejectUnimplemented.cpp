@@ -104,11 +104,13 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 case ir::StmtKind::WarpSpecialize:
                     if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
                     break;
-                case ir::StmtKind::Copy:
-                    // Its cluster barrier would wait for the other roles' threads.
-                    if (ir::as<ir::Copy>(x)->clusterMask && !ir::as<ir::Copy>(x)->producerRole)
-                        notYet(x->span, "a multicast copy_cluster inside ws(...) is");
+                case ir::StmtKind::Copy: {
+                    // Their block-wide barriers would wait for the other roles' threads.
+                    const ir::Copy &c = *ir::as<ir::Copy>(x);
+                    if (c.clusterMask && !c.producerRole) notYet(x->span, "a multicast copy_cluster inside ws(...) is");
+                    if (c.dstBlock && c.remoteBarrier) notYet(x->span, "a copy_cluster with remote_barrier inside ws(...) is");
                     break;
+                }
                 case ir::StmtKind::For: {
                     const ir::For &f = *ir::as<ir::For>(x);
                     if (f.pipeline && f.pipeline->stages > 0) notYet(f.span, "a pipelined loop inside ws(...) is");

@@ -10,6 +10,7 @@
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/ScopedMutator.h"
+#include "support/InternalError.h"
 
 #include <set>
 
@@ -221,7 +222,8 @@ private:
         } else if (c.producerRole) {
             std::string reason;
             inst = selectTma(c, true, false, rejected, reason);
-            if (inst == CopyInst::Unselected) return fail("internal error: the producer warp group's load cannot use TMA", reason);
+            // specialize-warps made it a producer only after the same check passed.
+            if (inst == CopyInst::Unselected) TILET_INTERNAL_ERROR("the producer warp group's load cannot use TMA: " << reason);
             why = "the producer warp group of a warp-specialized loop loads with TMA";
         } else if (c.copyKind == ir::CopyKind::AsyncCopy) {
             Option o = cpAsync(c);
