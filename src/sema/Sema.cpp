@@ -216,7 +216,7 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
 // reversing direction from one panel to the next, so that blocks running at
 // the same time share operand tiles in L2 (TileLang's rasterization2DRow /
 // rasterization2DColumn).
-std::optional<std::vector<ir::Expr>> Checker::checkSwizzle(const ast::Call &c, const ir::Kernel &kernel) {
+std::optional<Checker::Swizzle> Checker::checkSwizzle(const ast::Call &c, const ir::Kernel &kernel) {
     std::optional<CallArgs> args = matchArgs(c, 1, 1, {"order"});
     if (!args) return std::nullopt;
     std::optional<int64_t> panel = checkConstInt(*args->positional[0], "panel");
@@ -241,10 +241,11 @@ std::optional<std::vector<ir::Expr>> Checker::checkSwizzle(const ast::Call &c, c
     Expr x = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxX, c.range);
     Expr y = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxY, c.range);
     Expr minorExtent = byColumn ? gy : gx;
+    Swizzle out;
     // Named steps, so the generated code reads like the formula.
     auto step = [&](const char *name, Expr value) {
         ir::VarRef v = ir::makeVar(name, DType::Int32, c.range);
-        swizzleLets_.push_back({v, std::move(value)});
+        out.steps.push_back({v, std::move(value)});
         return Expr(v);
     };
     Expr total = ir::mul(gx, gy);
@@ -260,8 +261,8 @@ std::optional<std::vector<ir::Expr>> Checker::checkSwizzle(const ast::Call &c, c
     Expr odd = ir::binary(ir::BinaryOp::Eq, ir::binary(ir::BinaryOp::BitAnd, index, ir::intImm(1)), ir::intImm(1));
     Expr minor = std::make_shared<ir::Select>(DType::Int32, odd, ir::sub(ir::sub(minorExtent, ir::intImm(1)), along), along);
     Expr major = ir::add(ir::mod(offset, width), ir::mul(index, ir::intImm(*panel)));
-    std::vector<Expr> out = byColumn ? std::vector<Expr>{major, minor} : std::vector<Expr>{minor, major};
-    if (kernel.grid.size() > 2) out.push_back(std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxZ, c.range));
+    out.blockIndices = byColumn ? std::vector<Expr>{major, minor} : std::vector<Expr>{minor, major};
+    if (kernel.grid.size() > 2) out.blockIndices.push_back(std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxZ, c.range));
     return out;
 }
 
@@ -288,9 +289,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             const ast::Call &c = *static_cast<const ast::CallStmt &>(*k.body.front()).call;
             if (c.callee == "use_swizzle") swizzle = &c;
         }
-        swizzleLets_.clear();
-        std::optional<std::vector<ir::Expr>> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
-        if (swizzled) blockLets = swizzleLets_;
+        std::optional<Swizzle> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
+        if (swizzled) blockLets = swizzled->steps;
         for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
             const ast::Ident &n = k.launch.blockNames[i];
             ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
@@ -298,7 +298,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             sym.kind = SymbolKind::BlockIndex;
             sym.def = n.range;
             sym.var = var;
-            ir::Expr value = swizzled && i < swizzled->size() ? (*swizzled)[i] : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
+            ir::Expr value = swizzled && i < swizzled->blockIndices.size() ? swizzled->blockIndices[i]
+                                                                             : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
             if (declare(n, sym)) blockLets.push_back({var, value});
         }
         ir::Stmt body;

@@ -103,8 +103,11 @@ public:
     ir::Stmt checkBlock(const ast::StmtList &stmts);
     // `use_swizzle(panel [, order = row|col])` as a kernel's first statement:
     // the block indices it maps the launch order to, or nullopt (reported).
-    std::optional<std::vector<ir::Expr>> checkSwizzle(const ast::Call &c, const ir::Kernel &kernel);
-    std::vector<std::pair<ir::VarRef, ir::Expr>> swizzleLets_;   // its named steps, bound before the block indices
+    struct Swizzle {
+        std::vector<std::pair<ir::VarRef, ir::Expr>> steps;   // named steps, bound before the block indices
+        std::vector<ir::Expr> blockIndices;                   // bx, by (, bz)
+    };
+    std::optional<Swizzle> checkSwizzle(const ast::Call &c, const ir::Kernel &kernel);
 
 private:
     ir::Stmt checkStmtsFrom(const ast::StmtList &stmts, size_t index);

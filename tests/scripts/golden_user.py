@@ -42,7 +42,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(cu, "w") as f:
         f.write(text.replace("* 2.0f", "* 3.0f"))
     p = tool(kernels, "--actual-dir", os.path.join(tmp, "actual"))
-    expect(p.returncode == 1 and "--- " in p.stdout and "+++ " in p.stdout and "@@" in p.stdout and "-" in p.stdout
+    expect(p.returncode == 1 and "--- " in p.stdout and "+++ " in p.stdout and "@@" in p.stdout and "* 3.0f" in p.stdout
            and os.path.exists(os.path.join(tmp, "actual")), "a changed output fails with a unified diff; the actual output is kept", p.stdout)
     p = tool(kernels, "--update", extra_env={"CI": "true"})
     expect(p.returncode == 1 and "refusing" in p.stderr, "--update is refused under CI", p.stderr)
