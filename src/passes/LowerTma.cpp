@@ -25,7 +25,7 @@ public:
     using ir::Mutator::mutate;
 
     std::vector<ir::TmaDescriptorRef> descriptors;
-    bool multicastOutsidePipeline = false;   // a copy_cluster multicast waits on tilet's own barrier
+    bool multicast = false;   // some block writes other blocks' shared memory
     ir::Buffer barriers;   // tilet's mbarriers for plain TMA loads, one per copy
     ir::Buffer phases;     // their phase bits, per thread
 
@@ -84,6 +84,7 @@ protected:
             return ir::seq(std::move(out));
         };
         if (c.clusterMask) {
+            multicast = true;
             // The lowest block of the mask issues for all of them (each still
             // expects the bytes that land in it); blocks outside the mask load
             // their own copy.
@@ -130,7 +131,6 @@ protected:
             // and be done with the tile before the issuer starts, and no
             // block may exit while another can still write to it.
             barrier->clusterScope = true;
-            multicastOutsidePipeline = true;
             return ir::seq({std::make_shared<ir::ClusterSync>(c.span), issued, waitForOwn(barrier, barrierIndex, c.span)});
         }
         if (own) return ir::seq({issued, waitForOwn(barrier, barrierIndex, c.span)});
@@ -244,7 +244,10 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
         out.body = std::make_shared<ir::Allocate>(lowerer.barriers,
                                                   std::make_shared<ir::Allocate>(lowerer.phases, ir::seq({clear, out.body}), kernel.span), kernel.span);
     }
-    if (lowerer.multicastOutsidePipeline) out.body = ir::seq({out.body, std::make_shared<ir::ClusterSync>(kernel.span)});
+    // No block may exit while another can still write its shared memory or
+    // arrive on its barriers (a warp-specialized multicast releases stages
+    // in every block).
+    if (lowerer.multicast) out.body = ir::seq({out.body, std::make_shared<ir::ClusterSync>(kernel.span)});
     if (!lowerer.descriptors.empty()) {
         // Thread 0 issues the first TMA of every kernel tilet warp-specializes
         // and of most others; its prefetches overlap the barrier setup.

@@ -270,9 +270,7 @@ private:
             full,
             std::make_shared<ir::Allocate>(empty,
                                            ir::seq({std::make_shared<ir::WarpSpecialize>(std::vector<int64_t>{0}, producer, f.span),
-                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span),
-                                                    // No block may exit while another can still write its shared memory.
-                                                    plan.multicast ? std::make_shared<ir::ClusterSync>(f.span) : nullptr}),
+                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span)}),
                                            f.span),
             f.span);
         for (auto it = plan.scopes.rbegin(); it != plan.scopes.rend(); ++it) {
