@@ -104,8 +104,11 @@ public:
             }
             std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
             int64_t count = n ? *n : trips_;
+            // A run-time start stays symbolic: iteration i is `min + i`, so
+            // what is relative to the start ((k - min) % stages) is known.
+            Expr start = evaluate(f.min);
             for (int64_t i = 0; i < count && !overflow; ++i) {
-                env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::Expr(f.var)});
+                env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
                 loops_.push_back({f.var->name, lo ? *lo + i : i});
                 walk(f.body, false);
                 loops_.pop_back();

@@ -17,6 +17,7 @@
 #include "passes/CopyFacts.h"
 #include "passes/MultiVersion.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tilet {
@@ -102,6 +103,7 @@ struct Plan {
     std::vector<Stmt> scopes;   // the LetStmts and Allocates above the kernel's statements, outermost first
     bool multicast = false;     // a producer multicasts to the blocks of the cluster
     Stmt statements;            // the kernel's statements (below `scopes`)
+    std::vector<const ir::LetStmt *> producerLets;   // bindings inside `statements` the producer uses, outermost first
 };
 
 class Specializer {
@@ -176,20 +178,34 @@ private:
         plan.statements = s;
         std::vector<Stmt> path;
         if (!pathTo(s, &loop, path)) return fail(why, "it is nested in another loop or a branch; the producer role runs it alone");
-        std::set<const ir::VarNode *> innerLets;
+        std::vector<const ir::LetStmt *> innerLets;
         for (const Stmt &p : path) {
             if (ir::as<ir::Allocate>(p))
                 return fail(why, "'" + ir::as<ir::Allocate>(p)->buffer->name +
                                      "' is allocated after the kernel's first statement and would live inside the consumer role, which is not supported yet");
-            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(p)) innerLets.insert(l->var.get());
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(p)) innerLets.push_back(l);
         }
         for (const Stmt &p : plan.producers) {
-            std::string bad;
-            ir::forEachExpr(p, [&](const Expr &e) {
-                if (const ir::Var *v = ir::as<ir::Var>(e); v && innerLets.count(v)) bad = v->name;
-                if (ir::as<ir::Load>(e)) bad = "a value loaded from memory";
-            });
-            if (!bad.empty()) return fail(why, "the copy at " + p->span.lineColumn() + " depends on " + bad + ", which the producer role does not compute");
+            bool loads = false;
+            ir::forEachExpr(p, [&](const Expr &e) { loads = loads || ir::as<ir::Load>(e); });
+            if (loads) return fail(why, "the copy at " + p->span.lineColumn() + " depends on a value loaded from memory, which the producer role does not load");
+        }
+        // Bindings made after the kernel's first statement that the producer
+        // uses (its trip count, its copies' indices) are bound again inside
+        // the producer role; a binding that loads from memory is not.
+        std::vector<Expr> used{loop.min, loop.extent};
+        for (const Stmt &p : plan.producers) ir::forEachExpr(p, [&](const Expr &e) { used.push_back(e); });
+        for (auto it = innerLets.rbegin(); it != innerLets.rend(); ++it) {
+            const ir::LetStmt *l = *it;
+            bool needed = std::any_of(used.begin(), used.end(), [&](const Expr &e) { return ir::usesVar(e, l->var.get()); });
+            if (!needed) continue;
+            bool loads = false;
+            ir::forEachExpr(l->value, [&](const Expr &e) { loads = loads || ir::as<ir::Load>(e); });
+            if (loads)
+                return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() +
+                                     "), which depends on a value loaded from memory that the producer role does not load");
+            plan.producerLets.insert(plan.producerLets.begin(), l);
+            used.push_back(l->value);
         }
         return plan;
     }
@@ -233,7 +249,19 @@ private:
             produce.push_back(selectVersion(*versions, pStage, ir::substitute(Stmt(copy), {{f.var, pk}})));
         }
         produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, nullptr, f.span));
-        auto producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);
+        Stmt producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);
+        // The bindings the producer uses, bound again (with their own
+        // variables) around its loop, since the consumer role keeps the originals.
+        std::vector<std::pair<ir::VarRef, Expr>> rebound;
+        std::vector<std::pair<ir::VarRef, Expr>> producerBindings;
+        for (const ir::LetStmt *l : plan.producerLets) {
+            ir::VarRef v = ir::makeVar(l->var->name, l->var->dtype, l->var->span);
+            producerBindings.push_back({v, ir::substitute(l->value, rebound)});
+            rebound.push_back({l->var, v});
+        }
+        producerLoop = ir::substitute(producerLoop, rebound);
+        for (auto it = producerBindings.rbegin(); it != producerBindings.rend(); ++it)
+            producerLoop = std::make_shared<ir::LetStmt>(it->first, it->second, producerLoop, f.span);
 
         // The consumer: waits before the first statement that reads a loaded
         // tile, releases the version after the last one.
