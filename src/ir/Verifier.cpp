@@ -1,8 +1,10 @@
 // Verifier.cpp -- scope walk: every variable is bound before use, every
-// buffer is a parameter or allocated around its uses, accesses match the
-// buffer's rank, and the lowered forms required by the level are gone.
+// buffer a statement's effects name is a parameter or allocated around the
+// statement, element accesses match the buffer's rank, and the lowered forms
+// required by the level are gone.
 #include "ir/Verifier.h"
 
+#include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
@@ -23,6 +25,20 @@ public:
         for (const Expr &g : k.grid) visit(g);
     }
     using Visitor::visit;
+
+    // Every buffer a statement accesses or synchronises on is in scope, and
+    // element accesses match its rank.
+    void visit(const Stmt &s) override {
+        if (!s) return;
+        Effects fx = ownEffects(s);
+        for (const Access &a : fx.accesses) {
+            if (a.indices) access(*a.buffer, *a.indices);
+            else inScope(*a.buffer);
+        }
+        for (const SyncEffect &e : fx.syncs)
+            if (e.barrier) inScope(*e.barrier);
+        Visitor::visit(s);
+    }
 
     void visitVar(const Var &v) override {
         if (!vars_.count(&v)) fail("variable '" + v.name + "' is used outside its scope");
@@ -52,19 +68,9 @@ public:
         buffers_.erase(n.buffer.get());
         if (n.buffer->registers) buffers_.erase(n.buffer->registers.get());
     }
-    void visitLoad(const Load &n) override {
-        access(*n.buffer, n.indices);
-        Visitor::visitLoad(n);
-    }
     void visitStore(const Store &n) override {
-        access(*n.buffer, n.indices);
         if (n.value->dtype != n.buffer->dtype) fail("store of " + std::string(dtypeName(n.value->dtype)) + " into " + std::string(dtypeName(n.buffer->dtype)) + " buffer '" + n.buffer->name + "'");
         Visitor::visitStore(n);
-    }
-    void visitVectorCopy(const VectorCopy &n) override {
-        access(*n.dst, n.dstIndices);
-        access(*n.src, n.srcIndices);
-        Visitor::visitVectorCopy(n);
     }
     void visitCopy(const Copy &n) override { tileOp("copy"); Visitor::visitCopy(n); }
     void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
@@ -76,8 +82,11 @@ private:
     void tileOp(const char *what) {
         if (level_.noTileOps) fail(std::string("tile operation '") + what + "' survived lowering");
     }
-    void access(const BufferNode &b, const std::vector<Expr> &indices) {
+    void inScope(const BufferNode &b) {
         if (!buffers_.count(&b)) fail("buffer '" + b.name + "' is used outside its allocation");
+    }
+    void access(const BufferNode &b, const std::vector<Expr> &indices) {
+        inScope(b);
         if (level_.noParallel && b.scope == MemScope::Fragment) fail("fragment '" + b.name + "' is still accessed element-wise");
         bool ok = static_cast<int>(indices.size()) == b.rank() || (level_.flat && indices.size() == 1 && b.rank() > 1);
         if (level_.flat && indices.size() > 1) ok = false;

@@ -1,8 +1,9 @@
-// AnalyzeParams.cpp -- a tensor is read-only unless some statement writes it:
-// a store, the destination of a tile operation, or a wide copy.
+// AnalyzeParams.cpp -- a tensor is read-only unless some statement writes
+// it; a kernel uses PDL when a statement triggers or waits for it. Both come
+// from the statements' effects.
 #include "passes/AnalyzeParams.h"
 
-#include "ir/Visitor.h"
+#include "ir/Effects.h"
 
 #include <set>
 
@@ -11,18 +12,10 @@ namespace tilet {
 ir::Kernel analyzeParams(const ir::Kernel &kernel, PassContext &) {
     std::set<const ir::BufferNode *> written;
     bool pdl = false;
-    ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
-        switch (s->kind) {
-        case ir::StmtKind::Store: written.insert(ir::as<ir::Store>(s)->buffer.get()); break;
-        case ir::StmtKind::VectorCopy: written.insert(ir::as<ir::VectorCopy>(s)->dst.get()); break;
-        case ir::StmtKind::Copy: written.insert(ir::as<ir::Copy>(s)->dst.buffer.get()); break;
-        case ir::StmtKind::Fill: written.insert(ir::as<ir::Fill>(s)->dst.buffer.get()); break;
-        case ir::StmtKind::AtomicAdd: written.insert(ir::as<ir::AtomicAdd>(s)->dst.buffer.get()); break;
-        case ir::StmtKind::Gemm: written.insert(ir::as<ir::Gemm>(s)->c.buffer.get()); break;
-        case ir::StmtKind::PdlSync:
-        case ir::StmtKind::PdlTrigger: pdl = true; break;
-        default: break;
-        }
+    ir::forEachEffect(kernel.body, [&](const ir::Stmt &, const ir::Effects &fx) {
+        for (const ir::Access &a : fx.accesses)
+            if (a.writes()) written.insert(a.buffer);
+        for (const ir::SyncEffect &e : fx.syncs) pdl = pdl || e.kind == ir::SyncKind::PdlTrigger || e.kind == ir::SyncKind::PdlWait;
     });
     ir::Kernel out = kernel;
     for (const ir::Param &p : out.params) {

@@ -11,6 +11,7 @@
 #include "passes/CheckBarriers.h"
 
 #include "ir/Analysis.h"
+#include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
@@ -140,53 +141,32 @@ public:
             roleFirstGroup_ = outerFirst;
             return;
         }
-        case ir::StmtKind::BarrierArrive: {
-            const ir::BarrierArrive &a = *ir::as<ir::BarrierArrive>(s);
-            push({Event::Arrive, a.barrier.get(), index(a.index), 0, {}, a.span, {}});
-            return;
-        }
-        case ir::StmtKind::BarrierWait: {
-            const ir::BarrierWait &w = *ir::as<ir::BarrierWait>(s);
-            std::optional<int64_t> p = ir::constInt(evaluate(w.parity));
-            push({Event::Wait, w.barrier.get(), index(w.index), p ? (*p & 1) : -1, {}, w.span, {}});
-            return;
-        }
-        case ir::StmtKind::Copy: {
-            const ir::Copy &c = *ir::as<ir::Copy>(s);
-            region(c.src, Event::Read, c.span);
-            region(c.dst, Event::Write, c.span);
-            // copy_cluster(dst_block, remote_barrier): one thread of the block
-            // arrives on the peer's barrier; by symmetry the peer's arrival
-            // lands on this block's.
-            if (c.dstBlock && c.remoteBarrier && group_ == (inRole_ ? roleFirstGroup_ : 0)) {
-                Event e{Event::Arrive, c.remoteBarrier.get(), 0, 0, {}, c.span, {}};
-                e.arrivals = 1;
-                push(std::move(e));
+        default: {
+            // Everything else: its shared accesses and mbarrier operations, as its effects state them.
+            ir::Effects fx = ir::ownEffects(s);
+            for (const ir::Access &a : fx.accesses) {
+                Event::Kind kind = a.writes() ? Event::Write : Event::Read;
+                if (a.region) region(*a.region, kind, s->span);
+                else element(*a.buffer, a.indices, kind, s->span, {});
+            }
+            for (const ir::SyncEffect &e : fx.syncs) {
+                if (e.kind == ir::SyncKind::MbarrierWait) {
+                    std::optional<int64_t> p = ir::constInt(evaluate(*e.parity));
+                    push({Event::Wait, e.barrier, index(*e.index), p ? (*p & 1) : -1, {}, s->span, {}});
+                } else if (e.kind == ir::SyncKind::MbarrierArrive && e.count == 1) {
+                    // One thread of the block (copy_cluster's remote_barrier) arrives on
+                    // the peer's barrier; by symmetry the peer's arrival lands on this block's.
+                    if (group_ != (inRole_ ? roleFirstGroup_ : 0)) continue;
+                    Event ev{Event::Arrive, e.barrier, e.index ? index(*e.index) : 0, 0, {}, s->span, {}};
+                    ev.arrivals = 1;
+                    push(std::move(ev));
+                } else if (e.kind == ir::SyncKind::MbarrierArrive) {
+                    // Every thread of the warp group arrives (on a peer's barrier: counted here, by symmetry).
+                    push({Event::Arrive, e.barrier, index(*e.index), 0, {}, s->span, {}});
+                }
             }
             return;
         }
-        case ir::StmtKind::Fill: region(ir::as<ir::Fill>(s)->dst, Event::Write, s->span); return;
-        case ir::StmtKind::AtomicAdd: {
-            const ir::AtomicAdd &a = *ir::as<ir::AtomicAdd>(s);
-            region(a.dst, Event::Write, a.span);
-            if (a.src) region(*a.src, Event::Read, a.span);
-            return;
-        }
-        case ir::StmtKind::Gemm: {
-            const ir::Gemm &g = *ir::as<ir::Gemm>(s);
-            region(g.a, Event::Read, g.span);
-            region(g.b, Event::Read, g.span);
-            return;
-        }
-        case ir::StmtKind::Store: {
-            const ir::Store &st = *ir::as<ir::Store>(s);
-            element(st.buffer, st.indices, Event::Write, st.span, {});
-            ir::forEachExpr(st.value, [&](const Expr &e) {
-                if (const ir::Load *l = ir::as<ir::Load>(e)) element(l->buffer, l->indices, Event::Read, st.span, {});
-            });
-            return;
-        }
-        default: return;
         }
     }
 
@@ -223,16 +203,17 @@ private:
         push({kind, r.buffer.get(), 0, 0, box, span, {}});
     }
 
-    void element(const ir::Buffer &b, const std::vector<Expr> &indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope) {
-        if (b->scope != ir::MemScope::Shared) return;
+    // The element at `indices` (the whole buffer when null).
+    void element(const ir::BufferNode &b, const std::vector<Expr> *indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope) {
+        if (b.scope != ir::MemScope::Shared) return;
         std::vector<ir::Interval> box;
-        for (size_t d = 0; d < indices.size(); ++d) {
-            ir::Interval r = ir::boundsOf(evaluate(indices[d]), scope);
-            std::optional<int64_t> dim = ir::constInt(b->shape[d]);
-            if (!r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
+        for (size_t d = 0; d < b.shape.size(); ++d) {
+            ir::Interval r = indices ? ir::boundsOf(evaluate((*indices)[d]), scope) : ir::Interval{};
+            std::optional<int64_t> dim = ir::constInt(b.shape[d]);
+            if (!indices || !r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
             box.push_back(r);
         }
-        push({kind, b.get(), 0, 0, box, span, {}});
+        push({kind, &b, 0, 0, box, span, {}});
     }
 
     // A parallel nest's shared accesses, each as the box its whole iteration space touches.
@@ -243,11 +224,11 @@ private:
         ir::forEachStmt(nest.body, [&](const Stmt &s) {
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) scope.bind(l->var.get(), ir::boundsOf(evaluate(l->value), scope));
         });
-        ir::forEachStmt(nest.body, [&](const Stmt &s) {
-            if (const ir::Store *st = ir::as<ir::Store>(s)) element(st->buffer, st->indices, Event::Write, st->span, scope);
-        });
-        ir::forEachExpr(nest.body, [&](const Expr &e) {
-            if (const ir::Load *l = ir::as<ir::Load>(e)) element(l->buffer, l->indices, Event::Read, f.span, scope);
+        ir::forEachEffect(nest.body, [&](const Stmt &s, const ir::Effects &fx) {
+            for (const ir::Access &a : fx.accesses) {
+                if (a.writes()) element(*a.buffer, a.indices, Event::Write, s->span, scope);
+                if (a.reads()) element(*a.buffer, a.indices, Event::Read, f.span, scope);
+            }
         });
     }
 

@@ -1,81 +1,107 @@
 // InsertSyncs.cpp -- see InsertSyncs.h.
 //
-// The state is the set of shared byte ranges (and global tensors) read and
-// written since the last barrier. Walking a sequence, a unit that reads a
-// pending write, or writes a pending read or write, gets a barrier before it.
-// A loop whose body would meet a hazard with what came before it gets one
-// barrier before the loop; loops are walked inside, and if the body, entered
-// again with the state at its end (version tags shifted by one iteration),
-// would meet a hazard before its first barrier, the body starts with one.
+// A forward dataflow over structured control flow. The state is what has
+// been read and written since the last barrier of the current scope (the
+// block, or inside ws(...) the role): shared byte ranges and whole global
+// tensors, taken from each statement's effects (ir/Effects.h); and, across
+// barriers, the generic shared writes no `fence.proxy.async` has ordered
+// before the async proxy yet.
+//
+// - A sequence threads the state through; a unit (a statement that is not
+//   control flow the walk descends into) that reads a pending write, or
+//   writes a pending read or write, gets a barrier before it.
+// - A branch every thread of the scope takes the same way (its condition is
+//   uniform: block indices, parameters, memory at uniform indices) is walked
+//   branch by branch, so barriers go inside it; the state after it is the
+//   union of both branches'. A branch threads may take differently is one
+//   unit, like a loop over one thread's own elements.
+// - A loop whose body meets a hazard with what came before it gets one
+//   barrier before the loop. If the body, entered again with the state its
+//   end leaves (version tags shifted by one iteration), meets a hazard before
+//   its first barrier, the body starts with one. The state after the loop
+//   includes the state before it (zero iterations).
+// - Consecutive ws(...) regions run at once on different warp groups: their
+//   accesses are ordered by the program's mbarriers (check-barriers proves
+//   it), never by block barriers; inside each, the role's named barrier.
+// - Async proxy: generic writes stay "unfenced" until a fence.proxy.async.
+//   A release point (a barrier, an mbarrier arrival, a cluster barrier) with
+//   unfenced writes to bytes the async proxy touches anywhere in the kernel
+//   gets the fence right before it, executed by the writing threads; an
+//   async access of still-unfenced bytes gets a fence and a barrier.
 #include "passes/InsertSyncs.h"
 
 #include "ir/Analysis.h"
+#include "ir/Effects.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tilet {
 
 namespace {
 
-// Bytes of shared memory (space null), or a whole global tensor (space = the
-// tensor): threads of a block see each other's global writes only after a
-// barrier too. An access to a pipelined buffer whose version index is
-// (x + offset) % versions carries that version tag: two accesses with the
-// same x and different offsets touch different versions.
+// Bytes of shared memory (space null), or a whole global tensor or a view of
+// another block's shared buffer (space = the buffer): threads of a block see
+// each other's global writes only after a barrier too. An access to a
+// pipelined buffer whose version index is (x + offset) % versions carries
+// that version tag: two accesses with the same x and different offsets touch
+// different versions.
 struct Range {
-    const void *space;
-    int64_t lo, hi;   // [lo, hi)
+    const void *space = nullptr;
+    int64_t lo = 0, hi = 0;   // [lo, hi)
     const ir::BufferNode *buffer = nullptr;
-    const ir::BufferNode *publishedBy = nullptr;   // a TMA write: visible to whoever waits on this mbarrier array
-    int64_t role = -1;   // made inside ws(...) by this first warp group; -1: by the block
-    ir::Expr tagBase;  // null: untagged
+    const ir::BufferNode *publishedBy = nullptr;   // an async write: visible to whoever waits on this mbarrier array
+    ir::Proxy proxy = ir::Proxy::Generic;
+    int64_t role = -1;       // made inside ws(...) by this first warp group; -1: by the block
+    int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
+    ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
 
     bool disjointVersion(const Range &o) const {
         if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
         return ir::structurallyEqual(tagBase, o.tagBase) && tagOffset != o.tagOffset;
     }
+    bool overlaps(const Range &o) const { return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o); }
 };
+
+bool overlapsAny(const Range &r, const std::vector<Range> &set) {
+    return std::any_of(set.begin(), set.end(), [&](const Range &x) { return r.overlaps(x); });
+}
 
 struct State {
     std::vector<Range> reads, writes;
-    bool hazard(const State &unit) const {
-        for (const Range &r : unit.reads) {
-            if (overlaps(r, writes)) return true;
-        }
-        for (const Range &w : unit.writes) {
-            if (overlaps(w, writes) || overlaps(w, reads)) return true;
-        }
-        return false;
-    }
+    std::vector<Range> unfenced;   // generic shared writes not yet fenced for the async proxy
+    std::vector<Range> inFlight;   // cp.async writes: unfenced once a cp.async.wait_group lands them
+
     void add(const State &o) {
         reads.insert(reads.end(), o.reads.begin(), o.reads.end());
         writes.insert(writes.end(), o.writes.begin(), o.writes.end());
+        unfenced.insert(unfenced.end(), o.unfenced.begin(), o.unfenced.end());
+        inFlight.insert(inFlight.end(), o.inFlight.begin(), o.inFlight.end());
     }
-    void clear() {
+    // cp.async.wait_group: the groups it retires have landed. Which ones is
+    // not tracked, so every copy in flight counts as landed (and stays in
+    // flight until a wait for all of them).
+    void landed(int64_t pending) {
+        unfenced.insert(unfenced.end(), inFlight.begin(), inFlight.end());
+        if (pending == 0) inFlight.clear();
+    }
+    // A barrier: everything before it is visible to everything after it,
+    // except to the async proxy.
+    void barrier() {
         reads.clear();
         writes.clear();
     }
-    // Every thread that waits on mbarrier array `b` sees the TMA writes completing on it.
+    // Every thread that waits on mbarrier array `b` sees the async writes completing on it.
     void published(const ir::BufferNode *b) {
         writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const Range &r) { return r.publishedBy == b; }), writes.end());
-    }
-    bool empty() const { return reads.empty() && writes.empty(); }
-    static bool overlaps(const Range &r, const std::vector<Range> &set) {
-        for (const Range &x : set) {
-            // Accesses of ws(...) roles are ordered by the program's mbarriers
-            // (check-barriers proves it), never by block barriers.
-            if (r.role >= 0 && x.role >= 0) continue;
-            if (r.space == x.space && r.lo < x.hi && x.lo < r.hi && !r.disjointVersion(x)) return true;
-        }
-        return false;
     }
     // The state as the next iteration of the loop over `v` sees it: a tag
     // (v + c) of this iteration is (v + c - 1) of the next.
     State shifted(const ir::VarNode *v) const {
         State out = *this;
-        for (std::vector<Range> *list : {&out.reads, &out.writes}) {
+        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight}) {
             for (Range &r : *list) {
                 if (!r.tagBase || !ir::usesVar(r.tagBase, v)) continue;
                 const ir::Var *base = ir::as<ir::Var>(r.tagBase);
@@ -89,13 +115,20 @@ struct State {
 
 bool isMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global; }
 
-Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
-    if (b.scope == ir::MemScope::Global) return {&b, 0, 1};
+Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> *indices) {
+    Range r;
+    r.buffer = &b;
+    if (b.scope == ir::MemScope::Global || b.remoteOf) {
+        r.space = &b;
+        r.hi = 1;
+        return r;
+    }
     int64_t bytes = *b.constElements() * dtypeBits(b.dtype) / 8;
-    Range r{nullptr, b.sharedOffset, b.sharedOffset + bytes, &b};
-    if (b.pipelineVersions < 2 || indices.empty()) return r;
+    r.lo = b.sharedOffset;
+    r.hi = b.sharedOffset + bytes;
+    if (b.pipelineVersions < 2 || !indices || indices->empty()) return r;
     int64_t versions = b.pipelineVersions, versionBytes = bytes / versions;
-    const ir::Expr &version = indices[0];
+    const ir::Expr &version = (*indices)[0];
     if (std::optional<int64_t> v = ir::constInt(version)) {
         r.lo = b.sharedOffset + *v * versionBytes;
         r.hi = r.lo + versionBytes;
@@ -114,58 +147,82 @@ Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
     return r;
 }
 
-State accessesOf(const ir::Stmt &s);
-
-// The accesses of a ws(...) region, marked as its role's.
-State roleAccessesOf(const ir::WarpSpecialize &w, const ir::Stmt &s) {
-    State st = accessesOf(s);
-    for (std::vector<Range> *list : {&st.reads, &st.writes}) {
-        for (Range &r : *list) r.role = w.roles.front();
+void addRanges(State &st, const ir::Effects &fx, int64_t role) {
+    for (const ir::Access &a : fx.accesses) {
+        if (!isMemory(*a.buffer)) continue;
+        Range range = rangeOf(*a.buffer, a.indices);
+        range.proxy = a.proxy;
+        range.role = role;
+        if (a.writes()) {
+            Range w = range;
+            w.publishedBy = a.completesOn;
+            st.writes.push_back(w);
+            if (a.proxy == ir::Proxy::Generic && !range.space) (a.asynchronous ? st.inFlight : st.unfenced).push_back(range);
+        }
+        if (a.reads()) st.reads.push_back(range);
     }
+}
+
+// The memory accesses of `s` itself (a loop's bounds, a branch's condition).
+State ownAccessesOf(const ir::Stmt &s) {
+    State st;
+    addRanges(st, ir::ownEffects(s), -1);
     return st;
 }
 
+// The memory accesses of `s` and every statement inside it, as ranges; those
+// of a ws(...) region are marked as its role's.
 State accessesOf(const ir::Stmt &s) {
-    if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) return roleAccessesOf(*w, w->body);
+    const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s);
+    int64_t role = w ? w->roles.front() : -1;
     State st;
-    ir::forEachStmt(s, [&](const ir::Stmt &x) {
-        if (const ir::Store *w = ir::as<ir::Store>(x); w && isMemory(*w->buffer)) st.writes.push_back(rangeOf(*w->buffer, w->indices));
-        if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(x)) {
-            if (isMemory(*v->dst)) st.writes.push_back(rangeOf(*v->dst, v->dstIndices));
-            if (isMemory(*v->src)) st.reads.push_back(rangeOf(*v->src, v->srcIndices));
-        }
-        if (const ir::LdMatrix *l = ir::as<ir::LdMatrix>(x)) st.reads.push_back(rangeOf(*l->src, l->srcIndices));
-        if (const ir::TmaLoad *t = ir::as<ir::TmaLoad>(x)) {
-            Range r = rangeOf(*t->dst, t->dstIndices);
-            r.publishedBy = t->barrier.get();
-            st.writes.push_back(r);
-        }
-        if (const ir::TmaStore *t = ir::as<ir::TmaStore>(x)) st.reads.push_back(rangeOf(*t->src, t->srcIndices));
-        if (const ir::Wgmma *w = ir::as<ir::Wgmma>(x)) {
-            for (const ir::WgmmaOperand *o : {&w->a, &w->b}) {
-                if (o->buffer->scope == ir::MemScope::Shared) st.reads.push_back(rangeOf(*o->buffer, o->indices));
-            }
-        }
-        if (const ir::BulkCopy *b = ir::as<ir::BulkCopy>(x)) {
-            Range w = rangeOf(*b->dst, b->dstIndices);
-            w.publishedBy = b->barrier.get();
-            if (isMemory(*b->dst)) st.writes.push_back(w);
-            if (isMemory(*b->src)) st.reads.push_back(rangeOf(*b->src, b->srcIndices));
-        }
-    });
-    ir::forEachExpr(s, [&](const ir::Expr &e) {
-        if (const ir::Load *l = ir::as<ir::Load>(e); l && isMemory(*l->buffer)) st.reads.push_back(rangeOf(*l->buffer, l->indices));
-    });
+    ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { addRanges(st, fx, role); });
     return st;
 }
+
+// Bytes the async proxy accesses anywhere in the kernel.
+std::vector<Range> asyncBytes(const ir::Stmt &body) {
+    std::vector<Range> out;
+    ir::forEachEffect(body, [&](const ir::Stmt &, const ir::Effects &fx) {
+        for (const ir::Access &a : fx.accesses) {
+            if (a.proxy != ir::Proxy::Async || a.buffer->scope != ir::MemScope::Shared || a.buffer->remoteOf) continue;
+            out.push_back(rangeOf(*a.buffer, nullptr));
+        }
+    });
+    return out;
+}
+
+// Whether `e` may differ between the threads of a scope: the thread index,
+// registers, shuffles, and variables bound to such values.
+class Uniformity {
+public:
+    bool threadDependent(const ir::Expr &e) const {
+        bool dependent = false;
+        ir::forEachExpr(e, [&](const ir::Expr &x) {
+            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) dependent = true;
+            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) dependent = true;
+            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer)) dependent = true;
+            if (ir::as<ir::Shuffle>(x)) dependent = true;
+        });
+        return dependent;
+    }
+    void bind(const ir::VarNode *v, bool dependent) {
+        if (dependent) dependentVars_.insert(v);
+    }
+
+private:
+    std::set<const ir::VarNode *> dependentVars_;
+};
 
 class Inserter {
 public:
+    explicit Inserter(std::vector<Range> asyncBytes) : asyncBytes_(std::move(asyncBytes)) {}
+
     // Returns `s` with barriers inserted; `state` is updated to after `s`.
     ir::Stmt process(const ir::Stmt &s, State &state) {
         if (!s) return s;
+        std::vector<ir::Stmt> out;
         if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
-            std::vector<ir::Stmt> out;
             const std::vector<ir::Stmt> &stmts = seq->stmts;
             for (size_t i = 0; i < stmts.size(); ++i) {
                 if (ir::as<ir::WarpSpecialize>(stmts[i])) {
@@ -175,34 +232,96 @@ public:
                     i = end - 1;
                     continue;
                 }
-                ir::Stmt y = processUnit(stmts[i], state, out);
-                if (y) out.push_back(y);
+                if (ir::Stmt y = processStmt(stmts[i], state, out)) out.push_back(y);
             }
             return std::make_shared<ir::Seq>(std::move(out), s->span);
         }
-        std::vector<ir::Stmt> out;
-        ir::Stmt y = processUnit(s, state, out);
-        if (y) out.push_back(y);
+        if (ir::as<ir::WarpSpecialize>(s)) {
+            processRoles({s}, state, out);
+            return ir::seq(std::move(out));
+        }
+        if (ir::Stmt y = processStmt(s, state, out)) out.push_back(y);
         return ir::seq(std::move(out));
     }
 
 private:
-    // A barrier of the current context: the block, or inside ws(...) the role's named barrier.
-    ir::Stmt barrier(SourceRange span) const { return std::make_shared<ir::SyncThreads>(span, barrierId_, barrierThreads_); }
+    // A barrier of the current scope: the block, or inside ws(...) the role's named barrier.
+    ir::Stmt barrierStmt(SourceRange span) const { return std::make_shared<ir::SyncThreads>(span, barrierId_, barrierThreads_); }
 
-    // Consecutive ws(...) regions run at the same time on different warp
-    // groups: no block barrier goes between them (the threads of one role
-    // would wait for the other roles' whole regions; their order is the
-    // business of their mbarriers). A hazard with what came before gets one
-    // block barrier before them all; inside each, hazards get the role's
-    // named barrier (1 + its first warp group).
+    bool needsFence(const State &state) const {
+        for (const Range &w : state.unfenced)
+            if (overlapsAny(w, asyncBytes_)) return true;
+        return false;
+    }
+    // Before a release point: the fence that makes this thread's generic
+    // writes visible to the async proxy of whoever acquires it.
+    void fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out) {
+        if (!needsFence(state)) return;
+        out.push_back(std::make_shared<ir::FenceProxyAsync>(span));
+        state.unfenced.clear();
+    }
+    void insertBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out) {
+        fenceBeforeRelease(state, span, out);
+        out.push_back(barrierStmt(span));
+        state.barrier();
+        ++inserted_;
+    }
+
+    // `unit`'s accesses join the state, numbered in order.
+    void admit(State &state, State unit) {
+        for (std::vector<Range> *list : {&unit.reads, &unit.writes, &unit.unfenced, &unit.inFlight})
+            for (Range &r : *list) r.serial = ++serial_;
+        state.add(unit);
+    }
+
+    // Whether `unit` must be separated from `state` by a barrier (and a
+    // fence). A conflict with a range admitted before an active probe began
+    // is a hit for that probe.
+    bool hazard(const State &state, const State &unit) {
+        bool found = false;
+        auto conflict = [&](const Range &r, const std::vector<Range> &set) {
+            for (const Range &x : set) {
+                // Accesses of ws(...) roles are ordered by the program's
+                // mbarriers (check-barriers proves it), never by block barriers.
+                if (r.role >= 0 && x.role >= 0) continue;
+                if (!r.overlaps(x)) continue;
+                found = true;
+                for (Probe &p : probes_)
+                    if (x.serial < p.start) p.hit = true;
+            }
+        };
+        for (const Range &r : unit.reads) conflict(r, state.writes);
+        for (const Range &w : unit.writes) {
+            conflict(w, state.writes);
+            conflict(w, state.reads);
+        }
+        // The async proxy reading or overwriting bytes with unfenced generic writes.
+        for (const std::vector<Range> *list : {&unit.reads, &unit.writes}) {
+            for (const Range &r : *list) {
+                if (r.proxy == ir::Proxy::Async) conflict(r, state.unfenced);
+            }
+        }
+        return found;
+    }
+
+    // Whether walking `s` from `state` meets a hazard with a range of
+    // `state` before a barrier separates them (nothing is inserted).
+    bool probe(const ir::Stmt &s, State state) {
+        int64_t savedInserted = inserted_;
+        probes_.push_back({serial_ + 1, false});
+        process(s, state);
+        bool found = probes_.back().hit;
+        probes_.pop_back();
+        inserted_ = savedInserted;
+        return found;
+    }
+
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
         for (const ir::Stmt &r : regions) all.add(accessesOf(r));
-        if (state.hazard(all)) {
-            out.push_back(barrier(regions.front()->span));
-            state.clear();
-        }
+        if (hazard(state, all)) insertBarrier(state, regions.front()->span, out);
+        all.unfenced.clear();
+        all.inFlight.clear();
         for (const ir::Stmt &r : regions) {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
             int64_t outerId = barrierId_, outerThreads = barrierThreads_;
@@ -213,87 +332,125 @@ private:
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.roles, body, w.span));
+            // What a role leaves unfenced, the next release point of the block fences.
+            all.unfenced.insert(all.unfenced.end(), inside.unfenced.begin(), inside.unfenced.end());
+            all.inFlight.insert(all.inFlight.end(), inside.inFlight.begin(), inside.inFlight.end());
         }
-        state.add(all);
+        admit(state, all);
     }
 
-    // Processes one element of a sequence; a barrier it needs is appended to `out` first.
-    ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
-        if (ir::as<ir::SyncThreads>(s)) {
-            state.clear();
+    // One element of a sequence; a barrier it needs is appended to `out` first.
+    ir::Stmt processStmt(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
+            fenceBeforeRelease(state, b->span, out);
+            state.barrier();
             return s;
         }
-        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
-        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
-        if (ir::as<ir::Seq>(s)) return process(s, state);
-        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal) {
-            // A hazard with what came before the loop is resolved once, before it,
-            // rather than in every iteration.
-            State probe = state;
-            if (firstHazard(f->body, probe)) {
-                out.push_back(barrier(f->span));
-                state.clear();
-            }
-            State entry = state;
-            ir::Stmt body = process(f->body, state);
-            // Entered again with the state its end leaves behind?
-            State wrap = state.shifted(f->var.get());
-            if (firstHazard(body, wrap)) {
-                State fresh;
-                body = process(f->body, fresh);
-                body = ir::seq({barrier(f->span), body});
-                state = fresh;
-            }
-            state.add(entry);   // the loop may run zero times
-            return ir::rebuildFor(*f, f->min, f->extent, body);
+        if (ir::as<ir::ClusterSync>(s)) {
+            // barrier.cluster.arrive (release) and wait (acquire) by every thread of the cluster.
+            fenceBeforeRelease(state, s->span, out);
+            state.barrier();
+            return s;
+        }
+        if (ir::as<ir::BarrierArrive>(s)) {
+            State unit = ownAccessesOf(s);
+            if (hazard(state, unit)) insertBarrier(state, s->span, out);
+            fenceBeforeRelease(state, s->span, out);
+            admit(state, unit);
+            return s;
+        }
+        if (ir::as<ir::FenceProxyAsync>(s)) {
+            state.unfenced.clear();
+            return s;
+        }
+        if (const ir::CpAsyncWait *w = ir::as<ir::CpAsyncWait>(s)) {
+            state.landed(w->pending);
+            return s;
         }
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
             state.published(w->barrier.get());
             return s;
         }
-        if (ir::as<ir::WarpSpecialize>(s)) {
-            processRoles({s}, state, out);
-            ir::Stmt region = out.back();
-            out.pop_back();
-            return region;
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            State unit = ownAccessesOf(s);
+            if (hazard(state, unit)) insertBarrier(state, s->span, out);
+            admit(state, unit);
+            uniformity_.bind(l->var.get(), uniformity_.threadDependent(l->value));
+            return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
         }
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
+        if (ir::as<ir::Seq>(s) || ir::as<ir::WarpSpecialize>(s)) return process(s, state);
+        // Control flow every thread of the scope follows alike is walked into.
+        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal && !uniformity_.threadDependent(f->min) &&
+                                                    !uniformity_.threadDependent(f->extent))
+            return processLoop(s, *f, state, out);
+        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s); i && !uniformity_.threadDependent(i->cond)) return processBranch(s, *i, state, out);
+        return processUnit(s, state, out);
+    }
+
+    // A statement the walk does not descend into: an instruction, a loop over
+    // one thread's own elements, or control flow threads may follow
+    // differently (a barrier inside would not be reached by every thread).
+    // The lowering puts only one thread's own work there -- guards, replicas
+    // writing once, the one thread that issues TMA -- and the language has no
+    // thread-dependent condition outside parallel loops; so its accesses are
+    // taken all at once.
+    ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         State unit = accessesOf(s);
-        if (state.hazard(unit)) {
-            out.push_back(barrier(s->span));
-            state.clear();
-        }
-        state.add(unit);
+        if (hazard(state, unit)) insertBarrier(state, s->span, out);
+        admit(state, unit);
         return s;
     }
 
-    int64_t barrierId_ = 0, barrierThreads_ = 0;
+    ir::Stmt processLoop(const ir::Stmt &self, const ir::For &f, State &state, std::vector<ir::Stmt> &out) {
+        State bounds = ownAccessesOf(self);
+        if (hazard(state, bounds)) insertBarrier(state, f.span, out);
+        admit(state, bounds);
+        uniformity_.bind(f.var.get(), false);
+        // A hazard with what came before the loop is resolved once, before
+        // it, rather than in every iteration.
+        if (probe(f.body, state)) insertBarrier(state, f.span, out);
+        State entry = state;
+        ir::Stmt body = process(f.body, state);
+        // Entered again with the state its end leaves behind?
+        State wrap = state.shifted(f.var.get());
+        if (probe(f.body, wrap)) {
+            std::vector<ir::Stmt> head;
+            State fresh = wrap;
+            insertBarrier(fresh, f.span, head);
+            body = process(f.body, fresh);
+            head.push_back(body);
+            body = ir::seq(std::move(head));
+            state = fresh;
+        }
+        state.add(entry);   // the loop may run zero times
+        return ir::rebuildFor(f, f.min, f.extent, body);
+    }
 
-    // Whether walking `s` from `state` meets a hazard before a barrier.
-    bool firstHazard(const ir::Stmt &s, State &state) {
-        bool stopped = false;
-        return hazardBefore(s, state, stopped);
+    // A branch every thread of the scope takes the same way: barriers may go inside.
+    ir::Stmt processBranch(const ir::Stmt &self, const ir::IfThenElse &i, State &state, std::vector<ir::Stmt> &out) {
+        State cond = ownAccessesOf(self);
+        if (hazard(state, cond)) insertBarrier(state, i.span, out);
+        admit(state, cond);
+        // A hazard with what came before the branch is resolved once, before it.
+        if (probe(i.thenBody, state) || (i.elseBody && probe(i.elseBody, state))) insertBarrier(state, i.span, out);
+        State elseState = state;
+        ir::Stmt thenBody = process(i.thenBody, state);
+        ir::Stmt elseBody = i.elseBody ? process(i.elseBody, elseState) : nullptr;
+        state.add(elseState);
+        return std::make_shared<ir::IfThenElse>(i.cond, thenBody, elseBody, i.span);
     }
-    bool hazardBefore(const ir::Stmt &s, State &state, bool &stopped) {
-        if (!s || stopped) return false;
-        if (ir::as<ir::SyncThreads>(s)) {
-            stopped = true;
-            return false;
-        }
-        if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
-            for (const ir::Stmt &x : seq->stmts) {
-                if (hazardBefore(x, state, stopped)) return true;
-                if (stopped) return false;
-            }
-            return false;
-        }
-        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) return hazardBefore(l->body, state, stopped);
-        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return hazardBefore(a->body, state, stopped);
-        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal) return hazardBefore(f->body, state, stopped);
-        State unit = accessesOf(s);
-        if (state.hazard(unit)) return true;
-        state.add(unit);
-        return false;
-    }
+
+    std::vector<Range> asyncBytes_;
+    Uniformity uniformity_;
+    int64_t barrierId_ = 0, barrierThreads_ = 0;
+    int64_t inserted_ = 0;   // barriers inserted so far (probes restore it)
+    int64_t serial_ = 0;     // ranges admitted so far
+    struct Probe {
+        int64_t start;       // ranges numbered below it were admitted before the probe
+        bool hit;
+    };
+    std::vector<Probe> probes_;
 };
 
 } // namespace
@@ -301,7 +458,7 @@ private:
 ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &) {
     ir::Kernel out = kernel;
     State state;
-    out.body = Inserter().process(kernel.body, state);
+    out.body = Inserter(asyncBytes(kernel.body)).process(kernel.body, state);
     return out;
 }
 

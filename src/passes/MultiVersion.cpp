@@ -1,6 +1,7 @@
 // MultiVersion.cpp -- see MultiVersion.h.
 #include "passes/MultiVersion.h"
 
+#include "ir/Effects.h"
 #include "ir/Visitor.h"
 
 namespace tilet {
@@ -81,44 +82,16 @@ public:
     using ir::Visitor::visit;
 
     void visit(const Stmt &s) override {
-        if (s.get() == skip_) return;
+        if (!s || s.get() == skip_) return;
+        for (const ir::Access &a : ir::ownEffects(s).accesses) {
+            if (a.buffer != b_) continue;
+            uses.all.push_back(a.span);
+            if (a.writes()) uses.writes.push_back(a.span);
+        }
         ir::Visitor::visit(s);
-    }
-    void visitStore(const ir::Store &n) override {
-        note(n.buffer, n.span, true);
-        ir::Visitor::visitStore(n);
-    }
-    void visitLoad(const ir::Load &n) override {
-        note(n.buffer, n.span, false);
-        ir::Visitor::visitLoad(n);
-    }
-    void visitCopy(const ir::Copy &n) override {
-        note(n.src.buffer, n.span, false);
-        note(n.dst.buffer, n.span, true);
-        ir::Visitor::visitCopy(n);
-    }
-    void visitGemm(const ir::Gemm &n) override {
-        note(n.a.buffer, n.span, false);
-        note(n.b.buffer, n.span, false);
-        note(n.c.buffer, n.span, true);
-        ir::Visitor::visitGemm(n);
-    }
-    void visitFill(const ir::Fill &n) override {
-        note(n.dst.buffer, n.span, true);
-        ir::Visitor::visitFill(n);
-    }
-    void visitAtomicAdd(const ir::AtomicAdd &n) override {
-        note(n.dst.buffer, n.span, true);
-        if (n.src) note(n.src->buffer, n.span, false);
-        ir::Visitor::visitAtomicAdd(n);
     }
 
 private:
-    void note(const ir::Buffer &x, SourceRange where, bool write) {
-        if (x.get() != b_) return;
-        uses.all.push_back(where);
-        if (write) uses.writes.push_back(where);
-    }
     const ir::BufferNode *b_;
     const ir::StmtNode *skip_;
 };

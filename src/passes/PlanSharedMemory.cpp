@@ -10,6 +10,7 @@
 //    not overlap a placed buffer with an intersecting lifetime.
 #include "passes/PlanSharedMemory.h"
 
+#include "ir/Effects.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
@@ -35,6 +36,7 @@ public:
     void visit(const ir::Stmt &s) override {
         if (!s) return;
         ++position_;
+        for (const ir::Access &a : ir::ownEffects(s).accesses) touch(a.buffer);
         ir::Visitor::visit(s);
     }
     using ir::Visitor::visit;
@@ -91,41 +93,6 @@ public:
         pendingByLoop_.pop_back();
         if (!pendingByLoop_.empty()) pendingByLoop_.back().insert(pendingByLoop_.back().end(), inner.begin(), inner.end());
         loops_.pop_back();
-    }
-    void visitLoad(const ir::Load &n) override {
-        touch(n.buffer.get());
-        ir::Visitor::visitLoad(n);
-    }
-    void visitStore(const ir::Store &n) override {
-        touch(n.buffer.get());
-        ir::Visitor::visitStore(n);
-    }
-    void visitVectorCopy(const ir::VectorCopy &n) override {
-        touch(n.dst.get());
-        touch(n.src.get());
-        ir::Visitor::visitVectorCopy(n);
-    }
-    void visitTmaLoad(const ir::TmaLoad &n) override {
-        touch(n.dst.get());
-        ir::Visitor::visitTmaLoad(n);
-    }
-    void visitTmaStore(const ir::TmaStore &n) override {
-        touch(n.src.get());
-        ir::Visitor::visitTmaStore(n);
-    }
-    void visitBulkCopy(const ir::BulkCopy &n) override {
-        touch(n.dst.get());
-        touch(n.src.get());
-        ir::Visitor::visitBulkCopy(n);
-    }
-    void visitWgmma(const ir::Wgmma &n) override {
-        touch(n.a.buffer.get());
-        touch(n.b.buffer.get());
-        ir::Visitor::visitWgmma(n);
-    }
-    void visitLdMatrix(const ir::LdMatrix &n) override {
-        touch(n.src.get());
-        ir::Visitor::visitLdMatrix(n);
     }
 
 private:

@@ -283,11 +283,19 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         // Block indices are bound once at the top of the body.
         std::vector<std::pair<ir::VarRef, ir::Expr>> blockLets;
         static const ir::SpecialKind kinds[3] = {ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ};
-        // use_swizzle(...) first renumbers the blocks (rasterization).
+        // use_swizzle(...) first renumbers the blocks (rasterization). As in
+        // TileLang, allocations may come before it: they use no block index.
         const ast::Call *swizzle = nullptr;
-        if (!k.body.empty() && k.body.front()->kind == ast::StmtKind::CallStmt) {
-            const ast::Call &c = *static_cast<const ast::CallStmt &>(*k.body.front()).call;
-            if (c.callee == "use_swizzle") swizzle = &c;
+        for (const ast::StmtPtr &s : k.body) {
+            if (s->kind == ast::StmtKind::CallStmt) {
+                const ast::Call &c = *static_cast<const ast::CallStmt &>(*s).call;
+                if (c.callee == "use_swizzle") swizzle = &c, swizzleStmt_ = s.get();
+                break;
+            }
+            const ast::Let *let = s->kind == ast::StmtKind::Let ? static_cast<const ast::Let *>(s.get()) : nullptr;
+            bool allocation = let && let->init->kind == ast::ExprKind::Call &&
+                              static_cast<const ast::Call &>(*let->init).callee.rfind("alloc_", 0) == 0;
+            if (!allocation) break;
         }
         std::optional<Swizzle> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
         if (swizzled) blockLets = swizzled->steps;
@@ -302,14 +310,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
                                                                              : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
             if (declare(n, sym)) blockLets.push_back({var, value});
         }
-        ir::Stmt body;
-        if (swizzle) {
-            pushScope();
-            body = checkStmtsFrom(k.body, 1);
-            popScope();
-        } else {
-            body = checkBlock(k.body);
-        }
+        ir::Stmt body = checkBlock(k.body);
+        swizzleStmt_ = nullptr;
         for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
             body = std::make_shared<ir::LetStmt>(it->first, it->second, body ? body : ir::seq({}), it->first->span);
         kernel.body = body ? body : ir::seq({});

@@ -154,6 +154,7 @@ private:
     std::vector<std::map<std::string, Symbol>> scopes_;
     int parallelDepth_ = 0;
     ir::Kernel *kernel_ = nullptr;
+    const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
 };
 
 // Levenshtein distance, for "did you mean" notes.

@@ -217,7 +217,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
-        diags_.error(c.range, "use_swizzle must be the first statement of a kernel: it renumbers the block indices every statement sees");
+        diags_.error(c.range, "use_swizzle must come before any statement but allocations: it renumbers the block indices every statement sees");
         return nullptr;
     }
     if (n == "cluster_sync" || n == "pdl_trigger" || n == "pdl_sync") {

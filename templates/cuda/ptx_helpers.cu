@@ -492,7 +492,8 @@ __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar
                  : "memory");
 }
 // @helper fence_proxy_async
-// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+// Orders this thread's earlier shared-memory writes (generic proxy) before
+// later accesses through the async proxy: TMA, and wgmma's shared operands.
 __device__ __forceinline__ void tilet_fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

@@ -108,7 +108,6 @@ gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-    __syncthreads();
     for (int ko = 0; ko < 2; ++ko) {
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
@@ -186,7 +185,6 @@ gemm_f16_tn_kernel(const __half* __restrict__ At, const __half* __restrict__ Bt,
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 4096);
     __half acc[32];
-    __syncthreads();
     for (int ko = 0; ko < 2; ++ko) {
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 8;

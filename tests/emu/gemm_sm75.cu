@@ -80,7 +80,6 @@ gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
             }
         }
     }
-    __syncthreads();
     for (int ko = 0; ko < 2; ++ko) {
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;

@@ -137,7 +137,8 @@ __device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long lo
     asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
                  : "memory");
 }
-// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+// Orders this thread's earlier shared-memory writes (generic proxy) before
+// later accesses through the async proxy: TMA, and wgmma's shared operands.
 __device__ __forceinline__ void tilet_fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

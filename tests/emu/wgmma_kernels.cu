@@ -62,6 +62,12 @@ __device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long lo
     asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
                  : "memory");
 }
+// Orders this thread's earlier shared-memory writes (generic proxy) before
+// later accesses through the async proxy: TMA, and wgmma's shared operands.
+__device__ __forceinline__ void tilet_fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 // A wgmma shared-memory matrix descriptor: start address, leading- and
 // stride-dimension byte offsets (all in 16-byte units), swizzle mode
 // (1: 128B, 2: 64B, 3: 32B).
@@ -215,6 +221,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         acc[r] = 0.0f;
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
@@ -329,7 +336,6 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             }
         }
     }
-    __syncthreads();
     for (int ko = 0; ko < 2; ++ko) {
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
@@ -345,6 +351,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
         tilet_wgmma_fence();
+        tilet_fence_proxy_async();
         __syncthreads();
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
@@ -392,6 +399,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
         acc[r] = 0.0f;
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
@@ -444,6 +452,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
         acc[r] = static_cast<__half>(0.0f);
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
@@ -483,7 +492,6 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             }
         }
     }
-    __syncthreads();
     for (int ko = 0; ko < 2; ++ko) {
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
@@ -499,6 +507,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 4096 + ko * 64 + j_thread_1]);
         }
         tilet_wgmma_fence();
+        tilet_fence_proxy_async();
         __syncthreads();
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
@@ -546,6 +555,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
         acc[r] = 0.0f;
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
@@ -600,6 +610,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         acc[r] = 0.0f;
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
@@ -648,6 +659,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
         acc[r] = 0.0f;
     }
     tilet_wgmma_fence();
+    tilet_fence_proxy_async();
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {

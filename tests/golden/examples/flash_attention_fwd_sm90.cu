@@ -81,6 +81,12 @@ __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar
     asm volatile("mbarrier.expect_tx.relaxed.cta.shared.b64 [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
                  : "memory");
 }
+// Orders this thread's earlier shared-memory writes (generic proxy) before
+// later accesses through the async proxy: TMA, and wgmma's shared operands.
+__device__ __forceinline__ void tilet_fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 // A wgmma shared-memory matrix descriptor: start address, leading- and
 // stride-dimension byte offsets (all in 16-byte units), swizzle mode
 // (1: 128B, 2: 64B, 3: 32B).
@@ -210,6 +216,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         for (int i_1 = 0; i_1 < 2; ++i_1) {
             scores_max[i_1] = -CUDART_INF_F;
         }
+        tilet_fence_proxy_async();
         tilet_named_barrier(2, 256);
         for (int k = 0; k < 32; ++k) {
             tilet_mbarrier_wait(&stage_full[k % 2], k / 2 % 2);

@@ -3,7 +3,8 @@
 // Launch the kernels with the functions declared in tma_store_default.h.
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
-// Makes this thread's shared-memory writes visible to TMA (the async proxy).
+// Orders this thread's earlier shared-memory writes (generic proxy) before
+// later accesses through the async proxy: TMA, and wgmma's shared operands.
 __device__ __forceinline__ void tilet_fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

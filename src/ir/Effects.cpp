@@ -1,0 +1,297 @@
+// Effects.cpp -- see Effects.h.
+#include "ir/Effects.h"
+
+#include "ir/Visitor.h"
+
+namespace tilet::ir {
+
+const char *proxyName(Proxy p) { return p == Proxy::Generic ? "generic" : "async"; }
+
+const char *syncKindName(SyncKind k) {
+    switch (k) {
+    case SyncKind::Barrier: return "barrier";
+    case SyncKind::ClusterBarrier: return "cluster barrier";
+    case SyncKind::ProxyFence: return "async-proxy fence";
+    case SyncKind::MbarrierInit: return "mbarrier init";
+    case SyncKind::MbarrierArrive: return "mbarrier arrive";
+    case SyncKind::MbarrierExpectTx: return "mbarrier expect_tx";
+    case SyncKind::MbarrierWait: return "mbarrier wait";
+    case SyncKind::CpAsyncCommit: return "cp.async commit";
+    case SyncKind::CpAsyncWait: return "cp.async wait";
+    case SyncKind::WgmmaFence: return "wgmma fence";
+    case SyncKind::WgmmaCommit: return "wgmma commit";
+    case SyncKind::WgmmaWait: return "wgmma wait";
+    case SyncKind::BulkWait: return "bulk wait";
+    case SyncKind::PdlTrigger: return "pdl trigger";
+    case SyncKind::PdlWait: return "pdl wait";
+    }
+    return "?";
+}
+
+namespace {
+
+// The loads in the expressions of one statement, not of the statements inside it.
+class OwnLoads : public Visitor {
+public:
+    OwnLoads(const StmtNode *root, std::vector<Access> &out) : root_(root), out_(out) {}
+    using Visitor::visit;
+    void visit(const Stmt &s) override {
+        if (s.get() == root_) Visitor::visit(s);
+    }
+    void visitLoad(const Load &n) override {
+        Access a;
+        a.buffer = n.buffer.get();
+        a.indices = &n.indices;
+        a.span = n.span;
+        out_.push_back(a);
+        Visitor::visitLoad(n);
+    }
+
+private:
+    const StmtNode *root_;
+    std::vector<Access> &out_;
+};
+
+Access element(const Buffer &b, AccessMode mode, const std::vector<Expr> *indices = nullptr, Proxy proxy = Proxy::Generic) {
+    Access a;
+    a.buffer = b.get();
+    a.mode = mode;
+    a.indices = indices;
+    a.proxy = proxy;
+    return a;
+}
+
+Access box(const Region &r, AccessMode mode) {
+    Access a;
+    a.buffer = r.buffer.get();
+    a.mode = mode;
+    a.region = &r;
+    return a;
+}
+
+SyncEffect sync(SyncKind k, const Buffer &barrier = nullptr, const Expr *index = nullptr) {
+    SyncEffect e{k};
+    e.barrier = barrier.get();
+    e.index = index;
+    return e;
+}
+
+bool isBulkLoad(CopyInst i) { return i == CopyInst::BulkLoad || i == CopyInst::BulkLoad1D; }
+bool isBulkStore(CopyInst i) { return i == CopyInst::BulkStore || i == CopyInst::BulkStore1D; }
+
+// The operands of each statement kind. No default: a new kind must say what it does.
+void operandEffects(const Stmt &s, Effects &fx) {
+    std::vector<Access> &acc = fx.accesses;
+    std::vector<SyncEffect> &syn = fx.syncs;
+    switch (s->kind) {
+    case StmtKind::Seq:
+    case StmtKind::LetStmt:
+    case StmtKind::Allocate:
+    case StmtKind::For:
+    case StmtKind::IfThenElse:
+    case StmtKind::WarpSpecialize:
+    case StmtKind::SetMaxNReg:
+    case StmtKind::TmaPrefetch:   // reads a kernel parameter (the tensor map), no buffer
+        return;
+    case StmtKind::Store: {
+        const Store &n = *as<Store>(s);
+        Access a = element(n.buffer, n.op == StoreOp::AtomicAdd ? AccessMode::ReadWrite : AccessMode::Write, &n.indices);
+        a.asynchronous = n.op == StoreOp::AsyncCopy;
+        acc.push_back(a);
+        return;
+    }
+    case StmtKind::VectorCopy: {
+        const VectorCopy &n = *as<VectorCopy>(s);
+        Access w = element(n.dst, AccessMode::Write, &n.dstIndices);
+        w.asynchronous = n.async;   // cp.async: lands at the wait_group that retires its group
+        acc.push_back(w);
+        acc.push_back(element(n.src, AccessMode::Read, &n.srcIndices));
+        return;
+    }
+    case StmtKind::LdMatrix: {
+        const LdMatrix &n = *as<LdMatrix>(s);
+        acc.push_back(element(n.src, AccessMode::Read, &n.srcIndices));
+        acc.push_back(element(n.dst, AccessMode::Write));
+        return;
+    }
+    case StmtKind::Mma: {
+        const Mma &n = *as<Mma>(s);
+        acc.push_back(element(n.a, AccessMode::Read));
+        acc.push_back(element(n.b, AccessMode::Read));
+        acc.push_back(element(n.d, AccessMode::ReadWrite));
+        return;
+    }
+    case StmtKind::Wgmma: {
+        const Wgmma &n = *as<Wgmma>(s);
+        for (const WgmmaOperand *o : {&n.a, &n.b}) {
+            // Shared operands are read through matrix descriptors: the async proxy.
+            bool shared = o->buffer->scope == MemScope::Shared;
+            Access a = element(o->buffer, AccessMode::Read, &o->indices, shared ? Proxy::Async : Proxy::Generic);
+            a.asynchronous = true;
+            acc.push_back(a);
+        }
+        Access d = element(n.d, AccessMode::ReadWrite);
+        d.asynchronous = true;
+        acc.push_back(d);
+        return;
+    }
+    case StmtKind::WgmmaSync: {
+        const WgmmaSync &n = *as<WgmmaSync>(s);
+        SyncEffect e = sync(n.sync == WgmmaSyncKind::Fence    ? SyncKind::WgmmaFence
+                            : n.sync == WgmmaSyncKind::Commit ? SyncKind::WgmmaCommit
+                                                              : SyncKind::WgmmaWait);
+        e.count = n.pending;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::CpAsyncCommit: syn.push_back(sync(SyncKind::CpAsyncCommit)); return;
+    case StmtKind::CpAsyncWait: {
+        SyncEffect e = sync(SyncKind::CpAsyncWait);
+        e.count = as<CpAsyncWait>(s)->pending;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::TmaLoad: {
+        const TmaLoad &n = *as<TmaLoad>(s);
+        Access w = element(n.dst, AccessMode::Write, &n.dstIndices, Proxy::Async);
+        w.asynchronous = true;
+        w.completesOn = n.barrier.get();
+        w.remote = n.multicastMask != 0;
+        acc.push_back(w);
+        acc.push_back(element(n.desc->tensor, AccessMode::Read, nullptr, Proxy::Async));
+        return;
+    }
+    case StmtKind::TmaStore: {
+        const TmaStore &n = *as<TmaStore>(s);
+        Access r = element(n.src, AccessMode::Read, &n.srcIndices, Proxy::Async);
+        r.asynchronous = true;   // until the bulk wait
+        acc.push_back(r);
+        Access w = element(n.desc->tensor, AccessMode::Write, nullptr, Proxy::Async);
+        w.asynchronous = true;
+        acc.push_back(w);
+        return;
+    }
+    case StmtKind::BulkCopy: {
+        const BulkCopy &n = *as<BulkCopy>(s);
+        Access w = element(n.dst, AccessMode::Write, &n.dstIndices, Proxy::Async);
+        w.asynchronous = true;
+        w.completesOn = n.barrier.get();
+        acc.push_back(w);
+        Access r = element(n.src, AccessMode::Read, &n.srcIndices, Proxy::Async);
+        r.asynchronous = true;
+        acc.push_back(r);
+        return;
+    }
+    case StmtKind::BarrierExpectTx: {
+        const BarrierExpectTx &n = *as<BarrierExpectTx>(s);
+        SyncEffect e = sync(SyncKind::MbarrierExpectTx, n.barrier, &n.index);
+        e.count = n.bytes;
+        e.arrives = n.arrive;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::FenceProxyAsync: syn.push_back(sync(SyncKind::ProxyFence)); return;
+    case StmtKind::TmaStoreWait: syn.push_back(sync(SyncKind::BulkWait)); return;
+    case StmtKind::Copy: {
+        const Copy &n = *as<Copy>(s);
+        Access r = box(n.src, AccessMode::Read), w = box(n.dst, AccessMode::Write);
+        if (isBulkLoad(n.inst)) {
+            r.proxy = w.proxy = Proxy::Async;
+            w.asynchronous = true;
+            w.completesOn = n.barrier.get();
+        } else if (isBulkStore(n.inst)) {
+            r.proxy = w.proxy = Proxy::Async;
+            r.asynchronous = w.asynchronous = true;
+        } else if (n.inst == CopyInst::CPAsync) {
+            w.asynchronous = true;
+        }
+        w.remote = n.dstBlock != nullptr || n.clusterMask != 0;
+        acc.push_back(r);
+        acc.push_back(w);
+        // tma_copy(..., barrier = b): the load adds its bytes to b's phase.
+        if (n.barrier) syn.push_back(sync(SyncKind::MbarrierExpectTx, n.barrier, &n.barrierIndex));
+        // copy_cluster(dst_block, remote_barrier): one thread arrives on the peer's barrier.
+        if (n.dstBlock && n.remoteBarrier) {
+            SyncEffect e = sync(SyncKind::MbarrierArrive, n.remoteBarrier);
+            e.remote = true;
+            e.count = 1;
+            syn.push_back(e);
+        }
+        return;
+    }
+    case StmtKind::Gemm: {
+        const Gemm &n = *as<Gemm>(s);
+        acc.push_back(box(n.a, AccessMode::Read));
+        acc.push_back(box(n.b, AccessMode::Read));
+        acc.push_back(box(n.c, AccessMode::ReadWrite));
+        if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
+        if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
+        return;
+    }
+    case StmtKind::Fill: acc.push_back(box(as<Fill>(s)->dst, AccessMode::Write)); return;
+    case StmtKind::Reduce: {
+        const Reduce &n = *as<Reduce>(s);
+        acc.push_back(element(n.src, AccessMode::Read));
+        acc.push_back(element(n.dst, n.clear ? AccessMode::Write : AccessMode::ReadWrite));
+        return;
+    }
+    case StmtKind::AtomicAdd: {
+        const AtomicAdd &n = *as<AtomicAdd>(s);
+        acc.push_back(box(n.dst, AccessMode::ReadWrite));
+        if (n.src) acc.push_back(box(*n.src, AccessMode::Read));
+        return;
+    }
+    case StmtKind::SyncThreads: {
+        const SyncThreads &n = *as<SyncThreads>(s);
+        SyncEffect e = sync(SyncKind::Barrier);
+        e.barrierId = n.barrierId;
+        e.threads = n.threads;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::BarrierInit: syn.push_back(sync(SyncKind::MbarrierInit, as<BarrierInit>(s)->barrier)); return;
+    case StmtKind::BarrierArrive: {
+        const BarrierArrive &n = *as<BarrierArrive>(s);
+        SyncEffect e = sync(SyncKind::MbarrierArrive, n.barrier, &n.index);
+        e.remote = n.remoteRank != nullptr;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::BarrierWait: {
+        const BarrierWait &n = *as<BarrierWait>(s);
+        SyncEffect e = sync(SyncKind::MbarrierWait, n.barrier, &n.index);
+        e.parity = &n.parity;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::ClusterSync: syn.push_back(sync(SyncKind::ClusterBarrier)); return;
+    case StmtKind::PdlTrigger: syn.push_back(sync(SyncKind::PdlTrigger)); return;
+    case StmtKind::PdlSync: syn.push_back(sync(SyncKind::PdlWait)); return;
+    }
+}
+
+} // namespace
+
+Effects ownEffects(const Stmt &s) {
+    Effects fx;
+    if (!s) return fx;
+    operandEffects(s, fx);
+    for (Access &a : fx.accesses) a.span = s->span;
+    OwnLoads loads(s.get(), fx.accesses);
+    loads.visit(s);
+    return fx;
+}
+
+void forEachEffect(const Stmt &s, const std::function<void(const Stmt &, const Effects &)> &f) {
+    forEachStmt(s, [&](const Stmt &x) { f(x, ownEffects(x)); });
+}
+
+bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly) {
+    bool found = false;
+    forEachEffect(s, [&](const Stmt &, const Effects &fx) {
+        for (const Access &a : fx.accesses) found = found || (a.buffer == b && (!writesOnly || a.writes()));
+    });
+    return found;
+}
+
+} // namespace tilet::ir

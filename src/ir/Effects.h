@@ -1,0 +1,102 @@
+// Effects.h -- what a statement reads, writes and synchronises: the one place
+// in tilet that knows it.
+//
+// Every pass that asks "which buffers does this touch", "which bytes may
+// another thread see", "is this a barrier" asks ownEffects(). Its switch
+// lists every statement kind with no default, so a new node kind does not
+// compile until its effects are stated here.
+//
+// Memory proxies follow the PTX ISA memory model ("Proxies"): ordinary loads
+// and stores, cp.async and ldmatrix go through the generic proxy; TMA
+// (cp.async.bulk[.tensor]) and the shared-memory operands wgmma reads through
+// matrix descriptors go through the async proxy. Generic writes become
+// visible to the async proxy only after a `fence.proxy.async` by the writing
+// thread.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <functional>
+#include <vector>
+
+namespace tilet::ir {
+
+enum class Proxy { Generic, Async };
+const char *proxyName(Proxy p);
+
+enum class AccessMode { Read, Write, ReadWrite };
+
+// One access of a buffer by a statement. Pointers refer into the statement,
+// which must outlive the Access.
+struct Access {
+    const BufferNode *buffer = nullptr;
+    AccessMode mode = AccessMode::Read;
+    Proxy proxy = Proxy::Generic;
+    // Which elements: the element at `*indices` (an element access, or the
+    // first element of a wide one), the box `*region` (a tile operation), or
+    // the whole buffer when both are null.
+    const std::vector<Expr> *indices = nullptr;
+    const Region *region = nullptr;
+    // Completes after the statement: cp.async (at the cp.async.wait_group
+    // that retires its group), TMA and bulk copies (a load when the mbarrier
+    // `completesOn` completes its phase), wgmma (at wgmma.wait_group).
+    bool asynchronous = false;
+    const BufferNode *completesOn = nullptr;
+    // Also lands in (or reads from) other blocks of the cluster: TMA
+    // multicast, copy_cluster with dst_block.
+    bool remote = false;
+    SourceRange span;   // the load, or the statement
+
+    bool reads() const { return mode != AccessMode::Write; }
+    bool writes() const { return mode != AccessMode::Read; }
+};
+
+enum class SyncKind {
+    Barrier,          // bar.sync of the block, or of a role's threads (barrierId, threads)
+    ClusterBarrier,   // barrier.cluster arrive + wait
+    ProxyFence,       // fence.proxy.async.shared::cta
+    MbarrierInit,     // mbarrier.init of every barrier of the array
+    MbarrierArrive,   // one arrival (count: threads that arrive; remote: another block's barrier)
+    MbarrierExpectTx, // transaction bytes the phase also waits for (with an arrival when `arrives`)
+    MbarrierWait,     // wait until the phase of `parity` completes
+    CpAsyncCommit,
+    CpAsyncWait,      // count: groups that may stay in flight
+    WgmmaFence,
+    WgmmaCommit,
+    WgmmaWait,        // count: groups that may stay in flight
+    BulkWait,         // cp.async.bulk commit + wait_group.read 0
+    PdlTrigger,       // griddepcontrol.launch_dependents
+    PdlWait,          // griddepcontrol.wait
+};
+const char *syncKindName(SyncKind k);
+
+struct SyncEffect {
+    SyncKind kind;
+    const BufferNode *barrier = nullptr;   // mbarrier kinds
+    const Expr *index = nullptr;       // which barrier of the array (null: all)
+    const Expr *parity = nullptr;      // MbarrierWait
+    int64_t count = 0;                 // see SyncKind
+    int64_t barrierId = 0, threads = 0;   // Barrier: 0 is the block's barrier
+    bool remote = false;               // MbarrierArrive on another block's barrier
+    bool arrives = false;              // MbarrierExpectTx
+};
+
+struct Effects {
+    std::vector<Access> accesses;
+    std::vector<SyncEffect> syncs;
+
+    bool empty() const { return accesses.empty() && syncs.empty(); }
+};
+
+// The effects of `s` itself: its operands, and the loads in its own
+// expressions (a loop's bounds, a branch's condition, a binding's value), not
+// those of the statements it contains.
+Effects ownEffects(const Stmt &s);
+
+// Calls `f` with each statement of `s` (pre-order) and its own effects.
+void forEachEffect(const Stmt &s, const std::function<void(const Stmt &, const Effects &)> &f);
+
+// Whether `s` or a statement inside it accesses `b` (writes it, with `writesOnly`).
+bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly = false);
+
+} // namespace tilet::ir
