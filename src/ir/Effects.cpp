@@ -41,6 +41,7 @@ public:
     void visitLoad(const Load &n) override {
         Access a;
         a.buffer = n.buffer.get();
+        a.owner = &n.buffer;
         a.indices = &n.indices;
         a.span = n.span;
         out_.push_back(a);
@@ -55,6 +56,7 @@ private:
 Access element(const Buffer &b, AccessMode mode, const std::vector<Expr> *indices = nullptr, Proxy proxy = Proxy::Generic) {
     Access a;
     a.buffer = b.get();
+    a.owner = &b;
     a.mode = mode;
     a.indices = indices;
     a.proxy = proxy;
@@ -64,6 +66,7 @@ Access element(const Buffer &b, AccessMode mode, const std::vector<Expr> *indice
 Access box(const Region &r, AccessMode mode) {
     Access a;
     a.buffer = r.buffer.get();
+    a.owner = &r.buffer;
     a.mode = mode;
     a.region = &r;
     return a;

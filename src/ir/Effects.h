@@ -30,6 +30,7 @@ enum class AccessMode { Read, Write, ReadWrite };
 // which must outlive the Access.
 struct Access {
     const BufferNode *buffer = nullptr;
+    const Buffer *owner = nullptr;   // the statement's reference to `buffer`, for passes that build new accesses of it
     AccessMode mode = AccessMode::Read;
     Proxy proxy = Proxy::Generic;
     // Which elements: the element at `*indices` (an element access, or the

@@ -15,6 +15,7 @@
 #include "passes/VectorizeAccesses.h"
 
 #include "ir/Analysis.h"
+#include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
@@ -182,14 +183,19 @@ private:
             byBuffer.push_back({b, {}});
             return byBuffer.back().second;
         };
-        ir::forEachStmt(fastBody, [&](const ir::Stmt &s) {
-            if (const ir::Store *st = ir::as<ir::Store>(s))
-                entry(st->buffer.get()).push_back({st->buffer, inlineAll(st->indices), inlineInner(st->indices), true, st->op == ir::StoreOp::AtomicAdd});
-        });
-        ir::forEachExpr(fastBody, [&](const ir::Expr &e) {
-            if (const ir::Load *l = ir::as<ir::Load>(e))
-                entry(l->buffer.get()).push_back({l->buffer, inlineAll(l->indices), inlineInner(l->indices), false, false});
-        });
+        // Stores first, then loads, as the lanes' code has them.
+        bool elementsOnly = true;
+        for (bool stores : {true, false}) {
+            ir::forEachEffect(fastBody, [&](const ir::Stmt &, const ir::Effects &fx) {
+                for (const ir::Access &a : fx.accesses) {
+                    // Anything but element accesses (an instruction, a whole buffer) keeps the lanes scalar.
+                    if (!a.indices) elementsOnly = false;
+                    if (!a.indices || a.writes() != stores) continue;
+                    entry(a.buffer).push_back({*a.owner, inlineAll(*a.indices), inlineInner(*a.indices), stores, a.mode == ir::AccessMode::ReadWrite});
+                }
+            });
+        }
+        if (!elementsOnly) return scalar;
         std::map<const ir::BufferNode *, int64_t> wideBytes;
         std::vector<std::string> notes;
         for (const auto &[buffer, accesses] : byBuffer) {
