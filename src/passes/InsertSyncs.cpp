@@ -35,6 +35,7 @@
 #include "ir/Visitor.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace tilet {
@@ -55,6 +56,8 @@ struct Range {
     ir::Proxy proxy = ir::Proxy::Generic;
     int64_t role = -1;       // made inside ws(...) by this first warp group; -1: by the block
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
+    SourceRange span;        // the access, for --explain
+    const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
     ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
 
@@ -147,12 +150,25 @@ Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> *indices) {
     return r;
 }
 
-void addRanges(State &st, const ir::Effects &fx, int64_t role) {
+// Who accesses memory through the async proxy, for --explain.
+const char *asyncAccessor(const ir::Stmt &s) {
+    switch (s->kind) {
+    case ir::StmtKind::Wgmma: return "wgmma";
+    case ir::StmtKind::TmaLoad: return "a TMA load";
+    case ir::StmtKind::TmaStore: return "a TMA store";
+    case ir::StmtKind::BulkCopy: return "a bulk copy";
+    default: return "the async proxy";
+    }
+}
+
+void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role) {
     for (const ir::Access &a : fx.accesses) {
         if (!isMemory(*a.buffer)) continue;
         Range range = rangeOf(*a.buffer, a.indices);
         range.proxy = a.proxy;
         range.role = role;
+        range.span = a.span;
+        if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;
@@ -166,7 +182,7 @@ void addRanges(State &st, const ir::Effects &fx, int64_t role) {
 // The memory accesses of `s` itself (a loop's bounds, a branch's condition).
 State ownAccessesOf(const ir::Stmt &s) {
     State st;
-    addRanges(st, ir::ownEffects(s), -1);
+    addRanges(st, s, ir::ownEffects(s), -1);
     return st;
 }
 
@@ -176,17 +192,20 @@ State accessesOf(const ir::Stmt &s) {
     const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s);
     int64_t role = w ? w->roles.front() : -1;
     State st;
-    ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { addRanges(st, fx, role); });
+    ir::forEachEffect(s, [&](const ir::Stmt &x, const ir::Effects &fx) { addRanges(st, x, fx, role); });
     return st;
 }
 
 // Bytes the async proxy accesses anywhere in the kernel.
 std::vector<Range> asyncBytes(const ir::Stmt &body) {
     std::vector<Range> out;
-    ir::forEachEffect(body, [&](const ir::Stmt &, const ir::Effects &fx) {
+    ir::forEachEffect(body, [&](const ir::Stmt &s, const ir::Effects &fx) {
         for (const ir::Access &a : fx.accesses) {
             if (a.proxy != ir::Proxy::Async || a.buffer->scope != ir::MemScope::Shared || a.buffer->remoteOf) continue;
-            out.push_back(rangeOf(*a.buffer, nullptr));
+            Range r = rangeOf(*a.buffer, nullptr);
+            r.span = a.span;
+            r.by = asyncAccessor(s);
+            out.push_back(r);
         }
     });
     return out;
@@ -214,9 +233,41 @@ private:
     std::set<const ir::VarNode *> dependentVars_;
 };
 
+// Why a barrier is needed: a later access and the earlier one it conflicts with.
+struct Conflict {
+    enum Kind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite, AsyncAfterGeneric } kind = ReadAfterWrite;
+    Range earlier, later;
+};
+
+std::string describe(const Conflict &c) {
+    const Range &e = c.earlier, &l = c.later;
+    std::string name = "'" + l.buffer->name + "'";
+    if (l.buffer->scope == ir::MemScope::Global) name += " (global memory)";
+    // Buffers whose lifetimes do not overlap may share bytes (plan-shared-memory).
+    std::string before = e.buffer == l.buffer ? name : name + " shares bytes with '" + e.buffer->name + "', which";
+    switch (c.kind) {
+    case Conflict::ReadAfterWrite: return before + " is written at " + e.span.lineColumn() + "; it is read here by other threads";
+    case Conflict::WriteAfterRead: return before + " is read at " + e.span.lineColumn() + "; it is written here by other threads";
+    case Conflict::WriteAfterWrite: return before + " is written at " + e.span.lineColumn() + "; it is written here by other threads";
+    case Conflict::AsyncAfterGeneric:
+        return before + " is written at " + e.span.lineColumn() + " through the generic proxy; it is accessed here by " +
+               (l.by ? l.by : "the async proxy") + " (the async proxy)";
+    }
+    return name;
+}
+
+// Why a fence: a generic write and an async-proxy access of its bytes.
+std::string describeFence(const Conflict &c) {
+    return "'" + c.earlier.buffer->name + "' is written at " + c.earlier.span.lineColumn() + " through the generic proxy and accessed at " +
+           c.later.span.lineColumn() + " by " + (c.later.by ? c.later.by : "the async proxy") + " (the async proxy)";
+}
+
 class Inserter {
 public:
     explicit Inserter(std::vector<Range> asyncBytes) : asyncBytes_(std::move(asyncBytes)) {}
+
+    // The decisions behind the barriers and fences of the result, for --explain.
+    std::vector<Decision> log;
 
     // Returns `s` with barriers inserted; `state` is updated to after `s`.
     ir::Stmt process(const ir::Stmt &s, State &state) {
@@ -247,24 +298,51 @@ public:
 private:
     // A barrier of the current scope: the block, or inside ws(...) the role's named barrier.
     ir::Stmt barrierStmt(SourceRange span) const { return std::make_shared<ir::SyncThreads>(span, barrierId_, barrierThreads_); }
+    std::string barrierName() const {
+        if (barrierId_ == 0) return "__syncthreads()";
+        return "bar.sync " + std::to_string(barrierId_) + ", " + std::to_string(barrierThreads_) + " (the role's named barrier)";
+    }
+    bool recording() const { return probes_.empty(); }
 
-    bool needsFence(const State &state) const {
+    // The first unfenced write the async proxy touches, and that async access.
+    std::optional<Conflict> unfencedAsync(const State &state) const {
         for (const Range &w : state.unfenced)
-            if (overlapsAny(w, asyncBytes_)) return true;
-        return false;
+            for (const Range &a : asyncBytes_)
+                if (w.overlaps(a)) return Conflict{Conflict::AsyncAfterGeneric, w, a};
+        return std::nullopt;
     }
     // Before a release point: the fence that makes this thread's generic
-    // writes visible to the async proxy of whoever acquires it.
-    void fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out) {
-        if (!needsFence(state)) return;
+    // writes visible to the async proxy of whoever acquires it. Returns
+    // whether one was needed.
+    bool fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out, const char *before) {
+        std::optional<Conflict> c = unfencedAsync(state);
+        if (!c) return false;
         out.push_back(std::make_shared<ir::FenceProxyAsync>(span));
         state.unfenced.clear();
+        if (before && recording()) {
+            Decision d;
+            d.where = span;
+            d.op = "async-proxy fence";
+            d.choice = std::string("fence.proxy.async before ") + before;
+            d.why = describeFence(*c);
+            log.push_back(std::move(d));
+        }
+        return true;
     }
-    void insertBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out) {
-        fenceBeforeRelease(state, span, out);
+    void insertBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out, const Conflict &why, const std::string &placement = {}) {
+        std::optional<Conflict> fence = unfencedAsync(state);
+        fenceBeforeRelease(state, span, out, nullptr);
         out.push_back(barrierStmt(span));
         state.barrier();
-        ++inserted_;
+        if (!recording()) return;
+        Decision d;
+        d.where = why.later.span;
+        d.op = "barrier";
+        d.choice = barrierName() + (fence ? " after fence.proxy.async" : "");
+        d.why = describe(why);
+        if (!placement.empty()) d.details.push_back(placement);
+        if (fence && why.kind != Conflict::AsyncAfterGeneric) d.details.push_back("fence.proxy.async first: " + describeFence(*fence));
+        log.push_back(std::move(d));
     }
 
     // `unit`'s accesses join the state, numbered in order.
@@ -275,51 +353,55 @@ private:
     }
 
     // Whether `unit` must be separated from `state` by a barrier (and a
-    // fence). A conflict with a range admitted before an active probe began
-    // is a hit for that probe.
+    // fence); the first conflict is kept in conflict_. A conflict with a range
+    // admitted before an active probe began is a hit for that probe.
     bool hazard(const State &state, const State &unit) {
         bool found = false;
-        auto conflict = [&](const Range &r, const std::vector<Range> &set) {
+        auto conflict = [&](const Range &r, const std::vector<Range> &set, Conflict::Kind kind) {
             for (const Range &x : set) {
                 // Accesses of ws(...) roles are ordered by the program's
                 // mbarriers (check-barriers proves it), never by block barriers.
                 if (r.role >= 0 && x.role >= 0) continue;
                 if (!r.overlaps(x)) continue;
+                if (!found) conflict_ = Conflict{kind, x, r};
                 found = true;
-                for (Probe &p : probes_)
-                    if (x.serial < p.start) p.hit = true;
+                for (Probe &p : probes_) {
+                    if (x.serial >= p.start || p.hit) continue;
+                    p.hit = true;
+                    p.conflict = Conflict{kind, x, r};
+                }
             }
         };
-        for (const Range &r : unit.reads) conflict(r, state.writes);
+        for (const Range &r : unit.reads) conflict(r, state.writes, Conflict::ReadAfterWrite);
         for (const Range &w : unit.writes) {
-            conflict(w, state.writes);
-            conflict(w, state.reads);
+            conflict(w, state.writes, Conflict::WriteAfterWrite);
+            conflict(w, state.reads, Conflict::WriteAfterRead);
         }
         // The async proxy reading or overwriting bytes with unfenced generic writes.
         for (const std::vector<Range> *list : {&unit.reads, &unit.writes}) {
             for (const Range &r : *list) {
-                if (r.proxy == ir::Proxy::Async) conflict(r, state.unfenced);
+                if (r.proxy == ir::Proxy::Async) conflict(r, state.unfenced, Conflict::AsyncAfterGeneric);
             }
         }
         return found;
     }
 
     // Whether walking `s` from `state` meets a hazard with a range of
-    // `state` before a barrier separates them (nothing is inserted).
-    bool probe(const ir::Stmt &s, State state) {
-        int64_t savedInserted = inserted_;
-        probes_.push_back({serial_ + 1, false});
+    // `state` before a barrier separates them (nothing is inserted or
+    // recorded); the conflict, if so.
+    std::optional<Conflict> probe(const ir::Stmt &s, State state) {
+        probes_.push_back({serial_ + 1, false, {}});
         process(s, state);
-        bool found = probes_.back().hit;
+        Probe p = probes_.back();
         probes_.pop_back();
-        inserted_ = savedInserted;
-        return found;
+        if (!p.hit) return std::nullopt;
+        return p.conflict;
     }
 
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
         for (const ir::Stmt &r : regions) all.add(accessesOf(r));
-        if (hazard(state, all)) insertBarrier(state, regions.front()->span, out);
+        if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());
         all.unfenced.clear();
         all.inFlight.clear();
         for (const ir::Stmt &r : regions) {
@@ -342,20 +424,20 @@ private:
     // One element of a sequence; a barrier it needs is appended to `out` first.
     ir::Stmt processStmt(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
-            fenceBeforeRelease(state, b->span, out);
+            fenceBeforeRelease(state, b->span, out, "the barrier");
             state.barrier();
             return s;
         }
         if (ir::as<ir::ClusterSync>(s)) {
             // barrier.cluster.arrive (release) and wait (acquire) by every thread of the cluster.
-            fenceBeforeRelease(state, s->span, out);
+            fenceBeforeRelease(state, s->span, out, "the cluster barrier");
             state.barrier();
             return s;
         }
         if (ir::as<ir::BarrierArrive>(s)) {
             State unit = ownAccessesOf(s);
-            if (hazard(state, unit)) insertBarrier(state, s->span, out);
-            fenceBeforeRelease(state, s->span, out);
+            if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
+            fenceBeforeRelease(state, s->span, out, "the mbarrier arrival");
             admit(state, unit);
             return s;
         }
@@ -373,7 +455,7 @@ private:
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
             State unit = ownAccessesOf(s);
-            if (hazard(state, unit)) insertBarrier(state, s->span, out);
+            if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
             admit(state, unit);
             uniformity_.bind(l->var.get(), uniformity_.threadDependent(l->value));
             return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
@@ -397,27 +479,30 @@ private:
     // taken all at once.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         State unit = accessesOf(s);
-        if (hazard(state, unit)) insertBarrier(state, s->span, out);
+        if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
         admit(state, unit);
         return s;
     }
 
     ir::Stmt processLoop(const ir::Stmt &self, const ir::For &f, State &state, std::vector<ir::Stmt> &out) {
         State bounds = ownAccessesOf(self);
-        if (hazard(state, bounds)) insertBarrier(state, f.span, out);
+        if (hazard(state, bounds)) insertBarrier(state, f.span, out, conflict_);
         admit(state, bounds);
         uniformity_.bind(f.var.get(), false);
         // A hazard with what came before the loop is resolved once, before
         // it, rather than in every iteration.
-        if (probe(f.body, state)) insertBarrier(state, f.span, out);
+        if (std::optional<Conflict> c = probe(f.body, state))
+            insertBarrier(state, f.span, out, *c, "placed before the loop, once, rather than in every iteration");
         State entry = state;
+        size_t logged = log.size();
         ir::Stmt body = process(f.body, state);
         // Entered again with the state its end leaves behind?
         State wrap = state.shifted(f.var.get());
-        if (probe(f.body, wrap)) {
+        if (std::optional<Conflict> c = probe(f.body, wrap)) {
+            log.resize(logged);   // the body is walked again from the new barrier
             std::vector<ir::Stmt> head;
             State fresh = wrap;
-            insertBarrier(fresh, f.span, head);
+            insertBarrier(fresh, f.span, head, *c, "placed at the start of the loop body: the hazard is between iterations");
             body = process(f.body, fresh);
             head.push_back(body);
             body = ir::seq(std::move(head));
@@ -430,10 +515,12 @@ private:
     // A branch every thread of the scope takes the same way: barriers may go inside.
     ir::Stmt processBranch(const ir::Stmt &self, const ir::IfThenElse &i, State &state, std::vector<ir::Stmt> &out) {
         State cond = ownAccessesOf(self);
-        if (hazard(state, cond)) insertBarrier(state, i.span, out);
+        if (hazard(state, cond)) insertBarrier(state, i.span, out, conflict_);
         admit(state, cond);
         // A hazard with what came before the branch is resolved once, before it.
-        if (probe(i.thenBody, state) || (i.elseBody && probe(i.elseBody, state))) insertBarrier(state, i.span, out);
+        std::optional<Conflict> c = probe(i.thenBody, state);
+        if (!c && i.elseBody) c = probe(i.elseBody, state);
+        if (c) insertBarrier(state, i.span, out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
         State elseState = state;
         ir::Stmt thenBody = process(i.thenBody, state);
         ir::Stmt elseBody = i.elseBody ? process(i.elseBody, elseState) : nullptr;
@@ -444,21 +531,24 @@ private:
     std::vector<Range> asyncBytes_;
     Uniformity uniformity_;
     int64_t barrierId_ = 0, barrierThreads_ = 0;
-    int64_t inserted_ = 0;   // barriers inserted so far (probes restore it)
     int64_t serial_ = 0;     // ranges admitted so far
+    Conflict conflict_;      // the first conflict hazard() found
     struct Probe {
         int64_t start;       // ranges numbered below it were admitted before the probe
         bool hit;
+        Conflict conflict;   // the first conflict with such a range
     };
     std::vector<Probe> probes_;
 };
 
 } // namespace
 
-ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &) {
+ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     State state;
-    out.body = Inserter(asyncBytes(kernel.body)).process(kernel.body, state);
+    Inserter inserter(asyncBytes(kernel.body));
+    out.body = inserter.process(kernel.body, state);
+    for (Decision &d : inserter.log) ctx.explain.record(std::move(d));
     return out;
 }
 
