@@ -400,7 +400,7 @@ private:
 
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
-        for (const ir::Stmt &r : regions) all.add(accessesOf(r));
+        for (const ir::Stmt &r : regions) all.add(located(accessesOf(r)));
         if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());
         all.unfenced.clear();
         all.inFlight.clear();
@@ -423,21 +423,38 @@ private:
 
     // One element of a sequence; a barrier it needs is appended to `out` first.
     ir::Stmt processStmt(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        // Statements the lowering made without a location of their own are
+        // explained at the nearest statement around them that has one.
+        SourceRange outer = context_;
+        if (s->span.valid()) context_ = s->span;
+        ir::Stmt result = processStmtIn(s, state, out);
+        context_ = outer;
+        return result;
+    }
+    State located(State st) const {
+        for (std::vector<Range> *list : {&st.reads, &st.writes, &st.unfenced, &st.inFlight})
+            for (Range &r : *list)
+                if (!r.span.valid()) r.span = context_;
+        return st;
+    }
+    SourceRange here(const ir::Stmt &s) const { return s->span.valid() ? s->span : context_; }
+
+    ir::Stmt processStmtIn(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
-            fenceBeforeRelease(state, b->span, out, "the barrier");
+            fenceBeforeRelease(state, here(s), out, "the barrier");
             state.barrier();
             return s;
         }
         if (ir::as<ir::ClusterSync>(s)) {
             // barrier.cluster.arrive (release) and wait (acquire) by every thread of the cluster.
-            fenceBeforeRelease(state, s->span, out, "the cluster barrier");
+            fenceBeforeRelease(state, here(s), out, "the cluster barrier");
             state.barrier();
             return s;
         }
         if (ir::as<ir::BarrierArrive>(s)) {
-            State unit = ownAccessesOf(s);
-            if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
-            fenceBeforeRelease(state, s->span, out, "the mbarrier arrival");
+            State unit = located(ownAccessesOf(s));
+            if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
+            fenceBeforeRelease(state, here(s), out, "the mbarrier arrival");
             admit(state, unit);
             return s;
         }
@@ -454,8 +471,8 @@ private:
             return s;
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
-            State unit = ownAccessesOf(s);
-            if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
+            State unit = located(ownAccessesOf(s));
+            if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
             admit(state, unit);
             uniformity_.bind(l->var.get(), uniformity_.threadDependent(l->value));
             return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
@@ -478,21 +495,21 @@ private:
     // thread-dependent condition outside parallel loops; so its accesses are
     // taken all at once.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
-        State unit = accessesOf(s);
-        if (hazard(state, unit)) insertBarrier(state, s->span, out, conflict_);
+        State unit = located(accessesOf(s));
+        if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
         admit(state, unit);
         return s;
     }
 
     ir::Stmt processLoop(const ir::Stmt &self, const ir::For &f, State &state, std::vector<ir::Stmt> &out) {
-        State bounds = ownAccessesOf(self);
-        if (hazard(state, bounds)) insertBarrier(state, f.span, out, conflict_);
+        State bounds = located(ownAccessesOf(self));
+        if (hazard(state, bounds)) insertBarrier(state, here(self), out, conflict_);
         admit(state, bounds);
         uniformity_.bind(f.var.get(), false);
         // A hazard with what came before the loop is resolved once, before
         // it, rather than in every iteration.
         if (std::optional<Conflict> c = probe(f.body, state))
-            insertBarrier(state, f.span, out, *c, "placed before the loop, once, rather than in every iteration");
+            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
         State entry = state;
         size_t logged = log.size();
         ir::Stmt body = process(f.body, state);
@@ -502,7 +519,7 @@ private:
             log.resize(logged);   // the body is walked again from the new barrier
             std::vector<ir::Stmt> head;
             State fresh = wrap;
-            insertBarrier(fresh, f.span, head, *c, "placed at the start of the loop body: the hazard is between iterations");
+            insertBarrier(fresh, here(self), head, *c, "placed at the start of the loop body: the hazard is between iterations");
             body = process(f.body, fresh);
             head.push_back(body);
             body = ir::seq(std::move(head));
@@ -514,13 +531,13 @@ private:
 
     // A branch every thread of the scope takes the same way: barriers may go inside.
     ir::Stmt processBranch(const ir::Stmt &self, const ir::IfThenElse &i, State &state, std::vector<ir::Stmt> &out) {
-        State cond = ownAccessesOf(self);
-        if (hazard(state, cond)) insertBarrier(state, i.span, out, conflict_);
+        State cond = located(ownAccessesOf(self));
+        if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
         admit(state, cond);
         // A hazard with what came before the branch is resolved once, before it.
         std::optional<Conflict> c = probe(i.thenBody, state);
         if (!c && i.elseBody) c = probe(i.elseBody, state);
-        if (c) insertBarrier(state, i.span, out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
+        if (c) insertBarrier(state, here(self), out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
         State elseState = state;
         ir::Stmt thenBody = process(i.thenBody, state);
         ir::Stmt elseBody = i.elseBody ? process(i.elseBody, elseState) : nullptr;
@@ -533,6 +550,7 @@ private:
     int64_t barrierId_ = 0, barrierThreads_ = 0;
     int64_t serial_ = 0;     // ranges admitted so far
     Conflict conflict_;      // the first conflict hazard() found
+    SourceRange context_;    // the innermost statement with a location being walked
     struct Probe {
         int64_t start;       // ranges numbered below it were admitted before the probe
         bool hit;

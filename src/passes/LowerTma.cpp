@@ -122,7 +122,7 @@ protected:
                                     : "one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + barrier->name +
                                           "'; the arrivals and waits on it complete the protocol");
         else
-            d.details.push_back("every thread fences its shared writes for the async proxy; one thread issues and waits until the boxes are read");
+            d.details.push_back("every thread executes fence.proxy.async, so its shared writes are visible to the async proxy; one thread issues and waits until the boxes are read");
         ctx_.explain.record(std::move(d));
 
         if (own && c.clusterMask) {
@@ -168,6 +168,9 @@ private:
         d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of '" + global.buffer->name + "'";
         d.choice = std::to_string(bytes) + " contiguous bytes in one cp.async.bulk";
         d.why = "both sides are one contiguous, 16-byte aligned run: no tensor map is needed";
+        if (!load)
+            d.details.push_back("every thread executes fence.proxy.async, so its shared writes are visible to the async proxy; one thread issues "
+                                "and waits until the bytes are read");
         ctx_.explain.record(std::move(d));
         if (!load) {
             Stmt issue = ir::seq({std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, nullptr, nullptr, c.span),
