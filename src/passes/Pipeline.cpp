@@ -25,6 +25,7 @@
 #include "passes/VectorizeAccesses.h"
 
 #include <ostream>
+#include <sstream>
 
 namespace tilet {
 
@@ -47,15 +48,19 @@ public:
         if (failed_) return false;
         unsigned errorsBefore = ctx_.diags.errorCount();
         ctx_.diags.setStage(name);   // the rule of what this pass reports
+        // Passes decide buffer facts on the shared buffer nodes, so "did it
+        // change anything" compares the printed IR, taken before the pass.
+        bool dumping = dump_.out && (dump_.after == "all" || dump_.after == name);
+        std::string before = dumping ? printed(kernel_) : std::string();
         ir::Kernel next = pass(kernel_, ctx_);
         if (ctx_.diags.errorCount() != errorsBefore) {
             failed_ = true;
             return false;
         }
         ir::verify(next, level, name);
-        if (dump_.out && (dump_.after == "all" || dump_.after == name)) {
-            *dump_.out << "// ---- IR after " << name << (next.body == kernel_.body ? " (unchanged)" : "") << "\n";
-            ir::print(next, *dump_.out);
+        if (dumping) {
+            std::string after = printed(next);
+            *dump_.out << "// ---- IR after " << name << (after == before ? " (unchanged)" : "") << "\n" << after;
         }
         kernel_ = std::move(next);
         return true;
@@ -63,6 +68,11 @@ public:
     bool failed() const { return failed_; }
 
 private:
+    static std::string printed(const ir::Kernel &k) {
+        std::ostringstream text;
+        ir::print(k, text);
+        return text.str();
+    }
     ir::Kernel &kernel_;
     PassContext &ctx_;
     const DumpOptions &dump_;

@@ -130,6 +130,9 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run([src, "-o", "-", "--dump-ir-after=all"])
     expect(p.returncode == 0 and b"// ---- IR after infer-layouts" in p.stderr and b"(unchanged)" in p.stderr,
            "--dump-ir-after=all dumps after every pass", p)
+    # A pass that only decides facts about buffers (offsets, read-only tensors) changed something.
+    for name in (b"analyze-params", b"plan-shared-memory"):
+        expect(b"// ---- IR after " + name + b"\n" in p.stderr, "--dump-ir-after=all: " + name.decode() + " is not '(unchanged)'", p)
 
     # --explain: remarks, and JSON lines.
     p = run([src, "-o", "-", "--explain"])
