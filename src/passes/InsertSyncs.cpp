@@ -410,6 +410,7 @@ private:
             barrierId_ = 1 + w.roles.front();
             barrierThreads_ = w.threads();
             State inside;
+            Nested inRole(nested_);
             ir::Stmt body = process(w.body, inside);
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
@@ -427,9 +428,46 @@ private:
         // explained at the nearest statement around them that has one.
         SourceRange outer = context_;
         if (s->span.valid()) context_ = s->span;
+        startCluster(s, state, out);
         ir::Stmt result = processStmtIn(s, state, out);
         context_ = outer;
         return result;
+    }
+
+    // Distributed shared memory: a block may access another block's shared
+    // memory only once that block has started, which a cluster barrier after
+    // the kernel's start guarantees (CUDA C++ Programming Guide, "Distributed
+    // Shared Memory"). Before the first statement of the kernel's top level
+    // that reaches into another block (directly or inside it), unless a
+    // cluster barrier came first. Only the top level: every thread of every
+    // block of the cluster must reach a cluster barrier.
+    void startCluster(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        if (clusterStarted_ || nested_ > 0) return;
+        if (ir::as<ir::ClusterSync>(s)) {
+            clusterStarted_ = true;
+            return;
+        }
+        if (ir::as<ir::Seq>(s) || ir::as<ir::LetStmt>(s) || ir::as<ir::Allocate>(s)) return;   // walked into
+        std::optional<SourceRange> remote;
+        ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
+            for (const ir::Access &a : fx.accesses)
+                if (!remote && a.buffer->remoteOf) remote = a.span.valid() ? a.span : here(s);
+        });
+        if (!remote) return;
+        // It orders the block's own accesses too (release and acquire), so it
+        // stands for a block barrier here.
+        fenceBeforeRelease(state, here(s), out, "the cluster barrier");
+        out.push_back(std::make_shared<ir::ClusterSync>(here(s)));
+        state.barrier();
+        clusterStarted_ = true;
+        if (!recording()) return;
+        Decision d;
+        d.where = *remote;
+        d.op = "cluster barrier";
+        d.choice = "barrier.cluster.arrive + wait before the first access of another block's shared memory";
+        d.why = "a block may access distributed shared memory only after the block that owns it has started: a cluster barrier since the kernel "
+                "began guarantees it (CUDA C++ Programming Guide)";
+        log.push_back(std::move(d));
     }
     State located(State st) const {
         for (std::vector<Range> *list : {&st.reads, &st.writes, &st.unfenced, &st.inFlight})
@@ -512,6 +550,7 @@ private:
             insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
         State entry = state;
         size_t logged = log.size();
+        Nested inLoop(nested_);
         ir::Stmt body = process(f.body, state);
         // Entered again with the state its end leaves behind?
         State wrap = state.shifted(f.var.get());
@@ -539,6 +578,7 @@ private:
         if (!c && i.elseBody) c = probe(i.elseBody, state);
         if (c) insertBarrier(state, here(self), out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
         State elseState = state;
+        Nested inBranch(nested_);
         ir::Stmt thenBody = process(i.thenBody, state);
         ir::Stmt elseBody = i.elseBody ? process(i.elseBody, elseState) : nullptr;
         state.add(elseState);
@@ -551,6 +591,13 @@ private:
     int64_t serial_ = 0;     // ranges admitted so far
     Conflict conflict_;      // the first conflict hazard() found
     SourceRange context_;    // the innermost statement with a location being walked
+    int nested_ = 0;         // loops, branches and roles around the statement being walked
+    bool clusterStarted_ = false;   // a cluster barrier has run since the kernel began
+    struct Nested {
+        explicit Nested(int &depth) : depth_(depth) { ++depth_; }
+        ~Nested() { --depth_; }
+        int &depth_;
+    };
     struct Probe {
         int64_t start;       // ranges numbered below it were admitted before the probe
         bool hit;

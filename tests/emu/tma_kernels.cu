@@ -374,7 +374,7 @@ exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
     __half* t_in_block = tilet_map_shared_rank(t, 1 - tilet_cluster_ctarank());
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
-    __syncthreads();
+    tilet_cluster_sync();
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
         *reinterpret_cast<uint4*>(&t_in_block[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
