@@ -302,7 +302,8 @@ private:
         if (barrierId_ == 0) return "__syncthreads()";
         return "bar.sync " + std::to_string(barrierId_) + ", " + std::to_string(barrierThreads_) + " (the role's named barrier)";
     }
-    bool recording() const { return probes_.empty(); }
+    bool probing() const { return !probes_.empty(); }
+    bool recording() const { return !probing(); }
 
     // The first unfenced write the async proxy touches, and that async access.
     std::optional<Conflict> unfencedAsync(const State &state) const {
@@ -544,6 +545,15 @@ private:
         if (hazard(state, bounds)) insertBarrier(state, here(self), out, conflict_);
         admit(state, bounds);
         uniformity_.bind(f.var.get(), false);
+        if (probing()) {
+            // A probe asks only whether a range from before meets a hazard:
+            // the first iteration shows it, and the loop may run zero times.
+            State entry = state;
+            Nested inLoop(nested_);
+            process(f.body, state);
+            state.add(entry);
+            return self;
+        }
         // A hazard with what came before the loop is resolved once, before
         // it, rather than in every iteration.
         if (std::optional<Conflict> c = probe(f.body, state))
@@ -573,9 +583,11 @@ private:
         State cond = located(ownAccessesOf(self));
         if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
         admit(state, cond);
-        // A hazard with what came before the branch is resolved once, before it.
-        std::optional<Conflict> c = probe(i.thenBody, state);
-        if (!c && i.elseBody) c = probe(i.elseBody, state);
+        // A hazard with what came before the branch is resolved once, before
+        // it (a probe needs only to walk both arms).
+        std::optional<Conflict> c;
+        if (!probing()) c = probe(i.thenBody, state);
+        if (!probing() && !c && i.elseBody) c = probe(i.elseBody, state);
         if (c) insertBarrier(state, here(self), out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
         State elseState = state;
         Nested inBranch(nested_);
