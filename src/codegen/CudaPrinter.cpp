@@ -207,6 +207,11 @@ private:
             return;
         }
         case ir::StmtKind::FenceProxyAsync:
+            if (ir::as<ir::FenceProxyAsync>(s)->global) {
+                helper("fence_proxy_async_all");
+                out_.line("tilet_fence_proxy_async_all();");
+                return;
+            }
             helper("fence_proxy_async");
             out_.line("tilet_fence_proxy_async();");
             return;

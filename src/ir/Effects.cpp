@@ -193,7 +193,12 @@ void operandEffects(const Stmt &s, Effects &fx) {
         syn.push_back(e);
         return;
     }
-    case StmtKind::FenceProxyAsync: syn.push_back(sync(SyncKind::ProxyFence)); return;
+    case StmtKind::FenceProxyAsync: {
+        SyncEffect e = sync(SyncKind::ProxyFence);
+        e.global = as<FenceProxyAsync>(s)->global;
+        syn.push_back(e);
+        return;
+    }
     case StmtKind::TmaStoreWait: syn.push_back(sync(SyncKind::BulkWait)); return;
     case StmtKind::Copy: {
         const Copy &n = *as<Copy>(s);

@@ -80,6 +80,7 @@ struct SyncEffect {
     int64_t barrierId = 0, threads = 0;   // Barrier: 0 is the block's barrier
     bool remote = false;               // MbarrierArrive on another block's barrier
     bool arrives = false;              // MbarrierExpectTx
+    bool global = false;               // ProxyFence: global memory too, not only this block's shared memory
 };
 
 struct Effects {

@@ -490,11 +490,14 @@ struct BarrierExpectTx : StmtNode {
     const bool arrive;
 };
 
-// fence.proxy.async.shared::cta: the thread's shared-memory writes become
-// visible to TMA (the async proxy).
+// fence.proxy.async.shared::cta: the thread's shared-memory writes (generic
+// proxy) are ordered before its later async-proxy accesses (TMA, wgmma's
+// shared operands); with `global`, fence.proxy.async of every state space,
+// for global memory written by both proxies too.
 struct FenceProxyAsync : StmtNode {
     static constexpr StmtKind kKind = StmtKind::FenceProxyAsync;
-    explicit FenceProxyAsync(SourceRange s = {}) : StmtNode(kKind, s) {}
+    explicit FenceProxyAsync(SourceRange s = {}, bool g = false) : StmtNode(kKind, s), global(g) {}
+    const bool global;
 };
 
 // cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read 0: the

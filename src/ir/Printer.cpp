@@ -208,7 +208,7 @@ public:
                  std::to_string(b.bytes) + " bytes");
             return;
         }
-        case StmtKind::FenceProxyAsync: line("fence.proxy.async"); return;
+        case StmtKind::FenceProxyAsync: line(as<FenceProxyAsync>(s)->global ? "fence.proxy.async (every state space)" : "fence.proxy.async"); return;
         case StmtKind::TmaStoreWait: line("tma_store_wait"); return;
         case StmtKind::TmaPrefetch: line("tma_prefetch " + static_cast<const TmaPrefetch &>(*s).desc->name); return;
         case StmtKind::CpAsyncWait: line("cp.async.wait_group " + std::to_string(static_cast<const CpAsyncWait &>(*s).pending)); return;

@@ -96,6 +96,12 @@ struct State {
         reads.clear();
         writes.clear();
     }
+    // fence.proxy.async: shared writes (and with `global`, global ones) are fenced.
+    void fenced(bool global) {
+        unfenced.erase(std::remove_if(unfenced.begin(), unfenced.end(),
+                                      [&](const Range &r) { return global || r.buffer->scope != ir::MemScope::Global; }),
+                       unfenced.end());
+    }
     // Every thread that waits on mbarrier array `b` sees the async writes completing on it.
     void published(const ir::BufferNode *b) {
         writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const Range &r) { return r.publishedBy == b; }), writes.end());
@@ -173,7 +179,9 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
             Range w = range;
             w.publishedBy = a.completesOn;
             st.writes.push_back(w);
-            if (a.proxy == ir::Proxy::Generic && !range.space) (a.asynchronous ? st.inFlight : st.unfenced).push_back(range);
+            // Generic writes the async proxy may meet: shared bytes, and global tensors (a TMA store over them).
+            bool fenceable = !range.space || a.buffer->scope == ir::MemScope::Global;
+            if (a.proxy == ir::Proxy::Generic && fenceable) (a.asynchronous ? st.inFlight : st.unfenced).push_back(range);
         }
         if (a.reads()) st.reads.push_back(range);
     }
@@ -196,12 +204,12 @@ State accessesOf(const ir::Stmt &s) {
     return st;
 }
 
-// Bytes the async proxy accesses anywhere in the kernel.
+// Shared bytes and global tensors the async proxy accesses anywhere in the kernel.
 std::vector<Range> asyncBytes(const ir::Stmt &body) {
     std::vector<Range> out;
     ir::forEachEffect(body, [&](const ir::Stmt &s, const ir::Effects &fx) {
         for (const ir::Access &a : fx.accesses) {
-            if (a.proxy != ir::Proxy::Async || a.buffer->scope != ir::MemScope::Shared || a.buffer->remoteOf) continue;
+            if (a.proxy != ir::Proxy::Async || !isMemory(*a.buffer) || a.buffer->remoteOf) continue;
             Range r = rangeOf(*a.buffer, nullptr);
             r.span = a.span;
             r.by = asyncAccessor(s);
@@ -313,36 +321,41 @@ private:
         return std::nullopt;
     }
     // Before a release point: the fence that makes this thread's generic
-    // writes visible to the async proxy of whoever acquires it. Returns
-    // whether one was needed.
-    bool fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out, const char *before) {
+    // writes visible to the async proxy of whoever acquires it. Returns the
+    // fence's name, or null when none was needed.
+    const char *fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out, const char *before) {
         std::optional<Conflict> c = unfencedAsync(state);
-        if (!c) return false;
-        out.push_back(std::make_shared<ir::FenceProxyAsync>(span));
-        state.unfenced.clear();
+        if (!c) return nullptr;
+        // Global memory needs the fence of every state space.
+        bool global = false;
+        for (const Range &w : state.unfenced)
+            if (w.buffer->scope == ir::MemScope::Global && overlapsAny(w, asyncBytes_)) global = true;
+        out.push_back(std::make_shared<ir::FenceProxyAsync>(span, global));
+        state.fenced(global);
+        const char *name = global ? "fence.proxy.async (every state space)" : "fence.proxy.async";
         if (before && recording()) {
             Decision d;
             d.where = span;
             d.op = "async-proxy fence";
-            d.choice = std::string("fence.proxy.async before ") + before;
+            d.choice = std::string(name) + " before " + before;
             d.why = describeFence(*c);
             log.push_back(std::move(d));
         }
-        return true;
+        return name;
     }
     void insertBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out, const Conflict &why, const std::string &placement = {}) {
         std::optional<Conflict> fence = unfencedAsync(state);
-        fenceBeforeRelease(state, span, out, nullptr);
+        const char *fenceName = fenceBeforeRelease(state, span, out, nullptr);
         out.push_back(barrierStmt(span));
         state.barrier();
         if (!recording()) return;
         Decision d;
         d.where = why.later.span;
         d.op = "barrier";
-        d.choice = barrierName() + (fence ? " after fence.proxy.async" : "");
+        d.choice = barrierName() + (fenceName ? std::string(" after ") + fenceName : "");
         d.why = describe(why);
         if (!placement.empty()) d.details.push_back(placement);
-        if (fence && why.kind != Conflict::AsyncAfterGeneric) d.details.push_back("fence.proxy.async first: " + describeFence(*fence));
+        if (fence && why.kind != Conflict::AsyncAfterGeneric) d.details.push_back(std::string(fenceName) + " first: " + describeFence(*fence));
         log.push_back(std::move(d));
     }
 
@@ -497,8 +510,8 @@ private:
             admit(state, unit);
             return s;
         }
-        if (ir::as<ir::FenceProxyAsync>(s)) {
-            state.unfenced.clear();
+        if (const ir::FenceProxyAsync *f = ir::as<ir::FenceProxyAsync>(s)) {
+            state.fenced(f->global);
             return s;
         }
         if (const ir::CpAsyncWait *w = ir::as<ir::CpAsyncWait>(s)) {
@@ -582,13 +595,15 @@ private:
     ir::Stmt processBranch(const ir::Stmt &self, const ir::IfThenElse &i, State &state, std::vector<ir::Stmt> &out) {
         State cond = located(ownAccessesOf(self));
         if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
-        admit(state, cond);
         // A hazard with what came before the branch is resolved once, before
-        // it (a probe needs only to walk both arms).
+        // it (a probe needs only to walk both arms). Not one with the
+        // condition's own reads: they happen after any barrier before the
+        // branch, so that barrier goes inside the arms.
         std::optional<Conflict> c;
         if (!probing()) c = probe(i.thenBody, state);
         if (!probing() && !c && i.elseBody) c = probe(i.elseBody, state);
         if (c) insertBarrier(state, here(self), out, *c, "placed before the branch at " + i.span.lineColumn() + ", once for both of its arms");
+        admit(state, cond);
         State elseState = state;
         Nested inBranch(nested_);
         ir::Stmt thenBody = process(i.thenBody, state);

@@ -498,6 +498,13 @@ __device__ __forceinline__ void tilet_fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// @helper fence_proxy_async_all
+// The same for every state space: also global memory written through the
+// generic proxy before the async proxy (a TMA store) writes or reads it.
+__device__ __forceinline__ void tilet_fence_proxy_async_all()
+{
+    asm volatile("fence.proxy.async;\n" ::: "memory");
+}
 // @helper tma_store_wait
 // Commits this thread's TMA stores and waits until they have read shared memory.
 __device__ __forceinline__ void tilet_tma_store_wait()

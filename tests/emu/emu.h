@@ -549,6 +549,7 @@ template <int N> void tilet_wgmma_wait() {
     }
 }
 inline void tilet_fence_proxy_async() {}
+inline void tilet_fence_proxy_async_all() {}
 inline void tilet_tma_store_wait() {}
 inline void tilet_tma_prefetch(const CUtensorMap *) {}   // a cache hint: nothing to model
 inline void tilet_pdl_trigger() {}
