@@ -275,35 +275,39 @@ public:
     unsigned count() const { return count_; }
     void arriveAndWait(unsigned line = 0) {
         ThreadState &ts = *self;
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (sync_) {
-            if (acc_.empty()) acc_.assign(run->slots, 0);
-            joinInto(acc_, ts.vc);
-            ts.tick();
-        }
-        if (++arrived_ == count_) {
+        uint32_t generation;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
             if (sync_) {
-                result_.swap(acc_);
-                acc_.assign(run->slots, 0);
+                if (acc_.empty()) acc_.assign(run->slots, 0);
+                joinInto(acc_, ts.vc);
+                ts.tick();
             }
-            arrived_ = 0;
-            ++generation_;
-            run->blocked.fetch_sub(static_cast<int>(count_) - 1);
-            changed_.notify_all();
-        } else {
-            uint64_t generation = generation_;
-            run->blocking(ts, what_, line);
-            changed_.wait(lock, [&] { return generation_ != generation; });
+            generation = generation_.load(std::memory_order_relaxed);
+            if (++arrived_ < count_) {
+                run->blocking(ts, what_, line);
+            } else {
+                if (sync_) {
+                    result_.swap(acc_);
+                    acc_.assign(run->slots, 0);
+                }
+                arrived_ = 0;
+                run->blocked.fetch_sub(static_cast<int>(count_) - 1);
+                generation_.store(generation + 1, std::memory_order_release);
+                generation_.notify_all();
+            }
         }
+        // The waiters wake on the generation, not the mutex, so they do not
+        // queue for it one by one.
+        while (generation_.load(std::memory_order_acquire) == generation) generation_.wait(generation, std::memory_order_acquire);
         // Safe without a copy: the next phase cannot complete before this thread arrives again.
         if (sync_) ts.acquire(result_);
     }
 
 private:
     std::mutex mutex_;
-    std::condition_variable changed_;
+    std::atomic<uint32_t> generation_{0};
     unsigned count_, arrived_ = 0;
-    uint64_t generation_ = 0;
     bool sync_;
     std::string what_;
     Clocks acc_, result_;
