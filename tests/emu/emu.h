@@ -177,7 +177,6 @@ template <class T> template <class U> SharedPtr<U> SharedPtr<T>::as(long long of
 // reinterpret_cast<U*>(&buffer[i]) of the generated code (a vector move).
 template <class U, class T> SharedPtr<U> sharedCast(SharedPtr<T> p) { return {p.blk, p.off, p.line, p.buffer, p.base}; }
 inline SharedPtr<unsigned char> sharedBase() { return {block, 0, 0, "shared memory", 0}; }
-inline unsigned long long *rawBarrier(SharedPtr<unsigned long long> p) { return p.raw(); }
 
 // The same offset in block `rank` of the cluster (mapa).
 template <class T> SharedPtr<T> remote(SharedPtr<T> local, int rank) {
@@ -206,6 +205,8 @@ inline void remoteAccess(Block *target, uint32_t slot, rc::Clock clock, unsigned
                            " before anything orders it after that block's start (a cluster barrier, barrier.cluster, must come first)");
     }
     std::lock_guard<std::mutex> lock(target->remoteMutex);
+    if (target->exited == r.threadsPerBlock)
+        rc::report("dsmem", line, r.who(slot) + " accesses the shared memory of block " + target->name + ", whose threads have all exited");
     target->remoteAccesses[slot] = {clock, slot, line};
 }
 
@@ -314,6 +315,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                 run.threads = size * threads;
                 run.slots = run.threads + size * kMBarriersPerBlock;
                 run.live = static_cast<int>(run.threads);
+                run.agents.resize(run.slots - run.threads);   // never reallocated: reports read it unlocked
                 for (uint32_t s = 0; s < run.threads; ++s) {
                     auto ts = std::make_unique<rc::ThreadState>();
                     ts->slot = s;
@@ -491,7 +493,7 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
 }
 
 // ---- cp.async: copies land when a wait retires their group. The generic
-// proxy writes them (PTX ISA, "Memory consistency model: proxies"); until
+// proxy writes them (PTX ISA, "Memory Consistency Model", "Proxies"); until
 // they land, any access to their bytes -- the issuing thread's own too --
 // is a race.
 
@@ -644,7 +646,7 @@ inline void tilet_mbarrier_init(emu::SharedPtr<unsigned long long> bar, int coun
     b.byParity[1].assign(emu::rc::run->slots, 0);
     b.init = {emu::rc::self->now(), emu::rc::self->slot, bar.line};
     b.name = "mbarrier " + emu::barrierName(bar);
-    emu::rc::run->agents.push_back(b.name);
+    emu::rc::run->agents[b.agent - emu::rc::run->threads] = b.name;
     emu::unfencedInits.push_back(bar.raw());
 }
 inline void tilet_mbarrier_arrive_expect_tx(emu::SharedPtr<unsigned long long> bar, int bytes) { emu::transact(bar, bytes, 1, bar.line); }

@@ -208,7 +208,7 @@ struct Run {
     unsigned threadsPerBlock = 0, blocks = 0, threads = 0, slots = 0;
     std::vector<std::unique_ptr<ThreadState>> states;   // by slot
     std::vector<std::string> blockNames;               // by rank
-    std::vector<std::string> agents;                    // agent slot - threads -> its mbarrier, for messages
+    std::vector<std::string> agents;                    // agent slot - threads -> its mbarrier, for messages (sized at the start)
     std::atomic<int> live{0}, blocked{0};
     std::mutex deadlockMutex;
 
@@ -216,7 +216,7 @@ struct Run {
         if (slot < threads)
             return "thread " + std::to_string(slot % threadsPerBlock) + " of block " + blockNames[slot / threadsPerBlock];
         size_t agent = slot - threads;
-        return "the TMA unit completing on " + (agent < agents.size() ? agents[agent] : std::string("an mbarrier"));
+        return "the TMA unit completing on " + agents.at(agent);
     }
     ThreadState *thread(uint32_t slot) const { return slot < threads ? states[slot].get() : nullptr; }
 

@@ -8,7 +8,8 @@ kind, as the access (error) or as the other access (note); every report of
 a kernel must name only such lines of its kind, and the run must fail. A
 kernel without such lines must run cleanly: no report, exit status 0. So
 each check is shown to fire on its bug and to stay silent on the fixed
-kernel next to it.
+kernel next to it. Then the machinery around the reports: known failures
+(EMU_RACECHECK_KNOWN) and deletions (EMU_DELETE_LINE).
 """
 import os
 import re
@@ -39,6 +40,10 @@ def reports(stderr):
     return [tuple(r) for r in found]
 
 
+def run(exe, kernel, **env):
+    return subprocess.run([exe, kernel], capture_output=True, text=True, timeout=120, env=dict(os.environ, **env))
+
+
 def main():
     exe, source = sys.argv[1:3]
     text = open(source).read()
@@ -52,7 +57,7 @@ def main():
             if m:
                 expected.setdefault(m.group(1), set()).add(number)
         try:
-            p = subprocess.run([exe, name], capture_output=True, text=True, timeout=120)
+            p = run(exe, name)
         except subprocess.TimeoutExpired:
             checklist.expect(False, f"{name}: timed out (a hang the detector did not report)")
             continue
@@ -75,6 +80,21 @@ def main():
                     problems.append(f"{kind}: expected line(s) {sorted(want)} named, got {sorted(named.get(kind, set()))}")
         checklist.expect(not problems, f"{name}: " + "; ".join(problems), p.stderr)
         print(f"{'FAIL' if problems else 'ok  '} {name}: " + (", ".join(f"{k} {sorted(v)}" for k, v in sorted(expected.items())) or "clean"))
+    # The machinery around the reports. A known failure is a warning and
+    # the run passes; a known failure that does not occur fails the run.
+    p = run(exe, "raw_kernel", EMU_RACECHECK_KNOWN="race:raw_kernel")
+    checklist.expect(p.returncode == 0 and "warning: racecheck[race]" in p.stderr and "[known failure]" in p.stderr,
+                     "a known failure: reported as a warning, the run passes", p.stderr)
+    p = run(exe, "raw_ok_kernel", EMU_RACECHECK_KNOWN="race:raw_ok_kernel")
+    checklist.expect(p.returncode != 0 and "did not occur" in p.stderr, "a known failure that does not occur fails the run", p.stderr)
+    # EMU_DELETE_LINE removes a synchronisation statement, as the mutation
+    # test uses it: raw_ok_kernel without its barrier is raw_kernel.
+    first = dict((name, line) for line, name in kernels)["raw_ok_kernel"]
+    barrier = next(n for n in range(first, len(lines) + 1) if lines[n - 1].strip() == "__syncthreads();")
+    p = run(exe, "raw_ok_kernel", EMU_DELETE_LINE=str(barrier))
+    checklist.expect(p.returncode != 0 and any(kind == "race" for kind, _, _ in reports(p.stderr))
+                     and f"deleted line {barrier}, reached 128 times" in p.stderr,
+                     "EMU_DELETE_LINE deletes the barrier (128 threads skip it) and the race shows", p.stderr)
     checklist.finish("racecheck-unit")
 
 
