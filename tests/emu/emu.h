@@ -72,7 +72,9 @@ struct Block {
     std::unique_ptr<rc::Shadow> shadow;
     std::vector<std::unique_ptr<rc::Barrier>> groups;      // one per warp group (wgmma is warp-group wide)
     std::vector<std::array<double, 8>> rsSlots;            // wgmma register A operands, one slot per thread
-    std::vector<std::shared_ptr<const rc::Clocks>> groupClocks;   // each thread's clocks when its warp group issues a wgmma
+    // Each thread's clocks at the issue of each wgmma of the group it commits
+    // (two sets: a commit's are read while the next commit's are written).
+    std::array<std::vector<std::vector<std::shared_ptr<const rc::Clocks>>>, 2> groupClocks;
     std::mutex namedMutex;
     std::map<int, std::unique_ptr<rc::Barrier>> named;   // bar.sync id -> its barrier
     // Distributed shared memory: the latest access to this block's shared
@@ -277,6 +279,8 @@ struct WgmmaRead {
 inline thread_local std::vector<std::function<void()>> openWgmma;
 inline thread_local std::vector<std::vector<std::function<void()>>> committedWgmma;
 inline thread_local std::vector<WgmmaRead> openWgmmaReads;
+inline thread_local std::vector<std::shared_ptr<const rc::Clocks>> openWgmmaClocks;   // this thread's clocks at each open wgmma's issue
+inline thread_local unsigned wgmmaCommits = 0;
 inline thread_local std::vector<std::vector<WgmmaRead>> committedWgmmaReads;
 // TMA and bulk stores (async-proxy reads of shared memory) until
 // cp.async.bulk.wait_group.read retires them.
@@ -340,7 +344,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                     for (unsigned gr = 0; gr < threads / 128; ++gr)
                         b->groups.push_back(std::make_unique<rc::Barrier>(128, false, "a warp group's wgmma"));
                     b->rsSlots.assign(threads, {});
-                    b->groupClocks.assign(threads, nullptr);
+                    b->groupClocks[0].assign(threads, {});
+                    b->groupClocks[1].assign(threads, {});
                     // Poison shared memory so a missing initialisation shows up
                     // in the results too, not only in the detector's reports.
                     b->shared.assign(sharedBytes + 16, 0xA5);
@@ -370,6 +375,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             committedWgmma.clear();
                             openWgmmaReads.clear();
                             committedWgmmaReads.clear();
+                            openWgmmaClocks.clear();
+                            wgmmaCommits = 0;
                             pendingBulk.clear();
                             unfencedInits.clear();
                             views.clear();
@@ -901,9 +908,10 @@ template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, in
 }
 // The shared-memory operands of a wgmma are read through the async proxy
 // by the warp group, from the issue until the wgmma.wait_group that retires
-// them. The first thread of the group checks them at the issue against the
-// meet of the group's clocks (every thread's earlier writes must be ordered
-// before, and fenced), and at the wait records them as its reads.
+// them. The first thread of the group checks them, when the group is
+// committed, against the meet of the group's clocks at the issue (every
+// thread's earlier writes must be ordered before, and fenced), and at the
+// wait again, recording them as its reads (a write after the issue races).
 inline void wgmmaOperands(const WgmmaRead &op, bool record) {
     rc::Actor a{rc::self->slot, rc::self->now(), op.issued.get(), op.line, true, "reads", "the wgmma of the warp group of "};
     auto each = [&](unsigned long long desc, bool mnMajor, int rows, unsigned size) {
@@ -922,26 +930,11 @@ inline void wgmmaOperands(const WgmmaRead &op, bool record) {
     if (op.aShared) each(op.descA, op.transA, 64, op.sizeA);
     each(op.descB, op.transB, op.n, op.sizeB);
 }
-// The warp group meets at the issue (the instruction is warp-group wide):
-// `between` runs while every thread's slot is filled.
-template <class F> void wgmmaIssue(WgmmaRead op, F between) {
-    unsigned first = tid.x / 128 * 128;
-    rc::Barrier &group = *block->groups.at(tid.x / 128);
-    block->groupClocks[tid.x] = rc::self->snapshot();
-    group.arriveAndWait(op.line);
-    if (tid.x == first) {
-        auto meet = std::make_shared<rc::Clocks>(*block->groupClocks[first]);
-        for (unsigned t = first + 1; t < first + 128; ++t) {
-            const rc::Clocks &c = *block->groupClocks[t];
-            for (size_t i = 0; i < meet->size(); ++i) (*meet)[i] = std::min((*meet)[i], c[i]);
-        }
-        op.issued = meet;
-        wgmmaOperands(op, false);
-        openWgmmaReads.push_back(op);
-    }
-    between();
-    group.arriveAndWait(op.line);
-    rc::self->tick();   // this thread's later accesses are not ordered before the wgmma
+// A wgmma issued: the first thread of the warp group keeps its operands,
+// every thread its clocks, until the commit checks them.
+inline void wgmmaIssue(const WgmmaRead &op) {
+    if (tid.x % 128 == 0) openWgmmaReads.push_back(op);
+    openWgmmaClocks.push_back(rc::self->snapshot());
 }
 // wgmma is asynchronous: the MMAs of a group read shared memory and write
 // the accumulators at some point before the wait_group that retires the
@@ -950,7 +943,7 @@ template <class F> void wgmmaIssue(WgmmaRead op, F between) {
 // give wrong results.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
 void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD, unsigned line = __builtin_LINE()) {
-    wgmmaIssue(WgmmaRead{a, b, true, TransA != 0, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line}, [] {});
+    wgmmaIssue(WgmmaRead{a, b, true, TransA != 0, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
     openWgmma.push_back([=] {
         unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
@@ -965,24 +958,27 @@ void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD, unsigne
     });
 }
 // A from registers: the warp group's threads hold A (64 x K) in the
-// accumulator layout, 8 elements each. The model gathers the tile from the
-// threads' slots while the group meets at the issue.
+// accumulator layout, 8 elements each. The instruction is warp-group wide,
+// so the model meets the group at issue, gathers the tile from the threads'
+// slots and meets again before a slot can be reused.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
 void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD, unsigned line = __builtin_LINE()) {
     static_assert(K == 16 && TransA == 0, "emu: wgmma from registers models 16-bit k16 operands");
     const TA *mine = static_cast<const TA *>(aRegs);
     for (int e = 0; e < 8; ++e) block->rsSlots[tid.x][size_t(e)] = toDouble(mine[e]);
+    rc::Barrier &group = *block->groups.at(tid.x / 128);
+    group.arriveAndWait(line);
     std::array<double, 64 * 16> a{};
     unsigned first = tid.x / 128 * 128;
-    wgmmaIssue(WgmmaRead{0, b, false, false, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line}, [&] {
-        for (unsigned t = 0; t < 128; ++t) {
-            unsigned warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
-            for (int e = 0; e < 8; ++e) {
-                unsigned row = 16 * warp + g + 8 * ((e / 2) % 2), k = 2 * q + e % 2 + 8 * (e / 4);
-                a[row * 16 + k] = block->rsSlots[first + t][size_t(e)];
-            }
+    for (unsigned t = 0; t < 128; ++t) {
+        unsigned warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+        for (int e = 0; e < 8; ++e) {
+            unsigned row = 16 * warp + g + 8 * ((e / 2) % 2), k = 2 * q + e % 2 + 8 * (e / 4);
+            a[row * 16 + k] = block->rsSlots[first + t][size_t(e)];
         }
-    });
+    }
+    group.arriveAndWait(line);
+    wgmmaIssue(WgmmaRead{0, b, false, false, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
     openWgmma.push_back([=] {
         unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
@@ -995,6 +991,34 @@ void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD, unsigned
             }
         }
     });
+}
+
+// wgmma.commit_group is warp-group wide: the group meets, and its first
+// thread checks the operands of each wgmma of the group against the meet
+// of the threads' clocks at that wgmma's issue.
+inline void wgmmaCommit(unsigned line) {
+    unsigned first = tid.x / 128 * 128;
+    auto &clocks = block->groupClocks[wgmmaCommits++ % 2];
+    clocks[tid.x] = std::move(openWgmmaClocks);
+    openWgmmaClocks.clear();
+    block->groups.at(tid.x / 128)->arriveAndWait(line);
+    if (tid.x != first) return;
+    std::shared_ptr<const rc::Clocks> meet;
+    for (size_t i = 0; i < openWgmmaReads.size(); ++i) {
+        // Issues in one epoch share their clocks: compute the meet once for them.
+        bool same = i > 0;
+        for (unsigned t = first; t < first + 128 && same; ++t) same = clocks[t].at(i) == clocks[t].at(i - 1);
+        if (!same) {
+            auto m = std::make_shared<rc::Clocks>(*clocks[first].at(i));
+            for (unsigned t = first + 1; t < first + 128; ++t) {
+                const rc::Clocks &c = *clocks[t].at(i);
+                for (size_t j = 0; j < m->size(); ++j) (*m)[j] = std::min((*m)[j], c[j]);
+            }
+            meet = m;
+        }
+        openWgmmaReads[i].issued = meet;
+        wgmmaOperands(openWgmmaReads[i], false);
+    }
 }
 
 // At a thread's exit: asynchronous operations still in flight are reported
@@ -1027,7 +1051,8 @@ inline void threadExit() {
 }
 } // namespace emu
 inline void tilet_wgmma_fence() {}
-inline void tilet_wgmma_commit() {
+inline void tilet_wgmma_commit(unsigned line = __builtin_LINE()) {
+    emu::wgmmaCommit(line);
     emu::committedWgmma.push_back(std::move(emu::openWgmma));
     emu::openWgmma.clear();
     emu::committedWgmmaReads.push_back(std::move(emu::openWgmmaReads));

@@ -33,6 +33,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace emu::rc {
@@ -72,10 +73,11 @@ inline std::string kernelAt(unsigned line) {
 
 struct Reporter {
     std::mutex mutex;
-    std::set<std::tuple<std::string, unsigned, unsigned>> seen;
+    // Each (kind, line, note line) is printed once; whether it is a known failure.
+    std::map<std::tuple<std::string, unsigned, unsigned>, bool> seen;
     unsigned failures = 0, suppressed = 0;
     // EMU_RACECHECK_KNOWN="kind:kernel,...": reports expected until the
-    // translator is fixed; each must still occur (see known()).
+    // translator is fixed, and how often each occurred (see atExit()).
     std::map<std::pair<std::string, std::string>, unsigned> known;
     bool stopAtFirst = false;
 
@@ -104,24 +106,33 @@ inline Reporter &reporter() {
 // access has a line, "FILE:NOTELINE: note: NOTE". Reports are printed once
 // per (kind, line, note line) and make the run fail; `fatal` ones (a
 // deadlock, an mbarrier that does not exist) end it at once, as the
-// emulation cannot go on.
-inline void report(const std::string &kind, unsigned line, const std::string &what, unsigned noteLine = 0, const std::string &note = "",
-                   bool fatal = false) {
+// emulation cannot go on. `what` is the message or, on the paths every
+// access takes, a function that makes it: a race repeated a million times
+// costs a map lookup, not a message.
+template <class What>
+void report(const char *kind, unsigned line, What &&what, unsigned noteLine = 0, const char *note = "", bool fatal = false) {
     Reporter &r = reporter();
     std::lock_guard<std::mutex> lock(r.mutex);
-    std::string kernel = kernelAt(line);
-    auto known = r.known.find({kind, kernel});
-    bool isKnown = known != r.known.end();
-    if (isKnown) ++known->second;
-    else ++r.failures;
-    if (!r.seen.insert({kind, line, noteLine}).second && !fatal) return;
+    auto [entry, fresh] = r.seen.try_emplace({kind, line, noteLine}, false);
+    std::string kernel = fresh || fatal ? kernelAt(line) : std::string();
+    if (fresh) {
+        auto known = r.known.find({kind, kernel});
+        entry->second = known != r.known.end();
+        if (entry->second) ++known->second;
+    }
+    bool isKnown = entry->second;
+    if (!isKnown) ++r.failures;
+    if (!fresh && !fatal) return;
     if (r.seen.size() > 40 && !fatal) {
         ++r.suppressed;
         return;
     }
-    std::fprintf(stderr, "%s:%u: %s: racecheck[%s]: %s (kernel %s)%s\n", cuFile(), line, isKnown ? "warning" : "error", kind.c_str(), what.c_str(),
+    std::string text;
+    if constexpr (std::is_invocable_v<What>) text = what();
+    else text = what;
+    std::fprintf(stderr, "%s:%u: %s: racecheck[%s]: %s (kernel %s)%s\n", cuFile(), line, isKnown ? "warning" : "error", kind, text.c_str(),
                  kernel.c_str(), isKnown ? " [known failure]" : "");
-    if (noteLine) std::fprintf(stderr, "%s:%u: note: %s\n", cuFile(), noteLine, note.c_str());
+    if (noteLine) std::fprintf(stderr, "%s:%u: note: %s\n", cuFile(), noteLine, note);
     std::fflush(stderr);
     if (fatal || (r.stopAtFirst && !isKnown)) std::_Exit(1);
 }
@@ -406,11 +417,18 @@ private:
         return text;
     }
 
+    static std::string unordered(size_t offset, const Where &where, const Actor &a, uint32_t other, const char *what) {
+        return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", not ordered after the " + what + " by " + run->who(other) +
+               " (no barrier, mbarrier wait or named barrier between them)";
+    }
     void inflightReport(const Cell &c, size_t offset, const Actor &a, const Where &where) {
-        report("race", a.line,
-               a.name() + " " + a.verb + " " + at(offset, where, a.slot) + " while a cp.async of " + run->who(c.inflight.slot) +
-                   " to it is in flight (before the cp.async.wait_group that retires it)",
-               c.inflight.line, "the cp.async was issued here");
+        report(
+            "race", a.line,
+            [&] {
+                return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + " while a cp.async of " + run->who(c.inflight.slot) +
+                       " to it is in flight (before the cp.async.wait_group that retires it)";
+            },
+            c.inflight.line, "the cp.async was issued here");
     }
     // A generic write read or overwritten through the async proxy needs a
     // fence.proxy.async by the writing thread, ordered before the access.
@@ -418,23 +436,23 @@ private:
         if (!a.async || !(c.flags & kWritten) || (c.flags & kAsyncWrite)) return;
         ThreadState *writer = run->thread(c.write.slot);
         if (writer && !writer->fencedBefore(c.write.clock, *a.vc))
-            report("proxy", a.line,
-                   a.name() + " " + a.verb + " " + at(offset, where, a.slot) + " through the async proxy, but " + run->who(c.write.slot) +
-                       " wrote it through the generic proxy with no fence.proxy.async after the write and before this access",
-                   c.write.line, "the generic write");
+            report(
+                "proxy", a.line,
+                [&] {
+                    return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + " through the async proxy, but " + run->who(c.write.slot) +
+                           " wrote it through the generic proxy with no fence.proxy.async after the write and before this access";
+                },
+                c.write.line, "the generic write");
     }
     void readCell(size_t offset, const Actor &a, const Where &where, bool record) {
         Cell &c = cells_[offset];
         if (c.inflight.slot != kNoSlot) {
             inflightReport(c, offset, a, where);
         } else if (!(c.flags & kWritten)) {
-            report("uninit", a.line, a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", which nothing has written");
+            report("uninit", a.line, [&] { return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", which nothing has written"; });
         } else {
             if (!ordered(c.write, a))
-                report("race", a.line,
-                       a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", not ordered after the write by " + run->who(c.write.slot) +
-                           " (no barrier, mbarrier wait or named barrier between them)",
-                       c.write.line, "the write");
+                report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the write");
             else proxyCheck(c, offset, a, where);   // a race is the first problem
         }
         if (!record) return;
@@ -453,17 +471,11 @@ private:
     void checkWrite(Cell &c, size_t offset, const Actor &a, const Where &where) {
         if (c.inflight.slot != kNoSlot) inflightReport(c, offset, a, where);
         if ((c.flags & kWritten) && !ordered(c.write, a))
-            report("race", a.line,
-                   a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", not ordered after the write by " + run->who(c.write.slot) +
-                       " (no barrier, mbarrier wait or named barrier between them)",
-                   c.write.line, "the other write");
+            report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the other write");
         else proxyCheck(c, offset, a, where);
         auto readCheck = [&](const Access &r) {
             if (r.slot != kNoSlot && !ordered(r, a))
-                report("race", a.line,
-                       a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", not ordered after the read by " + run->who(r.slot) +
-                           " (no barrier, mbarrier wait or named barrier between them)",
-                       r.line, "the read");
+                report("race", a.line, [&] { return unordered(offset, where, a, r.slot, "read"); }, r.line, "the read");
         };
         readCheck(c.read);
         if (c.moreReads)
