@@ -113,7 +113,7 @@ struct At {
 // Checks an access of `bytes` at `offset` of block `blk`'s shared memory
 // against the shadow and records it; false if it is outside the block's
 // shared memory (reported; the access is not performed).
-bool sharedAccess(Block *blk, long long offset, size_t bytes, unsigned line, bool write, const char *buffer, long long base);
+inline bool sharedAccess(Block *blk, long long offset, size_t bytes, unsigned line, bool write, const char *buffer, long long base);
 
 template <class T> struct SharedPtr;
 // A reference to a shared-memory element: reading it or assigning to it is
@@ -298,7 +298,7 @@ inline thread_local std::vector<unsigned long long *> unfencedInits;   // mbarri
 inline unsigned char *sharedBaseRaw() { return block->shared.data(); }
 
 inline void clearMBarriers();
-void threadExit();
+inline void threadExit();
 
 // Runs the grid cluster by cluster (a block is a cluster of one without a
 // cluster dimension); the threads of all blocks of a cluster run at once.
