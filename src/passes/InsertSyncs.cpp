@@ -32,6 +32,7 @@
 
 #include "ir/Analysis.h"
 #include "ir/Effects.h"
+#include "ir/Simplify.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
@@ -108,14 +109,15 @@ struct State {
     }
     // The state as the next iteration of the loop over `v` sees it: a tag
     // (v + c) of this iteration is (v + c - 1) of the next.
-    State shifted(const ir::VarNode *v) const {
+    State shifted(const ir::VarRef &v) const {
         State out = *this;
         for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight}) {
             for (Range &r : *list) {
-                if (!r.tagBase || !ir::usesVar(r.tagBase, v)) continue;
-                const ir::Var *base = ir::as<ir::Var>(r.tagBase);
-                if (base && base == v) r.tagOffset = (r.tagOffset - 1 + r.buffer->pipelineVersions) % r.buffer->pipelineVersions;
-                else r.tagBase = nullptr;   // not of the form v + c: no claim
+                if (!r.tagBase || !ir::usesVar(r.tagBase, v.get())) continue;
+                // A tag v + e, e independent of v (k, or k - start of a loop from a run-time start).
+                ir::Expr rest = ir::simplify(ir::sub(r.tagBase, v));
+                if (!ir::usesVar(rest, v.get())) r.tagOffset = (r.tagOffset - 1 + r.buffer->pipelineVersions) % r.buffer->pipelineVersions;
+                else r.tagBase = nullptr;   // not of the form v + e: no claim
             }
         }
         return out;
@@ -576,7 +578,7 @@ private:
         Nested inLoop(nested_);
         ir::Stmt body = process(f.body, state);
         // Entered again with the state its end leaves behind?
-        State wrap = state.shifted(f.var.get());
+        State wrap = state.shifted(f.var);
         if (std::optional<Conflict> c = probe(f.body, wrap)) {
             log.resize(logged);   // the body is walked again from the new barrier
             std::vector<ir::Stmt> head;

@@ -2,10 +2,12 @@
 //
 // No GPU is available where tilet is developed, so the generated .cu files
 // of the SIMT examples are also compiled with g++ against this header and run
-// with one std::thread per CUDA thread: __syncthreads is a std::barrier of the
+// with one std::thread per CUDA thread: __syncthreads is a barrier of the
 // block, __shfl_xor_sync a barrier of the warp plus an exchange buffer,
-// dynamic shared memory one buffer per block. prepare.py rewrites the one
-// line g++ cannot take (the extern __shared__ declaration).
+// dynamic shared memory one buffer per block. prepare.py rewrites what g++
+// cannot take (the extern __shared__ declaration) and makes every shared
+// buffer a SharedPtr, through which each access is checked by the race
+// detector (racecheck.h; docs/emulator.md).
 //
 // This checks the arithmetic, indexing, layouts, guards, vectorized moves,
 // shuffles and barrier placement of the generated code -- not timing. The
@@ -25,13 +27,13 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include "racecheck.h"
 #include "tf32.h"
 #include <math_constants.h>
 #include <vector_types.h>
 
 #include <array>
 #include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -55,52 +57,248 @@ struct Dim {
     unsigned x = 0, y = 0, z = 0;
 };
 
+// Agent slots (mbarriers) per block in the vector clocks.
+constexpr unsigned kMBarriersPerBlock = 64;
+
 struct Block {
-    std::unique_ptr<std::barrier<>> sync;
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    unsigned rank = 0;
+    std::string name;   // "(x,y,z)", for reports
+    std::unique_ptr<rc::Barrier> sync;
+    std::vector<std::unique_ptr<rc::Barrier>> warps;
     std::vector<uint64_t> lanes;   // shuffle and warp-instruction exchange slots, one per thread
     std::vector<uint64_t> aux;     // a second slot per thread (mma's B operand)
     std::vector<unsigned char> shared;
-    std::vector<std::unique_ptr<std::barrier<>>> groups;   // one per warp group (wgmma is warp-group wide)
+    size_t sharedBytes = 0;
+    std::unique_ptr<rc::Shadow> shadow;
+    std::vector<std::unique_ptr<rc::Barrier>> groups;      // one per warp group (wgmma is warp-group wide)
     std::vector<std::array<double, 8>> rsSlots;            // wgmma register A operands, one slot per thread
+    // Each thread's clocks at the issue of each wgmma of the group it commits
+    // (two sets: a commit's are read while the next commit's are written).
+    std::array<std::vector<std::vector<std::shared_ptr<const rc::Clocks>>>, 2> groupClocks;
     std::mutex namedMutex;
-    std::map<int, std::unique_ptr<std::barrier<>>> named;   // bar.sync id -> its barrier
+    std::map<int, std::unique_ptr<rc::Barrier>> named;   // bar.sync id -> its barrier
+    // Distributed shared memory: the latest access to this block's shared
+    // memory by each slot of another block, and the join of the clocks of
+    // this block's exited threads (a block's shared memory is gone once all
+    // of them have exited).
+    std::mutex remoteMutex;
+    std::map<uint32_t, rc::Access> remoteAccesses;
+    rc::Clocks exitClocks;
+    unsigned exited = 0;
 };
 
 inline thread_local Dim tid, bid;
 inline thread_local Block *block = nullptr;
 
+// The blocks of one thread block cluster, which run at the same time and
+// can reach each other's shared memory.
+struct Cluster {
+    std::vector<Block *> blocks;            // by rank
+    std::unique_ptr<rc::Barrier> sync;      // barrier.cluster: every thread of every block
+    unsigned agents = 0;                    // mbarriers initialised so far
+};
+inline thread_local Cluster *cluster = nullptr;
+inline thread_local unsigned clusterRank = 0;
+
+// ---- shared memory through checked pointers
+
+// An index, with the .cu line of the expression that indexes (prepare.py's
+// #line directives make __builtin_LINE() a line of the .cu).
+struct At {
+    long long i;
+    unsigned line;
+    At(long long i, unsigned line = __builtin_LINE()) : i(i), line(line) {}
+};
+
+// Checks an access of `bytes` at `offset` of block `blk`'s shared memory
+// against the shadow and records it; false if it is outside the block's
+// shared memory (reported; the access is not performed).
+inline bool sharedAccess(Block *blk, long long offset, size_t bytes, unsigned line, bool write, const char *buffer, long long base);
+
+template <class T> struct SharedPtr;
+// A reference to a shared-memory element: reading it or assigning to it is
+// an access the detector checks.
+template <class T> struct SharedRef {
+    Block *blk;
+    long long off;
+    unsigned line;
+    const char *buffer;
+    long long base;
+
+    unsigned char *raw() const { return blk->shared.data() + off; }
+    operator T() const {
+        T v{};
+        if (sharedAccess(blk, off, sizeof(T), line, false, buffer, base)) std::memcpy(static_cast<void *>(&v), raw(), sizeof(T));
+        return v;
+    }
+    // static_cast<float>(an __half element): through T, as the CUDA code converts.
+    template <class U, class = std::enable_if_t<!std::is_same_v<U, T>>> explicit operator U() const { return static_cast<U>(static_cast<T>(*this)); }
+    const SharedRef &operator=(const T &v) const {
+        if (sharedAccess(blk, off, sizeof(T), line, true, buffer, base)) std::memcpy(static_cast<void *>(raw()), &v, sizeof(T));
+        return *this;
+    }
+    const SharedRef &operator=(const SharedRef &other) const { return *this = static_cast<T>(other); }
+    template <class U> const SharedRef &operator+=(const U &u) const { return *this = static_cast<T>(static_cast<T>(*this) + u); }
+    template <class U> const SharedRef &operator-=(const U &u) const { return *this = static_cast<T>(static_cast<T>(*this) - u); }
+    template <class U> const SharedRef &operator*=(const U &u) const { return *this = static_cast<T>(static_cast<T>(*this) * u); }
+    template <class U> const SharedRef &operator/=(const U &u) const { return *this = static_cast<T>(static_cast<T>(*this) / u); }
+    SharedPtr<T> operator&() const { return {blk, off, line, buffer, base}; }
+};
+
+// A pointer into a block's shared memory (the generated code's T* views of
+// tilet_smem). `line` is the line of the expression it came from.
+template <class T> struct SharedPtr {
+    Block *blk = nullptr;
+    long long off = 0;
+    unsigned line = 0;
+    const char *buffer = "shared memory";
+    long long base = 0;   // the buffer's offset, for messages
+
+    SharedRef<T> operator[](At i) const { return {blk, off + i.i * static_cast<long long>(sizeof(T)), i.line, buffer, base}; }
+    SharedRef<T> operator*() const { return {blk, off, line, buffer, base}; }
+    SharedPtr operator+(At i) const { return {blk, off + i.i * static_cast<long long>(sizeof(T)), i.line, buffer, base}; }
+    T *raw() const { return reinterpret_cast<T *>(blk->shared.data() + off); }
+    // A typed view of the dynamic shared memory at `offset` (a buffer's declaration).
+    template <class U> SharedPtr<U> as(long long offset, const char *name) const;
+};
+// The buffers this thread has declared (offset, name), so that a wgmma
+// descriptor's bytes can be named in reports.
+using View = std::pair<long long, const char *>;
+inline thread_local std::vector<View> views;
+inline View viewAt(long long offset) {
+    View best{0, "shared memory"};
+    for (const View &v : views)
+        if (v.first <= offset && v.first >= best.first) best = v;
+    return best;
+}
+template <class T> template <class U> SharedPtr<U> SharedPtr<T>::as(long long offset, const char *name) const {
+    View v{off + offset, name};
+    if (std::find(views.begin(), views.end(), v) == views.end()) views.push_back(v);
+    return {blk, off + offset, 0, name, off + offset};
+}
+// reinterpret_cast<U*>(&buffer[i]) of the generated code (a vector move).
+template <class U, class T> SharedPtr<U> sharedCast(SharedPtr<T> p) { return {p.blk, p.off, p.line, p.buffer, p.base}; }
+inline SharedPtr<unsigned char> sharedBase() { return {block, 0, 0, "shared memory", 0}; }
+
+// The same offset in block `rank` of the cluster (mapa).
+template <class T> SharedPtr<T> remote(SharedPtr<T> local, int rank) {
+    local.blk = cluster->blocks.at(static_cast<size_t>(rank));
+    return local;
+}
+
+inline rc::Actor actorOf(const char *verb, unsigned line, const char *prefix = "") {
+    return {rc::self->slot, rc::self->now(), &rc::self->vc, line, false, verb, prefix};
+}
+
+// Distributed shared memory (CUDA programming guide, "Distributed Shared
+// Memory"): a block may touch another block's shared memory only once that
+// block is known to have started (a cluster barrier after the start orders
+// it), and the access must be ordered before that block exits.
+inline thread_local uint64_t startedBlocks = 0;   // ranks known to have started
+inline void remoteAccess(Block *target, uint32_t slot, rc::Clock clock, unsigned line) {
+    rc::Run &r = *rc::run;
+    if (!(startedBlocks >> target->rank & 1)) {
+        bool started = false;
+        for (unsigned t = 0; t < r.threadsPerBlock && !started; ++t) started = rc::self->vc[target->rank * r.threadsPerBlock + t] >= 1;
+        if (started) startedBlocks |= uint64_t(1) << target->rank;
+        else
+            rc::report("dsmem", line,
+                       r.who(rc::self->slot) + " accesses the shared memory of block " + target->name +
+                           " before anything orders it after that block's start (a cluster barrier, barrier.cluster, must come first)");
+    }
+    std::lock_guard<std::mutex> lock(target->remoteMutex);
+    if (target->exited == r.threadsPerBlock)
+        rc::report("dsmem", line, r.who(slot) + " accesses the shared memory of block " + target->name + ", whose threads have all exited");
+    target->remoteAccesses[slot] = {clock, slot, line};
+}
+
+inline bool sharedAccess(Block *blk, long long offset, size_t bytes, unsigned line, bool write, const char *buffer, long long base) {
+    if (offset < 0 || static_cast<size_t>(offset) + bytes > blk->sharedBytes) {
+        rc::report("bounds", line,
+                   rc::run->who(rc::self->slot) + (write ? " writes " : " reads ") + std::to_string(bytes) + " bytes at shared offset " + std::to_string(offset) +
+                       " (" + buffer + "), outside the block's " + std::to_string(blk->sharedBytes) + " bytes of shared memory",
+                   0, "", true);
+        return false;
+    }
+    if (blk != block) remoteAccess(blk, rc::self->slot, rc::self->now(), line);
+    rc::Actor a = actorOf(write ? "writes" : "reads", line);
+    rc::Where where{&blk->name, buffer, base};
+    if (write) blk->shadow->write(static_cast<size_t>(offset), bytes, a, where);
+    else blk->shadow->read(static_cast<size_t>(offset), bytes, a, where);
+    return true;
+}
+
+// ---- mutation testing (tests/scripts/emu_mutations.py)
+
+// prepare.py wraps every synchronisation statement of the .cu in
+// `if (emu::keep(__LINE__))`; EMU_DELETE_LINE=N removes the one at line N,
+// as if it were deleted from the .cu, and says at exit how often it was
+// reached (a deletion never reached shows nothing).
+struct Deletion {
+    unsigned line = 0;
+    std::atomic<unsigned long> reached{0};
+    Deletion() {
+        if (const char *l = std::getenv("EMU_DELETE_LINE")) line = static_cast<unsigned>(std::strtoul(l, nullptr, 10));
+        if (line) std::atexit([] { std::fprintf(stderr, "emu: deleted line %u, reached %lu times\n", deletion().line, deletion().reached.load()); });
+    }
+    static Deletion &deletion();
+};
+inline Deletion &Deletion::deletion() {
+    static Deletion d;
+    return d;
+}
+inline const bool deletionReady = (Deletion::deletion(), true);
+inline bool keep(unsigned line) {
+    Deletion &d = Deletion::deletion();
+    if (line != d.line) return true;
+    d.reached.fetch_add(1);
+    return false;
+}
+
+// ---- asynchronous operations a thread has in flight
+
 // cp.async copies of this thread: the open group and the committed ones, oldest first.
 struct AsyncCopy {
-    void *dst;
+    SharedPtr<unsigned char> dst;
     const void *src;
     int bytes;
     bool valid;
 };
 inline thread_local std::vector<AsyncCopy> openGroup;
 inline thread_local std::vector<std::vector<AsyncCopy>> committedGroups;
-// wgmma groups not yet retired (see wgmma below).
+// wgmma groups not yet retired (see wgmma below), and, in the first thread
+// of each warp group, their shared-memory operands.
+struct WgmmaRead {
+    unsigned long long descA = 0, descB = 0;
+    bool aShared = false, transA = false, transB = false;
+    int n = 0, k = 0;
+    unsigned sizeA = 0, sizeB = 0;
+    std::shared_ptr<const rc::Clocks> issued;   // the meet of the warp group's clocks at the issue
+    unsigned line = 0;
+};
 inline thread_local std::vector<std::function<void()>> openWgmma;
 inline thread_local std::vector<std::vector<std::function<void()>>> committedWgmma;
-
-inline unsigned char *sharedBase() { return block->shared.data(); }
-
-// Runs `kernel(args...)` on a grid of blocks, one std::thread per CUDA thread.
-inline void clearMBarriers();
-// The blocks of one thread block cluster, which run at the same time and
-// can reach each other's shared memory.
-struct Cluster {
-    std::vector<Block *> blocks;            // by rank
-    std::unique_ptr<std::barrier<>> sync;   // barrier.cluster: every thread of every block
+inline thread_local std::vector<WgmmaRead> openWgmmaReads;
+inline thread_local std::vector<std::shared_ptr<const rc::Clocks>> openWgmmaClocks;   // this thread's clocks at each open wgmma's issue
+inline thread_local unsigned wgmmaCommits = 0;
+inline thread_local std::vector<std::vector<WgmmaRead>> committedWgmmaReads;
+// TMA and bulk stores (async-proxy reads of shared memory) until
+// cp.async.bulk.wait_group.read retires them.
+struct BulkRead {
+    Block *blk;
+    std::vector<std::pair<size_t, size_t>> ranges;   // offset, bytes
+    std::shared_ptr<const rc::Clocks> issued;
+    unsigned line;
+    const char *buffer;
+    long long base;
 };
-inline thread_local Cluster *cluster = nullptr;
-inline thread_local unsigned clusterRank = 0;
+inline thread_local std::vector<BulkRead> pendingBulk;
+inline thread_local std::vector<unsigned long long *> unfencedInits;   // mbarriers this thread initialised, no fence.mbarrier_init since
 
-// The address `local` (in this block's shared memory) has in block `rank` of the cluster (mapa).
-template <class T> T *remote(T *local, int rank) {
-    auto offset = reinterpret_cast<const unsigned char *>(local) - block->shared.data();
-    return reinterpret_cast<T *>(cluster->blocks.at(static_cast<size_t>(rank))->shared.data() + offset);
-}
+inline unsigned char *sharedBaseRaw() { return block->shared.data(); }
+
+inline void clearMBarriers();
+inline void threadExit();
 
 // Runs the grid cluster by cluster (a block is a cluster of one without a
 // cluster dimension); the threads of all blocks of a cluster run at once.
@@ -111,23 +309,49 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
     Dim c{std::max(clusterDim.x, 1u), std::max(clusterDim.y, 1u), std::max(clusterDim.z, 1u)};
     if (g.x % c.x || g.y % c.y || g.z % c.z) throw std::runtime_error("emu: the grid is not made of whole clusters");
     unsigned size = c.x * c.y * c.z;
+    if (size > 64) throw std::runtime_error("emu: clusters of at most 64 blocks");
     for (unsigned cz = 0; cz < g.z; cz += c.z)
         for (unsigned cy = 0; cy < g.y; cy += c.y)
             for (unsigned cx = 0; cx < g.x; cx += c.x) {
+                rc::Run run;
+                run.threadsPerBlock = threads;
+                run.blocks = size;
+                run.threads = size * threads;
+                run.slots = run.threads + size * kMBarriersPerBlock;
+                run.live = static_cast<int>(run.threads);
+                run.agents.resize(run.slots - run.threads);   // never reallocated: reports read it unlocked
+                for (uint32_t s = 0; s < run.threads; ++s) {
+                    auto ts = std::make_unique<rc::ThreadState>();
+                    ts->slot = s;
+                    ts->vc.assign(run.slots, 0);
+                    ts->vc[s] = 1;   // epoch 1: the thread's start (see remoteAccess)
+                    run.states.push_back(std::move(ts));
+                }
                 std::vector<std::unique_ptr<Block>> blocks;
                 Cluster cl;
                 clearMBarriers();   // a barrier used before this cluster initialises it must not find an old one
-                cl.sync = std::make_unique<std::barrier<>>(size * threads);
+                cl.sync = std::make_unique<rc::Barrier>(size * threads, true, "a cluster barrier (barrier.cluster)");
                 for (unsigned r = 0; r < size; ++r) {
                     auto b = std::make_unique<Block>();
-                    b->sync = std::make_unique<std::barrier<>>(threads);
-                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<std::barrier<>>(32));
+                    b->rank = r;
+                    Dim id{cx + r % c.x, cy + (r / c.x) % c.y, cz + r / (c.x * c.y)};
+                    b->name = "(" + std::to_string(id.x) + "," + std::to_string(id.y) + "," + std::to_string(id.z) + ")";
+                    run.blockNames.push_back(b->name);
+                    b->sync = std::make_unique<rc::Barrier>(threads, true, "__syncthreads() of block " + b->name);
+                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<rc::Barrier>(32, false, "a warp-wide instruction"));
                     b->lanes.assign(threads, 0);
                     b->aux.assign(threads, 0);
-                    for (unsigned g = 0; g < threads / 128; ++g) b->groups.push_back(std::make_unique<std::barrier<>>(128));
+                    for (unsigned gr = 0; gr < threads / 128; ++gr)
+                        b->groups.push_back(std::make_unique<rc::Barrier>(128, false, "a warp group's wgmma"));
                     b->rsSlots.assign(threads, {});
-                    // Poison shared memory so a missing initialisation shows up.
+                    b->groupClocks[0].assign(threads, {});
+                    b->groupClocks[1].assign(threads, {});
+                    // Poison shared memory so a missing initialisation shows up
+                    // in the results too, not only in the detector's reports.
                     b->shared.assign(sharedBytes + 16, 0xA5);
+                    b->sharedBytes = sharedBytes;
+                    b->shadow = std::make_unique<rc::Shadow>(sharedBytes);
+                    b->exitClocks.assign(run.slots, 0);
                     cl.blocks.push_back(b.get());
                     blocks.push_back(std::move(b));
                 }
@@ -140,11 +364,24 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             block = cl.blocks[r];
                             cluster = &cl;
                             clusterRank = r;
+                            rc::run = &run;
+                            rc::self = run.states[r * threads + t].get();
+                            rc::self->tid = t;
+                            rc::self->rank = r;
+                            startedBlocks = uint64_t(1) << r;
                             openGroup.clear();
                             committedGroups.clear();
                             openWgmma.clear();
                             committedWgmma.clear();
+                            openWgmmaReads.clear();
+                            committedWgmmaReads.clear();
+                            openWgmmaClocks.clear();
+                            wgmmaCommits = 0;
+                            pendingBulk.clear();
+                            unfencedInits.clear();
+                            views.clear();
                             kernel(args...);
+                            threadExit();
                         });
                     }
                 for (std::thread &th : pool) th.join();
@@ -154,7 +391,7 @@ template <class Kernel, class... Args> void launch(Dim grid, unsigned threads, s
     launch(grid, threads, sharedBytes, Dim{1, 1, 1}, kernel, args...);
 }
 
-inline void syncThreads() { block->sync->arrive_and_wait(); }
+inline void syncThreads(unsigned line = __builtin_LINE()) { block->sync->arriveAndWait(line); }
 
 template <class T> T shuffleXor(unsigned, T value, int laneMask) {
     static_assert(sizeof(T) <= 8, "emu shuffles move at most 8 bytes");
@@ -162,9 +399,9 @@ template <class T> T shuffleXor(unsigned, T value, int laneMask) {
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
     block->lanes[t] = bits;
-    block->warps[t / 32]->arrive_and_wait();
+    block->warps[t / 32]->arriveAndWait();
     uint64_t other = block->lanes[warpBase + ((t % 32) ^ static_cast<unsigned>(laneMask))];
-    block->warps[t / 32]->arrive_and_wait();
+    block->warps[t / 32]->arriveAndWait();
     T out;
     std::memcpy(&out, &other, sizeof(T));
     return out;
@@ -174,11 +411,13 @@ template <class T> T shuffleXor(unsigned, T value, int laneMask) {
 
 // Lane l gives the address of row l % 8 of matrix l / 8. Per matrix, thread t
 // receives the 32 bits at row t / 4, bytes 4 * (t % 4); with .trans, the b16
-// elements (row 2 * (t % 4) + e, column t / 4) for e = 0, 1.
-template <int Count, bool Trans> void ldmatrix(void *dst, const void *row) {
+// elements (row 2 * (t % 4) + e, column t / 4) for e = 0, 1. The 16 bytes of
+// a row count as read by the lane that gives its address.
+template <int Count, bool Trans, class T> void ldmatrix(void *dst, SharedPtr<T> row) {
     unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
-    block->lanes[t] = reinterpret_cast<uint64_t>(row);
-    block->warps[t / 32]->arrive_and_wait();
+    if (lane < 8 * Count) sharedAccess(row.blk, row.off, 16, row.line, false, row.buffer, row.base);
+    block->lanes[t] = reinterpret_cast<uint64_t>(row.raw());
+    block->warps[t / 32]->arriveAndWait();
     unsigned regs[Count];
     for (int m = 0; m < Count; ++m) {
         auto rowOf = [&](unsigned r) { return reinterpret_cast<const unsigned char *>(block->lanes[warpBase + 8 * m + r]); };
@@ -191,7 +430,7 @@ template <int Count, bool Trans> void ldmatrix(void *dst, const void *row) {
             regs[m] = lo | (unsigned(hi) << 16);
         }
     }
-    block->warps[t / 32]->arrive_and_wait();
+    block->warps[t / 32]->arriveAndWait();
     std::memcpy(dst, regs, sizeof regs);
 }
 
@@ -235,7 +474,7 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
     unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
     block->lanes[t] = reinterpret_cast<uint64_t>(a);
     block->aux[t] = reinterpret_cast<uint64_t>(b);
-    block->warps[t / 32]->arrive_and_wait();
+    block->warps[t / 32]->arriveAndWait();
     double A[M][K] = {}, B[K][N] = {};
     for (unsigned l = 0; l < 32; ++l) {
         const T *la = reinterpret_cast<const T *>(block->lanes[warpBase + l]);
@@ -251,7 +490,7 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
             B[k][n] = toDouble(lb[i]);
         }
     }
-    block->warps[t / 32]->arrive_and_wait();
+    block->warps[t / 32]->arriveAndWait();
     for (int i = 0; i < 4; ++i) {
         int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
         double sum = 0;
@@ -260,32 +499,60 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
     }
 }
 
-// ---- cp.async: copies land when a wait retires their group
+// ---- cp.async: copies land when a wait retires their group. The generic
+// proxy writes them (PTX ISA, "Memory Consistency Model", "Proxies"); until
+// they land, any access to their bytes -- the issuing thread's own too --
+// is a race.
 
-
-template <int Bytes> void cpAsync(void *dst, const void *src, bool valid) { openGroup.push_back({dst, src, Bytes, valid}); }
+template <int Bytes, class T> void cpAsync(SharedPtr<T> dst, const void *src, bool valid) {
+    if (dst.off < 0 || static_cast<size_t>(dst.off) + Bytes > dst.blk->sharedBytes) {
+        sharedAccess(dst.blk, dst.off, Bytes, dst.line, true, dst.buffer, dst.base);   // reports
+        return;
+    }
+    rc::Where where{&dst.blk->name, dst.buffer, dst.base};
+    dst.blk->shadow->issueCopy(static_cast<size_t>(dst.off), Bytes, actorOf("issues a cp.async to", dst.line), where);
+    openGroup.push_back({sharedCast<unsigned char>(dst), src, Bytes, valid});
+}
 inline void cpAsyncCommit() {
     committedGroups.push_back(std::move(openGroup));
     openGroup.clear();
 }
-template <int Pending> void cpAsyncWait() {
+template <int Pending> void cpAsyncWait(unsigned = __builtin_LINE()) {
     while (committedGroups.size() > static_cast<size_t>(Pending)) {
         for (const AsyncCopy &c : committedGroups.front()) {
-            if (c.valid) std::memcpy(c.dst, c.src, c.bytes);
-            else std::memset(c.dst, 0, c.bytes);
+            if (c.valid) std::memcpy(c.dst.raw(), c.src, static_cast<size_t>(c.bytes));
+            else std::memset(c.dst.raw(), 0, static_cast<size_t>(c.bytes));
+            rc::Where where{&c.dst.blk->name, c.dst.buffer, c.dst.base};
+            c.dst.blk->shadow->write(static_cast<size_t>(c.dst.off), static_cast<size_t>(c.bytes), actorOf("writes", c.dst.line, "the cp.async of "), where,
+                                     true);
         }
         committedGroups.erase(committedGroups.begin());
     }
 }
 
 // ---- mbarriers (PTX ISA: "Parallel synchronization and communication
-// instructions: mbarrier"): a phase completes after `count` arrivals; a wait
-// for parity P returns once the number of completed phases has parity != P.
+// instructions: mbarrier"): a phase completes after `count` arrivals and
+// its transaction bytes; a wait for parity P returns once the number of
+// completed phases has parity != P. Arrivals release (their clocks join the
+// phase), a wait that sees its phase complete acquires the phase's clocks;
+// TMA bytes completing on the barrier are writes of its agent slot, so only
+// a waiter of the phase is ordered after them.
 
 struct MBarrier {
     int expected = 0, pending = 0;
     long long tx = 0;   // TMA transaction bytes the phase still waits for
     unsigned completed = 0;
+    uint32_t agent = 0;
+    rc::Clock agentClock = 0;
+    rc::Clocks acc, byParity[2];   // the current phase's clocks; those of the last completed phase of each parity
+    rc::Access init;
+    bool initFenced = false;
+    std::string name;
+    struct Waiter {
+        int parity;
+        bool woken;
+    };
+    std::vector<Waiter *> waiters;
 };
 inline std::mutex mbarrierMutex;
 inline std::condition_variable mbarrierChanged;
@@ -295,56 +562,152 @@ inline void clearMBarriers() {
     std::lock_guard<std::mutex> lock(mbarrierMutex);
     mbarriers.clear();
 }
-} // namespace emu
-
-inline void tilet_mbarrier_init(unsigned long long *bar, int count) {
-    std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
-    emu::mbarriers[bar] = {count, count, 0, 0};
+inline std::string barrierName(SharedPtr<unsigned long long> bar) {
+    return std::string(bar.buffer) + "[" + std::to_string((bar.off - bar.base) / 8) + "] (shared offset " + std::to_string(bar.off) + " of block " +
+           bar.blk->name + ")";
 }
-namespace emu {
+// The barrier at `bar` (mbarrierMutex held): it must exist, and its
+// initialisation be ordered before this use; `crossing`: the use is by the
+// async proxy (TMA) or another block, which also needs fence.mbarrier_init
+// after the initialisation.
+inline MBarrier &mbarrierAt(SharedPtr<unsigned long long> bar, unsigned line, bool crossing = false) {
+    auto it = mbarriers.find(bar.raw());
+    if (it == mbarriers.end())
+        rc::report("uninit", line, rc::run->who(rc::self->slot) + " uses " + barrierName(bar) + ", which no mbarrier.init has initialised", 0, "", true);
+    MBarrier &b = it->second;
+    if (b.init.slot != rc::self->slot && rc::self->vc[b.init.slot] < b.init.clock)
+        rc::report("race", line,
+                   rc::run->who(rc::self->slot) + " uses " + b.name + ", but its mbarrier.init by " + rc::run->who(b.init.slot) +
+                       " is not ordered before this use (no barrier between them)",
+                   b.init.line, "the mbarrier.init");
+    if (crossing && !b.initFenced)
+        rc::report("fence-init", line,
+                   b.name + " is used by the TMA unit or another block, but no fence.mbarrier_init followed its mbarrier.init",
+                   b.init.line, "the mbarrier.init");
+    return b;
+}
 // A phase completes when its arrivals and its transaction bytes are both done.
 inline void settle(MBarrier &b) {
     if (b.pending == 0 && b.tx == 0) {
         ++b.completed;
+        b.byParity[(b.completed - 1) & 1].swap(b.acc);
+        b.acc.assign(rc::run->slots, 0);
         b.pending = b.expected;
+        int woken = 0;
+        for (auto it = b.waiters.begin(); it != b.waiters.end();) {
+            if (static_cast<int>(b.completed & 1) != (*it)->parity) {
+                (*it)->woken = true;
+                ++woken;
+                it = b.waiters.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        rc::run->blocked.fetch_sub(woken);
         mbarrierChanged.notify_all();
     }
 }
-inline void transact(unsigned long long *bar, long long bytes, int arrivals) {
-    std::lock_guard<std::mutex> lock(mbarrierMutex);
-    MBarrier &b = mbarriers.at(bar);
-    b.tx += bytes;
+// An arrival of the calling thread (mbarrierMutex held): releases its clocks into the phase.
+inline void arriveLocked(MBarrier &b, int arrivals) {
+    if (arrivals) {
+        rc::joinInto(b.acc, rc::self->vc);
+        rc::self->tick();
+    }
     b.pending -= arrivals;
+}
+inline void transact(SharedPtr<unsigned long long> bar, long long bytes, int arrivals, unsigned line) {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    MBarrier &b = mbarrierAt(bar, line);
+    b.tx += bytes;
+    arriveLocked(b, arrivals);
+    settle(b);
+}
+// TMA bytes written to shared memory complete on `bar`: returns the epoch of
+// the barrier's agent the writes carry; complete() then adds them to the phase.
+inline std::pair<uint32_t, rc::Clock> tmaAgent(SharedPtr<unsigned long long> bar, unsigned line) {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    MBarrier &b = mbarrierAt(bar, line, true);
+    return {b.agent, ++b.agentClock};
+}
+inline void tmaComplete(SharedPtr<unsigned long long> bar, const rc::Clocks &issued, std::pair<uint32_t, rc::Clock> agent, long long bytes,
+                        unsigned line) {
+    std::lock_guard<std::mutex> lock(mbarrierMutex);
+    MBarrier &b = mbarrierAt(bar, line, true);
+    // The TMA writes follow their issue: a waiter of the phase is ordered after both.
+    rc::joinInto(b.acc, issued);
+    b.acc[agent.first] = std::max(b.acc[agent.first], agent.second);
+    b.tx -= bytes;
     settle(b);
 }
 } // namespace emu
-inline void tilet_mbarrier_arrive_expect_tx(unsigned long long *bar, int bytes) { emu::transact(bar, bytes, 1); }
-inline void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes) { emu::transact(bar, bytes, 0); }
-inline void tilet_fence_barrier_init() {}
-inline void tilet_mbarrier_arrive(unsigned long long *bar) {
+
+inline void tilet_mbarrier_init(emu::SharedPtr<unsigned long long> bar, int count) {
     std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
-    emu::MBarrier &b = emu::mbarriers.at(bar);
-    --b.pending;
+    emu::MBarrier &b = emu::mbarriers[bar.raw()];
+    if (emu::cluster->agents >= emu::kMBarriersPerBlock * emu::cluster->blocks.size()) throw std::runtime_error("emu: too many mbarriers");
+    b = {};
+    b.expected = b.pending = count;
+    b.agent = emu::rc::run->threads + emu::cluster->agents++;
+    b.acc.assign(emu::rc::run->slots, 0);
+    b.byParity[0].assign(emu::rc::run->slots, 0);
+    b.byParity[1].assign(emu::rc::run->slots, 0);
+    b.init = {emu::rc::self->now(), emu::rc::self->slot, bar.line};
+    b.name = "mbarrier " + emu::barrierName(bar);
+    emu::rc::run->agents[b.agent - emu::rc::run->threads] = b.name;
+    emu::unfencedInits.push_back(bar.raw());
+}
+inline void tilet_mbarrier_arrive_expect_tx(emu::SharedPtr<unsigned long long> bar, int bytes) { emu::transact(bar, bytes, 1, bar.line); }
+inline void tilet_mbarrier_expect_tx(emu::SharedPtr<unsigned long long> bar, int bytes) { emu::transact(bar, bytes, 0, bar.line); }
+// fence.mbarrier_init: this thread's initialisations become visible to the
+// async proxy and the cluster.
+inline void tilet_fence_barrier_init() {
+    std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
+    for (unsigned long long *bar : emu::unfencedInits) {
+        auto it = emu::mbarriers.find(bar);
+        if (it != emu::mbarriers.end()) it->second.initFenced = true;
+    }
+    emu::unfencedInits.clear();
+}
+inline void tilet_mbarrier_arrive(emu::SharedPtr<unsigned long long> bar) { emu::transact(bar, 0, 1, bar.line); }
+inline void tilet_mbarrier_wait(emu::SharedPtr<unsigned long long> bar, int parity) {
+    std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
+    emu::MBarrier &b = emu::mbarrierAt(bar, bar.line);
+    if (static_cast<int>(b.completed & 1) == parity) {
+        emu::MBarrier::Waiter w{parity, false};
+        b.waiters.push_back(&w);
+        emu::rc::run->blocking(*emu::rc::self, "the phase of parity " + std::to_string(parity) + " of " + b.name, bar.line);
+        emu::mbarrierChanged.wait(lock, [&] { return w.woken; });
+    }
+    emu::rc::self->acquire(b.byParity[parity & 1]);
+}
+// An arrival on the barrier at the same offset in block `rank` (mapa +
+// mbarrier.arrive.release.cluster).
+inline void tilet_mbarrier_arrive_cluster(emu::SharedPtr<unsigned long long> bar, int rank) {
+    emu::SharedPtr<unsigned long long> target = emu::remote(bar, rank);
+    std::lock_guard<std::mutex> lock(emu::mbarrierMutex);
+    emu::MBarrier &b = emu::mbarrierAt(target, bar.line, target.blk != emu::block);
+    if (target.blk != emu::block) emu::remoteAccess(target.blk, emu::rc::self->slot, emu::rc::self->now(), bar.line);
+    emu::arriveLocked(b, 1);
     emu::settle(b);
 }
-inline void tilet_mbarrier_wait(unsigned long long *bar, int parity) {
-    std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
-    emu::mbarrierChanged.wait(lock, [&] { return static_cast<int>(emu::mbarriers.at(bar).completed & 1) != parity; });
-}
-inline void tilet_mbarrier_arrive_cluster(unsigned long long *bar, int rank) { tilet_mbarrier_arrive(emu::remote(bar, rank)); }
-template <class T> T *tilet_map_shared_rank(T *local, int rank) { return emu::remote(local, rank); }
-inline void tilet_cluster_sync() { emu::cluster->sync->arrive_and_wait(); }
+template <class T> emu::SharedPtr<T> tilet_map_shared_rank(emu::SharedPtr<T> local, int rank) { return emu::remote(local, rank); }
+inline void tilet_cluster_sync(unsigned line = __builtin_LINE()) { emu::cluster->sync->arriveAndWait(line); }
 inline int tilet_cluster_ctarank() { return static_cast<int>(emu::clusterRank); }
 // bar.sync id, threads: a barrier of `threads` threads, one per id and block.
-inline void tilet_named_barrier(int id, int threads) {
-    std::barrier<> *b;
+inline void tilet_named_barrier(int id, int threads, unsigned line = __builtin_LINE()) {
+    emu::rc::Barrier *b;
     {
         std::lock_guard<std::mutex> lock(emu::block->namedMutex);
         auto &slot = emu::block->named[id];
-        if (!slot) slot = std::make_unique<std::barrier<>>(threads);
+        if (!slot)
+            slot = std::make_unique<emu::rc::Barrier>(static_cast<unsigned>(threads), true,
+                                                      "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + " of block " + emu::block->name);
+        else if (slot->count() != static_cast<unsigned>(threads))
+            emu::rc::report("race", line, "bar.sync " + std::to_string(id) + " used with " + std::to_string(threads) + " threads and with " +
+                                              std::to_string(slot->count()));
         b = slot.get();
     }
-    b->arrive_and_wait();
+    b->arriveAndWait(line);
 }
 // ---- TMA (PTX ISA: "cp.async.bulk.tensor"; CUDA driver API:
 // cuTensorMapEncodeTiled). The host's encoding call is routed here
@@ -426,37 +789,96 @@ template <class F> void forEachBoxElement(const TensorMapView &v, const int *coo
         f(swizzled(i * v.elementBytes, v.swizzleBytes), inside ? v.base + offset : nullptr);
     }
 }
-template <class... C> void tmaLoad(void *dst, const CUtensorMap *map, unsigned long long *bar, C... c) {
+// A TMA load writes through the async proxy: its bytes are writes of the
+// mbarrier's agent, ordered after the issuing thread's accesses (and, for
+// bytes the generic proxy wrote, after a fence.proxy.async of the writer),
+// and visible to the threads that wait for the phase they complete.
+template <class T> void bulkWrite(SharedPtr<T> dst, SharedPtr<unsigned long long> bar, const std::vector<std::pair<size_t, size_t>> &ranges,
+                                  const char *verb) {
+    auto issued = rc::self->snapshot();
+    auto agent = tmaAgent(bar, dst.line);
+    if (dst.blk != block) remoteAccess(dst.blk, agent.first, agent.second, dst.line);
+    rc::Actor a{agent.first, agent.second, issued.get(), dst.line, true, verb, ""};
+    rc::Where where{&dst.blk->name, dst.buffer, dst.base};
+    long long bytes = 0;
+    for (auto [offset, n] : ranges) {
+        if (static_cast<long long>(offset) < 0 || offset + n > dst.blk->sharedBytes) {
+            sharedAccess(dst.blk, static_cast<long long>(offset), n, dst.line, true, dst.buffer, dst.base);   // reports
+            return;
+        }
+        dst.blk->shadow->write(offset, n, a, where);
+        bytes += static_cast<long long>(n);
+    }
+    tmaComplete(bar, *issued, agent, bytes, dst.line);
+}
+template <class T, class... C> void tmaLoad(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, C... c) {
     TensorMapView v = view(map);
     int coords[] = {static_cast<int>(c)...};
-    unsigned long long bytes = 0;
+    std::vector<std::pair<size_t, size_t>> ranges;
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *src) {
-        unsigned char *out = static_cast<unsigned char *>(dst) + at;
-        if (src) std::memcpy(out, src, v.elementBytes);
-        else std::memset(out, 0, v.elementBytes);
-        bytes += v.elementBytes;
+        unsigned char *out = reinterpret_cast<unsigned char *>(dst.raw()) + at;
+        if (static_cast<size_t>(dst.off) + at + v.elementBytes <= dst.blk->sharedBytes) {
+            if (src) std::memcpy(out, src, v.elementBytes);
+            else std::memset(out, 0, v.elementBytes);
+        }
+        ranges.push_back({static_cast<size_t>(dst.off) + at, v.elementBytes});
     });
-    transact(bar, -static_cast<long long>(bytes), 0);
+    bulkWrite(dst, bar, ranges, "writes");
 }
 // Multicast: the same box into every block of the cluster in `mask`, at the
 // same offsets, completing on each block's barrier.
-template <class... C> void tmaLoadMulticast(void *dst, const CUtensorMap *map, unsigned long long *bar, int mask, C... c) {
+template <class T, class... C> void tmaLoadMulticast(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, int mask, C... c) {
     for (int r = 0; r < 16; ++r)
         if ((mask >> r) & 1) tmaLoad(remote(dst, r), map, remote(bar, r), c...);
 }
-template <class... C> void tmaStore(const CUtensorMap *map, const void *src, C... c) {
+// A TMA or bulk store reads shared memory through the async proxy from its
+// issue until cp.async.bulk.wait_group.read: checked at the issue (the
+// generic writes it reads must be fenced and ordered before it), and again
+// at the wait, where the reads are recorded (a write before the wait races
+// with them).
+inline void bulkRead(BulkRead r) {
+    rc::Actor a{rc::self->slot, rc::self->now(), r.issued.get(), r.line, true, "reads", "the TMA/bulk store of "};
+    rc::Where where{&r.blk->name, r.buffer, r.base};
+    for (auto [offset, n] : r.ranges) {
+        if (static_cast<long long>(offset) < 0 || offset + n > r.blk->sharedBytes) {
+            sharedAccess(r.blk, static_cast<long long>(offset), n, r.line, false, r.buffer, r.base);   // reports
+            return;
+        }
+        r.blk->shadow->read(offset, n, a, where, false);
+    }
+    pendingBulk.push_back(std::move(r));
+    rc::self->tick();   // this thread's later writes are not ordered before the store
+}
+template <class T, class... C> void tmaStore(const CUtensorMap *map, SharedPtr<T> src, C... c) {
     TensorMapView v = view(map);
     int coords[] = {static_cast<int>(c)...};
+    BulkRead r{src.blk, {}, rc::self->snapshot(), src.line, src.buffer, src.base};
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
-        if (dst) std::memcpy(const_cast<unsigned char *>(dst), static_cast<const unsigned char *>(src) + at, v.elementBytes);
+        if (dst) r.ranges.push_back({static_cast<size_t>(src.off) + at, v.elementBytes});
+    });
+    bulkRead(r);
+    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
+        if (dst) std::memcpy(const_cast<unsigned char *>(dst), reinterpret_cast<const unsigned char *>(src.raw()) + at, v.elementBytes);
     });
 }
 } // namespace emu
-inline void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar) {
-    std::memcpy(dst, src, static_cast<size_t>(bytes));
-    emu::transact(bar, -bytes, 0);
+template <class T> void tilet_bulk_load(emu::SharedPtr<T> dst, const void *src, int bytes, emu::SharedPtr<unsigned long long> bar) {
+    if (static_cast<size_t>(dst.off) + static_cast<size_t>(bytes) <= dst.blk->sharedBytes) std::memcpy(static_cast<void *>(dst.raw()), src, static_cast<size_t>(bytes));
+    emu::bulkWrite(dst, bar, {{static_cast<size_t>(dst.off), static_cast<size_t>(bytes)}}, "writes");
 }
-inline void tilet_bulk_store(void *dst, const void *src, int bytes) { std::memcpy(dst, src, static_cast<size_t>(bytes)); }
+template <class T> void tilet_bulk_store(void *dst, emu::SharedPtr<T> src, int bytes) {
+    emu::bulkRead({src.blk, {{static_cast<size_t>(src.off), static_cast<size_t>(bytes)}}, emu::rc::self->snapshot(), src.line, src.buffer, src.base});
+    std::memcpy(dst, static_cast<const void *>(src.raw()), static_cast<size_t>(bytes));
+}
+// cp.async.bulk.wait_group.read 0: the stores' reads are done.
+inline void tilet_tma_store_wait() {
+    for (emu::BulkRead &r : emu::pendingBulk) {
+        emu::rc::Actor a{emu::rc::self->slot, emu::rc::self->now(), r.issued.get(), r.line, true, "reads", "the TMA/bulk store of "};
+        emu::rc::Where where{&r.blk->name, r.buffer, r.base};
+        for (auto [offset, n] : r.ranges) r.blk->shadow->read(offset, n, a, where);
+    }
+    emu::pendingBulk.clear();
+}
 // ---- wgmma (PTX ISA: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
 // "Shared Memory Matrix Layout", "Matrix Descriptor Format"). The emulated
 // descriptor keeps the operand's offset from the block's shared memory and
@@ -466,21 +888,53 @@ inline void tilet_bulk_store(void *dst, const void *src, int bytes) { std::memcp
 // before the swizzle of width W (16-byte chunk XOR the 128-byte line within
 // each W-byte span) is applied to the shared-memory offset.
 namespace emu {
-inline unsigned long long wgmmaDesc(const void *smem, unsigned leadingBytes, unsigned strideBytes, unsigned mode) {
-    unsigned long long offset = static_cast<unsigned long long>(static_cast<const unsigned char *>(smem) - sharedBase());
+template <class T> unsigned long long wgmmaDesc(SharedPtr<T> smem, unsigned leadingBytes, unsigned strideBytes, unsigned mode) {
+    unsigned long long offset = static_cast<unsigned long long>(smem.off);
     return offset | (static_cast<unsigned long long>(leadingBytes >> 4) << 32) | (static_cast<unsigned long long>(strideBytes >> 4) << 46) |
            (static_cast<unsigned long long>(mode) << 60);
 }
-template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, int mn, int k) {
+inline unsigned long long wgmmaOffset(unsigned long long desc, bool mnMajor, int mn, int k, unsigned long long size) {
     unsigned long long start = desc & 0xffffffffull, lbo = ((desc >> 32) & 0x3fff) << 4, sbo = ((desc >> 46) & 0x3fff) << 4;
     unsigned mode = unsigned(desc >> 60) & 3;
-    unsigned long long width = mode == 1 ? 128 : mode == 2 ? 64 : 32, size = sizeof(T), segment = width / size;
+    unsigned long long width = mode == 1 ? 128 : mode == 2 ? 64 : 32, segment = width / size;
     unsigned long long at = mnMajor ? start + (mn / segment) * lbo + (k / 8) * sbo + (k % 8) * width + (mn % segment) * size
                                     : start + (mn / 8) * sbo + (mn % 8) * width + k * size;
-    at ^= ((at >> 7) & (width / 16 - 1)) << 4;
+    return at ^ (((at >> 7) & (width / 16 - 1)) << 4);
+}
+template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, int mn, int k) {
     T value;
-    std::memcpy(&value, sharedBase() + at, sizeof(T));
+    std::memcpy(&value, sharedBaseRaw() + wgmmaOffset(desc, mnMajor, mn, k, sizeof(T)), sizeof(T));
     return toDouble(value);
+}
+// The shared-memory operands of a wgmma are read through the async proxy
+// by the warp group, from the issue until the wgmma.wait_group that retires
+// them. The first thread of the group checks them, when the group is
+// committed, against the meet of the group's clocks at the issue (every
+// thread's earlier writes must be ordered before, and fenced), and at the
+// wait again, recording them as its reads (a write after the issue races).
+inline void wgmmaOperands(const WgmmaRead &op, bool record) {
+    rc::Actor a{rc::self->slot, rc::self->now(), op.issued.get(), op.line, true, "reads", "the wgmma of the warp group of "};
+    auto each = [&](unsigned long long desc, bool mnMajor, int rows, unsigned size) {
+        View view = viewAt(static_cast<long long>(desc & 0xffffffffull));
+        rc::Where where{&block->name, view.second, view.first};
+        for (int mn = 0; mn < rows; ++mn)
+            for (int k = 0; k < op.k; ++k) {
+                unsigned long long at = wgmmaOffset(desc, mnMajor, mn, k, size);
+                if (at + size > block->sharedBytes) {
+                    sharedAccess(block, static_cast<long long>(at), size, op.line, false, view.second, view.first);   // reports
+                    return;
+                }
+                block->shadow->read(at, size, a, where, record);
+            }
+    };
+    if (op.aShared) each(op.descA, op.transA, 64, op.sizeA);
+    each(op.descB, op.transB, op.n, op.sizeB);
+}
+// A wgmma issued: the first thread of the warp group keeps its operands,
+// every thread its clocks, until the commit checks them.
+inline void wgmmaIssue(const WgmmaRead &op) {
+    if (tid.x % 128 == 0) openWgmmaReads.push_back(op);
+    openWgmmaClocks.push_back(rc::self->snapshot());
 }
 // wgmma is asynchronous: the MMAs of a group read shared memory and write
 // the accumulators at some point before the wait_group that retires the
@@ -488,7 +942,8 @@ template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, in
 // refilled) before its MMAs are waited for, or accumulators read too early,
 // give wrong results.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
-void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
+void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD, unsigned line = __builtin_LINE()) {
+    wgmmaIssue(WgmmaRead{a, b, true, TransA != 0, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
     openWgmma.push_back([=] {
         unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
@@ -507,12 +962,12 @@ void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD) {
 // so the model meets the group at issue, gathers the tile from the threads'
 // slots and meets again before a slot can be reused.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
-void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD) {
+void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD, unsigned line = __builtin_LINE()) {
     static_assert(K == 16 && TransA == 0, "emu: wgmma from registers models 16-bit k16 operands");
-    std::barrier<> &group = *block->groups.at(tid.x / 128);
     const TA *mine = static_cast<const TA *>(aRegs);
     for (int e = 0; e < 8; ++e) block->rsSlots[tid.x][size_t(e)] = toDouble(mine[e]);
-    group.arrive_and_wait();
+    rc::Barrier &group = *block->groups.at(tid.x / 128);
+    group.arriveAndWait(line);
     std::array<double, 64 * 16> a{};
     unsigned first = tid.x / 128 * 128;
     for (unsigned t = 0; t < 128; ++t) {
@@ -522,7 +977,8 @@ void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD) {
             a[row * 16 + k] = block->rsSlots[first + t][size_t(e)];
         }
     }
-    group.arrive_and_wait();
+    group.arriveAndWait(line);
+    wgmmaIssue(WgmmaRead{0, b, false, false, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
     openWgmma.push_back([=] {
         unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
@@ -536,21 +992,85 @@ void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD) {
         }
     });
 }
+
+// wgmma.commit_group is warp-group wide: the group meets, and its first
+// thread checks the operands of each wgmma of the group against the meet
+// of the threads' clocks at that wgmma's issue.
+inline void wgmmaCommit(unsigned line) {
+    unsigned first = tid.x / 128 * 128;
+    auto &clocks = block->groupClocks[wgmmaCommits++ % 2];
+    clocks[tid.x] = std::move(openWgmmaClocks);
+    openWgmmaClocks.clear();
+    block->groups.at(tid.x / 128)->arriveAndWait(line);
+    if (tid.x != first) return;
+    std::shared_ptr<const rc::Clocks> meet;
+    for (size_t i = 0; i < openWgmmaReads.size(); ++i) {
+        // Issues in one epoch share their clocks: compute the meet once for them.
+        bool same = i > 0;
+        for (unsigned t = first; t < first + 128 && same; ++t) same = clocks[t].at(i) == clocks[t].at(i - 1);
+        if (!same) {
+            auto m = std::make_shared<rc::Clocks>(*clocks[first].at(i));
+            for (unsigned t = first + 1; t < first + 128; ++t) {
+                const rc::Clocks &c = *clocks[t].at(i);
+                for (size_t j = 0; j < m->size(); ++j) (*m)[j] = std::min((*m)[j], c[j]);
+            }
+            meet = m;
+        }
+        openWgmmaReads[i].issued = meet;
+        wgmmaOperands(openWgmmaReads[i], false);
+    }
+}
+
+// At a thread's exit: asynchronous operations still in flight are reported
+// (the block's shared memory is released when it exits), and the thread's
+// clocks join its block's exit, after which no other block may touch the
+// block's shared memory.
+inline void threadExit() {
+    rc::Run &r = *rc::run;
+    // (Committed groups without copies, the tail of a pipeline, are harmless.)
+    for (auto &group : committedGroups)
+        for (const AsyncCopy &c : group) rc::report("unwaited", c.dst.line, r.who(rc::self->slot) + " exits with this cp.async not retired by a cp.async.wait_group");
+    for (const AsyncCopy &c : openGroup) rc::report("unwaited", c.dst.line, r.who(rc::self->slot) + " exits with this cp.async not committed and waited for");
+    for (auto &group : committedWgmmaReads)
+        for (const WgmmaRead &op : group) rc::report("unwaited", op.line, r.who(rc::self->slot) + "'s warp group exits with this wgmma not retired by a wgmma.wait_group");
+    for (const WgmmaRead &op : openWgmmaReads) rc::report("unwaited", op.line, r.who(rc::self->slot) + "'s warp group exits with this wgmma not committed and waited for");
+    for (const BulkRead &b : pendingBulk)
+        rc::report("unwaited", b.line,
+                   r.who(rc::self->slot) + " exits while this TMA/bulk store may still read shared memory (no cp.async.bulk.wait_group.read after it)");
+    {
+        std::lock_guard<std::mutex> lock(block->remoteMutex);
+        rc::joinInto(block->exitClocks, rc::self->vc);
+        if (++block->exited == r.threadsPerBlock)
+            for (auto &[slot, access] : block->remoteAccesses)
+                if (block->exitClocks[slot] < access.clock)
+                    rc::report("dsmem", access.line,
+                               r.who(slot) + " accesses the shared memory of block " + block->name +
+                                   ", but nothing orders the access before that block exits (a cluster barrier before the exit)");
+    }
+    r.exiting(*rc::self);
+}
 } // namespace emu
 inline void tilet_wgmma_fence() {}
-inline void tilet_wgmma_commit() {
+inline void tilet_wgmma_commit(unsigned line = __builtin_LINE()) {
+    emu::wgmmaCommit(line);
     emu::committedWgmma.push_back(std::move(emu::openWgmma));
     emu::openWgmma.clear();
+    emu::committedWgmmaReads.push_back(std::move(emu::openWgmmaReads));
+    emu::openWgmmaReads.clear();
 }
 template <int N> void tilet_wgmma_wait() {
     while (emu::committedWgmma.size() > size_t(N)) {
         for (auto &mma : emu::committedWgmma.front()) mma();
         emu::committedWgmma.erase(emu::committedWgmma.begin());
+        for (const emu::WgmmaRead &op : emu::committedWgmmaReads.front()) emu::wgmmaOperands(op, true);
+        emu::committedWgmmaReads.erase(emu::committedWgmmaReads.begin());
     }
 }
-inline void tilet_fence_proxy_async() {}
-inline void tilet_fence_proxy_async_all() {}
-inline void tilet_tma_store_wait() {}
+// fence.proxy.async: orders this thread's earlier generic accesses before
+// its later async-proxy ones (and the operations those are ordered before).
+inline void tilet_fence_proxy_async() { emu::rc::self->fence(); }
+// Of every state space: global memory is not shadowed, so the same for shared.
+inline void tilet_fence_proxy_async_all() { emu::rc::self->fence(); }
 inline void tilet_tma_prefetch(const CUtensorMap *) {}   // a cache hint: nothing to model
 inline void tilet_pdl_trigger() {}
 inline void tilet_pdl_sync() {}

@@ -3,47 +3,122 @@
 
 usage: prepare.py KERNEL.cu KERNEL.host.cpp OUT.cpp
 
-The only rewrites: the extern __shared__ declaration becomes a pointer to the
-emulated block's shared memory, cudaLaunchKernelEx becomes emu::launchEx, and
-the inline-PTX helpers (the block between the "PTX helpers" markers) give way
-to emu.h's models of the same instructions, called by the same names.
-Everything else is compiled exactly as tilet wrote it.
+The rewrites: the extern __shared__ declaration and the buffers declared
+on it become emu::SharedPtr views (every shared-memory access then goes
+through the race detector, racecheck.h), reinterpret_casts of shared
+elements become emu::sharedCast, cudaLaunchKernelEx becomes emu::launchEx,
+the inline-PTX helpers (the block between the "PTX helpers" markers) give
+way to emu.h's models of the same instructions, called by the same names,
+and every synchronisation statement is wrapped in `if (emu::keep(__LINE__))`
+so that the mutation test can delete it at run time (EMU_DELETE_LINE).
+Every line keeps its number, and #line directives make the compiler (and
+the detector's reports) name the lines of the .cu. Everything else is
+compiled exactly as tilet wrote it.
 """
+import os
 import re
 import sys
 
-cu, host, out = sys.argv[1:4]
-with open(cu) as f:
-    device = f.read()
-with open(host) as f:
-    launch = f.read()
-device, n = re.subn(r"extern __shared__ __align__\(\d+\) unsigned char tilet_smem\[\];",
-                    "unsigned char *tilet_smem = emu::sharedBase();", device)
-launch = launch.replace("cudaLaunchKernelEx(", "emu::launchEx(")
-device = re.sub(r"// ---- PTX helpers .*?// ---- end of PTX helpers ----\n", "", device, flags=re.S)
+HELPERS = re.compile(r"// ---- PTX helpers .*?// ---- end of PTX helpers ----\n", re.S)
+# The statements that order threads or proxies: deleting one of them is
+# what the mutation test does (tests/scripts/emu_mutations.py).
+SYNC = re.compile(r"^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait\(.*\)"
+                  r"|tilet_mbarrier_arrive(?:_cluster|_expect_tx)?\(.*\)|tilet_fence_proxy_async(?:_all)?\(\)"
+                  r"|tilet_fence_barrier_init\(\)|tilet_cluster_sync\(\)|tilet_wgmma_wait<\d+>\(\)"
+                  r"|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$")
 OPERAND_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "tf32": "float", "s8": "signed char",
                  "u8": "unsigned char", "e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
-device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
-                lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
-device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
-                lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
-device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
-device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
-# tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs
-# from A's; _rs: A from registers.
-device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\(",
-                lambda m: f"emu::wgmma{'RS' if m.group(7) else ''}<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(5)]}, "
-                          f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(8)}, {m.group(9)}>(", device)
-device = device.replace("tilet_wgmma_desc(", "emu::wgmmaDesc(")
-device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
-device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)
-device = re.sub(r"tilet_tma_store_\dd\(", "emu::tmaStore(", device)
-device = device.replace("const __grid_constant__ CUtensorMap", "const CUtensorMap")
-launch = launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
-device = device.replace("tilet_cp_async_wait<", "emu::cpAsyncWait<")
-# The host file includes its header by file name; the header sits beside the .cu.
-with open(out, "w") as f:
-    f.write('#include "emu.h"\n')
-    f.write(device)
-    f.write("\n// ---- host launch code\n")
-    f.write(launch)
+
+
+def blank_helpers(device):
+    """The .cu without its PTX helpers, every line at its number."""
+    return HELPERS.sub(lambda m: "\n" * m.group(0).count("\n"), device)
+
+
+def sync_sites(device):
+    """(line number, statement) of every synchronisation statement of a .cu."""
+    sites = []
+    for number, line in enumerate(blank_helpers(device).split("\n"), 1):
+        m = SYNC.match(line)
+        if m:
+            sites.append((number, m.group(2)))
+    return sites
+
+
+def kernels(device):
+    """(line number, name) of every kernel: the line after `extern "C" __global__`."""
+    lines = device.split("\n")
+    return [(i + 2, re.match(r"\s*(\w+)\(", lines[i + 1]).group(1))
+            for i in range(len(lines) - 1)
+            if lines[i].startswith('extern "C" __global__') and re.match(r"\s*(\w+)\(", lines[i + 1])]
+
+
+def rewrite_device(device):
+    device = blank_helpers(device)
+    device, n = re.subn(r"extern __shared__ __align__\(\d+\) unsigned char tilet_smem\[\];",
+                        "emu::SharedPtr<unsigned char> tilet_smem = emu::sharedBase();", device)
+    shared = set()
+
+    def declaration(m):
+        shared.add(m.group(2))
+        return f'emu::SharedPtr<{m.group(1)}> {m.group(2)} = tilet_smem.as<{m.group(1)}>({m.group(3)}, "{m.group(2)}");'
+    device = re.sub(r"([A-Za-z_][\w: ]*?)\* (\w+) = reinterpret_cast<\1\*>\(tilet_smem \+ (.+?)\);", declaration, device)
+
+    def remote_view(m):
+        shared.add(m.group(1))
+        return f"auto {m.group(1)} = tilet_map_shared_rank("
+    device = re.sub(r"[A-Za-z_][\w: ]*?\* (\w+) = tilet_map_shared_rank\(", remote_view, device)
+    if shared:
+        names = "|".join(sorted(shared))
+        device = re.sub(r"reinterpret_cast<(?:const )?([\w: ]+?)\*>\(&(" + names + r")\[",
+                        r"emu::sharedCast<\1>(&\2[", device)
+    lines = device.split("\n")
+    for i, line in enumerate(lines):
+        m = SYNC.match(line)
+        if m:
+            lines[i] = f"{m.group(1)}if (emu::keep(__LINE__)) {m.group(2)}"
+    device = "\n".join(lines)
+    device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
+                    lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
+    device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
+                    lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
+    device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
+    device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
+    # tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs
+    # from A's; _rs: A from registers.
+    device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\(",
+                    lambda m: f"emu::wgmma{'RS' if m.group(7) else ''}<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(5)]}, "
+                              f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(8)}, {m.group(9)}>(", device)
+    device = device.replace("tilet_wgmma_desc(", "emu::wgmmaDesc(")
+    device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
+    device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)
+    device = re.sub(r"tilet_tma_store_\dd\(", "emu::tmaStore(", device)
+    device = device.replace("const __grid_constant__ CUtensorMap", "const CUtensorMap")
+    device = device.replace("tilet_cp_async_wait<", "emu::cpAsyncWait<")
+    return device
+
+
+def rewrite_host(launch):
+    launch = launch.replace("cudaLaunchKernelEx(", "emu::launchEx(")
+    return launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
+
+
+def main():
+    cu, host, out = sys.argv[1:4]
+    with open(cu) as f:
+        device = f.read()
+    with open(host) as f:
+        launch = f.read()
+    table = ", ".join(f'{{{line}, "{name}"}}' for line, name in kernels(device))
+    with open(out, "w") as f:
+        f.write('#include "emu.h"\n')
+        f.write(f'#line 1 "{cu}"\n')
+        f.write(rewrite_device(device))
+        f.write(f'\nstatic const bool emu_kernels_registered = emu::rc::registerKernels("{cu}", {{{table}}});\n')
+        # The host file includes its header by file name; the header sits beside the .cu.
+        f.write(f'#line 1 "{host}"\n')
+        f.write(rewrite_host(launch))
+
+
+if __name__ == "__main__":
+    main()

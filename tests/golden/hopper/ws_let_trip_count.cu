@@ -16,11 +16,6 @@ template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
-// Barrier of the `threads` threads (whole warps) that use named barrier `id`.
-__device__ __forceinline__ void tilet_named_barrier(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -149,7 +144,6 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
         const int kt = K / 64;
         const int k0 = kt / 2;
         for (int k = k0; k < kt; ++k) {
-            tilet_named_barrier(1, 128);
             tilet_mbarrier_wait(&stage_empty[(k - k0) % 3], ((k - k0) / 3 % 2) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
