@@ -296,8 +296,10 @@ private:
         }
         case ir::StmtKind::BarrierWait: {
             const ir::BarrierWait &w = *ir::as<ir::BarrierWait>(s);
-            helper("mbarrier_wait");
-            out_.line("tilet_mbarrier_wait(&" + access(w.barrier, {w.index}) + ", " + e(w.parity) + ");");
+            // Barriers other blocks arrive on are waited for at cluster scope.
+            std::string key = w.barrier->clusterScope ? "mbarrier_wait_cluster" : "mbarrier_wait";
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(w.barrier, {w.index}) + ", " + e(w.parity) + ");");
             return;
         }
         case ir::StmtKind::WarpSpecialize: {

@@ -300,6 +300,23 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// @helper mbarrier_wait_cluster
+// The same for an mbarrier that threads of other blocks of the cluster
+// arrive on: the wait acquires at cluster scope, so the writes those threads
+// released (mbarrier.arrive.release.cluster) are visible after it (PTX ISA,
+// memory consistency model: both sides of a synchronisation must include
+// each other in their scope).
+__device__ __forceinline__ void tilet_mbarrier_wait_cluster(unsigned long long *bar, int parity)
+{
+    unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+    }
+}
 // @helper tma_load_1d_multicast
 // TMA multicast: the box at (c0, ...) of the tensor map into the same shared
 // memory offset of every block of the cluster whose rank bit is set in

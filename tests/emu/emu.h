@@ -680,6 +680,8 @@ inline void tilet_mbarrier_wait(emu::SharedPtr<unsigned long long> bar, int pari
     }
     emu::rc::self->acquire(b.byParity[parity & 1]);
 }
+// Waiting at cluster scope: the emulator's clocks order every block of the cluster alike.
+inline void tilet_mbarrier_wait_cluster(emu::SharedPtr<unsigned long long> bar, int parity) { tilet_mbarrier_wait(bar, parity); }
 // An arrival on the barrier at the same offset in block `rank` (mapa +
 // mbarrier.arrive.release.cluster).
 inline void tilet_mbarrier_arrive_cluster(emu::SharedPtr<unsigned long long> bar, int rank) {

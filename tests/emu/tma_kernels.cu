@@ -80,6 +80,22 @@ __device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int
 #endif
     }
 }
+// The same for an mbarrier that threads of other blocks of the cluster
+// arrive on: the wait acquires at cluster scope, so the writes those threads
+// released (mbarrier.arrive.release.cluster) are visible after it (PTX ISA,
+// memory consistency model: both sides of a synchronisation must include
+// each other in their scope).
+__device__ __forceinline__ void tilet_mbarrier_wait_cluster(unsigned long long *bar, int parity)
+{
+    unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+    }
+}
 // TMA multicast: the box at (c0, ...) of the tensor map into the same shared
 // memory offset of every block of the cluster whose rank bit is set in
 // `mask`, completing its bytes on each one's mbarrier at the offset of `bar`.
@@ -348,7 +364,7 @@ multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __g
             }
         }
     }
-    tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+    tilet_mbarrier_wait_cluster(&tma_barrier[0], tma_phase[0]);
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
@@ -418,7 +434,7 @@ handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
     if (static_cast<int>(threadIdx.x) == 0) {
         tilet_mbarrier_arrive_cluster(&arrived[0], -tilet_cluster_ctarank() + 1);
     }
-    tilet_mbarrier_wait(&arrived[0], 0);
+    tilet_mbarrier_wait_cluster(&arrived[0], 0);
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
     #pragma unroll

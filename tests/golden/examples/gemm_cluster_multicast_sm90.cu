@@ -48,23 +48,20 @@ __device__ __forceinline__ void tilet_mbarrier_arrive(unsigned long long *bar)
 {
     asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
 }
-// Waits until the phase with parity `parity` (0 or 1) of the mbarrier has completed.
-__device__ __forceinline__ void tilet_mbarrier_wait(unsigned long long *bar, int parity)
+// The same for an mbarrier that threads of other blocks of the cluster
+// arrive on: the wait acquires at cluster scope, so the writes those threads
+// released (mbarrier.arrive.release.cluster) are visible after it (PTX ISA,
+// memory consistency model: both sides of a synchronisation must include
+// each other in their scope).
+__device__ __forceinline__ void tilet_mbarrier_wait_cluster(unsigned long long *bar, int parity)
 {
     unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bar));
     unsigned done = 0;
     while (!done) {
-#if __CUDA_ARCH__ >= 900
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
                      : "=r"(done)
                      : "r"(addr), "r"(parity)
                      : "memory");
-#else
-        asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(addr), "r"(parity)
-                     : "memory");
-#endif
     }
 }
 // TMA multicast: the box at (c0, ...) of the tensor map into the same shared
@@ -177,7 +174,7 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
     if (threadIdx.x / 128 == 0) {
         tilet_setmaxnreg_dec<24>();
         for (int ko = 0; ko < 128; ++ko) {
-            tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
+            tilet_mbarrier_wait_cluster(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 16384);
                 if (tilet_cluster_ctarank() == 0) {
@@ -213,7 +210,7 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
             }
         }
         for (int ko = 0; ko < 128; ++ko) {
-            tilet_mbarrier_wait(&stage_full[ko % 4], ko / 4 % 2);
+            tilet_mbarrier_wait_cluster(&stage_full[ko % 4], ko / 4 % 2);
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
             tilet_wgmma_fence();
             #pragma unroll
