@@ -164,6 +164,8 @@ def batch_source(entries):
         # code's own #include of its .h is dropped, its declarations being
         # the definitions that follow.
         body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#include"))
+        # C linkage would make same-named kernels of two programs one function.
+        body = body.replace('extern "C" ', "")
         parts.append(f"namespace {ns} {{\n{body}\n}} // namespace {ns}")
     for ns, _, g in entries:
         parts.append(g)
@@ -191,8 +193,9 @@ def compile_batch(source_path, exe, timeout=900):
 
 def run_program(exe, index, arena, workdir, timeout):
     """(status, arena after): status ok, crash (with the exit status) or hang."""
-    src = os.path.join(workdir, f"in{index}.bin")
-    dst = os.path.join(workdir, f"out{index}.bin")
+    tag = os.path.basename(exe)
+    src = os.path.join(workdir, f"{tag}_in{index}.bin")
+    dst = os.path.join(workdir, f"{tag}_out{index}.bin")
     with open(src, "wb") as f:
         f.write(arena)
     try:

@@ -80,7 +80,7 @@ def unwrap_candidates(lines):
     return out
 
 
-def reduce(case, tilet, work, max_rounds=40):
+def reduce(case, tilet, work, max_rounds=60, timeout=20, log=None):
     os.makedirs(work, exist_ok=True)
     lines = case.text.splitlines()
     counter = [0]
@@ -94,7 +94,9 @@ def reduce(case, tilet, work, max_rounds=40):
             c = difftest.Case(counter[0], "\n".join(text) + "\n", case.arch, case.kernel, case.scalars, case.dyn, case.seed)
             cs.append(c)
         emulate = case.outcome not in ("reject", "internal", "crash")
-        difftest.run_cases(cs, tilet, work, jobs=2, batch_size=len(cs), timeout=60, emulate=emulate)
+        difftest.run_cases(cs, tilet, work, jobs=2, batch_size=max(1, (len(cs) + 1) // 2), timeout=timeout, emulate=emulate)
+        if log:
+            log(f"reduce: {len(cs)} candidates: " + ", ".join(sorted(set(str(c.outcome) for c in cs))))
         return [text for text, c in zip(cands, cs) if same_failure(case, c)]
 
     n = 2

@@ -119,6 +119,7 @@ class Gen:
         self.pipeline_depth = 0
         self.in_branch = 0
         self.features = set()
+        self.without = set()
         self.visible = set()     # names of buffers in scope
         self.scopes = [[]]       # names defined in each open block
 
@@ -190,8 +191,9 @@ class Gen:
         # tiles sometimes cut short (writes outside are dropped).
         for _ in range(r.randint(1, 2)):
             dt = self.pick(["f32", "f32", "f16", "bf16", "int32", "f64"])
-            rows = self.g0 * self.bm - (r.randint(0, self.bm - 1) if self.chance(0.3) else 0)
-            cols = self.g1 * self.bn - (r.randint(0, self.bn - 1) if self.chance(0.3) else 0)
+            # (never below one tile: a tile larger than its tensor is an error)
+            rows = self.g0 * self.bm - (r.randint(0, self.bm - 1) if self.g0 > 1 and self.chance(0.3) else 0)
+            cols = self.g1 * self.bn - (r.randint(0, self.bn - 1) if self.g1 > 1 and self.chance(0.3) else 0)
             self.tensors.append(Tile(self.name("Y"), "global", dt, [rows, cols], role="out"))
         if self.chance(0.3):
             self.scalars[self.name("s")] = ("f32", self.pick([0.5, 1.25, -2.0, 3.0]))
@@ -244,6 +246,7 @@ class Gen:
             if self.arch not in ("sm_70", "sm_75") and not self.pipeline_depth and not self.in_branch and level == 0:
                 choices += [(self.pipelined_loop, 2)]
         choices += [(self.scalar_var, 1), (self.local_array, 1)]
+        choices = [(fn, w) for fn, w in choices if fn.__name__ not in self.without]
         total = sum(w for _, w in choices)
         for _ in range(8):
             x = self.rng.uniform(0, total)
@@ -927,6 +930,8 @@ class Gen:
 
     def data_if(self, level):
         """A branch of the whole block on a value in shared memory or a var."""
+        if "block_data_if" in self.without or "data_if" in self.without:
+            return False
         cands = [(f"{s.name}[0, 0]", s.vc) for s in self.shared if s.name in self.init and s.vc is not None
                  and s.vc.exact and len(s.shape) == 2 and not s.pipelined]
         cands += [(name, vc) for name, dt, vc in self.vars if vc.exact and name in self.visible]
@@ -1004,7 +1009,8 @@ class Program:
         self.scalars, self.dyn, self.features = scalars, dyn, features
 
 
-def generate(seed, arch):
+def generate(seed, arch, without=()):
     g = Gen(seed, arch)
+    g.without = set(without)
     text = g.program()
     return Program(seed, arch, text, g.kernel, {k: v for k, (_, v) in g.scalars.items()}, dict(g.dyn), sorted(g.features))
