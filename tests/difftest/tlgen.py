@@ -120,6 +120,7 @@ class Gen:
         self.in_branch = 0
         self.features = set()
         self.without = set()
+        self.observed = 0
         self.visible = set()     # names of buffers in scope
         self.scopes = [[]]       # names defined in each open block
 
@@ -131,6 +132,11 @@ class Gen:
         self.scopes.append([])
 
     def close_scope(self):
+        # Let what the block computed be seen: a tile of this scope that
+        # nothing stored would leave its statements untested.
+        local = [t for t in self.observable() if t.name in self.scopes[-1]]
+        if local and self.chance(0.6):
+            self.observe(self.pick(local))
         for n in self.scopes.pop():
             self.visible.discard(n)
             self.init.discard(n)
@@ -206,6 +212,10 @@ class Gen:
         for t in self.tensors:
             if t.role == "out":
                 self.store_output(t, final=True)
+        live = self.observable()
+        self.rng.shuffle(live)
+        for t in live[:4]:
+            self.observe(t)
         body = self.lines[body_start:]
         return self.render(body)
 
@@ -824,6 +834,36 @@ class Gen:
         if self.g1 == 1:
             hi = min(hi, t.shape[1] - w)
         return self.rng.randint(0, hi) if hi >= 0 else None
+
+    def observable(self):
+        """Live tiles written on every path: shared, fragments with a
+        layout, reduction vectors."""
+        out = []
+        for t in self.vis(self.shared) + self.vis(self.vectors) + [m for f in self.families for m in self.members(f)]:
+            if t.name not in self.init or t.pipelined and not self.pipeline_depth:
+                continue
+            if t.kind == "fragment" and t.name not in self.laid:
+                continue
+            if t.dtype in ("f64", "int8", "bf16", "f16", "f32", "int32"):
+                out.append(t)
+        return out
+
+    def observe(self, t):
+        """Copy tile t into a fresh output of its own, at this block's place."""
+        if self.observed >= 8:
+            return
+        self.observed += 1
+        blocks = f"({self.block_index(0)} * {self.g1} + {self.block_index(1)})" if self.g1 > 1 else self.block_index(0)
+        dt = t.dtype if t.dtype != "int8" else "int32"
+        if len(t.shape) == 1:
+            o = Tile(self.name("O"), "global", dt, [self.g0 * self.g1 * t.shape[0]], role="observe")
+            self.emit(f"copy({t.name}, {o.name}[{blocks} * {t.shape[0]}]);")
+        else:
+            h, w = t.shape
+            o = Tile(self.name("O"), "global", dt, [self.g0 * h, self.g1 * w], role="observe")
+            self.emit(f"copy({t.name}, {o.name}[{self.block_index(0)} * {h}, {self.block_index(1)} * {w}]);")
+        self.tensors.append(o)
+        self.features.add("observe")
 
     # ---- control flow
     def serial_loop(self, level):
