@@ -169,6 +169,11 @@ class Gen:
         r = self.rng
         self.threads = self.pick([32, 64, 128, 128, 128, 256])
         self.g0 = self.pick([1, 2, 2, 3, 4])
+        # Clusters (sm_90 and later): pairs of blocks along x.
+        self.cluster = 1
+        if self.arch in ("sm_90a", "sm_100a") and self.chance(0.25):
+            self.cluster = 2
+            self.g0 = self.pick([2, 4])
         self.g1 = self.pick([1, 1, 2])
         self.bm = self.pick([1, 2, 4, 8, 8, 16, 16, 32])
         self.bn = self.pick([4, 8, 16, 32, 32, 48, 64])
@@ -238,8 +243,10 @@ class Gen:
         head = [f"// difftest program, seed {self.seed}, {self.arch}",
                 f"kernel {self.kernel}({', '.join(params)})",
                 f"    {grid}",
-                f"    threads({self.threads})",
-                "{"]
+                f"    threads({self.threads})"]
+        if self.cluster > 1:
+            head.append(f"    cluster({self.cluster}, 1, 1)")
+        head.append("{")
         return "\n".join(head + body + ["}"]) + "\n"
 
     def block_index(self, axis):
@@ -255,7 +262,11 @@ class Gen:
             choices += [(self.serial_loop, 3), (self.index_if, 2), (self.data_if, 1)]
             if self.arch not in ("sm_70", "sm_75") and not self.pipeline_depth and not self.in_branch and level == 0:
                 choices += [(self.pipelined_loop, 2)]
-        choices += [(self.scalar_var, 1), (self.local_array, 1)]
+        choices += [(self.scalar_var, 1), (self.local_array, 1), (self.atomic, 1)]
+        if level == 0 and self.arch in ("sm_90a", "sm_100a") and not self.in_branch:
+            choices += [(self.ws_roles, 2)]
+            if self.cluster > 1:
+                choices += [(self.cluster_exchange, 2)]
         choices = [(fn, w) for fn, w in choices if fn.__name__ not in self.without]
         total = sum(w for _, w in choices)
         for _ in range(8):
@@ -545,8 +556,6 @@ class Gen:
             cands = [s for s in self.vis(self.shared) if s.shape == list(shape) and not s.pipelined]
             dst = self.pick(cands) if cands and self.chance(0.5) else self.alloc_shared(shape, self.pick(FLOAT_TILE_TYPES + ["int32"]))
             dst_code = f"{dst.name}[{i}, {j}]"
-            if self.fam_laid(fam) and not laid_ops and any(o[2] in ("laid", "vec") for o in ops):
-                ops = [o for o in ops if o[2] not in ("laid", "vec")]
         else:
             outs = [t for t in self.tensors if t.role == "out"]
             dst = self.pick(outs)
@@ -556,10 +565,15 @@ class Gen:
             r0 = self.rng.randint(0, self.bm - h)
             c0 = self.rng.randint(0, self.bn - w)
             dst_code = f"{dst.name}[{self.block_index(0)} * {self.bm} + {r0} + {i}, {self.block_index(1)} * {self.bn} + {c0} + {j}]"
-            if self.fam_laid(fam) and not laid_ops:
-                ops = [o for o in ops if o[2] not in ("laid", "vec")]
         is_int = dst.dtype.startswith("int") and self.chance(0.7)
-        if self.fam_laid(fam) and dst.kind == "fragment" and dst.name not in self.laid:
+        # A loop that reads the family's fragments takes its layout from a
+        # member indexed exactly by its variables: the destination, or else
+        # the anchor term added below.
+        needs_anchor = self.fam_laid(fam) and (dst.kind == "fragment" and dst.name not in self.laid or
+                                               dst.kind != "fragment" and laid_ops and self.chance(0.5))
+        if dst.kind != "fragment" and not needs_anchor:
+            ops = [o for o in ops if o[2] not in ("laid", "vec")]
+        if needs_anchor:
             # The loop must take the family's layout from a member that has it.
             anchor_code, anchor_vc, _ = self.pick(laid_ops)
             e, vc = self.expr(ops, 2, want_int=is_int)
@@ -764,6 +778,13 @@ class Gen:
             if not vc.exact:
                 vc = stored(VC(False, 0, src.vc.m), ta)
             self.written(buf, vc)
+        if tc == "f16" and not fits(VC(True, a.vc.q * b.vc.q, a.vc.m * b.vc.m * k), "f16"):
+            # An f16 accumulator rounds at every step the instruction takes:
+            # only an exact sum is the same in every order.
+            tc = c.dtype = "f32"
+            for idx, line in enumerate(self.lines):
+                if line.strip().startswith(f"let {c.name} = alloc_fragment("):
+                    self.lines[idx] = line.replace("f16);", "f32);")
         kw = []
         if trans_a:
             kw.append("transpose_A = true")
@@ -864,6 +885,121 @@ class Gen:
             self.emit(f"copy({t.name}, {o.name}[{self.block_index(0)} * {h}, {self.block_index(1)} * {w}]);")
         self.tensors.append(o)
         self.features.add("observe")
+
+    # ---- atomics, warp roles, clusters
+    def atomic(self, level):
+        """atomic_add of a tile, or of elements in a parallel loop, into an
+        output every block adds to (exact values: the sum's order is free)."""
+        dt = self.pick(["f32", "f32", "int32"])
+        ints = dt == "int32"
+        srcs = [t for t in self.observable() if t.vc is not None and t.vc.exact and t.vc.m < 1e5 and len(t.shape) == 2
+                and (t.vc.integer or not ints)]
+        acc = getattr(self, "acc_out", {}).get(dt)
+        if srcs and self.chance(0.6):
+            src = self.pick(srcs)
+            h, w = src.shape
+            if acc is None or acc.shape != [h, w]:
+                acc = Tile(self.name("A"), "global", dt, [h, w], role="atomic")
+                self.tensors.append(acc)
+            self.emit(f"atomic_add({acc.name}, {src.name});")
+        else:
+            h, w = self.tile_shape()
+            if acc is None or acc.shape != [h, w]:
+                acc = Tile(self.name("A"), "global", dt, [h, w], role="atomic")
+                self.tensors.append(acc)
+            i, j = self.name("i"), self.name("j")
+            ops = [o for o in self.operands((h, w), None, (i, j)) if o[2] in ("global", "shared", "scalar", "var", "local")
+                   and o[1].exact]
+            e, vc = self.expr(ops, 1, want_int=ints)
+            if not vc.exact or vc.m > 1e5 or (ints and not vc.integer):
+                return False
+            self.emit(f"for {i}, {j} in parallel({h}, {w}) {{")
+            self.emit(f"    atomic_add({acc.name}[{i}, {j}], {e});")
+            self.emit("}")
+        self.acc_out = {**getattr(self, "acc_out", {}), dt: acc}
+        self.features.add("atomic_add")
+        return True
+
+    def ws_roles(self, level):
+        """ws(0) produces a tile into shared memory per iteration, ws(1)
+        consumes it, handed over by two mbarriers (full, empty) as in the
+        seed's warp-specialized gemm (docs/language.md section 13)."""
+        if self.threads != 256 or self.in_branch or self.pipeline_depth:
+            return False
+        ins = [t for t in self.tensors if t.role == "in" and len(t.shape) == 2]
+        if not ins:
+            return False
+        src = self.pick(ins)
+        h, w = self.pick([(4, 32), (8, 32), (16, 16), (8, 64), (16, 64), (2, 64)])
+        trip = self.rng.randint(1, 3)
+        sh = self.alloc_shared([h, w], self.pick([src.dtype, "f32"]) if not src.dtype.startswith("int") else "f32")
+        fam = Family(len(self.families), (h, w))
+        fam.role = 1
+        self.families.append(fam)
+        acc = Tile(self.name("F"), "fragment", "f32", [h, w], family=fam)
+        self.emit(f"let {acc.name} = alloc_fragment([{h}, {w}], f32);")
+        full, empty = self.name("full"), self.name("empty")
+        self.emit(f"let {full} = alloc_barrier(arrive_count = 128);")
+        self.emit(f"let {empty} = alloc_barrier(arrive_count = 128);")
+        self.emit("ws(1) {")
+        self.emit(f"    clear({acc.name});")
+        self.emit("}")
+        k = self.name("k")
+        i, j = self.name("i"), self.name("j")
+        self.emit(f"for {k} in serial({trip}) {{")
+        self.emit("    ws(0) {")
+        self.emit(f"        barrier_wait({empty}, ({k} + 1) % 2);")
+        self.emit(f"        copy({src.name}[{self.block_index(0)} * {h}, {k} * {w // 2}], {sh.name});")
+        self.emit(f"        barrier_arrive({full});")
+        self.emit("    }")
+        self.emit("    ws(1) {")
+        self.emit(f"        barrier_wait({full}, {k} % 2);")
+        self.emit(f"        for {i}, {j} in parallel({h}, {w}) {{")
+        c = self.pick(["", " * 2.0", " + 1.0"])
+        self.emit(f"            {acc.name}[{i}, {j}] = {acc.name}[{i}, {j}] + {sh.name}[{i}, {j}]{c};")
+        self.emit("        }")
+        self.emit(f"        barrier_arrive({empty});")
+        self.emit("    }")
+        self.emit("}")
+        blocks_row = f"{self.block_index(0)} * {h}"
+        o = Tile(self.name("O"), "global", "f32", [self.g0 * h, self.g1 * w], role="observe")
+        self.tensors.append(o)
+        self.emit("ws(1) {")
+        self.emit(f"    copy({acc.name}, {o.name}[{blocks_row}, {self.block_index(1)} * {w}]);")
+        self.emit("}")
+        self.features.add("ws")
+        return True
+
+    def cluster_exchange(self, level):
+        """Blocks of a cluster swap tiles through distributed shared memory
+        (copy_cluster with dst_block) or share one load (a multicast)."""
+        ins = [t for t in self.tensors if t.role == "in" and len(t.shape) == 2]
+        if not ins:
+            return False
+        src = self.pick(ins)
+        h, w = self.pick([(4, 32), (8, 16), (16, 64), (8, 64)])
+        mine = self.alloc_shared([h, w], "f32")
+        dt = src.dtype if src.dtype in ("f16", "bf16", "f32") else "f32"
+        if self.chance(0.5) and dt == src.dtype:
+            # Multicast: the source must not depend on the block's rank in
+            # its cluster, so every block of the mask asks for the same tile.
+            multi = self.alloc_shared([h, w], dt)
+            row = self.pick(["0", f"{self.rng.randint(0, 8)}"] + (["by * 4"] if self.g1 > 1 else []))
+            self.emit(f"copy_cluster({src.name}[{row}, {self.rng.randint(0, 8)}], {multi.name}, cluster_mask = 0b11);")
+            self.written(multi, stored(src.vc, dt))
+            self.observe(multi)
+            self.features.add("multicast")
+            return True
+        other = self.alloc_shared([h, w], "f32")
+        self.emit(f"copy({src.name}[{self.block_index(0)} * {h}, 0], {mine.name});")
+        self.written(mine, stored(src.vc, "f32"))
+        self.emit("cluster_sync();")
+        self.emit(f"copy_cluster({mine.name}, {other.name}, dst_block = (block_rank_in_cluster() + 1) % 2);")
+        self.emit("cluster_sync();")
+        self.written(other, stored(src.vc, "f32"))
+        self.observe(other)
+        self.features.add("dst_block")
+        return True
 
     # ---- control flow
     def serial_loop(self, level):
