@@ -540,6 +540,8 @@ class Gen:
         laid_ops = [o for o in ops if o[2] == "laid"]
         # The destination.
         target = self.pick(["frag", "frag", "frag", "shared", "out"])
+        if target == "out" and "output_overwrite" in self.without:
+            target = "shared"
         dst_code, dst = None, None
         if target == "frag":
             cands = [m for m in self.members(fam) if m.name in self.laid] if self.fam_laid(fam) else []
@@ -810,6 +812,8 @@ class Gen:
 
     # ---- stores
     def store_some(self, level):
+        if "output_overwrite" in self.without:
+            return False
         outs = [t for t in self.tensors if t.role == "out"]
         return self.store_output(self.pick(outs), final=False)
 

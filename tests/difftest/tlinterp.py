@@ -1130,7 +1130,10 @@ class Runtime:
         for si, di in zip(src.elements(), dst.elements()):
             v = self.read(src.buf, si)
             # Copying an element never written moves garbage: it stays
-            # unwritten (reading it later is the error).
+            # unwritten on chip (reading it later is the error); in global
+            # memory the garbage would be the kernel's result.
+            if v is None and dst.buf.scope == "global":
+                raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
 
     def fill(self, r, value):
