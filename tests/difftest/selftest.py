@@ -45,15 +45,16 @@ def expect_invalid(name, src, kernel, tensors):
 
 # C's integer promotion: int8 + int8 is computed in int32 (section 3), and
 # division truncates towards zero.
-t = run("""kernel k(A: int8[2], B: int32[4]) grid(1) threads(32) {
+t = run("""kernel k(A: int8[2], B: int32[5]) grid(1) threads(32) {
     for i in parallel(1) {
         B[0] = A[0] + A[1];
         B[1] = -7 / 2;
         B[2] = -7 % 2;
         B[3] = cast(-2.75, int32);
+        B[4] = ceildiv(72, 32);
     }
-}""", "k", {"A": [100, 100], "B": [0] * 4})
-check("integer promotion and truncation", t["B"], [200, -3, -1, -2])
+}""", "k", {"A": [100, 100], "B": [0] * 5})
+check("integer promotion and truncation", t["B"], [200, -3, -1, -2, 3])
 
 # Narrow floats are computed in f32 and rounded at the store; an untyped
 # constant takes the type of the value next to it.

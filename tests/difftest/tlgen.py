@@ -167,6 +167,8 @@ class Gen:
     # -------------------------------------------------------------- the kernel
     def program(self):
         r = self.rng
+        if self.arch in ("sm_90a", "sm_100a") and "ws_pipeline" not in self.without and self.chance(0.15):
+            return self.ws_pipeline_program()
         self.threads = self.pick([32, 64, 128, 128, 128, 256])
         self.g0 = self.pick([1, 2, 2, 3, 4])
         # Clusters (sm_90 and later): pairs of blocks along x.
@@ -223,6 +225,71 @@ class Gen:
             self.observe(t)
         body = self.lines[body_start:]
         return self.render(body)
+
+    def ws_pipeline_program(self):
+        """The shape of program tilet warp-specializes by itself (docs/
+        language.md section 5): every buffer allocated first, one pipelined
+        loop whose global->shared copies TMA can make (no conversion, rows
+        of whole 16-byte units), whole warp groups; K often ends in a
+        partial tile (TMA reads zeros past the edge)."""
+        r = self.rng
+        self.features.add("ws_pipeline")
+        self.threads = self.pick([128, 128, 256])
+        dt = self.pick(["f16", "f16", "bf16"])
+        bm = 64 if self.threads == 128 else self.pick([64, 128])
+        bn = self.pick([32, 64, 128])
+        bk = self.pick([32, 64])
+        self.g0, self.g1 = self.pick([1, 2]), self.pick([1, 2])
+        ksize = self.pick([bk, 2 * bk, 3 * bk, 2 * bk + 8, 4 * bk - 24])
+        stages = self.pick([2, 3, 4])
+        trans_b = self.chance(0.4)
+        m, n = self.g1 * bm, self.g0 * bn
+        a = Tile(self.name("A"), "global", dt, [m, ksize], role="in")
+        b = Tile(self.name("B"), "global", dt, [n, ksize] if trans_b else [ksize, n], role="in")
+        o = Tile(self.name("C"), "global", self.pick(["f32", dt]), [m, n], role="out")
+        self.tensors += [a, b, o]
+        for t in (a, b):
+            t.vc = self.input_class(dt)
+        self.bm, self.bn = bm, bn
+        body = []
+        e = body.append
+        e(f"    let As = alloc_shared([{bm}, {bk}], {dt});")
+        e(f"    let Bs = alloc_shared([{bn}, {bk}], {dt});" if trans_b else f"    let Bs = alloc_shared([{bk}, {bn}], {dt});")
+        e(f"    let Acc = alloc_fragment([{bm}, {bn}], f32);")
+        elementwise = self.chance(0.2)
+        if elementwise:
+            e(f"    let Xs = alloc_shared([{bm}, {bn}], {dt});")
+        e("    clear(Acc);")
+        trip = f"ceildiv({ksize}, {bk})"
+        e(f"    for k in pipelined({trip}, stages = {stages}) {{")
+        e(f"        copy({a.name}[by * {bm}, k * {bk}], As);")
+        e(f"        copy({b.name}[bx * {bn}, k * {bk}], Bs);" if trans_b else f"        copy({b.name}[k * {bk}, bx * {bn}], Bs);")
+        if elementwise:
+            e(f"        copy({a.name}[by * {bm}, k * 8], Xs);")
+        e(f"        gemm(As, Bs, Acc{', transpose_B = true' if trans_b else ''});")
+        if elementwise:
+            e(f"        for i, j in parallel({bm}, {bn}) {{")
+            e(f"            Acc[i, j] = Acc[i, j] + Xs[i, j];")
+            e("        }")
+        e("    }")
+        if self.chance(0.5):
+            e(f"    for i, j in parallel({bm}, {bn}) {{")
+            e(f"        Acc[i, j] = {self.pick(['max(Acc[i, j], 0.0)', 'Acc[i, j] * 0.5 - 1.0', 'abs(Acc[i, j])'])};")
+            e("    }")
+        e(f"    copy(Acc, {o.name}[by * {bm}, bx * {bn}]);")
+        self.g0, self.g1 = self.g0, self.g1
+        text = self.render_ws(body)
+        return text
+
+    def render_ws(self, body):
+        params = [f"{t.name}: {t.dtype}[{', '.join(map(str, t.shape))}]" for t in self.tensors]
+        self.kernel = f"k{self.seed}"
+        head = [f"// difftest program, seed {self.seed}, {self.arch}",
+                f"kernel {self.kernel}({', '.join(params)})",
+                f"    grid({self.g0}, {self.g1}) as (bx, by)",
+                f"    threads({self.threads})",
+                "{"]
+        return "\n".join(head + body + ["}"]) + "\n"
 
     def input_class(self, dt):
         if dt in ("int8",):

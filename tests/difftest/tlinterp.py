@@ -972,7 +972,8 @@ class KernelTranslator:
             a, b = self.expr(pos[0]), self.expr(pos[1])
             if a.untyped and b.untyped:
                 if name == "ceildiv":
-                    c = -_idiv(-a.const, b.const) if a.const >= 0 and b.const > 0 else _idiv(a.const + b.const - 1, b.const)
+                    # (a + b - 1) / b in C's truncating division, as for typed operands
+                    c = _idiv(a.const + b.const - 1, b.const)
                 else:
                     c = min(a.const, b.const) if name == "min" else max(a.const, b.const)
                 return V(_lit(c), UFLOAT if isinstance(c, float) else UINT, c)
