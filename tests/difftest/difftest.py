@@ -222,6 +222,8 @@ def main(argv=None):
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
     ap.add_argument("--allow-rejects", action="store_true",
                     help="rejected programs (exit 1) do not fail the run (internal errors always do)")
+    ap.add_argument("--no-emulate", action="store_true",
+                    help="only translate and interpret (finds rejections, internal errors and invalid programs fast)")
     ap.add_argument("--no-reduce", action="store_true", help="write failing programs as generated")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     ap.add_argument("--without", action="append", default=[], metavar="FEATURE",
@@ -253,7 +255,7 @@ def main(argv=None):
         for c in cases:
             with open(os.path.join(args.save, f"seed{c.seed}_{c.arch}.tl"), "w") as f:
                 f.write(header(c) + c.text)
-    run_cases(cases, args.tilet, work, args.jobs, args.batch, args.timeout)
+    run_cases(cases, args.tilet, work, args.jobs, args.batch, args.timeout, emulate=not args.no_emulate)
 
     counts = {}
     for c in cases:

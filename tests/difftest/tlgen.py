@@ -256,7 +256,7 @@ class Gen:
         e(f"    let As = alloc_shared([{bm}, {bk}], {dt});")
         e(f"    let Bs = alloc_shared([{bn}, {bk}], {dt});" if trans_b else f"    let Bs = alloc_shared([{bk}, {bn}], {dt});")
         e(f"    let Acc = alloc_fragment([{bm}, {bn}], f32);")
-        elementwise = self.chance(0.2)
+        elementwise = self.chance(0.2) and ksize >= bn
         if elementwise:
             e(f"    let Xs = alloc_shared([{bm}, {bn}], {dt});")
         e("    clear(Acc);")
@@ -1051,12 +1051,15 @@ class Gen:
         h, w = self.pick([(4, 32), (8, 16), (16, 64), (8, 64)])
         mine = self.alloc_shared([h, w], "f32")
         dt = src.dtype if src.dtype in ("f16", "bf16", "f32") else "f32"
-        if self.chance(0.5) and dt == src.dtype:
+        size = {"f16": 2, "bf16": 2, "f32": 4}.get(src.dtype, 4)
+        # A multicast is a descriptor TMA load: rows of whole 16-byte units.
+        if self.chance(0.5) and dt == src.dtype and src.shape[1] * size % 16 == 0:
             # Multicast: the source must not depend on the block's rank in
             # its cluster, so every block of the mask asks for the same tile.
             multi = self.alloc_shared([h, w], dt)
             row = self.pick(["0", f"{self.rng.randint(0, 8)}"] + (["by * 4"] if self.g1 > 1 else []))
-            self.emit(f"copy_cluster({src.name}[{row}, {self.rng.randint(0, 8)}], {multi.name}, cluster_mask = 0b11);")
+            col = self.rng.randint(0, min(8, src.shape[1] - w))
+            self.emit(f"copy_cluster({src.name}[{row}, {col}], {multi.name}, cluster_mask = 0b11);")
             self.written(multi, stored(src.vc, dt))
             self.observe(multi)
             self.features.add("multicast")
