@@ -159,6 +159,9 @@ def prepare(files, out):
 def batch_source(entries):
     """entries: [(namespace, prepared text, glue code)] -> one C++ file."""
     parts = ['#include "emu.h"', "#include <cstdint>", "#include <cstdio>", "#include <cstring>"]
+    global last_ranges
+    last_ranges = []
+    line = len(parts) + 1
     for ns, text, _ in entries:
         # Headers are already in (emu.h includes the CUDA ones); the launch
         # code's own #include of its .h is dropped, its declarations being
@@ -166,12 +169,30 @@ def batch_source(entries):
         body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#include"))
         # C linkage would make same-named kernels of two programs one function.
         body = body.replace('extern "C" ', "")
-        parts.append(f"namespace {ns} {{\n{body}\n}} // namespace {ns}")
+        part = f"namespace {ns} {{\n{body}\n}} // namespace {ns}"
+        n = part.count("\n") + 1
+        last_ranges.append((ns, line, line + n - 1))
+        line += n
+        parts.append(part)
     for ns, _, g in entries:
         parts.append(g)
     parts.append("static int (*const programs[])(unsigned char *) = {" + ", ".join(f"run{i}" for i in range(len(entries))) + "};")
     parts.append(MAIN)
     return "\n".join(parts) + "\n"
+
+
+last_ranges = []   # (namespace, first line, last line) of the last batch_source
+
+
+def culprits(stderr, ranges):
+    """The namespaces whose lines g++'s errors point at."""
+    bad = set()
+    for m in re.finditer(r"\.cpp:(\d+):\d+: error", stderr):
+        at = int(m.group(1))
+        for ns, a, b in ranges:
+            if a <= at <= b:
+                bad.add(ns)
+    return bad
 
 
 def cuda_include():

@@ -119,6 +119,27 @@ expect_invalid("blocks racing", """kernel k(Y: f32[4]) grid(2) as (bx) threads(3
     }
 }""", "k", {"Y": [0.0] * 4})
 
+expect_invalid("dependent iterations", """kernel k(Y: f32[4, 4]) grid(1) threads(32) {
+    let s = alloc_shared([4, 4], f32);
+    fill(s, 1.0);
+    for i, j in parallel(4, 4) {
+        s[i, j] = s[j, i] + 1.0;
+    }
+    copy(s, Y);
+}""", "k", {"Y": [0.0] * 16})
+# ... while reading the iteration's own element, and elements nobody writes, is fine.
+t = run("""kernel k(Y: f32[2, 2]) grid(1) threads(32) {
+    let s = alloc_shared([2, 2], f32);
+    let r = alloc_shared([2, 2], f32);
+    fill(s, 1.0);
+    fill(r, 2.0);
+    for i, j in parallel(2, 2) {
+        s[i, j] = s[i, j] + r[j, i] + r[0, 0];
+    }
+    copy(s, Y);
+}""", "k", {"Y": [0.0] * 4})
+check("independent iterations", t["Y"], [5.0] * 4)
+
 for f in failures:
     print("FAILED:", f)
 print(f"interpreter self-test: {len(failures)} failures")

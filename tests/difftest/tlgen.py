@@ -64,8 +64,10 @@ def fits(vc, dtype):
 
 def stored(vc, dtype):
     """The class of a value after a store into dtype."""
+    # `integer` means of an integer dtype (integer operators take only
+    # those), not merely integer-valued.
     if fits(vc, dtype):
-        return VC(True, vc.q, vc.m, vc.integer or dtype in INT_RANGE)
+        return VC(True, vc.q, vc.m, dtype in INT_RANGE)
     return VC(False, 0, vc.m * 1.01 + 1e-3, dtype in INT_RANGE)
 
 
@@ -436,8 +438,10 @@ class Gen:
             self.laid.add(t.name)
 
     # ---- parallel loops
-    def operands(self, fam_shape, fam, vars_):
-        """Readable operands of a loop over fam_shape: (code, VC)."""
+    def operands(self, fam_shape, fam, vars_, dst=None):
+        """Readable operands of a loop over fam_shape: (code, VC). The
+        destination is read only at the iteration's own element (the
+        iterations of a parallel loop are independent)."""
         i, j = vars_
         h, w = fam_shape
         ops = []
@@ -453,6 +457,8 @@ class Gen:
                 continue
             if len(s.shape) == 2 and s.shape == [h, w]:
                 ops.append((f"{s.name}[{i}, {j}]", s.vc, "shared"))
+            if s is dst:
+                continue
             if len(s.shape) == 2 and s.shape == [w, h]:
                 ops.append((f"{s.name}[{j}, {i}]", s.vc, "shared"))
             if len(s.shape) == 2 and s.shape[0] >= 1 and s.shape[1] == w and s.shape != [h, w]:
@@ -573,6 +579,9 @@ class Gen:
         if kind in ("&", "|", "^"):
             return f"({a} {kind} {b})", VC(True, 1, max(va.m, vb.m) * 2 + 1, True)
         if kind in ("<<", ">>"):
+            # (a left shift of a negative value is undefined in C; tilet
+            # reports one between constants as an overflow)
+            a, va = f"abs({a})", VC(True, 1, va.m, True)
             c = self.rng.randint(0, 3)
             if kind == "<<" and va.m * 8 > 1e6:
                 return a, va
@@ -634,6 +643,10 @@ class Gen:
             r0 = self.rng.randint(0, self.bm - h)
             c0 = self.rng.randint(0, self.bn - w)
             dst_code = f"{dst.name}[{self.block_index(0)} * {self.bm} + {r0} + {i}, {self.block_index(1)} * {self.bn} + {c0} + {j}]"
+        if dst.kind == "shared":
+            # Only the iteration's own element of the destination may be read.
+            own = f"{dst.name}[{i}, {j}]"
+            ops = [o for o in ops if not o[0].startswith(dst.name + "[") or o[0] == own]
         is_int = dst.dtype.startswith("int") and self.chance(0.7)
         # A loop that reads the family's fragments takes its layout from a
         # member indexed exactly by its variables: the destination, or else
@@ -658,7 +671,9 @@ class Gen:
         else:
             e, vc = self.expr(ops, self.rng.randint(1, 3), want_int=is_int)
         if not is_int and dst.dtype.startswith("int"):
-            if not vc.exact or vc.m > 1e6:
+            # floor keeps the value integral; it must fit the integer dtype
+            lo, hi = INT_RANGE[dst.dtype]
+            if not vc.exact or vc.m + 1 > min(hi, -lo):
                 return False
             e, vc = f"cast({e}, {dst.dtype})", VC(True, 1, vc.m + 1, True)
         if not is_int and dst.dtype in ("f16", "bf16") and vc.m > 1000:
@@ -671,7 +686,7 @@ class Gen:
             if c is not None:
                 e2, vc2 = self.expr(ops, 1, want_int=is_int)
                 if not is_int and dst.dtype.startswith("int"):
-                    if not vc2.exact or vc2.m > 1e6:
+                    if not vc2.exact or vc2.m + 1 > min(INT_RANGE[dst.dtype][1], -INT_RANGE[dst.dtype][0]):
                         e2, vc2 = "0", VC(True, 1, 0, True)
                     else:
                         e2 = f"cast({e2}, {dst.dtype})"

@@ -527,6 +527,8 @@ class KernelTranslator:
                 value = self.binary(op[0], load, value)
             code = self.convert(value, info.dtype)
             method = "gst" if info.scope == "global" else "st"
+            if self.parallel_depth:
+                self.emit(d, f"_track(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), True)")
             self.emit(d, f"{sym.py}.{method}({code}, {', '.join(i.code for i in idx)})")
             return
         if sym.kind != "var":
@@ -554,11 +556,18 @@ class KernelTranslator:
             self.parallel_depth += 1
             saved_locals = getattr(self, "parallel_locals", set())
             self.parallel_locals = set()
+            # The iterations are independent (section 8): an element one
+            # iteration writes is touched by no other. Accesses of the
+            # buffers the body writes are tracked to check it.
+            self.parallel_written = {a.text.split("[")[0].split()[0] for a in _walk(body) if a.kind == "Assign" and "[...]" in a.text}
+            self.parallel_iter = "(" + "".join(f"n_{n}, " for n in names) + ")"
+            self.emit(d, "_seen = {}")
             for i, (n, e) in enumerate(zip(names, extents)):
                 py = "n_" + n
                 self.emit(d + i, f"for {py} in range({e}):")
                 self.define(n, Sym("value", py, "int32"))
             self.stmts(body, d + len(names))
+            self.parallel_written = set()
             self.parallel_locals = saved_locals
             self.parallel_depth -= 1
             self.scopes.pop()
@@ -806,7 +815,10 @@ class KernelTranslator:
             raise InvalidProgram(f"fragment '{info.name}' read outside a parallel loop")
         if info.scope == "barrier":
             raise InvalidProgram("barriers hold no data")
-        return f"{sym.py}.{method}({', '.join(i.code for i in idx)})"
+        call = f"{sym.py}.{method}({', '.join(i.code for i in idx)})"
+        if self.parallel_depth and info.name in getattr(self, "parallel_written", ()):
+            call = f"_tracked(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), {call})"
+        return call
 
     def expr(self, n):
         k = n.kind
@@ -1011,6 +1023,35 @@ class KernelTranslator:
         raise Unsupported(f"builtin {name}")
 
 
+def _walk(nodes):
+    for n in nodes:
+        yield n
+        yield from _walk(n.kids)
+
+
+def _track(seen, it, buf, idx, write):
+    """Records an access of an iteration of a parallel loop; an element
+    written by one iteration and read or written by another is a conflict."""
+    key = (id(buf), idx)
+    prev = seen.get(key)
+    if prev is None:
+        seen[key] = (it, write)
+        return
+    pit, pwrite = prev
+    if pit != it and (write or pwrite):
+        raise InvalidProgram(f"iterations {pit} and {it} of a parallel loop both access '{buf.name}'{list(idx)}, "
+                             "one writing: they are not independent")
+    if pit != it:
+        seen[key] = (None, False)   # read by several iterations
+    elif write:
+        seen[key] = (it, True)
+
+
+def _tracked(seen, it, buf, idx, value):
+    _track(seen, it, buf, idx, False)
+    return value
+
+
 def _shift(a, b, op, ty, bits):
     if not 0 <= b < bits:
         raise InvalidProgram(f"shift by {b}")
@@ -1024,7 +1065,7 @@ def _ftoi(x, ty):
 RUNTIME_GLOBALS = {
     "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
     "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
-    "_fmax": _fmax, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi,
+    "_fmax": _fmax, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,
     **{f"_r_{t}": fn for t, fn in ROUND.items()},
 }
 
