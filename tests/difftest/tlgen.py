@@ -790,6 +790,8 @@ class Gen:
             dst = self.alloc_fragment(fam, self.pick([src.dtype, "f32"]))
         else:
             return False
+        if dst.dtype in INT_RANGE and not fits(src.vc, dst.dtype):
+            return False   # a float converted to an integer it may not fit
         self.emit(f"copy({src.name}, {dst.name});")
         self.written(dst, stored(src.vc, dst.dtype))
         return True
