@@ -226,9 +226,12 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::MathFunc::Floor: return fn("floor") + "(" + arg(0) + ")";
         case ir::MathFunc::Ceil: return fn("ceil") + "(" + arg(0) + ")";
         case ir::MathFunc::Pow: return fn("pow") + "(" + arg(0) + ", " + arg(1) + ")";
-        case ir::MathFunc::Sigmoid:
+        case ir::MathFunc::Sigmoid: {
             precedence = kMul;
-            return std::string(f32 ? "1.0f / (1.0f + expf(-" : "1.0 / (1.0 + exp(-") + operand(m.args[0], kUnary) + "))";
+            std::string inner = operand(m.args[0], kUnary);
+            if (!inner.empty() && inner[0] == '-') inner = "(" + inner + ")";   // not "exp(--x)"
+            return std::string(f32 ? "1.0f / (1.0f + expf(-" : "1.0 / (1.0 + exp(-") + inner + "))";
+        }
         }
         break;
     }

@@ -100,7 +100,7 @@ struct State {
     // fence.proxy.async: shared writes (and with `global`, global ones) are fenced.
     void fenced(bool global) {
         unfenced.erase(std::remove_if(unfenced.begin(), unfenced.end(),
-                                      [&](const Range &r) { return global || r.buffer->scope != ir::MemScope::Global; }),
+                                      [&](const Range &r) { return global || (r.buffer->scope != ir::MemScope::Global && !r.buffer->remoteOf); }),
                        unfenced.end());
     }
     // Every thread that waits on mbarrier array `b` sees the async writes completing on it.
@@ -181,9 +181,17 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
             Range w = range;
             w.publishedBy = a.completesOn;
             st.writes.push_back(w);
-            // Generic writes the async proxy may meet: shared bytes, and global tensors (a TMA store over them).
-            bool fenceable = !range.space || a.buffer->scope == ir::MemScope::Global;
-            if (a.proxy == ir::Proxy::Generic && fenceable) (a.asynchronous ? st.inFlight : st.unfenced).push_back(range);
+            // Generic writes the async proxy may meet: shared bytes, global
+            // tensors (a TMA store over them), and another block's shared
+            // bytes (distributed shared memory), counted at the bytes they land in.
+            bool fenceable = !range.space || a.buffer->scope == ir::MemScope::Global || a.buffer->remoteOf;
+            Range target = range;
+            if (a.buffer->remoteOf) {
+                target = rangeOf(*a.buffer->remoteOf, nullptr);
+                target.buffer = a.buffer;   // the view: fenced with the fence of every state space
+                target.span = range.span;
+            }
+            if (a.proxy == ir::Proxy::Generic && fenceable) (a.asynchronous ? st.inFlight : st.unfenced).push_back(target);
         }
         if (a.reads()) st.reads.push_back(range);
     }
@@ -268,7 +276,9 @@ std::string describe(const Conflict &c) {
 
 // Why a fence: a generic write and an async-proxy access of its bytes.
 std::string describeFence(const Conflict &c) {
-    return "'" + c.earlier.buffer->name + "' is written at " + c.earlier.span.lineColumn() + " through the generic proxy and accessed at " +
+    const ir::BufferNode &b = *c.earlier.buffer;
+    std::string name = b.remoteOf ? "'" + b.remoteOf->name + "' of another block of the cluster" : "'" + b.name + "'";
+    return name + " is written at " + c.earlier.span.lineColumn() + " through the generic proxy and accessed at " +
            c.later.span.lineColumn() + " by " + (c.later.by ? c.later.by : "the async proxy") + " (the async proxy)";
 }
 
@@ -328,10 +338,10 @@ private:
     const char *fenceBeforeRelease(State &state, SourceRange span, std::vector<ir::Stmt> &out, const char *before) {
         std::optional<Conflict> c = unfencedAsync(state);
         if (!c) return nullptr;
-        // Global memory needs the fence of every state space.
+        // Global memory and other blocks' shared memory need the fence of every state space.
         bool global = false;
         for (const Range &w : state.unfenced)
-            if (w.buffer->scope == ir::MemScope::Global && overlapsAny(w, asyncBytes_)) global = true;
+            if ((w.buffer->scope == ir::MemScope::Global || w.buffer->remoteOf) && overlapsAny(w, asyncBytes_)) global = true;
         out.push_back(std::make_shared<ir::FenceProxyAsync>(span, global));
         state.fenced(global);
         const char *name = global ? "fence.proxy.async (every state space)" : "fence.proxy.async";

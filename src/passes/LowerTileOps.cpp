@@ -27,11 +27,15 @@ std::vector<ir::Expr> tileVars(const std::vector<ir::Expr> &vars, const ir::Regi
     return r.tileShape().empty() ? std::vector<ir::Expr>{} : vars;
 }
 
-bool isPartialFragment(const ir::Region &r) {
+// A fragment region that needs the loop over the whole fragment: a part of
+// it, or the whole of one with a unit dimension (the tile loop drops unit
+// dimensions, which would index the fragment by a constant there, and a
+// fragment inside a parallel loop is indexed by loop variables only).
+bool needsWholeFragmentLoop(const ir::Region &r) {
     if (r.buffer->scope != ir::MemScope::Fragment) return false;
     std::vector<int64_t> shape = *r.buffer->constShape();
     for (size_t d = 0; d < shape.size(); ++d) {
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != shape[d]) return true;
+        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != shape[d] || shape[d] == 1) return true;
     }
     return false;
 }
@@ -74,8 +78,8 @@ protected:
         ir::StoreOp op = c.inst == ir::CopyInst::CPAsync ? ir::StoreOp::AsyncCopy : ir::StoreOp::Assign;
         if (c.dstBlock) return remoteCopy(c);
         const ir::Region src = c.src, dst = c.dst;
-        if (isPartialFragment(src) || isPartialFragment(dst)) {
-            bool fromFragment = isPartialFragment(src);
+        if (needsWholeFragmentLoop(src) || needsWholeFragmentLoop(dst)) {
+            bool fromFragment = needsWholeFragmentLoop(src);
             const ir::Region &frag = fromFragment ? src : dst, &other = fromFragment ? dst : src;
             return fragmentPartLoop(frag, c.span, [&](const std::vector<ir::Expr> &fragIdx, const std::vector<ir::Expr> &tile) {
                 std::vector<ir::Expr> otherIdx = ir::regionIndices(other, tileVars(tile, other));
@@ -93,7 +97,7 @@ protected:
 
     ir::Stmt mutateFill(const ir::Stmt &, const ir::Fill &f) override {
         const ir::Region dst = f.dst;
-        if (isPartialFragment(dst)) {
+        if (needsWholeFragmentLoop(dst)) {
             return fragmentPartLoop(dst, f.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &) {
                 return std::make_shared<ir::Store>(dst.buffer, idx, f.value, ir::StoreOp::Assign, f.span);
             });
@@ -105,7 +109,7 @@ protected:
 
     ir::Stmt mutateAtomicAdd(const ir::Stmt &, const ir::AtomicAdd &a) override {
         const ir::Region dst = a.dst;
-        if (a.src && isPartialFragment(*a.src)) {
+        if (a.src && needsWholeFragmentLoop(*a.src)) {
             const ir::Region src = *a.src;
             return fragmentPartLoop(src, a.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &tile) {
                 ir::Expr value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(src.buffer, idx, a.span));

@@ -14,6 +14,7 @@
 #include "ir/Visitor.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace tilet {
@@ -76,12 +77,26 @@ public:
         }
     }
     void visitFor(const ir::For &n) override {
+        widened([&] { ir::Visitor::visitFor(n); });
+    }
+    void visitIfThenElse(const ir::IfThenElse &n) override {
+        visit(n.cond);
+        widened([&] { visit(n.thenBody); });
+        widened([&] { visit(n.elseBody); });
+    }
+
+private:
+    // Accesses inside a loop from buffers allocated outside it live for the
+    // whole loop (its iterations); inside one arm of a branch, for the whole
+    // arm: threads that take a branch differently have no barrier inside it
+    // (insert-syncs takes such a branch as one unit), so one thread may still
+    // read a buffer in the arm while another writes the next one.
+    void widened(const std::function<void()> &walk) {
         loops_.push_back({position_, -1});
         size_t mine = loops_.size() - 1;
         pendingByLoop_.emplace_back();
-        ir::Visitor::visitFor(n);
+        walk();
         int64_t end = position_;
-        // Accesses inside this loop from buffers allocated outside it live for the whole loop.
         for (const ir::BufferNode *b : pendingByLoop_.back()) {
             Lifetime &l = lifetimes[b];
             if (l.allocDepth <= mine) {
@@ -95,7 +110,6 @@ public:
         loops_.pop_back();
     }
 
-private:
     void touch(const ir::BufferNode *b) {
         if (b->remoteOf) b = b->remoteOf.get();   // this block's buffer lives while its peers write theirs
         auto it = lifetimes.find(b);

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Checks of the reference interpreter against values worked out by hand
+from docs/language.md, so that the difftest's oracle is itself tested.
+
+usage: selftest.py TILET
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tldtypes  # noqa: E402
+import tlinterp  # noqa: E402
+
+TILET = sys.argv[1] if len(sys.argv) > 1 else "build/tilet"
+failures = []
+
+
+def run(src, kernel, tensors, scalars=None, dyn=None):
+    with tempfile.NamedTemporaryFile("w", suffix=".tl", delete=False) as f:
+        f.write(src)
+        path = f.name
+    try:
+        r = subprocess.run([TILET, path, "--emit=ast"], capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(path)
+    it = tlinterp.Interpreter(r.stdout, src)
+    it.run(kernel, tensors, scalars or {}, dyn or {})
+    return tensors
+
+
+def check(name, got, want):
+    if got != want:
+        failures.append(f"{name}: got {got!r}, want {want!r}")
+
+
+def expect_invalid(name, src, kernel, tensors):
+    try:
+        run(src, kernel, tensors)
+    except tldtypes.InvalidProgram:
+        return
+    failures.append(f"{name}: not reported as invalid")
+
+
+# C's integer promotion: int8 + int8 is computed in int32 (section 3), and
+# division truncates towards zero.
+t = run("""kernel k(A: int8[2], B: int32[5]) grid(1) threads(32) {
+    for i in parallel(1) {
+        B[0] = A[0] + A[1];
+        B[1] = -7 / 2;
+        B[2] = -7 % 2;
+        B[3] = cast(-2.75, int32);
+        B[4] = ceildiv(72, 32);
+    }
+}""", "k", {"A": [100, 100], "B": [0] * 5})
+check("integer promotion and truncation", t["B"], [200, -3, -1, -2, 3])
+
+# Narrow floats are computed in f32 and rounded at the store; an untyped
+# constant takes the type of the value next to it.
+t = run("""kernel k(A: f16[2], B: f16[2], C: bf16[1], D: f32[1]) grid(1) threads(32) {
+    for i in parallel(1) {
+        B[0] = A[0] * A[1];
+        B[1] = A[0] + 0.0001;
+        C[0] = A[0] * 3.0;
+        D[0] = A[0] / 3.0;
+    }
+}""", "k", {"A": [1.5, 1.0009765625], "B": [0.0, 0.0], "C": [0.0], "D": [0.0]})
+check("f16 product rounded once", t["B"], [tldtypes.f16(1.5 * 1.0009765625), 1.5])
+check("bf16 store", t["C"], [4.5])
+check("f32 division", t["D"], [tldtypes.f32(0.5)])
+
+# Global reads outside a tensor give 0 and writes there do nothing
+# (section 8); a corner takes the other operand's extents (section 9).
+t = run("""kernel k(X: f32[4, 4], Y: f32[4, 4]) grid(1) threads(32) {
+    let s = alloc_shared([2, 4], f32);
+    copy(X[3, 2], s);
+    copy(s, Y[2, 0]);
+}""", "k", {"X": [float(i) for i in range(16)], "Y": [-1.0] * 16})
+check("edges and corners", t["Y"], [-1.0] * 8 + [14.0, 15.0, 0.0, 0.0] + [0.0] * 4)
+
+# Reductions: clear = false combines with the destination; abssum sums |x|.
+t = run("""kernel k(X: f32[2, 3], Y: f32[2], Z: f32[3]) grid(1) threads(32) {
+    let x = alloc_fragment([2, 3], f32);
+    let r = alloc_fragment([2], f32);
+    let c = alloc_fragment([3], f32);
+    copy(X, x);
+    reduce_max(x, r);
+    reduce_abssum(x, r, clear = false);
+    reduce_min(x, c, dim = 0);
+    copy(r, Y);
+    copy(c, Z);
+}""", "k", {"X": [1.0, -5.0, 2.0, -1.0, -2.0, -3.0], "Y": [0.0] * 2, "Z": [0.0] * 3})
+check("reductions", (t["Y"], t["Z"]), ([10.0, 5.0], [-1.0, -5.0, -3.0]))
+
+# gemm: C += A * B^T.
+t = run("""kernel k(A: f16[2, 2], B: f16[2, 2], C: f32[2, 2]) grid(1) threads(32) {
+    let a = alloc_shared([2, 2], f16);
+    let b = alloc_shared([2, 2], f16);
+    let c = alloc_fragment([2, 2], f32);
+    copy(A, a);
+    copy(B, b);
+    fill(c, 1.0);
+    gemm(a, b, c, transpose_B = true);
+    copy(c, C);
+}""", "k", {"A": [1.0, 2.0, 3.0, 4.0], "B": [1.0, 0.0, 1.0, 1.0], "C": [0.0] * 4})
+check("gemm", t["C"], [2.0, 4.0, 4.0, 8.0])
+
+# Undefined behaviour is reported, never given a value.
+expect_invalid("uninitialised read", """kernel k(Y: f32[4]) grid(1) threads(32) {
+    let s = alloc_shared([4], f32);
+    for i in parallel(4) {
+        Y[i] = s[i];
+    }
+}""", "k", {"Y": [0.0] * 4})
+expect_invalid("blocks racing", """kernel k(Y: f32[4]) grid(2) as (bx) threads(32) {
+    for i in parallel(4) {
+        Y[i] = cast(bx, f32);
+    }
+}""", "k", {"Y": [0.0] * 4})
+
+expect_invalid("dependent iterations", """kernel k(Y: f32[4, 4]) grid(1) threads(32) {
+    let s = alloc_shared([4, 4], f32);
+    fill(s, 1.0);
+    for i, j in parallel(4, 4) {
+        s[i, j] = s[j, i] + 1.0;
+    }
+    copy(s, Y);
+}""", "k", {"Y": [0.0] * 16})
+# ... while reading the iteration's own element, and elements nobody writes, is fine.
+t = run("""kernel k(Y: f32[2, 2]) grid(1) threads(32) {
+    let s = alloc_shared([2, 2], f32);
+    let r = alloc_shared([2, 2], f32);
+    fill(s, 1.0);
+    fill(r, 2.0);
+    for i, j in parallel(2, 2) {
+        s[i, j] = s[i, j] + r[j, i] + r[0, 0];
+    }
+    copy(s, Y);
+}""", "k", {"Y": [0.0] * 4})
+check("independent iterations", t["Y"], [5.0] * 4)
+
+for f in failures:
+    print("FAILED:", f)
+print(f"interpreter self-test: {len(failures)} failures")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,1483 @@
+"""Reference interpreter of the tile language, written from docs/language.md.
+
+It reads the syntax tree that `tilet --emit=ast` prints (sharing only
+tilet's parser: no semantic check, IR or lowering of tilet's is used) and the
+source file (for the exact text of float literals), translates each kernel
+into a Python function that executes the tile program of one block, and runs
+the grid on Python lists.
+
+The model is the language's, not the GPU's: a block runs its statements in
+order; a parallel loop runs its iterations one after the other (they are
+independent by definition, so any order gives the same result); a fragment
+is a plain array of the block; `ws(...)` bodies run in program order with the
+mbarrier protocol checked to complete in that order; the blocks of a cluster
+run as coroutines that meet at `cluster_sync()` and at multicast copies.
+Anything the language leaves undefined (reading an element never written,
+two blocks writing one global element, an index outside on-chip memory) is
+reported as InvalidProgram rather than given a value, so a generator bug
+cannot hide as a tilet bug.
+"""
+import itertools
+import math
+
+from tldtypes import (INT_TYPES, FLOAT_TYPES, NARROW_FLOATS, InvalidProgram, arith_type, convert, f32, is_float,
+                      is_int, wrap_int, ROUND, ALL_TYPES)
+
+
+class Unsupported(Exception):
+    """A construct the interpreter does not model (it never guesses)."""
+
+
+# ------------------------------------------------------------------ the AST dump
+
+class Node:
+    __slots__ = ("kind", "text", "line", "col", "kids")
+
+    def __init__(self, kind, text, line, col):
+        self.kind, self.text, self.line, self.col, self.kids = kind, text, line, col, []
+
+    def __repr__(self):
+        return f"{self.kind} {self.text} @{self.line}:{self.col}"
+
+
+def parse_dump(text):
+    """`tilet --emit=ast` prints one node a line: two spaces of indent per
+    depth, the node kind, its text, then `@line:col`."""
+    root, stack = None, []
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        depth = (len(raw) - len(raw.lstrip(" "))) // 2
+        body = raw.strip()
+        loc = ""
+        if " @" in body:
+            body, loc = body.rsplit(" @", 1)
+        kind, _, rest = body.partition(" ")
+        line, col = (int(x) for x in loc.split(":")) if loc else (0, 0)
+        node = Node(kind, rest, line, col)
+        if depth == 0:
+            root, stack = node, [node]
+            continue
+        del stack[depth:]
+        stack[-1].kids.append(node)
+        stack.append(node)
+    return root
+
+
+def float_literal(source_lines, line, col):
+    """The exact spelling of the float literal at line:col (the dump prints
+    six significant digits)."""
+    text = source_lines[line - 1][col - 1:]
+    n = 0
+    while n < len(text) and (text[n].isdigit() or text[n] in "._eE" or (text[n] in "+-" and n and text[n - 1] in "eE")):
+        n += 1
+    return float(text[:n].replace("_", ""))
+
+
+# ------------------------------------------------------------------ runtime values
+
+class Buf:
+    """A buffer: a tensor in global memory or a shared/fragment/local tile.
+    Elements are Python numbers of the dtype (None: never written)."""
+    __slots__ = ("name", "dtype", "shape", "scope", "data", "owner", "rt")
+
+    def __init__(self, name, dtype, shape, scope, data=None, rt=None):
+        self.name, self.dtype, self.shape, self.scope, self.rt = name, dtype, list(shape), scope, rt
+        n = 1
+        for d in shape:
+            n *= d
+        self.data = data if data is not None else [None] * n
+        self.owner = None
+
+    def flat(self, idx):
+        f = 0
+        for i, n in zip(idx, self.shape):
+            if not 0 <= i < n:
+                return None
+            f = f * n + i
+        return f
+
+    # On-chip memory: an index outside the buffer is undefined.
+    def ld(self, *idx):
+        f = self.flat(idx)
+        if f is None or len(idx) != len(self.shape):
+            raise InvalidProgram(f"'{self.name}'{list(idx)} is outside {self.shape}")
+        v = self.data[f]
+        if v is None:
+            raise InvalidProgram(f"'{self.name}'{list(idx)} is read before it is written")
+        return v
+
+    def st(self, v, *idx):
+        f = self.flat(idx)
+        if f is None or len(idx) != len(self.shape):
+            raise InvalidProgram(f"'{self.name}'{list(idx)} is outside {self.shape}")
+        self.data[f] = v
+
+    # Global memory: reads outside give 0 and writes outside do nothing
+    # (docs/language.md section 8); an element written by one block and
+    # touched by another is a race between blocks.
+    def gld(self, *idx):
+        f = self.flat(idx)
+        if f is None:
+            return False if self.dtype == "bool" else (0.0 if is_float(self.dtype) else 0)
+        if self.owner is not None and self.owner[f] is not None and self.owner[f] != self.rt.block_id:
+            raise InvalidProgram(f"'{self.name}'{list(idx)} is read by one block and written by another")
+        return self.data[f]
+
+    def gst(self, v, *idx):
+        f = self.flat(idx)
+        if f is None:
+            return
+        self._own(f, idx)
+        self.data[f] = v
+
+    def _own(self, f, idx):
+        if self.owner is None:
+            self.owner = [None] * len(self.data)
+        o = self.owner[f]
+        if o is not None and o != self.rt.block_id:
+            raise InvalidProgram(f"'{self.name}'{list(idx)} is written by two blocks")
+        self.owner[f] = self.rt.block_id
+
+
+class Region:
+    __slots__ = ("buf", "mins", "extents")
+
+    def __init__(self, buf, mins, extents):
+        self.buf, self.mins, self.extents = buf, mins, extents
+
+    def tile_shape(self):
+        return [e for e in self.extents if e != 1]
+
+    def elements(self):
+        """Multi-indices in row-major order."""
+        return itertools.product(*[range(m, m + e) for m, e in zip(self.mins, self.extents)])
+
+
+class MBarrier:
+    __slots__ = ("count", "pending", "completed")
+
+    def __init__(self, count):
+        self.count, self.pending, self.completed = count, count, 0
+
+
+def _zero(t):
+    return False if t == "bool" else (0.0 if is_float(t) else 0)
+
+
+# Math builtins with IEEE results where Python raises.
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _log(x):
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _log2(x):
+    if x > 0:
+        return math.log2(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _sqrt(x):
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _rsqrt(x):
+    if x > 0:
+        return 1.0 / math.sqrt(x)
+    return math.inf if x == 0 else math.nan
+
+
+def _exp2(x):
+    try:
+        return 2.0 ** x
+    except OverflowError:
+        return math.inf
+
+
+def _pow(x, y):
+    try:
+        return math.pow(x, y)
+    except (OverflowError, ValueError):
+        return math.nan if x < 0 else math.inf
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + _exp(-x))
+
+
+def _fdiv(a, b):
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _idiv(a, b):
+    if b == 0:
+        raise InvalidProgram("integer division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _imod(a, b):
+    if b == 0:
+        raise InvalidProgram("integer remainder by zero")
+    return a - _idiv(a, b) * b
+
+
+def _fmin(a, b):
+    return b if b < a else a
+
+
+def _fmax(a, b):
+    return b if b > a else a
+
+
+MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt": "_sqrt", "rsqrt": "_rsqrt",
+         "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil",
+         "sigmoid": "_sigmoid"}
+
+
+# ------------------------------------------------------------------ values while translating
+
+UINT, UFLOAT = "untyped int", "untyped float"
+EXPR_BUILTINS = {"cast", "ceildiv", "min", "max", "abs", "pow", "block_rank_in_cluster", *MATH1}
+
+
+class V:
+    """A translated expression: Python code, its dtype (or UINT/UFLOAT for an
+    untyped constant), and its value when it is a compile-time constant."""
+    __slots__ = ("code", "ty", "const")
+
+    def __init__(self, code, ty, const=None):
+        self.code, self.ty, self.const = code, ty, const
+
+    @property
+    def untyped(self):
+        return self.ty in (UINT, UFLOAT)
+
+
+def _lit(x):
+    if isinstance(x, float):
+        if x != x:
+            return "math.nan"
+        if x in (math.inf, -math.inf):
+            return "math.inf" if x > 0 else "(-math.inf)"
+    return repr(x)
+
+
+class Sym:
+    __slots__ = ("kind", "py", "ty", "const", "buf")
+
+    def __init__(self, kind, py=None, ty=None, const=None, buf=None):
+        self.kind, self.py, self.ty, self.const, self.buf = kind, py, ty, const, buf
+
+
+class BufInfo:
+    """What translation knows about a buffer: scope, dtype, shape."""
+    __slots__ = ("name", "scope", "dtype", "shape", "counts")
+
+    def __init__(self, name, scope, dtype, shape, counts=None):
+        self.name, self.scope, self.dtype, self.shape, self.counts = name, scope, dtype, shape, counts
+
+
+def adopt(c, other):
+    """The dtype an untyped constant takes next to a value of dtype `other`
+    (docs/language.md section 3)."""
+    if isinstance(c, bool):
+        return "bool"
+    if isinstance(c, float):
+        return other if is_float(other) else "f32"
+    if is_float(other):
+        return other
+    if other == "bool":
+        return default_type(c)
+    bits, signed = INT_TYPES[other]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return other if lo <= c <= hi else "int64"
+
+
+def default_type(c):
+    if isinstance(c, bool):
+        return "bool"
+    if isinstance(c, float):
+        return "f32"
+    return "int32" if -(1 << 31) <= c < (1 << 31) else "int64"
+
+
+class KernelTranslator:
+    """Translates one kernel's AST into the Python source of a generator
+    function `block(rt, bx, by, bz, params...)`."""
+
+    def __init__(self, interp, node):
+        self.interp = interp
+        self.node = node
+        self.lines = []
+        self.scopes = [dict(interp.consts)]
+        self.params = []          # (name, kind, dtype, dims) kind: tensor/scalar
+        self.dyn = []             # dynamic dimension names, in order of appearance
+        self.grid, self.threads, self.cluster = [], None, []
+        self.block_names = []
+        self.uid = 0
+        self.parallel_depth = 0
+        self.role_threads = None  # threads of the enclosing ws(...), else the block's
+
+    # -------------------------------------------------------------- scopes
+    def lookup(self, name):
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        raise Unsupported(f"unknown name '{name}'")
+
+    def define(self, name, sym):
+        self.scopes[-1][name] = sym
+
+    def fresh(self, base):
+        self.uid += 1
+        return f"_{base}{self.uid}"
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    # -------------------------------------------------------------- kernel
+    def translate(self):
+        k = self.node
+        self.name = k.text
+        body = []
+        for c in k.kids:
+            if c.kind == "Param":
+                self.param(c)
+            elif c.kind == "Grid":
+                for g in c.kids:
+                    if g.kind == "BlockIndex":
+                        self.block_names.append(g.text)
+                    else:
+                        self.grid.append(g)
+            elif c.kind == "Threads":
+                self.threads = c.kids[0]
+            elif c.kind == "Cluster":
+                self.cluster = list(c.kids)
+            elif c.kind == "MinBlocksPerSm":
+                pass
+            else:
+                body.append(c)
+        names = ["n_" + p[0] for p in self.params] + ["n_" + d for d in self.dyn]
+        for i, b in enumerate(self.block_names):
+            self.define(b, Sym("value", f"_b{i}", "int32"))
+        self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
+        self.emit(1, "if False:")
+        self.emit(2, "yield None")
+        self.block_threads = self.static_int(self.threads) if self.threads is not None else 128
+        self.role_threads = self.block_threads
+        self.stmts(body, 1)
+        return "\n".join(self.lines) + "\n"
+
+    def param(self, c):
+        name, _, rest = c.text.partition(": ")
+        parts = rest.split()
+        dtype, is_tensor = parts[0], "tensor" in parts[1:]
+        if not is_tensor:
+            self.params.append((name, "scalar", dtype, None))
+            self.define(name, Sym("value", "n_" + name, dtype))
+            return
+        dims = []
+        for d in c.kids:
+            if d.kind == "DynDim":
+                self.dyn.append(d.text)
+                self.define(d.text, Sym("value", "n_" + d.text, "int32"))
+                dims.append(("dyn", d.text))
+            else:
+                v = self.expr(d)
+                if v.const is None:
+                    dims.append(("expr", v.code))
+                else:
+                    dims.append(("const", int(v.const)))
+        self.params.append((name, "tensor", dtype, dims))
+        info = BufInfo(name, "global", dtype, dims)
+        self.define(name, Sym("buffer", "n_" + name, dtype, buf=info))
+
+    def static_int(self, node):
+        v = self.expr(node)
+        if v.const is None:
+            raise Unsupported("expected a constant")
+        return int(v.const)
+
+    # -------------------------------------------------------------- statements
+    def stmts(self, nodes, depth):
+        self.scopes.append({})
+        start = len(self.lines)
+        for s in nodes:
+            self.stmt(s, depth)
+        if len(self.lines) == start:
+            self.emit(depth, "pass")
+        self.scopes.pop()
+
+    def stmt(self, s, d):
+        k = s.kind
+        if k == "Let":
+            self.let(s, d)
+        elif k == "Var":
+            name, _, ty = s.text.partition(": ")
+            py = "n_" + name
+            init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(V("0", UINT, 0), ty)
+            self.emit(d, f"{py} = {init}")
+            self.define(name, Sym("var", py, ty))
+        elif k == "Assign":
+            self.assign(s, d)
+        elif k == "For":
+            self.loop(s, d)
+        elif k == "If":
+            cond = self.cond(s.kids[0])
+            self.emit(d, f"if {cond.code}:")
+            rest = s.kids[1:]
+            self.stmts(rest[0].kids, d + 1)
+            if len(rest) > 1:
+                self.emit(d, "else:")
+                self.stmts(rest[1].kids, d + 1)
+        elif k == "Ws":
+            roles = []
+            body = []
+            for c in s.kids:
+                if c.kind in ("Int", "Name", "Binary") and not body:
+                    roles.append(self.static_int(c))
+                else:
+                    body.append(c)
+            outer = self.role_threads
+            self.role_threads = 128 * len(roles)
+            self.emit(d, f"# ws{tuple(roles)}")
+            self.emit(d, "if True:")
+            self.stmts(body, d + 1)
+            self.role_threads = outer
+        elif k == "Call":
+            self.call_stmt(s, d)
+        else:
+            raise Unsupported(f"statement {k}")
+
+    def let(self, s, d):
+        name, _, ty = s.text.partition(": ")
+        init = s.kids[0]
+        if init.kind == "Call" and init.text.startswith("alloc_"):
+            self.alloc(name, init, d)
+            return
+        v = self.expr(init)
+        if ty:
+            v = V(self.convert(v, ty), ty)
+        if v.const is not None and v.untyped:
+            self.define(name, Sym("const", ty=v.ty, const=v.const))
+            return
+        py = "n_" + name
+        self.emit(d, f"{py} = {v.code}")
+        self.define(name, Sym("value", py, v.ty))
+
+    def alloc(self, name, call, d):
+        kind = call.text
+        py = "n_" + name
+        if kind == "alloc_barrier":
+            args = self.call_args(call)
+            counts = args["kw"].get("arrive_count")
+            if counts is None:
+                raise Unsupported("alloc_barrier without arrive_count")
+            if counts.kind == "List":
+                values = [self.static_int(x) for x in counts.kids]
+            else:
+                values = [self.static_int(counts)]
+            info = BufInfo(name, "barrier", None, [len(values)], values)
+            self.emit(d, f"{py} = [rt.MBarrier(c) for c in {values!r}]")
+            self.define(name, Sym("buffer", py, None, buf=info))
+            return
+        scope = {"alloc_shared": "shared", "alloc_fragment": "fragment", "alloc_local": "local"}.get(kind)
+        if scope is None:
+            raise Unsupported(kind)
+        if self.parallel_depth and scope != "local":
+            raise InvalidProgram(f"{kind} inside a parallel loop")
+        args = self.call_args(call)
+        shape_node, dtype_node = args["pos"][0], args["pos"][1]
+        shape = [self.static_int(x) for x in shape_node.kids]
+        dtype = dtype_node.text
+        info = BufInfo(name, scope, dtype, shape)
+        site = self.fresh("site")
+        self.emit(d, f"{py} = rt.alloc({name!r}, {dtype!r}, {shape!r}, {scope!r}, {site!r})")
+        self.define(name, Sym("buffer", py, dtype, buf=info))
+
+    def assign(self, s, d):
+        text = s.text
+        name = text.split("[")[0].split()[0]
+        op = text.split()[-1]
+        sym = self.lookup(name)
+        kids = s.kids
+        if "[...]" in text:
+            idx = [self.index(x) for x in kids[:-1]]
+            value = self.expr(kids[-1])
+            info = sym.buf
+            if info is None:
+                raise Unsupported(f"'{name}' is not a buffer")
+            if info.scope == "fragment" and not self.parallel_depth:
+                raise InvalidProgram(f"fragment '{name}' written outside a parallel loop")
+            load = V(self.load_code(sym, idx), info.dtype)
+            if op != "=":
+                value = self.binary(op[0], load, value)
+            code = self.convert(value, info.dtype)
+            method = "gst" if info.scope == "global" else "st"
+            if self.parallel_depth:
+                self.emit(d, f"_track(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), True)")
+            self.emit(d, f"{sym.py}.{method}({code}, {', '.join(i.code for i in idx)})")
+            return
+        if sym.kind != "var":
+            raise InvalidProgram(f"assignment to '{name}', which is not a var")
+        if self.parallel_depth and sym.py not in self.parallel_locals:
+            raise Unsupported(f"var '{name}' of the block assigned inside a parallel loop (one copy per thread)")
+        value = self.expr(kids[0])
+        if op != "=":
+            value = self.binary(op[0], V(sym.py, sym.ty), value)
+        self.emit(d, f"{sym.py} = {self.convert(value, sym.ty)}")
+
+    def loop(self, s, d):
+        text = s.text
+        vars_, _, kind = text.rpartition(" in ")
+        names = [v.strip() for v in vars_.split(",")]
+        args = self.call_args_of(s.kids)
+        body = [c for c in s.kids if c not in args["nodes"]]
+        if kind == "parallel":
+            if self.parallel_depth:
+                raise InvalidProgram("parallel loops do not nest")
+            extents = [self.static_int(x) for x in args["pos"]]
+            if len(extents) != len(names):
+                raise InvalidProgram("parallel loop: one extent per variable")
+            self.scopes.append({})
+            self.parallel_depth += 1
+            saved_locals = getattr(self, "parallel_locals", set())
+            self.parallel_locals = set()
+            # The iterations are independent (section 8): an element one
+            # iteration writes is touched by no other. Accesses of the
+            # buffers the body writes are tracked to check it.
+            self.parallel_written = {a.text.split("[")[0].split()[0] for a in _walk(body) if a.kind == "Assign" and "[...]" in a.text}
+            self.parallel_iter = "(" + "".join(f"n_{n}, " for n in names) + ")"
+            self.emit(d, "_seen = {}")
+            for i, (n, e) in enumerate(zip(names, extents)):
+                py = "n_" + n
+                self.emit(d + i, f"for {py} in range({e}):")
+                self.define(n, Sym("value", py, "int32"))
+            self.stmts(body, d + len(names))
+            self.parallel_written = set()
+            self.parallel_locals = saved_locals
+            self.parallel_depth -= 1
+            self.scopes.pop()
+            return
+        if len(names) != 1:
+            raise InvalidProgram(f"a {kind} loop has one variable")
+        pos = [self.integer(x) for x in args["pos"]]
+        if kind == "pipelined":
+            # A pipelined loop means the same as a sequential one: its
+            # copies only run ahead (docs/language.md section 5).
+            pos = pos[:1]
+        if len(pos) == 1:
+            rng = f"range({pos[0].code})"
+        elif len(pos) == 2:
+            rng = f"range({pos[0].code}, {pos[1].code})"
+        elif len(pos) == 3:
+            rng = f"rt.steps({pos[0].code}, {pos[1].code}, {pos[2].code})"
+        else:
+            raise InvalidProgram(f"{kind}: one to three bounds")
+        py = "n_" + names[0]
+        self.emit(d, f"for {py} in {rng}:")
+        self.scopes.append({})
+        self.define(names[0], Sym("value", py, "int32"))
+        self.stmts(body, d + 1)
+        self.scopes.pop()
+
+    # -------------------------------------------------------------- calls
+    def call_args_of(self, kids):
+        """Arguments among a node's children: a call's are all of them; a
+        loop's come before its body, whose statements are never expression
+        builtins (an unused expression builtin is an error)."""
+        pos, kw, nodes = [], {}, []
+        for c in kids:
+            if c.kind in ("Assign", "For", "If", "Let", "Var", "Ws") or (c.kind == "Call" and c.text not in EXPR_BUILTINS):
+                break
+            if c.kind == "Keyword":
+                kw[c.text] = c.kids[0]
+            else:
+                pos.append(c)
+            nodes.append(c)
+        return {"pos": pos, "kw": kw, "nodes": nodes}
+
+    def call_args(self, call):
+        pos, kw = [], {}
+        for c in call.kids:
+            if c.kind == "Keyword":
+                kw[c.text] = c.kids[0]
+            else:
+                pos.append(c)
+        return {"pos": pos, "kw": kw, "nodes": call.kids}
+
+    def region(self, node):
+        """Python code building a Region (extents None: a corner whose
+        extents come from the other operand; docs/language.md section 9)."""
+        if node.kind == "Name":
+            sym = self.lookup(node.text)
+            if sym.buf is None:
+                raise InvalidProgram(f"'{node.text}' is not a buffer")
+            return f"rt.whole({sym.py})", sym
+        if node.kind != "Index" or node.kids[0].kind != "Name":
+            raise InvalidProgram("a region is a buffer or an indexed buffer")
+        sym = self.lookup(node.kids[0].text)
+        if sym.buf is None:
+            raise InvalidProgram(f"'{node.kids[0].text}' is not a buffer")
+        items = []
+        for it in node.kids[1:]:
+            if it.kind == "Slice":
+                items.append(f"({self.integer(it.kids[0]).code}, {self.integer(it.kids[1]).code})")
+            else:
+                items.append(f"({self.integer(it).code}, None)")
+        return f"rt.region({sym.py}, [{', '.join(items)}])", sym
+
+    def call_stmt(self, s, d):
+        name = s.text
+        args = self.call_args(s)
+        pos, kw = args["pos"], args["kw"]
+        if name == "atomic_add":
+            self.atomic_add(pos, d)
+            return
+        if self.parallel_depth:
+            raise InvalidProgram(f"'{name}' inside a parallel loop")
+        if name in ("copy", "tma_copy", "async_copy", "copy_cluster"):
+            src, _ = self.region(pos[0])
+            dst, _ = self.region(pos[1])
+            if name == "copy_cluster":
+                if "cluster_mask" in kw:
+                    mask = self.static_int(kw["cluster_mask"])
+                    tag = self.fresh("mc")
+                    self.emit(d, f"_src = {src}")
+                    self.emit(d, f"rt.cluster_post({tag!r}, _src)")
+                    self.emit(d, f"yield {tag!r}")
+                    self.emit(d, f"rt.multicast(_src, {dst}, {mask}, {tag!r})")
+                elif "dst_block" in kw:
+                    rank = self.integer(kw["dst_block"]).code
+                    self.emit(d, f"rt.copy({src}, rt.remote({dst}, {rank}))")
+                    if "remote_barrier" in kw:
+                        bar = self.barrier_ref(kw["remote_barrier"])
+                        self.emit(d, f"rt.remote_arrive({bar}, {rank})")
+                return
+            self.emit(d, f"rt.copy({src}, {dst})")
+            if name == "tma_copy" and "barrier" not in kw and pos and False:
+                pass
+            return
+        if name == "gemm":
+            a, _ = self.region(pos[0])
+            b, _ = self.region(pos[1])
+            c, _ = self.region(pos[2])
+            ta = self.static_bool(kw.get("transpose_A"))
+            tb = self.static_bool(kw.get("transpose_B"))
+            clear = self.cond(kw["clear_accum"]).code if "clear_accum" in kw else "False"
+            if "mbar" in kw:
+                raise Unsupported("gemm with mbar (tensor memory)")
+            self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear})")
+            return
+        if name in ("clear", "fill"):
+            r, sym = self.region(pos[0])
+            if name == "clear":
+                value = repr(_zero(sym.buf.dtype))
+            else:
+                value = self.convert(self.expr(pos[1]), sym.buf.dtype)
+            self.emit(d, f"rt.fill({r}, {value})")
+            return
+        if name.startswith("reduce_"):
+            src, ssym = self.region(pos[0])
+            dst, _ = self.region(pos[1])
+            rank = len(ssym.buf.shape)
+            dim_node = pos[2] if len(pos) > 2 else kw.get("dim")
+            dim = self.static_int(dim_node) if dim_node is not None else -1
+            if dim < 0:
+                dim += rank
+            clear = self.static_bool(kw.get("clear"), True)
+            self.emit(d, f"rt.reduce({name[7:]!r}, {src}, {dst}, {dim}, {clear})")
+            return
+        if name == "barrier_arrive":
+            bar = self.barrier_ref(pos[0])
+            self.emit(d, f"rt.arrive({bar}, {self.role_threads})")
+            return
+        if name == "barrier_wait":
+            bar = self.barrier_ref(pos[0])
+            parity = self.integer(pos[1]).code
+            self.emit(d, f"rt.wait({bar}, {parity}, {s.line})")
+            return
+        if name == "cluster_sync":
+            tag = self.fresh("cs")
+            self.emit(d, f"yield {tag!r}")
+            return
+        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle"):
+            if name == "use_swizzle":
+                raise Unsupported("use_swizzle")
+            return   # no effect on the values a kernel computes
+        raise Unsupported(f"tile operation {name}")
+
+    def atomic_add(self, pos, d):
+        dst_node, src_node = pos
+        r, sym = self.region(dst_node)
+        info = sym.buf
+        if self.parallel_depth:
+            idx = [self.index(x) for x in dst_node.kids[1:]]
+            value = self.convert(self.expr(src_node), info.dtype)
+            self.emit(d, f"rt.atomic_add_element({sym.py}, ({', '.join(i.code for i in idx)},), {value})")
+            return
+        src_is_buffer = False
+        if src_node.kind in ("Name", "Index"):
+            base = src_node if src_node.kind == "Name" else src_node.kids[0]
+            if base.kind == "Name":
+                try:
+                    src_is_buffer = self.lookup(base.text).buf is not None
+                except Unsupported:
+                    src_is_buffer = False
+        if src_is_buffer:
+            src, _ = self.region(src_node)
+            self.emit(d, f"rt.atomic_add_tile({r}, {src})")
+        else:
+            value = self.convert(self.expr(src_node), info.dtype)
+            self.emit(d, f"rt.atomic_add_value({r}, {value})")
+
+    def barrier_ref(self, node):
+        if node.kind == "Name":
+            sym = self.lookup(node.text)
+            return f"{sym.py}[0]"
+        sym = self.lookup(node.kids[0].text)
+        return f"rt.barrier({sym.py}, {self.integer(node.kids[1]).code})"
+
+    def static_bool(self, node, default=False):
+        if node is None:
+            return default
+        v = self.expr(node)
+        if v.const is None or not isinstance(v.const, bool):
+            raise Unsupported("expected a constant bool")
+        return v.const
+
+    # -------------------------------------------------------------- expressions
+    def convert(self, v, ty):
+        """Code for v converted to dtype ty."""
+        if v.const is not None:
+            if v.untyped:
+                c = v.const
+                if ty == "bool":
+                    if not isinstance(c, bool):
+                        raise InvalidProgram("a number converted to bool")
+                    return repr(c)
+                if is_int(ty) and isinstance(c, float):
+                    return repr(convert(c, "f64", ty))
+                return _lit(convert(c, "f64" if isinstance(c, float) else "int64", ty))
+            return _lit(convert(v.const, v.ty, ty))
+        if v.ty == ty:
+            return v.code
+        if ty == "bool":
+            raise InvalidProgram(f"{v.ty} converted to bool (compare with 0)")
+        if is_float(ty):
+            if is_float(v.ty) and v.ty not in ("f64",) and ty in ("f32", "tf32", "f64"):
+                return v.code   # a narrow float or f32 is exact in f32 and f64
+            fn = ROUND[ty].__name__
+            return f"_r_{ty}(float({v.code}))"
+        if is_float(v.ty):
+            return f"_ftoi({v.code}, {ty!r})"
+        return f"_wrap(int({v.code}), {ty!r})"
+
+    def typed(self, v, ty):
+        return V(self.convert(v, ty), ty)
+
+    def integer(self, node):
+        v = self.expr(node)
+        if v.untyped:
+            if not isinstance(v.const, int) or isinstance(v.const, bool):
+                raise InvalidProgram("an index must be an integer")
+            return V(repr(v.const), default_type(v.const), v.const)
+        if not is_int(v.ty):
+            raise InvalidProgram(f"an index must be an integer, found {v.ty}")
+        return v
+
+    def index(self, node):
+        return self.integer(node)
+
+    def cond(self, node):
+        v = self.expr(node)
+        if v.ty != "bool":
+            raise InvalidProgram(f"a condition must be bool, found {v.ty}")
+        return v
+
+    def load_code(self, sym, idx):
+        info = sym.buf
+        method = "gld" if info.scope == "global" else "ld"
+        if info.scope == "fragment" and not self.parallel_depth:
+            raise InvalidProgram(f"fragment '{info.name}' read outside a parallel loop")
+        if info.scope == "barrier":
+            raise InvalidProgram("barriers hold no data")
+        call = f"{sym.py}.{method}({', '.join(i.code for i in idx)})"
+        if self.parallel_depth and info.name in getattr(self, "parallel_written", ()):
+            call = f"_tracked(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), {call})"
+        return call
+
+    def expr(self, n):
+        k = n.kind
+        if k == "Int":
+            c = int(n.text)
+            return V(repr(c), UINT, c)
+        if k == "Float":
+            c = float_literal(self.interp.source_lines, n.line, n.col)
+            return V(repr(c), UFLOAT, c)
+        if k == "True":
+            return V("True", "bool", True)
+        if k == "False":
+            return V("False", "bool", False)
+        if k == "Inf":
+            return V("math.inf", UFLOAT, math.inf)
+        if k == "Name":
+            sym = self.lookup(n.text)
+            if sym.kind == "const":
+                c = sym.const
+                return V(_lit(c), sym.ty, c)
+            if sym.kind == "buffer":
+                raise InvalidProgram(f"buffer '{n.text}' used as a value")
+            return V(sym.py, sym.ty)
+        if k == "Index":
+            sym = self.lookup(n.kids[0].text)
+            if sym.buf is None:
+                raise InvalidProgram(f"'{n.kids[0].text}' is not a buffer")
+            idx = [self.index(x) for x in n.kids[1:]]
+            if len(idx) != len(sym.buf.shape):
+                raise InvalidProgram(f"'{n.kids[0].text}' takes {len(sym.buf.shape)} indices")
+            return V(self.load_code(sym, idx), sym.buf.dtype)
+        if k == "Unary":
+            return self.unary(n.text, self.expr(n.kids[0]))
+        if k == "Binary":
+            op = n.text
+            if op in ("&&", "||"):
+                a, b = self.cond(n.kids[0]), self.cond(n.kids[1])
+                if a.const is not None and b.const is not None:
+                    c = (a.const and b.const) if op == "&&" else (a.const or b.const)
+                    return V(repr(c), "bool", c)
+                return V(f"({a.code} {'and' if op == '&&' else 'or'} {b.code})", "bool")
+            return self.binary(op, self.expr(n.kids[0]), self.expr(n.kids[1]))
+        if k == "Cond":
+            c = self.cond(n.kids[0])
+            a, b = self.expr(n.kids[1]), self.expr(n.kids[2])
+            if a.untyped and b.untyped:
+                if c.const is not None:
+                    return a if c.const else b
+                ty = default_type(a.const if isinstance(a.const, float) else b.const)
+            elif a.untyped:
+                ty = adopt(a.const, b.ty)
+                ty = b.ty if ty != "int64" else arith_type(ty, b.ty)
+            elif b.untyped:
+                ty = adopt(b.const, a.ty)
+                ty = a.ty if ty != "int64" else arith_type(ty, a.ty)
+            elif a.ty == b.ty:
+                ty = a.ty
+            elif a.ty == "bool" or b.ty == "bool":
+                raise InvalidProgram("?: of a bool and a number")
+            else:
+                ty = arith_type(a.ty, b.ty)
+            return V(f"({self.convert(a, ty)} if {c.code} else {self.convert(b, ty)})", ty)
+        if k == "Call":
+            return self.call_expr(n)
+        raise Unsupported(f"expression {k}")
+
+    def unary(self, op, a):
+        if op == "!":
+            if a.ty != "bool":
+                raise InvalidProgram("! needs a bool")
+            if a.const is not None:
+                return V(repr(not a.const), "bool", not a.const)
+            return V(f"(not {a.code})", "bool")
+        if a.ty == "bool":
+            raise InvalidProgram(f"{op} of a bool")
+        if a.untyped:
+            c = -a.const if op == "-" else ~a.const
+            if op == "~" and not isinstance(a.const, int):
+                raise InvalidProgram("~ of a float")
+            return V(_lit(c), a.ty, c)
+        ty = arith_type(a.ty, a.ty)
+        if op == "-":
+            if is_float(ty):
+                return V(f"(-{self.convert(a, ty)})", ty)
+            return V(f"_wrap(-{self.convert(a, ty)}, {ty!r})", ty)
+        if not is_int(ty):
+            raise InvalidProgram("~ of a float")
+        return V(f"_wrap(~{self.convert(a, ty)}, {ty!r})", ty)
+
+    def binary(self, op, a, b):
+        # Constant folding of two untyped constants (in 64-bit integers or
+        # doubles, docs/language.md section 2).
+        if a.untyped and b.untyped:
+            x, y = a.const, b.const
+            isf = isinstance(x, float) or isinstance(y, float)
+            if op in ("<", "<=", ">", ">=", "==", "!="):
+                c = {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
+                return V(repr(c), "bool", c)
+            if op == "+": c = x + y
+            elif op == "-": c = x - y
+            elif op == "*": c = x * y
+            elif op == "/": c = _fdiv(float(x), float(y)) if isf else _idiv(x, y)
+            elif op == "%": c = _imod(x, y)
+            elif op == "<<": c = x << y
+            elif op == ">>": c = x >> y
+            elif op == "&": c = x & y
+            elif op == "|": c = x | y
+            elif op == "^": c = x ^ y
+            else:
+                raise InvalidProgram(f"operator {op} on constants")
+            return V(_lit(c), UFLOAT if isf else UINT, c)
+        ta = adopt(a.const, b.ty) if a.untyped else a.ty
+        tb = adopt(b.const, a.ty) if b.untyped else b.ty
+        if op in ("==", "!=") and ta == "bool" and tb == "bool":
+            ca, cb = self.convert(a, "bool"), self.convert(b, "bool")
+            return V(f"({ca} {op} {cb})", "bool")
+        if ta == "bool" or tb == "bool":
+            raise InvalidProgram(f"operator {op} on a bool")
+        if op in ("<<", ">>"):
+            if not (is_int(ta) and is_int(tb)):
+                raise InvalidProgram("shifts take integers")
+            ty = arith_type(ta, ta)
+            ca = self.convert(a, ty)
+            cb = self.convert(b, arith_type(tb, tb))
+            bits = INT_TYPES[ty][0]
+            return V(f"_shift({ca}, {cb}, {op!r}, {ty!r}, {bits})", ty)
+        ty = arith_type(ta, tb)
+        ca, cb = self.convert(a, ty), self.convert(b, ty)
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            return V(f"({ca} {op} {cb})", "bool")
+        if op in ("&", "|", "^"):
+            if not is_int(ty):
+                raise InvalidProgram(f"{op} takes integers")
+            return V(f"_wrap({ca} {op} {cb}, {ty!r})", ty)
+        if is_float(ty):
+            rnd = "_r_f32" if ty == "f32" else ""
+            if op == "/":
+                return V(f"{rnd}(_fdiv({ca}, {cb}))", ty)
+            if op == "%":
+                raise InvalidProgram("% takes integers")
+            return V(f"{rnd}({ca} {op} {cb})", ty)
+        if op == "/":
+            return V(f"_wrap(_idiv({ca}, {cb}), {ty!r})", ty)
+        if op == "%":
+            return V(f"_imod({ca}, {cb})", ty)
+        return V(f"_wrap({ca} {op} {cb}, {ty!r})", ty)
+
+    def call_expr(self, n):
+        name = n.text
+        args = self.call_args(n)
+        pos = args["pos"]
+        if name == "cast":
+            v = self.expr(pos[0])
+            ty = pos[1].text
+            if ty == "bool":
+                if v.ty != "bool":
+                    raise InvalidProgram("cast to bool: compare with 0")
+                return v
+            return V(self.convert(v, ty), ty)
+        if name == "block_rank_in_cluster":
+            return V("rt.rank", "int32")
+        if name in ("min", "max", "ceildiv"):
+            a, b = self.expr(pos[0]), self.expr(pos[1])
+            if a.untyped and b.untyped:
+                if name == "ceildiv":
+                    # (a + b - 1) / b in C's truncating division, as for typed operands
+                    c = _idiv(a.const + b.const - 1, b.const)
+                else:
+                    c = min(a.const, b.const) if name == "min" else max(a.const, b.const)
+                return V(_lit(c), UFLOAT if isinstance(c, float) else UINT, c)
+            ta = adopt(a.const, b.ty) if a.untyped else a.ty
+            tb = adopt(b.const, a.ty) if b.untyped else b.ty
+            ty = arith_type(ta, tb)
+            ca, cb = self.convert(a, ty), self.convert(b, ty)
+            if name == "ceildiv":
+                if not is_int(ty):
+                    raise InvalidProgram("ceildiv takes integers")
+                return V(f"_wrap(_idiv({ca} + {cb} - 1, {cb}), {ty!r})", ty)
+            fn = "_fmin" if name == "min" else "_fmax"
+            return V(f"{fn}({ca}, {cb})", ty)
+        if name == "abs":
+            a = self.expr(pos[0])
+            if a.untyped:
+                return V(_lit(abs(a.const)), a.ty, abs(a.const))
+            ty = arith_type(a.ty, a.ty)
+            if is_float(ty):
+                return V(f"abs({self.convert(a, ty)})", ty)
+            return V(f"_wrap(abs({self.convert(a, ty)}), {ty!r})", ty)
+        if name in MATH1 or name == "pow":
+            vals = [self.expr(p) for p in pos]
+            ty = "f64" if any(v.ty == "f64" for v in vals) else "f32"
+            if all(v.untyped for v in vals):
+                fn = {"pow": _pow, **{k: eval(v) for k, v in MATH1.items()}}[name]
+                c = float(fn(*[float(v.const) for v in vals]))
+                return V(_lit(c), UFLOAT, c)
+            codes = [self.convert(v, ty) for v in vals]
+            fn = "_pow" if name == "pow" else MATH1[name]
+            call = f"{fn}({', '.join(codes)})"
+            if name in ("floor", "ceil"):
+                call = f"float({call})"
+            return V(f"_r_f32({call})" if ty == "f32" else call, ty)
+        raise Unsupported(f"builtin {name}")
+
+
+def _walk(nodes):
+    for n in nodes:
+        yield n
+        yield from _walk(n.kids)
+
+
+def _track(seen, it, buf, idx, write):
+    """Records an access of an iteration of a parallel loop; an element
+    written by one iteration and read or written by another is a conflict."""
+    key = (id(buf), idx)
+    prev = seen.get(key)
+    if prev is None:
+        seen[key] = (it, write)
+        return
+    pit, pwrite = prev
+    if pit != it and (write or pwrite):
+        raise InvalidProgram(f"iterations {pit} and {it} of a parallel loop both access '{buf.name}'{list(idx)}, "
+                             "one writing: they are not independent")
+    if pit != it:
+        seen[key] = (None, False)   # read by several iterations
+    elif write:
+        seen[key] = (it, True)
+
+
+def _tracked(seen, it, buf, idx, value):
+    _track(seen, it, buf, idx, False)
+    return value
+
+
+def _shift(a, b, op, ty, bits):
+    if not 0 <= b < bits:
+        raise InvalidProgram(f"shift by {b}")
+    return wrap_int(a << b if op == "<<" else a >> b, ty)
+
+
+def _ftoi(x, ty):
+    return convert(x, "f64", ty)
+
+
+RUNTIME_GLOBALS = {
+    "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
+    "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
+    "_fmax": _fmax, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,
+    **{f"_r_{t}": fn for t, fn in ROUND.items()},
+}
+
+
+# ------------------------------------------------------------------ the block runtime
+
+class Runtime:
+    """Tile operations, as docs/language.md section 9 defines them, on the
+    buffers of the block being run (and of its cluster)."""
+    MBarrier = MBarrier
+
+    def __init__(self, cluster):
+        self.cluster = cluster      # the blocks' runtimes, by rank
+        self.rank = 0
+        self.block_id = None
+        self.sites = {}             # shared allocations by site, for dst_block copies
+        self.posted = {}            # multicast sources by copy, in order (read by the other blocks)
+        self.consumed = {}
+
+    @staticmethod
+    def steps(a, b, step):
+        if step == 0:
+            raise InvalidProgram("a loop step of 0")
+        return range(a, b, step)
+
+    def alloc(self, name, dtype, shape, scope, site):
+        b = Buf(name, dtype, shape, scope, rt=self)
+        if scope == "shared":
+            self.sites[site] = b
+        return b
+
+    def whole(self, buf):
+        if any(not isinstance(d, int) for d in buf.shape):
+            raise InvalidProgram(f"'{buf.name}' has dynamic dimensions; name the tile with indices")
+        return Region(buf, [0] * len(buf.shape), list(buf.shape))
+
+    def region(self, buf, items):
+        rank = len(buf.shape)
+        if len(items) > rank:
+            raise InvalidProgram(f"'{buf.name}' indexed with {len(items)} indices")
+        mins = [b for b, _ in items]
+        extents = [None if e is None else e - b for b, e in items]
+        if any(e is not None and e <= 0 for e in extents):
+            raise InvalidProgram("an empty or reversed slice")
+        if len(items) < rank or any(e is not None for e in extents):
+            extents = [1 if e is None else e for e in extents]
+            mins += [0] * (rank - len(items))
+            extents += list(buf.shape[len(items):])
+            return Region(buf, mins, extents)
+        return Region(buf, mins, None)
+
+    @staticmethod
+    def complete(r, other_shape):
+        """A corner takes the other operand's tile shape, right-aligned."""
+        if r.extents is not None:
+            return r
+        rank = len(r.buf.shape)
+        tile = [e for e in other_shape if e != 1]
+        if len(tile) > rank:
+            raise InvalidProgram(f"a {len(tile)}-D tile does not fit '{r.buf.name}'")
+        ext = [1] * (rank - len(tile)) + tile
+        return Region(r.buf, r.mins, ext)
+
+    def check_inside(self, r):
+        # On-chip regions must lie inside their buffer; global ones may not
+        # (out-of-range elements read 0 and are not written).
+        if r.buf.scope == "global":
+            return
+        for m, e, n in zip(r.mins, r.extents, r.buf.shape):
+            if m < 0 or m + e > n:
+                raise InvalidProgram(f"region of '{r.buf.name}' [{m}, {m + e}) outside {n}")
+
+    def pair(self, src, dst, what):
+        if src.extents is None and dst.extents is None:
+            raise InvalidProgram(f"{what}: neither side has extents")
+        src = self.complete(src, dst.extents) if src.extents is None else src
+        dst = self.complete(dst, src.extents)
+        if src.tile_shape() != dst.tile_shape():
+            raise InvalidProgram(f"{what} shapes differ: {src.tile_shape()} and {dst.tile_shape()}")
+        self.check_inside(src)
+        self.check_inside(dst)
+        return src, dst
+
+    def read(self, buf, idx):
+        f = buf.flat(idx)
+        if buf.scope == "global":
+            if f is None:
+                return _zero(buf.dtype)
+            if buf.owner is not None and buf.owner[f] is not None and buf.owner[f] != self.block_id:
+                raise InvalidProgram(f"'{buf.name}'{list(idx)} is read by one block and written by another")
+        return buf.data[f]
+
+    def write(self, buf, idx, v):
+        f = buf.flat(idx)
+        if buf.scope == "global":
+            if f is None:
+                return
+            buf._own(f, idx)
+        buf.data[f] = v
+
+    def copy(self, src, dst):
+        src, dst = self.pair(src, dst, "copy")
+        st, dt = src.buf.dtype, dst.buf.dtype
+        for si, di in zip(src.elements(), dst.elements()):
+            v = self.read(src.buf, si)
+            # Copying an element never written moves garbage: it stays
+            # unwritten on chip (reading it later is the error); in global
+            # memory the garbage would be the kernel's result.
+            if v is None and dst.buf.scope == "global":
+                raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
+            self.write(dst.buf, di, None if v is None else convert(v, st, dt))
+
+    def fill(self, r, value):
+        if r.extents is None:
+            raise InvalidProgram("fill/clear of a corner without extents")
+        self.check_inside(r)
+        for i in r.elements():
+            self.write(r.buf, i, value)
+
+    def reduce(self, op, src, dst, dim, clear):
+        s, d = src.buf, dst.buf
+        if s.scope != "fragment" or d.scope != "fragment":
+            raise InvalidProgram("reductions take fragments")
+        shape = s.shape
+        out_shape = shape[:dim] + shape[dim + 1:] or [1]
+        if d.shape != out_shape:
+            raise InvalidProgram(f"reduction result shape {out_shape} is not {d.shape}")
+        st, dt = s.dtype, d.dtype
+        for oi in itertools.product(*[range(n) for n in (shape[:dim] + shape[dim + 1:])]):
+            vals = []
+            for k in range(shape[dim]):
+                idx = oi[:dim] + (k,) + oi[dim:]
+                v = s.data[s.flat(idx)]
+                if v is None:
+                    raise InvalidProgram(f"'{s.name}'{list(idx)} is reduced before it is written")
+                vals.append(v)
+            if op in ("abssum", "absmax"):
+                vals = [abs(v) for v in vals]
+            out_idx = oi if oi else (0,)
+            if op in ("sum", "abssum"):
+                # Sums of narrow floats accumulate in f32; the reference sums
+                # exactly and rounds once (the order is the implementation's).
+                if is_float(st) or is_float(dt):
+                    total = math.fsum(float(v) for v in vals)
+                    acc_t = "f64" if "f64" in (st, dt) else "f32"
+                else:
+                    total = sum(vals)
+                    acc_t = arith_type(st, dt)
+                if not clear:
+                    old = d.data[d.flat(out_idx)]
+                    if old is None:
+                        raise InvalidProgram(f"'{d.name}' is combined (clear = false) before it is written")
+                    total = total + old
+                value = convert(total, "f64" if is_float(acc_t) else acc_t, dt)
+            else:
+                m = max(vals) if op in ("max", "absmax") else min(vals)
+                if not clear:
+                    old = d.data[d.flat(out_idx)]
+                    if old is None:
+                        raise InvalidProgram(f"'{d.name}' is combined (clear = false) before it is written")
+                    m = max(m, old) if op in ("max", "absmax") else min(m, old)
+                value = convert(m, st if not clear else st, dt) if is_float(dt) or is_int(dt) else m
+            d.data[d.flat(out_idx)] = value
+
+    def gemm(self, a, b, c, ta, tb, clear):
+        a, b, c = (self.complete(r, []) for r in (a, b, c))
+        for r in (a, b, c):
+            self.check_inside(r)
+        sa, sb, sc = a.tile_shape(), b.tile_shape(), c.tile_shape()
+        if len(sa) != 2 or len(sb) != 2 or len(sc) != 2:
+            raise InvalidProgram("gemm operands are 2-D tiles")
+        m, ka = (sa[1], sa[0]) if ta else (sa[0], sa[1])
+        kb, n = (sb[1], sb[0]) if tb else (sb[0], sb[1])
+        if ka != kb or sc != [m, n]:
+            raise InvalidProgram(f"gemm shapes {sa} {sb} {sc}")
+        A = [[None] * ka for _ in range(m)]
+        ea = list(a.elements())
+        for p, idx in enumerate(ea):
+            r, col = divmod(p, sa[1])
+            v = self.read(a.buf, idx)
+            if v is None:
+                raise InvalidProgram(f"gemm reads '{a.buf.name}'{list(idx)} before it is written")
+            if ta:
+                A[col][r] = float(v)
+            else:
+                A[r][col] = float(v)
+        B = [[None] * n for _ in range(ka)]
+        for p, idx in enumerate(b.elements()):
+            r, col = divmod(p, sb[1])
+            v = self.read(b.buf, idx)
+            if v is None:
+                raise InvalidProgram(f"gemm reads '{b.buf.name}'{list(idx)} before it is written")
+            if tb:
+                B[col][r] = float(v)
+            else:
+                B[r][col] = float(v)
+        BT = list(zip(*B))
+        ct = c.buf.dtype
+        integer = is_int(ct)
+        for p, idx in enumerate(c.elements()):
+            i, j = divmod(p, n)
+            row, colv = A[i], BT[j]
+            if integer:
+                dot = sum(int(x) * int(y) for x, y in zip(row, colv))
+            else:
+                dot = math.fsum(x * y for x, y in zip(row, colv))
+            if not clear:
+                old = self.read(c.buf, idx)
+                if old is None:
+                    raise InvalidProgram(f"gemm accumulates into '{c.buf.name}'{list(idx)} before it is written")
+                dot = dot + old
+            # C accumulates in its own dtype; the reference rounds once.
+            self.write(c.buf, idx, convert(dot, "int64" if integer else "f64", ct))
+
+    def atomic_add_element(self, buf, idx, v):
+        f = buf.flat(idx)
+        if f is None:
+            if buf.scope == "global":
+                return
+            raise InvalidProgram(f"atomic_add outside '{buf.name}'")
+        old = buf.data[f]
+        if old is None:
+            raise InvalidProgram(f"atomic_add to '{buf.name}'{list(idx)} before it is written")
+        buf.data[f] = convert(old + v, "f64" if is_float(buf.dtype) else "int64", buf.dtype)
+
+    def atomic_add_tile(self, dst, src):
+        src, dst = self.pair(src, dst, "atomic_add")
+        for si, di in zip(src.elements(), dst.elements()):
+            v = self.read(src.buf, si)
+            if v is None:
+                raise InvalidProgram(f"atomic_add reads '{src.buf.name}'{list(si)} before it is written")
+            self.atomic_add_element(dst.buf, di, convert(v, src.buf.dtype, dst.buf.dtype))
+
+    def atomic_add_value(self, dst, v):
+        if dst.extents is None:
+            dst = Region(dst.buf, dst.mins, [1] * len(dst.mins))
+        for di in dst.elements():
+            self.atomic_add_element(dst.buf, di, v)
+
+    # ---- mbarriers, in program order
+    @staticmethod
+    def barrier(bars, i):
+        if not 0 <= i < len(bars):
+            raise InvalidProgram(f"barrier index {i} outside {len(bars)}")
+        return bars[i]
+
+    @staticmethod
+    def arrive(bar, threads):
+        bar.pending -= threads
+        if bar.pending < 0:
+            raise InvalidProgram("more arrivals in a phase than its arrive count")
+        if bar.pending == 0:
+            bar.completed += 1
+            bar.pending = bar.count
+
+    @staticmethod
+    def wait(bar, parity, line):
+        # A wait for parity P returns once the number of completed phases
+        # has the other parity (docs/language.md section 11).
+        if bar.completed % 2 == parity:
+            raise Unsupported(f"the barrier_wait at line {line} does not return in program order")
+
+    def remote_arrive(self, bar, rank):
+        raise Unsupported("remote_barrier")
+
+    # ---- clusters
+    def cluster_post(self, tag, src):
+        self.posted.setdefault(tag, []).append(src)
+
+    def multicast(self, src, dst, mask, tag):
+        """Every block of `mask` receives the tile its lowest block loads
+        (docs/language.md section 9); the others load their own."""
+        leader = (mask & -mask).bit_length() - 1
+        if (mask >> self.rank) & 1:
+            n = self.consumed.get(tag, 0)
+            self.consumed[tag] = n + 1
+            src = self.cluster[leader].posted[tag][n]
+        self.copy(src, dst)
+
+    def remote(self, dst, rank):
+        if not 0 <= rank < len(self.cluster):
+            raise InvalidProgram(f"dst_block {rank} outside the cluster")
+        other = self.cluster[rank]
+        for site, b in self.sites.items():
+            if b is dst.buf:
+                if site not in other.sites:
+                    raise Unsupported("dst_block copy into a buffer the peer has not allocated yet")
+                return Region(other.sites[site], dst.mins, dst.extents)
+        raise InvalidProgram("dst_block copies into shared memory")
+
+
+# ------------------------------------------------------------------ the interpreter
+
+class Interpreter:
+    def __init__(self, dump_text, source_text):
+        self.source_lines = source_text.splitlines()
+        self.tree = parse_dump(dump_text)
+        self.consts = {}
+        self.kernels = {}
+        self.target = None
+        for c in self.tree.kids:
+            if c.kind == "Const":
+                self.const(c)
+            elif c.kind == "Target":
+                self.target = c.text
+        for c in self.tree.kids:
+            if c.kind == "Kernel":
+                self.kernels[c.text] = c
+        self._compiled = {}
+
+    def const(self, c):
+        name, _, ty = c.text.partition(": ")
+        t = KernelTranslator(self, Node("Kernel", "", 0, 0))
+        t.scopes = [self.consts]
+        v = t.expr(c.kids[0])
+        if v.const is None:
+            raise Unsupported(f"constant '{name}' is not constant")
+        if ty:
+            self.consts[name] = Sym("const", ty=ty, const=convert(v.const, "f64" if isinstance(v.const, float) else
+                                                                   ("bool" if isinstance(v.const, bool) else "int64"), ty))
+        else:
+            self.consts[name] = Sym("const", ty=v.ty, const=v.const)
+
+    def compile(self, name):
+        if name not in self._compiled:
+            t = KernelTranslator(self, self.kernels[name])
+            src = t.translate()
+            env = dict(RUNTIME_GLOBALS)
+            exec(compile(src, f"<tl kernel {name}>", "exec"), env)
+            self._compiled[name] = (t, env["block"], src)
+        return self._compiled[name]
+
+    def signature(self, name):
+        """[(name, 'tensor'|'scalar', dtype, dims)], [dynamic dimension names]"""
+        t, _, _ = self.compile(name)
+        return t.params, t.dyn
+
+    def shape_of(self, name, param, dyn):
+        t, _, _ = self.compile(name)
+        for p in t.params:
+            if p[0] == param:
+                return [self._dim(d, dyn) for d in p[3]]
+        raise KeyError(param)
+
+    @staticmethod
+    def _dim(d, dyn):
+        kind, v = d
+        if kind == "const":
+            return v
+        if kind == "dyn":
+            return dyn[v]
+        return eval(v, {"math": math}, {"n_" + k: x for k, x in dyn.items()})
+
+    def run(self, name, tensors, scalars, dyn):
+        """Runs kernel `name` on `tensors` (param -> list of values, updated
+        in place), `scalars` (param -> value) and `dyn` (dimension -> int)."""
+        t, block, _ = self.compile(name)
+        env = {"n_" + k: v for k, v in dyn.items()}
+        ev = KernelTranslator(self, self.kernels[name])
+        ev.scopes = [dict(self.consts)]
+        for d in t.dyn:
+            ev.define(d, Sym("value", "n_" + d, "int32"))
+        grid = [eval(ev.integer(g).code, dict(RUNTIME_GLOBALS), env) for g in t.grid]
+        grid += [1] * (3 - len(grid))
+        cl = [ev.static_int(c) for c in t.cluster] + [1] * (3 - len(t.cluster))
+        if any(g % c for g, c in zip(grid, cl)):
+            raise InvalidProgram("the grid is not made of whole clusters")
+        bufs = {}
+        args = []
+        for pname, kind, dtype, dims in t.params:
+            if kind == "tensor":
+                shape = [self._dim(d, dyn) for d in dims]
+                b = Buf(pname, dtype, shape, "global", tensors[pname])
+                bufs[pname] = b
+                args.append(b)
+            else:
+                args.append(convert(scalars[pname], dtype if not is_float(dtype) else "f64", dtype))
+        args += [dyn[d] for d in t.dyn]
+        size = cl[0] * cl[1] * cl[2]
+        for cz in range(0, grid[2], cl[2]):
+            for cy in range(0, grid[1], cl[1]):
+                for cx in range(0, grid[0], cl[0]):
+                    rts = []
+                    gens = []
+                    for r in range(size):
+                        rt = Runtime(rts)
+                        rt.rank = r
+                        bid = (cx + r % cl[0], cy + (r // cl[0]) % cl[1], cz + r // (cl[0] * cl[1]))
+                        rt.block_id = bid
+                        rts.append(rt)
+                    for b in bufs.values():
+                        b.rt = None
+                    for r, rt in enumerate(rts):
+                        gens.append(block(rt, *rt.block_id, *args))
+                    self._run_cluster(rts, gens, bufs)
+        return bufs
+
+    @staticmethod
+    def _run_cluster(rts, gens, bufs):
+        """The blocks of a cluster run in turn up to their next cluster-wide
+        meeting point; all must reach the same one."""
+        live = list(range(len(gens)))
+        while live:
+            tags = {}
+            for r in live:
+                for b in bufs.values():
+                    b.rt = rts[r]
+                try:
+                    tags[r] = next(gens[r])
+                except StopIteration:
+                    tags[r] = None
+            if len(set(tags.values())) != 1:
+                raise InvalidProgram("the blocks of a cluster do not meet at the same cluster_sync")
+            if next(iter(tags.values())) is None:
+                break
