@@ -1,6 +1,7 @@
 // main.cpp -- `tilet`: parse the command line, run, and map anything
 // unexpected to an internal error (never an abort, never blamed on the user).
 #include "driver/Driver.h"
+#include "support/BigStack.h"
 #include "support/InternalError.h"
 
 #include <exception>
@@ -10,7 +11,8 @@ int main(int argc, char **argv) {
     try {
         tilet::ParseResult parsed = tilet::parseCommandLine(argc, argv);
         if (!parsed.options) return parsed.exitCode;
-        return tilet::runTilet(*parsed.options);
+        const tilet::Options &options = *parsed.options;
+        return tilet::runWithStack(tilet::translationStackBytes(options.maxNesting), [&] { return tilet::runTilet(options); });
     } catch (const std::bad_alloc &) {
         std::cerr << "tilet: error: out of memory\n";
         return 1;

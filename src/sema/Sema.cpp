@@ -2,9 +2,11 @@
 // parameters and launch shape, scopes and builtin-call arity.
 #include "sema/SemaImpl.h"
 
+#include "support/Checked.h"
 #include "support/InternalError.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 namespace tilet {
@@ -31,6 +33,12 @@ std::optional<ir::Module> analyze(const LoadedProgram &program, const std::vecto
 
 namespace sema {
 
+namespace {
+// Blocks in a cluster: 8 portably, 16 with the non-portable cluster size
+// attribute on sm_90 (CUDA C++ Programming Guide, "Thread Block Clusters").
+constexpr int64_t kMaxClusterBlocks = 16;
+} // namespace
+
 const char *symbolKindName(SymbolKind k) {
     switch (k) {
     case SymbolKind::Const: return "constant";
@@ -50,6 +58,12 @@ bool RegionRef::hasUnknownExtents() const {
     for (const auto &e : extents) {
         if (!e) return true;
     }
+    return false;
+}
+
+bool Checker::checkRank(size_t rank, SourceRange where, const std::string &what) {
+    if (rank <= kMaxRank) return true;
+    diags_.error(where, what + " has " + std::to_string(rank) + " dimensions; at most " + std::to_string(kMaxRank) + " are supported");
     return false;
 }
 
@@ -165,6 +179,15 @@ std::optional<Value> Checker::defineValue(const Define &d, const ast::ConstDecl 
 
 void Checker::declareConsts(const ast::File &file, std::map<std::string, Define> &defines, std::map<std::string, bool> &used) {
     for (const ast::ConstDecl &c : file.consts) {
+        // A constant whose value was reported is still declared, as invalid,
+        // so that its uses are not reported again as undeclared names.
+        auto declareInvalid = [&] {
+            Symbol sym;
+            sym.kind = SymbolKind::Const;
+            sym.def = c.name.range;
+            sym.invalid = true;
+            declare(c.name, sym);
+        };
         std::optional<Value> value;
         auto override = defines.find(c.name.name);
         if (override != defines.end()) {
@@ -177,11 +200,17 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
                 value.reset();
             }
         }
-        if (!value) continue;
+        if (!value) {
+            declareInvalid();
+            continue;
+        }
         if (c.type) {
             // A declared type fixes the constant's type: `const scale: f32 = 1;`.
             std::optional<ir::Expr> typed = convert(*value, *c.type, value->range);
-            if (!typed) continue;
+            if (!typed) {
+                declareInvalid();
+                continue;
+            }
             Value tv = *value;
             tv.untyped = false;
             if (isFloat(*c.type)) {
@@ -193,6 +222,7 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
             } else {
                 if (value->constant->kind == ConstValue::Kind::Float) {
                     diags_.error(value->range, "floating-point value for integer constant '" + c.name.name + "'");
+                    declareInvalid();
                     continue;
                 }
                 int64_t iv = value->constant->kind == ConstValue::Kind::Bool ? value->constant->b : value->constant->i;
@@ -351,8 +381,9 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
             continue;
         }
         std::vector<ir::Expr> shape;
-        bool ok = true;
+        bool ok = checkRank(p.dims.size(), p.range, "tensor '" + p.name.name + "'");
         for (const ast::Dim &d : p.dims) {
+            if (p.dims.size() > kMaxRank) break;
             if (!d.value) {
                 const Symbol *s = lookup(d.dynName.name);
                 shape.push_back(s ? ir::Expr(s->var) : ir::intImm(1));
@@ -383,6 +414,19 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
                 shape.push_back(*e);
             }
         }
+        if (ok) {
+            // Offsets and sizes of the tensor are computed in 64 bits: its size
+            // in bytes must fit (a wrapped element count would pick 32-bit
+            // offsets for a tensor of 2^93 elements).
+            std::vector<int64_t> factors{std::max(1, dtypeBits(p.dtype) / 8)};
+            for (const ir::Expr &e : shape) {
+                if (std::optional<int64_t> n = ir::constInt(e)) factors.push_back(*n);
+            }
+            if (!checkedProduct(factors)) {
+                diags_.error(p.range, "tensor '" + p.name.name + "' is too large: its size in bytes does not fit in 64 bits");
+                ok = false;
+            }
+        }
         if (!ok) {
             // Declared with unit dimensions so that uses do not cascade into more errors.
             shape.assign(p.dims.size(), ir::intImm(1));
@@ -400,6 +444,7 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
 
 void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     const ast::Launch &launch = k.launch;
+    badCluster_ = false;
     if (launch.grid.empty()) {
         diags_.error(k.name.range, "kernel '" + k.name.name + "' has no grid(...) clause");
     } else if (launch.grid.size() > 3) {
@@ -441,8 +486,11 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
         if (launch.cluster.size() > 3) {
             diags_.error(launch.clusterRange, "a cluster has at most 3 dimensions");
         } else {
+            // Each dimension is checked against the limit before the product
+            // is formed, so the product cannot overflow (2^63 x 2 is not 0).
             int64_t total = 1;
             bool ok = true;
+            std::array<int64_t, 3> dims = {1, 1, 1};
             for (size_t i = 0; i < launch.cluster.size(); ++i) {
                 std::optional<int64_t> c = checkConstInt(*launch.cluster[i], "cluster dimension");
                 if (!c) { ok = false; continue; }
@@ -451,13 +499,24 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
                     ok = false;
                     continue;
                 }
-                out.cluster[i] = *c;
+                if (*c > kMaxClusterBlocks) {
+                    diags_.error(launch.cluster[i]->range, "a cluster has at most " + std::to_string(kMaxClusterBlocks) +
+                                                               " blocks, this dimension alone has " + std::to_string(*c));
+                    ok = false;
+                    continue;
+                }
+                dims[i] = *c;
                 total *= *c;
             }
-            if (ok && total > 16)
-                diags_.error(launch.clusterRange, "a cluster has at most 16 blocks, this one has " + std::to_string(total));
+            if (ok && total > kMaxClusterBlocks) {
+                diags_.error(launch.clusterRange, "a cluster has at most " + std::to_string(kMaxClusterBlocks) + " blocks, this one has " + std::to_string(total));
+                ok = false;
+            }
+            // Only a valid cluster is recorded: the checks of cluster_mask and
+            // dst_block shift and compare by its block count.
             out.hasCluster = ok && total > 1;
-            if (!out.hasCluster) out.cluster = {1, 1, 1};
+            if (out.hasCluster) out.cluster = dims;
+            badCluster_ = !ok;
         }
     }
     if (launch.minBlocksPerSm) {
