@@ -2,6 +2,7 @@
 // parameters and launch shape, scopes and builtin-call arity.
 #include "sema/SemaImpl.h"
 
+#include "ir/Visitor.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
@@ -37,6 +38,76 @@ namespace {
 // Blocks in a cluster: 8 portably, 16 with the non-portable cluster size
 // attribute on sm_90 (CUDA C++ Programming Guide, "Thread Block Clusters").
 constexpr int64_t kMaxClusterBlocks = 16;
+
+// The immediate operands of an expression node, whatever its kind.
+class Operands : public ir::Visitor {
+public:
+    explicit Operands(const ir::Expr &e) { ir::Visitor::visit(e); }
+    using ir::Visitor::visit;
+    void visit(const ir::Expr &e) override {
+        if (e) list.push_back(e);
+    }
+    std::vector<ir::Expr> list;
+};
+
+// Expressions may be shared: a let's variable stands for its value, and Sema
+// uses some operands twice (ceildiv's divisor, the element `A[i] += v`
+// reads). Passes substitute lets (infer-layouts, vectorize-accesses) and the
+// printer writes each use, so they see these as trees, which can grow
+// exponentially with the length of the text: `let a1 = a0 + a0; let a2 =
+// a1 + a1; ...`. The check measures each statement's expressions as those
+// trees, computing each shared node once (linear in the IR), and reports
+// the first one beyond kMaxExpandedSize.
+class ExpansionCheck : public ir::Visitor {
+public:
+    static constexpr int64_t kMaxExpandedSize = int64_t(1) << 16;
+
+    explicit ExpansionCheck(DiagnosticEngine &diags) : diags_(diags) {}
+    bool ok() const { return ok_; }
+
+    using ir::Visitor::visit;
+    void visit(const ir::Stmt &s) override {
+        if (!s || !ok_) return;
+        SourceRange outer = where_;
+        if (s->span.valid()) where_ = s->span;
+        ir::Visitor::visit(s);
+        where_ = outer;
+    }
+    // An expression of a statement, or of a region or a let.
+    void visit(const ir::Expr &e) override {
+        if (!e || !ok_ || size(e) <= kMaxExpandedSize) return;
+        diags_.error(e->span.valid() ? e->span : where_,
+                     "this expression expands to more than " + std::to_string(kMaxExpandedSize) +
+                         " operations when its let bindings and repeated operands are written out");
+        ok_ = false;
+    }
+    void visitLetStmt(const ir::LetStmt &n) override {
+        visit(n.value);
+        letSize_[n.var.get()] = size(n.value);
+        visit(n.body);
+    }
+
+private:
+    int64_t size(const ir::Expr &e) {
+        auto known = sizes_.find(e.get());
+        if (known != sizes_.end()) return known->second;
+        int64_t n = 1;
+        if (const ir::Var *v = ir::as<ir::Var>(e)) {
+            auto bound = letSize_.find(v);
+            if (bound != letSize_.end()) n = bound->second;
+        } else {
+            for (const ir::Expr &operand : Operands(e).list) n = std::min(kMaxExpandedSize + 1, n + size(operand));
+        }
+        sizes_[e.get()] = n;
+        return n;
+    }
+
+    DiagnosticEngine &diags_;
+    bool ok_ = true;
+    SourceRange where_;
+    std::map<const ir::ExprNode *, int64_t> sizes_;
+    std::map<const ir::VarNode *, int64_t> letSize_;
+};
 } // namespace
 
 const char *symbolKindName(SymbolKind k) {
@@ -348,6 +419,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     popScope();
     kernel_ = nullptr;
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
+    ExpansionCheck expansion(diags_);
+    expansion.visit(kernel.body);
+    if (!expansion.ok()) return std::nullopt;
     return kernel;
 }
 
