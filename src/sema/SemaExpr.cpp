@@ -307,9 +307,9 @@ std::optional<Value> Checker::checkName(const ast::Name &n) {
     }
     Value v;
     v.range = n.range;
+    if (sym->invalid) return std::nullopt;   // its declaration was reported
     switch (sym->kind) {
     case SymbolKind::Const:
-        if (sym->invalid) return std::nullopt;
         v = sym->constValue;
         v.range = n.range;
         return v;
@@ -344,6 +344,7 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         reportUnknown(name, ix.base->range, "identifier");
         return std::nullopt;
     }
+    if (sym->invalid) return std::nullopt;
     if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
         diags_.error(ix.base->range, "'" + name + "' is a " + symbolKindName(sym->kind) + ", not a buffer; it cannot be indexed");
         return std::nullopt;

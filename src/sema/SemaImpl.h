@@ -41,7 +41,7 @@ struct Symbol {
     ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
     ir::VarRef var;       // Scalar, DynDim, BlockIndex, LoopVar, Let
     bool fromLet = false; // a Const bound by `let` (its value is known at compile time)
-    bool invalid = false; // a Const whose initializer was reported: uses report nothing more
+    bool invalid = false; // a Const or Buffer whose declaration was reported: uses report nothing more
 };
 
 // A buffer argument of a tile operation: a whole buffer (`A`), points

@@ -209,6 +209,7 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
     sym.kind = SymbolKind::Buffer;
     sym.def = s.name.range;
     sym.buffer = buffer ? buffer : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Local, s.name.range);
+    sym.invalid = !buffer;   // reported: its uses are not
     declare(s.name, sym);
     ir::Stmt rest = checkStmtsFrom(stmts, index);
     if (!buffer) return rest;
@@ -223,6 +224,7 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
         reportUnknown(s.target.name, s.target.range, "identifier");
         return nullptr;
     }
+    if (sym->invalid) return nullptr;
     ir::Buffer buffer;
     std::vector<ir::Expr> indices;
     if (sym->kind == SymbolKind::Mutable) {

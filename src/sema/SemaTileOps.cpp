@@ -49,6 +49,7 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
         reportUnknown(name->name, name->range, "buffer");
         return std::nullopt;
     }
+    if (sym->invalid) return std::nullopt;
     if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
         diags_.error(name->range, std::string("the ") + role + " must be a buffer, but '" + name->name + "' is a " + symbolKindName(sym->kind));
         return std::nullopt;
@@ -689,6 +690,7 @@ bool Checker::checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &
         reportUnknown(name->name, name->range, "barrier");
         return false;
     }
+    if (sym->invalid) return false;
     if (sym->kind != SymbolKind::Buffer || sym->buffer->scope != ir::MemScope::Barrier) {
         diags_.error(e.range, "'" + name->name + "' is not a barrier; allocate one with alloc_barrier(arrive_count = N)");
         return false;
