@@ -559,6 +559,7 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     if (!launch.cluster.empty()) {
         if (launch.cluster.size() > 3) {
             diags_.error(launch.clusterRange, "a cluster has at most 3 dimensions");
+            badCluster_ = true;
         } else {
             // Each dimension is checked against the limit before the product
             // is formed, so the product cannot overflow (2^63 x 2 is not 0).

@@ -720,7 +720,7 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
             return std::nullopt;
         }
         if (a->constant) {
-            if (a->constant->kind == ConstValue::Kind::Int) {
+            if (a->constant->kind == ConstValue::Kind::Int && a->constant->i < 0) {
                 std::optional<int64_t> negated = checkedNeg(a->constant->i);
                 if (!negated || (!a->untyped && !fitsInType(*negated, a->type()))) {
                     diags_.error(c.range, "integer overflow in constant expression");

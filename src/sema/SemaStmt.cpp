@@ -175,10 +175,11 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
                     ok = false;
                 }
-                if (!checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'")) ok = false;
+                bool rankOk = checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'");
+                ok = ok && rankOk;
                 int64_t elements = 1;
                 for (const auto &item : items) {
-                    if (!ok) break;
+                    if (!rankOk) break;
                     std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
                     if (!d) { ok = false; continue; }
                     if (*d <= 0) {
