@@ -12,6 +12,7 @@
 #include "ir/Printer.h"
 #include "passes/Pipeline.h"
 #include "sema/Sema.h"
+#include "support/BigStack.h"
 #include "support/Embedded.h"
 #include "support/Files.h"
 #include "support/InternalError.h"
@@ -127,6 +128,22 @@ int finish(DiagnosticEngine &diags, int code) {
 }
 
 } // namespace
+
+int tiletMain(int argc, char **argv) {
+    try {
+        ParseResult parsed = parseCommandLine(argc, argv);
+        if (!parsed.options) return parsed.exitCode;
+        const Options &options = *parsed.options;
+        return runWithStack(translationStackBytes(options.maxNesting), [&] { return runTilet(options); });
+    } catch (const std::bad_alloc &) {
+        std::cerr << "tilet: error: out of memory\n";
+        return 1;
+    } catch (const std::exception &e) {
+        std::cerr << "tilet: internal compiler error: unexpected exception: " << e.what()
+                  << "\nplease report this with the input file; it is a bug in tilet, not in the input\n";
+        return kInternalErrorExitCode;
+    }
+}
 
 size_t translationStackBytes(unsigned maxNesting) {
     // Measured at 4,000 levels with --max-nesting=4096 (the resident size of
