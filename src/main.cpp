@@ -1,22 +1,5 @@
-// main.cpp -- `tilet`: parse the command line, run, and map anything
-// unexpected to an internal error (never an abort, never blamed on the user).
+// main.cpp -- `tilet`: everything is in tiletMain (driver/Driver.h), which
+// the fuzzer's fork server (tests/fuzz/fork_server.cpp) calls too.
 #include "driver/Driver.h"
-#include "support/InternalError.h"
 
-#include <exception>
-#include <iostream>
-
-int main(int argc, char **argv) {
-    try {
-        tilet::ParseResult parsed = tilet::parseCommandLine(argc, argv);
-        if (!parsed.options) return parsed.exitCode;
-        return tilet::runTilet(*parsed.options);
-    } catch (const std::bad_alloc &) {
-        std::cerr << "tilet: error: out of memory\n";
-        return 1;
-    } catch (const std::exception &e) {
-        std::cerr << "tilet: internal compiler error: unexpected exception: " << e.what()
-                  << "\nplease report this with the input file; it is a bug in tilet, not in the input\n";
-        return tilet::kInternalErrorExitCode;
-    }
-}
+int main(int argc, char **argv) { return tilet::tiletMain(argc, argv); }

@@ -125,15 +125,19 @@ std::string ExprPrinter::literal(const ir::Expr &e) {
     }
     const ir::FloatImm &f = static_cast<const ir::FloatImm &>(*e);
     bool isDouble = f.dtype == DType::F64;
+    // A constant beyond float's range (1e39 as an f32) is written as the
+    // float it becomes, +-infinity, not as digits nvcc would round itself.
+    double value = f.value;
+    if (!isDouble && std::isfinite(value) && std::isinf(static_cast<float>(value))) value = value < 0 ? -INFINITY : INFINITY;
     std::string text;
-    if (std::isinf(f.value)) {
+    if (std::isinf(value)) {
         needHeader("math_constants.h");
-        text = std::string(f.value < 0 ? "-" : "") + (isDouble ? "CUDART_INF" : "CUDART_INF_F");
-    } else if (std::isnan(f.value)) {
+        text = std::string(value < 0 ? "-" : "") + (isDouble ? "CUDART_INF" : "CUDART_INF_F");
+    } else if (std::isnan(value)) {
         needHeader("math_constants.h");
         text = isDouble ? "CUDART_NAN" : "CUDART_NAN_F";
     } else {
-        text = shortest(f.value, !isDouble) + (isDouble ? "" : "f");
+        text = shortest(value, !isDouble) + (isDouble ? "" : "f");
     }
     if (f.dtype == DType::F32 || f.dtype == DType::F64 || f.dtype == DType::TF32) return text;
     needHeader(cTypeHeader(f.dtype));

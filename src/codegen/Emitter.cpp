@@ -43,7 +43,10 @@ std::string NameTable::unique(std::string base) {
     if (legal.find("__") != std::string::npos || (legal[0] == '_' && legal.size() > 1 && std::isupper(static_cast<unsigned char>(legal[1]))))
         legal = "u" + legal;
     std::string name = legal;
-    for (int i = 1; used_.count(name); ++i) name = legal + "_" + std::to_string(i);
+    if (used_.count(name)) {
+        int &i = firstFree_.try_emplace(legal, 1).first->second;
+        while (used_.count(name = legal + "_" + std::to_string(i))) ++i;
+    }
     used_.insert(name);
     return name;
 }
@@ -68,6 +71,14 @@ void NameTable::popScope() {
     for (const auto &[key, name] : scopes_.back()) {
         used_.erase(name);
         names_.erase(key);
+        // `base_K` is free again: the smallest free suffix of `base` may be K.
+        size_t underscore = name.rfind('_');
+        if (underscore != std::string::npos && underscore + 1 < name.size() &&
+            name.find_first_not_of("0123456789", underscore + 1) == std::string::npos && name.size() - underscore <= 9) {
+            auto hint = firstFree_.find(name.substr(0, underscore));
+            int k = std::stoi(name.substr(underscore + 1));
+            if (hint != firstFree_.end() && k >= 1 && k < hint->second) hint->second = k;
+        }
     }
     scopes_.pop_back();
 }

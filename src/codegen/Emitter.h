@@ -42,6 +42,10 @@ public:
 private:
     std::string unique(std::string base);
     std::set<std::string> used_;
+    // Per legal base name: every `base_K` with K below it is in used_, so
+    // the search for a free suffix starts there (a kernel of thousands of
+    // `i`s in one scope would otherwise probe i_1, i_2, ... each time).
+    std::map<std::string, int> firstFree_;
     std::map<const void *, std::string> names_;
     std::vector<std::vector<std::pair<const void *, std::string>>> scopes_;
 };

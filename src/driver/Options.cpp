@@ -4,6 +4,7 @@
 // report usage errors; --help and --version print to stdout and exit 0.
 #include "driver/Options.h"
 
+#include "frontend/Parser.h"
 #include "passes/Pipeline.h"
 #include "support/MakeDeps.h"
 
@@ -94,6 +95,9 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.add_option("--color", color, "colour diagnostics: auto (default; honours NO_COLOR and TERM=dumb), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     app.add_option("--max-errors", opts.maxErrors, "stop after N errors (0: no limit)");
+    app.add_option("--max-nesting", opts.maxNesting,
+                   "how deeply brackets, operator chains and statements may nest (default " + std::to_string(kDefaultMaxNesting) + ")")
+        ->check(CLI::Range(1u, kMaxNestingLimit));
 
     const std::vector<std::string> args = gccSpellings(argc, argv);
     try {

@@ -1,6 +1,7 @@
 // Options.h -- the command line of `tilet`.
 #pragma once
 
+#include "frontend/Parser.h"
 #include "support/Diagnostics.h"
 
 #include <optional>
@@ -32,6 +33,7 @@ struct Options {
     bool depPhony = false;                 // -MP: a phony rule per import
     ColorMode color = ColorMode::Auto;
     unsigned maxErrors = 20;
+    unsigned maxNesting = kDefaultMaxNesting;   // --max-nesting
 };
 
 constexpr const char *kVersion = "0.1.0";

@@ -34,8 +34,8 @@ std::string canonicalKey(const std::string &path) {
 
 class Loader {
 public:
-    Loader(const std::vector<std::string> &includeDirs, SourceManager &sources, DiagnosticEngine &diags)
-        : includeDirs_(includeDirs), sources_(sources), diags_(diags) {}
+    Loader(const std::vector<std::string> &includeDirs, SourceManager &sources, DiagnosticEngine &diags, unsigned maxNesting)
+        : includeDirs_(includeDirs), sources_(sources), diags_(diags), maxNesting_(maxNesting) {}
 
     std::optional<LoadedProgram> run(const std::string &path) {
         std::optional<std::string> text;
@@ -53,7 +53,7 @@ public:
         }
         program_.openedPaths.push_back(path == "-" ? "<stdin>" : path);
         FileId id = sources_.add(display, std::move(*text));
-        std::optional<ast::File> main = parseFile(id, sources_, diags_);
+        std::optional<ast::File> main = parseFile(id, sources_, diags_, maxNesting_);
         if (!main) return std::nullopt;
         std::string key = path == "-" ? "<stdin>" : canonicalKey(path);
         stack_.push_back({key, display});
@@ -102,6 +102,10 @@ private:
                 diags_.error(imp.range, "import cycle: " + chain);
                 continue;
             }
+            if (stack_.size() >= kMaxImportDepth) {
+                diags_.error(imp.range, "imports nested too deeply (more than " + std::to_string(kMaxImportDepth) + " files)");
+                continue;
+            }
             std::optional<std::string> text = readFile(found);
             if (!text) {
                 diags_.error(imp.range, "cannot read import '" + found + "': " + reason(found));
@@ -109,7 +113,7 @@ private:
             }
             program_.openedPaths.push_back(found);
             FileId id = sources_.add(found, std::move(*text));
-            std::optional<ast::File> parsed = parseFile(id, sources_, diags_);
+            std::optional<ast::File> parsed = parseFile(id, sources_, diags_, maxNesting_);
             if (!parsed) {
                 state_[key] = State::Done;
                 continue;
@@ -142,6 +146,7 @@ private:
     const std::vector<std::string> &includeDirs_;
     SourceManager &sources_;
     DiagnosticEngine &diags_;
+    unsigned maxNesting_;
     LoadedProgram program_;
     std::map<std::string, State> state_;
     std::vector<std::pair<std::string, std::string>> stack_;   // canonical key, display name
@@ -150,8 +155,8 @@ private:
 } // namespace
 
 std::optional<LoadedProgram> loadProgram(const std::string &path, const std::vector<std::string> &includeDirs,
-                                         SourceManager &sources, DiagnosticEngine &diags) {
-    return Loader(includeDirs, sources, diags).run(path);
+                                         SourceManager &sources, DiagnosticEngine &diags, unsigned maxNesting) {
+    return Loader(includeDirs, sources, diags, maxNesting).run(path);
 }
 
 } // namespace tilet

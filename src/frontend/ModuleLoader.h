@@ -25,8 +25,13 @@ struct LoadedProgram {
     std::vector<std::string> openedPaths;
 };
 
+// Imports nest at most this deep (clang's limit for #include, 200): loading
+// recurses once per level.
+constexpr size_t kMaxImportDepth = 200;
+
 // `path` "-" reads standard input (named "<stdin>" in diagnostics).
+// `maxNesting` bounds the nesting inside each file (Parser.h).
 std::optional<LoadedProgram> loadProgram(const std::string &path, const std::vector<std::string> &includeDirs,
-                                         SourceManager &sources, DiagnosticEngine &diags);
+                                         SourceManager &sources, DiagnosticEngine &diags, unsigned maxNesting);
 
 } // namespace tilet

@@ -4,14 +4,17 @@
 // 1. Reject text ANTLR cannot take: bytes that are not UTF-8, NUL bytes.
 // 2. Lex everything; report the tokens the grammar reserves for broken input
 //    (unterminated comments and strings, stray characters).
-// 3. Parse in two stages (SLL with bail-out, then full LL on failure), as the
+// 3. Check nesting depth and bracket balance on the tokens (Structure.h): the
+//    parser and every later stage recurse once per level.
+// 4. Parse in two stages (SLL with bail-out, then full LL on failure), as the
 //    ANTLR book recommends: valid input parses at SLL speed, and invalid input
 //    is re-parsed with full error recovery so every error is reported once.
-// 4. If nothing went wrong, hand the tree to ParseTreeToAst.
+// 5. If nothing went wrong, hand the tree to ParseTreeToAst.
 #include "frontend/Parser.h"
 
 #include "frontend/Lexer.h"
 #include "frontend/ParseTreeToAst.h"
+#include "frontend/Structure.h"
 #include "support/InternalError.h"
 
 #include "TileLexer.h"
@@ -27,16 +30,6 @@ using grammar::TileLexer;
 using grammar::TileParser;
 
 namespace {
-
-SourceRange tokenRange(FileId file, antlr4::Token *token) {
-    SourceLoc loc{file, static_cast<uint32_t>(token->getLine()), static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
-    SourceRange r{loc, loc};
-    if (token->getType() != antlr4::Token::EOF) {
-        uint32_t width = countCodePoints(token->getText());
-        if (width > 1) r.end.col += width - 1;
-    }
-    return r;
-}
 
 // How a token kind is named in messages: `';'`, "identifier", "end of file".
 std::string describeTokenType(size_t type, const antlr4::dfa::Vocabulary &vocabulary) {
@@ -61,16 +54,9 @@ class TileErrorStrategy : public antlr4::DefaultErrorStrategy {
 public:
     TileErrorStrategy(FileId file, DiagnosticEngine &diags) : file_(file), diags_(diags) {}
 
-public:
-    void reportError(antlr4::Parser *parser, const antlr4::RecognitionException &e) override {
-        parser_ = parser;
-        antlr4::DefaultErrorStrategy::reportError(parser, e);
-    }
-
 protected:
     void reportNoViableAlternative(antlr4::Parser *parser, const antlr4::NoViableAltException &e) override {
         report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
-        (void)parser;
     }
     void reportInputMismatch(antlr4::Parser *parser, const antlr4::InputMismatchException &e) override {
         report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
@@ -79,14 +65,12 @@ protected:
         report(e.getOffendingToken(), "unexpected " + describeToken(e.getOffendingToken()));
     }
     void reportUnwantedToken(antlr4::Parser *parser) override {
-        parser_ = parser;
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
         report(t, "unexpected " + describeToken(t));
     }
     void reportMissingToken(antlr4::Parser *parser) override {
-        parser_ = parser;
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
@@ -125,30 +109,13 @@ private:
         return out;
     }
     std::string expectedPhrase(antlr4::Parser *parser, const antlr4::misc::IntervalSet &set, antlr4::Token *found) {
-        if (std::string eof = endOfFile(parser, found); !eof.empty()) return eof;
         std::string expected = describeSet(parser, set);
         if (expected == "something else") return "unexpected " + describeToken(found);
         return "expected " + expected + ", found " + describeToken(found);
     }
     void report(antlr4::Token *token, std::string message) {
-        if (std::string eof = endOfFile(parser_, token); !eof.empty()) message = eof;
         diags_.error(tokenRange(file_, token), std::move(message));
     }
-
-    // At the end of a truncated file the useful fact is what is still open.
-    static std::string endOfFile(antlr4::Parser *parser, antlr4::Token *found) {
-        if (!parser || found->getType() != antlr4::Token::EOF) return "";
-        int open = 0;
-        antlr4::TokenStream *tokens = parser->getTokenStream();
-        for (size_t i = 0; i < tokens->size(); ++i) {
-            size_t type = tokens->get(i)->getType();
-            if (type == TileLexer::LBRACE) ++open;
-            if (type == TileLexer::RBRACE) --open;
-        }
-        if (open <= 0) return "";
-        return "expected '}' before end of file (" + std::to_string(open) + " block" + (open == 1 ? "" : "s") + " still open)";
-    }
-    antlr4::Parser *parser_ = nullptr;
 
     FileId file_;
     DiagnosticEngine &diags_;
@@ -189,7 +156,7 @@ bool reportLexicalErrors(FileId file, antlr4::CommonTokenStream &tokens, Diagnos
 
 } // namespace
 
-std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, DiagnosticEngine &diags) {
+std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, DiagnosticEngine &diags, unsigned maxNesting) {
     const std::string &text = sources.text(file);
 
     size_t bad = findInvalidUtf8(text);
@@ -223,6 +190,9 @@ std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, Di
     tokens.setTokenSource(lexer.get());
     tokens.fill();
     bool lexOk = reportLexicalErrors(file, tokens, diags);
+    // Too deep or unbalanced: ANTLR would overflow the stack or spend time
+    // quadratic in the depth recovering; the one error is reported instead.
+    if (!checkStructure(file, tokens.getTokens(), maxNesting, diags)) return std::nullopt;
 
     parser.setTokenStream(&tokens);
     parser.removeErrorListeners();

@@ -12,6 +12,14 @@
 
 namespace tilet {
 
-std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, DiagnosticEngine &diags);
+// How deeply a file may nest brackets, operator chains and statements
+// (Structure.h), as clang's -fbracket-depth: --max-nesting=N.
+constexpr unsigned kDefaultMaxNesting = 256;
+// The largest --max-nesting accepted; the translation thread's stack is sized
+// for it (support/BigStack.h).
+constexpr unsigned kMaxNestingLimit = 4096;
+
+std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, DiagnosticEngine &diags,
+                                   unsigned maxNesting = kDefaultMaxNesting);
 
 } // namespace tilet

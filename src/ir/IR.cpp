@@ -190,8 +190,12 @@ const char *reduceOpName(ReduceOp op) {
 // ------------------------------------------------------------------ TileLayout
 
 int64_t TileLayout::localSize() const {
+    // Saturates: callers compare it with register budgets, and a layout of a
+    // rejected 2^63-element loop may still be asked (no wrap, no UB).
     int64_t n = 1;
-    for (const LayoutMode &m : localModes) n *= m.extent;
+    for (const LayoutMode &m : localModes) {
+        if (__builtin_mul_overflow(n, m.extent, &n)) return INT64_MAX;
+    }
     return n;
 }
 
@@ -257,8 +261,11 @@ std::optional<std::vector<int64_t>> BufferNode::constShape() const {
 std::optional<int64_t> BufferNode::constElements() const {
     std::optional<std::vector<int64_t>> s = constShape();
     if (!s) return std::nullopt;
+    // Sema bounds every constant shape's size; saturate rather than wrap all the same.
     int64_t n = 1;
-    for (int64_t d : *s) n *= d;
+    for (int64_t d : *s) {
+        if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+    }
     return n;
 }
 

@@ -22,31 +22,44 @@ struct Term {
     Expr atom;
 };
 
+// `overflow` also marks a form holding INT64_MIN: subtraction negates
+// coefficients and rebuild() negates negative ones, and INT64_MIN has no
+// negation in 64 bits. Such a form is not rebuilt.
 struct Linear {
     DType type = DType::Int32;
     int64_t constant = 0;
     std::vector<Term> terms;
     bool overflow = false;
 
+    void check(int64_t v) {
+        if (v == INT64_MIN) overflow = true;
+    }
     void addTerm(int64_t coef, const Expr &atom) {
         for (Term &t : terms) {
             if (structurallyEqual(t.atom, atom)) {
                 if (__builtin_add_overflow(t.coef, coef, &t.coef)) overflow = true;
+                check(t.coef);
                 return;
             }
         }
+        check(coef);
         terms.push_back({coef, atom});
     }
     void addConstant(int64_t c) {
         if (__builtin_add_overflow(constant, c, &constant)) overflow = true;
+        check(constant);
     }
     void scale(int64_t c) {
         if (__builtin_mul_overflow(constant, c, &constant)) overflow = true;
+        check(constant);
         for (Term &t : terms) {
             if (__builtin_mul_overflow(t.coef, c, &t.coef)) overflow = true;
+            check(t.coef);
         }
     }
     void append(const Linear &o, int64_t sign) {
+        overflow |= o.overflow;   // o's values may be INT64_MIN, which sign = -1 cannot negate
+        if (o.overflow) return;
         addConstant(sign * o.constant);
         for (const Term &t : o.terms) addTerm(sign * t.coef, t.atom);
     }
@@ -125,7 +138,8 @@ protected:
             // 2^k drop out (the swizzle of a versioned tile's rows).
             if (n.op == BinaryOp::BitAnd) {
                 std::optional<int64_t> mask = constInt(b);
-                if (mask && *mask >= 0 && ((*mask + 1) & *mask) == 0) {
+                // (mask + 1 overflows for the mask 2^63 - 1, which this form does not need)
+                if (mask && *mask >= 0 && *mask < INT64_MAX && ((*mask + 1) & *mask) == 0) {
                     if (Expr r = simplifyDivMod(BinaryOp::Mod, a, intImm(*mask + 1, n.dtype), n.dtype)) {
                         const Binary *m = as<Binary>(r);
                         if (m && m->op == BinaryOp::Mod && constInt(m->b) == *mask + 1) return binary(BinaryOp::BitAnd, m->a, b, n.span);
@@ -182,13 +196,13 @@ private:
         lin.type = type;
         if (std::optional<int64_t> c = constInt(e)) {
             lin.constant = *c;
+            lin.check(*c);
             return lin;
         }
         if (const Binary *b = as<Binary>(e); b && b->dtype == type) {
             if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
                 Linear x = linearize(b->a, type), y = linearize(b->b, type);
                 x.append(y, b->op == BinaryOp::Add ? 1 : -1);
-                x.overflow |= y.overflow;
                 return x;
             }
             if (b->op == BinaryOp::Mul) {

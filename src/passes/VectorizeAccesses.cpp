@@ -19,6 +19,7 @@
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
+#include "support/Checked.h"
 
 #include <functional>
 #include <map>
@@ -87,7 +88,8 @@ private:
         std::optional<int64_t> step = ir::constInt(d1);
         if (!step) return false;
         ir::Expr dLast = ir::simplify(ir::sub(at(width_ - 1), at(0)));
-        return ir::constInt(dLast) == *step * (width_ - 1);
+        std::optional<int64_t> span = checkedMul(*step, width_ - 1);   // a stride near 2^63 is not affine in 64 bits
+        return span && ir::constInt(dLast) == *span;
     }
 
     // Removes lifted guards (replaced by true) from the fast path.
@@ -201,7 +203,7 @@ private:
         for (const auto &[buffer, accesses] : byBuffer) {
             const ir::Buffer &b = accesses.front().buffer;
             if (b->scope != ir::MemScope::Global && b->scope != ir::MemScope::Shared) continue;
-            int64_t bytes = width_ * dtypeBits(b->dtype) / 8;
+            int64_t bytes = saturatingProduct({width_, dtypeBits(b->dtype)}) / 8;   // a huge lane loop is simply not 4, 8 or 16k bytes
             bool ok = bytes == 4 || bytes == 8 || bytes % 16 == 0;   // wider than 16: several 16-byte moves
             bool reads = false, writes = false;
             for (const AccessInfo &a : accesses) {
@@ -226,7 +228,7 @@ private:
         // dtype) moves memory to memory directly, as cp.async for an
         // AsyncCopy store, 4, 8 or 16 bytes per instruction.
         if (ir::Stmt direct = directCopies(fastBody, byBuffer, wideBytes, n.span)) {
-            int64_t bytes = std::min<int64_t>(16, width_ * dtypeBits(direct_->buffer->dtype) / 8);
+            int64_t bytes = std::min<int64_t>(16, saturatingProduct({width_, dtypeBits(direct_->buffer->dtype)}) / 8);
             Decision d;
             d.where = n.span;
             d.op = "vectorized accesses";

@@ -2,9 +2,12 @@
 // parameters and launch shape, scopes and builtin-call arity.
 #include "sema/SemaImpl.h"
 
+#include "ir/Visitor.h"
+#include "support/Checked.h"
 #include "support/InternalError.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 namespace tilet {
@@ -31,6 +34,82 @@ std::optional<ir::Module> analyze(const LoadedProgram &program, const std::vecto
 
 namespace sema {
 
+namespace {
+// Blocks in a cluster: 8 portably, 16 with the non-portable cluster size
+// attribute on sm_90 (CUDA C++ Programming Guide, "Thread Block Clusters").
+constexpr int64_t kMaxClusterBlocks = 16;
+
+// The immediate operands of an expression node, whatever its kind.
+class Operands : public ir::Visitor {
+public:
+    explicit Operands(const ir::Expr &e) { ir::Visitor::visit(e); }
+    using ir::Visitor::visit;
+    void visit(const ir::Expr &e) override {
+        if (e) list.push_back(e);
+    }
+    std::vector<ir::Expr> list;
+};
+
+// Expressions may be shared: a let's variable stands for its value, and Sema
+// uses some operands twice (ceildiv's divisor, the element `A[i] += v`
+// reads). Passes substitute lets (infer-layouts, vectorize-accesses) and the
+// printer writes each use, so they see these as trees, which can grow
+// exponentially with the length of the text: `let a1 = a0 + a0; let a2 =
+// a1 + a1; ...`. The check measures each statement's expressions as those
+// trees, computing each shared node once (linear in the IR), and reports
+// the first one beyond kMaxExpandedSize.
+class ExpansionCheck : public ir::Visitor {
+public:
+    static constexpr int64_t kMaxExpandedSize = int64_t(1) << 16;
+
+    explicit ExpansionCheck(DiagnosticEngine &diags) : diags_(diags) {}
+    bool ok() const { return ok_; }
+
+    using ir::Visitor::visit;
+    void visit(const ir::Stmt &s) override {
+        if (!s || !ok_) return;
+        SourceRange outer = where_;
+        if (s->span.valid()) where_ = s->span;
+        ir::Visitor::visit(s);
+        where_ = outer;
+    }
+    // An expression of a statement, or of a region or a let.
+    void visit(const ir::Expr &e) override {
+        if (!e || !ok_ || size(e) <= kMaxExpandedSize) return;
+        diags_.error(e->span.valid() ? e->span : where_,
+                     "this expression expands to more than " + std::to_string(kMaxExpandedSize) +
+                         " operations when its let bindings and repeated operands are written out");
+        ok_ = false;
+    }
+    void visitLetStmt(const ir::LetStmt &n) override {
+        visit(n.value);
+        letSize_[n.var.get()] = size(n.value);
+        visit(n.body);
+    }
+
+private:
+    int64_t size(const ir::Expr &e) {
+        auto known = sizes_.find(e.get());
+        if (known != sizes_.end()) return known->second;
+        int64_t n = 1;
+        if (const ir::Var *v = ir::as<ir::Var>(e)) {
+            auto bound = letSize_.find(v);
+            if (bound != letSize_.end()) n = bound->second;
+        } else {
+            for (const ir::Expr &operand : Operands(e).list) n = std::min(kMaxExpandedSize + 1, n + size(operand));
+        }
+        sizes_[e.get()] = n;
+        return n;
+    }
+
+    DiagnosticEngine &diags_;
+    bool ok_ = true;
+    SourceRange where_;
+    std::map<const ir::ExprNode *, int64_t> sizes_;
+    std::map<const ir::VarNode *, int64_t> letSize_;
+};
+} // namespace
+
 const char *symbolKindName(SymbolKind k) {
     switch (k) {
     case SymbolKind::Const: return "constant";
@@ -50,6 +129,12 @@ bool RegionRef::hasUnknownExtents() const {
     for (const auto &e : extents) {
         if (!e) return true;
     }
+    return false;
+}
+
+bool Checker::checkRank(size_t rank, SourceRange where, const std::string &what) {
+    if (rank <= kMaxRank) return true;
+    diags_.error(where, what + " has " + std::to_string(rank) + " dimensions; at most " + std::to_string(kMaxRank) + " are supported");
     return false;
 }
 
@@ -165,6 +250,15 @@ std::optional<Value> Checker::defineValue(const Define &d, const ast::ConstDecl 
 
 void Checker::declareConsts(const ast::File &file, std::map<std::string, Define> &defines, std::map<std::string, bool> &used) {
     for (const ast::ConstDecl &c : file.consts) {
+        // A constant whose value was reported is still declared, as invalid,
+        // so that its uses are not reported again as undeclared names.
+        auto declareInvalid = [&] {
+            Symbol sym;
+            sym.kind = SymbolKind::Const;
+            sym.def = c.name.range;
+            sym.invalid = true;
+            declare(c.name, sym);
+        };
         std::optional<Value> value;
         auto override = defines.find(c.name.name);
         if (override != defines.end()) {
@@ -177,11 +271,17 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
                 value.reset();
             }
         }
-        if (!value) continue;
+        if (!value) {
+            declareInvalid();
+            continue;
+        }
         if (c.type) {
             // A declared type fixes the constant's type: `const scale: f32 = 1;`.
             std::optional<ir::Expr> typed = convert(*value, *c.type, value->range);
-            if (!typed) continue;
+            if (!typed) {
+                declareInvalid();
+                continue;
+            }
             Value tv = *value;
             tv.untyped = false;
             if (isFloat(*c.type)) {
@@ -193,6 +293,7 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
             } else {
                 if (value->constant->kind == ConstValue::Kind::Float) {
                     diags_.error(value->range, "floating-point value for integer constant '" + c.name.name + "'");
+                    declareInvalid();
                     continue;
                 }
                 int64_t iv = value->constant->kind == ConstValue::Kind::Bool ? value->constant->b : value->constant->i;
@@ -320,6 +421,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     popScope();
     kernel_ = nullptr;
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
+    ExpansionCheck expansion(diags_);
+    expansion.visit(kernel.body);
+    if (!expansion.ok()) return std::nullopt;
     return kernel;
 }
 
@@ -353,8 +457,9 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
             continue;
         }
         std::vector<ir::Expr> shape;
-        bool ok = true;
+        bool ok = checkRank(p.dims.size(), p.range, "tensor '" + p.name.name + "'");
         for (const ast::Dim &d : p.dims) {
+            if (p.dims.size() > kMaxRank) break;
             if (!d.value) {
                 const Symbol *s = lookup(d.dynName.name);
                 shape.push_back(s ? ir::Expr(s->var) : ir::intImm(1));
@@ -385,6 +490,19 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
                 shape.push_back(*e);
             }
         }
+        if (ok) {
+            // Offsets and sizes of the tensor are computed in 64 bits: its size
+            // in bytes must fit (a wrapped element count would pick 32-bit
+            // offsets for a tensor of 2^93 elements).
+            std::vector<int64_t> factors{std::max(1, dtypeBits(p.dtype) / 8)};
+            for (const ir::Expr &e : shape) {
+                if (std::optional<int64_t> n = ir::constInt(e)) factors.push_back(*n);
+            }
+            if (!checkedProduct(factors)) {
+                diags_.error(p.range, "tensor '" + p.name.name + "' is too large: its size in bytes does not fit in 64 bits");
+                ok = false;
+            }
+        }
         if (!ok) {
             // Declared with unit dimensions so that uses do not cascade into more errors.
             shape.assign(p.dims.size(), ir::intImm(1));
@@ -402,6 +520,7 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
 
 void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     const ast::Launch &launch = k.launch;
+    badCluster_ = false;
     if (launch.grid.empty()) {
         diags_.error(k.name.range, "kernel '" + k.name.name + "' has no grid(...) clause");
     } else if (launch.grid.size() > 3) {
@@ -442,9 +561,13 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     if (!launch.cluster.empty()) {
         if (launch.cluster.size() > 3) {
             diags_.error(launch.clusterRange, "a cluster has at most 3 dimensions");
+            badCluster_ = true;
         } else {
+            // Each dimension is checked against the limit before the product
+            // is formed, so the product cannot overflow (2^63 x 2 is not 0).
             int64_t total = 1;
             bool ok = true;
+            std::array<int64_t, 3> dims = {1, 1, 1};
             for (size_t i = 0; i < launch.cluster.size(); ++i) {
                 std::optional<int64_t> c = checkConstInt(*launch.cluster[i], "cluster dimension");
                 if (!c) { ok = false; continue; }
@@ -453,13 +576,24 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
                     ok = false;
                     continue;
                 }
-                out.cluster[i] = *c;
+                if (*c > kMaxClusterBlocks) {
+                    diags_.error(launch.cluster[i]->range, "a cluster has at most " + std::to_string(kMaxClusterBlocks) +
+                                                               " blocks, this dimension alone has " + std::to_string(*c));
+                    ok = false;
+                    continue;
+                }
+                dims[i] = *c;
                 total *= *c;
             }
-            if (ok && total > 16)
-                diags_.error(launch.clusterRange, "a cluster has at most 16 blocks, this one has " + std::to_string(total));
+            if (ok && total > kMaxClusterBlocks) {
+                diags_.error(launch.clusterRange, "a cluster has at most " + std::to_string(kMaxClusterBlocks) + " blocks, this one has " + std::to_string(total));
+                ok = false;
+            }
+            // Only a valid cluster is recorded: the checks of cluster_mask and
+            // dst_block shift and compare by its block count.
             out.hasCluster = ok && total > 1;
-            if (!out.hasCluster) out.cluster = {1, 1, 1};
+            if (out.hasCluster) out.cluster = dims;
+            badCluster_ = !ok;
         }
     }
     if (launch.minBlocksPerSm) {

@@ -2,6 +2,7 @@
 // conversions and expression builtins, with checked constant folding.
 #include "sema/SemaImpl.h"
 
+#include "support/Checked.h"
 #include "support/InternalError.h"
 
 #include <cmath>
@@ -306,6 +307,7 @@ std::optional<Value> Checker::checkName(const ast::Name &n) {
     }
     Value v;
     v.range = n.range;
+    if (sym->invalid) return std::nullopt;   // its declaration was reported
     switch (sym->kind) {
     case SymbolKind::Const:
         v = sym->constValue;
@@ -342,6 +344,7 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         reportUnknown(name, ix.base->range, "identifier");
         return std::nullopt;
     }
+    if (sym->invalid) return std::nullopt;
     if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
         diags_.error(ix.base->range, "'" + name + "' is a " + symbolKindName(sym->kind) + ", not a buffer; it cannot be indexed");
         return std::nullopt;
@@ -365,6 +368,7 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         return std::nullopt;
     }
     std::vector<ir::Expr> indices;
+    std::vector<SourceRange> ranges;
     bool ok = true;
     for (const ast::IndexItem &item : ix.items) {
         if (item.end) {
@@ -375,12 +379,26 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         std::optional<ir::Expr> i = checkInteger(*item.begin, "index");
         if (!i) { ok = false; continue; }
         indices.push_back(*i);
+        ranges.push_back(item.begin->range);
     }
-    if (!ok) return std::nullopt;
+    if (!ok || !checkConstIndices(*buffer, indices, ranges)) return std::nullopt;
     Value v;
     v.range = ix.range;
     v.expr = std::make_shared<ir::Load>(buffer, std::move(indices), ix.range);
     return v;
+}
+
+bool Checker::checkConstIndices(const ir::BufferNode &buffer, const std::vector<ir::Expr> &indices, const std::vector<SourceRange> &ranges) {
+    bool ok = true;
+    for (size_t d = 0; d < indices.size() && d < buffer.shape.size(); ++d) {
+        std::optional<int64_t> i = ir::constInt(indices[d]), n = ir::constInt(buffer.shape[d]);
+        if (i && n && (*i < 0 || *i >= *n)) {
+            diags_.error(ranges[d], "index " + std::to_string(*i) + " is out of bounds for dimension " + std::to_string(d) + " of '" +
+                                        buffer.name + "' (size " + std::to_string(*n) + ")");
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 // ------------------------------------------------------------------ operators
@@ -400,6 +418,10 @@ std::optional<Value> Checker::checkUnary(const ast::Unary &u) {
             ConstResult r = foldConst(ConstOp::Sub, a->constant->kind == ConstValue::Kind::Float ? ConstValue::ofFloat(0) : ConstValue::ofInt(0), *a->constant);
             if (!r.value) {
                 diags_.error(u.range, r.error);
+                return std::nullopt;
+            }
+            if (!a->untyped && r.value->kind == ConstValue::Kind::Int && !fitsInType(r.value->i, a->type())) {
+                diags_.error(u.range, "integer overflow in constant expression of type " + typeName(a->type()));
                 return std::nullopt;
             }
             v.constant = r.value;
@@ -587,7 +609,16 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         if (x->constant && x->untyped) {
             // cast(1.5, int32) is an explicit conversion: truncate as C does.
             ConstValue cv = *x->constant;
-            if (!isFloat(*t) && *t != DType::Bool && cv.kind == ConstValue::Kind::Float) cv = ConstValue::ofInt(static_cast<int64_t>(cv.f));
+            if (!isFloat(*t) && *t != DType::Bool && cv.kind == ConstValue::Kind::Float) {
+                // Truncation of a value no integer type holds is undefined in
+                // C++ (and in CUDA); say so rather than fold some number.
+                std::optional<int64_t> truncated = truncateToInt64(cv.f);
+                if (!truncated) {
+                    diags_.error(c.range, "constant " + cv.str() + " is out of range for " + typeName(*t));
+                    return std::nullopt;
+                }
+                cv = ConstValue::ofInt(*truncated);
+            }
             Value tmp = *x;
             tmp.constant = cv;
             if (*t == DType::Bool) {
@@ -689,6 +720,13 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
             return std::nullopt;
         }
         if (a->constant) {
+            if (a->constant->kind == ConstValue::Kind::Int && a->constant->i < 0) {
+                std::optional<int64_t> negated = checkedNeg(a->constant->i);
+                if (!negated || (!a->untyped && !fitsInType(*negated, a->type()))) {
+                    diags_.error(c.range, "integer overflow in constant expression");
+                    return std::nullopt;
+                }
+            }
             v.constant = a->constant->kind == ConstValue::Kind::Float ? ConstValue::ofFloat(std::fabs(a->constant->f))
                                                                        : ConstValue::ofInt(a->constant->i < 0 ? -a->constant->i : a->constant->i);
             v.untyped = a->untyped;

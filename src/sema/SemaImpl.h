@@ -18,6 +18,11 @@
 
 namespace tilet::sema {
 
+// Dimensions of a tensor, a buffer or a parallel loop nest. Lowering builds
+// one loop, and offset arithmetic one term, per dimension, so the rank bounds
+// how deep those trees grow; TMA itself moves at most 5 dimensions.
+constexpr size_t kMaxRank = 16;
+
 struct Value {
     ir::Expr expr;
     std::optional<ConstValue> constant;
@@ -36,6 +41,7 @@ struct Symbol {
     ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
     ir::VarRef var;       // Scalar, DynDim, BlockIndex, LoopVar, Let
     bool fromLet = false; // a Const bound by `let` (its value is known at compile time)
+    bool invalid = false; // a Const or Buffer whose declaration was reported: uses report nothing more
 };
 
 // A buffer argument of a tile operation: a whole buffer (`A`), points
@@ -78,7 +84,8 @@ public:
     std::optional<ir::Expr> checkInteger(const ast::Expr &e, const char *what);
     std::optional<ir::Expr> checkCondition(const ast::Expr &e, const char *what);
     std::optional<int64_t> checkConstInt(const ast::Expr &e, const char *what);
-    // Blocks in a cluster of the kernel being checked (1 without cluster(...)).
+    // Blocks in a cluster of the kernel being checked (1 without cluster(...));
+    // at most 16, as checkLaunch records only a valid cluster.
     int64_t clusterBlocks() const { return kernel_ ? kernel_->cluster[0] * kernel_->cluster[1] * kernel_->cluster[2] : 1; }
     std::optional<bool> checkConstBool(const ast::Expr &e, const char *what);
     std::optional<DType> checkDType(const ast::Expr &e);
@@ -97,6 +104,11 @@ private:
     std::optional<Value> checkExprCall(const ast::Call &c);
     std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
     std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
+public:
+    // Reports the constant indices of an element access that fall outside
+    // the buffer's constant dimensions (`ranges` holds each index's place).
+    bool checkConstIndices(const ir::BufferNode &buffer, const std::vector<ir::Expr> &indices, const std::vector<SourceRange> &ranges);
+private:
 
     // ---- SemaStmt.cpp: statements
 public:
@@ -145,6 +157,8 @@ public:
     bool declare(const ast::Ident &name, Symbol sym);
     const Symbol *lookup(const std::string &name) const;
     void reportUnknown(const std::string &name, SourceRange where, const char *what);
+    // Reports `what` ("tensor 'A'") when it has more than kMaxRank dimensions.
+    bool checkRank(size_t rank, SourceRange where, const std::string &what);
 
     DiagnosticEngine &diags() { return diags_; }
 
@@ -155,6 +169,7 @@ private:
     int parallelDepth_ = 0;
     ir::Kernel *kernel_ = nullptr;
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
+    bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it
 };
 
 // Levenshtein distance, for "did you mean" notes.

@@ -5,6 +5,7 @@
 // is checked recursively: statement i, then the rest as its body.
 #include "sema/SemaImpl.h"
 
+#include "support/Checked.h"
 #include "support/InternalError.h"
 
 #include <algorithm>
@@ -175,8 +176,11 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
                     ok = false;
                 }
+                bool rankOk = checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'");
+                ok = ok && rankOk;
                 int64_t elements = 1;
                 for (const auto &item : items) {
+                    if (!rankOk) break;
                     std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
                     if (!d) { ok = false; continue; }
                     if (*d <= 0) {
@@ -207,6 +211,7 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
     sym.kind = SymbolKind::Buffer;
     sym.def = s.name.range;
     sym.buffer = buffer ? buffer : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Local, s.name.range);
+    sym.invalid = !buffer;   // reported: its uses are not
     declare(s.name, sym);
     ir::Stmt rest = checkStmtsFrom(stmts, index);
     if (!buffer) return rest;
@@ -221,6 +226,7 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
         reportUnknown(s.target.name, s.target.range, "identifier");
         return nullptr;
     }
+    if (sym->invalid) return nullptr;
     ir::Buffer buffer;
     std::vector<ir::Expr> indices;
     if (sym->kind == SymbolKind::Mutable) {
@@ -254,12 +260,17 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
             return nullptr;
         }
         bool ok = true;
+        std::vector<SourceRange> ranges;
         for (const auto &i : s.indices) {
             std::optional<ir::Expr> e = checkInteger(*i, "index");
-            if (!e) ok = false;
-            else indices.push_back(*e);
+            if (!e) {
+                ok = false;
+                continue;
+            }
+            indices.push_back(*e);
+            ranges.push_back(i->range);
         }
-        if (!ok) return nullptr;
+        if (!ok || !checkConstIndices(*buffer, indices, ranges)) return nullptr;
     } else {
         const char *what = sym->fromLet ? "let binding" : symbolKindName(sym->kind);
         diags_.error(s.targetRange, "cannot assign to '" + s.target.name + "': it is a " + what +
@@ -340,12 +351,30 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
             std::optional<int64_t> st = checkConstInt(*args->positional[2], "loop step");
             if (!st) ok = false;
             else if (*st <= 0) { diags_.error(args->positional[2]->range, "loop step must be positive, found " + std::to_string(*st)); ok = false; }
+            else if (*st > INT32_MAX) { diags_.error(args->positional[2]->range, "loop step " + std::to_string(*st) + " does not fit in int32"); ok = false; }
             else step = *st;
         }
     }
     if (ok) {
-        if (std::optional<int64_t> n = ir::constInt(ir::sub(end, start)); n && *n < 0)
-            diags_.warning(s.kindRange, "loop runs zero times (end is before start)", "empty-loop");
+        // The loop variable is an int32 (a C `int` in the generated loop), and
+        // so is the iteration count of a loop with a step: constant bounds
+        // must keep both in range.
+        std::optional<int64_t> lo = ir::constInt(start), hi = ir::constInt(end);
+        const ast::Expr *endExpr = args->positional[args->positional.size() == 1 ? 0 : 1];
+        for (auto [bound, expr] : {std::pair{lo, args->positional[0]}, std::pair{hi, endExpr}}) {
+            if (bound && !fitsInType(*bound, DType::Int32)) {
+                diags_.error(expr->range, "loop bound " + std::to_string(*bound) + " does not fit in the loop variable's type int32");
+                ok = false;
+            }
+        }
+        if (ok && lo && hi) {
+            if (*hi < *lo) diags_.warning(s.kindRange, "loop runs zero times (end is before start)", "empty-loop");
+            else if (*hi - *lo + (step - 1) > INT32_MAX) {
+                diags_.error(s.kindRange, "loop of " + std::to_string(*hi - *lo) + " iterations with step " + std::to_string(step) +
+                                              ": its iteration count does not fit in int32");
+                ok = false;
+            }
+        }
     }
 
     std::optional<ir::PipelineInfo> pipeline;
@@ -455,6 +484,17 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
             continue;
         }
         extents.push_back(*n);
+    }
+    if (ok && !checkRank(extents.size(), s.kindRange, "parallel loop")) ok = false;
+    if (ok) {
+        // Loop counters are `int`s in the generated code, and layouts multiply
+        // extents together: the whole iteration space must fit in int32.
+        std::optional<int64_t> total = checkedProduct(extents);
+        if (!total || *total > INT32_MAX) {
+            diags_.error(s.kindRange, "parallel loop has " + (total ? std::to_string(*total) : std::string("more than 2^63")) +
+                                          " iterations; at most 2^31 - 1 are supported");
+            ok = false;
+        }
     }
     if (ok && extents.size() != s.vars.size()) {
         diags_.error(s.kindRange, "parallel loop has " + std::to_string(s.vars.size()) + " variable" + (s.vars.size() == 1 ? "" : "s") +

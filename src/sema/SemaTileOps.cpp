@@ -9,6 +9,7 @@
 #include "sema/SemaImpl.h"
 
 #include "ir/Simplify.h"
+#include "support/Checked.h"
 #include "support/InternalError.h"
 
 #include <bit>
@@ -48,6 +49,7 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
         reportUnknown(name->name, name->range, "buffer");
         return std::nullopt;
     }
+    if (sym->invalid) return std::nullopt;
     if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
         diags_.error(name->range, std::string("the ") + role + " must be a buffer, but '" + name->name + "' is a " + symbolKindName(sym->kind));
         return std::nullopt;
@@ -86,6 +88,12 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
         allPoints = false;
         std::optional<ir::Expr> end = checkInteger(*item.end, "slice end");
         if (!end) { ok = false; continue; }
+        std::optional<int64_t> lo = ir::constInt(*begin), hi = ir::constInt(*end);
+        if (lo && hi && !checkedSub(*hi, *lo)) {
+            diags_.error(item.range, "the extent of this slice does not fit in 64 bits");
+            ok = false;
+            continue;
+        }
         ir::Expr extent = ir::simplify(ir::sub(*end, *begin));
         std::optional<int64_t> n = ir::constInt(extent);
         if (!n) {
@@ -151,11 +159,24 @@ std::optional<ir::Region> Checker::completeRegion(const RegionRef &r, const std:
                                       " of '" + out.buffer->name + "' (" + std::to_string(*dim) + ")");
             return std::nullopt;
         }
-        if (dim && lo && (*lo < 0 || *lo + out.extents[d] > *dim)) {
-            diags_.error(r.range, "region [" + std::to_string(*lo) + ", " + std::to_string(*lo + out.extents[d]) + ") of dimension " +
+        if (!dim || !lo) continue;
+        // The corner is the user's number and may be near 2^63: the end is
+        // formed with a checked add, not one that wraps back inside.
+        std::optional<int64_t> hi = checkedAdd(*lo, out.extents[d]);
+        if (*lo < 0 || !hi || *hi > *dim) {
+            std::string end = hi ? std::to_string(*hi) : std::to_string(*lo) + " + " + std::to_string(out.extents[d]);
+            diags_.error(r.range, "region [" + std::to_string(*lo) + ", " + end + ") of dimension " +
                                       std::to_string(d) + " lies outside '" + out.buffer->name + "' (size " + std::to_string(*dim) + ")");
             return std::nullopt;
         }
+    }
+    // Tile operations become parallel loops over the tile, whose counters are
+    // `int`s in the generated code.
+    std::optional<int64_t> elements = checkedProduct(out.extents);
+    if (!elements || *elements > INT32_MAX) {
+        diags_.error(r.range, "a tile of " + (elements ? std::to_string(*elements) : std::string("more than 2^63")) +
+                                  " elements; at most 2^31 - 1 are supported");
+        return std::nullopt;
     }
     return out;
 }
@@ -314,7 +335,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         else if (*m <= 0 || *m >= (1 << 16)) {
             diags_.error(p->range, "cluster_mask must be a non-zero 16-bit mask of block ranks, found " + std::to_string(*m));
             ok = false;
-        } else if (*m >= (int64_t(1) << clusterBlocks())) {
+        } else if (!badCluster_ && *m >= (int64_t(1) << clusterBlocks())) {
             diags_.error(p->range, "cluster_mask " + std::to_string(*m) + " names block " + std::to_string(std::bit_width(uint64_t(*m)) - 1) +
                                        ", but the cluster has " + std::to_string(clusterBlocks()) + " block" + (clusterBlocks() == 1 ? "" : "s"));
             ok = false;
@@ -325,7 +346,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if (const ast::Expr *p = args->keyword("dst_block")) {
         std::optional<ir::Expr> b = checkInteger(*p, "dst_block");
         if (!b) ok = false;
-        else if (std::optional<int64_t> r = ir::constInt(*b); r && (*r < 0 || *r >= clusterBlocks())) {
+        else if (std::optional<int64_t> r = ir::constInt(*b); r && !badCluster_ && (*r < 0 || *r >= clusterBlocks())) {
             diags_.error(p->range, "dst_block " + std::to_string(*r) + " is not a block of the cluster (ranks 0 to " + std::to_string(clusterBlocks() - 1) + ")");
             ok = false;
         } else {
@@ -623,6 +644,7 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
             diags_.error(dst->range, "an element update needs one index per dimension of '" + dst->buffer->name + "'");
             return nullptr;
         }
+        if (!checkConstIndices(*dst->buffer, dst->mins, std::vector<SourceRange>(dst->mins.size(), dst->range))) return nullptr;
         std::optional<Value> v = checkValue(srcExpr);
         if (!v) return nullptr;
         std::optional<ir::Expr> e = convert(*v, t, v->range);
@@ -668,6 +690,7 @@ bool Checker::checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &
         reportUnknown(name->name, name->range, "barrier");
         return false;
     }
+    if (sym->invalid) return false;
     if (sym->kind != SymbolKind::Buffer || sym->buffer->scope != ir::MemScope::Barrier) {
         diags_.error(e.range, "'" + name->name + "' is not a barrier; allocate one with alloc_barrier(arrive_count = N)");
         return false;

@@ -115,3 +115,91 @@ TEST(Parser, OperatorPrecedenceAndAssociativityAreC) {
     EXPECT_EQ(parseExpr("a + b ? c * d : e"), "((a + b) ? (c * d) : e)");
     EXPECT_EQ(parseExpr("x[1] * 2 + y[2]"), "((x[..] * 2) + y[..])");
 }
+
+// ---------------------------------------------------------------- nesting and brackets (Structure.cpp)
+
+namespace {
+// The first line of the diagnostics of parsing `text` with `maxNesting`, and whether it parsed.
+std::pair<bool, std::string> parseWithLimit(const std::string &text, unsigned maxNesting) {
+    test::Compiled c;
+    FileId f = c.sources.add("test.tl", text);
+    c.ast = parseFile(f, c.sources, c.diags, maxNesting);
+    std::string all = c.diagText.str();
+    return {c.ast.has_value(), all.substr(0, all.find('\n'))};
+}
+std::string repeat(const std::string &s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+}
+} // namespace
+
+TEST(Nesting, BracketsUpToTheLimitParse) {
+    EXPECT_TRUE(parseWithLimit("const X = " + repeat("(", 8) + "1" + repeat(")", 8) + ";\n", 8).first);
+    auto [ok, first] = parseWithLimit("const X = " + repeat("(", 9) + "1" + repeat(")", 9) + ";\n", 8);
+    EXPECT_FALSE(ok);
+    // The ninth '(' is column 11 + 8.
+    EXPECT_EQ(first, "test.tl:1:19: error: bracket nesting level exceeded maximum of 8");
+}
+
+TEST(Nesting, TheLimitNamesItsOption) {
+    test::Compiled c;
+    FileId f = c.sources.add("test.tl", "const X = " + repeat("[", 300) + "\n");
+    c.ast = parseFile(f, c.sources, c.diags);
+    EXPECT_FALSE(c.ast);
+    EXPECT_EQ(c.diags.errorCount(), 1u);
+    EXPECT_NE(c.diagText.str().find("error: bracket nesting level exceeded maximum of 256"), std::string::npos) << c.diagText.str();
+    EXPECT_NE(c.diagText.str().find("note: use --max-nesting=N to increase the maximum nesting level"), std::string::npos);
+}
+
+TEST(Nesting, FlatOperatorChainsCount) {
+    // 1+1+...: a left-leaning tree as deep as the chain; commas and ';' end a chain.
+    EXPECT_TRUE(parseWithLimit("const X = 1" + repeat("+1", 8) + ";\nconst Y = 1" + repeat("+1", 8) + ";\n", 8).first);
+    EXPECT_EQ(parseWithLimit("const X = 1" + repeat("+1", 9) + ";\n", 8).second,
+              "test.tl:1:28: error: expression nesting level exceeded maximum of 8");
+    EXPECT_TRUE(parseWithLimit("const X = max(1" + repeat("+1", 6) + ", 1" + repeat("+1", 6) + ");\n", 8).first);
+    EXPECT_EQ(parseWithLimit("const X = " + repeat("-", 9) + "1;\n", 8).second,
+              "test.tl:1:19: error: expression nesting level exceeded maximum of 8");
+    EXPECT_EQ(parseWithLimit("const X = " + repeat("true ? ", 9) + "1" + repeat(" : 2", 9) + ";\n", 8).second,
+              "test.tl:1:72: error: expression nesting level exceeded maximum of 8");
+}
+
+TEST(Nesting, BindingsAndElseIfChainsCount) {
+    // A binding scopes over the rest of its block; `else if` nests the next if.
+    std::string lets;
+    for (int i = 0; i < 7; ++i) lets += "let v" + std::to_string(i) + " = 1;\n";
+    std::string kernel = "kernel k() grid(1) threads(32) {\n";
+    EXPECT_TRUE(parseWithLimit(kernel + lets + "}\n", 8).first);
+    EXPECT_EQ(parseWithLimit(kernel + lets + "let w = 1;\n}\n", 8).second,
+              "test.tl:9:1: error: statement nesting level exceeded maximum of 8");
+    EXPECT_EQ(parseWithLimit(kernel + "if (true) {}" + repeat(" else if (true) {}", 8) + "\n}\n", 8).second,
+              "test.tl:2:130: error: bracket nesting level exceeded maximum of 8");
+}
+
+TEST(Brackets, UnclosedBracketIsReportedWhereTheExpressionEnds) {
+    test::Compiled c;
+    test::parseSource(c, "kernel k(A: f32[4]) grid(1) threads(32) {\n    A[0 = 1.0;\n}\n");
+    EXPECT_FALSE(c.ast);
+    EXPECT_EQ(c.diags.errorCount(), 1u);
+    EXPECT_NE(c.diagText.str().find("test.tl:2:14: error: expected ']' before ';'"), std::string::npos) << c.diagText.str();
+    EXPECT_NE(c.diagText.str().find("test.tl:2:6: note: to match this '['"), std::string::npos) << c.diagText.str();
+}
+
+TEST(Brackets, MismatchedAndExtraneousClosers) {
+    EXPECT_EQ(parseWithLimit("const X = max(1, 2];\n", 256).second, "test.tl:1:19: error: expected ')' before ']'");
+    EXPECT_EQ(parseWithLimit("const X = 1;\n}\n", 256).second, "test.tl:2:1: error: extraneous closing brace ('}')");
+    EXPECT_EQ(parseWithLimit("kernel k() grid(1) threads(32) { f(1)); }\n", 256).second,
+              "test.tl:1:38: error: extraneous ')' with no matching '('");
+    EXPECT_EQ(parseWithLimit("kernel k() grid(1) threads(32) {\n  if (true {\n  }\n}\n", 256).second,
+              "test.tl:2:12: error: expected ')' before '{'");
+}
+
+TEST(Brackets, UnclosedAtEndOfFile) {
+    EXPECT_EQ(parseWithLimit("kernel k() grid(1) threads(32) {\n  if (true) {\n", 256).second,
+              "test.tl:3:1: error: expected '}' before end of file (2 blocks still open)");
+    test::Compiled c;
+    test::parseSource(c, "const X = (1 + (2\n");
+    EXPECT_EQ(c.diags.errorCount(), 1u);
+    EXPECT_NE(c.diagText.str().find("test.tl:2:1: error: expected ')' before end of file"), std::string::npos) << c.diagText.str();
+    EXPECT_NE(c.diagText.str().find("test.tl:1:16: note: to match this '('"), std::string::npos) << c.diagText.str();
+}
