@@ -320,6 +320,10 @@ def check_expectations(cases):
         if expect == "pass":
             ok = c.outcome == "pass"
             note = "" if ok else f"expected to pass, got {c.outcome}"
+        elif not expect.startswith("known-failure "):
+            ok = False
+            note = (f"malformed '// expect: {expect}' line: write '// expect: pass' or "
+                    "'// expect: known-failure OUTCOME -- why'")
         else:
             want = expect.split()[-1]
             racy = "racy" in expect.split()
