@@ -69,6 +69,34 @@ struct Range {
     bool overlaps(const Range &o) const { return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o); }
 };
 
+// Two records of one access (the same statement walked again: a loop's
+// second pass, a probe, both arms of a join) are one: the earliest admission
+// is kept, so probes see it as they would have seen either. Without this,
+// nested loops and branches double the lists at every join.
+bool sameLocation(const SourceRange &a, const SourceRange &b) {
+    auto same = [](const SourceLoc &x, const SourceLoc &y) { return x.file == y.file && x.line == y.line && x.col == y.col; };
+    return same(a.begin, b.begin) && same(a.end, b.end);
+}
+
+bool sameAccess(const Range &a, const Range &b) {
+    return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
+           a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
+           (a.tagBase == b.tagBase || (a.tagBase && b.tagBase && ir::structurallyEqual(a.tagBase, b.tagBase)));
+}
+
+void addUnique(std::vector<Range> &list, const Range &r) {
+    for (Range &x : list) {
+        if (!sameAccess(x, r)) continue;
+        x.serial = std::min(x.serial, r.serial);
+        return;
+    }
+    list.push_back(r);
+}
+
+void addUnique(std::vector<Range> &list, const std::vector<Range> &more) {
+    for (const Range &r : more) addUnique(list, r);
+}
+
 bool overlapsAny(const Range &r, const std::vector<Range> &set) {
     return std::any_of(set.begin(), set.end(), [&](const Range &x) { return r.overlaps(x); });
 }
@@ -79,16 +107,16 @@ struct State {
     std::vector<Range> inFlight;   // cp.async writes: unfenced once a cp.async.wait_group lands them
 
     void add(const State &o) {
-        reads.insert(reads.end(), o.reads.begin(), o.reads.end());
-        writes.insert(writes.end(), o.writes.begin(), o.writes.end());
-        unfenced.insert(unfenced.end(), o.unfenced.begin(), o.unfenced.end());
-        inFlight.insert(inFlight.end(), o.inFlight.begin(), o.inFlight.end());
+        addUnique(reads, o.reads);
+        addUnique(writes, o.writes);
+        addUnique(unfenced, o.unfenced);
+        addUnique(inFlight, o.inFlight);
     }
     // cp.async.wait_group: the groups it retires have landed. Which ones is
     // not tracked, so every copy in flight counts as landed (and stays in
     // flight until a wait for all of them).
     void landed(int64_t pending) {
-        unfenced.insert(unfenced.end(), inFlight.begin(), inFlight.end());
+        addUnique(unfenced, inFlight);
         if (pending == 0) inFlight.clear();
     }
     // A barrier: everything before it is visible to everything after it,
@@ -180,7 +208,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;
-            st.writes.push_back(w);
+            addUnique(st.writes, w);
             // Generic writes the async proxy may meet: shared bytes, global
             // tensors (a TMA store over them), and another block's shared
             // bytes (distributed shared memory), counted at the bytes they land in.
@@ -191,9 +219,9 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
                 target.buffer = a.buffer;   // the view: fenced with the fence of every state space
                 target.span = range.span;
             }
-            if (a.proxy == ir::Proxy::Generic && fenceable) (a.asynchronous ? st.inFlight : st.unfenced).push_back(target);
+            if (a.proxy == ir::Proxy::Generic && fenceable) addUnique(a.asynchronous ? st.inFlight : st.unfenced, target);
         }
-        if (a.reads()) st.reads.push_back(range);
+        if (a.reads()) addUnique(st.reads, range);
     }
 }
 
@@ -442,8 +470,8 @@ private:
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.roles, body, w.span));
             // What a role leaves unfenced, the next release point of the block fences.
-            all.unfenced.insert(all.unfenced.end(), inside.unfenced.begin(), inside.unfenced.end());
-            all.inFlight.insert(all.inFlight.end(), inside.inFlight.begin(), inside.inFlight.end());
+            addUnique(all.unfenced, inside.unfenced);
+            addUnique(all.inFlight, inside.inFlight);
         }
         admit(state, all);
     }
