@@ -269,7 +269,7 @@ std::optional<int64_t> BufferNode::constElements() const {
     return n;
 }
 
-Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span) {
+std::shared_ptr<BufferNode> makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span) {
     auto b = std::make_shared<BufferNode>();
     b->name = std::move(name);
     b->dtype = dtype;

@@ -141,7 +141,11 @@ enum class SharedSwizzle { None, B32, B64, B128 };
 const char *swizzleName(SharedSwizzle s);
 
 struct BufferNode;
-using Buffer = std::shared_ptr<BufferNode>;
+// Buffers are immutable once the IR refers to them: a pass that decides a
+// fact about a buffer (its layout, offset, alignment...) makes a new version
+// and replaces every reference at once (ir/BufferEdits.h), so no pass sees a
+// fact change under it and `--dump-ir-after` sees every decision.
+using Buffer = std::shared_ptr<const BufferNode>;
 
 struct BufferNode {
     std::string name;
@@ -173,7 +177,9 @@ struct BufferNode {
     std::optional<int64_t> constElements() const;
 };
 
-Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span);
+// A new buffer, still private to its creator: set its remaining fields, then
+// put it in the IR (where it becomes a `Buffer`, pointer to const).
+std::shared_ptr<BufferNode> makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceRange span);
 
 // A box of a buffer with constant extents.
 struct Region {

@@ -157,8 +157,10 @@ std::vector<Expr> Mutator::mutateIndices(const BufferNode &, const std::vector<E
 Region Mutator::mutateRegion(const Region &r) {
     bool changed = false;
     std::vector<Expr> mins = mutateAll(r.mins, changed);
-    if (!changed) return r;
+    Buffer buffer = mutateBuffer(r.buffer);
+    if (!changed && buffer == r.buffer) return r;
     Region out = r;
+    out.buffer = std::move(buffer);
     out.mins = std::move(mins);
     return out;
 }
@@ -170,6 +172,11 @@ bool sameRegion(const Region &a, const Region &b) {
         if (a.mins[i] != b.mins[i]) return false;
     }
     return true;
+}
+
+bool sameRegion(const std::optional<Region> &a, const std::optional<Region> &b) {
+    if (!a || !b) return !a && !b;
+    return sameRegion(*a, *b);
 }
 } // namespace
 
@@ -212,8 +219,9 @@ Expr Mutator::mutateMathCall(const Expr &self, const MathCall &n) {
 Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
     bool changed = false;
     std::vector<Expr> idx = mutateIndices(*n.buffer, n.indices, changed);
-    if (!changed) return self;
-    return std::make_shared<Load>(n.buffer, std::move(idx), n.span);
+    Buffer buffer = mutateBuffer(n.buffer);
+    if (!changed && buffer == n.buffer) return self;
+    return std::make_shared<Load>(buffer, std::move(idx), n.span);
 }
 
 Expr Mutator::mutateShuffle(const Expr &self, const Shuffle &n) {
@@ -243,8 +251,9 @@ Stmt Mutator::mutateLetStmt(const Stmt &self, const LetStmt &n) {
 
 Stmt Mutator::mutateAllocate(const Stmt &self, const Allocate &n) {
     Stmt b = mutate(n.body);
-    if (b == n.body) return self;
-    return std::make_shared<Allocate>(n.buffer, b, n.span);
+    Buffer buffer = mutateBuffer(n.buffer);
+    if (b == n.body && buffer == n.buffer) return self;
+    return std::make_shared<Allocate>(buffer, b, n.span);
 }
 
 Stmt Mutator::mutateFor(const Stmt &self, const For &n) {
@@ -265,8 +274,9 @@ Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
     bool changed = false;
     std::vector<Expr> idx = mutateIndices(*n.buffer, n.indices, changed);
     Expr v = mutate(n.value);
-    if (!changed && v == n.value) return self;
-    return std::make_shared<Store>(n.buffer, std::move(idx), v, n.op, n.span);
+    Buffer buffer = mutateBuffer(n.buffer);
+    if (!changed && v == n.value && buffer == n.buffer) return self;
+    return std::make_shared<Store>(buffer, std::move(idx), v, n.op, n.span);
 }
 
 Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
@@ -274,22 +284,25 @@ Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
     std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed);
     std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed);
     Expr valid = mutate(n.srcValid);
-    if (!changed && valid == n.srcValid) return self;
-    return std::make_shared<VectorCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.span, n.async, valid);
+    Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src);
+    if (!changed && valid == n.srcValid && dst == n.dst && src == n.src) return self;
+    return std::make_shared<VectorCopy>(dst, std::move(di), src, std::move(si), n.bytes, n.span, n.async, valid);
 }
 
 Stmt Mutator::mutateLdMatrix(const Stmt &self, const LdMatrix &n) {
     bool changed = false;
     Expr off = mutate(n.dstOffset);
     std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed);
-    if (!changed && off == n.dstOffset) return self;
-    return std::make_shared<LdMatrix>(n.dst, off, n.src, std::move(si), n.count, n.trans, n.span);
+    Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src);
+    if (!changed && off == n.dstOffset && dst == n.dst && src == n.src) return self;
+    return std::make_shared<LdMatrix>(dst, off, src, std::move(si), n.count, n.trans, n.span);
 }
 
 Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
     Expr d = mutate(n.dOffset), a = mutate(n.aOffset), b = mutate(n.bOffset);
-    if (d == n.dOffset && a == n.aOffset && b == n.bOffset) return self;
-    return std::make_shared<Mma>(n.m, n.n, n.k, n.d, d, n.a, a, n.b, b, n.span);
+    Buffer dBuf = mutateBuffer(n.d), aBuf = mutateBuffer(n.a), bBuf = mutateBuffer(n.b);
+    if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b) return self;
+    return std::make_shared<Mma>(n.m, n.n, n.k, dBuf, d, aBuf, a, bBuf, b, n.span);
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
@@ -298,64 +311,90 @@ Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
     WgmmaOperand a = n.a, b = n.b;
     a.indices = mutateIndices(*n.a.buffer, n.a.indices, changed);
     b.indices = mutateIndices(*n.b.buffer, n.b.indices, changed);
+    a.buffer = mutateBuffer(n.a.buffer);
+    b.buffer = mutateBuffer(n.b.buffer);
     Expr d = mutate(n.dOffset), scale = mutate(n.scaleD);
-    if (!changed && d == n.dOffset && scale == n.scaleD) return self;
-    return std::make_shared<Wgmma>(n.m, n.n, n.k, n.d, d, a, b, scale, n.span);
+    Buffer dBuf = mutateBuffer(n.d);
+    if (!changed && d == n.dOffset && scale == n.scaleD && dBuf == n.d && a.buffer == n.a.buffer && b.buffer == n.b.buffer)
+        return self;
+    return std::make_shared<Wgmma>(n.m, n.n, n.k, dBuf, d, a, b, scale, n.span);
 }
 Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
 Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     bool changed = false;
     std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), c = mutateAll(n.coords, changed);
     Expr bi = mutate(n.barrierIndex);
-    if (!changed && bi == n.barrierIndex) return self;
-    return std::make_shared<TmaLoad>(n.desc, n.dst, std::move(di), std::move(c), n.barrier, bi, n.multicastMask, n.span);
+    TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
+    Buffer dst = mutateBuffer(n.dst), barrier = mutateBuffer(n.barrier);
+    if (!changed && bi == n.barrierIndex && desc == n.desc && dst == n.dst && barrier == n.barrier) return self;
+    return std::make_shared<TmaLoad>(desc, dst, std::move(di), std::move(c), barrier, bi, n.multicastMask, n.span);
 }
 Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     bool changed = false;
     std::vector<Expr> si = mutateIndices(*n.src, n.srcIndices, changed), c = mutateAll(n.coords, changed);
-    if (!changed) return self;
-    return std::make_shared<TmaStore>(n.desc, n.src, std::move(si), std::move(c), n.span);
+    TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
+    Buffer src = mutateBuffer(n.src);
+    if (!changed && desc == n.desc && src == n.src) return self;
+    return std::make_shared<TmaStore>(desc, src, std::move(si), std::move(c), n.span);
 }
 Stmt Mutator::mutateBulkCopy(const Stmt &self, const BulkCopy &n) {
     bool changed = false;
     std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), si = mutateIndices(*n.src, n.srcIndices, changed);
     Expr bi = mutate(n.barrierIndex);
-    if (!changed && bi == n.barrierIndex) return self;
-    return std::make_shared<BulkCopy>(n.dst, std::move(di), n.src, std::move(si), n.bytes, n.barrier, bi, n.span);
+    Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src), barrier = mutateBuffer(n.barrier);
+    if (!changed && bi == n.barrierIndex && dst == n.dst && src == n.src && barrier == n.barrier) return self;
+    return std::make_shared<BulkCopy>(dst, std::move(di), src, std::move(si), n.bytes, barrier, bi, n.span);
 }
 Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) {
     Expr i = mutate(n.index);
-    if (i == n.index) return self;
-    return std::make_shared<BarrierExpectTx>(n.barrier, i, n.bytes, n.arrive, n.span);
+    Buffer barrier = mutateBuffer(n.barrier);
+    if (i == n.index && barrier == n.barrier) return self;
+    return std::make_shared<BarrierExpectTx>(barrier, i, n.bytes, n.arrive, n.span);
 }
 Stmt Mutator::mutateFenceProxyAsync(const Stmt &self, const FenceProxyAsync &) { return self; }
 Stmt Mutator::mutateTmaStoreWait(const Stmt &self, const TmaStoreWait &) { return self; }
-Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &) { return self; }
+Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &n) {
+    TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
+    if (desc == n.desc) return self;
+    return std::make_shared<TmaPrefetch>(desc, n.span);
+}
 Stmt Mutator::mutateCpAsyncWait(const Stmt &self, const CpAsyncWait &) { return self; }
 
 Stmt Mutator::mutateCopy(const Stmt &self, const Copy &n) {
     Region src = mutateRegion(n.src), dst = mutateRegion(n.dst);
     Expr bi = mutate(n.barrierIndex), db = mutate(n.dstBlock);
-    if (sameRegion(src, n.src) && sameRegion(dst, n.dst) && bi == n.barrierIndex && db == n.dstBlock) return self;
+    Buffer barrier = mutateBuffer(n.barrier), remoteBarrier = mutateBuffer(n.remoteBarrier);
+    if (sameRegion(src, n.src) && sameRegion(dst, n.dst) && bi == n.barrierIndex && db == n.dstBlock && barrier == n.barrier &&
+        remoteBarrier == n.remoteBarrier)
+        return self;
     auto c = std::make_shared<Copy>(n);
     c->src = src;
     c->dst = dst;
     c->barrierIndex = bi;
     c->dstBlock = db;
+    c->barrier = barrier;
+    c->remoteBarrier = remoteBarrier;
     return c;
 }
 
 Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
     Region a = mutateRegion(n.a), b = mutateRegion(n.b), c = mutateRegion(n.c);
+    std::optional<Region> sfa = n.sfa ? std::optional<Region>(mutateRegion(*n.sfa)) : std::nullopt;
+    std::optional<Region> sfb = n.sfb ? std::optional<Region>(mutateRegion(*n.sfb)) : std::nullopt;
     Expr clear = mutate(n.clearAccum), mi = mutate(n.mbarIndex);
-    if (sameRegion(a, n.a) && sameRegion(b, n.b) && sameRegion(c, n.c) && clear == n.clearAccum && mi == n.mbarIndex)
+    Buffer mbar = mutateBuffer(n.mbar);
+    if (sameRegion(a, n.a) && sameRegion(b, n.b) && sameRegion(c, n.c) && sameRegion(sfa, n.sfa) && sameRegion(sfb, n.sfb) &&
+        clear == n.clearAccum && mi == n.mbarIndex && mbar == n.mbar)
         return self;
     auto g = std::make_shared<Gemm>(n);
     g->a = a;
     g->b = b;
     g->c = c;
+    g->sfa = sfa;
+    g->sfb = sfb;
     g->clearAccum = clear;
     g->mbarIndex = mi;
+    g->mbar = mbar;
     return g;
 }
 
@@ -366,7 +405,11 @@ Stmt Mutator::mutateFill(const Stmt &self, const Fill &n) {
     return std::make_shared<Fill>(d, v, n.span);
 }
 
-Stmt Mutator::mutateReduce(const Stmt &self, const Reduce &) { return self; }
+Stmt Mutator::mutateReduce(const Stmt &self, const Reduce &n) {
+    Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
+    if (src == n.src && dst == n.dst) return self;
+    return std::make_shared<Reduce>(n.op, src, dst, n.dim, n.clear, n.span);
+}
 
 Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
     Region d = mutateRegion(n.dst);
@@ -377,18 +420,24 @@ Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
 }
 
 Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }
-Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &) { return self; }
+Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &n) {
+    Buffer barrier = mutateBuffer(n.barrier);
+    if (barrier == n.barrier) return self;
+    return std::make_shared<BarrierInit>(barrier, n.span);
+}
 
 Stmt Mutator::mutateBarrierArrive(const Stmt &self, const BarrierArrive &n) {
     Expr i = mutate(n.index), r = n.remoteRank ? mutate(n.remoteRank) : nullptr;
-    if (i == n.index && r == n.remoteRank) return self;
-    return std::make_shared<BarrierArrive>(n.barrier, i, r, n.span);
+    Buffer barrier = mutateBuffer(n.barrier);
+    if (i == n.index && r == n.remoteRank && barrier == n.barrier) return self;
+    return std::make_shared<BarrierArrive>(barrier, i, r, n.span);
 }
 
 Stmt Mutator::mutateBarrierWait(const Stmt &self, const BarrierWait &n) {
     Expr i = mutate(n.index), p = mutate(n.parity);
-    if (i == n.index && p == n.parity) return self;
-    return std::make_shared<BarrierWait>(n.barrier, i, p, n.span);
+    Buffer barrier = mutateBuffer(n.barrier);
+    if (i == n.index && p == n.parity && barrier == n.barrier) return self;
+    return std::make_shared<BarrierWait>(barrier, i, p, n.span);
 }
 
 Stmt Mutator::mutateClusterSync(const Stmt &self, const ClusterSync &) { return self; }

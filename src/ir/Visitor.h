@@ -30,6 +30,10 @@ public:
     virtual Expr mutate(const Expr &e);
     virtual Stmt mutate(const Stmt &s);
     virtual Region mutateRegion(const Region &r);
+    // Every buffer and TMA descriptor a node names goes through these (the
+    // defaults keep them); ir::BufferEdits overrides them to replace buffers.
+    virtual Buffer mutateBuffer(const Buffer &b) { return b; }
+    virtual TmaDescriptorRef mutateTmaDescriptor(const TmaDescriptorRef &d) { return d; }
     // The indices of every element access of a buffer (loads, stores, vector
     // and TMA copies, ldmatrix and wgmma operands); sets `changed` when the
     // result differs. Passes that rewrite how buffers are addressed override it.

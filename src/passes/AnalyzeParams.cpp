@@ -3,6 +3,7 @@
 // from the statements' effects.
 #include "passes/AnalyzeParams.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Effects.h"
 
 #include <set>
@@ -18,9 +19,13 @@ ir::Kernel analyzeParams(const ir::Kernel &kernel, PassContext &) {
         for (const ir::SyncEffect &e : fx.syncs) pdl = pdl || e.kind == ir::SyncKind::PdlTrigger || e.kind == ir::SyncKind::PdlWait;
     });
     ir::Kernel out = kernel;
-    for (const ir::Param &p : out.params) {
-        if (p.kind == ir::ParamKind::Tensor) p.tensor->readOnly = !written.count(p.tensor.get());
+    ir::BufferEdits edits;
+    for (const ir::Param &p : kernel.params) {
+        if (p.kind != ir::ParamKind::Tensor) continue;
+        bool readOnly = !written.count(p.tensor.get());
+        if (p.tensor->readOnly != readOnly) edits.edit(p.tensor).readOnly = readOnly;
     }
+    edits.applyTo(out);
     out.usesPdl = pdl;
     return out;
 }

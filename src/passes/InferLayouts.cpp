@@ -13,6 +13,7 @@
 #include "passes/InferLayouts.h"
 
 #include "ir/Analysis.h"
+#include "ir/BufferEdits.h"
 #include "ir/Layout.h"
 #include "ir/MmaLayout.h"
 #include "ir/Printer.h"
@@ -91,8 +92,8 @@ public:
         for (bool changed = true; changed;) {
             changed = false;
             ir::forEachStmt(body, [&](const ir::Stmt &s) {
-                if (const ir::Reduce *r = ir::as<ir::Reduce>(s); r && r->src->layout && !r->dst->layout) {
-                    setLayout({r->dst, {}, r->span}, ir::reduceLayout(*r->src->layout, r->dim), "the layout of the reduction of '" + r->src->name + "'");
+                if (const ir::Reduce *r = ir::as<ir::Reduce>(s); r && layoutOf(r->src) && !layoutOf(r->dst)) {
+                    setLayout({r->dst, {}, r->span}, ir::reduceLayout(*layoutOf(r->src), r->dim), "the layout of the reduction of '" + r->src->name + "'");
                     changed = true;
                 }
                 const ir::For *f = ir::as<ir::For>(s);
@@ -103,18 +104,20 @@ public:
                 for (const Access &a : collectAccesses(nest.body)) {
                     if (a.buffer->scope != ir::MemScope::Fragment || !isIdentity(a, nest)) continue;
                     exact.push_back(a);
-                    if (a.buffer->layout && !known) known = &*a.buffer->layout;
+                    if (layoutOf(a.buffer) && !known) known = &*layoutOf(a.buffer);
                 }
                 if (!known) return;
                 ir::TileLayout layout = *known;
                 for (const Access &a : exact) {
-                    if (a.buffer->layout) continue;
+                    if (layoutOf(a.buffer)) continue;
                     setLayout(a, layout, "the layout of the fragments it is computed with");
                     changed = true;
                 }
             });
         }
     }
+
+    const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
     ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
@@ -135,8 +138,8 @@ protected:
 
         std::optional<ir::TileLayout> layout;
         for (const Access &a : accesses) {
-            if (a.buffer->scope == ir::MemScope::Fragment && a.buffer->layout && isIdentity(a, nest)) {
-                layout = a.buffer->layout;
+            if (a.buffer->scope == ir::MemScope::Fragment && layoutOf(a.buffer) && isIdentity(a, nest)) {
+                layout = layoutOf(a.buffer);
                 break;
             }
         }
@@ -176,20 +179,22 @@ protected:
     }
 
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
-        if (!r.src->layout) {
+        if (!layoutOf(r.src)) {
             ctx_.diags.error(r.span, "fragment '" + r.src->name + "' is reduced before any parallel loop or copy writes it");
             return self;
         }
-        ir::TileLayout dst = ir::reduceLayout(*r.src->layout, r.dim);
+        ir::TileLayout dst = ir::reduceLayout(*layoutOf(r.src), r.dim);
         Access a{r.dst, {}, r.span};
         setLayout(a, dst);
         return self;
     }
 
 private:
+    const std::optional<ir::TileLayout> &layoutOf(const ir::Buffer &b) const { return edits_.current(b).layout; }
+
     bool isIdentity(const Access &a, const ParallelNest &nest) const {
         if (a.indices.size() != nest.vars.size()) return false;
-        if (a.buffer->layout && a.buffer->layout->shape != nest.extents) return false;
+        if (layoutOf(a.buffer) && layoutOf(a.buffer)->shape != nest.extents) return false;
         for (size_t d = 0; d < a.indices.size(); ++d) {
             if (a.indices[d].get() != nest.vars[d].get()) return false;
         }
@@ -226,11 +231,12 @@ private:
     }
 
     bool setLayout(const Access &a, const ir::TileLayout &layout, const std::string &why = "first distributed here") {
-        ir::BufferNode &b = *a.buffer;
+        const ir::BufferNode &b = edits_.current(a.buffer);
         if (!b.layout) {
-            b.layout = layout;
-            b.registers = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
-            firstUse_[&b] = a.span;
+            ir::BufferNode &decided = edits_.edit(a.buffer);
+            decided.layout = layout;
+            decided.registers = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
+            firstUse_[a.buffer.get()] = a.span;
             Decision d;
             d.where = a.span;
             d.op = "fragment '" + b.name + "'";
@@ -243,7 +249,7 @@ private:
         if (*b.layout == layout) return true;
         Diagnostic diag{Severity::Error, a.span, "fragment '" + b.name + "' needs another distribution over the threads here "
                                                       "than the one fixed where it was first used", {}, {}};
-        diag.note(firstUse_[&b], "layout of '" + b.name + "' fixed here");
+        diag.note(firstUse_[a.buffer.get()], "layout of '" + b.name + "' fixed here");
         diag.note({}, "needed here: " + layout.str() + "; fixed: " + b.layout->str() +
                           " (to transpose or reshape a fragment, copy it through shared memory)");
         ctx_.diags.report(std::move(diag));
@@ -304,6 +310,7 @@ private:
 
     const ir::Kernel &kernel_;
     PassContext &ctx_;
+    ir::BufferEdits edits_;   // the layouts decided so far
     int64_t threads_;   // the threads a parallel loop here is spread over
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
@@ -316,6 +323,7 @@ ir::Kernel inferLayouts(const ir::Kernel &kernel, PassContext &ctx) {
     Inferrer inferrer(kernel, ctx);
     inferrer.fixGemmLayouts(kernel.body);
     out.body = inferrer.mutate(kernel.body);
+    inferrer.decisions().applyTo(out);
     return out;
 }
 

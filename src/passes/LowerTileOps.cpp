@@ -6,6 +6,7 @@
 // sides (unit dimensions stay at their start index).
 #include "passes/LowerTileOps.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
@@ -68,6 +69,7 @@ class Lowerer : public ir::Mutator {
 public:
     explicit Lowerer(PassContext &ctx) : ctx_(ctx) {}
     using ir::Mutator::mutate;
+    const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
@@ -128,7 +130,8 @@ protected:
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &a) override {
         ir::Stmt base = ir::Mutator::mutateAllocate(self, a);
         if (a.buffer->scope != ir::MemScope::Barrier) return base;
-        ir::Stmt visible = a.buffer->clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
+        // After the body: a copy_cluster in it may have found the barrier to be cluster-scoped.
+        ir::Stmt visible = edits_.current(a.buffer).clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
         // Thread 0 initialises (the first thread of every role, and the one that issues TMA).
         ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::isThread(0),
                                                          std::make_shared<ir::BarrierInit>(a.buffer, a.span), nullptr, a.span);
@@ -181,7 +184,8 @@ private:
         });
         std::vector<ir::Stmt> body{stores};
         if (c.remoteBarrier) {
-            c.remoteBarrier->clusterScope = true;
+            // Another block arrives on it: it completes at cluster scope.
+            edits_.edit(c.remoteBarrier).clusterScope = true;
             ir::Expr first = ir::isThread(0);
             body.push_back(std::make_shared<ir::SyncThreads>(c.span));
             body.push_back(std::make_shared<ir::IfThenElse>(
@@ -198,13 +202,16 @@ private:
     }
 
     PassContext &ctx_;
+    ir::BufferEdits edits_;   // barriers found to complete at cluster scope
 };
 
 } // namespace
 
 ir::Kernel lowerTileOps(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Lowerer(ctx).mutate(kernel.body);
+    Lowerer lowerer(ctx);
+    out.body = lowerer.mutate(kernel.body);
+    lowerer.decisions().applyTo(out);
     return out;
 }
 

@@ -1,6 +1,7 @@
 // LowerTma.cpp -- see LowerTma.h.
 #include "passes/LowerTma.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Layout.h"
 #include "ir/Visitor.h"
 #include "support/InternalError.h"
@@ -28,6 +29,7 @@ public:
     bool multicast = false;   // some block writes other blocks' shared memory
     ir::Buffer barriers;   // tilet's mbarriers for plain TMA loads, one per copy
     ir::Buffer phases;     // their phase bits, per thread
+    ir::BufferEdits edits;   // alignments TMA needs, barriers completing at cluster scope
 
 protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
@@ -44,7 +46,7 @@ protected:
         bool load = c.inst == ir::CopyInst::BulkLoad;
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
         const ir::BufferNode &tensor = *global.buffer;
-        ir::SharedSwizzle swizzle = shared.buffer->swizzle;
+        ir::SharedSwizzle swizzle = edits.current(shared.buffer).swizzle;
         int64_t elementBytes = dtypeBits(tensor.dtype) / 8;
         int64_t rank = static_cast<int64_t>(global.extents.size());
 
@@ -56,8 +58,8 @@ protected:
         std::vector<int64_t> box{segment};
         for (int64_t d = rank - 2; d >= 0; --d) box.push_back(global.extents[static_cast<size_t>(d)]);
         ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle);
-        shared.buffer->alignment = std::max(shared.buffer->alignment, tmaAlignment(swizzle));
-        global.buffer->alignment = std::max<int64_t>(global.buffer->alignment, 16);
+        alignAtLeast(shared.buffer, tmaAlignment(swizzle));
+        alignAtLeast(global.buffer, 16);
 
         std::vector<Stmt> issue;
         int64_t bytes = elementBytes;
@@ -130,7 +132,7 @@ protected:
             // their barriers: every block must have initialised its barriers
             // and be done with the tile before the issuer starts, and no
             // block may exit while another can still write to it.
-            barrier->clusterScope = true;
+            edits.edit(barrier).clusterScope = true;
             return ir::seq({std::make_shared<ir::ClusterSync>(c.span), issued, waitForOwn(barrier, barrierIndex, c.span)});
         }
         if (own) return ir::seq({issued, waitForOwn(barrier, barrierIndex, c.span)});
@@ -161,7 +163,7 @@ private:
         const ir::Region &global = load ? c.src : c.dst;
         int64_t bytes = dtypeBits(global.buffer->dtype) / 8;
         for (int64_t e : global.extents) bytes *= e;
-        global.buffer->alignment = std::max<int64_t>(global.buffer->alignment, 16);
+        alignAtLeast(global.buffer, 16);
         Expr elected = ir::isThread(firstThread_);
         Decision d;
         d.where = c.span;
@@ -183,6 +185,10 @@ private:
                               std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, barrier, index, c.span)});
         Stmt issued = std::make_shared<ir::IfThenElse>(elected, issue, nullptr, c.span);
         return own ? ir::seq({issued, waitForOwn(barrier, index, c.span)}) : issued;
+    }
+
+    void alignAtLeast(const ir::Buffer &b, int64_t bytes) {
+        if (edits.current(b).alignment < bytes) edits.edit(b).alignment = bytes;
     }
 
     static std::string boxText(const std::vector<int64_t> &box) {
@@ -235,9 +241,10 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
     if (lowerer.barriers) {
         // One mbarrier and one phase bit per plain TMA load, for the whole kernel.
         int64_t n = static_cast<int64_t>(lowerer.ownBarriers());
-        lowerer.barriers->shape = {ir::intImm(n)};
-        lowerer.barriers->arriveCounts.assign(static_cast<size_t>(n), 1);
-        lowerer.phases->shape = {ir::intImm(n)};
+        ir::BufferNode &barriers = lowerer.edits.edit(lowerer.barriers), &phases = lowerer.edits.edit(lowerer.phases);
+        barriers.shape = {ir::intImm(n)};
+        barriers.arriveCounts.assign(static_cast<size_t>(n), 1);
+        phases.shape = {ir::intImm(n)};
         ir::VarRef i = ir::makeVar("i");
         auto clear = std::make_shared<ir::For>(i, ir::intImm(0), ir::intImm(n), ir::ForKind::Unrolled,
                                                std::make_shared<ir::Store>(lowerer.phases, std::vector<ir::Expr>{i}, ir::intImm(0), ir::StoreOp::Assign,
@@ -260,6 +267,7 @@ ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
         out.body = ir::seq({std::make_shared<ir::IfThenElse>(first, ir::seq(std::move(prefetches)), nullptr, kernel.span), out.body});
     }
     out.tmaDescriptors = lowerer.descriptors;
+    lowerer.edits.applyTo(out);
     return out;
 }
 

@@ -131,7 +131,7 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
             diags.report(std::move(d));
             return std::nullopt;
         }
-        ir::Buffer v = std::make_shared<ir::BufferNode>(*b);
+        auto v = std::make_shared<ir::BufferNode>(*b);
         v->shape.insert(v->shape.begin(), ir::intImm(versions));
         v->pipelineVersions = versions;
         out.replacement[b.get()] = v;

@@ -11,6 +11,7 @@
 #include "passes/PlanSharedMemory.h"
 
 #include "ir/Effects.h"
+#include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
@@ -157,6 +158,7 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
         return buffers[a].first < buffers[b].first;
     });
     std::vector<std::pair<size_t, int64_t>> placed;   // buffer index, offset
+    ir::BufferEdits offsets;
     int64_t total = 0, alignment = 16;
     std::vector<std::string> reuse;
     for (size_t i : byPriority) {
@@ -181,10 +183,11 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
                 reuse.push_back("'" + l.buffer->name + "' reuses bytes of '" + buffers[j].buffer->name + "' (their lifetimes do not overlap)");
         }
         placed.push_back({i, chosen});
-        l.buffer->sharedOffset = chosen;
+        offsets.edit(l.buffer).sharedOffset = chosen;
         total = std::max(total, chosen + l.bytes);
         alignment = std::max(alignment, l.align);
     }
+    offsets.applyTo(out);
     out.dynamicSharedBytes = total;
     out.sharedAlignment = alignment;
     if (total > ctx.target.maxSharedPerBlock) {

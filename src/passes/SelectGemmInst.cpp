@@ -9,6 +9,7 @@
 // 4. Record the decision.
 #include "passes/SelectGemmInst.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
 
 #include <cmath>
@@ -41,6 +42,7 @@ class Selector : public ir::Mutator {
 public:
     Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target), threads_(k.threads) {}
     using ir::Mutator::mutate;
+    const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
     // Inside ws(...) a gemm runs on the role's warp groups.
@@ -275,7 +277,7 @@ private:
 
     // MakeGemmABLayout: the widest swizzle the contiguous extent allows.
     void chooseSwizzle(const ir::Region &r, bool kContiguous, const std::string &role, Decision &d) {
-        ir::BufferNode &b = *r.buffer;
+        const ir::BufferNode &b = edits_.current(r.buffer);
         if (b.scope != ir::MemScope::Shared) return;
         std::vector<int64_t> shape = *b.constShape();
         int64_t cont = shape.back();
@@ -286,7 +288,7 @@ private:
                              : cont % (vec * 2) == 0 ? ir::SharedSwizzle::B32
                                                      : ir::SharedSwizzle::None;
         if (b.swizzle != ir::SharedSwizzle::None && b.swizzle != sw) sw = b.swizzle;   // a buffer keeps its first layout
-        b.swizzle = sw;
+        edits_.edit(r.buffer).swizzle = sw;
         std::string shapeText;
         for (size_t i = 0; i < shape.size(); ++i) shapeText += (i ? ", " : "") + str(shape[i]);
         std::string text = role + " '" + b.name + "' [" + shapeText + "] " + name(b.dtype) + " (" + (kContiguous ? "K" : "MN") +
@@ -419,6 +421,7 @@ private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     const Target &target_;
+    ir::BufferEdits edits_;    // the swizzles chosen so far
     int64_t threads_;          // the threads a gemm here runs on
     int64_t firstThread_ = 0;
 };
@@ -427,7 +430,9 @@ private:
 
 ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Selector(kernel, ctx).mutate(kernel.body);
+    Selector selector(kernel, ctx);
+    out.body = selector.mutate(kernel.body);
+    selector.decisions().applyTo(out);
     return out;
 }
 

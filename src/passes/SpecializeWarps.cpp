@@ -223,8 +223,8 @@ private:
         if (!versions) return kernel_;
 
         std::set<std::string> taken = bufferNames(kernel_);
-        ir::Buffer full = ir::makeBuffer(unusedName(taken, "stage_full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
-        ir::Buffer empty = ir::makeBuffer(unusedName(taken, "stage_empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+        auto full = ir::makeBuffer(unusedName(taken, "stage_full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+        auto empty = ir::makeBuffer(unusedName(taken, "stage_empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
         // With multicast, one block's TMA writes a stage in every block of the
         // cluster, so a stage is empty only when the consumers of all blocks
         // have released it: every consumer arrives on every block's barrier.

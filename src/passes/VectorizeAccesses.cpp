@@ -15,6 +15,7 @@
 #include "passes/VectorizeAccesses.h"
 
 #include "ir/Analysis.h"
+#include "ir/BufferEdits.h"
 #include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
@@ -40,6 +41,7 @@ class Vectorizer : public ir::Mutator {
 public:
     explicit Vectorizer(PassContext &ctx) : ctx_(ctx) {}
     using ir::Mutator::mutate;
+    const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
@@ -250,7 +252,7 @@ private:
         for (const auto &[buffer, accesses] : byBuffer) {
             if (!wideBytes.count(buffer)) continue;
             const AccessInfo &a = accesses.front();
-            ir::Buffer tmp = ir::makeBuffer(a.buffer->name + "_vec", a.buffer->dtype, {ir::intImm(width_)}, ir::MemScope::Local, n.span);
+            auto tmp = ir::makeBuffer(a.buffer->name + "_vec", a.buffer->dtype, {ir::intImm(width_)}, ir::MemScope::Local, n.span);
             temps[buffer] = tmp;
             tempOrder.push_back(tmp);
             std::vector<ir::Expr> base;
@@ -260,7 +262,7 @@ private:
             int64_t bytes = wideBytes[buffer];
             int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(a.buffer->dtype);
             tmp->alignment = chunk;
-            a.buffer->alignment = std::max(a.buffer->alignment, chunk);
+            alignAtLeast(a.buffer, chunk);
             for (int64_t c = 0; c < bytes / chunk; ++c) {
                 std::vector<ir::Expr> at = base;
                 at.back() = ir::simplify(ir::add(at.back(), ir::intImm(c * perChunk, at.back()->dtype)));
@@ -371,8 +373,8 @@ private:
         };
         std::vector<ir::Expr> dstBase = baseOf(direct_->buffer.get()), srcBase = baseOf(src->buffer.get());
         int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(src->buffer->dtype);
-        direct_->buffer->alignment = std::max(direct_->buffer->alignment, chunk);
-        src->buffer->alignment = std::max(src->buffer->alignment, chunk);
+        alignAtLeast(direct_->buffer, chunk);
+        alignAtLeast(src->buffer, chunk);
         std::vector<ir::Stmt> copies;
         for (int64_t c = 0; c < bytes / chunk; ++c) {
             std::vector<ir::Expr> d = dstBase, s = srcBase;
@@ -439,7 +441,13 @@ private:
         ir::VarRef lane_;
     };
 
+    // A buffer accessed in `bytes`-wide vectors must be allocated that aligned.
+    void alignAtLeast(const ir::Buffer &b, int64_t bytes) {
+        if (edits_.current(b).alignment < bytes) edits_.edit(b).alignment = bytes;
+    }
+
     PassContext &ctx_;
+    ir::BufferEdits edits_;   // the alignments vector accesses need
     const ir::VarNode *lane_ = nullptr;
     ir::VarRef laneRef_;
     int64_t width_ = 1;
@@ -454,7 +462,9 @@ private:
 
 ir::Kernel vectorizeAccesses(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Vectorizer(ctx).mutate(kernel.body);
+    Vectorizer vectorizer(ctx);
+    out.body = vectorizer.mutate(kernel.body);
+    vectorizer.decisions().applyTo(out);
     return out;
 }
 

@@ -150,9 +150,10 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     counts.push_back(*n);
                 }
                 if (ok) {
-                    buffer = ir::makeBuffer(s.name.name, DType::UInt64, {ir::intImm(static_cast<int64_t>(counts.size()))},
-                                            ir::MemScope::Barrier, s.name.range);
-                    buffer->arriveCounts = counts;
+                    auto barriers = ir::makeBuffer(s.name.name, DType::UInt64, {ir::intImm(static_cast<int64_t>(counts.size()))},
+                                                   ir::MemScope::Barrier, s.name.range);
+                    barriers->arriveCounts = counts;
+                    buffer = barriers;
                 }
             }
         }
