@@ -14,6 +14,8 @@ TEST(ConstValue, IntegerArithmetic) {
     EXPECT_EQ(fold(ConstOp::Mul, -4, 3).value->i, -12);
     EXPECT_EQ(fold(ConstOp::Div, -7, 2).value->i, -3);   // C truncation
     EXPECT_EQ(fold(ConstOp::Mod, -7, 2).value->i, -1);
+    EXPECT_EQ(fold(ConstOp::Shl, -3, 2).value->i, -12);   // x * 2^y, as Python and C++20
+    EXPECT_EQ(fold(ConstOp::Shl, -1, 62).value->i, INT64_MIN / 2);
 }
 
 TEST(ConstValue, OverflowIsAnError) {
@@ -24,6 +26,8 @@ TEST(ConstValue, OverflowIsAnError) {
     EXPECT_FALSE(fold(ConstOp::Sub, INT64_MIN, 1).value);
     EXPECT_FALSE(fold(ConstOp::Div, INT64_MIN, -1).value);
     EXPECT_FALSE(fold(ConstOp::Shl, 1, 63).value);
+    EXPECT_FALSE(fold(ConstOp::Shl, -3, 62).value);
+    EXPECT_FALSE(fold(ConstOp::Shl, INT64_MAX / 2 + 1, 1).value);
 }
 
 TEST(ConstValue, DivisionByZeroIsAnError) {
