@@ -261,12 +261,27 @@ std::vector<Range> asyncBytes(const ir::Stmt &body) {
 // registers, shuffles, and variables bound to such values.
 class Uniformity {
 public:
+    // Register variables (`var`, `alloc_local`) that every thread assigns
+    // alike -- uniform values at uniform indices, under control flow every
+    // thread follows alike -- hold one value in all threads, so a branch on
+    // them is uniform too. The rest (fragments' registers, anything written
+    // per thread) are found here, to a fixpoint: a register is uniform only
+    // if everything it is computed from is.
+    explicit Uniformity(const ir::Stmt &body) {
+        for (size_t before = SIZE_MAX; before != perThread_.size();) {
+            before = perThread_.size();
+            dependentVars_.clear();
+            findPerThreadRegisters(body, false);
+        }
+        dependentVars_.clear();
+    }
+
     bool threadDependent(const ir::Expr &e) const {
         bool dependent = false;
         ir::forEachExpr(e, [&](const ir::Expr &x) {
             if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) dependent = true;
             if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) dependent = true;
-            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer)) dependent = true;
+            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer) && perThread_.count(l->buffer.get())) dependent = true;
             if (ir::as<ir::Shuffle>(x)) dependent = true;
         });
         return dependent;
@@ -276,7 +291,41 @@ public:
     }
 
 private:
+    void findPerThreadRegisters(const ir::Stmt &s, bool divergent) {
+        if (!s) return;
+        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+            for (const ir::Stmt &x : q->stmts) findPerThreadRegisters(x, divergent);
+            return;
+        }
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            bind(l->var.get(), divergent || threadDependent(l->value));
+            findPerThreadRegisters(l->body, divergent);
+            return;
+        }
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return findPerThreadRegisters(a->body, divergent);
+        if (const ir::For *f = ir::as<ir::For>(s)) {
+            bool d = divergent || threadDependent(f->min) || threadDependent(f->extent);
+            bind(f->var.get(), d);
+            return findPerThreadRegisters(f->body, d);
+        }
+        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+            bool d = divergent || threadDependent(i->cond);
+            findPerThreadRegisters(i->thenBody, d);
+            findPerThreadRegisters(i->elseBody, d);
+            return;
+        }
+        // A role's registers are its threads' only.
+        if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) return findPerThreadRegisters(w->body, true);
+        const ir::Store *store = ir::as<ir::Store>(s);
+        bool uniformStore = store && !divergent && !threadDependent(store->value) &&
+                            std::none_of(store->indices.begin(), store->indices.end(), [&](const ir::Expr &i) { return threadDependent(i); });
+        for (const ir::Access &a : ir::ownEffects(s).accesses) {
+            if (a.writes() && !isMemory(*a.buffer) && !uniformStore) perThread_.insert(a.buffer);
+        }
+    }
+
     std::set<const ir::VarNode *> dependentVars_;
+    std::set<const ir::BufferNode *> perThread_;   // registers whose value may differ between threads
 };
 
 // Why a barrier is needed: a later access and the earlier one it conflicts with.
@@ -312,7 +361,7 @@ std::string describeFence(const Conflict &c) {
 
 class Inserter {
 public:
-    explicit Inserter(std::vector<Range> asyncBytes) : asyncBytes_(std::move(asyncBytes)) {}
+    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body) : asyncBytes_(std::move(asyncBytes)), uniformity_(body) {}
 
     // The decisions behind the barriers and fences of the result, for --explain.
     std::vector<Decision> log;
@@ -584,8 +633,9 @@ private:
     // differently (a barrier inside would not be reached by every thread).
     // The lowering puts only one thread's own work there -- guards, replicas
     // writing once, the one thread that issues TMA -- and the language has no
-    // thread-dependent condition outside parallel loops; so its accesses are
-    // taken all at once.
+    // thread-dependent condition outside parallel loops (a `var` every thread
+    // assigns alike is uniform, see Uniformity); so its accesses are taken
+    // all at once.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         State unit = located(accessesOf(s));
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
@@ -678,7 +728,7 @@ private:
 ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     State state;
-    Inserter inserter(asyncBytes(kernel.body));
+    Inserter inserter(asyncBytes(kernel.body), kernel.body);
     out.body = inserter.process(kernel.body, state);
     for (Decision &d : inserter.log) ctx.explain.record(std::move(d));
     return out;

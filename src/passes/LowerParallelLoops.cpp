@@ -9,6 +9,7 @@
 //       body, with fragment x[i, j] -> x_regs[sum of x's local digits]
 #include "passes/LowerParallelLoops.h"
 
+#include "ir/Effects.h"
 #include "ir/Layout.h"
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
@@ -17,6 +18,7 @@
 #include "support/InternalError.h"
 
 #include <functional>
+#include <utility>
 #include <set>
 
 namespace tilet {
@@ -76,6 +78,20 @@ public:
     using ScopedMutator::mutate;
     ir::BoundsScope &scope() { return scope_; }
 
+    // A branch, loop or let of the body that writes only memory does nothing
+    // in replicas other than the first (each store is the first replica's):
+    // they skip it whole, so they do not compute its condition or values
+    // either -- reading memory the first replica writes in it would race with
+    // that write.
+    ir::Stmt mutate(const ir::Stmt &s) override {
+        bool compound = ir::as<ir::IfThenElse>(s) || ir::as<ir::For>(s) || ir::as<ir::LetStmt>(s);
+        if (!replicaCond_ || !compound || !writesOnlyMemory(s)) return ScopedMutator::mutate(s);
+        ir::Expr replica = std::exchange(replicaCond_, nullptr);
+        ir::Stmt body = ScopedMutator::mutate(s);
+        replicaCond_ = replica;
+        return std::make_shared<ir::IfThenElse>(replica, body, nullptr, s->span);
+    }
+
 protected:
     ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
         ir::Expr base = ScopedMutator::mutateLoad(self, n);
@@ -108,6 +124,19 @@ protected:
     }
 
 private:
+    static bool writesOnlyMemory(const ir::Stmt &s) {
+        bool memoryWrites = false, other = false;
+        ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
+            if (!fx.syncs.empty()) other = true;
+            for (const ir::Access &a : fx.accesses) {
+                if (!a.writes()) continue;
+                bool memory = a.buffer->scope == ir::MemScope::Global || a.buffer->scope == ir::MemScope::Shared;
+                (memory ? memoryWrites : other) = true;
+            }
+        });
+        return memoryWrites && !other;
+    }
+
     static void forEachConjunct(const ir::Expr &e, const std::function<void(const ir::Expr &)> &f) {
         if (const ir::Binary *b = ir::as<ir::Binary>(e); b && b->op == ir::BinaryOp::And) {
             forEachConjunct(b->a, f);

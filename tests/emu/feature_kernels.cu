@@ -243,19 +243,15 @@ scalars_kernel(int* __restrict__ out, float* __restrict__ fout, int n) {
         out[9] = -2;
     }
     __syncthreads();
-    if (n == 10) {
-        if (static_cast<int>(threadIdx.x) == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
+        if (n == 10) {
             out[10] = 100;
         }
-    }
-    else {
-        if (n == 11) {
-            if (static_cast<int>(threadIdx.x) == 0) {
+        else {
+            if (n == 11) {
                 out[10] = 200;
             }
-        }
-        else {
-            if (static_cast<int>(threadIdx.x) == 0) {
+            else {
                 out[10] = 300;
             }
         }
