@@ -15,6 +15,7 @@
 #include "frontend/Lexer.h"
 #include "frontend/ParseTreeToAst.h"
 #include "frontend/Structure.h"
+#include "frontend/TileLangSpellings.h"
 #include "support/InternalError.h"
 
 #include "TileLexer.h"
@@ -114,17 +115,49 @@ private:
         return "expected " + expected + ", found " + describeToken(found);
     }
     void report(antlr4::Token *token, std::string message) {
-        diags_.error(tokenRange(file_, token), std::move(message));
+        Diagnostic d{Severity::Error, tokenRange(file_, token), std::move(message), {}, {}};
+        if (token->getType() == TileLexer::IDENT) {
+            if (std::optional<std::string> dtype = tiletDtypeOf(token->getText()))
+                d.note({}, "'" + token->getText() + "' is TileLang's name of the dtype tilet calls '" + *dtype + "'");
+        }
+        diags_.report(std::move(d));
     }
 
     FileId file_;
     DiagnosticEngine &diags_;
 };
 
+// TileLang's Python spelling `T.name`: tilet has no `.` operator, so this is
+// a port. One error saying how tilet writes it, instead of the cascade a
+// stray '.' causes in the parser.
+bool reportTileLangNamespace(FileId file, const std::vector<antlr4::Token *> &tokens, size_t dot, DiagnosticEngine &diags) {
+    if (dot == 0 || dot + 1 >= tokens.size()) return false;
+    antlr4::Token *owner = tokens[dot - 1], *name = tokens[dot + 1];
+    if (owner->getType() != TileLexer::IDENT || owner->getText() != "T") return false;
+    if (name->getType() == antlr4::Token::EOF || name->getChannel() != antlr4::Token::DEFAULT_CHANNEL) return false;
+    std::string member = name->getText();
+    SourceRange where = tokenRange(file, owner);
+    where.end = tokenRange(file, name).end;
+    Diagnostic d{Severity::Error, where, "'T." + member + "' is TileLang's Python spelling; tilet has no 'T.' namespace", {}, {}};
+    if (std::optional<std::string> form = tiletFormOfT(member)) d.note({}, "tilet writes it: " + *form);
+    else if (name->getType() != TileLexer::IDENT) d.note({}, "tilet writes it: " + member + " (builtins need no prefix)");
+    else d.note({}, "docs/porting-from-tilelang.md lists tilet's form of each TileLang construct");
+    diags.report(std::move(d));
+    return true;
+}
+
 // Reports the hidden tokens that mark malformed input.
-bool reportLexicalErrors(FileId file, antlr4::CommonTokenStream &tokens, DiagnosticEngine &diags) {
+// `ported`: a TileLang spelling was found, whose parse would only cascade.
+bool reportLexicalErrors(FileId file, antlr4::CommonTokenStream &tokens, DiagnosticEngine &diags, bool &ported) {
     bool ok = true;
-    for (antlr4::Token *t : tokens.getTokens()) {
+    const std::vector<antlr4::Token *> &all = tokens.getTokens();
+    for (size_t i = 0; i < all.size(); ++i) {
+        antlr4::Token *t = all[i];
+        if (t->getType() == TileLexer::INVALID_CHAR && t->getText() == "." && reportTileLangNamespace(file, all, i, diags)) {
+            ok = false;
+            ported = true;
+            continue;
+        }
         switch (t->getType()) {
         case TileLexer::UNTERMINATED_COMMENT: {
             SourceRange r = tokenRange(file, t);
@@ -189,7 +222,9 @@ std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, Di
     lexer = std::make_unique<TileTokenSource>(text, parser.getVocabulary());
     tokens.setTokenSource(lexer.get());
     tokens.fill();
-    bool lexOk = reportLexicalErrors(file, tokens, diags);
+    bool ported = false;
+    bool lexOk = reportLexicalErrors(file, tokens, diags, ported);
+    if (ported) return std::nullopt;
     // Too deep or unbalanced: ANTLR would overflow the stack or spend time
     // quadratic in the depth recovering; the one error is reported instead.
     if (!checkStructure(file, tokens.getTokens(), maxNesting, diags)) return std::nullopt;

@@ -2,6 +2,7 @@
 // parameters and launch shape, scopes and builtin-call arity.
 #include "sema/SemaImpl.h"
 
+#include "frontend/TileLangSpellings.h"
 #include "ir/Visitor.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
@@ -647,6 +648,26 @@ void Checker::reportUnknown(const std::string &name, SourceRange where, const ch
     diags_.report(std::move(d));
 }
 
+void Checker::reportUnknownKeyword(const std::string &callee, const ast::Arg &a, const std::vector<std::string> &keywords) {
+    Diagnostic d{Severity::Error, a.nameRange, "'" + callee + "' has no keyword argument '" + a.name + "'", {}, {}};
+    std::string best;
+    size_t bestDistance = 4;
+    for (const std::string &k : keywords) {
+        size_t dist = editDistance(a.name, k);
+        if (dist < bestDistance) { bestDistance = dist; best = k; }
+    }
+    if (std::optional<std::string> tilet = tiletKeywordOf(callee, a.name)) d.note({}, "TileLang's '" + a.name + "' is '" + *tilet + "' in tilet");
+    else if (!best.empty()) d.note({}, "did you mean '" + best + "'?");
+    else if (!keywords.empty()) {
+        std::string list;
+        for (const std::string &k : keywords) list += (list.empty() ? "" : ", ") + k;
+        d.note({}, "'" + callee + "' takes: " + list);
+    } else {
+        d.note({}, "'" + callee + "' takes no keyword arguments");
+    }
+    diags_.report(std::move(d));
+}
+
 std::optional<CallArgs> Checker::matchArgs(const ast::Call &c, size_t minPositional, size_t maxPositional,
                                            const std::vector<std::string> &keywords) {
     CallArgs out;
@@ -664,20 +685,7 @@ std::optional<CallArgs> Checker::matchArgs(const ast::Call &c, size_t minPositio
         }
         sawKeyword = true;
         if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
-            Diagnostic d{Severity::Error, a.nameRange, "'" + c.callee + "' has no keyword argument '" + a.name + "'", {}, {}};
-            std::string best;
-            size_t bestDistance = 4;
-            for (const std::string &k : keywords) {
-                size_t dist = editDistance(a.name, k);
-                if (dist < bestDistance) { bestDistance = dist; best = k; }
-            }
-            if (!best.empty()) d.note({}, "did you mean '" + best + "'?");
-            else if (!keywords.empty()) {
-                std::string list;
-                for (const std::string &k : keywords) list += (list.empty() ? "" : ", ") + k;
-                d.note({}, "'" + c.callee + "' takes: " + list);
-            }
-            diags_.report(std::move(d));
+            reportUnknownKeyword(c.callee, a, keywords);
             ok = false;
             continue;
         }

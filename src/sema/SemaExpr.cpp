@@ -2,6 +2,8 @@
 // conversions and expression builtins, with checked constant folding.
 #include "sema/SemaImpl.h"
 
+#include "frontend/TileLangSpellings.h"
+
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
@@ -280,7 +282,13 @@ std::optional<bool> Checker::checkConstBool(const ast::Expr &e, const char *what
 
 std::optional<DType> Checker::checkDType(const ast::Expr &e) {
     if (e.kind == ast::ExprKind::DTypeRef) return static_cast<const ast::DTypeRef &>(e).dtype;
-    diags_.error(e.range, "expected a dtype such as f32 or bf16");
+    Diagnostic d{Severity::Error, e.range, "expected a dtype such as f32 or bf16", {}, {}};
+    if (e.kind == ast::ExprKind::Name) {
+        const std::string &name = static_cast<const ast::Name &>(e).name;
+        if (std::optional<std::string> dtype = tiletDtypeOf(name))
+            d.note({}, "'" + name + "' is TileLang's name of the dtype tilet calls '" + *dtype + "'");
+    }
+    diags_.report(std::move(d));
     return std::nullopt;
 }
 

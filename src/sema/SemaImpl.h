@@ -150,6 +150,9 @@ public:
     // Arity and keyword checks shared by every builtin.
     std::optional<CallArgs> matchArgs(const ast::Call &c, size_t minPositional, size_t maxPositional,
                                       const std::vector<std::string> &keywords);
+    // "'callee' has no keyword argument", with TileLang's spelling, a near
+    // miss or the keywords it takes.
+    void reportUnknownKeyword(const std::string &callee, const ast::Arg &a, const std::vector<std::string> &keywords);
 
     // ---- scopes
     void pushScope() { scopes_.emplace_back(); }

@@ -317,7 +317,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
             }
             sawKeyword = true;
             if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
-                diags_.error(a.nameRange, std::string("'") + kindName + "' has no keyword argument '" + a.name + "'");
+                reportUnknownKeyword(kindName, a, keywords);
                 ok = false;
                 continue;
             }
@@ -473,7 +473,7 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
     std::vector<int64_t> extents;
     for (const ast::Arg &a : s.args) {
         if (!a.name.empty()) {
-            diags_.error(a.nameRange, "'parallel' has no keyword argument '" + a.name + "'");
+            reportUnknownKeyword("parallel", a, {});
             ok = false;
             continue;
         }
