@@ -34,7 +34,8 @@ public:
 protected:
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         Stmt base = ir::Mutator::mutateFor(self, n);
-        if (!n.pipeline || n.pipeline->stages == 0) return base;
+        if (!n.pipeline) return base;
+        if (n.pipeline->stages == 0) return unpipelined(*ir::as<ir::For>(base), "stages = 0 (TileLang's num_stages = 0): the loop runs in order");
         return pipeline(n, *ir::as<ir::For>(base));
     }
 

@@ -12,6 +12,8 @@
 #include "passes/ScopedMutator.h"
 #include "support/InternalError.h"
 
+#include <map>
+#include <optional>
 #include <set>
 
 namespace tilet {
@@ -40,11 +42,16 @@ protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
         // Only copies that are statements of a pipelined loop's body (not
         // nested in a branch or another loop) are pipeline producers.
-        if (n.pipeline && n.pipeline->stages > 0) {
+        if (n.pipeline) {
+            // stages = 0 asks for no pipelining: its copies are plain, and say why.
+            auto add = [&](const ir::Stmt &st) {
+                if (n.pipeline->stages > 0) pipelineProducers_.insert(st.get());
+                else stageZeroLoops_[st.get()] = n.span;
+            };
             if (const ir::Seq *body = ir::as<ir::Seq>(n.body)) {
-                for (const ir::Stmt &st : body->stmts) pipelineProducers_.insert(st.get());
+                for (const ir::Stmt &st : body->stmts) add(st);
             } else {
-                pipelineProducers_.insert(n.body.get());
+                add(n.body);
             }
         }
         return ScopedMutator::mutateFor(self, n);
@@ -61,6 +68,8 @@ protected:
         ir::Stmt base = ScopedMutator::mutateCopy(self, n);
         auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(base));
         copy->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
+        auto stageZero = stageZeroLoops_.find(self.get());
+        stageZeroLoop_ = stageZero == stageZeroLoops_.end() ? std::nullopt : std::optional<SourceRange>(stageZero->second);
         copy->inst = select(*copy);
         return copy;
     }
@@ -252,7 +261,9 @@ private:
             if (isGlobalToShared(c)) {
                 rejected.push_back({"BulkLoad", "a plain copy never loads with TMA; ask with prefer = tma or tma_copy"});
                 Option o = cpAsync(c);
-                rejected.push_back({"CPAsync", o.ok ? "cp.async is used for copies in pipelined loops or with async_copy" : o.reason});
+                std::string notHere = stageZeroLoop_ ? "the pipelined loop at " + stageZeroLoop_->lineColumn() + " has stages = 0, which runs its copies in order"
+                                                 : "cp.async is used for copies in pipelined loops or with async_copy";
+                rejected.push_back({"CPAsync", o.ok ? notHere : o.reason});
             }
             if (isSharedToGlobal(c)) {
                 if (c.disableTma) rejected.push_back({"BulkStore", "disable_tma = true"});
@@ -276,6 +287,8 @@ private:
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_, accumulatorFragments_;
     std::set<const ir::StmtNode *> pipelineProducers_;
+    std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
+    std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them
     int wsDepth_ = 0;
 };
 
