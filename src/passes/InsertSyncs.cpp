@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <functional>
 #include <set>
 
 namespace tilet {
@@ -289,6 +290,21 @@ public:
     void bind(const ir::VarNode *v, bool dependent) {
         if (dependent) dependentVars_.insert(v);
     }
+    // The register `e` reads that makes it differ between threads, if that is
+    // the only reason (no thread index, no value derived from one): a
+    // program's own per-thread `var`, never one of the lowering's guards.
+    const ir::BufferNode *onlyPerThreadRegister(const ir::Expr &e) const {
+        const ir::BufferNode *reg = nullptr;
+        bool other = false;
+        ir::forEachExpr(e, [&](const ir::Expr &x) {
+            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) other = true;
+            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) other = true;
+            if (ir::as<ir::Shuffle>(x)) other = true;
+            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()) && !reg)
+                reg = l->buffer.get();
+        });
+        return other ? nullptr : reg;
+    }
 
 private:
     void findPerThreadRegisters(const ir::Stmt &s, bool divergent) {
@@ -361,7 +377,8 @@ std::string describeFence(const Conflict &c) {
 
 class Inserter {
 public:
-    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body) : asyncBytes_(std::move(asyncBytes)), uniformity_(body) {}
+    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, DiagnosticEngine *diags)
+        : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags) {}
 
     // The decisions behind the barriers and fences of the result, for --explain.
     std::vector<Decision> log;
@@ -637,10 +654,76 @@ private:
     // assigns alike is uniform, see Uniformity); so its accesses are taken
     // all at once.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        checkDivergentBranch(s);
         State unit = located(accessesOf(s));
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
         admit(state, unit);
         return s;
+    }
+
+    // A branch some threads may take and others not -- its condition reads a
+    // `var` each thread assigns on its own -- cannot hold a block barrier.
+    // When it holds work spread over the block's threads (a tile operation
+    // or parallel loop) that exchanges data through memory, no placement of
+    // barriers is correct: the program is rejected (TileLang would put
+    // __syncthreads() inside, which threads that skip the branch never reach).
+    void checkDivergentBranch(const ir::Stmt &s) {
+        const ir::IfThenElse *branch = ir::as<ir::IfThenElse>(s);
+        if (!branch || !diags_ || !checkedBranches_.insert(s.get()).second) return;
+        const ir::BufferNode *reg = uniformity_.onlyPerThreadRegister(branch->cond);
+        if (!reg) return;
+        std::vector<Probe> savedProbes;
+        std::swap(savedProbes, probes_);   // a check of its own: no probe's hit
+        Conflict savedConflict = conflict_;
+        std::optional<Conflict> inside;
+        for (const ir::Stmt &arm : {branch->thenBody, branch->elseBody}) {
+            if (!arm || !distributesOverThreads(arm)) continue;
+            State seen;
+            forEachPart(arm, [&](const State &unit) {
+                if (!inside && hazard(seen, unit)) inside = conflict_;
+                seen.add(unit);
+            });
+        }
+        std::swap(savedProbes, probes_);
+        conflict_ = savedConflict;
+        if (!inside) return;
+        Diagnostic d{Severity::Error, inside->later.span.valid() ? inside->later.span : here(s),
+                     "threads may take the branch at " + here(s).lineColumn() + " differently (its condition reads '" + reg->name +
+                         "', which each thread assigns on its own), but inside it " + describe(*inside) +
+                         ": no block barrier can order them",
+                     {}, {}};
+        d.note(here(s), "the branch");
+        d.note({}, "compute the condition from values every thread shares (block indices, parameters, memory), "
+                   "or assign '" + reg->name + "' alike in every thread");
+        diags_->report(std::move(d));
+    }
+
+    // Whether `s` spreads work over the block's threads (binds a thread index).
+    static bool distributesOverThreads(const ir::Stmt &s) {
+        bool found = false;
+        ir::forEachStmt(s, [&](const ir::Stmt &x) {
+            const ir::LetStmt *l = ir::as<ir::LetStmt>(x);
+            if (!l || found) return;
+            ir::forEachExpr(l->value, [&](const ir::Expr &e) {
+                if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e); r && r->special == ir::SpecialKind::ThreadIdx) found = true;
+            });
+        });
+        return found;
+    }
+
+    // The accesses of `s` in program order, one statement of its sequences at a time.
+    void forEachPart(const ir::Stmt &s, const std::function<void(const State &)> &f) {
+        if (!s) return;
+        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+            for (const ir::Stmt &x : q->stmts) forEachPart(x, f);
+        } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            f(located(ownAccessesOf(s)));
+            forEachPart(l->body, f);
+        } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+            forEachPart(a->body, f);
+        } else {
+            f(located(accessesOf(s)));
+        }
     }
 
     ir::Stmt processLoop(const ir::Stmt &self, const ir::For &f, State &state, std::vector<ir::Stmt> &out) {
@@ -704,6 +787,8 @@ private:
 
     std::vector<Range> asyncBytes_;
     Uniformity uniformity_;
+    DiagnosticEngine *diags_;
+    std::set<const ir::StmtNode *> checkedBranches_;   // divergent branches checked once (loops and probes walk them again)
     int64_t barrierId_ = 0, barrierThreads_ = 0;
     int64_t serial_ = 0;     // ranges admitted so far
     Conflict conflict_;      // the first conflict hazard() found
@@ -728,7 +813,7 @@ private:
 ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     State state;
-    Inserter inserter(asyncBytes(kernel.body), kernel.body);
+    Inserter inserter(asyncBytes(kernel.body), kernel.body, &ctx.diags);
     out.body = inserter.process(kernel.body, state);
     for (Decision &d : inserter.log) ctx.explain.record(std::move(d));
     return out;
