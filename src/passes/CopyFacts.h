@@ -1,6 +1,6 @@
 // CopyFacts.h -- facts about a copy that more than one decision needs: its
 // direction and whether a descriptor TMA can move it (CheckBulkLoad /
-// CheckBulkStore of the seed), with the constraint that rules TMA out.
+// TileLang's CheckBulkStore), with the constraint that rules TMA out.
 #pragma once
 
 #include "ir/IR.h"

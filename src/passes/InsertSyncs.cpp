@@ -278,14 +278,8 @@ public:
     }
 
     bool threadDependent(const ir::Expr &e) const {
-        bool dependent = false;
-        ir::forEachExpr(e, [&](const ir::Expr &x) {
-            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) dependent = true;
-            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) dependent = true;
-            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer) && perThread_.count(l->buffer.get())) dependent = true;
-            if (ir::as<ir::Shuffle>(x)) dependent = true;
-        });
-        return dependent;
+        Sources src = sourcesOf(e);
+        return src.threadIndex || src.perThreadRegister;
     }
     void bind(const ir::VarNode *v, bool dependent) {
         if (dependent) dependentVars_.insert(v);
@@ -294,19 +288,29 @@ public:
     // the only reason (no thread index, no value derived from one): a
     // program's own per-thread `var`, never one of the lowering's guards.
     const ir::BufferNode *onlyPerThreadRegister(const ir::Expr &e) const {
-        const ir::BufferNode *reg = nullptr;
-        bool other = false;
-        ir::forEachExpr(e, [&](const ir::Expr &x) {
-            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) other = true;
-            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) other = true;
-            if (ir::as<ir::Shuffle>(x)) other = true;
-            if (const ir::Load *l = ir::as<ir::Load>(x); l && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()) && !reg)
-                reg = l->buffer.get();
-        });
-        return other ? nullptr : reg;
+        Sources src = sourcesOf(e);
+        return src.threadIndex ? nullptr : src.perThreadRegister;
     }
 
 private:
+    // What makes `e` differ between threads: the thread index (directly, through
+    // a variable derived from it, or a shuffle), and the first per-thread register it reads.
+    struct Sources {
+        bool threadIndex = false;
+        const ir::BufferNode *perThreadRegister = nullptr;
+    };
+    Sources sourcesOf(const ir::Expr &e) const {
+        Sources src;
+        ir::forEachExpr(e, [&](const ir::Expr &x) {
+            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) src.threadIndex = true;
+            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) src.threadIndex = true;
+            if (ir::as<ir::Shuffle>(x)) src.threadIndex = true;
+            if (const ir::Load *l = ir::as<ir::Load>(x); l && !src.perThreadRegister && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()))
+                src.perThreadRegister = l->buffer.get();
+        });
+        return src;
+    }
+
     void findPerThreadRegisters(const ir::Stmt &s, bool divergent) {
         if (!s) return;
         if (const ir::Seq *q = ir::as<ir::Seq>(s)) {

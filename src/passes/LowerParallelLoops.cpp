@@ -18,8 +18,8 @@
 #include "support/InternalError.h"
 
 #include <functional>
-#include <utility>
 #include <set>
+#include <utility>
 
 namespace tilet {
 

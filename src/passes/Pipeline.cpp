@@ -108,7 +108,7 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Gemm instruction, warp partition and operand swizzles (seed §4.3); before
         // copy selection, which needs to know which fragments hold MMA operands.
         run("select-gemm-inst", selectGemmInst, checked);
-        // The seed's copy decision chain; it must see copies before they become loops.
+        // TileLang's copy decision chain (LowerCopy); it must see copies before they become loops.
         run("select-copy-inst", selectCopyInst, checked);
         // Every decision is made (and explained) by now; what code generation
         // cannot do yet is reported before any lowering, so a kernel is

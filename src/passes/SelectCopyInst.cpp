@@ -3,7 +3,7 @@
 // 1. Gather facts about the copy: direction, scopes, whether each TMA form,
 //    cp.async, ldmatrix/stmatrix and tensor-memory moves are possible, each
 //    with the reason when it is not.
-// 2. Walk the decision chain in the seed's order.
+// 2. Walk the decision chain in TileLang's order (LowerCopy).
 // 3. Record the choice and the rejected stronger options.
 #include "passes/SelectCopyInst.h"
 
