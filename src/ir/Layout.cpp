@@ -1,10 +1,11 @@
 #include "ir/Layout.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace tilet::ir {
 
-TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector) {
+TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, const std::vector<int> &wholeDims) {
     TileLayout l;
     l.shape = shape;
     l.threads = threads;
@@ -17,6 +18,7 @@ TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, i
     }
     int64_t freeThreads = threads;
     for (int d = rank - 1; d >= 0; --d) {
+        if (std::find(wholeDims.begin(), wholeDims.end(), d) != wholeDims.end()) continue;
         int64_t g = std::gcd(freeThreads, remaining[d]);
         if (g > 1) {
             l.threadModes.push_back({g, d, stride[d]});
@@ -55,6 +57,126 @@ TileLayout projectLayout(const TileLayout &loop, const std::vector<int> &dims) {
         if (nd != LayoutMode::kReplicate) out.localModes.push_back({m.extent, nd, m.coordStride});
     }
     return out;
+}
+
+TileLayout fullyReplicatedLayout(const std::vector<int64_t> &shape, int64_t threads) {
+    TileLayout l;
+    l.shape = shape;
+    l.threads = threads;
+    for (int d = static_cast<int>(shape.size()); d-- > 0;) {
+        if (shape[d] > 1) l.localModes.push_back({shape[d], d, 1});
+    }
+    if (threads > 1) l.threadModes.push_back({threads, LayoutMode::kReplicate, 0});
+    return l;
+}
+
+TileLayout withWholeDimensions(const TileLayout &layout, const std::vector<int> &dims, const std::vector<int64_t> &shape) {
+    TileLayout out;
+    out.threads = layout.threads;
+    out.shape = shape;
+    auto newDim = [&](int layoutDim) {
+        for (size_t d = 0; d < dims.size(); ++d) {
+            if (dims[d] == layoutDim) return static_cast<int>(d);
+        }
+        return LayoutMode::kReplicate;
+    };
+    for (const LayoutMode &m : layout.threadModes) {
+        int nd = m.dim == LayoutMode::kReplicate ? LayoutMode::kReplicate : newDim(m.dim);
+        out.threadModes.push_back(nd == LayoutMode::kReplicate ? LayoutMode{m.extent, LayoutMode::kReplicate, 0}
+                                                               : LayoutMode{m.extent, nd, m.coordStride});
+    }
+    for (const LayoutMode &m : layout.localModes) {
+        int nd = newDim(m.dim);
+        if (nd != LayoutMode::kReplicate) out.localModes.push_back({m.extent, nd, m.coordStride});
+    }
+    for (int d = static_cast<int>(dims.size()); d-- > 0;) {
+        if (dims[d] < 0 && shape[d] > 1) out.localModes.push_back({shape[d], d, 1});
+    }
+    return out;
+}
+
+bool sameDistribution(const TileLayout &a, const TileLayout &b) {
+    if (a == b) return true;
+    if (a.shape != b.shape || a.threads != b.threads) return false;
+    auto nonUnit = [](const std::vector<LayoutMode> &ms) {
+        std::vector<LayoutMode> out;
+        for (const LayoutMode &m : ms) {
+            if (m.extent > 1) out.push_back(m);
+        }
+        return out;
+    };
+    std::vector<LayoutMode> la = nonUnit(a.localModes), lb = nonUnit(b.localModes);
+    if (la.size() != lb.size()) return false;
+    for (size_t k = 0; k < la.size(); ++k) {
+        if (la[k].extent != lb[k].extent || la[k].dim != lb[k].dim || la[k].coordStride != lb[k].coordStride) return false;
+    }
+    for (int64_t t = 0; t < a.threads; ++t) {
+        if (elementAt(a, t, 0) != elementAt(b, t, 0)) return false;
+    }
+    return true;
+}
+
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims) {
+    TileLayout out;
+    out.threads = held.threads;
+    out.shape.assign(dims.size(), 1);
+    for (size_t v = 0; v < dims.size(); ++v) out.shape[v] = held.shape[dims[v]];
+    auto loopDim = [&](int heldDim) {
+        for (size_t v = 0; v < dims.size(); ++v) {
+            if (dims[v] == heldDim) return static_cast<int>(v);
+        }
+        return -1;
+    };
+    for (const LayoutMode &m : held.threadModes) {
+        if (m.dim == LayoutMode::kReplicate) {
+            out.threadModes.push_back(m);
+            continue;
+        }
+        int v = loopDim(m.dim);
+        if (v < 0) return std::nullopt;
+        out.threadModes.push_back({m.extent, v, m.coordStride});
+    }
+    for (const LayoutMode &m : held.localModes) {
+        int v = loopDim(m.dim);
+        if (v >= 0) out.localModes.push_back({m.extent, v, m.coordStride});
+    }
+    return out;
+}
+
+std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local) {
+    std::vector<int64_t> coords(l.shape.size(), 0);
+    for (const LayoutMode &m : l.threadModes) {
+        int64_t digit = thread % m.extent;
+        thread /= m.extent;
+        if (m.dim != LayoutMode::kReplicate) coords[m.dim] += digit * m.coordStride;
+    }
+    for (const LayoutMode &m : l.localModes) {
+        coords[m.dim] += (local % m.extent) * m.coordStride;
+        local /= m.extent;
+    }
+    return coords;
+}
+
+bool holds(const TileLayout &l, int64_t thread, const std::vector<std::optional<int64_t>> &coords) {
+    for (const LayoutMode &m : l.threadModes) {
+        int64_t digit = thread % m.extent;
+        thread /= m.extent;
+        if (m.dim == LayoutMode::kReplicate) continue;
+        if (!coords[m.dim]) return false;
+        if ((*coords[m.dim] / m.coordStride) % m.extent != digit) return false;
+    }
+    return true;
+}
+
+Expr localIndexOf(const TileLayout &l, const std::vector<Expr> &coords) {
+    Expr index = intImm(0);
+    for (size_t k = 0; k < l.localModes.size(); ++k) {
+        const LayoutMode &m = l.localModes[k];
+        Expr digit = m.coordStride == 1 ? coords[m.dim] : div(coords[m.dim], intImm(m.coordStride));
+        if (m.extent * m.coordStride < l.shape[m.dim]) digit = mod(digit, intImm(m.extent));
+        index = add(index, mul(digit, intImm(localStride(l, k))));
+    }
+    return index;
 }
 
 TileLayout reduceLayout(const TileLayout &layout, int dim) {

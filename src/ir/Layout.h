@@ -13,13 +13,53 @@ namespace tilet::ir {
 // access when vector * element size is 16), then threads spread from the last
 // dimension outwards, then the rest kept as per-thread steps. Threads left
 // over when the tile is too small hold replicas.
-TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector);
+// Dimensions listed in `wholeDims` are not spread over threads: each thread
+// holds them whole (a fragment indexed there by something other than a loop
+// variable somewhere).
+TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, const std::vector<int> &wholeDims = {});
+
+// The layout of a loop whose variable v indexes dimension dims[v] of a
+// fragment laid out as `held`, so that each iteration runs on a thread holding
+// its element; the fragment's other dimensions must not be spread over threads
+// (nullopt otherwise). The inverse of withWholeDimensions.
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims);
 
 // The layout of a buffer indexed, inside a loop with layout `loop`, by the
 // loop's dimensions `dims` (dims[d] = the loop dimension indexing buffer
 // dimension d). Loop dimensions not used become replication (thread modes)
 // or are dropped (local modes).
 TileLayout projectLayout(const TileLayout &loop, const std::vector<int> &dims);
+
+// Every thread holds every element: the layout of a fragment that statements
+// outside parallel loops read and write (TileLang's "floating" fragments, which
+// it makes fully replicated for the same reason). Elements are in row-major
+// order in each thread's registers.
+TileLayout fullyReplicatedLayout(const std::vector<int64_t> &shape, int64_t threads);
+
+// `layout` with dimensions added that every thread holds whole (as its
+// slowest local modes): a fragment indexed, inside a parallel loop, by
+// something other than a loop variable in those dimensions. dims[d] is the
+// layout dimension buffer dimension d comes from, or -1 for a new one of
+// extent shape[d].
+TileLayout withWholeDimensions(const TileLayout &layout, const std::vector<int> &dims, const std::vector<int64_t> &shape);
+
+// Whether two layouts put every element in the same registers of the same
+// threads, however their thread modes are written (two replication modes or
+// one, say).
+bool sameDistribution(const TileLayout &a, const TileLayout &b);
+
+// The coordinates of the element that local index `local` of thread `thread`
+// holds (for a loop layout: the iteration it runs).
+std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local);
+
+// Whether `thread` holds the element at `coords` (some coordinates may be
+// unknown: std::nullopt, any value). An unknown coordinate is held only if no
+// thread mode splits its dimension.
+bool holds(const TileLayout &l, int64_t thread, const std::vector<std::optional<int64_t>> &coords);
+
+// The register (local index) holding the element at `coords`, for a thread
+// that holds it: each local mode's digit taken from its coordinate.
+Expr localIndexOf(const TileLayout &l, const std::vector<Expr> &coords);
 
 // The layout of the result of reducing dimension `dim` away.
 TileLayout reduceLayout(const TileLayout &layout, int dim);

@@ -1,13 +1,27 @@
 // InferLayouts.cpp -- see InferLayouts.h.
 //
-// For each parallel nest, in program order:
-//   1. Collect the nest's buffer accesses.
-//   2. Pick the loop layout: the layout of a fragment indexed exactly by the
-//      nest's variables, if one has a layout; else canonicalLayout(shape,
-//      threads, vector) with the widest vector all stride-1 global/shared
-//      accesses allow (16 bytes at most, aligned by proof).
-//   3. Every fragment access must use distinct loop variables as indices;
-//      the fragment's layout is the loop layout projected onto them.
+// In TileLang's order of strength (its LayoutInference: floating fragments,
+// then strict, common and free levels):
+//   0. A fragment accessed outside parallel loops is fully replicated: every
+//      thread executes such a statement, so every thread holds every element.
+//   1. What instructions fix: gemm accumulators and register operands; then
+//      what they fix spreads (reductions, fragments computed together).
+//   2. Each parallel nest, in program order:
+//      a. Collect the nest's buffer accesses.
+//      b. Pick the loop layout: the layout of a fragment indexed exactly by
+//         the nest's variables, if one has a layout; else canonicalLayout(
+//         shape, threads, vector) with the widest vector all stride-1
+//         global/shared accesses allow (16 bytes at most, aligned by proof).
+//      c. A fragment with no layout yet gets the loop layout projected onto
+//         the loop variables indexing it, with every dimension indexed by
+//         something else (a constant, an outer loop's variable) held whole by
+//         each thread. A fragment with a layout must hold each element it is
+//         read at in the thread that runs the iteration, and each element it
+//         is written at in exactly the threads that run such iterations
+//         (checked element by element, as TileLang proves containment).
+//      A nest that only fills fragments with one value (clear, fill) does not
+//      constrain them: it is decided last, with the layout their other uses
+//      gave them.
 // A reduction gives its destination the source layout with the reduced
 // dimension projected away.
 #include "passes/InferLayouts.h"
@@ -21,8 +35,10 @@
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
 
+#include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace tilet {
 
@@ -45,6 +61,19 @@ std::vector<Access> collectAccesses(const ir::Stmt &body) {
     return out;
 }
 
+// Calls `f` on every parallel nest (its outermost loop; the inner loops of a
+// nest are part of it, not nests of their own).
+void forEachNest(const ir::Stmt &body, const std::function<void(const ir::For &)> &f) {
+    std::set<const ir::StmtNode *> inner;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        const ir::For *loop = ir::as<ir::For>(s);
+        if (!loop || loop->forKind != ir::ForKind::Parallel || inner.count(s.get())) return;
+        for (ir::Stmt b = loop->body; ir::as<ir::For>(b) && ir::as<ir::For>(b)->forKind == ir::ForKind::Parallel; b = ir::as<ir::For>(b)->body)
+            inner.insert(b.get());
+        f(*loop);
+    });
+}
+
 std::string describeLayout(const ir::TileLayout &l) {
     std::string shape;
     for (size_t i = 0; i < l.shape.size(); ++i) shape += (i ? "x" : "") + std::to_string(l.shape[i]);
@@ -55,6 +84,35 @@ std::string describeLayout(const ir::TileLayout &l) {
     if (vec > 1) s += " in " + std::to_string(perThread / vec) + " step" + (perThread / vec == 1 ? "" : "s") + " of " + std::to_string(vec);
     if (l.replication() > 1) s += ", replicated on " + std::to_string(l.replication()) + " threads";
     return s;
+}
+
+// How one fragment dimension is indexed inside a nest: by loop variable
+// `loopDim`, or (loopDim < 0) by something the loop variables do not change,
+// whose value `value` is known when it is a constant.
+struct IndexUse {
+    int loopDim = -1;
+    std::optional<int64_t> value;
+};
+
+// Where two distributions of one fragment first part: a concrete thread and
+// the elements it holds first in each.
+std::string firstDifference(const ir::TileLayout &fixed, const ir::TileLayout &needed, const std::string &name) {
+    if (fixed.threads != needed.threads)
+        return "; it is spread over " + std::to_string(fixed.threads) + " threads but needed on " + std::to_string(needed.threads);
+    auto show = [&](const std::vector<int64_t> &e) {
+        std::string out = name + "[";
+        for (size_t d = 0; d < e.size(); ++d) out += (d ? ", " : "") + std::to_string(e[d]);
+        return out + "]";
+    };
+    int64_t locals = std::min(fixed.localSize(), needed.localSize());
+    for (int64_t t = 0; t < fixed.threads; ++t) {
+        for (int64_t l = 0; l < locals; ++l) {
+            std::vector<int64_t> a = ir::elementAt(fixed, t, l), b = ir::elementAt(needed, t, l);
+            if (a != b)
+                return "; thread " + std::to_string(t) + "'s register " + std::to_string(l) + " holds " + show(a) + " as fixed but " + show(b) + " here";
+        }
+    }
+    return "; they hold " + std::to_string(fixed.localSize()) + " and " + std::to_string(needed.localSize()) + " elements per thread";
 }
 
 class Inferrer : public ir::Mutator {
@@ -96,9 +154,9 @@ public:
                     setLayout({r->dst, {}, r->span}, ir::reduceLayout(*layoutOf(r->src), r->dim), "the layout of the reduction of '" + r->src->name + "'");
                     changed = true;
                 }
-                const ir::For *f = ir::as<ir::For>(s);
-                if (!f || f->forKind != ir::ForKind::Parallel) return;
-                ParallelNest nest = parallelNest(*f);
+            });
+            forEachNest(body, [&](const ir::For &f) {
+                ParallelNest nest = parallelNest(f);
                 std::vector<Access> exact;
                 const ir::TileLayout *known = nullptr;
                 for (const Access &a : collectAccesses(nest.body)) {
@@ -113,8 +171,40 @@ public:
                     setLayout(a, layout, "the layout of the fragments it is computed with");
                     changed = true;
                 }
+                // A vector broadcast against them (`acc[i, j] * scale[i]`) is
+                // held where the loop needs it: the loop's layout projected
+                // onto the variables indexing it.
+                for (const Access &a : collectAccesses(nest.body)) {
+                    if (a.buffer->scope != ir::MemScope::Fragment || layoutOf(a.buffer) || isWrite(a, nest)) continue;
+                    std::optional<std::vector<int>> dims = loopDimsOf(a, nest);
+                    if (!dims) continue;
+                    setLayout(a, ir::withWholeDimensions(layout, *dims, *a.buffer->constShape()),
+                              "the layout of the loop over '" + exact.front().buffer->name + "' it is read in");
+                    changed = true;
+                }
             });
         }
+    }
+
+    // Step 0: fragments that statements outside parallel loops read or write.
+    void replicateFloatingFragments(const ir::Stmt &body) {
+        FloatingFinder finder(threads_);
+        finder.visit(body);
+        for (const auto &[buffer, where] : finder.found) {
+            const ir::BufferNode &b = *buffer;
+            setLayout({buffer, {}, where.span}, ir::fullyReplicatedLayout(*b.constShape(), where.threads),
+                      "it is accessed outside parallel loops, where every thread executes the statement; "
+                      "TileLang makes such 'floating' fragments fully replicated too");
+        }
+    }
+
+    // Loops that only fill fragments, decided after every other use: their
+    // fragments' layouts, or the canonical layout for a fragment nothing else
+    // distributes.
+    ir::Stmt decideFills(const ir::Stmt &body) {
+        if (deferred_.empty()) return body;
+        FillDecider decider(*this);
+        return decider.mutate(body);
     }
 
     const ir::BufferEdits &decisions() const { return edits_; }
@@ -131,6 +221,10 @@ protected:
         if (n.forKind != ir::ForKind::Parallel) return ir::Mutator::mutateFor(self, n);
         ParallelNest nest = parallelNest(n);
         std::vector<Access> accesses = collectAccesses(nest.body);
+        if (isFill(nest) && !allHaveLayouts(accesses)) {
+            deferred_[&n] = threads_;
+            return self;
+        }
         size_t outerLets = lets_.size();
         ir::forEachStmt(nest.body, [&](const ir::Stmt &s) {
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) lets_.push_back({l->var, l->value});
@@ -143,29 +237,130 @@ protected:
                 break;
             }
         }
+        // Else a fragment with a layout that the loop variables index (each
+        // once, all of them), its other dimensions held whole: the loop runs
+        // each iteration where its element is (`lse[k, i]` in a loop over i).
+        for (const Access &a : accesses) {
+            if (layout) break;
+            if (a.buffer->scope != ir::MemScope::Fragment || !layoutOf(a.buffer)) continue;
+            std::optional<std::vector<int>> dims = coveringDims(a, nest);
+            if (dims) layout = ir::loopLayoutFrom(*layoutOf(a.buffer), *dims);
+        }
         int64_t vector = 1;
         std::string vectorWhy;
         if (!layout) {
             vector = chooseVector(nest, accesses, vectorWhy);
-            layout = ir::canonicalLayout(nest.extents, threads_, vector);
+            layout = ir::canonicalLayout(nest.extents, threads_, vector, wholeLoopDims(nest, accesses));
+        }
+        // A fragment the loop only reads, laid out where its threads do not
+        // hold what they read, goes through shared memory first.
+        std::vector<ir::Buffer> converted;
+        for (const Access &a : accesses) {
+            if (a.buffer->scope != ir::MemScope::Fragment || !layoutOf(a.buffer) || readsInPlace(a, nest, *layout)) continue;
+            if (std::find(converted.begin(), converted.end(), a.buffer) == converted.end()) converted.push_back(a.buffer);
         }
         bool ok = true;
+        std::vector<const Access *> done;   // `acc[i] += v` reads and writes one element: one check
         for (const Access &a : accesses) {
             if (a.buffer->scope != ir::MemScope::Fragment) continue;
+            if (std::find(converted.begin(), converted.end(), a.buffer) != converted.end()) continue;
+            bool same = false;
+            for (const Access *d : done) same = same || (d->buffer == a.buffer && sameIndices(d->indices, a.indices));
+            if (same) continue;
+            done.push_back(&a);
             ok = assignFragment(a, nest, *layout) && ok;
         }
         lets_.resize(outerLets);
+        (void)ok;
+        if (converted.empty()) return annotate(n, *layout, vectorWhy);
+        return convertThroughShared(n, *layout, vectorWhy, converted);
+    }
+
+    // Whether the loop may read `a` where it is: true unless `a` is only
+    // read in the nest, and some thread would read an element it does not hold.
+    bool readsInPlace(const Access &a, const ParallelNest &nest, const ir::TileLayout &loop) {
+        for (const Access &other : collectAccesses(nest.body)) {
+            if (other.buffer == a.buffer && isWrite(other, nest)) return true;
+        }
+        std::optional<std::vector<IndexUse>> uses = indexUses(a, nest);
+        if (!uses) return true;   // assignFragment reports it
+        for (size_t d = 0; d < uses->size(); ++d) {
+            if ((*uses)[d].loopDim >= 0 && loop.shape[(*uses)[d].loopDim] != *ir::constInt(a.buffer->shape[d])) return true;
+        }
+        return ownershipProblem(a, loop, *uses, false).empty();
+    }
+
+    std::optional<std::vector<IndexUse>> indexUses(const Access &a, const ParallelNest &nest) const {
+        std::vector<IndexUse> uses;
+        std::vector<int> dims;
+        for (size_t d = 0; d < a.indices.size(); ++d) {
+            IndexUse use;
+            for (size_t v = 0; v < nest.vars.size(); ++v) {
+                if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
+            }
+            if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) return std::nullopt;
+            if (use.loopDim == -1) {
+                ir::Expr index = inlineLets(a.indices[d]);
+                for (const ir::VarRef &v : nest.vars) {
+                    if (ir::usesVar(index, v.get())) return std::nullopt;
+                }
+                use.value = ir::constInt(ir::simplify(index));
+            }
+            uses.push_back(use);
+            dims.push_back(use.loopDim);
+        }
+        return uses;
+    }
+
+    // The layout conversion: before the loop, the fragment's owners write it
+    // to a shared tile (a loop with the fragment's own layout; the barrier
+    // before the reads is insert-syncs'), and the loop reads the tile.
+    ir::Stmt convertThroughShared(const ir::For &n, const ir::TileLayout &layout, const std::string &why, const std::vector<ir::Buffer> &fragments) {
+        ir::BufferReplacement replacement;
+        std::vector<std::pair<ir::Buffer, ir::Stmt>> copies;
+        for (const ir::Buffer &frag : fragments) {
+            std::vector<int64_t> shape = *frag->constShape();
+            std::vector<ir::Expr> dims;
+            for (int64_t e : shape) dims.push_back(ir::intImm(e));
+            ir::Buffer tile = ir::makeBuffer(frag->name + "_converted", frag->dtype, dims, ir::MemScope::Shared, frag->span);
+            replacement[frag.get()] = tile;
+            ir::Stmt nest = makeParallelNest(shape, n.span, [&](const std::vector<ir::Expr> &vars) {
+                return std::make_shared<ir::Store>(tile, vars, std::make_shared<ir::Load>(frag, vars, n.span), ir::StoreOp::Assign, n.span);
+            });
+            const ir::For &outer = *ir::as<ir::For>(nest);
+            auto copy = ir::rebuildFor(outer, outer.min, outer.extent, outer.body);
+            copy->threadLayout = *layoutOf(frag);
+            copies.push_back({tile, copy});
+            int64_t bytes = dtypeBits(frag->dtype) / 8;
+            for (int64_t e : shape) bytes *= e;
+            Decision d;
+            d.where = n.span;
+            d.op = "fragment '" + frag->name + "'";
+            d.choice = "converted through " + std::to_string(bytes) + " bytes of shared memory for this loop";
+            d.why = "the loop runs its iterations where elements of '" + frag->name + "' are not held (its layout: " +
+                    describeLayout(*layoutOf(frag)) + "); its owners store it, a block barrier, then the loop reads it";
+            ctx_.explain.record(std::move(d));
+        }
+        auto loop = ir::rebuildFor(n, n.min, n.extent, ir::replaceBuffers(n.body, replacement));
+        ir::Stmt out = annotate(*loop, layout, why);
+        std::vector<ir::Stmt> seq;
+        for (const auto &c : copies) seq.push_back(c.second);
+        seq.push_back(out);
+        out = ir::seq(std::move(seq));
+        for (const auto &c : copies) out = std::make_shared<ir::Allocate>(c.first, out, n.span);
+        return out;
+    }
+
+    ir::Stmt annotate(const ir::For &n, const ir::TileLayout &layout, const std::string &why) {
         auto loop = ir::rebuildFor(n, n.min, n.extent, n.body);
         loop->threadLayout = layout;
-
         Decision d;
         d.where = n.span;
         d.op = "parallel loop";
-        d.choice = describeLayout(*layout);
-        d.why = vectorWhy;
-        d.details.push_back("layout " + layout->str());
+        d.choice = describeLayout(layout);
+        d.why = why;
+        d.details.push_back("layout " + layout.str());
         ctx_.explain.record(std::move(d));
-        (void)ok;
         return loop;
     }
 
@@ -180,8 +375,9 @@ protected:
 
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
         if (!layoutOf(r.src)) {
-            ctx_.diags.error(r.span, "fragment '" + r.src->name + "' is reduced before any parallel loop or copy writes it");
-            return self;
+            // Only filled so far (fill loops are decided last, and take this).
+            setLayout({r.src, {}, r.span}, ir::canonicalLayout(*r.src->constShape(), threads_, 1),
+                      "nothing distributes it before this reduction");
         }
         ir::TileLayout dst = ir::reduceLayout(*layoutOf(r.src), r.dim);
         Access a{r.dst, {}, r.span};
@@ -192,6 +388,181 @@ protected:
 private:
     const std::optional<ir::TileLayout> &layoutOf(const ir::Buffer &b) const { return edits_.current(b).layout; }
 
+    // Every statement of the nest stores one value, the same in every
+    // iteration, to a fragment indexed by the loop variables: clear, fill.
+    static bool isFill(const ParallelNest &nest) {
+        bool fill = true;
+        auto check = [&](const ir::Stmt &s) {
+            const ir::Store *st = ir::as<ir::Store>(s);
+            if (!st || st->buffer->scope != ir::MemScope::Fragment || st->op != ir::StoreOp::Assign) {
+                fill = false;
+                return;
+            }
+            if (st->indices.size() != nest.vars.size()) fill = false;
+            for (size_t d = 0; fill && d < st->indices.size(); ++d) fill = st->indices[d].get() == nest.vars[d].get();
+            ir::forEachExpr(st->value, [&](const ir::Expr &e) {
+                if (ir::as<ir::Load>(e) || ir::as<ir::VarNode>(e)) fill = false;
+            });
+        };
+        if (const ir::Seq *seq = ir::as<ir::Seq>(nest.body)) {
+            for (const ir::Stmt &s : seq->stmts) check(s);
+        } else {
+            check(nest.body);
+        }
+        return fill;
+    }
+
+    bool allHaveLayouts(const std::vector<Access> &accesses) const {
+        for (const Access &a : accesses) {
+            if (a.buffer->scope == ir::MemScope::Fragment && !layoutOf(a.buffer)) return false;
+        }
+        return true;
+    }
+
+    // Fragment accesses outside parallel loops, with the threads that execute them.
+    struct Floating {
+        SourceRange span;
+        int64_t threads;
+    };
+    class FloatingFinder : public ir::Visitor {
+    public:
+        explicit FloatingFinder(int64_t threads) : threads_(threads) {}
+        std::map<ir::Buffer, Floating> found;
+        using ir::Visitor::visit;
+
+    protected:
+        void visitFor(const ir::For &n) override {
+            if (n.forKind != ir::ForKind::Parallel) ir::Visitor::visitFor(n);
+        }
+        void visitWarpSpecialize(const ir::WarpSpecialize &n) override {
+            int64_t outer = threads_;
+            threads_ = n.threads();
+            ir::Visitor::visitWarpSpecialize(n);
+            threads_ = outer;
+        }
+        void visitLoad(const ir::Load &n) override {
+            note(n.buffer, n.span);
+            ir::Visitor::visitLoad(n);
+        }
+        void visitStore(const ir::Store &n) override {
+            note(n.buffer, n.span);
+            ir::Visitor::visitStore(n);
+        }
+
+    private:
+        void note(const ir::Buffer &b, SourceRange span) {
+            if (b->scope == ir::MemScope::Fragment && !found.count(b)) found[b] = {span, threads_};
+        }
+        int64_t threads_;
+    };
+
+    class FillDecider : public ir::Mutator {
+    public:
+        explicit FillDecider(Inferrer &inferrer) : inferrer_(inferrer) {}
+        using ir::Mutator::mutate;
+
+    protected:
+        ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+            auto it = inferrer_.deferred_.find(&n);
+            if (it == inferrer_.deferred_.end()) return ir::Mutator::mutateFor(self, n);
+            ParallelNest nest = parallelNest(n);
+            std::optional<ir::TileLayout> layout;
+            std::vector<Access> accesses = collectAccesses(nest.body);
+            for (const Access &a : accesses) {
+                if (!layout && inferrer_.layoutOf(a.buffer)) layout = inferrer_.layoutOf(a.buffer);
+            }
+            std::string why = "the layout its fragments have where they are computed";
+            if (!layout) {
+                layout = ir::canonicalLayout(nest.extents, it->second, 1);
+                why = "nothing else distributes its fragments";
+            }
+            for (const Access &a : accesses) inferrer_.assignFragment(a, nest, *layout);
+            return inferrer_.annotate(n, *layout, why);
+        }
+
+    private:
+        Inferrer &inferrer_;
+    };
+
+    // For each dimension of `a`, the loop variable indexing it (-1: an index
+    // the loop variables do not change), when the extents agree and no
+    // variable indexes two dimensions; nullopt for any other index.
+    std::optional<std::vector<int>> loopDimsOf(const Access &a, const ParallelNest &nest) const {
+        std::vector<int> dims;
+        std::vector<int64_t> shape = *a.buffer->constShape();
+        for (size_t d = 0; d < a.indices.size(); ++d) {
+            int found = -1;
+            for (size_t v = 0; v < nest.vars.size(); ++v) {
+                if (a.indices[d].get() == nest.vars[v].get()) found = static_cast<int>(v);
+            }
+            if (found >= 0 && (shape[d] != nest.extents[found] || std::find(dims.begin(), dims.end(), found) != dims.end())) return std::nullopt;
+            if (found < 0) {
+                for (const ir::VarRef &v : nest.vars) {
+                    if (ir::usesVar(a.indices[d], v.get())) return std::nullopt;
+                }
+            }
+            dims.push_back(found);
+        }
+        return dims;
+    }
+
+    // For each loop variable, the fragment dimension it indexes, when every
+    // loop variable indexes exactly one dimension of `a` with the same extent.
+    std::optional<std::vector<int>> coveringDims(const Access &a, const ParallelNest &nest) const {
+        std::vector<int> dims(nest.vars.size(), -1);
+        std::vector<int64_t> shape = *a.buffer->constShape();
+        for (size_t d = 0; d < a.indices.size(); ++d) {
+            for (size_t v = 0; v < nest.vars.size(); ++v) {
+                if (a.indices[d].get() != nest.vars[v].get()) continue;
+                if (dims[v] >= 0 || shape[d] != nest.extents[v]) return std::nullopt;
+                dims[v] = static_cast<int>(d);
+            }
+        }
+        for (int d : dims) {
+            if (d < 0) return std::nullopt;
+        }
+        return dims;
+    }
+
+    // Dimensions of the loop that must not be spread over threads: those
+    // indexing a fragment (with no layout yet) that some access, anywhere in
+    // the kernel, indexes by something other than a loop variable -- every
+    // thread must then hold that dimension whole.
+    std::vector<int> wholeLoopDims(const ParallelNest &nest, const std::vector<Access> &accesses) const {
+        std::vector<int> out;
+        for (const Access &a : accesses) {
+            if (a.buffer->scope != ir::MemScope::Fragment || layoutOf(a.buffer)) continue;
+            auto it = wholeDims_.find(a.buffer.get());
+            if (it == wholeDims_.end()) continue;
+            for (size_t d = 0; d < a.indices.size(); ++d) {
+                if (!it->second.count(static_cast<int>(d))) continue;
+                for (size_t v = 0; v < nest.vars.size(); ++v) {
+                    if (a.indices[d].get() == nest.vars[v].get()) out.push_back(static_cast<int>(v));
+                }
+            }
+        }
+        return out;
+    }
+
+public:
+    // Which dimensions of each fragment some parallel loop indexes by
+    // something other than one of its variables (a constant, an outer loop's
+    // variable): looked at before any layout is chosen.
+    void findWholeDimensions(const ir::Stmt &body) {
+        forEachNest(body, [&](const ir::For &f) {
+            ParallelNest nest = parallelNest(f);
+            for (const Access &a : collectAccesses(nest.body)) {
+                if (a.buffer->scope != ir::MemScope::Fragment) continue;
+                for (size_t d = 0; d < a.indices.size(); ++d) {
+                    bool dependent = false;
+                    for (const ir::VarRef &v : nest.vars) dependent = dependent || ir::usesVar(a.indices[d], v.get());
+                    if (!dependent) wholeDims_[a.buffer.get()].insert(static_cast<int>(d));
+                }
+            }
+        });
+    }
+
+private:
     bool isIdentity(const Access &a, const ParallelNest &nest) const {
         if (a.indices.size() != nest.vars.size()) return false;
         if (layoutOf(a.buffer) && layoutOf(a.buffer)->shape != nest.extents) return false;
@@ -202,32 +573,148 @@ private:
     }
 
     bool assignFragment(const Access &a, const ParallelNest &nest, const ir::TileLayout &loop) {
+        std::vector<IndexUse> uses;
         std::vector<int> dims;
+        bool identityLike = true;   // every index a different loop variable
         for (size_t d = 0; d < a.indices.size(); ++d) {
-            int found = -1;
+            IndexUse use;
             for (size_t v = 0; v < nest.vars.size(); ++v) {
-                if (a.indices[d].get() == nest.vars[v].get()) found = static_cast<int>(v);
+                if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
             }
-            if (found < 0 || std::find(dims.begin(), dims.end(), found) != dims.end()) {
+            if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) use.loopDim = -2;
+            if (use.loopDim == -1) {
+                ir::Expr index = inlineLets(a.indices[d]);
+                bool dependent = false;
+                for (const ir::VarRef &v : nest.vars) dependent = dependent || ir::usesVar(index, v.get());
+                if (dependent) use.loopDim = -2;
+                else use.value = ir::constInt(ir::simplify(index));
+            }
+            if (use.loopDim == -2) {
                 ctx_.diags.error(a.span, "fragment '" + a.buffer->name + "' is indexed by '" + ir::toString(a.indices[d]) +
-                                             "'; inside a parallel loop each fragment index must be a different loop variable");
+                                             "'; inside a parallel loop each fragment index must be a different loop variable, "
+                                             "or not depend on the loop variables");
                 return false;
             }
-            dims.push_back(found);
+            identityLike = identityLike && use.loopDim >= 0;
+            uses.push_back(use);
+            dims.push_back(use.loopDim);
         }
-        ir::TileLayout derived = ir::projectLayout(loop, dims);
+        // Iterations of a parallel loop are independent: two that write one
+        // element (or update it, as `acc[i] += x[i, j]` does) have no order,
+        // and each thread's copy would keep only what its iterations wrote.
+        if (isWrite(a, nest)) {
+            for (size_t v = 0; v < nest.vars.size(); ++v) {
+                if (nest.extents[v] == 1 || std::find(dims.begin(), dims.end(), static_cast<int>(v)) != dims.end()) continue;
+                ctx_.diags.error(a.span, "every iteration of '" + nest.vars[v]->name + "' writes the same element of fragment '" +
+                                             a.buffer->name + "': the iterations of a parallel loop must write different elements; "
+                                             "to combine values along '" + nest.vars[v]->name + "' use a reduce_* operation, or a serial loop");
+                return false;
+            }
+        }
         std::vector<int64_t> shape = *a.buffer->constShape();
-        if (derived.shape != shape) {
-            for (size_t d = 0; d < shape.size(); ++d) {
-                if (derived.shape[d] != shape[d]) {
-                    ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " +
-                                                 std::to_string(shape[d]) + " elements but loop variable '" + nest.vars[dims[d]]->name +
-                                                 "' runs over " + std::to_string(derived.shape[d]));
-                    return false;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            if (dims[d] >= 0 && loop.shape[dims[d]] != shape[d]) {
+                ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " +
+                                             std::to_string(shape[d]) + " elements but loop variable '" + nest.vars[dims[d]]->name +
+                                             "' runs over " + std::to_string(loop.shape[dims[d]]));
+                return false;
+            }
+        }
+        ir::TileLayout derived = identityLike ? ir::projectLayout(loop, dims) : ir::withWholeDimensions(loop, dims, shape);
+        if (!layoutOf(a.buffer) || ir::sameDistribution(*layoutOf(a.buffer), derived)) return setLayout(a, derived);
+        return checkOwnership(a, nest, loop, uses, isWrite(a, nest));
+    }
+
+    static bool sameIndices(const std::vector<ir::Expr> &a, const std::vector<ir::Expr> &b) {
+        if (a.size() != b.size()) return false;
+        for (size_t d = 0; d < a.size(); ++d) {
+            if (a[d] != b[d] && !ir::structurallyEqual(a[d], b[d])) return false;
+        }
+        return true;
+    }
+
+    static bool isWrite(const Access &a, const ParallelNest &nest) {
+        bool write = false;
+        ir::forEachStmt(nest.body, [&](const ir::Stmt &s) {
+            const ir::Store *st = ir::as<ir::Store>(s);
+            write = write || (st && st->buffer == a.buffer && sameIndices(st->indices, a.indices));
+        });
+        return write;
+    }
+
+    // The fragment keeps the layout it has; the loop's threads must hold
+    // what they read, and a write must reach every copy of the element it
+    // writes (the fragment's owners of it are exactly the loop's threads that
+    // run such an iteration). Element by element, as TileLang proves that a
+    // fragment's layout contains a loop's.
+    bool checkOwnership(const Access &a, const ParallelNest &nest, const ir::TileLayout &loop, const std::vector<IndexUse> &uses, bool write) {
+        std::string problem = ownershipProblem(a, loop, uses, write);
+        if (problem.empty()) return true;
+        const ir::TileLayout &held = *layoutOf(a.buffer);
+        Diagnostic diag{Severity::Error, a.span, "fragment '" + a.buffer->name + "' is distributed over the threads differently "
+                                                  "here than where its layout was fixed", {}, {}};
+        diag.note(firstUse_[a.buffer.get()], "layout of '" + a.buffer->name + "' fixed here: " + describeLayout(held) + " (" + firstWhy_[a.buffer.get()] + ")");
+        diag.note(a.span, "this loop spreads its iterations as " + describeLayout(loop) + ": " + problem);
+        diag.note(a.span, "to give a fragment another distribution, copy it through shared memory");
+        ctx_.diags.report(std::move(diag));
+        (void)nest;
+        return false;
+    }
+
+    // Why the threads of `loop` cannot access `a` in place ("" when they can).
+    std::string ownershipProblem(const Access &a, const ir::TileLayout &loop, const std::vector<IndexUse> &uses, bool write) const {
+        const ir::TileLayout &held = *layoutOf(a.buffer);
+        auto elementOf = [&](const std::vector<int64_t> &iteration) {
+            std::vector<std::optional<int64_t>> coords;
+            for (const IndexUse &u : uses) coords.push_back(u.loopDim >= 0 ? std::optional<int64_t>(iteration[u.loopDim]) : u.value);
+            return coords;
+        };
+        auto show = [&](const std::vector<std::optional<int64_t>> &coords) {
+            std::string out = a.buffer->name + "[";
+            for (size_t d = 0; d < coords.size(); ++d) out += (d ? ", " : "") + (coords[d] ? std::to_string(*coords[d]) : ir::toString(a.indices[d]));
+            return out + "]";
+        };
+        std::set<std::pair<int64_t, std::vector<int64_t>>> written;   // (thread, element; -1 where not a loop variable)
+        std::string problem;
+        if (held.threads != loop.threads) {
+            problem = "the loop runs on " + std::to_string(loop.threads) + " threads but the fragment is spread over " + std::to_string(held.threads);
+        }
+        for (int64_t t = 0; problem.empty() && t < loop.threads; ++t) {
+            for (int64_t l = 0; problem.empty() && l < loop.localSize(); ++l) {
+                std::vector<std::optional<int64_t>> coords = elementOf(ir::elementAt(loop, t, l));
+                if (!ir::holds(held, t, coords)) {
+                    problem = "thread " + std::to_string(t) + " runs the iteration that " + (write ? "writes " : "reads ") + show(coords) +
+                              " but does not hold that element";
+                }
+                if (write) {
+                    std::vector<int64_t> key;
+                    for (const std::optional<int64_t> &c : coords) key.push_back(c ? *c : -1);
+                    written.insert({t, key});
                 }
             }
         }
-        return setLayout(a, derived);
+        for (int64_t t = 0; write && problem.empty() && t < held.threads; ++t) {
+            for (int64_t l = 0; problem.empty() && l < held.localSize(); ++l) {
+                std::vector<int64_t> e = ir::elementAt(held, t, l);
+                std::vector<int64_t> key;
+                std::vector<std::optional<int64_t>> coords;
+                for (size_t d = 0; d < uses.size(); ++d) {
+                    bool known = uses[d].loopDim >= 0 || uses[d].value;
+                    if (uses[d].value && *uses[d].value != e[d]) key.clear(), coords.clear(), d = uses.size();
+                    else {
+                        key.push_back(known ? e[d] : -1);
+                        coords.push_back(e[d]);
+                    }
+                }
+                if (key.size() != uses.size()) continue;   // an element this access never writes
+                bool reached = written.count({t, key}) > 0;
+                if (!reached) {
+                    problem = "thread " + std::to_string(t) + " holds a copy of " + show(coords) +
+                              " but runs no iteration that writes it, so its copy would go stale";
+                }
+            }
+        }
+        return problem;
     }
 
     bool setLayout(const Access &a, const ir::TileLayout &layout, const std::string &why = "first distributed here") {
@@ -237,6 +724,7 @@ private:
             decided.layout = layout;
             decided.registers = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
             firstUse_[a.buffer.get()] = a.span;
+            firstWhy_[a.buffer.get()] = why;
             Decision d;
             d.where = a.span;
             d.op = "fragment '" + b.name + "'";
@@ -246,12 +734,12 @@ private:
             ctx_.explain.record(std::move(d));
             return true;
         }
-        if (*b.layout == layout) return true;
+        if (ir::sameDistribution(*b.layout, layout)) return true;
         Diagnostic diag{Severity::Error, a.span, "fragment '" + b.name + "' needs another distribution over the threads here "
                                                       "than the one fixed where it was first used", {}, {}};
-        diag.note(firstUse_[a.buffer.get()], "layout of '" + b.name + "' fixed here");
-        diag.note({}, "needed here: " + layout.str() + "; fixed: " + b.layout->str() +
-                          " (to transpose or reshape a fragment, copy it through shared memory)");
+        diag.note(firstUse_[a.buffer.get()], "layout of '" + b.name + "' fixed here: " + describeLayout(*b.layout) + " (" + firstWhy_[a.buffer.get()] + ")");
+        diag.note(a.span, "needed here: " + describeLayout(layout) + " (" + why + ")" + firstDifference(*b.layout, layout, b.name));
+        diag.note(a.span, "to give a fragment another distribution, copy it through shared memory");
         ctx_.diags.report(std::move(diag));
         return false;
     }
@@ -313,6 +801,9 @@ private:
     ir::BufferEdits edits_;   // the layouts decided so far
     int64_t threads_;   // the threads a parallel loop here is spread over
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
+    std::map<const ir::BufferNode *, std::string> firstWhy_;
+    std::map<const ir::For *, int64_t> deferred_;
+    std::map<const ir::BufferNode *, std::set<int>> wholeDims_;   // fill nests decided last, with their threads
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
 };
 
@@ -321,8 +812,10 @@ private:
 ir::Kernel inferLayouts(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Inferrer inferrer(kernel, ctx);
+    inferrer.findWholeDimensions(kernel.body);
+    inferrer.replicateFloatingFragments(kernel.body);
     inferrer.fixGemmLayouts(kernel.body);
-    out.body = inferrer.mutate(kernel.body);
+    out.body = inferrer.decideFills(inferrer.mutate(kernel.body));
     inferrer.decisions().applyTo(out);
     return out;
 }

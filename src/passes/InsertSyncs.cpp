@@ -336,9 +336,17 @@ private:
         }
         // A role's registers are its threads' only.
         if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) return findPerThreadRegisters(w->body, true);
-        const ir::Store *store = ir::as<ir::Store>(s);
-        bool uniformStore = store && !divergent && !threadDependent(store->value) &&
-                            std::none_of(store->indices.begin(), store->indices.end(), [&](const ir::Expr &i) { return threadDependent(i); });
+        auto uniformIndices = [&](const std::vector<ir::Expr> &indices) {
+            return std::none_of(indices.begin(), indices.end(), [&](const ir::Expr &i) { return threadDependent(i); });
+        };
+        bool uniformStore = false;
+        if (const ir::Store *store = ir::as<ir::Store>(s))
+            uniformStore = !divergent && !threadDependent(store->value) && uniformIndices(store->indices);
+        // A wide move (the vectorized form of such a store) is alike in every
+        // thread when its addresses are and it reads memory or a uniform register.
+        if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s))
+            uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
+                           (isMemory(*v->src) || !perThread_.count(v->src.get()));
         for (const ir::Access &a : ir::ownEffects(s).accesses) {
             if (a.writes() && !isMemory(*a.buffer) && !uniformStore) perThread_.insert(a.buffer);
         }

@@ -44,6 +44,11 @@ protected:
     }
 
 private:
+    // The register of the element: from the loop's own step variables when
+    // the fragment's layout derives from the loop's (the common case, no
+    // arithmetic), else from the element's coordinates (a fragment indexed by
+    // constants or outer variables, or laid out elsewhere; infer-layouts
+    // checked that this thread holds it).
     ir::Expr registerIndex(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
         std::vector<int> dims;
         for (const ir::Expr &i : indices) {
@@ -51,11 +56,11 @@ private:
             for (size_t v = 0; v < nest_.vars.size(); ++v) {
                 if (i.get() == nest_.vars[v].get()) found = static_cast<int>(v);
             }
-            TILET_ASSERT(found >= 0, "fragment '" << b.name << "' indexed by a non-loop variable after layout inference");
+            if (found < 0) return ir::localIndexOf(*b.layout, indices);
             dims.push_back(found);
         }
         std::optional<std::vector<int>> positions = ir::matchLocalModes(loop_, *b.layout, dims);
-        TILET_ASSERT(positions, "layout of fragment '" << b.name << "' does not derive from its loop's layout");
+        if (!positions) return ir::localIndexOf(*b.layout, indices);
         ir::Expr index = ir::intImm(0);
         for (size_t m = 0; m < positions->size(); ++m)
             index = ir::add(index, ir::mul(digits_[(*positions)[m]], ir::intImm(ir::localStride(*b.layout, m))));
@@ -257,6 +262,22 @@ protected:
         }
         roleThread_ = outer;
         return out;
+    }
+
+    // A fragment accessed outside parallel loops is fully replicated
+    // (infer-layouts): each thread reads and writes its own copy.
+    ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
+        if (n.buffer->scope != ir::MemScope::Fragment) return ScopedMutator::mutateLoad(self, n);
+        bool changed = false;
+        std::vector<ir::Expr> indices = mutateAll(n.indices, changed);
+        return std::make_shared<ir::Load>(n.buffer->registers, std::vector<ir::Expr>{ir::localIndexOf(*n.buffer->layout, indices)}, n.span);
+    }
+    ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+        if (n.buffer->scope != ir::MemScope::Fragment) return ScopedMutator::mutateStore(self, n);
+        bool changed = false;
+        std::vector<ir::Expr> indices = mutateAll(n.indices, changed);
+        ir::Expr value = mutate(n.value);
+        return std::make_shared<ir::Store>(n.buffer->registers, std::vector<ir::Expr>{ir::localIndexOf(*n.buffer->layout, indices)}, value, n.op, n.span);
     }
 
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {

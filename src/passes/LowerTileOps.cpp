@@ -29,14 +29,16 @@ std::vector<ir::Expr> tileVars(const std::vector<ir::Expr> &vars, const ir::Regi
 }
 
 // A fragment region that needs the loop over the whole fragment: a part of
-// it, or the whole of one with a unit dimension (the tile loop drops unit
-// dimensions, which would index the fragment by a constant there, and a
-// fragment inside a parallel loop is indexed by loop variables only).
+// it that is more than one element wide in some dimension but not the whole
+// of it (a fragment inside a parallel loop is indexed by a loop variable
+// running over its whole dimension, or by something the loop does not
+// change). Unit dimensions of the region (a row `x[k, 0:N]`, or a whole
+// fragment with a dimension of 1) are indexed by their position directly.
 bool needsWholeFragmentLoop(const ir::Region &r) {
     if (r.buffer->scope != ir::MemScope::Fragment) return false;
     std::vector<int64_t> shape = *r.buffer->constShape();
     for (size_t d = 0; d < shape.size(); ++d) {
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != shape[d] || shape[d] == 1) return true;
+        if (r.extents[d] != 1 && (ir::constInt(r.mins[d]) != 0 || r.extents[d] != shape[d])) return true;
     }
     return false;
 }

@@ -1,6 +1,7 @@
 // OverlapWgmma.cpp -- see OverlapWgmma.h.
 #include "passes/OverlapWgmma.h"
 
+#include "ir/Effects.h"
 #include "ir/Visitor.h"
 
 #include <set>
@@ -75,13 +76,17 @@ protected:
         // rewritten by the next iteration while the group still reads them.
         for (const ir::BufferNode *b : operands)
             if (b->scope != ir::MemScope::Shared || b->pipelineVersions < 2) return base;
-        // Nothing else in the loop may read or write the accumulators.
+        // Nothing else in the loop may read or write the accumulators: not
+        // their registers, nor the fragments they hold (a parallel loop or a
+        // reduction over the accumulator, not lowered to registers yet), which
+        // the wgmma group still in flight would write under them.
         bool touched = false;
-        ir::forEachExpr(f.body, [&](const Expr &e) {
-            if (const ir::Load *l = ir::as<ir::Load>(e)) touched = touched || accumulators.count(l->buffer.get());
-        });
-        ir::forEachStmt(f.body, [&](const Stmt &s) {
-            if (const ir::Store *st = ir::as<ir::Store>(s)) touched = touched || accumulators.count(st->buffer.get());
+        ir::forEachEffect(f.body, [&](const Stmt &s, const ir::Effects &fx) {
+            if (ir::as<ir::Wgmma>(s)) return;
+            for (const ir::Access &a : fx.accesses) {
+                const ir::BufferNode *b = a.buffer;
+                touched = touched || accumulators.count(b) || (b->registers && accumulators.count(b->registers.get()));
+            }
         });
         if (touched) return base;
 

@@ -364,7 +364,8 @@ private:
             Option wg = wgmma(s);
             if (wg.ok) {
                 inst = GemmInst::WGMMA;
-                why = "warpgroup MMA from shared memory";
+                why = g.a.buffer->scope == ir::MemScope::Fragment ? "warpgroup MMA, A from registers and B from shared memory"
+                                                                  : "warpgroup MMA from shared memory";
             } else {
                 rejected.push_back({"WGMMA", wg.reason});
                 fallBackToMma(s, am, an, ak, inst, why, rejected);

@@ -385,19 +385,18 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         // Block indices are bound once at the top of the body.
         std::vector<std::pair<ir::VarRef, ir::Expr>> blockLets;
         static const ir::SpecialKind kinds[3] = {ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ};
-        // use_swizzle(...) first renumbers the blocks (rasterization). As in
-        // TileLang, allocations may come before it: they use no block index.
+        // use_swizzle(...) renumbers the blocks (rasterization) for the whole
+        // kernel, wherever it stands in the body: as TileLang's, it is a
+        // property of the kernel (its threadblock_swizzle_pattern), so every
+        // statement, before it or after, sees the renumbered indices.
         const ast::Call *swizzle = nullptr;
         for (const ast::StmtPtr &s : k.body) {
-            if (s->kind == ast::StmtKind::CallStmt) {
-                const ast::Call &c = *static_cast<const ast::CallStmt &>(*s).call;
-                if (c.callee == "use_swizzle") swizzle = &c, swizzleStmt_ = s.get();
+            if (s->kind != ast::StmtKind::CallStmt) continue;
+            const ast::Call &c = *static_cast<const ast::CallStmt &>(*s).call;
+            if (c.callee == "use_swizzle") {
+                swizzle = &c, swizzleStmt_ = s.get();
                 break;
             }
-            const ast::Let *let = s->kind == ast::StmtKind::Let ? static_cast<const ast::Let *>(s.get()) : nullptr;
-            bool allocation = let && let->init->kind == ast::ExprKind::Call &&
-                              static_cast<const ast::Call &>(*let->init).callee.rfind("alloc_", 0) == 0;
-            if (!allocation) break;
         }
         std::optional<Swizzle> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
         if (swizzled) blockLets = swizzled->steps;

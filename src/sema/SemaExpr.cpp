@@ -366,10 +366,6 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         diags_.error(ix.range, "tensor memory '" + name + "' cannot be read element by element; copy it to a fragment first");
         return std::nullopt;
     }
-    if (buffer->scope == ir::MemScope::Fragment && parallelDepth_ == 0) {
-        diags_.error(ix.range, "fragment '" + name + "' can only be accessed inside a parallel loop or by tile operations");
-        return std::nullopt;
-    }
     if (static_cast<int>(ix.items.size()) != buffer->rank()) {
         diags_.error(ix.range, "'" + name + "' has " + std::to_string(buffer->rank()) + " dimension" +
                                    (buffer->rank() == 1 ? "" : "s") + " but is indexed with " + std::to_string(ix.items.size()));

@@ -243,10 +243,6 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
                                             s.target.name + "' cannot be assigned");
             return nullptr;
         }
-        if (buffer->scope == ir::MemScope::Fragment && parallelDepth_ == 0) {
-            diags_.error(s.targetRange, "fragment '" + s.target.name + "' can only be accessed inside a parallel loop or by tile operations");
-            return nullptr;
-        }
         if (isSubByte(buffer->dtype)) {
             diags_.error(s.targetRange, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffers cannot be assigned one by one");
             return nullptr;

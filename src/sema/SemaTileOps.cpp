@@ -238,7 +238,8 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
-        diags_.error(c.range, "use_swizzle must come before any statement but allocations: it renumbers the block indices every statement sees");
+        diags_.error(c.range, "use_swizzle renumbers the blocks of the whole kernel: write it once, as a statement of the kernel's body "
+                              "(not inside a loop, branch or role)");
         return nullptr;
     }
     if (n == "cluster_sync" || n == "pdl_trigger" || n == "pdl_sync") {

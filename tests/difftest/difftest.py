@@ -14,6 +14,7 @@ import argparse
 import math
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -97,6 +98,7 @@ class Case:
     def __init__(self, index, text, arch, kernel, scalars, dyn, seed, features=()):
         self.index, self.text, self.arch, self.kernel = index, text, arch, kernel
         self.scalars, self.dyn, self.seed, self.features = scalars, dyn, seed, features
+        self.flags = []          # further tilet flags (-D NAME=VALUE of a ported example)
         self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
         self.detail = ""
 
@@ -114,6 +116,18 @@ def interpret(case, tr):
     except Exception as e:   # an interpreter bug: report it, never hide it
         case.outcome, case.detail = "invalid", "interpreter error: " + "".join(traceback.format_exception(e))[-1500:]
     return None
+
+
+def max_error(ref, got):
+    """The largest |got - ref| of the outputs, relative to the largest |ref| of
+    its tensor (finite values only): the figure docs/tilelang-ports.md gives."""
+    worst = 0.0
+    for name, r in ref.items():
+        pairs = [(a, b) for a, b in zip(got[name], r) if isinstance(b, float) and math.isfinite(b) and isinstance(a, float) and math.isfinite(a)]
+        scale = max((abs(b) for _, b in pairs), default=0.0)
+        if scale > 0:
+            worst = max(worst, max(abs(a - b) for a, b in pairs) / scale)
+    return worst
 
 
 def compare(it, kernel, ref, got, overrun):
@@ -143,7 +157,7 @@ def run_cases(cases, tilet, workdir, jobs, batch_size, timeout, emulate=True):
         path = base + ".tl"
         with open(path, "w") as f:
             f.write(case.text)
-        tr = emurun.translate(tilet, path, case.arch, base)
+        tr = emurun.translate(tilet, path, case.arch, base, flags=case.flags)
         case.translation = tr
         if not tr.ast:
             case.outcome, case.detail = tr.status, tr.message.strip()
@@ -211,6 +225,7 @@ def run_cases(cases, tilet, workdir, jobs, batch_size, timeout, emulate=True):
                 continue
             got, overrun = c.layout.unpack(arena)
             problems = compare(c.interp, c.kernel, c.ref, got, overrun)
+            c.max_error = max_error(c.ref, got)
             if problems:
                 c.outcome, c.detail = "mismatch", "\n".join(problems)
             else:
@@ -248,6 +263,8 @@ def main(argv=None):
     ap.add_argument("--save", default=None, help="also write every generated program (with its header) here")
     ap.add_argument("--regressions", action="store_true",
                     help="run tests/difftest/regressions/*.tl, each against its '// expect:' line")
+    ap.add_argument("--ports", default=None, metavar="MANIFEST",
+                    help="run the ported examples a manifest lists (tests/difftest/ports.txt) against the interpreter")
     ap.add_argument("files", nargs="*", help="run these .tl files (with a '// difftest:' header) instead of generating")
     args = ap.parse_args(argv)
 
@@ -259,7 +276,10 @@ def main(argv=None):
         rdir = os.path.join(HERE, "regressions")
         args.files = sorted(os.path.join(rdir, f) for f in os.listdir(rdir) if f.endswith(".tl"))
         args.no_reduce = True
-    if args.files:
+    if args.ports:
+        cases = cases_from_manifest(args.ports)
+        args.no_reduce = True
+    elif args.files:
         for k, path in enumerate(args.files):
             cases.append(case_from_file(k, path, args.arch))
     else:
@@ -278,7 +298,7 @@ def main(argv=None):
     for c in cases:
         counts[c.outcome] = counts.get(c.outcome, 0) + 1
     failing = [c for c in cases if c.outcome in FAILING or (c.outcome == "reject" and not args.allow_rejects)]
-    if args.files:
+    if args.files or args.ports:
         failing = check_expectations(cases)
     for c in cases:
         if c in failing or c.outcome == "invalid" or c.outcome == "reject":
@@ -337,7 +357,8 @@ def check_expectations(cases):
                         "; once fixed, change its line to '// expect: pass'")
             else:
                 note = f"known failure {want} now gives {c.outcome}"
-        print(f"{name}: {c.outcome}{' (' + note + ')' if note else ''}")
+        error = f" (max error {c.max_error:.1e})" if getattr(c, "max_error", None) is not None and c.outcome == "pass" else ""
+        print(f"{name}: {c.outcome}{error}{' (' + note + ')' if note else ''}")
         if not ok:
             failing.append(c)
     return failing
@@ -354,6 +375,37 @@ def header(c):
         for l in c.detail.strip().splitlines()[:12]:
             lines.append("//   " + l)
     return "\n".join(lines) + "\n"
+
+
+def cases_from_manifest(manifest):
+    """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
+    ...] [expect=known-failure OUTCOME -- why]`, FILE relative to the
+    repository. A ported example keeps its own sizes; the -D values make it
+    small enough to emulate."""
+    cases = []
+    root = os.path.dirname(os.path.dirname(HERE))
+    for line in open(manifest):
+        line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        expect = None
+        if " expect=" in line:
+            line, expect = line.split(" expect=", 1)
+        fields = line.split()
+        path, arch, kernel, flags = os.path.join(root, fields[0]), fields[1], fields[2], fields[3:]
+        text = open(path).read()
+        # The sizes are set in the text itself (as -D would set them), so
+        # that the interpreter, which reads the source, sees them too.
+        for name, value in (f.split("=", 1) for f in flags if f != "-D"):
+            text, n = re.subn(rf"^const {re.escape(name)} = .*;$", f"const {name} = {value};", text, flags=re.M)
+            if n != 1:
+                raise SystemExit(f"{manifest}: {fields[0]} has no one-line 'const {name} = ...;'")
+        if expect:
+            text += f"\n// expect: {expect}\n"
+        c = Case(len(cases), text, arch, kernel, {}, {}, 1)
+        c.path = f"{fields[0]} [{arch} {kernel}]"
+        cases.append(c)
+    return cases
 
 
 def case_from_file(k, path, arch):

@@ -33,14 +33,15 @@ class Translation:
         self.status, self.message, self.files, self.ast = status, message, files or {}, ast
 
 
-def translate(tilet, tl_path, arch, out_base, timeout=60):
-    """Runs tilet twice: --emit=ast for the interpreter, then the CUDA."""
+def translate(tilet, tl_path, arch, out_base, timeout=60, flags=()):
+    """Runs tilet twice: --emit=ast for the interpreter, then the CUDA
+    (`flags`, such as -D NAME=VALUE, go to both)."""
     try:
-        ast = subprocess.run([tilet, tl_path, "--emit=ast", "--color=never"], capture_output=True, text=True,
+        ast = subprocess.run([tilet, tl_path, "--emit=ast", "--color=never"] + list(flags), capture_output=True, text=True,
                              timeout=timeout)
         if ast.returncode != 0:
             return Translation(_status(ast.returncode), ast.stderr)
-        r = subprocess.run([tilet, tl_path, "--arch", arch, "-o", out_base + ".cu", "--color=never"],
+        r = subprocess.run([tilet, tl_path, "--arch", arch, "-o", out_base + ".cu", "--color=never"] + list(flags),
                            capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return Translation("crash", "tilet timed out")

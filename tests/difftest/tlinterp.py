@@ -520,8 +520,6 @@ class KernelTranslator:
             info = sym.buf
             if info is None:
                 raise Unsupported(f"'{name}' is not a buffer")
-            if info.scope == "fragment" and not self.parallel_depth:
-                raise InvalidProgram(f"fragment '{name}' written outside a parallel loop")
             load = V(self.load_code(sym, idx), info.dtype)
             if op != "=":
                 value = self.binary(op[0], load, value)
@@ -575,10 +573,9 @@ class KernelTranslator:
         if len(names) != 1:
             raise InvalidProgram(f"a {kind} loop has one variable")
         pos = [self.integer(x) for x in args["pos"]]
-        if kind == "pipelined":
-            # A pipelined loop means the same as a sequential one: its
-            # copies only run ahead (docs/language.md section 5).
-            pos = pos[:1]
+        # A pipelined loop means the same as a sequential one over the same
+        # bounds (`pipelined(n)` or `pipelined(start, end)`): its copies only
+        # run ahead (docs/language.md section 5).
         if len(pos) == 1:
             rng = f"range({pos[0].code})"
         elif len(pos) == 2:
@@ -715,9 +712,10 @@ class KernelTranslator:
             self.emit(d, f"yield {tag!r}")
             return
         if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle"):
-            if name == "use_swizzle":
-                raise Unsupported("use_swizzle")
-            return   # no effect on the values a kernel computes
+            # No effect on the values a kernel computes. use_swizzle only
+            # renumbers which block computes which tile: a one-to-one mapping
+            # gives the same tensors, so the emulated run checks that tilet's is.
+            return
         raise Unsupported(f"tile operation {name}")
 
     def atomic_add(self, pos, d):
@@ -811,8 +809,6 @@ class KernelTranslator:
     def load_code(self, sym, idx):
         info = sym.buf
         method = "gld" if info.scope == "global" else "ld"
-        if info.scope == "fragment" and not self.parallel_depth:
-            raise InvalidProgram(f"fragment '{info.name}' read outside a parallel loop")
         if info.scope == "barrier":
             raise InvalidProgram("barriers hold no data")
         call = f"{sym.py}.{method}({', '.join(i.code for i in idx)})"

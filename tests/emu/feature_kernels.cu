@@ -396,28 +396,43 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
         *reinterpret_cast<uint4*>(&Z[i_thread_5]) = *reinterpret_cast<uint4*>(&Z_vec[0]);
         *reinterpret_cast<uint4*>(&Z[i_thread_5 + 4]) = *reinterpret_cast<uint4*>(&Z_vec[4]);
     }
-    float f[2];
+    float f[4];
     #pragma unroll
-    for (int i_1 = 0; i_1 < 2; ++i_1) {
-        f[i_1] = 2.5f;
+    for (int v = 0; v < 4; ++v) {
+        f[v] = 2.5f;
     }
-    const int i_thread_6 = static_cast<int>(threadIdx.x);
+    const int i_thread_6 = static_cast<int>(threadIdx.x) % 16 * 4;
+    if (static_cast<int>(threadIdx.x) / 16 == 0) {
+        __align__(16) float F_vec[4];
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            F_vec[v] = f[v];
+        }
+        *reinterpret_cast<uint4*>(&F[i_thread_6]) = *reinterpret_cast<uint4*>(&F_vec[0]);
+    }
     #pragma unroll
-    for (int i_1 = 0; i_1 < 2; ++i_1) {
-        const int i = i_thread_6 + i_1 * 32;
-        F[i] = f[i_1];
+    for (int v = 0; v < 4; ++v) {
+        f[v] = 0.0f;
     }
-    #pragma unroll
-    for (int i_1 = 0; i_1 < 2; ++i_1) {
-        f[i_1] = 0.0f;
-    }
-    const int i_thread_7 = static_cast<int>(threadIdx.x);
+    const int i_thread_7 = static_cast<int>(threadIdx.x) % 16 * 4;
     __syncthreads();
-    #pragma unroll
-    for (int i_1 = 0; i_1 < 2; ++i_1) {
-        const int i = i_thread_7 + i_1 * 32;
-        if (i < 32) {
-            F[i] = f[i_1];
+    if (static_cast<int>(threadIdx.x) / 16 == 0 && i_thread_7 + 3 < 32) {
+        __align__(16) float F_vec[4];
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            F_vec[v] = f[v];
+        }
+        *reinterpret_cast<uint4*>(&F[i_thread_7]) = *reinterpret_cast<uint4*>(&F_vec[0]);
+    }
+    else {
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            const int i = i_thread_7 + v;
+            if (static_cast<int>(threadIdx.x) / 16 == 0) {
+                if (i < 32) {
+                    F[i] = f[v];
+                }
+            }
         }
     }
 } // conversions_kernel

@@ -81,7 +81,7 @@ cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStream_t stream)
 //   B: bf16 [128], written, 16-byte aligned
 //   H: f16 [128], written, 16-byte aligned
 //   Z: f32 [128], written, 16-byte aligned
-//   F: f32 [64], written
+//   F: f32 [64], written, 16-byte aligned
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.

@@ -122,6 +122,7 @@ extern "C" cudaError_t conversions(const float* X, __nv_bfloat16* B, __half* H, 
     if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
     if (reinterpret_cast<std::uintptr_t>(H) % 16 != 0) return cudaErrorMisalignedAddress;
     if (reinterpret_cast<std::uintptr_t>(Z) % 16 != 0) return cudaErrorMisalignedAddress;
+    if (reinterpret_cast<std::uintptr_t>(F) % 16 != 0) return cudaErrorMisalignedAddress;
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;

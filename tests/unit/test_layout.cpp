@@ -1,6 +1,7 @@
 // Layout properties: every element of a tile is produced exactly once per
 // replica, for every shape, thread count and vector width the passes use.
 #include "ir/Layout.h"
+#include "ir/Simplify.h"
 
 #include "layout_coordinates.h"
 
@@ -102,4 +103,77 @@ TEST(Layout, TransposedProjection) {
     TileLayout t = projectLayout(loop, {1, 0});
     EXPECT_EQ(t.shape, (std::vector<int64_t>{64, 32}));
     expectExactCover(t);
+}
+
+// ------------------------------------------------------------------ whole-kernel inference helpers
+
+TEST(Layout, FullyReplicatedLayoutGivesEveryThreadEveryElement) {
+    TileLayout l = fullyReplicatedLayout({4, 3}, 128);
+    expectExactCover(l);
+    EXPECT_EQ(l.replication(), 128);
+    EXPECT_EQ(l.localSize(), 12);
+    // Row-major registers.
+    EXPECT_EQ(coordinate(l, 77, 5), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(Layout, WholeDimensionsAreHeldByEveryOwner) {
+    // lse[k, j] read in a loop over j: dimension 0 is held whole.
+    TileLayout loop = canonicalLayout({128}, 128, 1);
+    TileLayout frag = withWholeDimensions(loop, {-1, 0}, {4, 128});
+    expectExactCover(frag);
+    for (int64_t t = 0; t < 128; ++t) {
+        for (int64_t k = 0; k < 4; ++k) EXPECT_TRUE(holds(frag, t, {k, t})) << t;
+        EXPECT_TRUE(holds(frag, t, {std::nullopt, t}));
+        EXPECT_FALSE(holds(frag, t, {0, (t + 1) % 128}));
+    }
+}
+
+TEST(Layout, LoopLayoutFromRunsEachIterationWhereItsElementIs) {
+    TileLayout frag = canonicalLayout({4, 128}, 128, 4, {0});
+    std::optional<TileLayout> loop = loopLayoutFrom(frag, {1});
+    ASSERT_TRUE(loop);
+    EXPECT_EQ(loop->shape, (std::vector<int64_t>{128}));
+    expectExactCover(*loop);
+    for (int64_t t = 0; t < loop->threads; ++t) {
+        for (int64_t i = 0; i < loop->localSize(); ++i) {
+            int64_t j = coordinate(*loop, t, i)[0];
+            for (int64_t k = 0; k < 4; ++k) EXPECT_TRUE(holds(frag, t, {k, j}));
+        }
+    }
+    // A dimension spread over threads cannot be left out.
+    EXPECT_FALSE(loopLayoutFrom(canonicalLayout({4, 32}, 128, 1), {1}));
+}
+
+TEST(Layout, ElementAtAndHoldsAgreeWithTheDefinition) {
+    for (const TileLayout &l : {canonicalLayout({64, 64}, 128, 4), canonicalLayout({8}, 128, 1), canonicalLayout({3, 100}, 96, 2)}) {
+        for (int64_t t = 0; t < l.threads; ++t) {
+            for (int64_t i = 0; i < l.localSize(); ++i) {
+                std::vector<int64_t> c = coordinate(l, t, i);
+                EXPECT_EQ(elementAt(l, t, i), c);
+                std::vector<std::optional<int64_t>> known(c.begin(), c.end());
+                EXPECT_TRUE(holds(l, t, known));
+            }
+        }
+    }
+}
+
+TEST(Layout, LocalIndexOfFindsTheRegisterOfAnElement) {
+    for (const TileLayout &l : {canonicalLayout({64, 64}, 128, 4), canonicalLayout({4, 128}, 128, 4, {0}), fullyReplicatedLayout({2, 5}, 64)}) {
+        for (int64_t t = 0; t < l.threads; t += 7) {
+            for (int64_t i = 0; i < l.localSize(); ++i) {
+                std::vector<Expr> coords;
+                for (int64_t c : coordinate(l, t, i)) coords.push_back(intImm(c));
+                EXPECT_EQ(constInt(simplify(localIndexOf(l, coords))), i) << l.str();
+            }
+        }
+    }
+}
+
+TEST(Layout, SameDistributionIgnoresHowReplicationIsWritten) {
+    TileLayout one = fullyReplicatedLayout({1}, 128);
+    TileLayout split = one;
+    split.threadModes = {{32, LayoutMode::kReplicate, 0}, {4, LayoutMode::kReplicate, 0}};
+    EXPECT_FALSE(one == split);
+    EXPECT_TRUE(sameDistribution(one, split));
+    EXPECT_FALSE(sameDistribution(canonicalLayout({64}, 128, 1), canonicalLayout({64}, 128, 2)));
 }
