@@ -23,6 +23,7 @@
 #include "antlr4-runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace tilet {
@@ -53,25 +54,31 @@ std::string describeToken(antlr4::Token *token) {
 // the first stage of two-stage parsing at the first error.
 class TileErrorStrategy : public antlr4::DefaultErrorStrategy {
 public:
-    TileErrorStrategy(FileId file, DiagnosticEngine &diags) : file_(file), diags_(diags) {}
+    TileErrorStrategy(FileId file, DiagnosticEngine &diags, std::string_view text) : file_(file), diags_(diags), text_(text) {}
 
 protected:
     void reportNoViableAlternative(antlr4::Parser *parser, const antlr4::NoViableAltException &e) override {
-        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
+        stream_ = parser->getTokenStream();
+        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()),
+               e.getExpectedTokens().contains(static_cast<size_t>(TileLexer::IDENT)));
     }
     void reportInputMismatch(antlr4::Parser *parser, const antlr4::InputMismatchException &e) override {
-        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()));
+        stream_ = parser->getTokenStream();
+        report(e.getOffendingToken(), expectedPhrase(parser, e.getExpectedTokens(), e.getOffendingToken()),
+               e.getExpectedTokens().contains(static_cast<size_t>(TileLexer::IDENT)));
     }
     void reportFailedPredicate(antlr4::Parser *, const antlr4::FailedPredicateException &e) override {
         report(e.getOffendingToken(), "unexpected " + describeToken(e.getOffendingToken()));
     }
     void reportUnwantedToken(antlr4::Parser *parser) override {
+        stream_ = parser->getTokenStream();
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
         report(t, "unexpected " + describeToken(t));
     }
     void reportMissingToken(antlr4::Parser *parser) override {
+        stream_ = parser->getTokenStream();
         if (inErrorRecoveryMode(parser)) return;
         beginErrorCondition(parser);
         antlr4::Token *t = parser->getCurrentToken();
@@ -85,7 +92,9 @@ protected:
             r.begin = r.end;
             r.begin.col += 1;
             r.end = r.begin;
-            diags_.error(r, what);
+            Diagnostic d{Severity::Error, r, what, {}, {}};
+            noteFloorDivision(d, t);
+            diags_.report(std::move(d));
             return;
         }
         report(t, what);
@@ -114,8 +123,15 @@ private:
         if (expected == "something else") return "unexpected " + describeToken(found);
         return "expected " + expected + ", found " + describeToken(found);
     }
-    void report(antlr4::Token *token, std::string message) {
+    void report(antlr4::Token *token, std::string message, bool nameExpected = false) {
         Diagnostic d{Severity::Error, tokenRange(file_, token), std::move(message), {}, {}};
+        // A keyword where a name belongs: TileLang programs name things
+        // `threads` or `kernel`, which are tilet keywords.
+        const std::string text = token->getText();
+        bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+        if (nameExpected && word && token->getType() != TileLexer::IDENT)
+            d.note({}, "'" + text + "' is a keyword of tilet and cannot be used as a name; rename it (for example '" + text + "_')");
+        noteFloorDivision(d, token);
         if (token->getType() == TileLexer::IDENT) {
             if (std::optional<std::string> dtype = tiletDtypeOf(token->getText()))
                 d.note({}, "'" + token->getText() + "' is TileLang's name of the dtype tilet calls '" + *dtype + "'");
@@ -123,8 +139,49 @@ private:
         diags_.report(std::move(d));
     }
 
+    // TileLang's `a // b` cut short by tilet's line comment, just before the
+    // error: say so.
+    void noteFloorDivision(Diagnostic &d, antlr4::Token *token) const {
+        antlr4::Token *operand = previousOperand(token);
+        if (!operand) return;
+        // The rest of the operand's line (columns count code points; a
+        // line with other characters before the operand is left alone).
+        size_t start = 0;
+        for (size_t line = 1; line < operand->getLine() && start != std::string_view::npos; ++line) {
+            start = text_.find('\n', start);
+            if (start != std::string_view::npos) ++start;
+        }
+        if (start == std::string_view::npos) return;
+        std::string_view line = text_.substr(start, text_.find('\n', start) - start);
+        size_t after = operand->getCharPositionInLine() + operand->getText().size();
+        if (after <= line.size() && line.substr(operand->getCharPositionInLine(), operand->getText().size()) == operand->getText() &&
+            looksLikeFloorDivision(line.substr(after)))
+            d.note({}, kFloorDivisionNote);
+    }
+
+    // The token before `token` when it ends an operand (a name, a number, a
+    // closing bracket) on an earlier line: where a `// b` would have been cut.
+    antlr4::Token *previousOperand(antlr4::Token *token) const {
+        if (!stream_ || token->getTokenIndex() == 0 || token->getTokenIndex() == static_cast<size_t>(-1)) return nullptr;
+        antlr4::Token *prev = nullptr;
+        for (size_t i = token->getTokenIndex(); i-- > 0;) {
+            antlr4::Token *t = stream_->get(i);
+            if (t->getChannel() == antlr4::Token::DEFAULT_CHANNEL) {
+                prev = t;
+                break;
+            }
+        }
+        if (!prev || prev->getLine() >= token->getLine()) return nullptr;
+        size_t type = prev->getType();
+        bool operand = type == TileLexer::IDENT || type == TileLexer::INT || type == TileLexer::FLOAT || prev->getText() == ")" ||
+                       prev->getText() == "]";
+        return operand ? prev : nullptr;
+    }
+
     FileId file_;
     DiagnosticEngine &diags_;
+    std::string_view text_;                   // the source, for what the lexer skipped
+    antlr4::TokenStream *stream_ = nullptr;   // the parser's, set when it reports
 };
 
 // TileLang's Python spelling `T.name`: tilet has no `.` operator, so this is
@@ -246,7 +303,7 @@ std::optional<ast::File> parseFile(FileId file, const SourceManager &sources, Di
     if (!tree) {
         tokens.seek(0);
         parser.reset();
-        parser.setErrorHandler(std::make_shared<TileErrorStrategy>(file, diags));
+        parser.setErrorHandler(std::make_shared<TileErrorStrategy>(file, diags, text));
         parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
         tree = parser.file();   // SLL can fail on valid input that LL accepts: no error then
     }

@@ -2,6 +2,8 @@
 // those of TileLang's language reference (tilelang.language) and its examples.
 #include "frontend/TileLangSpellings.h"
 
+#include <cctype>
+
 namespace tilet {
 
 namespace {
@@ -67,5 +69,18 @@ std::optional<std::string> tiletKeywordOf(std::string_view callee, std::string_v
     }
     return std::nullopt;
 }
+
+bool looksLikeFloorDivision(std::string_view rest) {
+    size_t i = rest.find_first_not_of(" \t");
+    if (i == std::string_view::npos || rest.substr(i, 2) != "//") return false;
+    size_t j = rest.find_first_not_of(" \t", i + 2);
+    if (j == std::string_view::npos) return false;
+    char c = rest[j];
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '(';
+}
+
+const char *const kFloorDivisionNote =
+    "'//' starts a comment in tilet, so the rest of the line was skipped; TileLang's floor division 'a // b' is "
+    "'a / b' when the operands are not negative (integer division truncates)";
 
 } // namespace tilet

@@ -24,4 +24,9 @@ std::optional<std::string> tiletDtypeOf(std::string_view name);
 // (pipelined: num_stages -> stages).
 std::optional<std::string> tiletKeywordOf(std::string_view callee, std::string_view keyword);
 
+// Whether `afterOperand` -- the text of a line after an operand -- is
+// TileLang's floor division `// b`, which tilet reads as a comment.
+bool looksLikeFloorDivision(std::string_view afterOperand);
+extern const char *const kFloorDivisionNote;
+
 } // namespace tilet
