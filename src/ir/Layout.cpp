@@ -38,25 +38,9 @@ TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, i
 }
 
 TileLayout projectLayout(const TileLayout &loop, const std::vector<int> &dims) {
-    TileLayout out;
-    out.threads = loop.threads;
-    for (int d : dims) out.shape.push_back(loop.shape[d]);
-    auto newDim = [&](int loopDim) {
-        for (size_t d = 0; d < dims.size(); ++d) {
-            if (dims[d] == loopDim) return static_cast<int>(d);
-        }
-        return LayoutMode::kReplicate;
-    };
-    for (const LayoutMode &m : loop.threadModes) {
-        int nd = m.dim == LayoutMode::kReplicate ? LayoutMode::kReplicate : newDim(m.dim);
-        out.threadModes.push_back(nd == LayoutMode::kReplicate ? LayoutMode{m.extent, LayoutMode::kReplicate, 0}
-                                                               : LayoutMode{m.extent, nd, m.coordStride});
-    }
-    for (const LayoutMode &m : loop.localModes) {
-        int nd = newDim(m.dim);
-        if (nd != LayoutMode::kReplicate) out.localModes.push_back({m.extent, nd, m.coordStride});
-    }
-    return out;
+    std::vector<int64_t> shape;
+    for (int d : dims) shape.push_back(loop.shape[d]);
+    return withWholeDimensions(loop, dims, shape);   // no whole dimensions: every dims[d] is a loop dimension
 }
 
 TileLayout fullyReplicatedLayout(const std::vector<int64_t> &shape, int64_t threads) {
