@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""nvcc tier for TileLang's examples as ported (examples/tilelang/, not
+pending/): each is translated for sm_80, sm_90a and sm_100a and compiled by
+nvcc with ptxas -v. A port that does not translate for an architecture, or
+that spills registers, must be listed below with the reason; anything else
+fails, and so does a listed exception that no longer happens (so the list
+stays true). docs/tilelang-ports.md gives the same facts.
+
+usage: nvcc_ports.py TILET EXAMPLES_TILELANG_DIR
+"""
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvcc_check import find_nvcc, supported_arches  # noqa: E402
+
+ARCHS = ["sm_80", "sm_90a", "sm_100a"]
+
+# (file, arch): why it does not translate there -- the original does not
+# support that architecture, or its configuration does not fit it.
+NOT_TRANSLATED = {
+    ("mla_decode.tl", "sm_80"): "237,568 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration targets Hopper)",
+    ("mla_decode.tl", "sm_100a"): "237,568 bytes of shared memory; sm_100a has 232,448 (sm_90a: 231,424)",
+    ("gemm_persistent_explicit.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
+    ("ws_gemm_copy_1_gemm_0.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
+    ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
+}
+
+# (file, arch): why it spills -- the original's own configuration.
+SPILLS = {
+    ("gemm_fp8_2xacc.tl", "sm_90a"): "two 128x128 f32 accumulators on 128 threads: 256 registers each before anything else",
+    ("gemm_fp8_2xacc.tl", "sm_100a"): "two 128x128 f32 accumulators on 128 threads, and mma.sync until tcgen05 is lowered",
+    ("gemm_fp8_2xacc.tl", "sm_80"): "two 128x128 f32 accumulators on 128 threads (FMA: no fp8 tensor cores on sm_80)",
+    ("gemm_fp8.tl", "sm_100a"): "mma.sync with register accumulators until tcgen05 is lowered (issue 13)",
+    ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
+    ("mha_inference.tl", "sm_100a"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (mma.sync until tcgen05)",
+    ("mha_sink_fwd_bhsd.tl", "sm_80"): "128x128 tiles with dim 128: 128 registers of accumulators per thread on 256 threads, and the sink term",
+    ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
+    ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
+    ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
+}
+
+
+def one(tilet, nvcc, arches, path, arch, tmp):
+    name = os.path.basename(path)
+    base = os.path.join(tmp, f"{name[:-3]}_{arch}")
+    r = subprocess.run([tilet, path, "--arch", arch, "-o", base + ".cu", "--color=never"], capture_output=True, text=True)
+    listed = NOT_TRANSLATED.get((name, arch))
+    if r.returncode != 0:
+        if listed:
+            return [], f"{name} {arch}: not translated ({listed})"
+        return [f"FAIL {name} {arch}: tilet failed\n{r.stderr}"], None
+    if listed:
+        return [f"FAIL {name} {arch}: translates now; remove it from NOT_TRANSLATED"], None
+    text = open(base + ".cu", encoding="utf-8").read()
+    gencode = re.search(r"^// Build: nvcc -gencode (\S+) -c", text, re.M).group(1)
+    compute = re.search(r"arch=compute_(\w+),", gencode).group(1)
+    if re.sub(r"[a-z]+$", "", compute) not in arches:
+        return [], f"{name} {arch}: skipped, this CUDA toolkit does not support compute_{compute}"
+    p = subprocess.run([nvcc, "-gencode", gencode, "-c", base + ".cu", "-o", base + ".o", "-Xptxas", "-v"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return [f"FAIL {name} {arch}: nvcc failed\n{p.stdout}{p.stderr}"], None
+    spills = [tuple(map(int, s)) for s in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", p.stdout + p.stderr)]
+    worst = max((s for s, _ in spills), default=0)
+    why = SPILLS.get((name, arch))
+    if worst and not why:
+        return [f"FAIL {name} {arch}: {worst} bytes of spill stores"], None
+    if not worst and why:
+        return [f"FAIL {name} {arch}: no longer spills; remove it from SPILLS"], None
+    return [], f"{name} {arch}: ok" + (f", {worst} bytes of spill stores ({why})" if worst else "")
+
+
+def main():
+    tilet, directory = sys.argv[1], sys.argv[2]
+    nvcc = find_nvcc()
+    if not nvcc:
+        print("nvcc not found: skipped")
+        return 77
+    arches = supported_arches(nvcc)
+    ports = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".tl"))
+    problems, notes = [], []
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        jobs = [pool.submit(one, tilet, nvcc, arches, p, a, tmp) for p in ports for a in ARCHS]
+        for j in jobs:
+            p, note = j.result()
+            problems += p
+            if note:
+                notes.append(note)
+    for n in notes:
+        print(n)
+    for p in problems:
+        print(p)
+    print(f"nvcc-ports: {len(ports) * len(ARCHS)} translation(s), {len(problems)} failure(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
