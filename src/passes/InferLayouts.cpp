@@ -86,6 +86,8 @@ std::string describeLayout(const ir::TileLayout &l) {
     return s;
 }
 
+constexpr int64_t kMaxRegistersPerThread = 255;
+
 // How one fragment dimension is indexed inside a nest: by loop variable
 // `loopDim`, or (loopDim < 0) by something the loop variables do not change,
 // whose value `value` is known when it is a constant.
@@ -664,6 +666,9 @@ private:
     // Why the threads of `loop` cannot access `a` in place ("" when they can).
     std::string ownershipProblem(const Access &a, const ir::TileLayout &loop, const std::vector<IndexUse> &uses, bool write) const {
         const ir::TileLayout &held = *layoutOf(a.buffer);
+        constexpr int64_t kMaxChecked = int64_t(1) << 22;   // iterations checked one by one
+        if (loop.localSize() > kMaxChecked / std::max<int64_t>(loop.threads, 1))
+            return "the loop has more than " + std::to_string(kMaxChecked) + " iterations per block, too many to check which thread holds each element";
         auto elementOf = [&](const std::vector<int64_t> &iteration) {
             std::vector<std::optional<int64_t>> coords;
             for (const IndexUse &u : uses) coords.push_back(u.loopDim >= 0 ? std::optional<int64_t>(iteration[u.loopDim]) : u.value);
@@ -720,6 +725,16 @@ private:
     bool setLayout(const Access &a, const ir::TileLayout &layout, const std::string &why = "first distributed here") {
         const ir::BufferNode &b = edits_.current(a.buffer);
         if (!b.layout) {
+            // A thread has at most 255 registers (PTX ISA, "Register state");
+            // a fragment that alone needs more cannot be held, only spilled.
+            int64_t registers = layout.localSize() >= (INT64_MAX / 64) ? INT64_MAX : (layout.localSize() * dtypeBits(b.dtype) + 31) / 32;
+            if (registers > kMaxRegistersPerThread) {
+                if (!tooLarge_.insert(a.buffer.get()).second) return false;   // said once
+                ctx_.diags.error(a.span, "fragment '" + b.name + "' needs " + std::to_string(registers) + " registers per thread as " +
+                                             describeLayout(layout) + " (" + why + "); a thread has at most " +
+                                             std::to_string(kMaxRegistersPerThread) + ": use a smaller tile or more threads");
+                return false;
+            }
             ir::BufferNode &decided = edits_.edit(a.buffer);
             decided.layout = layout;
             decided.registers = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
@@ -802,6 +817,7 @@ private:
     int64_t threads_;   // the threads a parallel loop here is spread over
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
+    std::set<const ir::BufferNode *> tooLarge_;   // fragments reported as too large for the registers
     std::map<const ir::For *, int64_t> deferred_;
     std::map<const ir::BufferNode *, std::set<int>> wholeDims_;   // fill nests decided last, with their threads
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
