@@ -105,7 +105,7 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("specialize-warps", specializeWarps, checked);
         // mbarrier protocols and ws(...) roles, simulated: deadlocks, over-arrivals and races are errors.
         run("check-barriers", checkBarriers, checked);
-        // Gemm instruction, warp partition and operand swizzles (seed §4.3); before
+        // Gemm instruction, warp partition and operand swizzles (TileLang's Gemm::SelectInst); before
         // copy selection, which needs to know which fragments hold MMA operands.
         run("select-gemm-inst", selectGemmInst, checked);
         // TileLang's copy decision chain (LowerCopy); it must see copies before they become loops.
