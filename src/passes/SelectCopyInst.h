@@ -6,7 +6,7 @@
 
 namespace tilet {
 
-// Implements TileLang's copy decision chain (seed §4.4.1): cluster_mask, then
+// Implements TileLang's copy decision chain (its CopyNode::Lower): cluster_mask, then
 // tma_copy, then async_copy and pipeline-managed copies, then prefer hints,
 // then the default path (only shared->global stores try TMA), then the
 // synchronous fallback (LDSM > STSM > TMemLoad > TMemStore > Normal). A hint

@@ -7,7 +7,7 @@
 
 namespace tilet {
 
-// TileLang's chain (seed §4.3.2): an explicit instruction, then use_2cta,
+// TileLang's chain (Gemm::SelectInst): an explicit instruction, then use_2cta,
 // then block-scaled forms, then TCGEN05 (sm_100 family, C in tensor memory,
 // the shape whitelist), then WGMMA (sm_90 family, M >= 64, warps a multiple of
 // 4, the dtype x transpose x K table), then Volta/Turing checks with an FMA

@@ -31,7 +31,7 @@ constexpr int64_t kGroupThreads = ir::WarpSpecialize::kGroupThreads;
 constexpr int64_t kProducerRegisters = 24;
 
 // setmaxnreg for one producer and `groups` consumer warp groups: what 64512
-// of the SM's 65536 registers allow (seed §4.6.3).
+// of the SM's 65536 registers allow, as in TileLang's register reallocation.
 std::optional<int64_t> consumerRegisters(int64_t groups) {
     if (groups <= 2) return 240;
     if (groups == 3) return 160;

@@ -1,5 +1,5 @@
 // SpecializeWarps.h -- automatic warp specialization of a pipelined loop
-// whose loads can use TMA (seed §4.6; TileLang's ProducerConsumerWarpSpecialized).
+// whose loads can use TMA (TileLang's ProducerConsumerWarpSpecialized).
 #pragma once
 
 #include "ir/IR.h"

@@ -10,13 +10,12 @@ usage: nvcc_ports.py TILET EXAMPLES_TILELANG_DIR
 """
 import concurrent.futures
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvcc_check import find_nvcc, supported_arches  # noqa: E402
+from nvcc_check import compile_cu, find_nvcc, supported_arches  # noqa: E402
 
 ARCHS = ["sm_80", "sm_90a", "sm_100a"]
 
@@ -56,16 +55,11 @@ def one(tilet, nvcc, arches, path, arch, tmp):
         return [f"FAIL {name} {arch}: tilet failed\n{r.stderr}"], None
     if listed:
         return [f"FAIL {name} {arch}: translates now; remove it from NOT_TRANSLATED"], None
-    text = open(base + ".cu", encoding="utf-8").read()
-    gencode = re.search(r"^// Build: nvcc -gencode (\S+) -c", text, re.M).group(1)
-    compute = re.search(r"arch=compute_(\w+),", gencode).group(1)
-    if re.sub(r"[a-z]+$", "", compute) not in arches:
-        return [], f"{name} {arch}: skipped, this CUDA toolkit does not support compute_{compute}"
-    p = subprocess.run([nvcc, "-gencode", gencode, "-c", base + ".cu", "-o", base + ".o", "-Xptxas", "-v"], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [f"FAIL {name} {arch}: nvcc failed\n{p.stdout}{p.stderr}"], None
-    spills = [tuple(map(int, s)) for s in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", p.stdout + p.stderr)]
-    worst = max((s for s, _ in spills), default=0)
+    status, detail, worst = compile_cu(nvcc, arches, base + ".cu", base + ".o")
+    if status == "skip":
+        return [], f"{name} {arch}: skipped, {detail}"
+    if status == "fail":
+        return [f"FAIL {name} {arch}: {detail}"], None
     why = SPILLS.get((name, arch))
     if worst and not why:
         return [f"FAIL {name} {arch}: {worst} bytes of spill stores"], None
