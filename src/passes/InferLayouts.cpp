@@ -153,8 +153,9 @@ public:
             changed = false;
             ir::forEachStmt(body, [&](const ir::Stmt &s) {
                 if (const ir::Reduce *r = ir::as<ir::Reduce>(s); r && layoutOf(r->src) && !layoutOf(r->dst)) {
-                    setLayout({r->dst, {}, r->span}, ir::reduceLayout(*layoutOf(r->src), r->dim), "the layout of the reduction of '" + r->src->name + "'");
-                    changed = true;
+                    // A layout refused (too many registers) stays unset: only a
+                    // layout set is progress, or this would never end.
+                    changed |= setLayout({r->dst, {}, r->span}, ir::reduceLayout(*layoutOf(r->src), r->dim), "the layout of the reduction of '" + r->src->name + "'");
                 }
             });
             forEachNest(body, [&](const ir::For &f) {
@@ -170,8 +171,7 @@ public:
                 ir::TileLayout layout = *known;
                 for (const Access &a : exact) {
                     if (layoutOf(a.buffer)) continue;
-                    setLayout(a, layout, "the layout of the fragments it is computed with");
-                    changed = true;
+                    changed |= setLayout(a, layout, "the layout of the fragments it is computed with");
                 }
                 // A vector broadcast against them (`acc[i, j] * scale[i]`) is
                 // held where the loop needs it: the loop's layout projected
@@ -180,9 +180,8 @@ public:
                     if (a.buffer->scope != ir::MemScope::Fragment || layoutOf(a.buffer) || isWrite(a, nest)) continue;
                     std::optional<std::vector<int>> dims = loopDimsOf(a, nest);
                     if (!dims) continue;
-                    setLayout(a, ir::withWholeDimensions(layout, *dims, *a.buffer->constShape()),
-                              "the layout of the loop over '" + exact.front().buffer->name + "' it is read in");
-                    changed = true;
+                    changed |= setLayout(a, ir::withWholeDimensions(layout, *dims, *a.buffer->constShape()),
+                                         "the layout of the loop over '" + exact.front().buffer->name + "' it is read in");
                 }
             });
         }
