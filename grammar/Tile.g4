@@ -199,7 +199,7 @@ syncBuiltin
     ;
 
 exprBuiltin
-    : CAST | CEILDIV | MIN | MAX | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
+    : CAST | CEILDIV | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | SIN | COS | FLOOR | CEIL | POW | SIGMOID
     | BLOCK_RANK_IN_CLUSTER
     ;
@@ -293,6 +293,7 @@ CAST              : 'cast';
 CEILDIV           : 'ceildiv';
 MIN               : 'min';
 MAX               : 'max';
+CLAMP             : 'clamp';
 ABS               : 'abs';
 EXP               : 'exp';
 EXP2              : 'exp2';

@@ -577,6 +577,36 @@ std::optional<Value> Checker::checkCond(const ast::Cond &c) {
     return v;
 }
 
+// min(a, b) or max(a, b) of two checked values (also clamp's two steps).
+std::optional<Value> Checker::minMax(const std::string &name, const Value &a0, const Value &b0, SourceRange range,
+                                     const std::string &callee) {
+    std::optional<Value> a = a0, b = b0;
+    Value v;
+    v.range = range;
+    for (const Value *x : {&*a, &*b}) {
+        if (!isNumeric(x->type())) {
+            diags_.error(x->range, "'" + (callee.empty() ? name : callee) + "' takes numbers, found bool");
+            return std::nullopt;
+        }
+    }
+    if (a->constant && b->constant) {
+        ConstResult r = foldConst(name == "min" ? ConstOp::Min : ConstOp::Max, *a->constant, *b->constant);
+        v.constant = r.value;
+        v.untyped = a->untyped && b->untyped;
+        DType t = v.untyped ? defaultType(*r.value) : arithmeticType(a->untyped ? adoptType(*a->constant, b->type()) : a->type(),
+                                                                       b->untyped ? adoptType(*b->constant, a->type()) : b->type());
+        v.expr = constExpr(*r.value, t);
+        return v;
+    }
+    DType ta = a->untyped && a->constant ? adoptType(*a->constant, b->type()) : a->type();
+    DType tb = b->untyped && b->constant ? adoptType(*b->constant, a->type()) : b->type();
+    DType t = arithmeticType(ta, tb);
+    std::optional<ir::Expr> x = convert(*a, t, a->range), y = convert(*b, t, b->range);
+    if (!x || !y) return std::nullopt;
+    v.expr = ir::binary(name == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, *x, *y, range);
+    return v;
+}
+
 // ------------------------------------------------------------------ calls
 
 std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
@@ -691,28 +721,18 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         if (!args) return std::nullopt;
         std::optional<Value> a = checkValue(*args->positional[0]), b = checkValue(*args->positional[1]);
         if (!a || !b) return std::nullopt;
-        for (const Value *x : {&*a, &*b}) {
-            if (!isNumeric(x->type())) {
-                diags_.error(x->range, "'" + name + "' takes numbers, found bool");
-                return std::nullopt;
-            }
-        }
-        if (a->constant && b->constant) {
-            ConstResult r = foldConst(name == "min" ? ConstOp::Min : ConstOp::Max, *a->constant, *b->constant);
-            v.constant = r.value;
-            v.untyped = a->untyped && b->untyped;
-            DType t = v.untyped ? defaultType(*r.value) : arithmeticType(a->untyped ? adoptType(*a->constant, b->type()) : a->type(),
-                                                                           b->untyped ? adoptType(*b->constant, a->type()) : b->type());
-            v.expr = constExpr(*r.value, t);
-            return v;
-        }
-        DType ta = a->untyped && a->constant ? adoptType(*a->constant, b->type()) : a->type();
-        DType tb = b->untyped && b->constant ? adoptType(*b->constant, a->type()) : b->type();
-        DType t = arithmeticType(ta, tb);
-        std::optional<ir::Expr> x = convert(*a, t, a->range), y = convert(*b, t, b->range);
-        if (!x || !y) return std::nullopt;
-        v.expr = ir::binary(name == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, *x, *y, c.range);
-        return v;
+        return minMax(name, *a, *b, c.range);
+    }
+    // clamp(x, lo, hi) is min(max(x, lo), hi), as TileLang's T.clamp.
+    if (name == "clamp") {
+        std::optional<CallArgs> args = matchArgs(c, 3, 3, {});
+        if (!args) return std::nullopt;
+        std::optional<Value> x = checkValue(*args->positional[0]), lo = checkValue(*args->positional[1]),
+                             hi = checkValue(*args->positional[2]);
+        if (!x || !lo || !hi) return std::nullopt;
+        std::optional<Value> low = minMax("max", *x, *lo, c.range, name);
+        if (!low) return std::nullopt;
+        return minMax("min", *low, *hi, c.range, name);
     }
     if (name == "abs") {
         std::optional<CallArgs> args = matchArgs(c, 1, 1, {});

@@ -102,6 +102,8 @@ private:
     std::optional<Value> checkBinary(const ast::Binary &b);
     std::optional<Value> checkCond(const ast::Cond &c);
     std::optional<Value> checkExprCall(const ast::Call &c);
+    // min(a, b) or max(a, b); `callee` names the call in messages when it is not `name` (clamp).
+    std::optional<Value> minMax(const std::string &name, const Value &a, const Value &b, SourceRange range, const std::string &callee = {});
     std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
     std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
 public:

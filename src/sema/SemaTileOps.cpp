@@ -615,8 +615,18 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
-    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order"});
     if (!args) return nullptr;
+    // CUDA's atomicAdd is a relaxed atomic (PTX ISA, "Memory Consistency
+    // Model"): TileLang's default and the only order lowered so far.
+    if (const ast::Expr *order = args->keyword("memory_order")) {
+        std::optional<std::string> w = checkWord(*order, {"relaxed", "acquire", "release", "acq_rel", "seq_cst"}, "memory order");
+        if (!w) return nullptr;
+        if (*w != "relaxed") {
+            diags_.error(order->range, "atomic_add with memory_order = " + *w + " is not implemented yet; only relaxed (CUDA's atomicAdd) is");
+            return nullptr;
+        }
+    }
     std::optional<RegionRef> dst = checkRegionArg(*args->positional[0], "destination");
     if (!dst) return nullptr;
     if (dst->buffer->scope != ir::MemScope::Global && dst->buffer->scope != ir::MemScope::Shared) {

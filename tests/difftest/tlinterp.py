@@ -250,7 +250,7 @@ MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt":
 # ------------------------------------------------------------------ values while translating
 
 UINT, UFLOAT = "untyped int", "untyped float"
-EXPR_BUILTINS = {"cast", "ceildiv", "min", "max", "abs", "pow", "block_rank_in_cluster", *MATH1}
+EXPR_BUILTINS = {"cast", "ceildiv", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster", *MATH1}
 
 
 class V:
@@ -962,6 +962,16 @@ class KernelTranslator:
             return V(f"_imod({ca}, {cb})", ty)
         return V(f"_wrap({ca} {op} {cb}, {ty!r})", ty)
 
+    def min_max(self, name, a, b):
+        if a.untyped and b.untyped:
+            c = min(a.const, b.const) if name == "min" else max(a.const, b.const)
+            return V(_lit(c), UFLOAT if isinstance(c, float) else UINT, c)
+        ta = adopt(a.const, b.ty) if a.untyped else a.ty
+        tb = adopt(b.const, a.ty) if b.untyped else b.ty
+        ty = arith_type(ta, tb)
+        fn = "_fmin" if name == "min" else "_fmax"
+        return V(f"{fn}({self.convert(a, ty)}, {self.convert(b, ty)})", ty)
+
     def call_expr(self, n):
         name = n.text
         args = self.call_args(n)
@@ -976,25 +986,24 @@ class KernelTranslator:
             return V(self.convert(v, ty), ty)
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
-        if name in ("min", "max", "ceildiv"):
+        if name == "clamp":   # min(max(x, lo), hi), as TileLang's T.clamp
+            x, lo, hi = (self.expr(p) for p in pos)
+            return self.min_max("min", self.min_max("max", x, lo), hi)
+        if name in ("min", "max"):
+            return self.min_max(name, self.expr(pos[0]), self.expr(pos[1]))
+        if name == "ceildiv":
             a, b = self.expr(pos[0]), self.expr(pos[1])
             if a.untyped and b.untyped:
-                if name == "ceildiv":
-                    # (a + b - 1) / b in C's truncating division, as for typed operands
-                    c = _idiv(a.const + b.const - 1, b.const)
-                else:
-                    c = min(a.const, b.const) if name == "min" else max(a.const, b.const)
+                # (a + b - 1) / b in C's truncating division, as for typed operands
+                c = _idiv(a.const + b.const - 1, b.const)
                 return V(_lit(c), UFLOAT if isinstance(c, float) else UINT, c)
             ta = adopt(a.const, b.ty) if a.untyped else a.ty
             tb = adopt(b.const, a.ty) if b.untyped else b.ty
             ty = arith_type(ta, tb)
             ca, cb = self.convert(a, ty), self.convert(b, ty)
-            if name == "ceildiv":
-                if not is_int(ty):
-                    raise InvalidProgram("ceildiv takes integers")
-                return V(f"_wrap(_idiv({ca} + {cb} - 1, {cb}), {ty!r})", ty)
-            fn = "_fmin" if name == "min" else "_fmax"
-            return V(f"{fn}({ca}, {cb})", ty)
+            if not is_int(ty):
+                raise InvalidProgram("ceildiv takes integers")
+            return V(f"_wrap(_idiv({ca} + {cb} - 1, {cb}), {ty!r})", ty)
         if name == "abs":
             a = self.expr(pos[0])
             if a.untyped:
