@@ -59,7 +59,7 @@ dim
 
 launchClause
     : GRID LPAREN exprList RPAREN (AS LPAREN identList RPAREN)?   # GridClause
-    | THREADS LPAREN expr RPAREN                                  # ThreadsClause
+    | THREADS LPAREN exprList RPAREN (AS LPAREN identList RPAREN)? # ThreadsClause
     | CLUSTER LPAREN exprList RPAREN                              # ClusterClause
     | MIN_BLOCKS_PER_SM LPAREN expr RPAREN                        # MinBlocksClause
     ;
@@ -91,7 +91,7 @@ assignOp
     ;
 
 loopKind
-    : SERIAL | UNROLL | PARALLEL | PIPELINED
+    : SERIAL | UNROLL | PARALLEL | PIPELINED | VECTORIZED
     ;
 
 // ---------------------------------------------------------------- expressions
@@ -233,6 +233,7 @@ SERIAL            : 'serial';
 UNROLL            : 'unroll';
 PARALLEL          : 'parallel';
 PIPELINED         : 'pipelined';
+VECTORIZED        : 'vectorized';
 
 // dtypes
 BOOL              : 'bool';

@@ -44,6 +44,7 @@ const char *loopKindName(LoopKind k) {
     case LoopKind::Unroll: return "unroll";
     case LoopKind::Parallel: return "parallel";
     case LoopKind::Pipelined: return "pipelined";
+    case LoopKind::Vectorized: return "vectorized";
     }
     return "?";
 }
@@ -93,9 +94,12 @@ private:
                     for (const Ident &n : k.launch.blockNames) line("BlockIndex " + n.name, n.range);
                 });
             }
-            if (k.launch.threads) {
+            if (!k.launch.threads.empty()) {
                 line("Threads", k.launch.threadsRange);
-                child([&] { expr(*k.launch.threads); });
+                child([&] {
+                    for (const auto &t : k.launch.threads) expr(*t);
+                    for (const Ident &n : k.launch.threadNames) line("ThreadIndex " + n.name, n.range);
+                });
             }
             if (!k.launch.cluster.empty()) {
                 line("Cluster", k.launch.clusterRange);

@@ -170,7 +170,7 @@ struct Assign : Stmt {
     ExprPtr value;
 };
 
-enum class LoopKind { Serial, Unroll, Parallel, Pipelined };
+enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
 const char *loopKindName(LoopKind k);
 
 struct For : Stmt {
@@ -241,8 +241,9 @@ struct Launch {
     std::vector<ExprPtr> grid;
     SourceRange gridRange;
     std::vector<Ident> blockNames;    // `as (bx, by)`
-    ExprPtr threads;
+    std::vector<ExprPtr> threads;     // 1 to 3 extents, x fastest
     SourceRange threadsRange;
+    std::vector<Ident> threadNames;   // `threads(...) as (tx, ty)`
     std::vector<ExprPtr> cluster;
     SourceRange clusterRange;
     ExprPtr minBlocksPerSm;

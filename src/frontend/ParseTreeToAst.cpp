@@ -183,8 +183,11 @@ void ParseTreeToAst::transformLaunchClause(TileParser::LaunchClauseContext &ctx,
             for (auto *name : grid->identList()->IDENT()) launch.blockNames.push_back(ident(name));
         }
     } else if (auto *threads = dynamic_cast<TileParser::ThreadsClauseContext *>(&ctx)) {
-        launch.threads = transformExpr(*threads->expr());
+        launch.threads = transformExprList(threads->exprList());
         launch.threadsRange = rangeOf(threads);
+        if (threads->identList()) {
+            for (auto *name : threads->identList()->IDENT()) launch.threadNames.push_back(ident(name));
+        }
     } else if (auto *cluster = dynamic_cast<TileParser::ClusterClauseContext *>(&ctx)) {
         launch.cluster = transformExprList(cluster->exprList());
         launch.clusterRange = rangeOf(cluster);
@@ -267,6 +270,7 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         if (kind->UNROLL()) s->loopKind = ast::LoopKind::Unroll;
         else if (kind->PARALLEL()) s->loopKind = ast::LoopKind::Parallel;
         else if (kind->PIPELINED()) s->loopKind = ast::LoopKind::Pipelined;
+        else if (kind->VECTORIZED()) s->loopKind = ast::LoopKind::Vectorized;
         s->kindRange = rangeOf(kind);
         s->args = transformArgs(loop->argList());
         s->body = transformBlock(*loop->block());

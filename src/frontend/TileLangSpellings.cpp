@@ -28,6 +28,8 @@ constexpr Spelling kTForms[] = {
     {"serial", "for k in serial(N) { ... }"},
     {"Serial", "for k in serial(N) { ... }"},
     {"unroll", "for k in unroll(N) { ... }"},
+    {"vectorized", "for v in vectorized(N) { ... }"},
+    {"get_thread_binding", "threads(X, Y) as (tx, ty) in the kernel header"},
     {"Unroll", "for k in unroll(N) { ... }"},
     {"if_then_else", "cond ? a : b"},
     {"ceildiv", "ceildiv(a, b)"},

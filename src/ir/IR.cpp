@@ -406,6 +406,7 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
     out->pipeline = f.pipeline;
     out->threadLayout = f.threadLayout;
     out->threadLocal = f.threadLocal;
+    out->requested = f.requested;
     return out;
 }
 

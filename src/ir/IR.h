@@ -335,6 +335,8 @@ struct For : StmtNode {
     std::optional<TileLayout> threadLayout; // outermost loop of a parallel nest, after infer_layouts
     bool threadLocal = false;               // iterations over one thread's own elements: no
                                             // thread talks to another inside (no sync needed)
+    bool requested = false;                 // the program wrote this kind (`vectorized(V)`): a
+                                            // scalar fallback is explained
 };
 
 // A copy of `f` with new bounds and body, keeping its scheduling facts.
@@ -754,6 +756,8 @@ struct Kernel {
     std::vector<Param> params;
     std::vector<Expr> grid;            // 1 to 3 dimensions; may use dynamic dims
     int64_t threads = 128;
+    std::array<int64_t, 3> threadExtents{128, 1, 1};   // threads(X, Y, Z): the block's shape, x fastest
+    bool bindsThreadIndices = false;   // threads(...) as (tx, ...): the program computes with thread indices
     std::array<int64_t, 3> cluster{1, 1, 1};
     bool hasCluster = false;
     int64_t minBlocksPerSm = 1;

@@ -43,6 +43,34 @@ bool needsWholeFragmentLoop(const ir::Region &r) {
     return false;
 }
 
+// The element loop of a tile operation. Over a local buffer (a whole copy in
+// each thread) every thread runs every element: nested unrolled loops, the
+// innermost vectorized where its accesses allow (vectorize-accesses); else
+// a parallel nest whose iterations layout inference spreads over the threads.
+ir::Stmt elementNest(const std::vector<int64_t> &shape, SourceRange span, std::initializer_list<const ir::Region *> regions,
+                     const std::function<ir::Stmt(const std::vector<ir::Expr> &)> &makeBody) {
+    bool perThread = false;
+    for (const ir::Region *r : regions) perThread = perThread || (r && r->buffer->scope == ir::MemScope::Local);
+    if (!perThread) return makeParallelNest(shape, span, makeBody);
+    static const char *names[] = {"i", "j", "k", "l", "m", "n"};
+    std::vector<ir::VarRef> vars;
+    std::vector<ir::Expr> exprs;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        vars.push_back(ir::makeVar(d < 6 ? names[d] : "d" + std::to_string(d), DType::Int32, span));
+        exprs.push_back(vars.back());
+    }
+    ir::Stmt body = makeBody(exprs);
+    for (size_t d = shape.size(); d-- > 0;) {
+        bool innermost = d + 1 == shape.size();
+        auto loop = std::make_shared<ir::For>(vars[d], ir::intImm(0), ir::intImm(shape[d]),
+                                              innermost && shape[d] > 1 && shape[d] <= 64 ? ir::ForKind::Vectorized : ir::ForKind::Unrolled,
+                                              body, span);
+        loop->threadLocal = true;
+        body = loop;
+    }
+    return body;
+}
+
 // An element-wise loop over `frag`, a part of a fragment: the nest runs over
 // the whole fragment, so that its accesses stay plain loop variables (which
 // layout inference needs), and a guard keeps the elements of the part.
@@ -92,7 +120,7 @@ protected:
                 return std::make_shared<ir::Store>(dst.buffer, d, ir::cast(dst.buffer->dtype, value), ir::StoreOp::Assign, c.span);
             });
         }
-        return makeParallelNest(loopShape(dst), c.span, [&](const std::vector<ir::Expr> &vars) {
+        return elementNest(loopShape(dst), c.span, {&src, &dst}, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = std::make_shared<ir::Load>(src.buffer, ir::regionIndices(src, tileVars(vars, src)), c.span);
             return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), ir::cast(dst.buffer->dtype, value), op,
                                                c.span);
@@ -106,7 +134,7 @@ protected:
                 return std::make_shared<ir::Store>(dst.buffer, idx, f.value, ir::StoreOp::Assign, f.span);
             });
         }
-        return makeParallelNest(loopShape(dst), f.span, [&](const std::vector<ir::Expr> &vars) {
+        return elementNest(loopShape(dst), f.span, {&dst}, [&](const std::vector<ir::Expr> &vars) {
             return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), f.value, ir::StoreOp::Assign, f.span);
         });
     }
@@ -120,7 +148,7 @@ protected:
                 return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span);
             });
         }
-        return makeParallelNest(loopShape(dst), a.span, [&](const std::vector<ir::Expr> &vars) {
+        return elementNest(loopShape(dst), a.span, {&dst, a.src ? &*a.src : nullptr}, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = a.value;
             if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, ir::regionIndices(*a.src, tileVars(vars, *a.src)), a.span));
             return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span);

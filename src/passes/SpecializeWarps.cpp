@@ -139,6 +139,9 @@ private:
         bool manual = false;
         ir::forEachStmt(kernel_.body, [&](const Stmt &s) { manual = manual || ir::as<ir::WarpSpecialize>(s); });
         if (manual) return fail(why, "the kernel has ws(...) roles of its own");
+        // The consumers would run as threads 128 and up, so indices the
+        // program computes from its thread index would name other threads.
+        if (kernel_.bindsThreadIndices) return fail(why, "the kernel computes with its thread indices (threads(...) as (...)), which a producer warp group would renumber");
         if (loopCount > 1) return fail(why, "the kernel has " + std::to_string(loopCount) + " pipelined loops; warp specialization splits a kernel around one");
         if (kernel_.threads % kGroupThreads != 0)
             return fail(why, "its " + std::to_string(kernel_.threads) + " threads are not whole warp groups of 128, which the consumer role needs");

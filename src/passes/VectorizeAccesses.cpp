@@ -175,7 +175,7 @@ private:
 
         GuardLifter lifter(*this);
         ir::Stmt fastBody = lifter.mutate(n.body);
-        if (!lifter.ok) return scalar;
+        if (!lifter.ok) return keepScalar(n, scalar, "a bounds check of its lanes cannot be lifted out of the loop");
 
         // Decide which accesses are wide.
         // Buffers in order of first access (never by address: output must be deterministic).
@@ -199,7 +199,7 @@ private:
                 }
             });
         }
-        if (!elementsOnly) return scalar;
+        if (!elementsOnly) return keepScalar(n, scalar, "its body does more than read and write buffer elements");
         std::map<const ir::BufferNode *, int64_t> wideBytes;
         std::vector<std::string> notes;
         for (const auto &[buffer, accesses] : byBuffer) {
@@ -220,7 +220,9 @@ private:
                 notes.push_back(std::to_string(bytes) + "-byte " + (writes ? (reads ? "loads and stores" : "stores") : "loads") + " of '" + b->name + "'");
             }
         }
-        if (wideBytes.empty()) return scalar;
+        if (wideBytes.empty())
+            return keepScalar(n, scalar, "no global or shared buffer is accessed at " + std::to_string(width_) +
+                                             " consecutive elements of 4, 8 or 16 bytes in all, proven aligned");
 
         // Lifted conditions: the wide path runs when they hold for lane 0 and,
         // for the lane-dependent ones, for lane V-1 too.
@@ -288,6 +290,18 @@ private:
         ctx_.explain.record(std::move(d));
         if (!allIn) return fastPath;
         return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalarUnlessUniform(scalar), n.span);
+    }
+
+    // A loop the program wrote as vectorized(V) that stays per element says why.
+    ir::Stmt keepScalar(const ir::For &n, const ir::Stmt &scalar, const std::string &why) {
+        if (!n.requested) return scalar;
+        Decision d;
+        d.where = n.span;
+        d.op = "vectorized loop";
+        d.choice = "kept per element: " + std::to_string(width_) + " unrolled iterations";
+        d.why = why;
+        ctx_.explain.record(std::move(d));
+        return scalar;
     }
 
     // The per-element path for when the lifted conditions fail. It does

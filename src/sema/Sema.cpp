@@ -118,6 +118,7 @@ const char *symbolKindName(SymbolKind k) {
     case SymbolKind::Scalar: return "scalar parameter";
     case SymbolKind::DynDim: return "dynamic dimension";
     case SymbolKind::BlockIndex: return "block index";
+    case SymbolKind::ThreadIndex: return "thread index";
     case SymbolKind::LoopVar: return "loop variable";
     case SymbolKind::Let: return "let binding";
     case SymbolKind::Buffer: return "buffer";
@@ -411,6 +412,23 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
                                                                              : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
             if (declare(n, sym)) blockLets.push_back({var, value});
         }
+        // Thread indices: digits of threadIdx.x, x fastest.
+        int64_t below = 1;
+        for (size_t i = 0; i < k.launch.threadNames.size() && i < 3; ++i) {
+            const ast::Ident &n = k.launch.threadNames[i];
+            ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
+            Symbol sym;
+            sym.kind = SymbolKind::ThreadIndex;
+            sym.def = n.range;
+            sym.var = var;
+            int64_t extent = kernel.threadExtents[i];
+            ir::Expr value = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ThreadIdx, n.range);
+            if (below > 1) value = ir::div(value, ir::intImm(below));
+            if (below * extent < kernel.threads) value = ir::mod(value, ir::intImm(extent));
+            below *= extent;
+            kernel.bindsThreadIndices = true;
+            if (declare(n, sym)) blockLets.push_back({var, value});
+        }
         ir::Stmt body = checkBlock(k.body);
         swizzleStmt_ = nullptr;
         for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
@@ -518,6 +536,43 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
     for (ir::Param &d : dynParams) out.params.push_back(std::move(d));
 }
 
+// threads(X [, Y [, Z]]): a block of X * Y * Z threads, x fastest, as CUDA
+// numbers a multi-dimensional block and as TileLang's T.Kernel(threads = (X, Y)).
+// The block is launched one-dimensional; the indices `as (tx, ty, tz)` are
+// computed from threadIdx.x, so every lowering keeps one linear thread index.
+void Checker::checkThreads(const ast::Launch &launch, ir::Kernel &out) {
+    if (launch.threads.empty()) return;
+    if (launch.threads.size() > 3) {
+        diags_.error(launch.threadsRange, "a block has at most 3 thread dimensions, found " + std::to_string(launch.threads.size()));
+        return;
+    }
+    std::array<int64_t, 3> extents{1, 1, 1};
+    std::string spelled;
+    int64_t total = 1;
+    for (size_t i = 0; i < launch.threads.size(); ++i) {
+        std::optional<int64_t> t = checkConstInt(*launch.threads[i], "thread count");
+        if (!t) return;
+        if (*t <= 0 || *t > 1024) {
+            diags_.error(launch.threads[i]->range, "a thread dimension must be between 1 and 1024, found " + std::to_string(*t));
+            return;
+        }
+        extents[i] = *t;
+        total *= *t;
+        spelled += (i ? " x " : "") + std::to_string(*t);
+    }
+    if (launch.threads.size() > 1) spelled += " = " + std::to_string(total);
+    SourceRange where = launch.threads.size() == 1 ? launch.threads[0]->range : launch.threadsRange;
+    if (total % 32 != 0) diags_.error(where, "threads must be a positive multiple of 32 (a whole number of warps), found " + spelled);
+    else if (total > 1024) diags_.error(where, "threads must be at most 1024, found " + spelled);
+    else {
+        out.threads = total;
+        out.threadExtents = extents;
+    }
+    if (launch.threadNames.size() > launch.threads.size())
+        diags_.error(launch.threadNames[launch.threads.size()].range,
+                     "more thread index names than thread dimensions (" + std::to_string(launch.threads.size()) + ")");
+}
+
 void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     const ast::Launch &launch = k.launch;
     badCluster_ = false;
@@ -551,13 +606,7 @@ void Checker::checkLaunch(const ast::Kernel &k, ir::Kernel &out) {
     if (launch.blockNames.size() > launch.grid.size() && !launch.grid.empty())
         diags_.error(launch.blockNames[launch.grid.size()].range,
                      "more block index names than grid dimensions (" + std::to_string(launch.grid.size()) + ")");
-    if (launch.threads) {
-        if (std::optional<int64_t> t = checkConstInt(*launch.threads, "thread count")) {
-            if (*t <= 0 || *t % 32 != 0) diags_.error(launch.threads->range, "threads must be a positive multiple of 32 (a whole number of warps), found " + std::to_string(*t));
-            else if (*t > 1024) diags_.error(launch.threads->range, "threads must be at most 1024, found " + std::to_string(*t));
-            else out.threads = *t;
-        }
-    }
+    checkThreads(launch, out);
     if (!launch.cluster.empty()) {
         if (launch.cluster.size() > 3) {
             diags_.error(launch.clusterRange, "a cluster has at most 3 dimensions");

@@ -324,6 +324,7 @@ std::optional<Value> Checker::checkName(const ast::Name &n) {
     case SymbolKind::Scalar:
     case SymbolKind::DynDim:
     case SymbolKind::BlockIndex:
+    case SymbolKind::ThreadIndex:
     case SymbolKind::LoopVar:
     case SymbolKind::Let:
         v.expr = sym->var;

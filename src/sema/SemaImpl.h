@@ -31,7 +31,7 @@ struct Value {
     DType type() const { return expr->dtype; }
 };
 
-enum class SymbolKind { Const, Tensor, Scalar, DynDim, BlockIndex, LoopVar, Let, Buffer, Mutable };
+enum class SymbolKind { Const, Tensor, Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let, Buffer, Mutable };
 const char *symbolKindName(SymbolKind k);
 
 struct Symbol {
@@ -39,7 +39,7 @@ struct Symbol {
     SourceRange def;
     Value constValue;     // Const
     ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
-    ir::VarRef var;       // Scalar, DynDim, BlockIndex, LoopVar, Let
+    ir::VarRef var;       // Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let
     bool fromLet = false; // a Const bound by `let` (its value is known at compile time)
     bool invalid = false; // a Const or Buffer whose declaration was reported: uses report nothing more
 };
@@ -76,6 +76,7 @@ private:
     std::optional<Value> defineValue(const Define &d, const ast::ConstDecl &decl);
     std::optional<ir::Kernel> checkKernel(const ast::Kernel &k);
     void checkParams(const ast::Kernel &k, ir::Kernel &out);
+    void checkThreads(const ast::Launch &launch, ir::Kernel &out);
     void checkLaunch(const ast::Kernel &k, ir::Kernel &out);
 
     // ---- SemaExpr.cpp: expressions

@@ -374,6 +374,20 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         }
     }
 
+    // vectorized(V): each thread's V iterations, whose element accesses
+    // become V-wide moves where proven contiguous and aligned (TileLang's
+    // T.vectorized); vectorize-accesses decides and explains.
+    bool vectorized = s.loopKind == ast::LoopKind::Vectorized;
+    if (ok && vectorized) {
+        std::optional<int64_t> extent = ir::constInt(end);
+        if (args->positional.size() != 1 || !extent) {
+            diags_.error(args->positional[0]->range, "'vectorized' takes one constant extent: for v in vectorized(8)");
+            ok = false;
+        } else if (*extent < 1 || *extent > 64) {
+            diags_.error(args->positional[0]->range, "a vectorized loop has 1 to 64 lanes, found " + std::to_string(*extent));
+            ok = false;
+        }
+    }
     std::optional<ir::PipelineInfo> pipeline;
     if (pipelined) {
         ir::PipelineInfo info;
@@ -445,7 +459,9 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         end = ir::cast(t, end);
         start = ir::cast(t, start);
     }
-    ir::ForKind kind = s.loopKind == ast::LoopKind::Unroll ? ir::ForKind::Unrolled : ir::ForKind::Serial;
+    ir::ForKind kind = s.loopKind == ast::LoopKind::Unroll ? ir::ForKind::Unrolled
+                       : vectorized                         ? ir::ForKind::Vectorized
+                                                            : ir::ForKind::Serial;
     std::shared_ptr<ir::For> loop;
     if (step == 1) {
         loop = std::make_shared<ir::For>(var, start, ir::sub(end, start), kind, body ? body : ir::seq({}), s.range);
@@ -457,6 +473,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         loop = std::make_shared<ir::For>(counter, ir::intImm(0), count, kind, inner, s.range);
     }
     loop->pipeline = pipeline;
+    loop->requested = vectorized;
     return loop;
 }
 

@@ -12,6 +12,7 @@
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace tilet::sema {
@@ -645,9 +646,19 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         const ast::Name &n = srcExpr.kind == ast::ExprKind::Name ? static_cast<const ast::Name &>(srcExpr)
                                                                   : static_cast<const ast::Name &>(*static_cast<const ast::Index &>(srcExpr).base);
         const Symbol *sym = lookup(n.name);
-        // An element read (A[i, j] of the right rank) outside a tile context is a scalar value.
+        // An element read (A[i, j] of the right rank) inside a parallel loop is
+        // a scalar value. So it is anywhere when the destination is one
+        // element too: neither side has an extent, as TileLang's atomic_add
+        // tells its scalar form from the tile form (`atomic_add(C_shared[tn],
+        // C_accum[0])`, every thread adding its own value).
+        bool elementRead = false;
+        if (srcExpr.kind == ast::ExprKind::Index && sym && sym->buffer) {
+            const auto &items = static_cast<const ast::Index &>(srcExpr).items;
+            elementRead = static_cast<int>(items.size()) == sym->buffer->rank() &&
+                          std::all_of(items.begin(), items.end(), [](const ast::IndexItem &i) { return !i.end; });
+        }
         srcIsBuffer = sym && (sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Buffer) &&
-                      (srcExpr.kind == ast::ExprKind::Name || parallelDepth_ == 0);
+                      (srcExpr.kind == ast::ExprKind::Name || (parallelDepth_ == 0 && !(elementRead && dst->hasUnknownExtents())));
     }
     if (dst->hasUnknownExtents() && !srcIsBuffer) {
         // atomic_add(C[i, j], value): one element.

@@ -19,6 +19,7 @@ cannot hide as a tilet bug.
 """
 import itertools
 import math
+import re
 
 from tldtypes import (INT_TYPES, FLOAT_TYPES, NARROW_FLOATS, InvalidProgram, arith_type, convert, f32, is_float,
                       is_int, wrap_int, ROUND, ALL_TYPES)
@@ -330,6 +331,12 @@ class KernelTranslator:
         self.uid = 0
         self.parallel_depth = 0
         self.role_threads = None  # threads of the enclosing ws(...), else the block's
+        # Thread mode (a kernel that names its thread indices): the body is a
+        # generator per thread, run in lockstep (Runtime.lockstep).
+        self.thread_names = []
+        self.thread_mode = False
+        self.per_thread = set()   # Python names whose value may differ between threads
+        self.divergent = 0        # inside a branch or loop threads may take differently
 
     # -------------------------------------------------------------- scopes
     def lookup(self, name):
@@ -363,7 +370,8 @@ class KernelTranslator:
                     else:
                         self.grid.append(g)
             elif c.kind == "Threads":
-                self.threads = c.kids[0]
+                self.threads = [t for t in c.kids if t.kind != "ThreadIndex"]
+                self.thread_names = [t.text for t in c.kids if t.kind == "ThreadIndex"]
             elif c.kind == "Cluster":
                 self.cluster = list(c.kids)
             elif c.kind == "MinBlocksPerSm":
@@ -373,13 +381,55 @@ class KernelTranslator:
         names = ["n_" + p[0] for p in self.params] + ["n_" + d for d in self.dyn]
         for i, b in enumerate(self.block_names):
             self.define(b, Sym("value", f"_b{i}", "int32"))
+        extents = [self.static_int(t) for t in self.threads] if self.threads else [128]
+        self.block_threads = math.prod(extents)
+        self.role_threads = self.block_threads
+        self.thread_mode = bool(self.thread_names)
+        if not self.thread_mode:
+            self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
+            self.emit(1, "if False:")
+            self.emit(2, "yield None")
+            self.stmts(body, 1)
+            return "\n".join(self.lines) + "\n"
+        # Every thread runs the body; statements outside branches and loops
+        # that threads take differently are steps all threads take together
+        # (docs/language.md section 8), so shared memory written in one step
+        # is seen by every thread in the next.
+        if self.cluster:
+            raise Unsupported("thread indices in a kernel with a cluster")
+        self.emit(0, f"def thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}):")
+        self.emit(1, "if False:")
+        self.emit(2, "yield None")
+        below = 1
+        for i, (n, e) in enumerate(zip(self.thread_names, extents)):
+            py = f"_tx{i}"
+            self.emit(1, f"{py} = (_t // {below}) % {e}")
+            below *= e
+            self.define(n, Sym("value", py, "int32"))
+            self.per_thread.add(py)
+        self.stmts(body, 1)
         self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
         self.emit(1, "if False:")
         self.emit(2, "yield None")
-        self.block_threads = self.static_int(self.threads) if self.threads is not None else 128
-        self.role_threads = self.block_threads
-        self.stmts(body, 1)
+        self.emit(1, f"rt.lockstep([thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}) for _t in range({self.block_threads})])")
         return "\n".join(self.lines) + "\n"
+
+    def thread_dependent(self, code):
+        """Whether generated code reads a value that may differ between threads."""
+        return any(re.search(rf"\b{re.escape(p)}\b", code) for p in self.per_thread)
+
+    def block_level(self, d, code_or_none=None):
+        """Depth at which a block-level operation (a tile operation, a
+        parallel loop) is emitted: in thread mode, thread 0 performs it for
+        the block, at the step where every thread meets it."""
+        if not self.thread_mode:
+            return d
+        if self.divergent:
+            raise Unsupported("a tile operation or parallel loop inside a branch threads take differently")
+        if code_or_none is not None and self.thread_dependent(code_or_none):
+            raise Unsupported("a tile operation or parallel loop that uses per-thread values")
+        self.emit(d, "if _t == 0:")
+        return d + 1
 
     def param(self, c):
         name, _, rest = c.text.partition(": ")
@@ -417,6 +467,8 @@ class KernelTranslator:
         start = len(self.lines)
         for s in nodes:
             self.stmt(s, depth)
+            if self.thread_mode and not self.divergent and not self.parallel_depth:
+                self.emit(depth, "yield 0")
         if len(self.lines) == start:
             self.emit(depth, "pass")
         self.scopes.pop()
@@ -431,18 +483,22 @@ class KernelTranslator:
             init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(V("0", UINT, 0), ty)
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
+            self.per_thread.add(py)   # each thread's own
         elif k == "Assign":
             self.assign(s, d)
         elif k == "For":
             self.loop(s, d)
         elif k == "If":
             cond = self.cond(s.kids[0])
+            diverges = self.thread_mode and self.thread_dependent(cond.code)
+            self.divergent += diverges
             self.emit(d, f"if {cond.code}:")
             rest = s.kids[1:]
             self.stmts(rest[0].kids, d + 1)
             if len(rest) > 1:
                 self.emit(d, "else:")
                 self.stmts(rest[1].kids, d + 1)
+            self.divergent -= diverges
         elif k == "Ws":
             roles = []
             body = []
@@ -477,6 +533,8 @@ class KernelTranslator:
         py = "n_" + name
         self.emit(d, f"{py} = {v.code}")
         self.define(name, Sym("value", py, v.ty))
+        if self.thread_mode and self.thread_dependent(v.code):
+            self.per_thread.add(py)
 
     def alloc(self, name, call, d):
         kind = call.text
@@ -505,7 +563,11 @@ class KernelTranslator:
         dtype = dtype_node.text
         info = BufInfo(name, scope, dtype, shape)
         site = self.fresh("site")
-        self.emit(d, f"{py} = rt.alloc({name!r}, {dtype!r}, {shape!r}, {scope!r}, {site!r})")
+        if self.thread_mode and scope == "local":
+            self.per_thread.add(py)
+        # In thread mode every thread meets the allocation; one buffer is the block's.
+        method = "alloc_once" if self.thread_mode and scope != "local" else "alloc"
+        self.emit(d, f"{py} = rt.{method}({name!r}, {dtype!r}, {shape!r}, {scope!r}, {site!r})")
         self.define(name, Sym("buffer", py, dtype, buf=info))
 
     def assign(self, s, d):
@@ -544,6 +606,9 @@ class KernelTranslator:
         names = [v.strip() for v in vars_.split(",")]
         args = self.call_args_of(s.kids)
         body = [c for c in s.kids if c not in args["nodes"]]
+        if kind == "parallel" and self.thread_mode and not self.parallel_depth:
+            self.block_level_stmt(lambda dd: self.loop(s, dd), d)
+            return
         if kind == "parallel":
             if self.parallel_depth:
                 raise InvalidProgram("parallel loops do not nest")
@@ -585,11 +650,16 @@ class KernelTranslator:
         else:
             raise InvalidProgram(f"{kind}: one to three bounds")
         py = "n_" + names[0]
+        diverges = self.thread_mode and self.thread_dependent(rng)
+        self.divergent += diverges
         self.emit(d, f"for {py} in {rng}:")
         self.scopes.append({})
         self.define(names[0], Sym("value", py, "int32"))
+        if diverges:
+            self.per_thread.add(py)
         self.stmts(body, d + 1)
         self.scopes.pop()
+        self.divergent -= diverges
 
     # -------------------------------------------------------------- calls
     def call_args_of(self, kids):
@@ -637,6 +707,24 @@ class KernelTranslator:
                 items.append(f"({self.integer(it).code}, None)")
         return f"rt.region({sym.py}, [{', '.join(items)}])", sym
 
+    # The buffer each tile operation writes, by argument position.
+    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "gemm": 2, "clear": 0, "fill": 0,
+                   "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1}
+
+    def block_level_stmt(self, emit_at, d):
+        """In thread mode a block-level operation (a tile operation, a
+        parallel loop) is performed once, by thread 0, at the step where
+        every thread meets it."""
+        if self.divergent:
+            raise Unsupported("a tile operation or parallel loop inside a branch threads take differently")
+        start = len(self.lines)
+        self.emit(d, "if _t == 0:")
+        saved, self.thread_mode = self.thread_mode, False
+        emit_at(d + 1)
+        self.thread_mode = saved
+        if self.thread_dependent("\n".join(self.lines[start:])):
+            raise Unsupported("a tile operation or parallel loop that uses per-thread values")
+
     def call_stmt(self, s, d):
         name = s.text
         args = self.call_args(s)
@@ -644,6 +732,11 @@ class KernelTranslator:
         if name == "atomic_add":
             self.atomic_add(pos, d)
             return
+        if self.thread_mode and name in self.WRITTEN_ARG and not self.parallel_depth:
+            _, written = self.region(pos[self.WRITTEN_ARG[name]])
+            if written.buf.scope != "local":
+                self.block_level_stmt(lambda dd: self.call_stmt(s, dd), d)
+                return
         if self.parallel_depth:
             raise InvalidProgram(f"'{name}' inside a parallel loop")
         if name in ("copy", "tma_copy", "async_copy", "copy_cluster"):
@@ -735,7 +828,25 @@ class KernelTranslator:
                     src_is_buffer = self.lookup(base.text).buf is not None
                 except Unsupported:
                     src_is_buffer = False
+        # Both sides single elements: every thread adds its value (TileLang's
+        # scalar atomic_add; docs/language.md section 9).
+        def element(node, buf):
+            return (node.kind == "Index" and buf is not None and len(node.kids) - 1 == len(buf.shape)
+                    and all(k.kind != "Slice" for k in node.kids[1:]))
+        if src_is_buffer and element(dst_node, info) and element(src_node, self.lookup(src_node.kids[0].text).buf
+                                                                if src_node.kind == "Index" else None):
+            src_is_buffer = False
+        if not src_is_buffer and element(dst_node, info):
+            idx = [self.index(x) for x in dst_node.kids[1:]]
+            value = self.convert(self.expr(src_node), info.dtype)
+            times = 1 if self.thread_mode else self.role_threads
+            self.emit(d, f"for _ in range({times}):")
+            self.emit(d + 1, f"rt.atomic_add_element({sym.py}, ({', '.join(i.code for i in idx)},), {value})")
+            return
         if src_is_buffer:
+            if self.thread_mode:
+                self.block_level_stmt(lambda dd: self.emit(dd, f"rt.atomic_add_tile({r}, {self.region(src_node)[0]})"), d)
+                return
             src, _ = self.region(src_node)
             self.emit(d, f"rt.atomic_add_tile({r}, {src})")
         else:
@@ -1087,6 +1198,7 @@ class Runtime:
         self.rank = 0
         self.block_id = None
         self.sites = {}             # shared allocations by site, for dst_block copies
+        self.once = {}              # thread mode: the block's buffer of each allocation site
         self.posted = {}            # multicast sources by copy, in order (read by the other blocks)
         self.consumed = {}
 
@@ -1095,6 +1207,29 @@ class Runtime:
         if step == 0:
             raise InvalidProgram("a loop step of 0")
         return range(a, b, step)
+
+    def alloc_once(self, name, dtype, shape, scope, site):
+        """The block's buffer of an allocation every thread meets (thread mode)."""
+        if site not in self.once:
+            self.once[site] = self.alloc(name, dtype, shape, scope, site)
+        return self.once[site]
+
+    @staticmethod
+    def lockstep(threads):
+        """Runs the threads of a block one step each in turn; a step ends
+        where every thread meets the next statement (thread mode)."""
+        live = list(threads)
+        while live:
+            done = 0
+            for g in live:
+                try:
+                    next(g)
+                except StopIteration:
+                    done += 1
+            if done and done != len(live):
+                raise InvalidProgram("the threads of a block end at different steps")
+            if done:
+                break
 
     def alloc(self, name, dtype, shape, scope, site):
         b = Buf(name, dtype, shape, scope, rt=self)

@@ -1093,6 +1093,18 @@ inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 template <class T> T atomicAdd(T *address, T value) { return std::atomic_ref<T>(*address).fetch_add(value); }
+// atomicAdd on shared memory: an atomic read-modify-write for the race
+// detector (atomics of other threads do not race with it; plain accesses do).
+template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
+    if (p.off < 0 || static_cast<size_t>(p.off) + sizeof(T) > p.blk->sharedBytes) {
+        emu::sharedAccess(p.blk, p.off, sizeof(T), p.line, true, p.buffer, p.base);   // reports the bounds error
+        return T{};
+    }
+    emu::rc::Actor a = emu::actorOf("atomically updates", p.line);
+    emu::rc::Where where{&p.blk->name, p.buffer, p.base};
+    p.blk->shadow->atomic(static_cast<size_t>(p.off), sizeof(T), a, where);
+    return std::atomic_ref<T>(*p.raw()).fetch_add(value);
+}
 
 #include <cuda_runtime.h>
 

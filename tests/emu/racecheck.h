@@ -340,6 +340,9 @@ struct Cell {
     Access inflight;  // a cp.async issued to this byte and not yet landed (its issuing thread and line)
     Access read;      // reads since the last write, none ordered after another
     std::unique_ptr<std::vector<Access>> moreReads;
+    // Atomic read-modify-writes since the last plain write: they do not race
+    // with each other, but a plain access must be ordered after each.
+    std::unique_ptr<std::vector<Access>> atomics;
 };
 
 // An access as the detector sees it: who (a thread, or an mbarrier's agent
@@ -384,6 +387,14 @@ public:
             size_t end = std::min(offset + bytes, (o / kGranule + 1) * kGranule);
             std::lock_guard<std::mutex> lock(locks_[o / kGranule]);
             for (; o < end; ++o) writeCell(o, a, where, landing);
+        }
+    }
+    // Checks and records an atomic read-modify-write (atomicAdd).
+    void atomic(size_t offset, size_t bytes, const Actor &a, const Where &where) {
+        for (size_t o = offset; o < offset + bytes;) {
+            size_t end = std::min(offset + bytes, (o / kGranule + 1) * kGranule);
+            std::lock_guard<std::mutex> lock(locks_[o / kGranule]);
+            for (; o < end; ++o) atomicCell(o, a, where);
         }
     }
     // A cp.async issued: checked as a write now, in flight until it lands.
@@ -451,9 +462,10 @@ private:
         } else if (!(c.flags & kWritten)) {
             report("uninit", a.line, [&] { return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", which nothing has written"; });
         } else {
-            if (!ordered(c.write, a))
+            if (c.write.slot != kNoSlot && !ordered(c.write, a))
                 report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the write");
             else proxyCheck(c, offset, a, where);   // a race is the first problem
+            atomicsCheck(c, offset, a, where);
         }
         if (!record) return;
         Access mine{a.clock, a.slot, a.line};
@@ -468,9 +480,39 @@ private:
             more->push_back(mine);
         }
     }
+    void atomicsCheck(const Cell &c, size_t offset, const Actor &a, const Where &where) {
+        if (!c.atomics) return;
+        for (const Access &w : *c.atomics)
+            if (!ordered(w, a))
+                report("race", a.line, [&] { return unordered(offset, where, a, w.slot, "atomic update"); }, w.line, "the atomic update");
+    }
+    void atomicCell(size_t offset, const Actor &a, const Where &where) {
+        Cell &c = cells_[offset];
+        if (c.inflight.slot != kNoSlot) inflightReport(c, offset, a, where);
+        if (!(c.flags & kWritten)) {
+            report("uninit", a.line, [&] { return a.name() + " " + a.verb + " " + at(offset, where, a.slot) + ", which nothing has written"; });
+        } else if (c.write.slot != kNoSlot && !ordered(c.write, a)) {
+            report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the write");
+        }
+        auto readCheck = [&](const Access &r) {
+            if (r.slot != kNoSlot && !ordered(r, a))
+                report("race", a.line, [&] { return unordered(offset, where, a, r.slot, "read"); }, r.line, "the read");
+        };
+        readCheck(c.read);
+        if (c.moreReads)
+            for (const Access &r : *c.moreReads) readCheck(r);
+        c.read = {};
+        c.moreReads.reset();
+        if (!c.atomics) c.atomics = std::make_unique<std::vector<Access>>();
+        auto &list = *c.atomics;
+        list.erase(std::remove_if(list.begin(), list.end(), [&](const Access &w) { return ordered(w, a); }), list.end());
+        list.push_back({a.clock, a.slot, a.line});
+        c.flags |= kWritten;
+    }
     void checkWrite(Cell &c, size_t offset, const Actor &a, const Where &where) {
         if (c.inflight.slot != kNoSlot) inflightReport(c, offset, a, where);
-        if ((c.flags & kWritten) && !ordered(c.write, a))
+        atomicsCheck(c, offset, a, where);
+        if ((c.flags & kWritten) && c.write.slot != kNoSlot && !ordered(c.write, a))
             report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the other write");
         else proxyCheck(c, offset, a, where);
         auto readCheck = [&](const Access &r) {
@@ -489,6 +531,7 @@ private:
         c.flags = static_cast<uint8_t>(kWritten | (a.async ? kAsyncWrite : 0));
         c.read = {};
         c.moreReads.reset();
+        c.atomics.reset();
     }
 };
 
