@@ -690,8 +690,11 @@ void Checker::reportUnknown(const std::string &name, SourceRange where, const ch
             }
         }
     }
+    // A TileLang name written without its `T.` (a port): tilet's spelling.
+    if (std::optional<std::string> form = tiletFormOfT(name); form && *form != name)
+        d.note({}, "TileLang's T." + name + " is written in tilet: " + *form);
     // One-letter names are too short for a useful guess.
-    if (!best.empty() && name.size() >= 3 && bestDistance <= std::max<size_t>(1, name.size() / 3))
+    else if (!best.empty() && name.size() >= 3 && bestDistance <= std::max<size_t>(1, name.size() / 3))
         d.note(lookup(best)->def, "did you mean '" + best + "'?");
     diags_.report(std::move(d));
 }
