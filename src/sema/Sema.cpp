@@ -401,33 +401,31 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         }
         std::optional<Swizzle> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
         if (swizzled) blockLets = swizzled->steps;
-        for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
-            const ast::Ident &n = k.launch.blockNames[i];
+        // A block or thread index name: an int32 bound once at the top of the body.
+        auto bindIndex = [&](const ast::Ident &n, SymbolKind kind, ir::Expr value) {
             ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
             Symbol sym;
-            sym.kind = SymbolKind::BlockIndex;
+            sym.kind = kind;
             sym.def = n.range;
             sym.var = var;
-            ir::Expr value = swizzled && i < swizzled->blockIndices.size() ? swizzled->blockIndices[i]
-                                                                             : std::make_shared<ir::SpecialReg>(kinds[i], n.range);
-            if (declare(n, sym)) blockLets.push_back({var, value});
+            if (declare(n, sym)) blockLets.push_back({var, std::move(value)});
+        };
+        for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
+            const ast::Ident &n = k.launch.blockNames[i];
+            bindIndex(n, SymbolKind::BlockIndex,
+                      swizzled && i < swizzled->blockIndices.size() ? swizzled->blockIndices[i] : std::make_shared<ir::SpecialReg>(kinds[i], n.range));
         }
         // Thread indices: digits of threadIdx.x, x fastest.
         int64_t below = 1;
         for (size_t i = 0; i < k.launch.threadNames.size() && i < 3; ++i) {
             const ast::Ident &n = k.launch.threadNames[i];
-            ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
-            Symbol sym;
-            sym.kind = SymbolKind::ThreadIndex;
-            sym.def = n.range;
-            sym.var = var;
             int64_t extent = kernel.threadExtents[i];
             ir::Expr value = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ThreadIdx, n.range);
             if (below > 1) value = ir::div(value, ir::intImm(below));
             if (below * extent < kernel.threads) value = ir::mod(value, ir::intImm(extent));
             below *= extent;
             kernel.bindsThreadIndices = true;
-            if (declare(n, sym)) blockLets.push_back({var, value});
+            bindIndex(n, SymbolKind::ThreadIndex, value);
         }
         ir::Stmt body = checkBlock(k.body);
         swizzleStmt_ = nullptr;

@@ -173,6 +173,7 @@ private:
     DiagnosticEngine &diags_;
     std::vector<std::map<std::string, Symbol>> scopes_;
     int parallelDepth_ = 0;
+    int vectorizedDepth_ = 0;   // inside vectorized(V): element statements only
     ir::Kernel *kernel_ = nullptr;
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
     bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it

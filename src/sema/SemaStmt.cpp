@@ -292,6 +292,13 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
 // ------------------------------------------------------------------ loops
 
 ir::Stmt Checker::checkFor(const ast::For &s) {
+    // vectorize-accesses widens a vectorized loop's element accesses; a
+    // loop nest of the block's threads or a pipeline inside cannot be lanes.
+    if (vectorizedDepth_ > 0 && s.loopKind != ast::LoopKind::Serial && s.loopKind != ast::LoopKind::Unroll) {
+        diags_.error(s.kindRange, std::string("a ") + ast::loopKindName(s.loopKind) +
+                                      " loop cannot appear inside a vectorized loop, whose body is element statements");
+        return nullptr;
+    }
     if (s.loopKind == ast::LoopKind::Parallel) return checkParallelFor(s);
     const char *kindName = ast::loopKindName(s.loopKind);
     if (s.vars.size() != 1) {
@@ -451,7 +458,9 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     sym.def = s.vars[0].range;
     sym.var = var;
     declare(s.vars[0], sym);
+    vectorizedDepth_ += vectorized;
     ir::Stmt body = checkBlock(s.body);
+    vectorizedDepth_ -= vectorized;
     popScope();
     if (!ok) return nullptr;
     if (end->dtype != start->dtype) {

@@ -223,6 +223,10 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     };
     if (n == "atomic_add") return checkAtomicAdd(c);
     if (inParallel) return notInParallel();
+    if (vectorizedDepth_ > 0) {
+        diags_.error(c.calleeRange, "'" + n + "' cannot appear inside a vectorized loop, whose body is element statements");
+        return nullptr;
+    }
     if (n == "copy") return checkCopy(c, ir::CopyKind::Copy);
     if (n == "tma_copy") return checkCopy(c, ir::CopyKind::TmaCopy);
     if (n == "async_copy") return checkCopy(c, ir::CopyKind::AsyncCopy);

@@ -480,6 +480,16 @@ private:
             more->push_back(mine);
         }
     }
+    // A write (plain or atomic) must be ordered after the reads since the last write.
+    void readsCheck(const Cell &c, size_t offset, const Actor &a, const Where &where) {
+        auto readCheck = [&](const Access &r) {
+            if (r.slot != kNoSlot && !ordered(r, a))
+                report("race", a.line, [&] { return unordered(offset, where, a, r.slot, "read"); }, r.line, "the read");
+        };
+        readCheck(c.read);
+        if (c.moreReads)
+            for (const Access &r : *c.moreReads) readCheck(r);
+    }
     void atomicsCheck(const Cell &c, size_t offset, const Actor &a, const Where &where) {
         if (!c.atomics) return;
         for (const Access &w : *c.atomics)
@@ -494,13 +504,7 @@ private:
         } else if (c.write.slot != kNoSlot && !ordered(c.write, a)) {
             report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the write");
         }
-        auto readCheck = [&](const Access &r) {
-            if (r.slot != kNoSlot && !ordered(r, a))
-                report("race", a.line, [&] { return unordered(offset, where, a, r.slot, "read"); }, r.line, "the read");
-        };
-        readCheck(c.read);
-        if (c.moreReads)
-            for (const Access &r : *c.moreReads) readCheck(r);
+        readsCheck(c, offset, a, where);
         c.read = {};
         c.moreReads.reset();
         if (!c.atomics) c.atomics = std::make_unique<std::vector<Access>>();
@@ -515,13 +519,7 @@ private:
         if ((c.flags & kWritten) && c.write.slot != kNoSlot && !ordered(c.write, a))
             report("race", a.line, [&] { return unordered(offset, where, a, c.write.slot, "write"); }, c.write.line, "the other write");
         else proxyCheck(c, offset, a, where);
-        auto readCheck = [&](const Access &r) {
-            if (r.slot != kNoSlot && !ordered(r, a))
-                report("race", a.line, [&] { return unordered(offset, where, a, r.slot, "read"); }, r.line, "the read");
-        };
-        readCheck(c.read);
-        if (c.moreReads)
-            for (const Access &r : *c.moreReads) readCheck(r);
+        readsCheck(c, offset, a, where);
     }
     void writeCell(size_t offset, const Actor &a, const Where &where, bool landing) {
         Cell &c = cells_[offset];
