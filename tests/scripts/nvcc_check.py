@@ -87,6 +87,21 @@ def check(nvcc, arches, cu_path, tmp):
     return problems, []
 
 
+def run_all(task, items):
+    """Runs task(item, scratch_dir) -> (problems, notes) for every item on all
+    cores, in order, and prints the notes, then the problems."""
+    problems, notes = [], []
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for p, n in pool.map(lambda item: task(item, tmp), items):
+            problems += p
+            notes += n
+    for n in notes:
+        print(n)
+    for p in problems:
+        print(p)
+    return problems, notes
+
+
 def main():
     nvcc = find_nvcc()
     if not nvcc:
@@ -98,16 +113,7 @@ def main():
         for root, _, names in os.walk(d):
             files += [os.path.join(root, n) for n in names if n.endswith(".cu")]
     files.sort()
-    problems, notes = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            for p, n in pool.map(lambda f: check(nvcc, arches, f, tmp), files):
-                problems += p
-                notes += n
-    for n in notes:
-        print(n)
-    for p in problems:
-        print(p)
+    problems, notes = run_all(lambda f, tmp: check(nvcc, arches, f, tmp), files)
     print(f"nvcc: {len(files)} file(s), {len(problems)} problem(s), {len(notes)} skipped")
     return 1 if problems else 0
 

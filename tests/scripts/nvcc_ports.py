@@ -8,14 +8,12 @@ stays true). docs/tilelang-ports.md gives the same facts.
 
 usage: nvcc_ports.py TILET EXAMPLES_TILELANG_DIR
 """
-import concurrent.futures
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvcc_check import compile_cu, find_nvcc, supported_arches  # noqa: E402
+from nvcc_check import compile_cu, find_nvcc, run_all, supported_arches  # noqa: E402
 
 ARCHS = ["sm_80", "sm_90a", "sm_100a"]
 
@@ -76,18 +74,10 @@ def main():
         return 77
     arches = supported_arches(nvcc)
     ports = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".tl"))
-    problems, notes = [], []
-    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        jobs = [pool.submit(one, tilet, nvcc, arches, p, a, tmp) for p in ports for a in ARCHS]
-        for j in jobs:
-            p, note = j.result()
-            problems += p
-            if note:
-                notes.append(note)
-    for n in notes:
-        print(n)
-    for p in problems:
-        print(p)
+    def task(pair, tmp):
+        problems, note = one(tilet, nvcc, arches, pair[0], pair[1], tmp)
+        return problems, [note] if note else []
+    problems, _ = run_all(task, [(p, a) for p in ports for a in ARCHS])
     print(f"nvcc-ports: {len(ports) * len(ARCHS)} translation(s), {len(problems)} failure(s)")
     return 1 if problems else 0
 
