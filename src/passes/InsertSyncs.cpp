@@ -33,6 +33,7 @@
 #include "ir/Analysis.h"
 #include "ir/Effects.h"
 #include "ir/Simplify.h"
+#include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
@@ -257,104 +258,6 @@ std::vector<Range> asyncBytes(const ir::Stmt &body) {
     });
     return out;
 }
-
-// Whether `e` may differ between the threads of a scope: the thread index,
-// registers, shuffles, and variables bound to such values.
-class Uniformity {
-public:
-    // Register variables (`var`, `alloc_local`) that every thread assigns
-    // alike -- uniform values at uniform indices, under control flow every
-    // thread follows alike -- hold one value in all threads, so a branch on
-    // them is uniform too. The rest (fragments' registers, anything written
-    // per thread) are found here, to a fixpoint: a register is uniform only
-    // if everything it is computed from is.
-    explicit Uniformity(const ir::Stmt &body) {
-        for (size_t before = SIZE_MAX; before != perThread_.size();) {
-            before = perThread_.size();
-            dependentVars_.clear();
-            findPerThreadRegisters(body, false);
-        }
-        dependentVars_.clear();
-    }
-
-    bool threadDependent(const ir::Expr &e) const {
-        Sources src = sourcesOf(e);
-        return src.threadIndex || src.perThreadRegister;
-    }
-    void bind(const ir::VarNode *v, bool dependent) {
-        if (dependent) dependentVars_.insert(v);
-    }
-    // The register `e` reads that makes it differ between threads, if that is
-    // the only reason (no thread index, no value derived from one): a
-    // program's own per-thread `var`, never one of the lowering's guards.
-    const ir::BufferNode *onlyPerThreadRegister(const ir::Expr &e) const {
-        Sources src = sourcesOf(e);
-        return src.threadIndex ? nullptr : src.perThreadRegister;
-    }
-
-private:
-    // What makes `e` differ between threads: the thread index (directly, through
-    // a variable derived from it, or a shuffle), and the first per-thread register it reads.
-    struct Sources {
-        bool threadIndex = false;
-        const ir::BufferNode *perThreadRegister = nullptr;
-    };
-    Sources sourcesOf(const ir::Expr &e) const {
-        Sources src;
-        ir::forEachExpr(e, [&](const ir::Expr &x) {
-            if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) src.threadIndex = true;
-            if (const ir::Var *v = ir::as<ir::Var>(x); v && dependentVars_.count(v)) src.threadIndex = true;
-            if (ir::as<ir::Shuffle>(x)) src.threadIndex = true;
-            if (const ir::Load *l = ir::as<ir::Load>(x); l && !src.perThreadRegister && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()))
-                src.perThreadRegister = l->buffer.get();
-        });
-        return src;
-    }
-
-    void findPerThreadRegisters(const ir::Stmt &s, bool divergent) {
-        if (!s) return;
-        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
-            for (const ir::Stmt &x : q->stmts) findPerThreadRegisters(x, divergent);
-            return;
-        }
-        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
-            bind(l->var.get(), divergent || threadDependent(l->value));
-            findPerThreadRegisters(l->body, divergent);
-            return;
-        }
-        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return findPerThreadRegisters(a->body, divergent);
-        if (const ir::For *f = ir::as<ir::For>(s)) {
-            bool d = divergent || threadDependent(f->min) || threadDependent(f->extent);
-            bind(f->var.get(), d);
-            return findPerThreadRegisters(f->body, d);
-        }
-        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
-            bool d = divergent || threadDependent(i->cond);
-            findPerThreadRegisters(i->thenBody, d);
-            findPerThreadRegisters(i->elseBody, d);
-            return;
-        }
-        // A role's registers are its threads' only.
-        if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) return findPerThreadRegisters(w->body, true);
-        auto uniformIndices = [&](const std::vector<ir::Expr> &indices) {
-            return std::none_of(indices.begin(), indices.end(), [&](const ir::Expr &i) { return threadDependent(i); });
-        };
-        bool uniformStore = false;
-        if (const ir::Store *store = ir::as<ir::Store>(s))
-            uniformStore = !divergent && !threadDependent(store->value) && uniformIndices(store->indices);
-        // A wide move (the vectorized form of such a store) is alike in every
-        // thread when its addresses are and it reads memory or a uniform register.
-        if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s))
-            uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
-                           (isMemory(*v->src) || !perThread_.count(v->src.get()));
-        for (const ir::Access &a : ir::ownEffects(s).accesses) {
-            if (a.writes() && !isMemory(*a.buffer) && !uniformStore) perThread_.insert(a.buffer);
-        }
-    }
-
-    std::set<const ir::VarNode *> dependentVars_;
-    std::set<const ir::BufferNode *> perThread_;   // registers whose value may differ between threads
-};
 
 // Why a barrier is needed: a later access and the earlier one it conflicts with.
 struct Conflict {
@@ -798,7 +701,7 @@ private:
     }
 
     std::vector<Range> asyncBytes_;
-    Uniformity uniformity_;
+    ir::Uniformity uniformity_;
     DiagnosticEngine *diags_;
     std::set<const ir::StmtNode *> checkedBranches_;   // divergent branches checked once (loops and probes walk them again)
     int64_t barrierId_ = 0, barrierThreads_ = 0;

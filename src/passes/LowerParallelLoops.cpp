@@ -12,6 +12,7 @@
 #include "ir/Effects.h"
 #include "ir/Layout.h"
 #include "ir/Printer.h"
+#include "ir/Simplify.h"
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
 #include "passes/ScopedMutator.h"
@@ -28,8 +29,11 @@ namespace {
 // Rewrites fragment accesses inside one nest into register accesses.
 class FragmentRewriter : public ir::Mutator {
 public:
-    FragmentRewriter(const ParallelNest &nest, const ir::TileLayout &loop, const std::vector<ir::VarRef> &digits)
-        : nest_(nest), loop_(loop), digits_(digits) {}
+    // `coords` give each nest variable as threadIdx digits plus step
+    // variables; `scope` bounds both.
+    FragmentRewriter(const ParallelNest &nest, const ir::TileLayout &loop, const std::vector<ir::VarRef> &digits,
+                     const std::vector<ir::Expr> &coords, const ir::BoundsScope &scope, ir::Expr thread)
+        : nest_(nest), loop_(loop), digits_(digits), coords_(coords), scope_(scope), thread_(std::move(thread)) {}
     using ir::Mutator::mutate;
 
 protected:
@@ -56,20 +60,43 @@ private:
             for (size_t v = 0; v < nest_.vars.size(); ++v) {
                 if (i.get() == nest_.vars[v].get()) found = static_cast<int>(v);
             }
-            if (found < 0) return ir::localIndexOf(*b.layout, indices);
+            if (found < 0) return indexFromCoordinates(b, indices);
             dims.push_back(found);
         }
         std::optional<std::vector<int>> positions = ir::matchLocalModes(loop_, *b.layout, dims);
-        if (!positions) return ir::localIndexOf(*b.layout, indices);
+        if (!positions) return indexFromCoordinates(b, indices);
         ir::Expr index = ir::intImm(0);
         for (size_t m = 0; m < positions->size(); ++m)
             index = ir::add(index, ir::mul(digits_[(*positions)[m]], ir::intImm(ir::localStride(*b.layout, m))));
         return index;
     }
 
+    // The register from the element's coordinates. Where the fragment's
+    // threads own the loop's elements in another register order (an mma
+    // accumulator read as an mma A operand), the index written over the
+    // nest variables depends on threadIdx only through terms that cancel:
+    // with the coordinates expanded into threadIdx digits and steps, the
+    // simplifier removes them, so the register is a compile-time constant
+    // in each unrolled step and the array stays in registers (an index
+    // that depends on threadIdx puts the array in local memory).
+    ir::Expr indexFromCoordinates(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) {
+        ir::Expr direct = ir::localIndexOf(*b.layout, indices);
+        std::vector<std::pair<ir::VarRef, ir::Expr>> expand;
+        for (size_t d = 0; d < nest_.vars.size(); ++d) expand.push_back({nest_.vars[d], coords_[d]});
+        ir::Expr expanded = ir::simplify(ir::substitute(direct, expand), scope_);
+        bool threadFree = true;
+        ir::forEachExpr(expanded, [&](const ir::Expr &e) {
+            if (ir::structurallyEqual(e, thread_)) threadFree = false;
+        });
+        return threadFree ? expanded : direct;
+    }
+
     const ParallelNest &nest_;
     const ir::TileLayout &loop_;
     const std::vector<ir::VarRef> &digits_;
+    const std::vector<ir::Expr> &coords_;
+    const ir::BoundsScope &scope_;
+    ir::Expr thread_;
 };
 
 // Guards global accesses that cannot be proven in bounds, and memory writes
@@ -226,7 +253,14 @@ protected:
         }
 
         // The body: fragments to registers, then guards.
-        ir::Stmt body = FragmentRewriter(nest, L, digits).mutate(nest.body);
+        std::vector<ir::Expr> expanded = threadTerm;
+        ir::BoundsScope stepScope = scope_;
+        for (size_t k = 0; k < L.localModes.size(); ++k) {
+            const ir::LayoutMode &m = L.localModes[k];
+            expanded[m.dim] = ir::add(expanded[m.dim], ir::mul(digits[k], ir::intImm(m.coordStride)));
+            stepScope.bind(digits[k].get(), {0, m.extent - 1});
+        }
+        ir::Stmt body = FragmentRewriter(nest, L, digits, expanded, stepScope, tx).mutate(nest.body);
         Guarder guarder(kernel_, scope_, replicaCond, ctx_);
         for (int d = 0; d < rank; ++d) guarder.scope().bind(nest.vars[d].get(), {0, nest.extents[d] - 1});
         body = guarder.mutate(body);

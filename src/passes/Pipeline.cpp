@@ -22,6 +22,7 @@
 #include "passes/SelectCopyInst.h"
 #include "passes/SelectGemmInst.h"
 #include "passes/SpecializeWarps.h"
+#include "passes/StoreUniformOnce.h"
 #include "passes/VectorizeAccesses.h"
 
 #include <ostream>
@@ -84,7 +85,7 @@ private:
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
         "analyze-params", "check-target", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "overlap-wgmma", "lower-reductions",
-        "lower-parallel-loops", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
+        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -133,6 +134,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("lower-reductions", lowerReductions, noTileOps);
         // Per-thread loops; needs layouts; fragments become register arrays.
         run("lower-parallel-loops", lowerParallelLoops, noParallel);
+        // A store every thread would make alike (thread-level code) is made by one thread.
+        run("store-uniform-once", storeUniformOnce, noParallel);
         // Wide accesses need the per-thread lane loops and the bounds guards.
         run("vectorize-accesses", vectorizeAccesses, scalar);
         // Offsets and sharing of shared buffers; insert-syncs orders bytes, so it comes after.

@@ -300,7 +300,6 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         return nullptr;
     };
     if (ss == ir::MemScope::Barrier || ds == ir::MemScope::Barrier) return scopeError("barriers hold no data");
-    if (ss == ir::MemScope::Global && ds == ir::MemScope::Global) return scopeError("stage the data through shared memory or a fragment");
     if ((ss == ir::MemScope::TMem) != (ds == ir::MemScope::TMem) && ss != ir::MemScope::Fragment && ds != ir::MemScope::Fragment)
         return scopeError("tensor memory is copied to and from fragments only");
     if (ss == ir::MemScope::TMem && ds == ir::MemScope::TMem) return scopeError("tensor memory cannot be copied to itself");

@@ -57,6 +57,26 @@ def compile_cu(nvcc, arches, cu_path, obj, extra=()):
     return "ok", log, max(spills, default=0)
 
 
+def local_memory_kernels(log):
+    """Kernels of a ptxas -v log whose stack frame holds more than their
+    spills: a register array indexed by a value the compiler cannot resolve
+    at compile time lives in local memory (off-chip, cached), as slow as a
+    spill. Returns {kernel: bytes beyond the spills}."""
+    out, kernel = {}, None
+    for line in log.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for) '?(\w+)'?", line)
+        if m:
+            kernel = m.group(1)
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores", line)
+        if not m or not kernel:
+            continue
+        frame, spilled = int(m.group(1)), int(m.group(2))
+        # A frame with spills is rounded up to 16 bytes.
+        if frame > (spilled + 15) // 16 * 16:
+            out[kernel] = frame - spilled
+    return out
+
+
 def check(nvcc, arches, cu_path, tmp):
     base = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.]", "_", os.path.abspath(cu_path))[:-3])
     obj = base + ".cu.o"
@@ -68,6 +88,8 @@ def check(nvcc, arches, cu_path, tmp):
     problems = []
     if spilled:
         problems.append(f"FAIL {cu_path}: register spills ({spilled} bytes stored)\n{detail}")
+    for kernel, extra in sorted(local_memory_kernels(detail).items()):
+        problems.append(f"FAIL {cu_path}: {kernel} keeps {extra} bytes of registers in local memory (an index not known at compile time)")
     host = cu_path[:-3] + ".host.cpp"
     if os.path.exists(host):
         hobj = base + ".host.o"

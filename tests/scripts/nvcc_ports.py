@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvcc_check import compile_cu, find_nvcc, run_all, supported_arches  # noqa: E402
+from nvcc_check import compile_cu, find_nvcc, local_memory_kernels, run_all, supported_arches  # noqa: E402
 
 ARCHS = ["sm_80", "sm_90a", "sm_100a"]
 
@@ -27,6 +27,14 @@ NOT_TRANSLATED = {
     ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
 }
 
+# (file, arch): why a kernel keeps register arrays in local memory (its stack
+# frame holds more than its spills) -- an index the compiler cannot resolve.
+LOCAL_MEMORY = {}
+for _arch in ARCHS:
+    LOCAL_MEMORY[("block_sparse_attn_tilelang.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
+    LOCAL_MEMORY[("tilelang_block_sparse_attn.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
+    LOCAL_MEMORY[("mha_inference.tl", _arch)] = "the combine kernel's lse_local[k, i], indexed by the pipelined loop's k, as in the original"
+
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
     ("gemm_fp8_2xacc.tl", "sm_90a"): "two 128x128 f32 accumulators on 128 threads: 256 registers each before anything else",
@@ -35,7 +43,7 @@ SPILLS = {
     ("gemm_fp8.tl", "sm_100a"): "mma.sync with register accumulators until tcgen05 is lowered (issue 13)",
     ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
     ("mha_inference.tl", "sm_100a"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (mma.sync until tcgen05)",
-    ("mha_sink_fwd_bhsd.tl", "sm_80"): "128x128 tiles with dim 128: 128 registers of accumulators per thread on 256 threads, and the sink term",
+    ("mha_bwd_bhsd.tl", "sm_80"): "flash_bwd holds five 64x64 f32 fragments (qkT, dsT, dv, dk, dq) and two f16 casts on 128 threads: 192 registers of fragments",
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
@@ -58,12 +66,25 @@ def one(tilet, nvcc, arches, path, arch, tmp):
         return [], f"{name} {arch}: skipped, {detail}"
     if status == "fail":
         return [f"FAIL {name} {arch}: {detail}"], None
+    problems, notes = [], []
+    local = local_memory_kernels(detail)
+    local_why = LOCAL_MEMORY.get((name, arch))
+    if local and not local_why:
+        problems += [f"FAIL {name} {arch}: {k} keeps {b} bytes of registers in local memory" for k, b in sorted(local.items())]
+    if not local and local_why:
+        problems.append(f"FAIL {name} {arch}: no longer uses local memory; remove it from LOCAL_MEMORY")
+    if local and local_why:
+        notes.append(f"{sum(local.values())} bytes of local memory ({local_why})")
     why = SPILLS.get((name, arch))
     if worst and not why:
-        return [f"FAIL {name} {arch}: {worst} bytes of spill stores"], None
+        problems.append(f"FAIL {name} {arch}: {worst} bytes of spill stores")
     if not worst and why:
-        return [f"FAIL {name} {arch}: no longer spills; remove it from SPILLS"], None
-    return [], f"{name} {arch}: ok" + (f", {worst} bytes of spill stores ({why})" if worst else "")
+        problems.append(f"FAIL {name} {arch}: no longer spills; remove it from SPILLS")
+    if worst and why:
+        notes.insert(0, f"{worst} bytes of spill stores ({why})")
+    if problems:
+        return problems, None
+    return [], f"{name} {arch}: ok" + "".join(", " + n for n in notes)
 
 
 def main():

@@ -7,12 +7,11 @@
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 k_kernel(float* __restrict__ A, __half* __restrict__ H) {
-    A[0] = CUDART_INF_F;
-    __syncthreads();
-    A[1] = CUDART_INF_F;
-    __syncthreads();
-    A[2] = -CUDART_INF_F;
-    __syncthreads();
-    A[3] = 3.4028235e+38f;
-    H[0] = static_cast<__half>(CUDART_INF_F);
+    if (static_cast<int>(threadIdx.x) == 0) {
+        A[0] = CUDART_INF_F;
+        A[1] = CUDART_INF_F;
+        A[2] = -CUDART_INF_F;
+        A[3] = 3.4028235e+38f;
+        H[0] = static_cast<__half>(CUDART_INF_F);
+    }
 } // k_kernel

@@ -1,0 +1,96 @@
+// Uniformity.cpp -- see Uniformity.h.
+#include "ir/Uniformity.h"
+
+#include "ir/Effects.h"
+#include "ir/Visitor.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tilet::ir {
+
+namespace {
+
+bool isMemory(const BufferNode &b) { return b.scope == MemScope::Shared || b.scope == MemScope::Global; }
+
+} // namespace
+
+Uniformity::Uniformity(const Stmt &body) {
+    for (size_t before = SIZE_MAX; before != perThread_.size();) {
+        before = perThread_.size();
+        dependentVars_.clear();
+        findPerThreadRegisters(body, false);
+    }
+    dependentVars_.clear();
+}
+
+bool Uniformity::threadDependent(const Expr &e) const {
+    Sources src = sourcesOf(e);
+    return src.threadIndex || src.perThreadRegister;
+}
+
+void Uniformity::bind(const VarNode *v, bool dependent) {
+    if (dependent) dependentVars_.insert(v);
+}
+
+const BufferNode *Uniformity::onlyPerThreadRegister(const Expr &e) const {
+    Sources src = sourcesOf(e);
+    return src.threadIndex ? nullptr : src.perThreadRegister;
+}
+
+// What makes `e` differ between threads: the thread index (directly, through
+// a variable derived from it, or a shuffle), and the first per-thread register it reads.
+Uniformity::Sources Uniformity::sourcesOf(const Expr &e) const {
+    Sources src;
+    forEachExpr(e, [&](const Expr &x) {
+        if (const SpecialReg *r = as<SpecialReg>(x); r && r->special == SpecialKind::ThreadIdx) src.threadIndex = true;
+        if (const Var *v = as<Var>(x); v && dependentVars_.count(v)) src.threadIndex = true;
+        if (as<Shuffle>(x)) src.threadIndex = true;
+        if (const Load *l = as<Load>(x); l && !src.perThreadRegister && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()))
+            src.perThreadRegister = l->buffer.get();
+    });
+    return src;
+}
+
+void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
+    if (!s) return;
+    if (const Seq *q = as<Seq>(s)) {
+        for (const Stmt &x : q->stmts) findPerThreadRegisters(x, divergent);
+        return;
+    }
+    if (const LetStmt *l = as<LetStmt>(s)) {
+        bind(l->var.get(), divergent || threadDependent(l->value));
+        findPerThreadRegisters(l->body, divergent);
+        return;
+    }
+    if (const Allocate *a = as<Allocate>(s)) return findPerThreadRegisters(a->body, divergent);
+    if (const For *f = as<For>(s)) {
+        bool d = divergent || threadDependent(f->min) || threadDependent(f->extent);
+        bind(f->var.get(), d);
+        return findPerThreadRegisters(f->body, d);
+    }
+    if (const IfThenElse *i = as<IfThenElse>(s)) {
+        bool d = divergent || threadDependent(i->cond);
+        findPerThreadRegisters(i->thenBody, d);
+        findPerThreadRegisters(i->elseBody, d);
+        return;
+    }
+    // A role's registers are its threads' only.
+    if (const WarpSpecialize *w = as<WarpSpecialize>(s)) return findPerThreadRegisters(w->body, true);
+    auto uniformIndices = [&](const std::vector<Expr> &indices) {
+        return std::none_of(indices.begin(), indices.end(), [&](const Expr &i) { return threadDependent(i); });
+    };
+    bool uniformStore = false;
+    if (const Store *store = as<Store>(s))
+        uniformStore = !divergent && !threadDependent(store->value) && uniformIndices(store->indices);
+    // A wide move (the vectorized form of such a store) is alike in every
+    // thread when its addresses are and it reads memory or a uniform register.
+    if (const VectorCopy *v = as<VectorCopy>(s))
+        uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
+                       (isMemory(*v->src) || !perThread_.count(v->src.get()));
+    for (const Access &a : ownEffects(s).accesses) {
+        if (a.writes() && !isMemory(*a.buffer) && !uniformStore) perThread_.insert(a.buffer);
+    }
+}
+
+} // namespace tilet::ir

@@ -1,0 +1,45 @@
+// Uniformity.h -- which values may differ between the threads of a block.
+//
+// A value is thread-dependent when it reads the thread index (directly,
+// through a variable bound to such a value, or a shuffle) or a per-thread
+// register. Register variables (`var`, `alloc_local`) that every thread
+// assigns alike -- uniform values at uniform indices, under control flow
+// every thread follows alike -- hold one value in all threads; the rest
+// (fragments' registers, anything written per thread) are per-thread. Used
+// by insert-syncs (which branches every thread takes alike) and by
+// store-uniform-once (which stores every thread would make alike).
+#pragma once
+
+#include "ir/IR.h"
+
+#include <set>
+
+namespace tilet::ir {
+
+class Uniformity {
+public:
+    // Finds the per-thread registers of `body`, to a fixpoint: a register is
+    // uniform only if everything it is computed from is.
+    explicit Uniformity(const Stmt &body);
+
+    bool threadDependent(const Expr &e) const;
+    // Marks a variable bound to a thread-dependent value (a walk's own lets and loops).
+    void bind(const VarNode *v, bool dependent);
+    // The register `e` reads that makes it differ between threads, if that is
+    // the only reason (no thread index, no value derived from one): a
+    // program's own per-thread `var`, never one of the lowering's guards.
+    const BufferNode *onlyPerThreadRegister(const Expr &e) const;
+
+private:
+    struct Sources {
+        bool threadIndex = false;
+        const BufferNode *perThreadRegister = nullptr;
+    };
+    Sources sourcesOf(const Expr &e) const;
+    void findPerThreadRegisters(const Stmt &s, bool divergent);
+
+    std::set<const VarNode *> dependentVars_;
+    std::set<const BufferNode *> perThread_;   // registers whose value may differ between threads
+};
+
+} // namespace tilet::ir

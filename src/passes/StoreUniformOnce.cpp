@@ -1,0 +1,106 @@
+// StoreUniformOnce.cpp -- see StoreUniformOnce.h.
+#include "passes/StoreUniformOnce.h"
+
+#include "ir/Uniformity.h"
+#include "ir/Visitor.h"
+
+#include <set>
+#include <utility>
+
+namespace tilet {
+
+namespace {
+
+class OneThreadStores : public ir::Mutator {
+public:
+    OneThreadStores(const ir::Kernel &k, PassContext &ctx) : uniformity_(k.body), ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
+        uniformity_.bind(n.var.get(), divergent_ || uniformity_.threadDependent(n.value));
+        return ir::Mutator::mutateLetStmt(self, n);
+    }
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        bool dependent = n.threadLocal || uniformity_.threadDependent(n.min) || uniformity_.threadDependent(n.extent);
+        uniformity_.bind(n.var.get(), divergent_ || dependent);
+        return underControl(dependent, [&] { return ir::Mutator::mutateFor(self, n); });
+    }
+    ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override {
+        return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
+    }
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outer = std::exchange(firstThread_, n.firstThread());
+        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        firstThread_ = outer;
+        return out;
+    }
+
+    ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+        bool memory = n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Global;
+        if (divergent_ || !memory || n.op != ir::StoreOp::Assign || uniformity_.threadDependent(n.value)) return self;
+        for (const ir::Expr &i : n.indices) {
+            if (uniformity_.threadDependent(i)) return self;
+        }
+        Decision d;
+        d.where = n.span;
+        d.op = "store to '" + n.buffer->name + "'";
+        d.choice = "by thread " + std::to_string(firstThread_) + " only";
+        d.why = "every thread would store the same value to the same element (a write-write race, and one transaction per thread)";
+        ctx_.explain.record(std::move(d));
+        ir::Stmt guarded = std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
+        guards_.insert(guarded.get());
+        return guarded;
+    }
+
+    // Consecutive one-thread stores share one branch.
+    ir::Stmt mutateSeq(const ir::Stmt &self, const ir::Seq &n) override {
+        ir::Stmt base = ir::Mutator::mutateSeq(self, n);
+        const ir::Seq *q = ir::as<ir::Seq>(base);
+        if (!q) return base;
+        std::vector<ir::Stmt> out, run;
+        auto flush = [&] {
+            if (run.size() == 1) out.push_back(run[0]);
+            if (run.size() > 1) {
+                std::vector<ir::Stmt> stores;
+                for (const ir::Stmt &g : run) stores.push_back(ir::as<ir::IfThenElse>(g)->thenBody);
+                out.push_back(std::make_shared<ir::IfThenElse>(ir::as<ir::IfThenElse>(run[0])->cond, ir::seq(stores), nullptr, run[0]->span));
+            }
+            run.clear();
+        };
+        for (const ir::Stmt &x : q->stmts) {
+            if (!guards_.count(x.get())) flush();
+            (guards_.count(x.get()) ? run : out).push_back(x);
+        }
+        flush();
+        if (out.size() == q->stmts.size()) return base;
+        return ir::seq(out);
+    }
+
+private:
+    // Inside control flow that threads may follow differently a store is
+    // not made by every thread, so it is left as it is.
+    template <typename F> ir::Stmt underControl(bool dependent, F walk) {
+        bool outer = divergent_;
+        divergent_ = divergent_ || dependent;
+        ir::Stmt out = walk();
+        divergent_ = outer;
+        return out;
+    }
+
+    ir::Uniformity uniformity_;
+    PassContext &ctx_;
+    std::set<const ir::StmtNode *> guards_;   // the branches made here
+    bool divergent_ = false;
+    int64_t firstThread_ = 0;   // the first thread of the block, or of the warp-specialized role
+};
+
+} // namespace
+
+ir::Kernel storeUniformOnce(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    out.body = OneThreadStores(kernel, ctx).mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet
