@@ -91,7 +91,7 @@ assignOp
     ;
 
 loopKind
-    : SERIAL | UNROLL | PARALLEL | PIPELINED | VECTORIZED
+    : SERIAL | UNROLL | PARALLEL | PIPELINED | VECTORIZED | PERSISTENT
     ;
 
 // ---------------------------------------------------------------- expressions
@@ -234,6 +234,7 @@ UNROLL            : 'unroll';
 PARALLEL          : 'parallel';
 PIPELINED         : 'pipelined';
 VECTORIZED        : 'vectorized';
+PERSISTENT        : 'persistent';
 
 // dtypes
 BOOL              : 'bool';

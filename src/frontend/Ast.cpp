@@ -45,6 +45,7 @@ const char *loopKindName(LoopKind k) {
     case LoopKind::Parallel: return "parallel";
     case LoopKind::Pipelined: return "pipelined";
     case LoopKind::Vectorized: return "vectorized";
+    case LoopKind::Persistent: return "persistent";
     }
     return "?";
 }

@@ -170,7 +170,7 @@ struct Assign : Stmt {
     ExprPtr value;
 };
 
-enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized };
+enum class LoopKind { Serial, Unroll, Parallel, Pipelined, Vectorized, Persistent };
 const char *loopKindName(LoopKind k);
 
 struct For : Stmt {

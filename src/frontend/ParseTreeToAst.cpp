@@ -271,6 +271,7 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         else if (kind->PARALLEL()) s->loopKind = ast::LoopKind::Parallel;
         else if (kind->PIPELINED()) s->loopKind = ast::LoopKind::Pipelined;
         else if (kind->VECTORIZED()) s->loopKind = ast::LoopKind::Vectorized;
+        else if (kind->PERSISTENT()) s->loopKind = ast::LoopKind::Persistent;
         s->kindRange = rangeOf(kind);
         s->args = transformArgs(loop->argList());
         s->body = transformBlock(*loop->block());

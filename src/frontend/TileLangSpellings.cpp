@@ -29,6 +29,7 @@ constexpr Spelling kTForms[] = {
     {"Serial", "for k in serial(N) { ... }"},
     {"unroll", "for k in unroll(N) { ... }"},
     {"vectorized", "for v in vectorized(N) { ... }"},
+    {"Persistent", "for bx, by in persistent([M_TILES, N_TILES], WAVE, INDEX) { ... }"},
     {"get_thread_binding", "threads(X, Y) as (tx, ty) in the kernel header"},
     {"Unroll", "for k in unroll(N) { ... }"},
     {"if_then_else", "cond ? a : b"},

@@ -132,6 +132,7 @@ private:
     ir::Stmt checkAssign(const ast::Assign &s);
     ir::Stmt checkFor(const ast::For &s);
     ir::Stmt checkParallelFor(const ast::For &s);
+    ir::Stmt checkPersistentFor(const ast::For &s);
     ir::Stmt checkIf(const ast::If &s);
     ir::Stmt checkWs(const ast::Ws &s);
 

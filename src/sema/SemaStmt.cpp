@@ -300,6 +300,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         return nullptr;
     }
     if (s.loopKind == ast::LoopKind::Parallel) return checkParallelFor(s);
+    if (s.loopKind == ast::LoopKind::Persistent) return checkPersistentFor(s);
     const char *kindName = ast::loopKindName(s.loopKind);
     if (s.vars.size() != 1) {
         diags_.error(s.vars[1].range, std::string("a ") + kindName + " loop has one loop variable; only parallel loops take several");
@@ -484,6 +485,131 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     loop->pipeline = pipeline;
     loop->requested = vectorized;
     return loop;
+}
+
+// for v0, v1 in persistent([d0, d1], wave, index [, group_size = 8]):
+// TileLang's T.Persistent. The block walks the tiles of the domain in
+// waves: tile index g = w * wave + index for w = 0, 1, ..., while g is
+// below d0 * d1. The tile's coordinates come from g in TileLang's grouped
+// order -- the last dimension in groups of G = min(group_size, d_last)
+// (which must divide it), so consecutive tiles of a wave share rows of
+// the other dimensions: g % G is the column within the group, then the
+// other dimensions in order (the last of them fastest), then the group.
+// TileLang stops the loop with a break once g passes the end; the tile
+// index grows with w, so skipping the body is the same.
+ir::Stmt Checker::checkPersistentFor(const ast::For &s) {
+    std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
+        CallArgs out;
+        bool ok = true;
+        for (const ast::Arg &a : s.args) {
+            if (a.name.empty()) {
+                if (!out.keywords.empty()) { diags_.error(a.value->range, "positional argument after keyword argument"); ok = false; }
+                out.positional.push_back(a.value.get());
+            } else if (a.name != "group_size") {
+                reportUnknownKeyword("persistent", a, {"group_size"});
+                ok = false;
+            } else if (out.keywords.count(a.name)) {
+                diags_.error(a.nameRange, "keyword argument 'group_size' given twice");
+                ok = false;
+            } else {
+                out.keywords[a.name] = &a;
+            }
+        }
+        if (ok && out.positional.size() != 3) {
+            diags_.error(s.kindRange, "'persistent' takes the domain, the wave size and the block's index in the wave: "
+                                      "persistent([M_TILES, N_TILES], WAVE, INDEX), found " + std::to_string(out.positional.size()) +
+                                          " positional arguments");
+            ok = false;
+        }
+        if (!ok) return std::nullopt;
+        return out;
+    }();
+    if (!args) return nullptr;
+    const ast::Expr &domainArg = *args->positional[0];
+    if (domainArg.kind != ast::ExprKind::List) {
+        diags_.error(domainArg.range, "the domain of 'persistent' is a list of extents: persistent([M_TILES, N_TILES], WAVE, INDEX)");
+        return nullptr;
+    }
+    const auto &items = static_cast<const ast::List &>(domainArg).items;
+    if (items.size() != s.vars.size()) {
+        auto count = [](size_t n, const char *what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+        diags_.error(domainArg.range, "the domain has " + count(items.size(), "extent") + " but the loop has " + count(s.vars.size(), "variable"));
+        return nullptr;
+    }
+    bool ok = true;
+    std::vector<ir::Expr> domain;
+    for (const auto &item : items) {
+        std::optional<ir::Expr> e = checkInteger(*item, "persistent domain extent");
+        if (!e) { ok = false; continue; }
+        if (std::optional<int64_t> c = ir::constInt(*e); c && *c < 1) {
+            diags_.error(item->range, "persistent domain extents must be positive, found " + std::to_string(*c));
+            ok = false;
+        }
+        domain.push_back(*e);
+    }
+    std::optional<ir::Expr> wave = checkInteger(*args->positional[1], "wave size");
+    std::optional<ir::Expr> index = checkInteger(*args->positional[2], "index in the wave");
+    if (!wave || !index) ok = false;
+    if (wave) {
+        if (std::optional<int64_t> c = ir::constInt(*wave); c && *c < 1) {
+            diags_.error(args->positional[1]->range, "the wave size must be positive, found " + std::to_string(*c));
+            ok = false;
+        }
+    }
+    int64_t groupSize = 8;
+    if (const ast::Expr *g = args->keyword("group_size")) {
+        std::optional<int64_t> c = checkConstInt(*g, "group_size");
+        if (!c) ok = false;
+        else if (*c < 1) { diags_.error(g->range, "group_size must be positive, found " + std::to_string(*c)); ok = false; }
+        else groupSize = *c;
+    }
+    if (!ok) return nullptr;
+    ir::Expr last = domain.back();
+    ir::Expr group = ir::intImm(groupSize);
+    if (std::optional<int64_t> c = ir::constInt(last)) {
+        group = ir::intImm(std::min(groupSize, *c));
+        if (*c % std::min(groupSize, *c) != 0) {
+            diags_.error(items.back()->range, "the last extent of a persistent domain (" + std::to_string(*c) +
+                                                  ") must be divisible by min(group_size, extent) = " + std::to_string(std::min(groupSize, *c)));
+            return nullptr;
+        }
+    } else {
+        group = ir::binary(ir::BinaryOp::Min, group, last);
+    }
+
+    pushScope();
+    std::vector<ir::VarRef> vars;
+    for (const ast::Ident &name : s.vars) {
+        ir::VarRef var = ir::makeVar(name.name, DType::Int32, name.range);
+        Symbol sym;
+        sym.kind = SymbolKind::LoopVar;
+        sym.def = name.range;
+        sym.var = var;
+        declare(name, sym);
+        vars.push_back(var);
+    }
+    ir::Stmt body = checkBlock(s.body);
+    popScope();
+    if (!body) body = ir::seq({});
+
+    ir::Expr size = domain[0];
+    for (size_t d = 1; d < domain.size(); ++d) size = ir::mul(size, domain[d]);
+    ir::VarRef waveVar = ir::makeVar(s.vars[0].name + "_wave", DType::Int32, s.vars[0].range);
+    ir::VarRef tile = ir::makeVar(s.vars[0].name + "_tile", DType::Int32, s.vars[0].range);
+    // Coordinates from the tile index, the group's column fastest.
+    size_t n = domain.size();
+    ir::Expr rest = ir::div(tile, group);
+    std::vector<ir::Expr> coord(n);
+    for (size_t d = n - 1; d-- > 0;) {
+        coord[d] = ir::mod(rest, domain[d]);
+        rest = ir::div(rest, domain[d]);
+    }
+    coord[n - 1] = ir::add(ir::mul(rest, group), ir::mod(tile, group));
+    for (size_t d = n; d-- > 0;) body = std::make_shared<ir::LetStmt>(vars[d], coord[d], body, s.range);
+    body = std::make_shared<ir::IfThenElse>(ir::lt(tile, size), body, nullptr, s.range);
+    body = std::make_shared<ir::LetStmt>(tile, ir::add(ir::mul(waveVar, *wave), *index), body, s.range);
+    ir::Expr waves = ir::div(ir::add(size, ir::sub(*wave, ir::intImm(1))), *wave);
+    return std::make_shared<ir::For>(waveVar, ir::intImm(0), waves, ir::ForKind::Serial, body, s.range);
 }
 
 ir::Stmt Checker::checkParallelFor(const ast::For &s) {

@@ -635,6 +635,9 @@ class KernelTranslator:
             self.parallel_depth -= 1
             self.scopes.pop()
             return
+        if kind == "persistent":
+            self.persistent_loop(s, names, args, body, d)
+            return
         if len(names) != 1:
             raise InvalidProgram(f"a {kind} loop has one variable")
         pos = [self.integer(x) for x in args["pos"]]
@@ -660,6 +663,40 @@ class KernelTranslator:
         self.stmts(body, d + 1)
         self.scopes.pop()
         self.divergent -= diverges
+
+    def persistent_loop(self, s, names, args, body, d):
+        """TileLang's T.Persistent: the block's tiles are g = index,
+        index + wave, ... below the domain's size; tile g's coordinates take
+        the last dimension in groups of G = min(group_size, last extent):
+        g % G is the column in the group, then the other dimensions (the
+        last of them fastest), then the group (docs/language.md section 5)."""
+        if len(args["pos"]) != 3 or args["pos"][0].kind != "List":
+            raise InvalidProgram("persistent([extents], wave, index)")
+        dims = [self.integer(x).code for x in args["pos"][0].kids]
+        if len(dims) != len(names):
+            raise InvalidProgram("persistent: one extent per variable")
+        wave = self.integer(args["pos"][1]).code
+        index = self.integer(args["pos"][2]).code
+        group = self.static_int(args["kw"]["group_size"]) if "group_size" in args["kw"] else 8
+        tag = "p_" + names[0]
+        self.emit(d, f"{tag}_dims = [{', '.join(dims)}]")
+        self.emit(d, f"{tag}_group = min({group}, {tag}_dims[-1])")
+        self.emit(d, f"{tag}_size = 1")
+        self.emit(d, f"for {tag}_x in {tag}_dims: {tag}_size *= {tag}_x")
+        self.emit(d, f"for {tag}_g in range({index}, {tag}_size, {wave}):")
+        self.emit(d + 1, f"{tag}_rest = {tag}_g // {tag}_group")
+        self.emit(d + 1, f"{tag}_at = [0] * {len(dims)}")
+        self.emit(d + 1, f"for {tag}_k in reversed(range({len(dims) - 1})):")
+        self.emit(d + 2, f"{tag}_at[{tag}_k] = {tag}_rest % {tag}_dims[{tag}_k]")
+        self.emit(d + 2, f"{tag}_rest //= {tag}_dims[{tag}_k]")
+        self.emit(d + 1, f"{tag}_at[-1] = {tag}_rest * {tag}_group + {tag}_g % {tag}_group")
+        self.scopes.append({})
+        for i, n in enumerate(names):
+            py = "n_" + n
+            self.emit(d + 1, f"{py} = {tag}_at[{i}]")
+            self.define(n, Sym("value", py, "int32"))
+        self.stmts(body, d + 1)
+        self.scopes.pop()
 
     # -------------------------------------------------------------- calls
     def call_args_of(self, kids):

@@ -23,6 +23,7 @@ NOT_TRANSLATED = {
     ("mla_decode.tl", "sm_80"): "237,568 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration targets Hopper)",
     ("mla_decode.tl", "sm_100a"): "237,568 bytes of shared memory; sm_100a has 232,448 (sm_90a: 231,424)",
     ("gemm_persistent_explicit.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
+    ("gemm_persistent.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
     ("ws_gemm_copy_1_gemm_0.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
 }

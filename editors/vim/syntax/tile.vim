@@ -7,7 +7,7 @@ endif
 syntax keyword tileKeyword import target const kernel dyn grid threads cluster min_blocks_per_sm as
 syntax keyword tileKeyword let var for in if else ws
 syntax keyword tileConstant true false inf
-syntax keyword tileLoop serial unroll parallel pipelined vectorized
+syntax keyword tileLoop serial unroll parallel pipelined vectorized persistent
 syntax keyword tileType bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 f16 bf16 f32 f64 tf32
 syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 e8m0
 syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem alloc_barrier
