@@ -78,6 +78,7 @@ stmt
     | VAR IDENT COLON dtype (ASSIGN expr)? SEMI                   # VarStmt
     | FOR identList IN loopKind LPAREN argList? RPAREN block      # ForStmt
     | ifStmt                                                      # IfStmtAlt
+    | WHILE LPAREN expr RPAREN block                              # WhileStmt
     | WS LPAREN exprList RPAREN block                             # WsStmt
     | expr (assignOp expr)? SEMI                                  # ExprStmt
     ;
@@ -222,6 +223,7 @@ VAR               : 'var';
 FOR               : 'for';
 IN                : 'in';
 IF                : 'if';
+WHILE             : 'while';
 ELSE              : 'else';
 WS                : 'ws';
 TRUE              : 'true';

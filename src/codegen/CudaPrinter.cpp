@@ -134,6 +134,13 @@ private:
             out_.close();
             return;
         }
+        case ir::StmtKind::While: {
+            const ir::While &w = *ir::as<ir::While>(s);
+            out_.open("while (" + e(w.cond) + ")");
+            block(w.body);
+            out_.close();
+            return;
+        }
         case ir::StmtKind::Store: {
             const ir::Store &st = *ir::as<ir::Store>(s);
             std::string target = access(st.buffer, st.indices);

@@ -179,6 +179,16 @@ private:
             });
             break;
         }
+        case StmtKind::While: {
+            auto &w = static_cast<const While &>(s);
+            line("While", s.range);
+            child([&] {
+                expr(*w.cond);
+                line("Do", s.range);
+                child([&] { stmts(w.body); });
+            });
+            break;
+        }
         case StmtKind::Ws: {
             auto &w = static_cast<const Ws &>(s);
             line("Ws", s.range);

@@ -127,7 +127,7 @@ struct Call : Expr {
 
 // ------------------------------------------------------------------ statements
 
-enum class StmtKind { Let, Var, Assign, For, If, Ws, CallStmt };
+enum class StmtKind { Let, Var, Assign, For, If, While, Ws, CallStmt };
 
 struct Stmt {
     explicit Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
@@ -188,6 +188,12 @@ struct If : Stmt {
     StmtList thenBody;
     StmtList elseBody;
     bool hasElse = false;
+};
+
+struct While : Stmt {
+    While(SourceRange r) : Stmt(StmtKind::While, r) {}
+    ExprPtr cond;
+    StmtList body;
 };
 
 struct Ws : Stmt {

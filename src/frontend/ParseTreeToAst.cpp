@@ -278,6 +278,12 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         return s;
     }
     if (auto *ifAlt = dynamic_cast<TileParser::IfStmtAltContext *>(&ctx)) return transformIf(*ifAlt->ifStmt());
+    if (auto *loop = dynamic_cast<TileParser::WhileStmtContext *>(&ctx)) {
+        auto s = std::make_unique<ast::While>(range);
+        s->cond = transformExpr(*loop->expr());
+        s->body = transformBlock(*loop->block());
+        return s;
+    }
     if (auto *ws = dynamic_cast<TileParser::WsStmtContext *>(&ctx)) {
         auto s = std::make_unique<ast::Ws>(range);
         s->roles = transformExprList(ws->exprList());

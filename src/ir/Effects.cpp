@@ -92,6 +92,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
     case StmtKind::Allocate:
     case StmtKind::For:
     case StmtKind::IfThenElse:
+    case StmtKind::While:
     case StmtKind::WarpSpecialize:
     case StmtKind::SetMaxNReg:
     case StmtKind::TmaPrefetch:   // reads a kernel parameter (the tensor map), no buffer

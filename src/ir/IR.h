@@ -351,6 +351,16 @@ struct IfThenElse : StmtNode {
     const Stmt elseBody;   // may be null
 };
 
+// `while (cond) body`: the condition is evaluated before each iteration, in
+// every thread that reaches the loop. Passes reason about it as a loop of
+// unknown trip count.
+struct While : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::While;
+    While(Expr c, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), cond(std::move(c)), body(std::move(b)) {}
+    const Expr cond;
+    const Stmt body;
+};
+
 // AsyncCopy: an assignment global -> shared that belongs to a cp.async group
 // (a pipelined loop's producer); vectorize-accesses issues it as cp.async
 // where it can move 4, 8 or 16 bytes at once, and as a plain store otherwise.

@@ -146,6 +146,11 @@ public:
             if (i.elseBody) block("else", i.elseBody);
             return;
         }
+        case StmtKind::While: {
+            auto &w = static_cast<const While &>(*s);
+            block("while " + expr(w.cond), w.body);
+            return;
+        }
         case StmtKind::Store: {
             auto &st = static_cast<const Store &>(*s);
             line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));

@@ -69,6 +69,7 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         bind(f->var.get(), d);
         return findPerThreadRegisters(f->body, d);
     }
+    if (const While *w = as<While>(s)) return findPerThreadRegisters(w->body, divergent || threadDependent(w->cond));
     if (const IfThenElse *i = as<IfThenElse>(s)) {
         bool d = divergent || threadDependent(i->cond);
         findPerThreadRegisters(i->thenBody, d);

@@ -45,6 +45,7 @@ void Visitor::visitLetStmt(const LetStmt &n) { visit(n.value); visit(n.body); }
 void Visitor::visitAllocate(const Allocate &n) { visit(n.body); }
 void Visitor::visitFor(const For &n) { visit(n.min); visit(n.extent); visit(n.body); }
 void Visitor::visitIfThenElse(const IfThenElse &n) { visit(n.cond); visit(n.thenBody); visit(n.elseBody); }
+void Visitor::visitWhile(const While &n) { visit(n.cond); visit(n.body); }
 void Visitor::visitStore(const Store &n) { for (const Expr &i : n.indices) visit(i); visit(n.value); }
 void Visitor::visitVectorCopy(const VectorCopy &n) {
     for (const Expr &i : n.dstIndices) visit(i);
@@ -268,6 +269,13 @@ Stmt Mutator::mutateIfThenElse(const Stmt &self, const IfThenElse &n) {
     Stmt t = mutate(n.thenBody), e = mutate(n.elseBody);
     if (c == n.cond && t == n.thenBody && e == n.elseBody) return self;
     return std::make_shared<IfThenElse>(c, t, e, n.span);
+}
+
+Stmt Mutator::mutateWhile(const Stmt &self, const While &n) {
+    Expr c = mutate(n.cond);
+    Stmt b = mutate(n.body);
+    if (c == n.cond && b == n.body) return self;
+    return std::make_shared<While>(c, b ? b : seq({}), n.span);
 }
 
 Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {

@@ -117,6 +117,16 @@ public:
             }
             return;
         }
+        case ir::StmtKind::While: {
+            // Its trip count is known at run time only: tried like a loop's.
+            const ir::While &w = *ir::as<ir::While>(s);
+            for (int64_t i = 0; i < trips_ && !overflow; ++i) {
+                loops_.push_back({"while", i});
+                walk(w.body, false);
+                loops_.pop_back();
+            }
+            return;
+        }
         case ir::StmtKind::IfThenElse: {
             const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
             std::optional<int64_t> c = ir::constInt(evaluate(i.cond));
@@ -475,6 +485,7 @@ bool hasDynamicLoop(const ir::Kernel &k) {
     bool found = false;
     ir::forEachStmt(k.body, [&](const Stmt &s) {
         if (const ir::For *f = ir::as<ir::For>(s); f && f->forKind != ir::ForKind::Parallel && !ir::constInt(ir::simplify(f->extent))) found = true;
+        if (ir::as<ir::While>(s)) found = true;
     });
     return found;
 }

@@ -137,6 +137,15 @@ struct State {
     void published(const ir::BufferNode *b) {
         writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const Range &r) { return r.publishedBy == b; }), writes.end());
     }
+    // The state as the next iteration of a loop without a variable sees it:
+    // no version tag can be told apart from the same tag of another iteration.
+    State untagged() const {
+        State out = *this;
+        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight}) {
+            for (Range &r : *list) r.tagBase = nullptr;
+        }
+        return out;
+    }
     // The state as the next iteration of the loop over `v` sees it: a tag
     // (v + c) of this iteration is (v + c - 1) of the next.
     State shifted(const ir::VarRef &v) const {
@@ -557,6 +566,7 @@ private:
                                                     !uniformity_.threadDependent(f->extent))
             return processLoop(s, *f, state, out);
         if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s); i && !uniformity_.threadDependent(i->cond)) return processBranch(s, *i, state, out);
+        if (const ir::While *w = ir::as<ir::While>(s); w && !uniformity_.threadDependent(w->cond)) return processWhile(s, *w, state, out);
         return processUnit(s, state, out);
     }
 
@@ -677,6 +687,48 @@ private:
         }
         state.add(entry);   // the loop may run zero times
         return ir::rebuildFor(f, f.min, f.extent, body);
+    }
+
+    // A while loop every thread of the scope runs alike: a loop whose
+    // condition is read before each iteration, which may run zero times.
+    // No version tags carry over between its iterations (it has no
+    // variable to shift them by).
+    ir::Stmt processWhile(const ir::Stmt &self, const ir::While &w, State &state, std::vector<ir::Stmt> &out) {
+        State cond = located(ownAccessesOf(self));
+        if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
+        admit(state, cond);
+        if (probing()) {
+            State entry = state;
+            Nested inLoop(nested_);
+            process(w.body, state);
+            state.add(entry);
+            return self;
+        }
+        if (std::optional<Conflict> c = probe(w.body, state))
+            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
+        State entry = state;
+        size_t logged = log.size();
+        Nested inLoop(nested_);
+        // The body, then the condition read again before the next iteration:
+        // a hazard with it gets a barrier at the end of the body.
+        auto walk = [&](State &st, std::vector<ir::Stmt> head) {
+            head.push_back(process(w.body, st));
+            if (hazard(st, cond)) insertBarrier(st, here(self), head, conflict_, "placed at the end of the loop body: the condition is read before the next iteration");
+            admit(st, cond);
+            return ir::seq(std::move(head));
+        };
+        ir::Stmt body = walk(state, {});
+        State wrap = state.untagged();
+        if (std::optional<Conflict> c = probe(w.body, wrap)) {
+            log.resize(logged);   // the body is walked again from the new barrier
+            std::vector<ir::Stmt> head;
+            State fresh = wrap;
+            insertBarrier(fresh, here(self), head, *c, "placed at the start of the loop body: the hazard is between iterations");
+            body = walk(fresh, std::move(head));
+            state = fresh;
+        }
+        state.add(entry);   // the loop may run zero times
+        return std::make_shared<ir::While>(w.cond, body, w.span);
     }
 
     // A branch every thread of the scope takes the same way: barriers may go inside.

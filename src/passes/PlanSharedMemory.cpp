@@ -80,6 +80,9 @@ public:
     void visitFor(const ir::For &n) override {
         widened([&] { ir::Visitor::visitFor(n); });
     }
+    void visitWhile(const ir::While &n) override {
+        widened([&] { ir::Visitor::visitWhile(n); });
+    }
     void visitIfThenElse(const ir::IfThenElse &n) override {
         visit(n.cond);
         widened([&] { visit(n.thenBody); });

@@ -29,6 +29,9 @@ protected:
     ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override {
         return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
     }
+    ir::Stmt mutateWhile(const ir::Stmt &self, const ir::While &n) override {
+        return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateWhile(self, n); });
+    }
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = std::exchange(firstThread_, n.firstThread());
         ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);

@@ -133,6 +133,7 @@ private:
     ir::Stmt checkFor(const ast::For &s);
     ir::Stmt checkParallelFor(const ast::For &s);
     ir::Stmt checkPersistentFor(const ast::For &s);
+    ir::Stmt checkWhile(const ast::While &s);
     ir::Stmt checkIf(const ast::If &s);
     ir::Stmt checkWs(const ast::Ws &s);
 

@@ -36,6 +36,7 @@ ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
         case ast::StmtKind::Assign: out.push_back(checkAssign(static_cast<const ast::Assign &>(s))); break;
         case ast::StmtKind::For: out.push_back(checkFor(static_cast<const ast::For &>(s))); break;
         case ast::StmtKind::If: out.push_back(checkIf(static_cast<const ast::If &>(s))); break;
+        case ast::StmtKind::While: out.push_back(checkWhile(static_cast<const ast::While &>(s))); break;
         case ast::StmtKind::Ws: out.push_back(checkWs(static_cast<const ast::Ws &>(s))); break;
         case ast::StmtKind::CallStmt: out.push_back(checkCallStmt(*static_cast<const ast::CallStmt &>(s).call)); break;
         }
@@ -679,6 +680,22 @@ ir::Stmt Checker::checkIf(const ast::If &s) {
     ir::Stmt elseBody = s.hasElse ? checkBlock(s.elseBody) : nullptr;
     if (!cond) return nullptr;
     return std::make_shared<ir::IfThenElse>(*cond, thenBody ? thenBody : ir::seq({}), elseBody, s.range);
+}
+
+// while (cond) { }: the condition is evaluated before every iteration, in
+// every thread (TileLang's Python `while` in a kernel, a TIR While). Inside
+// a parallel or vectorized loop, whose bodies are one element's
+// statements, it has no lowering.
+ir::Stmt Checker::checkWhile(const ast::While &s) {
+    bool ok = true;
+    if (parallelDepth_ > 0 || vectorizedDepth_ > 0) {
+        diags_.error(s.range, std::string("a while loop cannot appear inside a ") + (parallelDepth_ > 0 ? "parallel" : "vectorized") + " loop");
+        ok = false;
+    }
+    std::optional<ir::Expr> cond = checkCondition(*s.cond, "condition of 'while'");
+    ir::Stmt body = checkBlock(s.body);
+    if (!cond || !ok) return nullptr;
+    return std::make_shared<ir::While>(*cond, body ? body : ir::seq({}), s.range);
 }
 
 ir::Stmt Checker::checkWs(const ast::Ws &s) {

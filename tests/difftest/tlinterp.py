@@ -499,6 +499,14 @@ class KernelTranslator:
                 self.emit(d, "else:")
                 self.stmts(rest[1].kids, d + 1)
             self.divergent -= diverges
+        elif k == "While":
+            # The condition is evaluated before every iteration (docs/language.md section 5).
+            cond = self.cond(s.kids[0])
+            diverges = self.thread_mode and self.thread_dependent(cond.code)
+            self.divergent += diverges
+            self.emit(d, f"while {cond.code}:")
+            self.stmts(s.kids[1].kids, d + 1)
+            self.divergent -= diverges
         elif k == "Ws":
             roles = []
             body = []
@@ -705,7 +713,7 @@ class KernelTranslator:
         builtins (an unused expression builtin is an error)."""
         pos, kw, nodes = [], {}, []
         for c in kids:
-            if c.kind in ("Assign", "For", "If", "Let", "Var", "Ws") or (c.kind == "Call" and c.text not in EXPR_BUILTINS):
+            if c.kind in ("Assign", "For", "If", "While", "Let", "Var", "Ws") or (c.kind == "Call" and c.text not in EXPR_BUILTINS):
                 break
             if c.kind == "Keyword":
                 kw[c.text] = c.kids[0]

@@ -5,7 +5,7 @@ if exists("b:current_syntax")
 endif
 
 syntax keyword tileKeyword import target const kernel dyn grid threads cluster min_blocks_per_sm as
-syntax keyword tileKeyword let var for in if else ws
+syntax keyword tileKeyword let var for in if else while ws
 syntax keyword tileConstant true false inf
 syntax keyword tileLoop serial unroll parallel pipelined vectorized persistent
 syntax keyword tileType bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 f16 bf16 f32 f64 tf32
