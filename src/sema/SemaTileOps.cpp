@@ -151,10 +151,23 @@ std::optional<ir::Region> Checker::completeRegion(const RegionRef &r, const std:
         out.extents.assign(rank, 1);
         for (size_t i = 0; i < tile.size(); ++i) out.extents[rank - tile.size() + i] = tile[i];
     }
-    // Constant corners must keep the tile inside the buffer.
+    // Constant corners must keep the tile inside a shared or local buffer.
+    // A tile of a global tensor may reach past its end, as in TileLang: the
+    // lowering checks the bounds (loads outside read zero, stores outside are
+    // dropped; TMA fills zeros by itself), and --explain names each check.
+    // One that starts past the end, or before the start, is a mistake.
+    bool global = out.buffer->scope == ir::MemScope::Global;
     for (size_t d = 0; d < out.extents.size(); ++d) {
         std::optional<int64_t> dim = ir::constInt(out.buffer->shape[d]);
         std::optional<int64_t> lo = ir::constInt(out.mins[d]);
+        if (global) {
+            if (dim && lo && (*lo < 0 || *lo >= *dim)) {
+                diags_.error(r.range, "region of dimension " + std::to_string(d) + " starts at " + std::to_string(*lo) +
+                                          ", outside '" + out.buffer->name + "' (size " + std::to_string(*dim) + ")");
+                return std::nullopt;
+            }
+            continue;
+        }
         if (dim && out.extents[d] > *dim) {
             diags_.error(r.range, "tile extent " + std::to_string(out.extents[d]) + " exceeds dimension " + std::to_string(d) +
                                       " of '" + out.buffer->name + "' (" + std::to_string(*dim) + ")");
