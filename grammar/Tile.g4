@@ -115,7 +115,14 @@ binaryOp
 
 unaryExpr
     : op=(MINUS | NOT | TILDE) unaryExpr
-    | postfixExpr
+    | powerExpr
+    ;
+
+// `a ** b` binds tighter than a unary operator on its left and groups to
+// the right, as in Python: -x ** 2 is -(x ** 2), 2 ** -1 and a ** b ** c
+// are 2 ** (-1) and a ** (b ** c).
+powerExpr
+    : postfixExpr (STARSTAR unaryExpr)?
     ;
 
 postfixExpr
@@ -201,7 +208,7 @@ syncBuiltin
 
 exprBuiltin
     : CAST | CEILDIV | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
-    | RSQRT | TANH | SIN | COS | FLOOR | CEIL | POW | SIGMOID
+    | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID
     | BLOCK_RANK_IN_CLUSTER
     ;
 
@@ -306,6 +313,7 @@ LOG2              : 'log2';
 SQRT              : 'sqrt';
 RSQRT             : 'rsqrt';
 TANH              : 'tanh';
+ERF               : 'erf';
 SIN               : 'sin';
 COS               : 'cos';
 FLOOR             : 'floor';
@@ -342,6 +350,7 @@ LT           : '<';
 GT           : '>';
 PLUS         : '+';
 MINUS        : '-';
+STARSTAR     : '**';
 STAR         : '*';
 SLASH        : '/';
 PERCENT      : '%';

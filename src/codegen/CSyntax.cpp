@@ -225,6 +225,7 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::MathFunc::Sqrt: return fn("sqrt") + "(" + arg(0) + ")";
         case ir::MathFunc::Rsqrt: return fn("rsqrt") + "(" + arg(0) + ")";
         case ir::MathFunc::Tanh: return fn("tanh") + "(" + arg(0) + ")";
+        case ir::MathFunc::Erf: return fn("erf") + "(" + arg(0) + ")";
         case ir::MathFunc::Sin: return fn("sin") + "(" + arg(0) + ")";
         case ir::MathFunc::Cos: return fn("cos") + "(" + arg(0) + ")";
         case ir::MathFunc::Floor: return fn("floor") + "(" + arg(0) + ")";

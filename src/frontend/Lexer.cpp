@@ -74,7 +74,7 @@ struct Punct {
 
 // Longest first, as ANTLR's longest-match rule picks them.
 const Punct kPunct[] = {
-    {"+=", TileParser::PLUS_ASSIGN}, {"-=", TileParser::MINUS_ASSIGN}, {"*=", TileParser::STAR_ASSIGN},
+    {"**", TileParser::STARSTAR}, {"+=", TileParser::PLUS_ASSIGN}, {"-=", TileParser::MINUS_ASSIGN}, {"*=", TileParser::STAR_ASSIGN},
     {"/=", TileParser::SLASH_ASSIGN}, {"==", TileParser::EQ}, {"!=", TileParser::NE}, {"<=", TileParser::LE},
     {">=", TileParser::GE}, {"<<", TileParser::SHL}, {">>", TileParser::SHR}, {"&&", TileParser::AND},
     {"||", TileParser::OR}, {"(", TileParser::LPAREN}, {")", TileParser::RPAREN}, {"[", TileParser::LBRACK},

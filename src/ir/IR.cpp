@@ -117,6 +117,7 @@ const char *mathFuncName(MathFunc f) {
     case MathFunc::Sqrt: return "sqrt";
     case MathFunc::Rsqrt: return "rsqrt";
     case MathFunc::Tanh: return "tanh";
+    case MathFunc::Erf: return "erf";
     case MathFunc::Sin: return "sin";
     case MathFunc::Cos: return "cos";
     case MathFunc::Floor: return "floor";

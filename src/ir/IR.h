@@ -260,7 +260,7 @@ struct Cast : ExprNode {
     const Expr value;
 };
 
-enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Sin, Cos, Floor, Ceil, Pow, Sigmoid };
+enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil, Pow, Sigmoid };
 const char *mathFuncName(MathFunc f);
 
 struct MathCall : ExprNode {

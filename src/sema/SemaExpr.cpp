@@ -133,6 +133,7 @@ const MathBuiltin kMath[] = {
     {"sqrt", ir::MathFunc::Sqrt, 1, [](double x) { return std::sqrt(x); }},
     {"rsqrt", ir::MathFunc::Rsqrt, 1, rsqrtD},
     {"tanh", ir::MathFunc::Tanh, 1, [](double x) { return std::tanh(x); }},
+    {"erf", ir::MathFunc::Erf, 1, [](double x) { return std::erf(x); }},
     {"sin", ir::MathFunc::Sin, 1, [](double x) { return std::sin(x); }},
     {"cos", ir::MathFunc::Cos, 1, [](double x) { return std::cos(x); }},
     {"floor", ir::MathFunc::Floor, 1, [](double x) { return std::floor(x); }},

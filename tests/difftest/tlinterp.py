@@ -244,7 +244,7 @@ def _fmax(a, b):
 
 
 MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt": "_sqrt", "rsqrt": "_rsqrt",
-         "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil",
+         "tanh": "math.tanh", "erf": "math.erf", "sin": "math.sin", "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil",
          "sigmoid": "_sigmoid"}
 
 
