@@ -198,7 +198,7 @@ allocBuiltin
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD
+    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE
     ;
 
 syncBuiltin
@@ -289,6 +289,7 @@ REDUCE_MIN        : 'reduce_min';
 REDUCE_ABSSUM     : 'reduce_abssum';
 REDUCE_ABSMAX     : 'reduce_absmax';
 ATOMIC_ADD        : 'atomic_add';
+THREAD_ALLREDUCE  : 'thread_allreduce';
 
 // synchronisation
 BARRIER_WAIT      : 'barrier_wait';

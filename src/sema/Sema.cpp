@@ -426,6 +426,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             below *= extent;
             kernel.bindsThreadIndices = true;
             bindIndex(n, SymbolKind::ThreadIndex, value);
+            if (const Symbol *sym = lookup(n.name); sym && sym->kind == SymbolKind::ThreadIndex)
+                threadIndexDigits_[sym->var.get()] = {below / extent, extent};
         }
         ir::Stmt body = checkBlock(k.body);
         swizzleStmt_ = nullptr;

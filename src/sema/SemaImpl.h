@@ -149,6 +149,7 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
     ir::Stmt checkBarrierOp(const ast::Call &c, bool wait);
+    ir::Stmt checkThreadAllReduce(const ast::Call &c);
     bool checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index);
 
 public:
@@ -176,6 +177,8 @@ private:
     std::vector<std::map<std::string, Symbol>> scopes_;
     int parallelDepth_ = 0;
     int vectorizedDepth_ = 0;   // inside vectorized(V): element statements only
+    // Each thread index name: the stride of its digit of threadIdx.x and its extent.
+    std::map<const ir::VarNode *, std::pair<int64_t, int64_t>> threadIndexDigits_;
     ir::Kernel *kernel_ = nullptr;
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
     bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it

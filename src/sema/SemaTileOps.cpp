@@ -253,6 +253,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_min") return checkReduce(c, ir::ReduceOp::Min);
     if (n == "reduce_abssum") return checkReduce(c, ir::ReduceOp::AbsSum);
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
+    if (n == "thread_allreduce") return checkThreadAllReduce(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
@@ -772,6 +773,100 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
         return nullptr;
     }
     return std::make_shared<ir::BarrierWait>(barrier, index, *parity, c.range);
+}
+
+// thread_allreduce(value, dst, over = t): every
+// thread contributes `value`; afterwards each holds in `dst` (an element of
+// an alloc_local buffer, or a var) the sum over the threads that
+// differ from it only in thread index `t` (TVM's tvm_thread_allreduce, which
+// TileLang's GEMV calls through a comm_reducer). A group inside one warp
+// whose size is a power of two reduces by xor shuffles (every lane ends
+// with the same value: each step adds the same two partial sums); any other
+// group exchanges through a shared workspace of one element per thread,
+// which insert-syncs fences with barriers.
+ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"over"});
+    if (!args) return nullptr;
+    std::optional<Value> value = checkValue(*args->positional[0]);
+    const ast::Expr &target = *args->positional[1];
+    ir::Buffer dst;
+    std::vector<ir::Expr> indices;
+    const ast::Expr *base = target.kind == ast::ExprKind::Index ? static_cast<const ast::Index &>(target).base.get() : &target;
+    const Symbol *sym = base->kind == ast::ExprKind::Name ? lookup(static_cast<const ast::Name &>(*base).name) : nullptr;
+    bool ok = value.has_value();
+    if (sym && target.kind == ast::ExprKind::Name && sym->kind == SymbolKind::Mutable) {
+        dst = sym->buffer;
+    } else if (sym && target.kind == ast::ExprKind::Index && sym->kind == SymbolKind::Buffer && sym->buffer->scope == ir::MemScope::Local) {
+        dst = sym->buffer;
+        const auto &items = static_cast<const ast::Index &>(target).items;
+        if (static_cast<int>(items.size()) != dst->rank()) {
+            diags_.error(target.range, "'" + dst->name + "' has " + std::to_string(dst->rank()) + " dimension" + (dst->rank() == 1 ? "" : "s") +
+                                           " but is indexed with " + std::to_string(items.size()));
+            ok = false;
+        }
+        for (const auto &item : items) {
+            if (item.end) {
+                diags_.error(item.range, "the destination of thread_allreduce is one element");
+                ok = false;
+                continue;
+            }
+            std::optional<ir::Expr> e = checkInteger(*item.begin, "index");
+            if (e) indices.push_back(*e);
+            else ok = false;
+        }
+    } else {
+        diags_.error(target.range, "the destination of thread_allreduce is an element of an alloc_local buffer or a var");
+        ok = false;
+    }
+    if (dst && dst->dtype == DType::Bool) {
+        diags_.error(target.range, "thread_allreduce reduces numbers; '" + dst->name + "' holds bool");
+        ok = false;
+    }
+    std::pair<int64_t, int64_t> digit{1, 1};   // stride, extent
+    const ast::Expr *over = args->keyword("over");
+    if (!over) {
+        diags_.error(c.range, "thread_allreduce needs 'over = t', a thread index of the kernel (threads(...) as (...))");
+        ok = false;
+    } else {
+        const Symbol *t = over->kind == ast::ExprKind::Name ? lookup(static_cast<const ast::Name &>(*over).name) : nullptr;
+        auto it = t && t->kind == SymbolKind::ThreadIndex ? threadIndexDigits_.find(t->var.get()) : threadIndexDigits_.end();
+        if (it == threadIndexDigits_.end()) {
+            diags_.error(over->range, "'over' names a thread index of the kernel (threads(X, Y) as (tx, ty))");
+            ok = false;
+        } else {
+            digit = it->second;
+        }
+    }
+    if (!ok) return nullptr;
+    std::optional<ir::Expr> converted = convert(*value, dst->dtype, value->range);
+    if (!converted) return nullptr;
+
+    auto [stride, extent] = digit;
+    auto load = [&] { return std::make_shared<ir::Load>(dst, indices, c.range); };
+    auto store = [&](ir::Expr v) { return std::make_shared<ir::Store>(dst, indices, std::move(v), ir::StoreOp::Assign, c.range); };
+    auto combine = [](ir::Expr a, ir::Expr b) { return ir::add(std::move(a), std::move(b)); };
+    std::vector<ir::Stmt> steps{store(*converted)};
+    bool powerOfTwo = (extent & (extent - 1)) == 0;
+    bool shuffles = stride * extent <= 32 && powerOfTwo && (dst->dtype == DType::F32 || dst->dtype == DType::Int32);
+    if (shuffles) {
+        for (int64_t lanes = stride; lanes < stride * extent; lanes *= 2)
+            steps.push_back(store(combine(load(), std::make_shared<ir::Shuffle>(load(), lanes, c.range))));
+        return ir::seq(std::move(steps));
+    }
+    int64_t threads = kernel_ ? kernel_->threads : 128;
+    ir::Buffer ws = ir::makeBuffer(dst->name + "_allreduce", dst->dtype, {ir::intImm(threads)}, ir::MemScope::Shared, c.range);
+    ir::Expr tid = ir::threadIdx();
+    // The group's first thread: this thread with digit `over` = 0.
+    ir::Expr first = ir::add(ir::mod(tid, ir::intImm(stride)), ir::mul(ir::div(tid, ir::intImm(stride * extent)), ir::intImm(stride * extent)));
+    if (stride == 1) first = ir::mul(ir::div(tid, ir::intImm(extent)), ir::intImm(extent));
+    auto member = [&](ir::Expr j) { return std::make_shared<ir::Load>(ws, std::vector<ir::Expr>{ir::add(first, ir::mul(j, ir::intImm(stride)))}, c.range); };
+    ir::VarRef j = ir::makeVar("j", DType::Int32, c.range);
+    std::vector<ir::Stmt> body{std::make_shared<ir::Store>(ws, std::vector<ir::Expr>{tid}, load(), ir::StoreOp::Assign, c.range),
+                               store(member(ir::intImm(0))),
+                               std::make_shared<ir::For>(j, ir::intImm(1), ir::intImm(extent - 1), ir::ForKind::Serial,
+                                                         store(combine(load(), member(j))), c.range)};
+    steps.push_back(std::make_shared<ir::Allocate>(ws, ir::seq(std::move(body)), c.range));
+    return ir::seq(std::move(steps));
 }
 
 } // namespace tilet::sema

@@ -334,6 +334,7 @@ class KernelTranslator:
         # Thread mode (a kernel that names its thread indices): the body is a
         # generator per thread, run in lockstep (Runtime.lockstep).
         self.thread_names = []
+        self.thread_digits = {}     # thread index name: (stride, extent) of its digit of the thread number
         self.thread_mode = False
         self.per_thread = set()   # Python names whose value may differ between threads
         self.divergent = 0        # inside a branch or loop threads may take differently
@@ -407,6 +408,7 @@ class KernelTranslator:
             below *= e
             self.define(n, Sym("value", py, "int32"))
             self.per_thread.add(py)
+            self.thread_digits[n] = (below // e, e)
         self.stmts(body, 1)
         self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
         self.emit(1, "if False:")
@@ -777,6 +779,9 @@ class KernelTranslator:
         if name == "atomic_add":
             self.atomic_add(pos, d)
             return
+        if name == "thread_allreduce":
+            self.thread_allreduce(pos, kw, d)
+            return
         if self.thread_mode and name in self.WRITTEN_ARG and not self.parallel_depth:
             _, written = self.region(pos[self.WRITTEN_ARG[name]])
             if written.buf.scope != "local":
@@ -855,6 +860,29 @@ class KernelTranslator:
             # gives the same tensors, so the emulated run checks that tilet's is.
             return
         raise Unsupported(f"tile operation {name}")
+
+    def thread_allreduce(self, pos, kw, d):
+        """Every thread posts its value; once all have (a lockstep step),
+        each reduces the values of the threads whose thread number differs
+        from its own only in the digit of `over` (docs/language.md section 10)."""
+        if not self.thread_mode or self.divergent or self.parallel_depth:
+            raise Unsupported("thread_allreduce outside thread-level code every thread runs")
+        stride, extent = self.thread_digits[kw["over"].text]
+        value = self.expr(pos[0])
+        target = pos[1]
+        site = f"allreduce{target.line}_{target.col}"
+        self.emit(d, f"rt.posted.setdefault({site!r}, {{}})[_t] = {value.code}")
+        self.emit(d, "yield 0")
+        group = f"[rt.posted[{site!r}][_t - (_t // {stride}) % {extent} * {stride} + _j * {stride}] for _j in range({extent})]"
+        fold = "sum"
+        if target.kind == "Name":
+            sym = self.lookup(target.text)
+            self.emit(d, f"{sym.py} = {self.convert(V(f'{fold}({group})', value.ty), sym.ty)}")
+        else:
+            sym = self.lookup(target.kids[0].text)
+            idx = [self.index(x) for x in target.kids[1:]]
+            code = self.convert(V(f"{fold}({group})", value.ty), sym.buf.dtype)
+            self.emit(d, f"{sym.py}.st({code}, {', '.join(i.code for i in idx)})")
 
     def atomic_add(self, pos, d):
         dst_node, src_node = pos
