@@ -198,7 +198,7 @@ allocBuiltin
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE
+    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM
     ;
 
 syncBuiltin
@@ -288,6 +288,7 @@ REDUCE_MAX        : 'reduce_max';
 REDUCE_MIN        : 'reduce_min';
 REDUCE_ABSSUM     : 'reduce_abssum';
 REDUCE_ABSMAX     : 'reduce_absmax';
+CUMSUM            : 'cumsum';
 ATOMIC_ADD        : 'atomic_add';
 THREAD_ALLREDUCE  : 'thread_allreduce';
 

@@ -254,6 +254,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_abssum") return checkReduce(c, ir::ReduceOp::AbsSum);
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
     if (n == "thread_allreduce") return checkThreadAllReduce(c);
+    if (n == "cumsum") return checkCumsum(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
@@ -867,6 +868,96 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
                                                          store(combine(load(), member(j))), c.range)};
     steps.push_back(std::make_shared<ir::Allocate>(ws, ir::seq(std::move(body)), c.range));
     return ir::seq(std::move(steps));
+}
+
+// cumsum(src [, dst], dim = d, reverse = r): TileLang's T.cumsum, the
+// inclusive running sum along dimension d (from the end with reverse =
+// true) of a shared or local buffer, into dst (src itself by default).
+// Lowered to element statements: each line along d is scanned in order by
+// one thread -- line l of a shared buffer by thread l % threads (a branch on
+// the thread index, which insert-syncs orders as a whole), every line of a
+// local buffer by its own thread.
+ir::Stmt Checker::checkCumsum(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 2, {"dim", "reverse"});
+    if (!args) return nullptr;
+    auto wholeBuffer = [&](const ast::Expr &e, const char *what) -> ir::Buffer {
+        std::optional<RegionRef> r = checkRegionArg(e, what);
+        if (!r) return nullptr;
+        if (!r->whole) {
+            diags_.error(r->range, std::string("the ") + what + " of cumsum is a whole buffer");
+            return nullptr;
+        }
+        if (r->buffer->scope != ir::MemScope::Shared && r->buffer->scope != ir::MemScope::Local) {
+            diags_.error(r->range, "cumsum of " + std::string(ir::memScopeName(r->buffer->scope)) + " buffer '" + r->buffer->name +
+                                       "' is not implemented yet; it scans shared and local buffers (copy a fragment to shared memory first)");
+            return nullptr;
+        }
+        if (r->buffer->dtype == DType::Bool || isSubByte(r->buffer->dtype)) {
+            diags_.error(r->range, "cumsum adds numbers; '" + r->buffer->name + "' holds " + std::string(dtypeName(r->buffer->dtype)));
+            return nullptr;
+        }
+        return r->buffer;
+    };
+    ir::Buffer src = wholeBuffer(*args->positional[0], "source");
+    ir::Buffer dst = args->positional.size() > 1 ? wholeBuffer(*args->positional[1], "destination") : src;
+    if (!src || !dst) return nullptr;
+    if (src->shape.size() != dst->shape.size() || src->scope != dst->scope ||
+        !std::equal(src->shape.begin(), src->shape.end(), dst->shape.begin(), [](const ir::Expr &a, const ir::Expr &b) { return ir::constInt(a) == ir::constInt(b); })) {
+        diags_.error(c.range, "cumsum's source '" + src->name + "' and destination '" + dst->name + "' must have the same shape and memory");
+        return nullptr;
+    }
+    int64_t rank = static_cast<int64_t>(src->shape.size());
+    int64_t dim = 0;
+    bool reverse = false, ok = true;
+    if (const ast::Expr *d = args->keyword("dim")) {
+        std::optional<int64_t> v = checkConstInt(*d, "dim");
+        if (!v) ok = false;
+        else if (*v < -rank || *v >= rank) { diags_.error(d->range, "dim " + std::to_string(*v) + " is outside the buffer's " + std::to_string(rank) + " dimensions"); ok = false; }
+        else dim = *v < 0 ? *v + rank : *v;
+    }
+    if (const ast::Expr *r = args->keyword("reverse")) {
+        std::optional<bool> v = checkConstBool(*r, "reverse");
+        if (!v) ok = false;
+        else reverse = *v;
+    }
+    if (!ok) return nullptr;
+    int64_t n = *ir::constInt(src->shape[dim]);
+    DType t = src->dtype;
+    // One thread's scan of the line through `coords` (dimension `dim` left out).
+    std::vector<ir::VarRef> vars;
+    for (int64_t d = 0; d < rank; ++d) vars.push_back(d == dim ? nullptr : ir::makeVar("c" + std::to_string(d), DType::Int32, c.range));
+    ir::VarRef k = ir::makeVar("k", DType::Int32, c.range);
+    ir::Buffer acc = ir::makeBuffer(src->name + "_running", t, {}, ir::MemScope::Local, c.range);
+    ir::Expr at = reverse ? ir::sub(ir::intImm(n - 1), k) : ir::Expr(k);
+    std::vector<ir::Expr> idx;
+    for (int64_t d = 0; d < rank; ++d) idx.push_back(d == dim ? at : ir::Expr(vars[d]));
+    ir::Expr zero = isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
+    auto accLoad = std::make_shared<ir::Load>(acc, std::vector<ir::Expr>{}, c.range);
+    ir::Stmt step = ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, ir::add(accLoad, std::make_shared<ir::Load>(src, idx, c.range)),
+                                                         ir::StoreOp::Assign, c.range),
+                             std::make_shared<ir::Store>(dst, idx, accLoad, ir::StoreOp::Assign, c.range)});
+    ir::Stmt line = std::make_shared<ir::Allocate>(
+        acc, ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, zero, ir::StoreOp::Assign, c.range),
+                      std::make_shared<ir::For>(k, ir::intImm(0), ir::intImm(n), ir::ForKind::Serial, step, c.range)}),
+        c.range);
+    // Line l's coordinates, the last dimension fastest.
+    ir::VarRef l = ir::makeVar("line", DType::Int32, c.range);
+    int64_t lines = 1;
+    for (int64_t d = rank; d-- > 0;) {
+        if (d == dim) continue;
+        int64_t extent = *ir::constInt(src->shape[d]);
+        line = std::make_shared<ir::LetStmt>(vars[d], ir::mod(ir::div(l, ir::intImm(lines)), ir::intImm(extent)), line, c.range);
+        lines *= extent;
+    }
+    if (src->scope == ir::MemScope::Local) return std::make_shared<ir::For>(l, ir::intImm(0), ir::intImm(lines), ir::ForKind::Serial, line, c.range);
+    int64_t threads = kernel_ ? kernel_->threads : 128;
+    ir::VarRef round = ir::makeVar("round", DType::Int32, c.range);
+    int64_t rounds = (lines + threads - 1) / threads;
+    ir::Expr mine = rounds == 1 ? ir::threadIdx() : ir::add(ir::mul(round, ir::intImm(threads)), ir::threadIdx());
+    line = std::make_shared<ir::IfThenElse>(ir::lt(l, ir::intImm(lines)), line, nullptr, c.range);
+    line = std::make_shared<ir::LetStmt>(l, mine, line, c.range);
+    if (rounds == 1) return line;
+    return std::make_shared<ir::For>(round, ir::intImm(0), ir::intImm(rounds), ir::ForKind::Serial, line, c.range);
 }
 
 } // namespace tilet::sema

@@ -755,7 +755,7 @@ class KernelTranslator:
         return f"rt.region({sym.py}, [{', '.join(items)}])", sym
 
     # The buffer each tile operation writes, by argument position.
-    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "gemm": 2, "clear": 0, "fill": 0,
+    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "gemm": 2, "clear": 0, "fill": 0, "cumsum": 0,
                    "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1}
 
     def block_level_stmt(self, emit_at, d):
@@ -821,6 +821,14 @@ class KernelTranslator:
             if "mbar" in kw:
                 raise Unsupported("gemm with mbar (tensor memory)")
             self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear})")
+            return
+        if name == "cumsum":
+            _, ssym = self.region(pos[0])
+            _, dsym = self.region(pos[1]) if len(pos) > 1 else (None, ssym)
+            rank = len(ssym.buf.shape)
+            dim = self.static_int(kw["dim"]) if "dim" in kw else 0
+            reverse = self.static_bool(kw.get("reverse"), False)
+            self.emit(d, f"rt.cumsum({ssym.py}, {dsym.py}, {dim % rank}, {reverse})")
             return
         if name in ("clear", "fill"):
             r, sym = self.region(pos[0])
@@ -1390,6 +1398,23 @@ class Runtime:
             if v is None and dst.buf.scope == "global":
                 raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
+
+    def cumsum(self, src, dst, dim, reverse):
+        """TileLang's T.cumsum: the inclusive running sum along `dim` (from
+        the end when reversed), rounded to the buffer's dtype at each step."""
+        shape = src.shape
+        lines = [()]
+        for d, e in enumerate(shape):
+            if d != dim:
+                lines = [l + (i,) for l in lines for i in range(e)]
+        for line in lines:
+            acc = _zero(src.dtype)
+            order = range(shape[dim] - 1, -1, -1) if reverse else range(shape[dim])
+            for k in order:
+                idx = list(line)
+                idx.insert(dim, k)
+                acc = convert(acc + self.read(src, idx), src.dtype, src.dtype)
+                self.write(dst, idx, acc)
 
     def fill(self, r, value):
         if r.extents is None:
