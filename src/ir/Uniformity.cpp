@@ -29,6 +29,18 @@ bool Uniformity::threadDependent(const Expr &e) const {
     return src.threadIndex || src.perThreadRegister;
 }
 
+bool Uniformity::threadDependentBeyondFragments(const Expr &e) const {
+    bool dependent = false;
+    forEachExpr(e, [&](const Expr &x) {
+        if (const SpecialReg *r = as<SpecialReg>(x); r && r->special == SpecialKind::ThreadIdx) dependent = true;
+        if (const Var *v = as<Var>(x); v && dependentVars_.count(v)) dependent = true;
+        if (as<Shuffle>(x)) dependent = true;
+        if (const Load *l = as<Load>(x); l && !isMemory(*l->buffer) && l->buffer->scope != MemScope::Fragment && perThread_.count(l->buffer.get()))
+            dependent = true;
+    });
+    return dependent;
+}
+
 void Uniformity::bind(const VarNode *v, bool dependent) {
     if (dependent) dependentVars_.insert(v);
 }

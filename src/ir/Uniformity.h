@@ -23,6 +23,11 @@ public:
     explicit Uniformity(const Stmt &body);
 
     bool threadDependent(const Expr &e) const;
+    // The same, but a fragment's registers count as alike in every thread:
+    // at the language's level a fragment holds one value per element (a
+    // fragment read outside parallel loops is fully replicated, and tile
+    // operations and parallel loops write every replica alike).
+    bool threadDependentBeyondFragments(const Expr &e) const;
     // Marks a variable bound to a thread-dependent value (a walk's own lets and loops).
     void bind(const VarNode *v, bool dependent);
     // The register `e` reads that makes it differ between threads, if that is

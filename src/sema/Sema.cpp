@@ -3,6 +3,7 @@
 #include "sema/SemaImpl.h"
 
 #include "frontend/TileLangSpellings.h"
+#include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <utility>
 
 namespace tilet {
 
@@ -108,6 +110,73 @@ private:
     SourceRange where_;
     std::map<const ir::ExprNode *, int64_t> sizes_;
     std::map<const ir::VarNode *, int64_t> letSize_;
+};
+
+// Work spread over the block's threads -- a tile operation, a parallel loop,
+// thread_allreduce -- needs every thread of the block (or of its ws(...)
+// role): each does its share. Under a branch or loop that threads may take
+// differently (its condition reads a thread index or a value that differs
+// between threads) only some would run it, and the rest of the work would
+// silently not be done (TileLang emits it so); it is an error at the
+// statement, with a note at the condition.
+class DivergentWorkCheck {
+public:
+    // `collectives`: the first statement of each thread_allreduce.
+    DivergentWorkCheck(const ir::Stmt &body, const std::set<const ir::StmtNode *> &collectives, DiagnosticEngine &diags)
+        : uniformity_(body), collectives_(collectives), diags_(diags) {}
+    void walk(const ir::Stmt &s) {
+        if (!s) return;
+        if (collectives_.count(s.get())) return report(s, "thread_allreduce");
+        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+            for (const ir::Stmt &x : q->stmts) walk(x);
+        } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            uniformity_.bind(l->var.get(), divergentAt_ || uniformity_.threadDependentBeyondFragments(l->value));
+            walk(l->body);
+        } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+            walk(a->body);
+        } else if (const ir::For *f = ir::as<ir::For>(s)) {
+            if (f->forKind == ir::ForKind::Parallel) return report(s, "a parallel loop");
+            bool dependent = uniformity_.threadDependentBeyondFragments(f->min) || uniformity_.threadDependentBeyondFragments(f->extent);
+            uniformity_.bind(f->var.get(), divergentAt_ || dependent);
+            under(dependent ? s.get() : nullptr, [&] { walk(f->body); });
+        } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+            under(uniformity_.threadDependentBeyondFragments(i->cond) ? s.get() : nullptr, [&] {
+                walk(i->thenBody);
+                walk(i->elseBody);
+            });
+        } else if (const ir::While *w = ir::as<ir::While>(s)) {
+            under(uniformity_.threadDependentBeyondFragments(w->cond) ? s.get() : nullptr, [&] { walk(w->body); });
+        } else if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) {
+            // A role's threads are the threads of the work inside it.
+            const ir::StmtNode *outer = std::exchange(divergentAt_, nullptr);
+            walk(w->body);
+            divergentAt_ = outer;
+        } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s)) {
+            report(s, "a tile operation");
+        }
+    }
+
+private:
+    template <typename F> void under(const ir::StmtNode *branch, F body) {
+        const ir::StmtNode *outer = divergentAt_;
+        if (!divergentAt_) divergentAt_ = branch;
+        body();
+        divergentAt_ = outer;
+    }
+    void report(const ir::Stmt &s, const char *what) {
+        if (!divergentAt_) return;
+        Diagnostic d{Severity::Error, s->span,
+                     std::string(what) + " needs every thread of the block, but threads take the enclosing " +
+                         (divergentAt_->kind == ir::StmtKind::IfThenElse ? "branch" : "loop") + " differently; only some would do their part of it",
+                     {}, {}};
+        d.note(divergentAt_->span, "its condition differs between threads (it reads a thread index or a per-thread value)");
+        diags_.report(std::move(d));
+    }
+
+    ir::Uniformity uniformity_;
+    const std::set<const ir::StmtNode *> &collectives_;
+    DiagnosticEngine &diags_;
+    const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
 };
 } // namespace
 
@@ -442,6 +511,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     ExpansionCheck expansion(diags_);
     expansion.visit(kernel.body);
     if (!expansion.ok()) return std::nullopt;
+    DivergentWorkCheck(kernel.body, threadCollectives_, diags_).walk(kernel.body);
+    if (diags_.errorCount() != errorsBefore) return std::nullopt;
     return kernel;
 }
 

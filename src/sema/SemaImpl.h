@@ -12,6 +12,7 @@
 #include "sema/Sema.h"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -180,6 +181,8 @@ private:
     int vectorizedDepth_ = 0;   // inside vectorized(V): element statements only
     // Each thread index name: the stride of its digit of threadIdx.x and its extent.
     std::map<const ir::VarNode *, std::pair<int64_t, int64_t>> threadIndexDigits_;
+    // The first statement of each thread_allreduce: work of every thread of the block.
+    std::set<const ir::StmtNode *> threadCollectives_;
     ir::Kernel *kernel_ = nullptr;
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
     bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it

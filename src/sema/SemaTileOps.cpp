@@ -852,6 +852,7 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
     if (shuffles) {
         for (int64_t lanes = stride; lanes < stride * extent; lanes *= 2)
             steps.push_back(store(combine(load(), std::make_shared<ir::Shuffle>(load(), lanes, c.range))));
+        threadCollectives_.insert(steps.front().get());   // its first statement survives flattening
         return ir::seq(std::move(steps));
     }
     int64_t threads = kernel_ ? kernel_->threads : 128;
@@ -867,6 +868,7 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
                                std::make_shared<ir::For>(j, ir::intImm(1), ir::intImm(extent - 1), ir::ForKind::Serial,
                                                          store(combine(load(), member(j))), c.range)};
     steps.push_back(std::make_shared<ir::Allocate>(ws, ir::seq(std::move(body)), c.range));
+    threadCollectives_.insert(steps.front().get());   // its first statement survives flattening
     return ir::seq(std::move(steps));
 }
 
