@@ -656,37 +656,12 @@ private:
         if (hazard(state, bounds)) insertBarrier(state, here(self), out, conflict_);
         admit(state, bounds);
         uniformity_.bind(f.var.get(), false);
-        if (probing()) {
-            // A probe asks only whether a range from before meets a hazard:
-            // the first iteration shows it, and the loop may run zero times.
-            State entry = state;
-            Nested inLoop(nested_);
-            process(f.body, state);
-            state.add(entry);
-            return self;
-        }
-        // A hazard with what came before the loop is resolved once, before
-        // it, rather than in every iteration.
-        if (std::optional<Conflict> c = probe(f.body, state))
-            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
-        State entry = state;
-        size_t logged = log.size();
-        Nested inLoop(nested_);
-        ir::Stmt body = process(f.body, state);
-        // Entered again with the state its end leaves behind?
-        State wrap = state.shifted(f.var);
-        if (std::optional<Conflict> c = probe(f.body, wrap)) {
-            log.resize(logged);   // the body is walked again from the new barrier
-            std::vector<ir::Stmt> head;
-            State fresh = wrap;
-            insertBarrier(fresh, here(self), head, *c, "placed at the start of the loop body: the hazard is between iterations");
-            body = process(f.body, fresh);
-            head.push_back(body);
-            body = ir::seq(std::move(head));
-            state = fresh;
-        }
-        state.add(entry);   // the loop may run zero times
-        return ir::rebuildFor(f, f.min, f.extent, body);
+        auto walk = [&](State &st, std::vector<ir::Stmt> head) {
+            head.push_back(process(f.body, st));
+            return ir::seq(std::move(head));
+        };
+        ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); });
+        return body == self ? self : ir::rebuildFor(f, f.min, f.extent, body);
     }
 
     // A while loop every thread of the scope runs alike: a loop whose
@@ -697,18 +672,6 @@ private:
         State cond = located(ownAccessesOf(self));
         if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
         admit(state, cond);
-        if (probing()) {
-            State entry = state;
-            Nested inLoop(nested_);
-            process(w.body, state);
-            state.add(entry);
-            return self;
-        }
-        if (std::optional<Conflict> c = probe(w.body, state))
-            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
-        State entry = state;
-        size_t logged = log.size();
-        Nested inLoop(nested_);
         // The body, then the condition read again before the next iteration:
         // a hazard with it gets a barrier at the end of the body.
         auto walk = [&](State &st, std::vector<ir::Stmt> head) {
@@ -717,18 +680,46 @@ private:
             admit(st, cond);
             return ir::seq(std::move(head));
         };
-        ir::Stmt body = walk(state, {});
-        State wrap = state.untagged();
-        if (std::optional<Conflict> c = probe(w.body, wrap)) {
+        ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); });
+        return body == self ? self : std::make_shared<ir::While>(w.cond, body, w.span);
+    }
+
+    // The iterations of a loop (its bounds or condition already admitted):
+    // `walk` walks one iteration from a state, after the statements given;
+    // `next` is the state the next iteration starts from. Returns the new
+    // body, or `self` while probing.
+    ir::Stmt processIterations(const ir::Stmt &self, const ir::Stmt &body, State &state, std::vector<ir::Stmt> &out,
+                               const std::function<ir::Stmt(State &, std::vector<ir::Stmt>)> &walk,
+                               const std::function<State(const State &)> &next) {
+        if (probing()) {
+            // A probe asks only whether a range from before meets a hazard:
+            // the first iteration shows it, and the loop may run zero times.
+            State entry = state;
+            Nested inLoop(nested_);
+            process(body, state);
+            state.add(entry);
+            return self;
+        }
+        // A hazard with what came before the loop is resolved once, before
+        // it, rather than in every iteration.
+        if (std::optional<Conflict> c = probe(body, state))
+            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
+        State entry = state;
+        size_t logged = log.size();
+        Nested inLoop(nested_);
+        ir::Stmt walked = walk(state, {});
+        // Entered again with the state its end leaves behind?
+        State wrap = next(state);
+        if (std::optional<Conflict> c = probe(body, wrap)) {
             log.resize(logged);   // the body is walked again from the new barrier
             std::vector<ir::Stmt> head;
             State fresh = wrap;
             insertBarrier(fresh, here(self), head, *c, "placed at the start of the loop body: the hazard is between iterations");
-            body = walk(fresh, std::move(head));
+            walked = walk(fresh, std::move(head));
             state = fresh;
         }
         state.add(entry);   // the loop may run zero times
-        return std::make_shared<ir::While>(w.cond, body, w.span);
+        return walked;
     }
 
     // A branch every thread of the scope takes the same way: barriers may go inside.
