@@ -499,6 +499,10 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
 // TileLang stops the loop with a break once g passes the end; the tile
 // index grows with w, so skipping the body is the same.
 ir::Stmt Checker::checkPersistentFor(const ast::For &s) {
+    if (parallelDepth_ > 0) {
+        diags_.error(s.kindRange, "a persistent loop walks the block's tiles; it cannot appear inside a parallel loop");
+        return nullptr;
+    }
     std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
         CallArgs out;
         bool ok = true;
