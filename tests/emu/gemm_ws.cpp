@@ -1,4 +1,4 @@
-// Emulated examples/gemm_ws_manual_sm90.tl (the seed's warp-specialized GEMM:
+// Emulated examples/gemm_ws_manual_sm90.tl (TileLang's warp-specialized GEMM:
 // TMA producer, wgmma consumer, two mbarriers) at 128 x 256 x 256.
 #include "harness.h"
 #include "references.h"
