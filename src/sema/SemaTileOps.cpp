@@ -935,9 +935,12 @@ ir::Stmt Checker::checkCumsum(const ast::Call &c) {
     for (int64_t d = 0; d < rank; ++d) idx.push_back(d == dim ? at : ir::Expr(vars[d]));
     ir::Expr zero = isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
     auto accLoad = std::make_shared<ir::Load>(acc, std::vector<ir::Expr>{}, c.range);
-    ir::Stmt step = ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, ir::add(accLoad, std::make_shared<ir::Load>(src, idx, c.range)),
+    // Narrow floats add in f32 (section 7); the running sum is rounded to the
+    // source's dtype at each step, then converted to the destination's.
+    auto as = [](DType type, ir::Expr e) { return e->dtype == type ? e : ir::cast(type, std::move(e)); };
+    ir::Stmt step = ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, as(t, ir::add(accLoad, std::make_shared<ir::Load>(src, idx, c.range))),
                                                          ir::StoreOp::Assign, c.range),
-                             std::make_shared<ir::Store>(dst, idx, accLoad, ir::StoreOp::Assign, c.range)});
+                             std::make_shared<ir::Store>(dst, idx, as(dst->dtype, accLoad), ir::StoreOp::Assign, c.range)});
     ir::Stmt line = std::make_shared<ir::Allocate>(
         acc, ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, zero, ir::StoreOp::Assign, c.range),
                       std::make_shared<ir::For>(k, ir::intImm(0), ir::intImm(n), ir::ForKind::Serial, step, c.range)}),

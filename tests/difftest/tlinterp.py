@@ -1414,7 +1414,7 @@ class Runtime:
                 idx = list(line)
                 idx.insert(dim, k)
                 acc = convert(acc + self.read(src, idx), src.dtype, src.dtype)
-                self.write(dst, idx, acc)
+                self.write(dst, idx, convert(acc, src.dtype, dst.dtype))
 
     def fill(self, r, value):
         if r.extents is None:
