@@ -844,7 +844,11 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
 
     auto [stride, extent] = digit;
     auto load = [&] { return std::make_shared<ir::Load>(dst, indices, c.range); };
-    auto store = [&](ir::Expr v) { return std::make_shared<ir::Store>(dst, indices, std::move(v), ir::StoreOp::Assign, c.range); };
+    // Narrow types add in f32 or int32 (section 7): each partial sum is converted back.
+    auto store = [&](ir::Expr v) {
+        if (v->dtype != dst->dtype) v = ir::cast(dst->dtype, std::move(v));
+        return std::make_shared<ir::Store>(dst, indices, std::move(v), ir::StoreOp::Assign, c.range);
+    };
     auto combine = [](ir::Expr a, ir::Expr b) { return ir::add(std::move(a), std::move(b)); };
     std::vector<ir::Stmt> steps{store(*converted)};
     bool powerOfTwo = (extent & (extent - 1)) == 0;
