@@ -134,6 +134,8 @@ private:
     ir::Stmt checkFor(const ast::For &s);
     ir::Stmt checkParallelFor(const ast::For &s);
     ir::Stmt checkPersistentFor(const ast::For &s);
+    std::optional<CallArgs> loopArgs(const ast::For &s, const std::vector<std::string> &keywords);
+    std::vector<ir::VarRef> declareLoopVars(const ast::For &s);
     ir::Stmt checkWhile(const ast::While &s);
     ir::Stmt checkIf(const ast::If &s);
     ir::Stmt checkWs(const ast::Ws &s);

@@ -292,6 +292,46 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
 
 // ------------------------------------------------------------------ loops
 
+// A loop's arguments, as a builtin call's: positional ones first, then the
+// keywords it knows, each once.
+std::optional<CallArgs> Checker::loopArgs(const ast::For &s, const std::vector<std::string> &keywords) {
+    const char *kindName = ast::loopKindName(s.loopKind);
+    CallArgs out;
+    bool ok = true, sawKeyword = false;
+    for (const ast::Arg &a : s.args) {
+        sawKeyword = sawKeyword || !a.name.empty();
+        if (a.name.empty()) {
+            if (sawKeyword) { diags_.error(a.value->range, "positional argument after keyword argument"); ok = false; }
+            out.positional.push_back(a.value.get());
+        } else if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
+            reportUnknownKeyword(kindName, a, keywords);
+            ok = false;
+        } else if (out.keywords.count(a.name)) {
+            diags_.error(a.nameRange, "keyword argument '" + a.name + "' given twice");
+            ok = false;
+        } else {
+            out.keywords[a.name] = &a;
+        }
+    }
+    if (!ok) return std::nullopt;
+    return out;
+}
+
+// The loop's variables, declared in the current scope as int32 loop variables.
+std::vector<ir::VarRef> Checker::declareLoopVars(const ast::For &s) {
+    std::vector<ir::VarRef> vars;
+    for (const ast::Ident &name : s.vars) {
+        ir::VarRef var = ir::makeVar(name.name, DType::Int32, name.range);
+        Symbol sym;
+        sym.kind = SymbolKind::LoopVar;
+        sym.def = name.range;
+        sym.var = var;
+        declare(name, sym);
+        vars.push_back(var);
+    }
+    return vars;
+}
+
 ir::Stmt Checker::checkFor(const ast::For &s) {
     // vectorize-accesses widens a vectorized loop's element accesses; a
     // loop nest of the block's threads or a pipeline inside cannot be lanes.
@@ -311,35 +351,15 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     // Loop arguments are checked like builtin call arguments.
     std::vector<std::string> keywords;
     if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize"};
-    std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
-        CallArgs out;
-        bool ok = true, sawKeyword = false;
-        for (const ast::Arg &a : s.args) {
-            if (a.name.empty()) {
-                if (sawKeyword) { diags_.error(a.value->range, "positional argument after keyword argument"); ok = false; }
-                out.positional.push_back(a.value.get());
-                continue;
-            }
-            sawKeyword = true;
-            if (std::find(keywords.begin(), keywords.end(), a.name) == keywords.end()) {
-                reportUnknownKeyword(kindName, a, keywords);
-                ok = false;
-                continue;
-            }
-            if (out.keywords.count(a.name)) { diags_.error(a.nameRange, "keyword argument '" + a.name + "' given twice"); ok = false; continue; }
-            out.keywords[a.name] = &a;
-        }
-        size_t maxPositional = pipelined ? 2 : 3;
-        if (ok && (out.positional.empty() || out.positional.size() > maxPositional)) {
-            diags_.error(s.kindRange, std::string("'") + kindName + "' takes 1 to " + std::to_string(maxPositional) +
-                                          " positional arguments (extent, or start and end" + (pipelined ? "" : ", and an optional step") +
-                                          "), found " + std::to_string(out.positional.size()));
-            ok = false;
-        }
-        if (!ok) return std::nullopt;
-        return out;
-    }();
+    std::optional<CallArgs> args = loopArgs(s, keywords);
     if (!args) return nullptr;
+    size_t maxPositional = pipelined ? 2 : 3;
+    if (args->positional.empty() || args->positional.size() > maxPositional) {
+        diags_.error(s.kindRange, std::string("'") + kindName + "' takes 1 to " + std::to_string(maxPositional) +
+                                      " positional arguments (extent, or start and end" + (pipelined ? "" : ", and an optional step") +
+                                      "), found " + std::to_string(args->positional.size()));
+        return nullptr;
+    }
 
     ir::Expr start = ir::intImm(0), end;
     int64_t step = 1;
@@ -454,12 +474,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     }
 
     pushScope();
-    ir::VarRef var = ir::makeVar(s.vars[0].name, DType::Int32, s.vars[0].range);
-    Symbol sym;
-    sym.kind = SymbolKind::LoopVar;
-    sym.def = s.vars[0].range;
-    sym.var = var;
-    declare(s.vars[0], sym);
+    ir::VarRef var = declareLoopVars(s)[0];
     vectorizedDepth_ += vectorized;
     ir::Stmt body = checkBlock(s.body);
     vectorizedDepth_ -= vectorized;
@@ -503,32 +518,13 @@ ir::Stmt Checker::checkPersistentFor(const ast::For &s) {
         diags_.error(s.kindRange, "a persistent loop walks the block's tiles; it cannot appear inside a parallel loop");
         return nullptr;
     }
-    std::optional<CallArgs> args = [&]() -> std::optional<CallArgs> {
-        CallArgs out;
-        bool ok = true;
-        for (const ast::Arg &a : s.args) {
-            if (a.name.empty()) {
-                if (!out.keywords.empty()) { diags_.error(a.value->range, "positional argument after keyword argument"); ok = false; }
-                out.positional.push_back(a.value.get());
-            } else if (a.name != "group_size") {
-                reportUnknownKeyword("persistent", a, {"group_size"});
-                ok = false;
-            } else if (out.keywords.count(a.name)) {
-                diags_.error(a.nameRange, "keyword argument 'group_size' given twice");
-                ok = false;
-            } else {
-                out.keywords[a.name] = &a;
-            }
-        }
-        if (ok && out.positional.size() != 3) {
-            diags_.error(s.kindRange, "'persistent' takes the domain, the wave size and the block's index in the wave: "
-                                      "persistent([M_TILES, N_TILES], WAVE, INDEX), found " + std::to_string(out.positional.size()) +
-                                          " positional arguments");
-            ok = false;
-        }
-        if (!ok) return std::nullopt;
-        return out;
-    }();
+    std::optional<CallArgs> args = loopArgs(s, {"group_size"});
+    if (args && args->positional.size() != 3) {
+        diags_.error(s.kindRange, "'persistent' takes the domain, the wave size and the block's index in the wave: "
+                                  "persistent([M_TILES, N_TILES], WAVE, INDEX), found " + std::to_string(args->positional.size()) +
+                                      " positional arguments");
+        args.reset();
+    }
     if (!args) return nullptr;
     const ast::Expr &domainArg = *args->positional[0];
     if (domainArg.kind != ast::ExprKind::List) {
@@ -583,16 +579,7 @@ ir::Stmt Checker::checkPersistentFor(const ast::For &s) {
     }
 
     pushScope();
-    std::vector<ir::VarRef> vars;
-    for (const ast::Ident &name : s.vars) {
-        ir::VarRef var = ir::makeVar(name.name, DType::Int32, name.range);
-        Symbol sym;
-        sym.kind = SymbolKind::LoopVar;
-        sym.def = name.range;
-        sym.var = var;
-        declare(name, sym);
-        vars.push_back(var);
-    }
+    std::vector<ir::VarRef> vars = declareLoopVars(s);
     ir::Stmt body = checkBlock(s.body);
     popScope();
     if (!body) body = ir::seq({});
@@ -656,16 +643,7 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
         ok = false;
     }
     pushScope();
-    std::vector<ir::VarRef> vars;
-    for (const ast::Ident &v : s.vars) {
-        ir::VarRef var = ir::makeVar(v.name, DType::Int32, v.range);
-        Symbol sym;
-        sym.kind = SymbolKind::LoopVar;
-        sym.def = v.range;
-        sym.var = var;
-        declare(v, sym);
-        vars.push_back(var);
-    }
+    std::vector<ir::VarRef> vars = declareLoopVars(s);
     ++parallelDepth_;
     ir::Stmt body = checkBlock(s.body);
     --parallelDepth_;
