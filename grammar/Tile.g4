@@ -164,8 +164,10 @@ argList
     : arg (COMMA arg)* COMMA?
     ;
 
+// `op = max` (alloc_reducer) names a builtin without calling it.
 arg
     : (argName ASSIGN)? expr
+    | argName ASSIGN (MIN | MAX)
     ;
 
 // `clear = false` (reductions) names an argument after a keyword.
@@ -192,13 +194,13 @@ builtin
     ;
 
 allocBuiltin
-    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER
+    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_REDUCER
     ;
 
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM
+    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER
     ;
 
 syncBuiltin
@@ -272,6 +274,7 @@ ALLOC_SHARED      : 'alloc_shared';
 ALLOC_FRAGMENT    : 'alloc_fragment';
 ALLOC_LOCAL       : 'alloc_local';
 ALLOC_TMEM        : 'alloc_tmem';
+ALLOC_REDUCER     : 'alloc_reducer';
 ALLOC_BARRIER     : 'alloc_barrier';
 
 // tile operations
@@ -289,6 +292,7 @@ REDUCE_MIN        : 'reduce_min';
 REDUCE_ABSSUM     : 'reduce_abssum';
 REDUCE_ABSMAX     : 'reduce_absmax';
 CUMSUM            : 'cumsum';
+FINALIZE_REDUCER  : 'finalize_reducer';
 ATOMIC_ADD        : 'atomic_add';
 THREAD_ALLREDUCE  : 'thread_allreduce';
 

@@ -448,7 +448,12 @@ std::vector<ast::Arg> ParseTreeToAst::transformArgs(TileParser::ArgListContext *
             arg.name = token->getText();
             arg.nameRange = rangeOf(token);
         }
-        arg.value = transformExpr(*a->expr());
+        if (TileParser::ExprContext *e = a->expr()) {
+            arg.value = transformExpr(*e);
+        } else {
+            antlr4::tree::TerminalNode *word = a->MIN() ? a->MIN() : a->MAX();
+            arg.value = std::make_unique<ast::Name>(rangeOf(word), word->getText());
+        }
         args.push_back(std::move(arg));
     }
     return args;

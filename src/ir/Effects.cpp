@@ -244,6 +244,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(element(n.dst, n.clear ? AccessMode::Write : AccessMode::ReadWrite));
         return;
     }
+    case StmtKind::FinalizeReducer: acc.push_back(element(as<FinalizeReducer>(s)->reducer, AccessMode::ReadWrite)); return;
     case StmtKind::AtomicAdd: {
         const AtomicAdd &n = *as<AtomicAdd>(s);
         acc.push_back(box(n.dst, AccessMode::ReadWrite));

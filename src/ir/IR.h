@@ -161,6 +161,16 @@ struct BufferNode {
     // (distributed shared memory): allocated as a pointer to it, no bytes of its own.
     Buffer remoteOf;
     Expr remoteBlock;
+    // alloc_reducer: a fragment that parallel loops update with many
+    // iterations per element (`r[i] += x`, `r[i] = max(r[i], x)`); each thread
+    // keeps partial results in its copy until finalize_reducer combines them.
+    struct Reducer {
+        enum class Op { Sum, Max, Min } op = Op::Sum;
+        // `replication = all`: every thread holds every element (TileLang's
+        // layout); `none`: one copy of each element; unset: as inferred.
+        enum class Replication { Inferred, All, None } replication = Replication::Inferred;
+    };
+    std::optional<Reducer> reducer;
 
     // Decided by passes:
     std::optional<TileLayout> layout;   // fragments: infer_layouts
@@ -664,6 +674,15 @@ struct Reduce : StmtNode {
     const Buffer src, dst;
     const int dim;
     const bool clear;   // false: combine with dst's current value
+};
+
+// Combines the partial results that the threads holding copies of each
+// element of reducer fragment `reducer` keep (alloc_reducer), with its op;
+// afterwards every copy holds the combined value.
+struct FinalizeReducer : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::FinalizeReducer;
+    FinalizeReducer(Buffer r, SourceRange s = {}) : StmtNode(kKind, s), reducer(std::move(r)) {}
+    const Buffer reducer;
 };
 
 // dst += src over a region; src is a region or (when srcRegion is empty) a scalar.

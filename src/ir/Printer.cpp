@@ -251,6 +251,9 @@ public:
                  std::to_string(r.dim) + (r.clear ? "" : " accumulate"));
             return;
         }
+        case StmtKind::FinalizeReducer:
+            line("finalize_reducer " + static_cast<const FinalizeReducer &>(*s).reducer->name);
+            return;
         case StmtKind::AtomicAdd: {
             auto &a = static_cast<const AtomicAdd &>(*s);
             line("atomic_add " + region(a.dst) + " += " + (a.src ? region(*a.src) : expr(a.value)));

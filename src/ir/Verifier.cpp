@@ -76,6 +76,7 @@ public:
     void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
     void visitFill(const Fill &n) override { tileOp("fill"); Visitor::visitFill(n); }
     void visitReduce(const Reduce &n) override { tileOp("reduce"); Visitor::visitReduce(n); }
+    void visitFinalizeReducer(const FinalizeReducer &n) override { tileOp("finalize_reducer"); Visitor::visitFinalizeReducer(n); }
     void visitAtomicAdd(const AtomicAdd &n) override { tileOp("atomic_add"); Visitor::visitAtomicAdd(n); }
 
 private:

@@ -101,6 +101,7 @@ void Visitor::visitGemm(const Gemm &n) {
 }
 void Visitor::visitFill(const Fill &n) { visitRegion(n.dst); visit(n.value); }
 void Visitor::visitReduce(const Reduce &) {}
+void Visitor::visitFinalizeReducer(const FinalizeReducer &) {}
 void Visitor::visitAtomicAdd(const AtomicAdd &n) {
     visitRegion(n.dst);
     if (n.src) visitRegion(*n.src);
@@ -417,6 +418,12 @@ Stmt Mutator::mutateReduce(const Stmt &self, const Reduce &n) {
     Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
     if (src == n.src && dst == n.dst) return self;
     return std::make_shared<Reduce>(n.op, src, dst, n.dim, n.clear, n.span);
+}
+
+Stmt Mutator::mutateFinalizeReducer(const Stmt &self, const FinalizeReducer &n) {
+    Buffer r = mutateBuffer(n.reducer);
+    if (r == n.reducer) return self;
+    return std::make_shared<FinalizeReducer>(r, n.span);
 }
 
 Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {

@@ -193,9 +193,11 @@ public:
         finder.visit(body);
         for (const auto &[buffer, where] : finder.found) {
             const ir::BufferNode &b = *buffer;
+            bool asked = b.reducer && b.reducer->replication == ir::BufferNode::Reducer::Replication::All;
             setLayout({buffer, {}, where.span}, ir::fullyReplicatedLayout(*b.constShape(), where.threads),
-                      "it is accessed outside parallel loops, where every thread executes the statement; "
-                      "TileLang makes such 'floating' fragments fully replicated too");
+                      asked ? "alloc_reducer(..., replication = all) gives every thread a copy of every element, as TileLang does"
+                            : "it is accessed outside parallel loops, where every thread executes the statement; "
+                              "TileLang makes such 'floating' fragments fully replicated too");
         }
     }
 
@@ -449,6 +451,11 @@ private:
             note(n.buffer, n.span);
             ir::Visitor::visitStore(n);
         }
+        // TileLang's `replication = all`: every thread holds every element of the reducer.
+        void visitAllocate(const ir::Allocate &n) override {
+            if (n.buffer->reducer && n.buffer->reducer->replication == ir::BufferNode::Reducer::Replication::All) note(n.buffer, n.span);
+            ir::Visitor::visitAllocate(n);
+        }
 
     private:
         void note(const ir::Buffer &b, SourceRange span) {
@@ -603,7 +610,10 @@ private:
         // Iterations of a parallel loop are independent: two that write one
         // element (or update it, as `acc[i] += x[i, j]` does) have no order,
         // and each thread's copy would keep only what its iterations wrote.
-        if (isWrite(a, nest)) {
+        // A reducer's update is the exception: each thread combines its
+        // iterations into its own copy, and finalize_reducer the copies.
+        bool write = isWrite(a, nest) && !a.buffer->reducer;
+        if (write) {
             for (size_t v = 0; v < nest.vars.size(); ++v) {
                 if (nest.extents[v] == 1 || std::find(dims.begin(), dims.end(), static_cast<int>(v)) != dims.end()) continue;
                 ctx_.diags.error(a.span, "every iteration of '" + nest.vars[v]->name + "' writes the same element of fragment '" +
@@ -623,7 +633,7 @@ private:
         }
         ir::TileLayout derived = identityLike ? ir::projectLayout(loop, dims) : ir::withWholeDimensions(loop, dims, shape);
         if (!layoutOf(a.buffer) || ir::sameDistribution(*layoutOf(a.buffer), derived)) return setLayout(a, derived);
-        return checkOwnership(a, nest, loop, uses, isWrite(a, nest));
+        return checkOwnership(a, nest, loop, uses, write);
     }
 
     static bool sameIndices(const std::vector<ir::Expr> &a, const std::vector<ir::Expr> &b) {
@@ -728,10 +738,17 @@ private:
             // a fragment that alone needs more cannot be held, only spilled.
             int64_t registers = layout.localSize() >= (INT64_MAX / 64) ? INT64_MAX : (layout.localSize() * dtypeBits(b.dtype) + 31) / 32;
             if (registers > kMaxRegistersPerThread) {
-                if (!tooLarge_.insert(a.buffer.get()).second) return false;   // said once
+                if (!refused_.insert(a.buffer.get()).second) return false;   // said once
                 ctx_.diags.error(a.span, "fragment '" + b.name + "' needs " + std::to_string(registers) + " registers per thread as " +
                                              describeLayout(layout) + " (" + why + "); a thread has at most " +
                                              std::to_string(kMaxRegistersPerThread) + ": use a smaller tile or more threads");
+                return false;
+            }
+            if (b.reducer && b.reducer->replication == ir::BufferNode::Reducer::Replication::None && layout.replication() > 1) {
+                if (!refused_.insert(a.buffer.get()).second) return false;   // said once
+                ctx_.diags.error(a.span, "reducer '" + b.name + "' asks for replication = none, but here " + std::to_string(layout.replication()) +
+                                             " threads hold each element (" + describeLayout(layout) + ", " + why +
+                                             "); without 'replication', each keeps a partial result that finalize_reducer combines");
                 return false;
             }
             ir::BufferNode &decided = edits_.edit(a.buffer);
@@ -816,7 +833,7 @@ private:
     int64_t threads_;   // the threads a parallel loop here is spread over
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
-    std::set<const ir::BufferNode *> tooLarge_;   // fragments reported as too large for the registers
+    std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): too large for the registers, a reducer with replication = none
     std::map<const ir::For *, int64_t> deferred_;
     std::map<const ir::BufferNode *, std::set<int>> wholeDims_;   // fill nests decided last, with their threads
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;

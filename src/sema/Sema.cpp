@@ -1,5 +1,6 @@
 // Sema.cpp -- file-level checks: targets, constants (with -D), kernels'
 // parameters and launch shape, scopes and builtin-call arity.
+#include "sema/ReducerCheck.h"
 #include "sema/SemaImpl.h"
 
 #include "frontend/TileLangSpellings.h"
@@ -151,7 +152,8 @@ public:
             const ir::StmtNode *outer = std::exchange(divergentAt_, nullptr);
             walk(w->body);
             divergentAt_ = outer;
-        } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s)) {
+        } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s) ||
+                   ir::as<ir::FinalizeReducer>(s)) {
             report(s, "a tile operation");
         }
     }
@@ -512,6 +514,7 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     expansion.visit(kernel.body);
     if (!expansion.ok()) return std::nullopt;
     DivergentWorkCheck(kernel.body, threadCollectives_, diags_).walk(kernel.body);
+    checkReducers(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
     return kernel;
 }

@@ -146,7 +146,7 @@ bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg",
-                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum"};
+                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer"};
     for (const char *n : names) {
         if (name == n) return true;
     }

@@ -154,6 +154,7 @@ private:
     ir::Stmt checkBarrierOp(const ast::Call &c, bool wait);
     ir::Stmt checkThreadAllReduce(const ast::Call &c);
     ir::Stmt checkCumsum(const ast::Call &c);
+    ir::Stmt checkFinalizeReducer(const ast::Call &c);
     bool checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index);
 
 public:

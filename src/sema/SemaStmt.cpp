@@ -159,9 +159,10 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             }
         }
     } else {
-        std::optional<CallArgs> args = matchArgs(call, 2, 2, {});
+        bool reducer = kind == "alloc_reducer";
+        std::optional<CallArgs> args = matchArgs(call, 2, 2, reducer ? std::vector<std::string>{"op", "replication"} : std::vector<std::string>{});
         ir::MemScope scope = kind == "alloc_shared" ? ir::MemScope::Shared
-                           : kind == "alloc_fragment" ? ir::MemScope::Fragment
+                           : kind == "alloc_fragment" || reducer ? ir::MemScope::Fragment
                            : kind == "alloc_tmem" ? ir::MemScope::TMem
                                                   : ir::MemScope::Local;
         if (args) {
@@ -169,40 +170,66 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             std::optional<DType> dtype = checkDType(*args->positional[1]);
             std::vector<ir::Expr> shape;
             bool ok = dtype.has_value();
-            if (shapeExpr.kind != ast::ExprKind::List) {
-                diags_.error(shapeExpr.range, "the shape of an allocation is a list: " + kind + "([rows, cols], dtype)");
-                ok = false;
-            } else {
-                const auto &items = static_cast<const ast::List &>(shapeExpr).items;
-                if (items.empty()) {
-                    diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
+            std::optional<ir::BufferNode::Reducer> reducerInfo;
+            if (reducer) {
+                reducerInfo.emplace();
+                if (const ast::Expr *op = args->keyword("op")) {
+                    std::optional<std::string> word = checkWord(*op, {"sum", "max", "min"}, "reducer op");
+                    ok = ok && word;
+                    if (word) reducerInfo->op = *word == "sum" ? ir::BufferNode::Reducer::Op::Sum
+                                              : *word == "max" ? ir::BufferNode::Reducer::Op::Max : ir::BufferNode::Reducer::Op::Min;
+                }
+                if (const ast::Expr *rep = args->keyword("replication")) {
+                    std::optional<std::string> word = checkWord(*rep, {"all", "none"}, "reducer replication");
+                    ok = ok && word;
+                    if (word) reducerInfo->replication = *word == "all" ? ir::BufferNode::Reducer::Replication::All
+                                                                        : ir::BufferNode::Reducer::Replication::None;
+                }
+                if (dtype && (*dtype == DType::Bool || isSubByte(*dtype))) {
+                    diags_.error(args->positional[1]->range, "a reducer holds numbers that arithmetic combines; " +
+                                                                 std::string(dtypeName(*dtype)) + " cannot be one");
                     ok = false;
                 }
-                bool rankOk = checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'");
-                ok = ok && rankOk;
-                int64_t elements = 1;
-                for (const auto &item : items) {
-                    if (!rankOk) break;
-                    std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
-                    if (!d) { ok = false; continue; }
-                    if (*d <= 0) {
-                        diags_.error(item->range, "buffer dimension must be positive, found " + std::to_string(*d));
-                        ok = false;
-                        continue;
-                    }
-                    if (__builtin_mul_overflow(elements, *d, &elements) || elements > INT32_MAX) {
-                        diags_.error(shapeExpr.range, "buffer '" + s.name.name + "' has more than 2^31 - 1 elements");
-                        ok = false;
-                        break;
-                    }
-                    shape.push_back(ir::intImm(*d));
+            }
+            // TileLang's `alloc_fragment(n, dtype)`: a single extent is a one-dimensional shape.
+            std::vector<const ast::Expr *> items;
+            if (shapeExpr.kind == ast::ExprKind::List) {
+                for (const auto &item : static_cast<const ast::List &>(shapeExpr).items) items.push_back(item.get());
+            } else {
+                items.push_back(&shapeExpr);
+            }
+            if (items.empty()) {
+                diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
+                ok = false;
+            }
+            bool rankOk = checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'");
+            ok = ok && rankOk;
+            int64_t elements = 1;
+            for (const auto &item : items) {
+                if (!rankOk) break;
+                std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
+                if (!d) { ok = false; continue; }
+                if (*d <= 0) {
+                    diags_.error(item->range, "buffer dimension must be positive, found " + std::to_string(*d));
+                    ok = false;
+                    continue;
                 }
+                if (__builtin_mul_overflow(elements, *d, &elements) || elements > INT32_MAX) {
+                    diags_.error(shapeExpr.range, "buffer '" + s.name.name + "' has more than 2^31 - 1 elements");
+                    ok = false;
+                    break;
+                }
+                shape.push_back(ir::intImm(*d));
             }
             if (ok && scope == ir::MemScope::TMem && shape.size() != 2) {
                 diags_.error(shapeExpr.range, "tensor memory is two-dimensional: alloc_tmem([rows, cols], dtype)");
                 ok = false;
             }
-            if (ok) buffer = ir::makeBuffer(s.name.name, *dtype, std::move(shape), scope, s.name.range);
+            if (ok) {
+                auto made = ir::makeBuffer(s.name.name, *dtype, std::move(shape), scope, s.name.range);
+                made->reducer = reducerInfo;
+                buffer = made;
+            }
         }
     }
     if (buffer && parallelDepth_ > 0 && buffer->scope != ir::MemScope::Local) {

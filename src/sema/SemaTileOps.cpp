@@ -255,6 +255,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
     if (n == "thread_allreduce") return checkThreadAllReduce(c);
     if (n == "cumsum") return checkCumsum(c);
+    if (n == "finalize_reducer") return checkFinalizeReducer(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
@@ -631,6 +632,21 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         return nullptr;
     }
     return std::make_shared<ir::Reduce>(op, src->buffer, dst->buffer, static_cast<int>(dim), clear, c.range);
+}
+
+// finalize_reducer(r): the reducer's partial results combined (what each
+// state of a reducer allows is checked over the whole kernel, ReducerCheck).
+ir::Stmt Checker::checkFinalizeReducer(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> r = checkRegionArg(*args->positional[0], "reducer");
+    if (!r) return nullptr;
+    if (!r->whole || !r->buffer->reducer) {
+        diags_.error(r->range, "finalize_reducer takes a buffer made by alloc_reducer" +
+                                   std::string(r->buffer->reducer ? ", named without indices" : "; '" + r->buffer->name + "' is not one"));
+        return nullptr;
+    }
+    return std::make_shared<ir::FinalizeReducer>(r->buffer, c.range);
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {

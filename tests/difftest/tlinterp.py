@@ -284,11 +284,13 @@ class Sym:
 
 
 class BufInfo:
-    """What translation knows about a buffer: scope, dtype, shape."""
-    __slots__ = ("name", "scope", "dtype", "shape", "counts")
+    """What translation knows about a buffer: scope, dtype, shape; whether it
+    is a reducer (alloc_reducer)."""
+    __slots__ = ("name", "scope", "dtype", "shape", "counts", "reducer")
 
-    def __init__(self, name, scope, dtype, shape, counts=None):
+    def __init__(self, name, scope, dtype, shape, counts=None, reducer=False):
         self.name, self.scope, self.dtype, self.shape, self.counts = name, scope, dtype, shape, counts
+        self.reducer = reducer
 
 
 def adopt(c, other):
@@ -562,16 +564,20 @@ class KernelTranslator:
             self.emit(d, f"{py} = [rt.MBarrier(c) for c in {values!r}]")
             self.define(name, Sym("buffer", py, None, buf=info))
             return
-        scope = {"alloc_shared": "shared", "alloc_fragment": "fragment", "alloc_local": "local"}.get(kind)
+        # A reducer is a fragment whose updates by many iterations of a
+        # parallel loop combine (language.md): here, in iteration order.
+        scope = {"alloc_shared": "shared", "alloc_fragment": "fragment", "alloc_local": "local",
+                 "alloc_reducer": "fragment"}.get(kind)
         if scope is None:
             raise Unsupported(kind)
         if self.parallel_depth and scope != "local":
             raise InvalidProgram(f"{kind} inside a parallel loop")
         args = self.call_args(call)
         shape_node, dtype_node = args["pos"][0], args["pos"][1]
-        shape = [self.static_int(x) for x in shape_node.kids]
+        shape_items = shape_node.kids if shape_node.kind == "List" else [shape_node]
+        shape = [self.static_int(x) for x in shape_items]
         dtype = dtype_node.text
-        info = BufInfo(name, scope, dtype, shape)
+        info = BufInfo(name, scope, dtype, shape, reducer=kind == "alloc_reducer")
         site = self.fresh("site")
         if self.thread_mode and scope == "local":
             self.per_thread.add(py)
@@ -597,7 +603,7 @@ class KernelTranslator:
                 value = self.binary(op[0], load, value)
             code = self.convert(value, info.dtype)
             method = "gst" if info.scope == "global" else "st"
-            if self.parallel_depth:
+            if self.parallel_depth and not info.reducer:
                 self.emit(d, f"_track(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), True)")
             self.emit(d, f"{sym.py}.{method}({code}, {', '.join(i.code for i in idx)})")
             return
@@ -782,6 +788,8 @@ class KernelTranslator:
         if name == "thread_allreduce":
             self.thread_allreduce(pos, kw, d)
             return
+        if name == "finalize_reducer":
+            return   # the reducer already holds the combined values
         if self.thread_mode and name in self.WRITTEN_ARG and not self.parallel_depth:
             _, written = self.region(pos[self.WRITTEN_ARG[name]])
             if written.buf.scope != "local":
@@ -1004,7 +1012,7 @@ class KernelTranslator:
         if info.scope == "barrier":
             raise InvalidProgram("barriers hold no data")
         call = f"{sym.py}.{method}({', '.join(i.code for i in idx)})"
-        if self.parallel_depth and info.name in getattr(self, "parallel_written", ()):
+        if self.parallel_depth and info.name in getattr(self, "parallel_written", ()) and not info.reducer:
             call = f"_tracked(_seen, {self.parallel_iter}, {sym.py}, ({', '.join(i.code for i in idx)},), {call})"
         return call
 

@@ -35,6 +35,8 @@ for _arch in ARCHS:
     LOCAL_MEMORY[("block_sparse_attn_tilelang.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
     LOCAL_MEMORY[("tilelang_block_sparse_attn.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
     LOCAL_MEMORY[("mha_inference.tl", _arch)] = "the combine kernel's lse_local[k, i], indexed by the pipelined loop's k, as in the original"
+    LOCAL_MEMORY[("gemv_alloc_reducer.tl", _arch)] = ("o_reducer with replication = all, as in the original: every thread's copy of "
+                                                      "all 128 rows, each thread updating the rows of its iterations")
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {

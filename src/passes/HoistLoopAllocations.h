@@ -1,0 +1,18 @@
+// HoistLoopAllocations.h -- shared and fragment buffers allocated in a
+// pipelined loop's body are allocated once, around the loop.
+#pragma once
+
+#include "ir/IR.h"
+#include "passes/PassContext.h"
+
+namespace tilet {
+
+// TileLang allocates every alloc_shared/alloc_fragment of a kernel once for
+// the block, wherever the program writes it; an allocation in a pipelined
+// loop's body is so allocated once for the whole loop. tilet moves it around
+// the loop (outside any parallel loop, which holds only per-thread buffers),
+// so the loop's copies are statements of its body that pipelining can
+// version and reorder. Explained per buffer.
+ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx);
+
+} // namespace tilet
