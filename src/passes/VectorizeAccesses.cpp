@@ -217,7 +217,9 @@ private:
             (void)writes;
             if (ok) {
                 wideBytes[buffer] = bytes;
-                notes.push_back(std::to_string(bytes) + "-byte " + (writes ? (reads ? "loads and stores" : "stores") : "loads") + " of '" + b->name + "'");
+                // The instructions are at most 16 bytes wide: a wider lane run is several of them.
+                std::string width = bytes > 16 ? std::to_string(bytes / 16) + " 16-byte " : std::to_string(bytes) + "-byte ";
+                notes.push_back(width + (writes ? (reads ? "loads and stores" : "stores") : "loads") + " of '" + b->name + "'");
             }
         }
         if (wideBytes.empty())

@@ -164,6 +164,10 @@ Value Checker::materialize(const Value &v) {
 }
 
 std::optional<ir::Expr> Checker::convert(const Value &v, DType t, SourceRange where) {
+    if (v.zeroByIntDivision && isFloat(t)) {
+        diags_.warning(*v.zeroByIntDivision, "integer division truncates to 0 here, which becomes " + typeName(t) +
+                                                 " 0.0; write a float operand (1.0 / N) for a fraction", "int-division");
+    }
     if (v.untyped && v.constant) {
         const ConstValue &c = *v.constant;
         if (t == DType::Bool) {
@@ -526,6 +530,9 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
         }
         out.constant = r.value;
         out.untyped = a.untyped && b.untyped;
+        if (op == ast::BinaryOp::Div && a.constant->kind == ConstValue::Kind::Int && b.constant->kind == ConstValue::Kind::Int &&
+            a.constant->i != 0 && r.value->kind == ConstValue::Kind::Int && r.value->i == 0)
+            out.zeroByIntDivision = whole;
         if (out.untyped) {
             out.expr = constExpr(*r.value, defaultType(*r.value));
         } else {

@@ -29,6 +29,9 @@ struct Value {
     std::optional<ConstValue> constant;
     bool untyped = false;
     SourceRange range;
+    // A division of integer constants that truncated a nonzero value to 0
+    // (`1 / N`): warned about where it becomes a float.
+    std::optional<SourceRange> zeroByIntDivision;
     DType type() const { return expr->dtype; }
 };
 
