@@ -792,9 +792,9 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
     return std::make_shared<ir::BarrierWait>(barrier, index, *parity, c.range);
 }
 
-// thread_allreduce(value, dst, over = t): every
+// thread_allreduce(value, dst, over = t [, op = sum | max | min]): every
 // thread contributes `value`; afterwards each holds in `dst` (an element of
-// an alloc_local buffer, or a var) the sum over the threads that
+// an alloc_local buffer, or a var) the sum (maximum, minimum) over the threads that
 // differ from it only in thread index `t` (TVM's tvm_thread_allreduce, which
 // TileLang's GEMV calls through a comm_reducer). A group inside one warp
 // whose size is a power of two reduces by xor shuffles (every lane ends
@@ -802,8 +802,14 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
 // group exchanges through a shared workspace of one element per thread,
 // which insert-syncs fences with barriers.
 ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
-    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"over"});
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"over", "op"});
     if (!args) return nullptr;
+    ir::BinaryOp combineOp = ir::BinaryOp::Add;
+    if (const ast::Expr *op = args->keyword("op")) {
+        std::optional<std::string> word = checkWord(*op, {"sum", "max", "min"}, "thread_allreduce op");
+        if (!word) return nullptr;
+        combineOp = *word == "sum" ? ir::BinaryOp::Add : *word == "max" ? ir::BinaryOp::Max : ir::BinaryOp::Min;
+    }
     std::optional<Value> value = checkValue(*args->positional[0]);
     const ast::Expr &target = *args->positional[1];
     ir::Buffer dst;
@@ -865,7 +871,7 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
         if (v->dtype != dst->dtype) v = ir::cast(dst->dtype, std::move(v));
         return std::make_shared<ir::Store>(dst, indices, std::move(v), ir::StoreOp::Assign, c.range);
     };
-    auto combine = [](ir::Expr a, ir::Expr b) { return ir::add(std::move(a), std::move(b)); };
+    auto combine = [&](ir::Expr a, ir::Expr b) { return ir::binary(combineOp, std::move(a), std::move(b)); };
     std::vector<ir::Stmt> steps{store(*converted)};
     bool powerOfTwo = (extent & (extent - 1)) == 0;
     bool shuffles = stride * extent <= 32 && powerOfTwo && (dst->dtype == DType::F32 || dst->dtype == DType::Int32);

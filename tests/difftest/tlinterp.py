@@ -877,6 +877,15 @@ class KernelTranslator:
             return
         raise Unsupported(f"tile operation {name}")
 
+    @staticmethod
+    def static_word(node, default):
+        """A word argument (`op = max`), or `default` when absent."""
+        if node is None:
+            return default
+        if node.kind != "Name":
+            raise InvalidProgram("expected a word such as sum, max or min")
+        return node.text
+
     def thread_allreduce(self, pos, kw, d):
         """Every thread posts its value; once all have (a lockstep step),
         each reduces the values of the threads whose thread number differs
@@ -890,7 +899,7 @@ class KernelTranslator:
         self.emit(d, f"rt.posted.setdefault({site!r}, {{}})[_t] = {value.code}")
         self.emit(d, "yield 0")
         group = f"[rt.posted[{site!r}][_t - (_t // {stride}) % {extent} * {stride} + _j * {stride}] for _j in range({extent})]"
-        fold = "sum"
+        fold = self.static_word(kw.get("op"), "sum")
         if target.kind == "Name":
             sym = self.lookup(target.text)
             self.emit(d, f"{sym.py} = {self.convert(V(f'{fold}({group})', value.ty), sym.ty)}")
