@@ -209,7 +209,7 @@ syncBuiltin
     ;
 
 exprBuiltin
-    : CAST | CEILDIV | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
+    : CAST | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID
     | BLOCK_RANK_IN_CLUSTER
     ;
@@ -308,6 +308,8 @@ PDL_SYNC          : 'pdl_sync';
 // expression builtins
 CAST              : 'cast';
 CEILDIV           : 'ceildiv';
+FLOORDIV          : 'floordiv';
+FLOORMOD          : 'floormod';
 MIN               : 'min';
 MAX               : 'max';
 CLAMP             : 'clamp';

@@ -34,6 +34,8 @@ constexpr Spelling kTForms[] = {
     {"Unroll", "for k in unroll(N) { ... }"},
     {"if_then_else", "cond ? a : b"},
     {"ceildiv", "ceildiv(a, b)"},
+    {"floordiv", "floordiv(a, b)"},
+    {"floormod", "floormod(a, b)"},
     {"Tensor", "NAME: DTYPE[D0, D1] in the kernel's parameter list"},
     {"Buffer", "NAME: DTYPE[D0, D1] in the kernel's parameter list"},
     {"alloc_var", "var NAME: DTYPE = VALUE;"},
@@ -84,6 +86,6 @@ bool looksLikeFloorDivision(std::string_view rest) {
 
 const char *const kFloorDivisionNote =
     "'//' starts a comment in tilet, so the rest of the line was skipped; TileLang's floor division 'a // b' is "
-    "'a / b' when the operands are not negative (integer division truncates)";
+    "'floordiv(a, b)' ('a / b' truncates, which differs only for negative operands)";
 
 } // namespace tilet

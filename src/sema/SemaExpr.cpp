@@ -563,27 +563,77 @@ std::optional<Value> Checker::checkCond(const ast::Cond &c) {
     std::optional<Value> t = checkValue(*c.thenValue);
     std::optional<Value> f = checkValue(*c.elseValue);
     if (!cond || !t || !f) return std::nullopt;
+    return selectValues(*cond, *t, *f, c.range);
+}
+
+// cond ? t : f of checked operands: the chosen one when cond is constant.
+std::optional<Value> Checker::selectValues(const ir::Expr &cond, const Value &t0, const Value &f0, SourceRange range) {
+    const Value *t = &t0, *f = &f0;
     DType type;
     if (t->type() == DType::Bool && f->type() == DType::Bool) type = DType::Bool;
     else if (t->type() == DType::Bool || f->type() == DType::Bool) {
-        diags_.error(c.range, "the branches of '?:' must both be bool or both be numbers");
+        diags_.error(range, "the branches of '?:' must both be bool or both be numbers");
         return std::nullopt;
     } else {
         DType tt = t->untyped && t->constant && !f->untyped ? adoptType(*t->constant, f->type()) : t->type();
         DType ft = f->untyped && f->constant && !t->untyped ? adoptType(*f->constant, t->type()) : f->type();
         type = (tt == ft) ? tt : arithmeticType(tt, ft);
     }
-    if (std::optional<int64_t> k = ir::constInt(*cond)) {
+    if (std::optional<int64_t> k = ir::constInt(cond)) {
         Value chosen = *k ? *t : *f;
-        chosen.range = c.range;
+        chosen.range = range;
         return chosen;
     }
     std::optional<ir::Expr> x = convert(*t, type, t->range), y = convert(*f, type, f->range);
     if (!x || !y) return std::nullopt;
     Value v;
-    v.range = c.range;
-    v.expr = std::make_shared<ir::Select>(type, *cond, *x, *y, c.range);
+    v.range = range;
+    v.expr = std::make_shared<ir::Select>(type, cond, *x, *y, range);
     return v;
+}
+
+// floordiv(a, b) / floormod(a, b): integer division rounding towards
+// negative infinity and its remainder, with the divisor's sign -- Python's
+// `//` and `%`, which TileLang keeps (TIR's floordiv/floormod). From C's
+// truncating quotient q and remainder r: when r is nonzero and its sign
+// differs from b's, floordiv is q - 1 and floormod r + b.
+std::optional<Value> Checker::floorDivMod(const std::string &name, const Value &a, const Value &b, SourceRange range) {
+    for (const Value *x : {&a, &b}) {
+        if (!isInteger(x->type()) && !(x->untyped && x->constant && x->constant->kind == ConstValue::Kind::Int)) {
+            diags_.error(x->range, "'" + name + "' takes integers, found " + typeName(x->type()) + "; for numbers use floor(a / b)");
+            return std::nullopt;
+        }
+    }
+    std::optional<Value> q = binaryValues(ast::BinaryOp::Div, a, b, range, range);
+    if (!q) return std::nullopt;   // a zero divisor, said once
+    std::optional<Value> r = binaryValues(ast::BinaryOp::Mod, a, b, range, range);
+    if (!r) return std::nullopt;
+    auto constant = [&](int64_t k) {
+        Value v;
+        v.constant = ConstValue::ofInt(k);
+        v.untyped = true;
+        v.expr = ir::intImm(k);
+        v.range = range;
+        return v;
+    };
+    std::optional<Value> adjust;
+    if (b.constant) {
+        // A constant divisor (nonzero: the division checked it): r < 0 for b > 0, r > 0 for b < 0.
+        adjust = binaryValues(b.constant->i > 0 ? ast::BinaryOp::Lt : ast::BinaryOp::Gt, *r, constant(0), range, range);
+    } else {
+        std::optional<Value> rNonZero = binaryValues(ast::BinaryOp::Ne, *r, constant(0), range, range);
+        std::optional<Value> rNegative = binaryValues(ast::BinaryOp::Lt, *r, constant(0), range, range);
+        std::optional<Value> bNegative = binaryValues(ast::BinaryOp::Lt, b, constant(0), range, range);
+        if (!rNonZero || !rNegative || !bNegative) return std::nullopt;
+        std::optional<Value> signsDiffer = binaryValues(ast::BinaryOp::Ne, *rNegative, *bNegative, range, range);
+        if (signsDiffer) adjust = binaryValues(ast::BinaryOp::And, *rNonZero, *signsDiffer, range, range);
+    }
+    if (!adjust) return std::nullopt;
+    bool div = name == "floordiv";
+    std::optional<Value> adjusted = div ? binaryValues(ast::BinaryOp::Sub, *q, constant(1), range, range)
+                                        : binaryValues(ast::BinaryOp::Add, *r, b, range, range);
+    if (!adjusted) return std::nullopt;
+    return selectValues(adjust->expr, *adjusted, div ? *q : *r, range);
 }
 
 // min(a, b) or max(a, b) of two checked values (also clamp's two steps).
@@ -724,6 +774,13 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         std::optional<Value> minus = binaryValues(ast::BinaryOp::Sub, *sum, one, c.range, c.range);
         if (!minus) return std::nullopt;
         return binaryValues(ast::BinaryOp::Div, *minus, *b, c.range, c.range);
+    }
+    if (name == "floordiv" || name == "floormod") {
+        std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+        if (!args) return std::nullopt;
+        std::optional<Value> a = checkValue(*args->positional[0]), b = checkValue(*args->positional[1]);
+        if (!a || !b) return std::nullopt;
+        return floorDivMod(name, *a, *b, c.range);
     }
     if (name == "min" || name == "max") {
         std::optional<CallArgs> args = matchArgs(c, 2, 2, {});

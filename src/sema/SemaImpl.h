@@ -106,6 +106,8 @@ private:
     std::optional<Value> checkUnary(const ast::Unary &u);
     std::optional<Value> checkBinary(const ast::Binary &b);
     std::optional<Value> checkCond(const ast::Cond &c);
+    std::optional<Value> selectValues(const ir::Expr &cond, const Value &t, const Value &f, SourceRange range);
+    std::optional<Value> floorDivMod(const std::string &name, const Value &a, const Value &b, SourceRange range);
     std::optional<Value> checkExprCall(const ast::Call &c);
     // min(a, b) or max(a, b); `callee` names the call in messages when it is not `name` (clamp).
     std::optional<Value> minMax(const std::string &name, const Value &a, const Value &b, SourceRange range, const std::string &callee = {});

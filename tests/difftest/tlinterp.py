@@ -235,6 +235,12 @@ def _imod(a, b):
     return a - _idiv(a, b) * b
 
 
+def _pyfloor(a, b, op):
+    if b == 0:
+        raise InvalidProgram("division by zero")
+    return a // b if op == "//" else a % b
+
+
 def _fmin(a, b):
     return b if b < a else a
 
@@ -251,7 +257,7 @@ MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt":
 # ------------------------------------------------------------------ values while translating
 
 UINT, UFLOAT = "untyped int", "untyped float"
-EXPR_BUILTINS = {"cast", "ceildiv", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster", *MATH1}
+EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster", *MATH1}
 
 
 class V:
@@ -1200,6 +1206,21 @@ class KernelTranslator:
             return self.min_max("min", self.min_max("max", x, lo), hi)
         if name in ("min", "max"):
             return self.min_max(name, self.expr(pos[0]), self.expr(pos[1]))
+        if name in ("floordiv", "floormod"):
+            # Python's // and % (language.md section 7), on integers.
+            a, b = self.expr(pos[0]), self.expr(pos[1])
+            if a.untyped and b.untyped:
+                if b.const == 0:
+                    raise InvalidProgram("division by zero")
+                c = a.const // b.const if name == "floordiv" else a.const % b.const
+                return V(_lit(c), UINT, c)
+            ta = adopt(a.const, b.ty) if a.untyped else a.ty
+            tb = adopt(b.const, a.ty) if b.untyped else b.ty
+            ty = arith_type(ta, tb)
+            if not is_int(ty):
+                raise InvalidProgram(f"{name} takes integers")
+            op = "//" if name == "floordiv" else "%"
+            return V(f"_wrap(_pyfloor({self.convert(a, ty)}, {self.convert(b, ty)}, {op!r}), {ty!r})", ty)
         if name == "ceildiv":
             a, b = self.expr(pos[0]), self.expr(pos[1])
             if a.untyped and b.untyped:
@@ -1279,7 +1300,7 @@ def _ftoi(x, ty):
 RUNTIME_GLOBALS = {
     "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
     "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
-    "_fmax": _fmax, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,
+    "_fmax": _fmax, "_pyfloor": _pyfloor, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,
     **{f"_r_{t}": fn for t, fn in ROUND.items()},
 }
 

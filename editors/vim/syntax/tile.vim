@@ -16,7 +16,7 @@ syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absm
 syntax keyword tileOp finalize_reducer
 syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set_max_nreg
 syntax keyword tileSync pdl_trigger pdl_sync
-syntax keyword tileBuiltin cast ceildiv min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
+syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster
 syntax keyword tileHint tma cp_async sync evict_normal evict_first evict_last Square FullRow FullCol
 syntax keyword tileHint mma wgmma tcgen05 fma row col rowmajor colmajor inc dec
