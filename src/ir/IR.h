@@ -164,6 +164,7 @@ struct BufferNode {
     // alloc_reducer: a fragment that parallel loops update with many
     // iterations per element (`r[i] += x`, `r[i] = max(r[i], x)`); each thread
     // keeps partial results in its copy until finalize_reducer combines them.
+    // Also set on such a fragment's register array.
     struct Reducer {
         enum class Op { Sum, Max, Min } op = Op::Sum;
         // `replication = all`: every thread holds every element (TileLang's

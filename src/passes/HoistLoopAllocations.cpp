@@ -57,6 +57,7 @@ protected:
         }
         return out;
     }
+
 private:
     PassContext &ctx_;
 };

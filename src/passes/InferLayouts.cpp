@@ -753,7 +753,9 @@ private:
             }
             ir::BufferNode &decided = edits_.edit(a.buffer);
             decided.layout = layout;
-            decided.registers = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
+            auto registerArray = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
+            registerArray->reducer = b.reducer;   // its updates stay one replica's (lower-parallel-loops)
+            decided.registers = registerArray;
             firstUse_[a.buffer.get()] = a.span;
             firstWhy_[a.buffer.get()] = why;
             Decision d;

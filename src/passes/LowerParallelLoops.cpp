@@ -144,8 +144,7 @@ protected:
         bool changed = false;
         std::vector<ir::Expr> indices = mutateAll(n.indices, changed);
         ir::Expr cond = boundsCond(n.buffer, indices, n.span);
-        bool memory = n.buffer->scope == ir::MemScope::Global || n.buffer->scope == ir::MemScope::Shared;
-        if (memory && replicaCond_) cond = ir::logicalAnd(replicaCond_, cond);
+        if ((writesMemory(*n.buffer) || updatesReducer(n)) && replicaCond_) cond = ir::logicalAnd(replicaCond_, cond);
         size_t knownBefore = known_.size();
         if (cond) forEachConjunct(cond, [&](const ir::Expr &c) { known_.push_back(c); });
         ir::Expr value = mutate(n.value);
@@ -156,14 +155,30 @@ protected:
     }
 
 private:
+    // Memory is written by the first replica of an iteration only.
+    static bool writesMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Global || b.scope == ir::MemScope::Shared; }
+
+    // So is a reducer's update (a store to its registers that reads them):
+    // each replica would add the iteration's value to its own copy, and
+    // finalize_reducer would count it once per replica. Its fill still
+    // reaches every copy.
+    static bool updatesReducer(const ir::Store &n) {
+        if (!n.buffer->reducer) return false;
+        bool reads = false;
+        ir::forEachExpr(n.value, [&](const ir::Expr &e) {
+            const ir::Load *l = ir::as<ir::Load>(e);
+            reads = reads || (l && l->buffer == n.buffer);
+        });
+        return reads;
+    }
+
     static bool writesOnlyMemory(const ir::Stmt &s) {
         bool memoryWrites = false, other = false;
         ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
             if (!fx.syncs.empty()) other = true;
             for (const ir::Access &a : fx.accesses) {
                 if (!a.writes()) continue;
-                bool memory = a.buffer->scope == ir::MemScope::Global || a.buffer->scope == ir::MemScope::Shared;
-                (memory ? memoryWrites : other) = true;
+                (writesMemory(*a.buffer) ? memoryWrites : other) = true;
             }
         });
         return memoryWrites && !other;
