@@ -194,13 +194,13 @@ builtin
     ;
 
 allocBuiltin
-    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_REDUCER
+    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_REDUCER | TENSOR
     ;
 
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER
+    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL
     ;
 
 syncBuiltin
@@ -275,6 +275,7 @@ ALLOC_FRAGMENT    : 'alloc_fragment';
 ALLOC_LOCAL       : 'alloc_local';
 ALLOC_TMEM        : 'alloc_tmem';
 ALLOC_REDUCER     : 'alloc_reducer';
+TENSOR            : 'Tensor';
 ALLOC_BARRIER     : 'alloc_barrier';
 
 // tile operations
@@ -293,6 +294,7 @@ REDUCE_ABSSUM     : 'reduce_abssum';
 REDUCE_ABSMAX     : 'reduce_absmax';
 CUMSUM            : 'cumsum';
 FINALIZE_REDUCER  : 'finalize_reducer';
+IM2COL            : 'im2col';
 ATOMIC_ADD        : 'atomic_add';
 THREAD_ALLREDUCE  : 'thread_allreduce';
 

@@ -99,6 +99,11 @@ private:
             } else if (b.scope == ir::MemScope::Barrier) {
                 out_.line("unsigned long long* " + name + " = reinterpret_cast<unsigned long long*>(tilet_smem + " + std::to_string(b.sharedOffset) +
                           ");   // " + std::to_string(b.arriveCounts.size()) + " mbarrier" + (b.arriveCounts.size() == 1 ? "" : "s"));
+            } else if (b.scope == ir::MemScope::Global && b.viewOf) {
+                std::string type = std::string(b.readOnly ? "const " : "") + cType(b.dtype) + "*", dims;
+                for (const ir::Expr &d : b.shape) dims += (dims.empty() ? "" : ", ") + e(d);
+                out_.line(type + " " + name + " = reinterpret_cast<" + type + ">(" + names_.buffer(b.viewOf.get()) + ");   // '" + b.viewOf->name +
+                          "' viewed as " + std::string(dtypeName(b.dtype)) + "[" + dims + "]");
             } else if (b.scope == ir::MemScope::Local) {
                 std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
                 if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");

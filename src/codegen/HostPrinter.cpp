@@ -94,7 +94,7 @@ void encodeTensorMaps(const ir::Kernel &k, NameTable &names, ExprPrinter &ep, Em
         out.line("const cuuint64_t " + name + "_strides[" + std::to_string(std::max<size_t>(rank - 1, 1)) + "] = {" + (strides.empty() ? "0" : strides) + "};");
         out.line("const cuuint32_t " + name + "_box[" + std::to_string(rank) + "] = {" + box + "};");
         out.line("const cudaError_t " + name + "_status = tilet_encode_tensor_map(&" + name + ", " + tensorMapType(t.dtype) + ", " +
-                 std::to_string(rank) + ", " + names.buffer(d->tensor.get()) + ", " + name + "_sizes, " + name + "_strides, " + name + "_box, " +
+                 std::to_string(rank) + ", " + names.buffer(&ir::storageRoot(*d->tensor)) + ", " + name + "_sizes, " + name + "_strides, " + name + "_box, " +
                  tensorMapSwizzle(d->swizzle) + ");");
         out.line("if (" + name + "_status != cudaSuccess) return " + name + "_status;");
     }

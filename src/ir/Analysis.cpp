@@ -138,7 +138,10 @@ Interval boundsOf(const Expr &e, const BoundsScope &scope) {
         if (y.isPoint() && y.lo > 0) {
             int64_t c = y.lo;
             if (x.lo >= 0 && x.bounded() && x.hi - x.lo < c && x.lo % c <= x.hi % c) return {x.lo % c, x.hi % c};
-            if (x.lo >= 0) return {0, std::min(c - 1, x.hi)};
+            // x a multiple of d, d dividing c: x % c is a multiple of d too, at most c - d.
+            int64_t d = knownDivisor(b.a);
+            int64_t top = d > 0 && c % d == 0 ? c - d : c - 1;
+            if (x.lo >= 0) return {0, std::min(top, x.hi)};
             return {-(c - 1), c - 1};
         }
         return {};
@@ -168,7 +171,8 @@ int64_t knownDivisor(const Expr &e) {
             return r;
         }
         case BinaryOp::Add:
-        case BinaryOp::Sub: return std::gcd(knownDivisor(b->a), knownDivisor(b->b));
+        case BinaryOp::Sub:
+        case BinaryOp::Mod: return std::gcd(knownDivisor(b->a), knownDivisor(b->b));   // a % b = a - b * (a / b)
         case BinaryOp::Shl:
             if (std::optional<int64_t> s = constInt(b->b); s && *s >= 0 && *s < 62) {
                 int64_t da = knownDivisor(b->a);

@@ -10,6 +10,11 @@ const BufferNode &BufferEdits::current(const Buffer &b) const {
     return it == edited_.end() ? *b : *it->second;
 }
 
+void BufferEdits::alignAtLeast(const Buffer &b, int64_t bytes) {
+    Buffer storage = storageRoot(b);   // a view's pointer is its tensor's
+    if (current(storage).alignment < bytes) edit(storage).alignment = bytes;
+}
+
 BufferNode &BufferEdits::edit(const Buffer &b) {
     std::shared_ptr<BufferNode> &copy = edited_[b.get()];
     if (!copy) copy = std::make_shared<BufferNode>(*b);
@@ -38,11 +43,12 @@ public:
         if (memo != resolved_.end()) return memo->second;
         auto it = replacement_.find(b.get());
         Buffer out = it == replacement_.end() ? b : it->second;
-        Buffer registers = mutateBuffer(out->registers), remoteOf = mutateBuffer(out->remoteOf);
-        if (registers != out->registers || remoteOf != out->remoteOf) {
+        Buffer registers = mutateBuffer(out->registers), remoteOf = mutateBuffer(out->remoteOf), viewOf = mutateBuffer(out->viewOf);
+        if (registers != out->registers || remoteOf != out->remoteOf || viewOf != out->viewOf) {
             auto copy = std::make_shared<BufferNode>(*out);
             copy->registers = registers;
             copy->remoteOf = remoteOf;
+            copy->viewOf = viewOf;
             out = copy;
         }
         resolved_[b.get()] = out;

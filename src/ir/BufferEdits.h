@@ -5,8 +5,8 @@
 // buffer's offset, swizzle or alignment, a tensor's read-only-ness -- edits a
 // private copy here, reads its own decisions back through `current`, and
 // applies them all at once with `applyTo`: every reference in the kernel
-// (parameters, statements, TMA descriptors, and other buffers' `registers`
-// and `remoteOf`) then names the new version. Later passes see the facts as
+// (parameters, statements, TMA descriptors, and other buffers' `registers`,
+// `remoteOf` and `viewOf`) then names the new version. Later passes see the facts as
 // part of the IR, and a pass that decided something has visibly changed it.
 #pragma once
 
@@ -25,6 +25,9 @@ public:
     const BufferNode &current(const Buffer &b) const;
     // A private copy of `b` to change, made on first use.
     BufferNode &edit(const Buffer &b);
+    // Wide or TMA accesses of `b` need its storage aligned to `bytes`: the
+    // buffer's own, or for a view (viewOf) the tensor it starts at.
+    void alignAtLeast(const Buffer &b, int64_t bytes);
     bool empty() const { return edited_.empty(); }
     // Replaces every edited buffer throughout the kernel.
     void applyTo(Kernel &kernel) const;
@@ -34,8 +37,8 @@ private:
 };
 
 // Replaces buffers throughout the kernel: its parameters, its body, its TMA
-// descriptors, and (transitively) every buffer whose `registers` or
-// `remoteOf` names a replaced one.
+// descriptors, and (transitively) every buffer whose `registers`,
+// `remoteOf` or `viewOf` names a replaced one.
 void replaceBuffers(Kernel &kernel, const BufferReplacement &replacement);
 Stmt replaceBuffers(const Stmt &s, const BufferReplacement &replacement);
 

@@ -251,6 +251,14 @@ void operandEffects(const Stmt &s, Effects &fx) {
         if (n.src) acc.push_back(box(*n.src, AccessMode::Read));
         return;
     }
+    case StmtKind::Im2Col: {
+        const Im2Col &n = *as<Im2Col>(s);
+        Access r = element(n.image, AccessMode::Read), w = box(n.dst, AccessMode::Write);   // a gather: any element of the image
+        w.asynchronous = n.inst == CopyInst::CPAsync;
+        acc.push_back(r);
+        acc.push_back(w);
+        return;
+    }
     case StmtKind::SyncThreads: {
         const SyncThreads &n = *as<SyncThreads>(s);
         SyncEffect e = sync(SyncKind::Barrier);

@@ -290,6 +290,13 @@ std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord)
     return out;
 }
 
+const BufferNode &storageRoot(const BufferNode &b) { return b.viewOf ? storageRoot(*b.viewOf) : b; }
+Buffer storageRoot(const Buffer &b) { return b && b->viewOf ? storageRoot(b->viewOf) : b; }
+
+// The image's shape is constant (Sema checks it).
+int64_t Im2Col::outHeight() const { return (*constInt(image->shape[1]) + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1; }
+int64_t Im2Col::outWidth() const { return (*constInt(image->shape[2]) + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1; }
+
 std::vector<int64_t> Region::tileShape() const {
     std::vector<int64_t> out;
     for (int64_t e : extents) {

@@ -161,6 +161,10 @@ struct BufferNode {
     // (distributed shared memory): allocated as a pointer to it, no bytes of its own.
     Buffer remoteOf;
     Expr remoteBlock;
+    // A view of global tensor `viewOf`'s memory with this buffer's own shape
+    // and dtype (TileLang's T.Tensor(shape, dtype, x.data)): a pointer into
+    // it, no memory of its own. Declared by an Allocate.
+    Buffer viewOf;
     // alloc_reducer: a fragment that parallel loops update with many
     // iterations per element (`r[i] += x`, `r[i] = max(r[i], x)`); each thread
     // keeps partial results in its copy until finalize_reducer combines them.
@@ -187,6 +191,11 @@ struct BufferNode {
     std::optional<std::vector<int64_t>> constShape() const;
     std::optional<int64_t> constElements() const;
 };
+
+// The tensor whose memory a global buffer is: the parameter a view (viewOf)
+// looks into, else the buffer itself.
+const BufferNode &storageRoot(const BufferNode &b);
+Buffer storageRoot(const Buffer &b);
 
 // A new buffer, still private to its creator: set its remaining fields, then
 // put it in the IR (where it becomes a `Buffer`, pointer to const).
@@ -694,6 +703,30 @@ struct AtomicAdd : StmtNode {
     const Region dst;
     const std::optional<Region> src;
     const Expr value;
+};
+
+// im2col(image, dst, nhw_step, c_step, kernel, stride, dilation, pad):
+// TileLang's T.im2col. `dst` (a [rows, cols] shared tile) receives rows
+// nhw_step * rows ... and columns c_step * cols ... of the im2col matrix of
+// the NHWC `image` [N, H, W, C] for a square kernel: row m is output pixel
+// (n, oh, ow) in that order, column k is (kh, kw, c) in that order, and the
+// element is image[n, oh * stride + kh * dilation - pad, ow * stride +
+// kw * dilation - pad, c], or 0 where that lies in the padding (or m, k lie
+// past the matrix).
+struct Im2Col : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Im2Col;
+    Im2Col(Buffer img, Region d, Expr nhw, Expr c, SourceRange s = {})
+        : StmtNode(kKind, s), image(std::move(img)), dst(std::move(d)), nhwStep(std::move(nhw)), cStep(std::move(c)) {}
+    // Not const, as in Copy.
+    Buffer image;
+    Region dst;
+    Expr nhwStep, cStep;
+    int64_t kernel = 1, stride = 1, dilation = 1, pad = 0;
+    int64_t outHeight() const;   // OH = (H + 2 pad - dilation (kernel - 1) - 1) / stride + 1
+    int64_t outWidth() const;
+    bool inPipeline = false;     // a statement of a pipelined loop's body (not warp-specialized)
+    // Decided by select_copy_inst: CPAsync (a pipeline's producer) or Normal.
+    CopyInst inst = CopyInst::Unselected;
 };
 
 // ---- synchronisation

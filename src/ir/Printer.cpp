@@ -228,6 +228,16 @@ public:
             line(text);
             return;
         }
+        case StmtKind::Im2Col: {
+            auto &c = static_cast<const Im2Col &>(*s);
+            std::string text = "im2col " + c.image->name + " -> " + region(c.dst) + " nhw_step=" + expr(c.nhwStep) + " c_step=" + expr(c.cStep) +
+                               " kernel=" + std::to_string(c.kernel) + " stride=" + std::to_string(c.stride) +
+                               " dilation=" + std::to_string(c.dilation) + " pad=" + std::to_string(c.pad);
+            if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
+            if (c.inPipeline) text += " in-pipeline";
+            line(text);
+            return;
+        }
         case StmtKind::Gemm: {
             auto &g = static_cast<const Gemm &>(*s);
             std::string text = "gemm " + region(g.a) + ", " + region(g.b) + " -> " + region(g.c);

@@ -78,6 +78,7 @@ public:
     void visitReduce(const Reduce &n) override { tileOp("reduce"); Visitor::visitReduce(n); }
     void visitFinalizeReducer(const FinalizeReducer &n) override { tileOp("finalize_reducer"); Visitor::visitFinalizeReducer(n); }
     void visitAtomicAdd(const AtomicAdd &n) override { tileOp("atomic_add"); Visitor::visitAtomicAdd(n); }
+    void visitIm2Col(const Im2Col &n) override { tileOp("im2col"); Visitor::visitIm2Col(n); }
 
 private:
     void tileOp(const char *what) {

@@ -102,6 +102,11 @@ void Visitor::visitGemm(const Gemm &n) {
 void Visitor::visitFill(const Fill &n) { visitRegion(n.dst); visit(n.value); }
 void Visitor::visitReduce(const Reduce &) {}
 void Visitor::visitFinalizeReducer(const FinalizeReducer &) {}
+void Visitor::visitIm2Col(const Im2Col &n) {
+    visitRegion(n.dst);
+    visit(n.nhwStep);
+    visit(n.cStep);
+}
 void Visitor::visitAtomicAdd(const AtomicAdd &n) {
     visitRegion(n.dst);
     if (n.src) visitRegion(*n.src);
@@ -424,6 +429,19 @@ Stmt Mutator::mutateFinalizeReducer(const Stmt &self, const FinalizeReducer &n) 
     Buffer r = mutateBuffer(n.reducer);
     if (r == n.reducer) return self;
     return std::make_shared<FinalizeReducer>(r, n.span);
+}
+
+Stmt Mutator::mutateIm2Col(const Stmt &self, const Im2Col &n) {
+    Buffer image = mutateBuffer(n.image);
+    Region dst = mutateRegion(n.dst);
+    Expr nhw = mutate(n.nhwStep), c = mutate(n.cStep);
+    if (image == n.image && sameRegion(dst, n.dst) && nhw == n.nhwStep && c == n.cStep) return self;
+    auto out = std::make_shared<Im2Col>(n);
+    out->image = image;
+    out->dst = dst;
+    out->nhwStep = nhw;
+    out->cStep = c;
+    return out;
 }
 
 Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {

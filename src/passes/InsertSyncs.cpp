@@ -169,7 +169,7 @@ Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> *indices) {
     Range r;
     r.buffer = &b;
     if (b.scope == ir::MemScope::Global || b.remoteOf) {
-        r.space = &b;
+        r.space = &ir::storageRoot(b);   // a view is its tensor's memory
         r.hi = 1;
         return r;
     }

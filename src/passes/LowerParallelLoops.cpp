@@ -127,18 +127,23 @@ public:
 protected:
     ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &n) override {
         ir::Expr base = ScopedMutator::mutateLoad(self, n);
+        // Inside a store guarded by the same checks, or a select's chosen side, the checks already made are not repeated.
         ir::Expr cond = boundsCond(n.buffer, ir::as<ir::Load>(base)->indices, n.span);
         if (!cond) return base;
-        // Inside a store guarded by the same checks the load needs no check of its own.
-        bool implied = true;
-        forEachConjunct(cond, [&](const ir::Expr &c) {
-            bool known = false;
-            for (const ir::Expr &k : known_) known = known || ir::structurallyEqual(k, c);
-            implied = implied && known;
-        });
-        if (implied) return base;
         ir::Expr zero = isFloat(n.dtype) ? ir::floatImm(0, n.dtype) : n.dtype == DType::Bool ? ir::boolImm(false) : ir::intImm(0, n.dtype);
         return std::make_shared<ir::Select>(n.dtype, cond, base, zero, n.span);
+    }
+    // The chosen side of a select is evaluated only where its condition holds:
+    // a load there needs no check that the condition already makes (im2col's
+    // padding test, `i < n ? A[i] : 0`).
+    ir::Expr mutateSelect(const ir::Expr &self, const ir::Select &n) override {
+        ir::Expr cond = mutate(n.cond), otherwise = mutate(n.elseValue);
+        size_t knownBefore = known_.size();
+        forEachConjunct(cond, [&](const ir::Expr &c) { known_.push_back(c); });
+        ir::Expr chosen = mutate(n.thenValue);
+        known_.resize(knownBefore);
+        if (cond == n.cond && chosen == n.thenValue && otherwise == n.elseValue) return self;
+        return std::make_shared<ir::Select>(n.dtype, cond, chosen, otherwise, n.span);
     }
     ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
         bool changed = false;
@@ -194,16 +199,27 @@ private:
     }
     std::vector<ir::Expr> known_;
 
+    bool known(const ir::Expr &c) const {
+        for (const ir::Expr &k : known_) {
+            if (ir::structurallyEqual(k, c)) return true;
+        }
+        return false;
+    }
+
+    // The checks an access of `b` at `indices` needs: those its index ranges
+    // do not prove, less those the enclosing guards make (known_).
     ir::Expr boundsCond(const ir::Buffer &b, const std::vector<ir::Expr> &indices, SourceRange span) {
         if (b->scope != ir::MemScope::Global) return nullptr;
         ir::Expr cond;
         for (size_t d = 0; d < indices.size(); ++d) {
             ir::Interval r = ir::boundsOf(indices[d], scope_);
             std::optional<int64_t> dim = ir::constInt(b->shape[d]);
-            bool lowOk = r.lo >= 0;
-            bool highOk = dim && r.hi != ir::Interval::kMax && r.hi < *dim;
-            if (!lowOk) cond = ir::logicalAnd(cond, ir::ge(indices[d], ir::intImm(0, indices[d]->dtype)));
-            if (!highOk) cond = ir::logicalAnd(cond, ir::lt(indices[d], ir::cast(indices[d]->dtype, b->shape[d])));
+            ir::Expr low = ir::ge(indices[d], ir::intImm(0, indices[d]->dtype));
+            ir::Expr high = ir::lt(indices[d], ir::cast(indices[d]->dtype, b->shape[d]));
+            bool lowOk = r.lo >= 0 || known(low);
+            bool highOk = (dim && r.hi != ir::Interval::kMax && r.hi < *dim) || known(high);
+            if (!lowOk) cond = ir::logicalAnd(cond, low);
+            if (!highOk) cond = ir::logicalAnd(cond, high);
             if ((!lowOk || !highOk) && reported_.insert({b.get(), span.begin.line * 100000 + span.begin.col * 10 + static_cast<uint32_t>(d)}).second) {
                 Decision dec;
                 dec.where = span;

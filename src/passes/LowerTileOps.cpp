@@ -155,6 +155,42 @@ protected:
         });
     }
 
+    // im2col: a parallel nest over the tile's rows and its columns in runs of
+    // `run` channels of one kernel tap (C is a multiple of `run`), so that
+    // each run is contiguous in the image and in the tile: infer-layouts gives
+    // a thread whole runs, and vectorize-accesses moves a run with one
+    // (cp.async) access. Elements in the padding, or past the im2col matrix,
+    // are zeros: the select's condition is the same for a whole run.
+    ir::Stmt mutateIm2Col(const ir::Stmt &, const ir::Im2Col &g) override {
+        TILET_ASSERT(g.inst == ir::CopyInst::Normal || g.inst == ir::CopyInst::CPAsync,
+                     "im2col with " << ir::copyInstName(g.inst) << " reached lower-tile-ops");
+        std::vector<int64_t> image = *g.image->constShape(), tile = g.dst.tileShape();
+        const int64_t N = image[0], H = image[1], W = image[2], C = image[3], rows = tile[0], cols = tile[1];
+        const int64_t OH = g.outHeight(), OW = g.outWidth(), K = g.kernel;
+        int64_t run = 128 / dtypeBits(g.image->dtype);   // 16 bytes
+        while (run > 1 && (C % run != 0 || cols % run != 0)) run /= 2;
+        ir::StoreOp op = g.inst == ir::CopyInst::CPAsync ? ir::StoreOp::AsyncCopy : ir::StoreOp::Assign;
+        auto c64 = [](int64_t v) { return ir::intImm(v); };
+        return makeParallelNest({rows, cols / run, run}, g.span, [&](const std::vector<ir::Expr> &vars) {
+            const ir::Expr &i = vars[0], &r = vars[1], &lane = vars[2];
+            ir::Expr m = ir::add(ir::mul(g.nhwStep, c64(rows)), i);                     // output pixel (n, oh, ow)
+            ir::Expr k = ir::add(ir::mul(g.cStep, c64(cols)), ir::mul(r, c64(run)));    // first column of the run: (kh, kw, c)
+            ir::Expr n = ir::div(m, c64(OH * OW)), oh = ir::mod(ir::div(m, c64(OW)), c64(OH)), ow = ir::mod(m, c64(OW));
+            ir::Expr kh = ir::div(k, c64(K * C)), kw = ir::mod(ir::div(k, c64(C)), c64(K)), ch = ir::mod(k, c64(C));
+            ir::Expr h = ir::sub(ir::add(ir::mul(oh, c64(g.stride)), ir::mul(kh, c64(g.dilation))), c64(g.pad));
+            ir::Expr w = ir::sub(ir::add(ir::mul(ow, c64(g.stride)), ir::mul(kw, c64(g.dilation))), c64(g.pad));
+            ir::Expr inside = ir::logicalAnd(ir::lt(n, c64(N)), ir::lt(k, c64(K * K * C)));   // n < N: m inside the matrix
+            inside = ir::logicalAnd(inside, ir::logicalAnd(ir::ge(h, c64(0)), ir::lt(h, c64(H))));
+            inside = ir::logicalAnd(inside, ir::logicalAnd(ir::ge(w, c64(0)), ir::lt(w, c64(W))));
+            DType t = g.image->dtype;
+            ir::Expr pixel = std::make_shared<ir::Load>(g.image, std::vector<ir::Expr>{n, h, w, ir::add(ch, lane)}, g.span);
+            ir::Expr zero = isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
+            ir::Expr value = std::make_shared<ir::Select>(t, inside, pixel, zero, g.span);
+            std::vector<ir::Expr> at = ir::regionIndices(g.dst, {i, ir::add(ir::mul(r, c64(run)), lane)});
+            return std::make_shared<ir::Store>(g.dst.buffer, at, value, op, g.span);
+        });
+    }
+
     // mbarriers are initialised where they are allocated, before any thread
     // uses them; ones other blocks of the cluster use, before any block does.
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &a) override {

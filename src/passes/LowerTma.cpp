@@ -187,9 +187,7 @@ private:
         return own ? ir::seq({issued, waitForOwn(barrier, index, c.span)}) : issued;
     }
 
-    void alignAtLeast(const ir::Buffer &b, int64_t bytes) {
-        if (edits.current(b).alignment < bytes) edits.edit(b).alignment = bytes;
-    }
+    void alignAtLeast(const ir::Buffer &b, int64_t bytes) { edits.alignAtLeast(b, bytes); }
 
     static std::string boxText(const std::vector<int64_t> &box) {
         std::string s;

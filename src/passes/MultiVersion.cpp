@@ -109,7 +109,7 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
                                                DiagnosticEngine &diags) {
     VersionedBuffers out;
     for (const Stmt &p : producers) {
-        const ir::Buffer &b = ir::as<ir::Copy>(p)->dst.buffer;
+        const ir::Buffer &b = ir::as<ir::Copy>(p) ? ir::as<ir::Copy>(p)->dst.buffer : ir::as<ir::Im2Col>(p)->dst.buffer;
         if (out.replacement.count(b.get())) continue;
         for (const Stmt &c : consumers) {
             Uses u = usesOf(c, b.get());

@@ -21,7 +21,8 @@ struct VersionedBuffers {
     std::vector<ir::Buffer> order;                               // versioned buffers, in producer order
 };
 
-// Versions of the destination buffers of `producers` (copies) of `loop`. A
+// Versions of the destination buffers of `producers` (copies and im2col
+// gathers) of `loop`. A
 // buffer written by one of `consumers`, or used anywhere in `kernelBody`
 // outside `loop`, cannot run ahead: that is an error at the use (and nullopt).
 // `producerName` names the producer in the message ("pipelined copy").

@@ -74,6 +74,33 @@ protected:
         return copy;
     }
 
+    // im2col gathers: a pipeline's producer issues them as cp.async, zero
+    // padding included; anywhere else every thread loads and stores.
+    ir::Stmt mutateIm2Col(const ir::Stmt &self, const ir::Im2Col &n) override {
+        ir::Stmt base = ScopedMutator::mutateIm2Col(self, n);
+        auto op = std::make_shared<ir::Im2Col>(*ir::as<ir::Im2Col>(base));
+        op->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
+        Decision d;
+        d.where = n.span;
+        d.op = "im2col global->shared";
+        if (ctx_.target.tma)
+            d.rejected.push_back({"BulkLoad", "TMA's im2col mode (TileLang's lowering of im2col on sm_90) is not implemented in tilet yet; "
+                                              "the gather runs on every thread"});
+        if (op->inPipeline && ctx_.target.cpAsync) {
+            op->inst = CopyInst::CPAsync;
+            d.why = "a load in a pipelined loop: each thread gathers runs of channels, zeros where the window lies in the padding";
+        } else {
+            op->inst = CopyInst::Normal;
+            d.rejected.push_back({"CPAsync", !ctx_.target.cpAsync ? "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none"
+                                             : stageZeroLoops_.count(self.get()) ? "its pipelined loop has stages = 0, which runs its copies in order"
+                                                                                 : "cp.async is used for loads in pipelined loops"});
+            d.why = "SIMT loads and stores by every thread, zeros where the window lies in the padding";
+        }
+        d.choice = ir::copyInstName(op->inst);
+        ctx_.explain.record(std::move(d));
+        return op;
+    }
+
 private:
     // ------------------------------------------------------------ facts
 

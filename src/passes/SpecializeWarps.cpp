@@ -153,6 +153,8 @@ private:
         // Producers: the body's global->shared copies, all of which TMA must load.
         std::vector<Stmt> body = ir::as<ir::Seq>(loop.body) ? ir::as<ir::Seq>(loop.body)->stmts : std::vector<Stmt>{loop.body};
         for (const Stmt &s : body) {
+            if (ir::as<ir::Im2Col>(s))
+                return fail(why, "the im2col at " + s->span.lineColumn() + " cannot load with TMA (its im2col mode is not implemented in tilet yet)");
             const ir::Copy *c = ir::as<ir::Copy>(s);
             if (!c || !isGlobalToShared(*c)) {
                 plan.consumers.push_back(s);

@@ -458,9 +458,7 @@ private:
     };
 
     // A buffer accessed in `bytes`-wide vectors must be allocated that aligned.
-    void alignAtLeast(const ir::Buffer &b, int64_t bytes) {
-        if (edits_.current(b).alignment < bytes) edits_.edit(b).alignment = bytes;
-    }
+    void alignAtLeast(const ir::Buffer &b, int64_t bytes) { edits_.alignAtLeast(b, bytes); }
 
     PassContext &ctx_;
     ir::BufferEdits edits_;   // the alignments vector accesses need

@@ -146,7 +146,7 @@ bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg",
-                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer"};
+                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col"};
     for (const char *n : names) {
         if (name == n) return true;
     }
@@ -674,7 +674,7 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         return std::nullopt;
     }
     const std::string &name = c.callee;
-    if (name.rfind("alloc_", 0) == 0) {
+    if (name.rfind("alloc_", 0) == 0 || name == "Tensor") {
         diags_.error(c.range, "'" + name + "' must be the initializer of a let: let buf = " + name + "(...);");
         return std::nullopt;
     }

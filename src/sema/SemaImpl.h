@@ -135,6 +135,9 @@ private:
     ir::Stmt checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
+    std::optional<std::vector<ir::Expr>> checkConstShape(const ast::Expr &shapeExpr, const std::string &what, const std::string &name,
+                                                         const std::string &article);
+    ir::Stmt checkTensorView(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkAssign(const ast::Assign &s);
     ir::Stmt checkFor(const ast::For &s);
     ir::Stmt checkParallelFor(const ast::For &s);
@@ -160,6 +163,7 @@ private:
     ir::Stmt checkThreadAllReduce(const ast::Call &c);
     ir::Stmt checkCumsum(const ast::Call &c);
     ir::Stmt checkFinalizeReducer(const ast::Call &c);
+    ir::Stmt checkIm2Col(const ast::Call &c);
     bool checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index);
 
 public:

@@ -53,6 +53,10 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
             if (s.type) diags_.error(s.typeRange, "an allocation takes its dtype as an argument, not as a type annotation");
             return checkAlloc(s, call, stmts, index);
         }
+        if (call.isBuiltin && call.callee == "Tensor") {
+            if (s.type) diags_.error(s.typeRange, "a tensor view takes its dtype as an argument, not as a type annotation");
+            return checkTensorView(s, call, stmts, index);
+        }
     }
     std::optional<Value> v = checkValue(*s.init);
     Symbol sym;
@@ -112,6 +116,97 @@ ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t
     if (init) body.push_back(std::make_shared<ir::Store>(buffer, std::vector<ir::Expr>{}, init, ir::StoreOp::Assign, s.range));
     body.push_back(rest);
     return std::make_shared<ir::Allocate>(buffer, ir::seq(std::move(body)), s.range);
+}
+
+// The constant shape `[d0, d1, ...]` (or one extent: TileLang's
+// `alloc_fragment(n, dtype)`) of `what` `name`, each dimension positive and at
+// most 2^31 - 1 elements in all; nullopt when reported.
+std::optional<std::vector<ir::Expr>> Checker::checkConstShape(const ast::Expr &shapeExpr, const std::string &what, const std::string &name,
+                                                              const std::string &article) {
+    std::vector<const ast::Expr *> items;
+    if (shapeExpr.kind == ast::ExprKind::List) {
+        for (const auto &item : static_cast<const ast::List &>(shapeExpr).items) items.push_back(item.get());
+    } else {
+        items.push_back(&shapeExpr);
+    }
+    if (items.empty()) {
+        diags_.error(shapeExpr.range, article + " needs at least one dimension");
+        return std::nullopt;
+    }
+    if (!checkRank(items.size(), shapeExpr.range, what + " '" + name + "'")) return std::nullopt;
+    std::string dimension = what + " dimension";
+    std::vector<ir::Expr> shape;
+    bool ok = true;
+    int64_t elements = 1;
+    for (const ast::Expr *item : items) {
+        std::optional<int64_t> d = checkConstInt(*item, dimension.c_str());
+        if (!d) { ok = false; continue; }
+        if (*d <= 0) {
+            diags_.error(item->range, dimension + " must be positive, found " + std::to_string(*d));
+            ok = false;
+            continue;
+        }
+        if (__builtin_mul_overflow(elements, *d, &elements) || elements > INT32_MAX) {
+            diags_.error(shapeExpr.range, what + " '" + name + "' has more than 2^31 - 1 elements");
+            return std::nullopt;
+        }
+        shape.push_back(ir::intImm(*d));
+    }
+    if (!ok) return std::nullopt;
+    return shape;
+}
+
+// `let v = Tensor([d0, d1, ...], dtype, x);`: TileLang's T.Tensor(shape,
+// dtype, x.data), a view of global tensor x's memory (from its first
+// element, row-major) with another shape and dtype. It may not reach past x.
+ir::Stmt Checker::checkTensorView(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
+    ir::Buffer view;
+    if (std::optional<CallArgs> args = matchArgs(call, 3, 3, {})) {
+        const ast::Expr &shapeExpr = *args->positional[0];
+        std::optional<DType> dtype = checkDType(*args->positional[1]);
+        std::optional<RegionRef> source = checkRegionArg(*args->positional[2], "viewed tensor");
+        bool ok = dtype && source;
+        if (source && (!source->whole || source->buffer->scope != ir::MemScope::Global)) {
+            diags_.error(source->range, "Tensor(shape, dtype, x) views a global tensor x, named without indices; '" + source->buffer->name +
+                                            "' " + (source->buffer->scope != ir::MemScope::Global ? "is " + std::string(ir::memScopeName(source->buffer->scope))
+                                                                                                  : std::string("has indices")));
+            ok = false;
+        }
+        if (dtype && isSubByte(*dtype)) {
+            diags_.error(args->positional[1]->range, "a view of packed " + std::string(dtypeName(*dtype)) + " elements is not supported yet");
+            ok = false;
+        }
+        std::optional<std::vector<ir::Expr>> shape = checkConstShape(shapeExpr, "view", s.name.name, "a view");
+        ok = ok && shape;
+        if (ok) {
+            // Bytes of the view against bytes of the tensor, when the tensor's shape is constant.
+            int64_t elements = 1;
+            for (const ir::Expr &d : *shape) elements *= *ir::constInt(d);   // at most 2^31 - 1 (checkConstShape)
+            int64_t viewBytes = elements * dtypeBits(*dtype) / 8;
+            if (std::optional<int64_t> have = source->buffer->constElements()) {
+                int64_t tensorBytes = *have * dtypeBits(source->buffer->dtype) / 8;
+                if (viewBytes > tensorBytes) {
+                    diags_.error(call.range, "view '" + s.name.name + "' covers " + std::to_string(viewBytes) + " bytes, but '" + source->buffer->name +
+                                                 "' has " + std::to_string(tensorBytes));
+                    ok = false;
+                }
+            }
+        }
+        if (ok) {
+            auto made = ir::makeBuffer(s.name.name, *dtype, std::move(*shape), ir::MemScope::Global, s.name.range);
+            made->viewOf = source->buffer;
+            view = made;
+        }
+    }
+    Symbol sym;
+    sym.kind = SymbolKind::Buffer;
+    sym.def = s.name.range;
+    sym.buffer = view ? view : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Global, s.name.range);
+    sym.invalid = !view;   // reported: its uses are not
+    declare(s.name, sym);
+    ir::Stmt rest = checkStmtsFrom(stmts, index);
+    if (!view) return rest;
+    return std::make_shared<ir::Allocate>(view, rest ? rest : ir::seq({}), s.range);
 }
 
 ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
@@ -191,36 +286,9 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     ok = false;
                 }
             }
-            // TileLang's `alloc_fragment(n, dtype)`: a single extent is a one-dimensional shape.
-            std::vector<const ast::Expr *> items;
-            if (shapeExpr.kind == ast::ExprKind::List) {
-                for (const auto &item : static_cast<const ast::List &>(shapeExpr).items) items.push_back(item.get());
-            } else {
-                items.push_back(&shapeExpr);
-            }
-            if (items.empty()) {
-                diags_.error(shapeExpr.range, "an allocation needs at least one dimension");
-                ok = false;
-            }
-            bool rankOk = checkRank(items.size(), shapeExpr.range, "buffer '" + s.name.name + "'");
-            ok = ok && rankOk;
-            int64_t elements = 1;
-            for (const auto &item : items) {
-                if (!rankOk) break;
-                std::optional<int64_t> d = checkConstInt(*item, "buffer dimension");
-                if (!d) { ok = false; continue; }
-                if (*d <= 0) {
-                    diags_.error(item->range, "buffer dimension must be positive, found " + std::to_string(*d));
-                    ok = false;
-                    continue;
-                }
-                if (__builtin_mul_overflow(elements, *d, &elements) || elements > INT32_MAX) {
-                    diags_.error(shapeExpr.range, "buffer '" + s.name.name + "' has more than 2^31 - 1 elements");
-                    ok = false;
-                    break;
-                }
-                shape.push_back(ir::intImm(*d));
-            }
+            std::optional<std::vector<ir::Expr>> checked = checkConstShape(shapeExpr, "buffer", s.name.name, "an allocation");
+            ok = ok && checked;
+            if (checked) shape = *checked;
             if (ok && scope == ir::MemScope::TMem && shape.size() != 2) {
                 diags_.error(shapeExpr.range, "tensor memory is two-dimensional: alloc_tmem([rows, cols], dtype)");
                 ok = false;

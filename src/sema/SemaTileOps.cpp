@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <tuple>
 
 namespace tilet::sema {
 
@@ -256,6 +257,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "thread_allreduce") return checkThreadAllReduce(c);
     if (n == "cumsum") return checkCumsum(c);
     if (n == "finalize_reducer") return checkFinalizeReducer(c);
+    if (n == "im2col") return checkIm2Col(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
@@ -647,6 +649,67 @@ ir::Stmt Checker::checkFinalizeReducer(const ast::Call &c) {
         return nullptr;
     }
     return std::make_shared<ir::FinalizeReducer>(r->buffer, c.range);
+}
+
+// im2col(image, dst, nhw_step, c_step, kernel, stride, dilation, pad):
+// TileLang's T.im2col (ir::Im2Col has the meaning).
+ir::Stmt Checker::checkIm2Col(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 8, 8, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> image = checkRegionArg(*args->positional[0], "image");
+    std::optional<RegionRef> dst = checkRegionArg(*args->positional[1], "destination");
+    std::optional<ir::Expr> nhwStep = checkInteger(*args->positional[2], "nhw_step");
+    std::optional<ir::Expr> cStep = checkInteger(*args->positional[3], "c_step");
+    std::optional<int64_t> kernel = checkConstInt(*args->positional[4], "kernel size");
+    std::optional<int64_t> stride = checkConstInt(*args->positional[5], "stride");
+    std::optional<int64_t> dilation = checkConstInt(*args->positional[6], "dilation");
+    std::optional<int64_t> pad = checkConstInt(*args->positional[7], "padding");
+    if (!image || !dst || !nhwStep || !cStep || !kernel || !stride || !dilation || !pad) return nullptr;
+    bool ok = true;
+    const ir::BufferNode &img = *image->buffer;
+    if (!image->whole || img.scope != ir::MemScope::Global || img.rank() != 4 || !img.constShape()) {
+        diags_.error(image->range, "im2col reads a whole global NHWC image of constant shape [N, H, W, C], named without indices; '" + img.name +
+                                       "' is " + (img.scope != ir::MemScope::Global ? std::string(ir::memScopeName(img.scope))
+                                                  : img.rank() != 4 ? std::to_string(img.rank()) + "-dimensional"
+                                                  : !image->whole ? std::string("indexed") : std::string("of dynamic shape")));
+        ok = false;
+    }
+    std::optional<ir::Region> d = completeRegion(*dst, {});
+    if (!d) return nullptr;
+    if (d->buffer->scope != ir::MemScope::Shared || d->tileShape().size() != 2) {
+        diags_.error(dst->range, "im2col writes a two-dimensional tile of shared memory (rows: output pixels, columns: kernel taps x channels); '" +
+                                     d->buffer->name + "' is " + (d->buffer->scope != ir::MemScope::Shared ? std::string(ir::memScopeName(d->buffer->scope))
+                                                                  : "a " + std::to_string(d->tileShape().size()) + "-dimensional tile"));
+        ok = false;
+    }
+    if (ok && (d->buffer->dtype != img.dtype || isSubByte(img.dtype))) {
+        diags_.error(c.range, "im2col moves elements without converting them: the image is " + std::string(dtypeName(img.dtype)) + " and '" +
+                                  d->buffer->name + "' is " + std::string(dtypeName(d->buffer->dtype)) + (isSubByte(img.dtype) ? " (packed types are not supported)" : ""));
+        ok = false;
+    }
+    for (auto [value, what, index] : {std::tuple{*kernel, "kernel size", 4}, std::tuple{*stride, "stride", 5}, std::tuple{*dilation, "dilation", 6}}) {
+        if (value <= 0 || value > 1024) {
+            diags_.error(args->positional[index]->range, std::string(what) + " must be between 1 and 1024, found " + std::to_string(value));
+            ok = false;
+        }
+    }
+    if (*pad < 0 || *pad > 1024) {
+        diags_.error(args->positional[7]->range, "padding must be between 0 and 1024, found " + std::to_string(*pad));
+        ok = false;
+    }
+    if (!ok) return nullptr;
+    auto op = std::make_shared<ir::Im2Col>(image->buffer, *d, *nhwStep, *cStep, c.range);
+    op->kernel = *kernel;
+    op->stride = *stride;
+    op->dilation = *dilation;
+    op->pad = *pad;
+    if (op->outHeight() <= 0 || op->outWidth() <= 0) {
+        diags_.error(c.range, "the " + std::to_string(*kernel) + "x" + std::to_string(*kernel) + " kernel (dilation " + std::to_string(*dilation) +
+                                  ", padding " + std::to_string(*pad) + ") does not fit the " + std::to_string(*ir::constInt(img.shape[1])) + "x" +
+                                  std::to_string(*ir::constInt(img.shape[2])) + " image: no output pixel");
+        return nullptr;
+    }
+    return op;
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {

@@ -140,6 +140,44 @@ t = run("""kernel k(Y: f32[2, 2]) grid(1) threads(32) {
 }""", "k", {"Y": [0.0] * 4})
 check("independent iterations", t["Y"], [5.0] * 4)
 
+# im2col and a tensor view as a convolution (TileLang's example_convolution
+# shape of the program), against the convolution's definition as a sum:
+# out[n, oh, ow, f] = sum over kh, kw, c of data[n, oh*S + kh*D - P, ow*S + kw*D - P, c] * w[kh, kw, c, f],
+# zero outside the image. Stride 2, dilation 2, a channel count that splits
+# a 4-column tile over two taps, and a last tile past the im2col matrix.
+Nn, H, W, C, F, K, S, D, P = 1, 5, 6, 2, 3, 2, 2, 2, 1
+OH, OW = (H + 2 * P - D * (K - 1) - 1) // S + 1, (W + 2 * P - D * (K - 1) - 1) // S + 1
+data = [float((i * 7) % 5 - 2) for i in range(Nn * H * W * C)]
+weight = [float((i * 3) % 4 - 1) for i in range(K * K * C * F)]
+t = run(f"""kernel k(X: f32[{Nn}, {H}, {W}, {C}], Wt: f32[{K}, {K}, {C}, {F}], Y: f32[{Nn}, {OH}, {OW}, {F}]) grid({(Nn * OH * OW + 3) // 4}) as (b) threads(32) {{
+    let a = alloc_shared([4, 4], f32);
+    let w = alloc_shared([4, {F}], f32);
+    let acc = alloc_fragment([4, {F}], f32);
+    let w_flat = Tensor([{K * K * C}, {F}], f32, Wt);
+    let y_flat = Tensor([{Nn * OH * OW}, {F}], f32, Y);
+    clear(acc);
+    for kk in serial(ceildiv({K * K * C}, 4)) {{
+        im2col(X, a, b, kk, {K}, {S}, {D}, {P});
+        copy(w_flat[kk * 4, 0], w);
+        gemm(a, w, acc);
+    }}
+    copy(acc, y_flat[b * 4, 0]);
+}}""", "k", {"X": data, "Wt": weight, "Y": [0.0] * (Nn * OH * OW * F)})
+want = []
+for n in range(Nn):
+    for oh in range(OH):
+        for ow in range(OW):
+            for f in range(F):
+                total = 0.0
+                for kh in range(K):
+                    for kw in range(K):
+                        h, w = oh * S + kh * D - P, ow * S + kw * D - P
+                        if 0 <= h < H and 0 <= w < W:
+                            for c in range(C):
+                                total += data[((n * H + h) * W + w) * C + c] * weight[((kh * K + kw) * C + c) * F + f]
+                want.append(total)
+check("im2col convolution", t["Y"], want)
+
 for f in failures:
     print("FAILED:", f)
 print(f"interpreter self-test: {len(failures)} failures")

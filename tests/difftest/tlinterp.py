@@ -542,6 +542,9 @@ class KernelTranslator:
         if init.kind == "Call" and init.text.startswith("alloc_"):
             self.alloc(name, init, d)
             return
+        if init.kind == "Call" and init.text == "Tensor":
+            self.view(name, init, d)
+            return
         v = self.expr(init)
         if ty:
             v = V(self.convert(v, ty), ty)
@@ -591,6 +594,23 @@ class KernelTranslator:
         method = "alloc_once" if self.thread_mode and scope != "local" else "alloc"
         self.emit(d, f"{py} = rt.{method}({name!r}, {dtype!r}, {shape!r}, {scope!r}, {site!r})")
         self.define(name, Sym("buffer", py, dtype, buf=info))
+
+    def view(self, name, call, d):
+        """`Tensor(shape, dtype, x)`: x's elements, row-major from its first,
+        seen with another shape (docs/language.md)."""
+        args = self.call_args(call)
+        shape_node, dtype_node, src_node = args["pos"]
+        shape_items = shape_node.kids if shape_node.kind == "List" else [shape_node]
+        shape = [self.static_int(x) for x in shape_items]
+        src = self.lookup(src_node.text)
+        if src.buf is None or src.buf.scope != "global":
+            raise InvalidProgram(f"Tensor(...) of '{src_node.text}', which is not a global tensor")
+        if dtype_node.text != src.buf.dtype:
+            raise Unsupported("a view with another dtype (a reinterpretation of bits)")
+        py = "n_" + name
+        info = BufInfo(name, "global", dtype_node.text, shape)
+        self.emit(d, f"{py} = rt.view({src.py}, {name!r}, {shape!r})")
+        self.define(name, Sym("buffer", py, dtype_node.text, buf=info))
 
     def assign(self, s, d):
         text = s.text
@@ -767,7 +787,7 @@ class KernelTranslator:
         return f"rt.region({sym.py}, [{', '.join(items)}])", sym
 
     # The buffer each tile operation writes, by argument position.
-    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "gemm": 2, "clear": 0, "fill": 0, "cumsum": 0,
+    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "im2col": 1, "gemm": 2, "clear": 0, "fill": 0, "cumsum": 0,
                    "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1}
 
     def block_level_stmt(self, emit_at, d):
@@ -796,6 +816,12 @@ class KernelTranslator:
             return
         if name == "finalize_reducer":
             return   # the reducer already holds the combined values
+        if name == "im2col" and not self.parallel_depth and not self.thread_mode:
+            img, _ = self.region(pos[0])
+            dst, _ = self.region(pos[1])
+            rest = ", ".join(self.integer(x).code for x in pos[2:])
+            self.emit(d, f"rt.im2col({img}, {dst}, {rest})")
+            return
         if self.thread_mode and name in self.WRITTEN_ARG and not self.parallel_depth:
             _, written = self.region(pos[self.WRITTEN_ARG[name]])
             if written.buf.scope != "local":
@@ -1436,6 +1462,37 @@ class Runtime:
             if v is None and dst.buf.scope == "global":
                 raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
+
+    def view(self, src, name, shape):
+        """A global tensor over `src`'s elements (and its record of which
+        block wrote each one)."""
+        n = 1
+        for e in shape:
+            n *= e
+        if n > len(src.data):
+            raise InvalidProgram(f"view '{name}' of {n} elements over '{src.name}' of {len(src.data)}")
+        v = Buf(name, src.dtype, shape, "global", data=src.data, rt=self)
+        if src.owner is None:
+            src.owner = [None] * len(src.data)
+        v.owner = src.owner
+        return v
+
+    def im2col(self, img, dst, nhw_step, c_step, kernel, stride, dilation, pad):
+        """Rows nhw_step*R.. and columns c_step*C'.. of the im2col matrix of
+        the NHWC image (row: output pixel n, oh, ow; column: tap kh, kw and
+        channel c); zeros in the padding and past the matrix."""
+        N, H, W, C = img.buf.shape
+        OH = (H + 2 * pad - dilation * (kernel - 1) - 1) // stride + 1
+        OW = (W + 2 * pad - dilation * (kernel - 1) - 1) // stride + 1
+        rows, cols = dst.tile_shape()
+        self.check_inside(dst)
+        for (i, j), di in zip(itertools.product(range(rows), range(cols)), dst.elements()):
+            m, k = nhw_step * rows + i, c_step * cols + j
+            n, oh, ow = m // (OH * OW), (m // OW) % OH, m % OW
+            kh, kw, c = k // (kernel * C), (k // C) % kernel, k % C
+            h, w = oh * stride + kh * dilation - pad, ow * stride + kw * dilation - pad
+            inside = m < N * OH * OW and k < kernel * kernel * C and 0 <= h < H and 0 <= w < W
+            self.write(dst.buf, di, self.read(img.buf, (n, h, w, c)) if inside else _zero(dst.buf.dtype))
 
     def cumsum(self, src, dst, dim, reverse):
         """TileLang's T.cumsum: the inclusive running sum along `dim` (from
