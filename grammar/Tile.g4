@@ -205,13 +205,13 @@ tileOpBuiltin
 
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
-    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE
+    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT
     ;
 
 exprBuiltin
     : CAST | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID
-    | BLOCK_RANK_IN_CLUSTER
+    | BLOCK_RANK_IN_CLUSTER | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
     ;
 
 // ---------------------------------------------------------------- lexer
@@ -303,6 +303,7 @@ BARRIER_WAIT      : 'barrier_wait';
 BARRIER_ARRIVE    : 'barrier_arrive';
 CLUSTER_SYNC      : 'cluster_sync';
 USE_SWIZZLE       : 'use_swizzle';
+ANNOTATE_LAYOUT   : 'annotate_layout';
 SET_MAX_NREG      : 'set_max_nreg';
 PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';
@@ -331,6 +332,10 @@ CEIL              : 'ceil';
 POW               : 'pow';
 SIGMOID           : 'sigmoid';
 BLOCK_RANK_IN_CLUSTER : 'block_rank_in_cluster';
+SHFL_SYNC         : 'shfl_sync';
+SHFL_XOR          : 'shfl_xor';
+SHFL_DOWN         : 'shfl_down';
+SHFL_UP           : 'shfl_up';
 
 // punctuation and operators
 LPAREN       : '(';

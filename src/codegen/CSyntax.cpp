@@ -249,7 +249,9 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
     }
     case ir::ExprKind::Shuffle: {
         auto &s = static_cast<const ir::Shuffle &>(*e);
-        return "__shfl_xor_sync(0xffffffffu, " + print(s.value) + ", " + std::to_string(s.laneMask) + ")";
+        static const char *const names[] = {"__shfl_xor_sync", "__shfl_sync", "__shfl_down_sync", "__shfl_up_sync"};   // ShuffleMode order
+        return std::string(names[static_cast<int>(s.mode)]) + "(0xffffffffu, " + print(s.value) + ", " + print(s.operand) +
+               (s.width == 32 ? std::string() : ", " + std::to_string(s.width)) + ")";
     }
     }
     TILET_INTERNAL_ERROR("unprintable expression " << ir::exprKindName(e->kind));

@@ -36,12 +36,14 @@ constexpr Spelling kTForms[] = {
     {"ceildiv", "ceildiv(a, b)"},
     {"floordiv", "floordiv(a, b)"},
     {"floormod", "floormod(a, b)"},
-    {"Tensor", "NAME: DTYPE[D0, D1] in the kernel's parameter list"},
+    {"Tensor", "NAME: DTYPE[D0, D1] in the kernel's parameter list; a view of a tensor x: let v = Tensor([D0, D1], DTYPE, x);"},
     {"Buffer", "NAME: DTYPE[D0, D1] in the kernel's parameter list"},
     {"alloc_var", "var NAME: DTYPE = VALUE;"},
     {"symbolic", "dyn NAME as a tensor dimension: A: f16[dyn m, K]"},
     {"dynamic", "dyn NAME as a tensor dimension: A: f16[dyn m, K]"},
     {"sync_threads", "nothing: tilet inserts every block barrier itself"},
+    {"tvm_warp_shuffle", "shfl_sync(value, lane, width = W) (the full warp's mask)"},
+    {"annotate_layout", "annotate_layout(buffer, swizzle) for a shared buffer's bank swizzle"},
 };
 
 constexpr Spelling kDtypes[] = {

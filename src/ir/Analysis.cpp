@@ -228,7 +228,7 @@ bool structurallyEqual(const Expr &a, const Expr &b) {
     }
     case ExprKind::Shuffle: {
         auto &x = static_cast<const Shuffle &>(*a), &y = static_cast<const Shuffle &>(*b);
-        return x.laneMask == y.laneMask && structurallyEqual(x.value, y.value);
+        return x.mode == y.mode && x.width == y.width && structurallyEqual(x.operand, y.operand) && structurallyEqual(x.value, y.value);
     }
     }
     return false;

@@ -290,6 +290,19 @@ std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord)
     return out;
 }
 
+Shuffle::Shuffle(Expr v, int64_t laneMask, SourceRange s)
+    : ExprNode(kKind, v->dtype, s), value(std::move(v)), operand(intImm(laneMask)) {}
+
+const char *shuffleModeName(ShuffleMode m) {
+    switch (m) {
+    case ShuffleMode::Xor: return "xor";
+    case ShuffleMode::Index: return "idx";
+    case ShuffleMode::Down: return "down";
+    case ShuffleMode::Up: return "up";
+    }
+    return "?";
+}
+
 const BufferNode &storageRoot(const BufferNode &b) { return b.viewOf ? storageRoot(*b.viewOf) : b; }
 Buffer storageRoot(const Buffer &b) { return b && b->viewOf ? storageRoot(b->viewOf) : b; }
 

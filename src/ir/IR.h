@@ -299,12 +299,25 @@ struct Load : ExprNode {
     const std::vector<Expr> indices;
 };
 
-// value from the lane `laneIdx ^ laneMask` of the same warp (all 32 lanes take part).
+// A warp shuffle (PTX ISA shfl.sync; all 32 lanes of the warp take part):
+// `value` of lane j of the same warp. The warp is cut into segments of
+// `width` lanes (a power of two); for lane l of the segment starting at lane
+// s, j is l ^ operand (Xor), l + operand (Down), l - operand (Up) or
+// s + (operand & (width - 1)) (Index). Where j leaves the segment upwards
+// (Xor, Down) or downwards (Up), the lane gets its own value.
+enum class ShuffleMode { Xor, Index, Down, Up };
+const char *shuffleModeName(ShuffleMode m);   // "xor", "idx", "down", "up"
+
 struct Shuffle : ExprNode {
     static constexpr ExprKind kKind = ExprKind::Shuffle;
-    Shuffle(Expr v, int64_t m, SourceRange s = {}) : ExprNode(kKind, v->dtype, s), value(std::move(v)), laneMask(m) {}
+    // The butterfly exchange reductions use: xor with a constant, whole warp.
+    Shuffle(Expr v, int64_t laneMask, SourceRange s = {});
+    Shuffle(ShuffleMode m, Expr v, Expr operand, int64_t width, SourceRange s = {})
+        : ExprNode(kKind, v->dtype, s), mode(m), value(std::move(v)), operand(std::move(operand)), width(width) {}
+    const ShuffleMode mode = ShuffleMode::Xor;
     const Expr value;
-    const int64_t laneMask;
+    const Expr operand;        // int32
+    const int64_t width = 32;
 };
 
 // ------------------------------------------------------------------ statements

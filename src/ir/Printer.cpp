@@ -93,7 +93,8 @@ public:
         }
         case ExprKind::Shuffle: {
             auto &s = static_cast<const Shuffle &>(*e);
-            return "shfl_xor(" + expr(s.value) + ", " + std::to_string(s.laneMask) + ")";
+            return "shfl_" + std::string(shuffleModeName(s.mode)) + "(" + expr(s.value) + ", " + expr(s.operand) +
+                   (s.width == 32 ? std::string() : ", width " + std::to_string(s.width)) + ")";
         }
         }
         return "?";

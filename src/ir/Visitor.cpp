@@ -38,7 +38,10 @@ void Visitor::visitSelect(const Select &n) { visit(n.cond); visit(n.thenValue); 
 void Visitor::visitCast(const Cast &n) { visit(n.value); }
 void Visitor::visitMathCall(const MathCall &n) { for (const Expr &a : n.args) visit(a); }
 void Visitor::visitLoad(const Load &n) { for (const Expr &i : n.indices) visit(i); }
-void Visitor::visitShuffle(const Shuffle &n) { visit(n.value); }
+void Visitor::visitShuffle(const Shuffle &n) {
+    visit(n.value);
+    visit(n.operand);
+}
 
 void Visitor::visitSeq(const Seq &n) { for (const Stmt &s : n.stmts) visit(s); }
 void Visitor::visitLetStmt(const LetStmt &n) { visit(n.value); visit(n.body); }
@@ -232,9 +235,9 @@ Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
 }
 
 Expr Mutator::mutateShuffle(const Expr &self, const Shuffle &n) {
-    Expr v = mutate(n.value);
-    if (v == n.value) return self;
-    return std::make_shared<Shuffle>(v, n.laneMask, n.span);
+    Expr v = mutate(n.value), operand = mutate(n.operand);
+    if (v == n.value && operand == n.operand) return self;
+    return std::make_shared<Shuffle>(n.mode, v, operand, n.width, n.span);
 }
 
 Stmt Mutator::mutateSeq(const Stmt &self, const Seq &n) {

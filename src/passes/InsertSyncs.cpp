@@ -32,11 +32,13 @@
 
 #include "ir/Analysis.h"
 #include "ir/Effects.h"
+#include "ir/Layout.h"
 #include "ir/Simplify.h"
 #include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <functional>
 #include <set>
@@ -63,12 +65,25 @@ struct Range {
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
     ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
+    // A global access of each thread t (threadIdx.x) to its own elements:
+    // element offsets ownerBase + t * ownerStride + [ownerLo, ownerHi), the
+    // base the same in every thread (block indices and constants only).
+    ir::Expr ownerBase;      // null: a constant base (ownerStride 0: no such form)
+    int64_t ownerStride = 0, ownerLo = 0, ownerHi = 0;
 
     bool disjointVersion(const Range &o) const {
         if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
         return ir::structurallyEqual(tagBase, o.tagBase) && tagOffset != o.tagOffset;
     }
-    bool overlaps(const Range &o) const { return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o); }
+    // Two such accesses of one tensor view whose offsets of one thread lie
+    // within one stride: different threads touch different elements, and one
+    // thread's own accesses are ordered by its program.
+    bool ownedApart(const Range &o) const {
+        if (ownerStride == 0 || ownerStride != o.ownerStride || buffer != o.buffer) return false;
+        if ((ownerBase == nullptr) != (o.ownerBase == nullptr) || (ownerBase && !ir::structurallyEqual(ownerBase, o.ownerBase))) return false;
+        return std::max(ownerHi, o.ownerHi) - std::min(ownerLo, o.ownerLo) <= std::abs(ownerStride);
+    }
+    bool overlaps(const Range &o) const { return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o); }
 };
 
 // Two records of one access (the same statement walked again: a loop's
@@ -81,9 +96,11 @@ bool sameLocation(const SourceRange &a, const SourceRange &b) {
 }
 
 bool sameAccess(const Range &a, const Range &b) {
+    auto sameExpr = [](const ir::Expr &x, const ir::Expr &y) { return x == y || (x && y && ir::structurallyEqual(x, y)); };
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
-           (a.tagBase == b.tagBase || (a.tagBase && b.tagBase && ir::structurallyEqual(a.tagBase, b.tagBase)));
+           sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
+           sameExpr(a.ownerBase, b.ownerBase);
 }
 
 void addUnique(std::vector<Range> &list, const Range &r) {
@@ -208,10 +225,67 @@ const char *asyncAccessor(const ir::Stmt &s) {
     }
 }
 
-void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role) {
+// Values of the let-bound variables in scope, to see indices in terms of threadIdx.x.
+using LetValues = std::map<const ir::VarNode *, ir::Expr>;
+
+// threadIdx.x as a variable, so that substitution can probe it.
+class ThreadIndexAsVar : public ir::Mutator {
+public:
+    explicit ThreadIndexAsVar(ir::VarRef t) : t_(std::move(t)) {}
+    using ir::Mutator::mutate;
+protected:
+    ir::Expr mutateSpecialReg(const ir::Expr &self, const ir::SpecialReg &n) override {
+        return n.special == ir::SpecialKind::ThreadIdx ? ir::Expr(t_) : self;
+    }
+private:
+    ir::VarRef t_;
+};
+
+// Sets the ownership fields of `r`, a global element access of `width`
+// elements at `indices`, when its offset is base + t * stride + c with t =
+// threadIdx.x, c a constant and the base made of block indices and constants
+// only (never a loop variable: iterations would compare equal bases of
+// different values).
+void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t width, const LetValues &lets) {
+    if (b.scope != ir::MemScope::Global || indices.size() != b.shape.size()) return;
+    ir::Expr offset = ir::bufferOffset(b, indices, DType::Int64);
+    for (int depth = 0; depth < 16; ++depth) {   // lets bound to lets, a bounded number of levels
+        std::vector<std::pair<ir::VarRef, ir::Expr>> bound;
+        ir::forEachExpr(offset, [&](const ir::Expr &e) {
+            if (const ir::Var *v = ir::as<ir::Var>(e); v && lets.count(v)) bound.push_back({std::static_pointer_cast<const ir::VarNode>(e), lets.at(v)});
+        });
+        if (bound.empty()) break;
+        for (const auto &[v, value] : bound) offset = ir::substitute(offset, {{v, value}});
+    }
+    ir::VarRef t = ir::makeVar("t", DType::Int64);
+    ir::Expr e = ir::simplify(ThreadIndexAsVar(t).mutate(ir::cast(DType::Int64, offset)));
+    std::optional<int64_t> stride = ir::constInt(ir::simplify(ir::sub(ir::substitute(e, {{t, ir::intImm(1, DType::Int64)}}),
+                                                                       ir::substitute(e, {{t, ir::intImm(0, DType::Int64)}}))));
+    if (!stride || *stride == 0) return;
+    ir::Expr rest = ir::simplify(ir::sub(e, ir::mul(t, ir::intImm(*stride, DType::Int64))));
+    bool plain = true;   // block indices and constants only
+    ir::forEachExpr(rest, [&](const ir::Expr &x) {
+        if (ir::as<ir::Var>(x) || ir::as<ir::Load>(x) || ir::as<ir::Shuffle>(x)) plain = false;
+        if (const ir::SpecialReg *s = ir::as<ir::SpecialReg>(x); s && s->special == ir::SpecialKind::ThreadIdx) plain = false;
+    });
+    if (!plain) return;
+    int64_t c = 0;
+    ir::Expr base = ir::splitConstant(rest, c);
+    r.ownerBase = base;
+    r.ownerStride = *stride;
+    r.ownerLo = c;
+    r.ownerHi = c + width;
+}
+
+void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role, const LetValues *lets) {
     for (const ir::Access &a : fx.accesses) {
         if (!isMemory(*a.buffer)) continue;
         Range range = rangeOf(*a.buffer, a.indices);
+        if (lets && a.indices && !a.region) {
+            const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s);
+            int64_t width = v ? v->bytes * 8 / dtypeBits(a.buffer->dtype) : 1;
+            if (ir::as<ir::Store>(s) || v) findOwnership(range, *a.buffer, *a.indices, width, *lets);
+        }
         range.proxy = a.proxy;
         range.role = role;
         range.span = a.span;
@@ -237,19 +311,21 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
 }
 
 // The memory accesses of `s` itself (a loop's bounds, a branch's condition).
-State ownAccessesOf(const ir::Stmt &s) {
+// With `lets`, the values of the variables in scope there, global accesses
+// of each thread's own elements are recognised (Range::ownedApart).
+State ownAccessesOf(const ir::Stmt &s, const LetValues *lets = nullptr) {
     State st;
-    addRanges(st, s, ir::ownEffects(s), -1);
+    addRanges(st, s, ir::ownEffects(s), -1, lets);
     return st;
 }
 
 // The memory accesses of `s` and every statement inside it, as ranges; those
 // of a ws(...) region are marked as its role's.
-State accessesOf(const ir::Stmt &s) {
+State accessesOf(const ir::Stmt &s, const LetValues *lets = nullptr) {
     const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s);
     int64_t role = w ? w->roles.front() : -1;
     State st;
-    ir::forEachEffect(s, [&](const ir::Stmt &x, const ir::Effects &fx) { addRanges(st, x, fx, role); });
+    ir::forEachEffect(s, [&](const ir::Stmt &x, const ir::Effects &fx) { addRanges(st, x, fx, role, lets); });
     return st;
 }
 
@@ -444,7 +520,7 @@ private:
 
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
-        for (const ir::Stmt &r : regions) all.add(located(accessesOf(r)));
+        for (const ir::Stmt &r : regions) all.add(located(accessesOf(r, &lets_)));
         if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());
         all.unfenced.clear();
         all.inFlight.clear();
@@ -534,7 +610,7 @@ private:
             return s;
         }
         if (ir::as<ir::BarrierArrive>(s)) {
-            State unit = located(ownAccessesOf(s));
+            State unit = located(ownAccessesOf(s, &lets_));
             if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
             fenceBeforeRelease(state, here(s), out, "the mbarrier arrival");
             admit(state, unit);
@@ -553,10 +629,11 @@ private:
             return s;
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
-            State unit = located(ownAccessesOf(s));
+            State unit = located(ownAccessesOf(s, &lets_));
             if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
             admit(state, unit);
             uniformity_.bind(l->var.get(), uniformity_.threadDependent(l->value));
+            lets_[l->var.get()] = l->value;
             return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
         }
         if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
@@ -580,7 +657,7 @@ private:
     // all at once.
     ir::Stmt processUnit(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
         checkDivergentBranch(s);
-        State unit = located(accessesOf(s));
+        State unit = located(accessesOf(s, &lets_));
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
         admit(state, unit);
         return s;
@@ -642,17 +719,18 @@ private:
         if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
             for (const ir::Stmt &x : q->stmts) forEachPart(x, f);
         } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
-            f(located(ownAccessesOf(s)));
+            f(located(ownAccessesOf(s, &lets_)));
+            lets_[l->var.get()] = l->value;
             forEachPart(l->body, f);
         } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
             forEachPart(a->body, f);
         } else {
-            f(located(accessesOf(s)));
+            f(located(accessesOf(s, &lets_)));
         }
     }
 
     ir::Stmt processLoop(const ir::Stmt &self, const ir::For &f, State &state, std::vector<ir::Stmt> &out) {
-        State bounds = located(ownAccessesOf(self));
+        State bounds = located(ownAccessesOf(self, &lets_));
         if (hazard(state, bounds)) insertBarrier(state, here(self), out, conflict_);
         admit(state, bounds);
         uniformity_.bind(f.var.get(), false);
@@ -669,7 +747,7 @@ private:
     // No version tags carry over between its iterations (it has no
     // variable to shift them by).
     ir::Stmt processWhile(const ir::Stmt &self, const ir::While &w, State &state, std::vector<ir::Stmt> &out) {
-        State cond = located(ownAccessesOf(self));
+        State cond = located(ownAccessesOf(self, &lets_));
         if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
         admit(state, cond);
         // The body, then the condition read again before the next iteration:
@@ -724,7 +802,7 @@ private:
 
     // A branch every thread of the scope takes the same way: barriers may go inside.
     ir::Stmt processBranch(const ir::Stmt &self, const ir::IfThenElse &i, State &state, std::vector<ir::Stmt> &out) {
-        State cond = located(ownAccessesOf(self));
+        State cond = located(ownAccessesOf(self, &lets_));
         if (hazard(state, cond)) insertBarrier(state, here(self), out, conflict_);
         // A hazard with what came before the branch is resolved once, before
         // it (a probe needs only to walk both arms). Not one with the
@@ -745,6 +823,7 @@ private:
 
     std::vector<Range> asyncBytes_;
     ir::Uniformity uniformity_;
+    LetValues lets_;         // every let met so far (variables are unique): indices in terms of threadIdx.x
     DiagnosticEngine *diags_;
     std::set<const ir::StmtNode *> checkedBranches_;   // divergent branches checked once (loops and probes walk them again)
     int64_t barrierId_ = 0, barrierThreads_ = 0;

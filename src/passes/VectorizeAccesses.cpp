@@ -267,13 +267,9 @@ private:
             int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(a.buffer->dtype);
             tmp->alignment = chunk;
             alignAtLeast(a.buffer, chunk);
-            for (int64_t c = 0; c < bytes / chunk; ++c) {
-                std::vector<ir::Expr> at = base;
-                at.back() = ir::simplify(ir::add(at.back(), ir::intImm(c * perChunk, at.back()->dtype)));
-                std::vector<ir::Expr> local{ir::intImm(c * perChunk)};
-                if (loaded) before.push_back(std::make_shared<ir::VectorCopy>(tmp, local, a.buffer, at, chunk, n.span));
-                if (stored) after.push_back(std::make_shared<ir::VectorCopy>(a.buffer, at, tmp, local, chunk, n.span));
-            }
+            std::vector<ir::Expr> local{ir::intImm(0)};
+            if (loaded) before.push_back(chunkMoves(tmp, local, a.buffer, base, bytes, false, n.span));
+            if (stored) after.push_back(chunkMoves(a.buffer, base, tmp, local, bytes, false, n.span));
         }
         ir::Stmt laneBody = TempRewriter(temps, laneRef_).mutate(fastBody);
         auto laneLoop = std::make_shared<ir::For>(n.var, n.min, n.extent, ir::ForKind::Unrolled, laneBody, n.span);
@@ -388,17 +384,30 @@ private:
             return base;
         };
         std::vector<ir::Expr> dstBase = baseOf(direct_->buffer.get()), srcBase = baseOf(src->buffer.get());
-        int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(src->buffer->dtype);
+        int64_t chunk = std::min<int64_t>(bytes, 16);
         alignAtLeast(direct_->buffer, chunk);
         alignAtLeast(src->buffer, chunk);
-        std::vector<ir::Stmt> copies;
-        for (int64_t c = 0; c < bytes / chunk; ++c) {
-            std::vector<ir::Expr> d = dstBase, s = srcBase;
-            d.back() = ir::simplify(ir::add(d.back(), ir::intImm(c * perChunk, d.back()->dtype)));
-            s.back() = ir::simplify(ir::add(s.back(), ir::intImm(c * perChunk, s.back()->dtype)));
-            copies.push_back(std::make_shared<ir::VectorCopy>(direct_->buffer, d, src->buffer, s, chunk, span, async));
-        }
-        return ir::seq(std::move(copies));
+        return chunkMoves(direct_->buffer, dstBase, src->buffer, srcBase, bytes, async, span);
+    }
+
+    // `bytes` bytes from src[srcBase...] to dst[dstBase...] in moves of at
+    // most 16 bytes, each the next run along the last index on both sides.
+    // Several are an unrolled loop over this thread's own elements, which
+    // insert-syncs takes as one unit, as it took the lane loop.
+    static ir::Stmt chunkMoves(const ir::Buffer &dst, const std::vector<ir::Expr> &dstBase, const ir::Buffer &src,
+                               const std::vector<ir::Expr> &srcBase, int64_t bytes, bool async, SourceRange span) {
+        int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(src->dtype), count = bytes / chunk;
+        ir::VarRef c = ir::makeVar("c");
+        auto at = [&](const std::vector<ir::Expr> &base) {
+            std::vector<ir::Expr> out = base;
+            if (count > 1) out.back() = ir::simplify(ir::add(out.back(), ir::cast(out.back()->dtype, ir::mul(c, ir::intImm(perChunk)))));
+            return out;
+        };
+        ir::Stmt move = std::make_shared<ir::VectorCopy>(dst, at(dstBase), src, at(srcBase), chunk, span, async);
+        if (count == 1) return move;
+        auto loop = std::make_shared<ir::For>(c, ir::intImm(0), ir::intImm(count), ir::ForKind::Unrolled, move, span);
+        loop->threadLocal = true;
+        return loop;
     }
 
     std::vector<ir::Expr> inlineInner(const std::vector<ir::Expr> &idx) const {

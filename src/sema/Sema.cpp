@@ -115,7 +115,8 @@ private:
 
 // Work spread over the block's threads -- a tile operation, a parallel loop,
 // thread_allreduce -- needs every thread of the block (or of its ws(...)
-// role): each does its share. Under a branch or loop that threads may take
+// role): each does its share; a warp shuffle needs every lane of its warp
+// (shfl.sync with the full mask). Under a branch or loop that threads may take
 // differently (its condition reads a thread index or a value that differs
 // between threads) only some would run it, and the rest of the work would
 // silently not be done (TileLang emits it so); it is an error at the
@@ -128,6 +129,7 @@ public:
     void walk(const ir::Stmt &s) {
         if (!s) return;
         if (collectives_.count(s.get())) return report(s, "thread_allreduce");
+        if (shufflesHere(s)) report(s, "a warp shuffle", "every lane of its warp", "lanes that skip it would leave the exchange undefined");
         if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
             for (const ir::Stmt &x : q->stmts) walk(x);
         } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
@@ -165,11 +167,34 @@ private:
         body();
         divergentAt_ = outer;
     }
-    void report(const ir::Stmt &s, const char *what) {
+    // Whether the statement's own expressions (not those of statements inside it) shuffle.
+    static bool shufflesHere(const ir::Stmt &s) {
+        std::vector<ir::Expr> own;
+        if (const ir::Store *st = ir::as<ir::Store>(s)) {
+            own = st->indices;
+            own.push_back(st->value);
+        } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            own = {l->value};
+        } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+            own = {i->cond};
+        } else if (const ir::While *w = ir::as<ir::While>(s)) {
+            own = {w->cond};
+        } else if (const ir::For *f = ir::as<ir::For>(s)) {
+            own = {f->min, f->extent};
+        }
+        bool found = false;
+        for (const ir::Expr &e : own) ir::forEachExpr(e, [&](const ir::Expr &x) { found = found || ir::as<ir::Shuffle>(x); });
+        return found;
+    }
+    void report(const ir::Stmt &s, const char *what, const char *needs = "every thread of the block",
+                const char *otherwise = "only some would do their part of it") {
         if (!divergentAt_) return;
+        // A branch's shuffles are said once, and not after its thread_allreduce (whose steps shuffle).
+        bool first = reported_.insert(divergentAt_).second;
+        if (!first && std::string(what) == "a warp shuffle") return;
         Diagnostic d{Severity::Error, s->span,
-                     std::string(what) + " needs every thread of the block, but threads take the enclosing " +
-                         (divergentAt_->kind == ir::StmtKind::IfThenElse ? "branch" : "loop") + " differently; only some would do their part of it",
+                     std::string(what) + " needs " + needs + ", but threads take the enclosing " +
+                         (divergentAt_->kind == ir::StmtKind::IfThenElse ? "branch" : "loop") + " differently; " + otherwise,
                      {}, {}};
         d.note(divergentAt_->span, "its condition differs between threads (it reads a thread index or a per-thread value)");
         diags_.report(std::move(d));
@@ -179,6 +204,7 @@ private:
     const std::set<const ir::StmtNode *> &collectives_;
     DiagnosticEngine &diags_;
     const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
+    std::set<const ir::StmtNode *> reported_;
 };
 } // namespace
 

@@ -146,7 +146,7 @@ bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg",
-                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col"};
+                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout"};
     for (const char *n : names) {
         if (name == n) return true;
     }
@@ -684,6 +684,7 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     }
     Value v;
     v.range = c.range;
+    if (name == "shfl_sync" || name == "shfl_xor" || name == "shfl_down" || name == "shfl_up") return warpShuffle(c);
     if (name == "block_rank_in_cluster") {
         if (!matchArgs(c, 0, 0, {})) return std::nullopt;
         v.expr = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.range);
@@ -835,6 +836,48 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         }
     }
     TILET_INTERNAL_ERROR("builtin '" << name << "' has no checker");
+}
+
+// shfl_sync(value, lane), shfl_xor(value, mask), shfl_down(value, delta),
+// shfl_up(value, delta), each with `width = W` (TileLang's T.shfl_sync ...,
+// CUDA's __shfl_*_sync over the whole warp): ir::Shuffle has the meaning.
+// Thread-level code: every lane of the warp must run it (DivergentWorkCheck).
+std::optional<Value> Checker::warpShuffle(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"width"});
+    if (!args) return std::nullopt;
+    if (parallelDepth_ > 0) {
+        diags_.error(c.calleeRange, "'" + c.callee + "' exchanges values between the lanes of a warp: thread-level code, not inside a parallel loop "
+                                    "(whose iterations are not tied to lanes)");
+        return std::nullopt;
+    }
+    std::optional<Value> value = checkValue(*args->positional[0]);
+    std::optional<ir::Expr> operand = checkInteger(*args->positional[1], c.callee == "shfl_sync" ? "source lane" : c.callee == "shfl_xor" ? "lane mask" : "lane delta");
+    int64_t width = 32;
+    if (const ast::Expr *w = args->keyword("width")) {
+        std::optional<int64_t> n = checkConstInt(*w, "shuffle width");
+        if (!n) return std::nullopt;
+        if (*n < 1 || *n > 32 || (*n & (*n - 1)) != 0) {
+            diags_.error(w->range, "a shuffle's width is a power of two from 1 to 32 (lanes per segment of the warp), found " + std::to_string(*n));
+            return std::nullopt;
+        }
+        width = *n;
+    }
+    if (!value || !operand) return std::nullopt;
+    Value v = materialize(*value);
+    DType t = v.type();
+    if (!(t == DType::F32 || t == DType::F64 || t == DType::F16 || t == DType::BF16 || t == DType::Int32 || t == DType::UInt32 ||
+          t == DType::Int64 || t == DType::UInt64)) {
+        diags_.error(value->range, "'" + c.callee + "' moves a 16-bit float or a 32- or 64-bit number, found " + typeName(t));
+        return std::nullopt;
+    }
+    ir::ShuffleMode mode = c.callee == "shfl_sync" ? ir::ShuffleMode::Index
+                         : c.callee == "shfl_xor"  ? ir::ShuffleMode::Xor
+                         : c.callee == "shfl_down" ? ir::ShuffleMode::Down
+                                                   : ir::ShuffleMode::Up;
+    Value out;
+    out.range = c.range;
+    out.expr = std::make_shared<ir::Shuffle>(mode, v.expr, ir::cast(DType::Int32, *operand), width, c.range);
+    return out;
 }
 
 std::optional<Value> Checker::mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args) {

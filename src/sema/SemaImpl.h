@@ -69,6 +69,10 @@ struct CallArgs {
     }
 };
 
+// The shared-memory swizzle `annotate_layout(name, make_mma_swizzle_layout(name))`
+// gives `buffer` (SemaTileOps.cpp), or nullopt when `c` is not one.
+std::optional<ir::SharedSwizzle> annotatedSwizzle(const ast::Call &c, const std::string &name, const ir::BufferNode &buffer);
+
 class Checker {
 public:
     Checker(const SourceManager &sources, DiagnosticEngine &diags) : sources_(sources), diags_(diags) {}
@@ -113,6 +117,7 @@ private:
     std::optional<Value> minMax(const std::string &name, const Value &a, const Value &b, SourceRange range, const std::string &callee = {});
     std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
     std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
+    std::optional<Value> warpShuffle(const ast::Call &c);
 public:
     // Reports the constant indices of an element access that fall outside
     // the buffer's constant dimensions (`ranges` holds each index's place).
@@ -164,6 +169,7 @@ private:
     ir::Stmt checkCumsum(const ast::Call &c);
     ir::Stmt checkFinalizeReducer(const ast::Call &c);
     ir::Stmt checkIm2Col(const ast::Call &c);
+    ir::Stmt checkAnnotateLayout(const ast::Call &c);
     bool checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &index);
 
 public:

@@ -296,6 +296,18 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             if (ok) {
                 auto made = ir::makeBuffer(s.name.name, *dtype, std::move(shape), scope, s.name.range);
                 made->reducer = reducerInfo;
+                // annotate_layout(name, ...) later in this block fixes its layout from the start (checked there).
+                if (scope == ir::MemScope::Shared) {
+                    for (size_t i = index; i < stmts.size(); ++i) {
+                        const ast::Stmt &later = *stmts[i];
+                        if ((later.kind == ast::StmtKind::Let && static_cast<const ast::Let &>(later).name.name == s.name.name) ||
+                            (later.kind == ast::StmtKind::Var && static_cast<const ast::Var &>(later).name.name == s.name.name))
+                            break;   // shadowed from here on
+                        if (later.kind != ast::StmtKind::CallStmt) continue;
+                        const ast::Call &call2 = *static_cast<const ast::CallStmt &>(later).call;
+                        if (std::optional<ir::SharedSwizzle> sw = annotatedSwizzle(call2, s.name.name, *made)) made->swizzle = *sw;
+                    }
+                }
                 buffer = made;
             }
         }
@@ -507,8 +519,9 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         if (args->positional.size() != 1 || !extent) {
             diags_.error(args->positional[0]->range, "'vectorized' takes one constant extent: for v in vectorized(8)");
             ok = false;
-        } else if (*extent < 1 || *extent > 64) {
-            diags_.error(args->positional[0]->range, "a vectorized loop has 1 to 64 lanes, found " + std::to_string(*extent));
+        } else if (*extent < 1 || *extent > 1024) {
+            // Unrolled in each thread: TileLang's hadamard moves 128 elements per thread this way.
+            diags_.error(args->positional[0]->range, "a vectorized loop has 1 to 1024 lanes, found " + std::to_string(*extent));
             ok = false;
         }
     }

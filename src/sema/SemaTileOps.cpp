@@ -258,6 +258,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "cumsum") return checkCumsum(c);
     if (n == "finalize_reducer") return checkFinalizeReducer(c);
     if (n == "im2col") return checkIm2Col(c);
+    if (n == "annotate_layout") return checkAnnotateLayout(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     if (n == "use_swizzle") {
@@ -649,6 +650,71 @@ ir::Stmt Checker::checkFinalizeReducer(const ast::Call &c) {
         return nullptr;
     }
     return std::make_shared<ir::FinalizeReducer>(r->buffer, c.range);
+}
+
+// annotate_layout(x, make_mma_swizzle_layout(x [, is_smooth = b])) naming
+// shared buffer `buffer` as x: TileLang's T.annotate_layout with its MMA
+// swizzle, which XOR-permutes the 16-byte chunks of rows of a multiple of 64
+// bytes in segments of min(128, row bytes) (`is_smooth = true`, or other
+// rows: linear); tilet's segments must divide the row, so a 192-byte row
+// takes 64-byte ones. Nullopt when `c` is not such an annotation of `name`.
+std::optional<ir::SharedSwizzle> annotatedSwizzle(const ast::Call &c, const std::string &name, const ir::BufferNode &buffer) {
+    if (c.callee != "annotate_layout" || c.args.size() != 2 || !c.args[0].name.empty() || !c.args[1].name.empty()) return std::nullopt;
+    const ast::Expr &target = *c.args[0].value, &layout = *c.args[1].value;
+    if (target.kind != ast::ExprKind::Name || static_cast<const ast::Name &>(target).name != name) return std::nullopt;
+    if (layout.kind != ast::ExprKind::Call) return std::nullopt;
+    const ast::Call &make = static_cast<const ast::Call &>(layout);
+    if (make.callee != "make_mma_swizzle_layout" || make.args.empty() || !make.args[0].name.empty() ||
+        make.args[0].value->kind != ast::ExprKind::Name || static_cast<const ast::Name &>(*make.args[0].value).name != name)
+        return std::nullopt;
+    bool smooth = false;
+    for (size_t i = 1; i < make.args.size(); ++i) {
+        const ast::Arg &a = make.args[i];
+        if (a.name != "is_smooth" || a.value->kind != ast::ExprKind::BoolLit) return std::nullopt;
+        smooth = static_cast<const ast::BoolLit &>(*a.value).value;
+    }
+    std::optional<std::vector<int64_t>> shape = buffer.constShape();
+    if (!shape || shape->size() < 2) return std::nullopt;
+    int64_t rowBits = shape->back() * dtypeBits(buffer.dtype);
+    if (smooth || dtypeBits(buffer.dtype) < 8 || rowBits % 512 != 0) return ir::SharedSwizzle::None;
+    return rowBits % 1024 == 0 ? ir::SharedSwizzle::B128 : ir::SharedSwizzle::B64;
+}
+
+// annotate_layout(x, layout): applied where x is allocated (checkAlloc);
+// here it is checked.
+ir::Stmt Checker::checkAnnotateLayout(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> r = checkRegionArg(*args->positional[0], "annotated buffer");
+    if (!r) return nullptr;
+    const ir::BufferNode &b = *r->buffer;
+    if (!r->whole || b.scope != ir::MemScope::Shared || b.rank() < 2) {
+        diags_.error(r->range, "annotate_layout sets the bank swizzle of a shared buffer of two or more dimensions, named without indices; '" +
+                                   b.name + "' is " + (b.scope != ir::MemScope::Shared ? std::string(ir::memScopeName(b.scope)) + " (its layout is inferred)"
+                                                       : !r->whole ? std::string("indexed") : std::string("one-dimensional")));
+        return nullptr;
+    }
+    const ast::Expr &layout = *args->positional[1];
+    const ast::Call *make = layout.kind == ast::ExprKind::Call ? static_cast<const ast::Call *>(&layout) : nullptr;
+    if (!make || make->callee != "make_mma_swizzle_layout") {
+        diags_.error(layout.range, "annotate_layout takes make_mma_swizzle_layout(" + b.name + "); other layouts are not supported yet");
+        return nullptr;
+    }
+    if (!matchArgs(*make, 1, 1, {"is_smooth"})) return nullptr;
+    if (const ast::Expr *smooth = make->args.size() > 1 ? make->args[1].value.get() : nullptr; smooth && !checkConstBool(*smooth, "is_smooth"))
+        return nullptr;
+    const ast::Expr &of = *make->args[0].value;
+    if (of.kind != ast::ExprKind::Name || static_cast<const ast::Name &>(of).name != b.name) {
+        diags_.error(of.range, "make_mma_swizzle_layout describes the annotated buffer: make_mma_swizzle_layout(" + b.name + ")");
+        return nullptr;
+    }
+    std::optional<ir::SharedSwizzle> sw = annotatedSwizzle(c, b.name, b);
+    if (!sw || *sw != b.swizzle) {
+        diags_.error(c.range, "annotate_layout(" + b.name + ", ...) must be a statement of the block that allocates '" + b.name +
+                                  "', after the allocation: its layout holds from the start");
+        return nullptr;
+    }
+    return ir::seq({});
 }
 
 // im2col(image, dst, nhw_step, c_step, kernel, stride, dilation, pad):

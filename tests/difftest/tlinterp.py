@@ -257,7 +257,8 @@ MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt":
 # ------------------------------------------------------------------ values while translating
 
 UINT, UFLOAT = "untyped int", "untyped float"
-EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster", *MATH1}
+EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster",
+                 "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 
 
 class V:
@@ -485,6 +486,9 @@ class KernelTranslator:
 
     def stmt(self, s, d):
         k = s.kind
+        # A warp shuffle in a let, var or assignment is exchanged before the
+        # statement, at its depth (call_expr); elsewhere it is not supported.
+        self.shuffle_depth = d if k in ("Let", "Var", "Assign") else None
         if k == "Let":
             self.let(s, d)
         elif k == "Var":
@@ -816,6 +820,8 @@ class KernelTranslator:
             return
         if name == "finalize_reducer":
             return   # the reducer already holds the combined values
+        if name == "annotate_layout":
+            return   # a shared buffer's bank swizzle: where its bytes are, not what they hold
         if name == "im2col" and not self.parallel_depth and not self.thread_mode:
             img, _ = self.region(pos[0])
             dst, _ = self.region(pos[1])
@@ -940,6 +946,28 @@ class KernelTranslator:
             idx = [self.index(x) for x in target.kids[1:]]
             code = self.convert(V(f"{fold}({group})", value.ty), sym.buf.dtype)
             self.emit(d, f"{sym.py}.st({code}, {', '.join(i.code for i in idx)})")
+
+    def shuffle(self, name, pos, kw):
+        """Every thread posts its value; once all have (a lockstep step),
+        each takes the value of the lane shfl.sync names (docs/language.md
+        section 7), then all have taken theirs (another step) before any
+        posts again."""
+        d = getattr(self, "shuffle_depth", None)
+        if not self.thread_mode or self.divergent or self.parallel_depth or d is None:
+            raise Unsupported(f"{name} outside a let or assignment of thread-level code every thread runs")
+        value = self.expr(pos[0])
+        if value.untyped:
+            ty = default_type(value.const)
+            value = V(self.convert(value, ty), ty)
+        operand = self.integer(pos[1]).code
+        width = self.static_int(kw["width"]) if "width" in kw else 32
+        site, out = self.fresh("shfl"), self.fresh("shfl_value")
+        self.emit(d, f"rt.posted.setdefault({site!r}, {{}})[_t] = {value.code}")
+        self.emit(d, "yield 0")
+        self.emit(d, f"{out} = rt.shuffle(rt.posted[{site!r}], _t, {name!r}, {operand}, {width})")
+        self.emit(d, "yield 0")
+        self.per_thread.add(out)
+        return V(out, value.ty)
 
     def atomic_add(self, pos, d):
         dst_node, src_node = pos
@@ -1227,6 +1255,8 @@ class KernelTranslator:
             return V(self.convert(v, ty), ty)
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
+        if name in ("shfl_sync", "shfl_xor", "shfl_down", "shfl_up"):
+            return self.shuffle(name, pos, args["kw"])
         if name == "clamp":   # min(max(x, lo), hi), as TileLang's T.clamp
             x, lo, hi = (self.expr(p) for p in pos)
             return self.min_max("min", self.min_max("max", x, lo), hi)
@@ -1462,6 +1492,27 @@ class Runtime:
             if v is None and dst.buf.scope == "global":
                 raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
+
+    @staticmethod
+    def shuffle(posted, t, name, operand, width):
+        """shfl.sync (PTX ISA): lane j of the segment of `width` lanes that
+        holds thread t's lane, or t's own value where j leaves it."""
+        lane, base = t % 32, t - t % 32
+        lo = lane & ~(width - 1)
+        hi = lo + width - 1
+        if name == "shfl_sync":
+            j = lo + (operand & (width - 1))
+        elif name == "shfl_xor":
+            j = lane ^ (operand & 31)
+        elif name == "shfl_down":
+            j = lane + operand
+        else:
+            j = lane - operand
+        if (name in ("shfl_xor", "shfl_down") and j > hi) or (name == "shfl_up" and j < lo):
+            return posted[t]
+        if base + j not in posted:
+            raise InvalidProgram(f"a shuffle reads lane {j} of a warp with no thread there")
+        return posted[base + j]
 
     def view(self, src, name, shape):
         """A global tensor over `src`'s elements (and its record of which

@@ -393,19 +393,36 @@ template <class Kernel, class... Args> void launch(Dim grid, unsigned threads, s
 
 inline void syncThreads(unsigned line = __builtin_LINE()) { block->sync->arriveAndWait(line); }
 
-template <class T> T shuffleXor(unsigned, T value, int laneMask) {
+// shfl.sync (PTX ISA): lane j of the warp's segment of `width` lanes, as
+// PTX computes it (minLane, maxLane of the segment); out of the segment,
+// the lane's own value.
+enum class ShuffleMode { Xor, Index, Down, Up };
+template <class T> T shuffle(ShuffleMode mode, T value, int operand, int width) {
     static_assert(sizeof(T) <= 8, "emu shuffles move at most 8 bytes");
-    unsigned t = tid.x, warpBase = t / 32 * 32;
+    unsigned t = tid.x, warpBase = t / 32 * 32, lane = t % 32;
+    unsigned minLane = lane & ~static_cast<unsigned>(width - 1), maxLane = minLane + static_cast<unsigned>(width) - 1;
+    long j = 0;
+    bool valid = true;
+    switch (mode) {
+    case ShuffleMode::Xor: j = lane ^ (static_cast<unsigned>(operand) & 31u); valid = j <= static_cast<long>(maxLane); break;
+    case ShuffleMode::Index: j = minLane + (static_cast<unsigned>(operand) & static_cast<unsigned>(width - 1)); break;
+    case ShuffleMode::Down: j = static_cast<long>(lane) + operand; valid = j <= static_cast<long>(maxLane); break;
+    case ShuffleMode::Up: j = static_cast<long>(lane) - operand; valid = j >= static_cast<long>(minLane); break;
+    }
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
     block->lanes[t] = bits;
     block->warps[t / 32]->arriveAndWait();
-    uint64_t other = block->lanes[warpBase + ((t % 32) ^ static_cast<unsigned>(laneMask))];
+    uint64_t other = valid ? block->lanes[warpBase + static_cast<unsigned>(j)] : bits;
     block->warps[t / 32]->arriveAndWait();
     T out;
     std::memcpy(&out, &other, sizeof(T));
     return out;
 }
+template <class T> T shuffleXor(unsigned, T value, int laneMask, int width = 32) { return shuffle(ShuffleMode::Xor, value, laneMask, width); }
+template <class T> T shuffleIdx(unsigned, T value, int lane, int width = 32) { return shuffle(ShuffleMode::Index, value, lane, width); }
+template <class T> T shuffleDown(unsigned, T value, int delta, int width = 32) { return shuffle(ShuffleMode::Down, value, delta, width); }
+template <class T> T shuffleUp(unsigned, T value, int delta, int width = 32) { return shuffle(ShuffleMode::Up, value, delta, width); }
 
 // ---- ldmatrix (PTX ISA: "Warp-level matrix load instruction: ldmatrix")
 
@@ -1082,7 +1099,10 @@ template <int N> void tilet_setmaxnreg_dec() {}
 #define threadIdx emu::tid
 #define blockIdx emu::bid
 #define __syncthreads() emu::syncThreads()
-#define __shfl_xor_sync(mask, value, laneMask) emu::shuffleXor(mask, value, laneMask)
+#define __shfl_xor_sync(...) emu::shuffleXor(__VA_ARGS__)
+#define __shfl_sync(...) emu::shuffleIdx(__VA_ARGS__)
+#define __shfl_down_sync(...) emu::shuffleDown(__VA_ARGS__)
+#define __shfl_up_sync(...) emu::shuffleUp(__VA_ARGS__)
 
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }

@@ -393,8 +393,10 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
         for (int v = 0; v < 8; ++v) {
             Z_vec[v] = static_cast<float>(h[v]);
         }
-        *reinterpret_cast<uint4*>(&Z[i_thread_5]) = *reinterpret_cast<uint4*>(&Z_vec[0]);
-        *reinterpret_cast<uint4*>(&Z[i_thread_5 + 4]) = *reinterpret_cast<uint4*>(&Z_vec[4]);
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            *reinterpret_cast<uint4*>(&Z[i_thread_5 + c * 4]) = *reinterpret_cast<uint4*>(&Z_vec[c * 4]);
+        }
     }
     float f[4];
     #pragma unroll

@@ -611,9 +611,10 @@ gemm_fma_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
     for (int v = 0; v < 8; ++v) {
         C_vec[v] = acc[v];
     }
-    *reinterpret_cast<uint4*>(&C[i_thread_3 * 32 + j_thread_3]) = *reinterpret_cast<uint4*>(&C_vec[0]);
-    __syncthreads();
-    *reinterpret_cast<uint4*>(&C[i_thread_3 * 32 + j_thread_3 + 4]) = *reinterpret_cast<uint4*>(&C_vec[4]);
+    #pragma unroll
+    for (int c = 0; c < 2; ++c) {
+        *reinterpret_cast<uint4*>(&C[i_thread_3 * 32 + j_thread_3 + c * 4]) = *reinterpret_cast<uint4*>(&C_vec[c * 4]);
+    }
 } // gemm_fma_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)

@@ -14,10 +14,10 @@ syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem all
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col
-syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set_max_nreg
+syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set_max_nreg annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
-syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster
+syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster shfl_sync shfl_xor shfl_down shfl_up
 syntax keyword tileHint tma cp_async sync evict_normal evict_first evict_last Square FullRow FullCol
 syntax keyword tileHint mma wgmma tcgen05 fma row col rowmajor colmajor inc dec
 

@@ -44,7 +44,9 @@ roundtrip_kernel(const __nv_bfloat16* __restrict__ X, float* __restrict__ Y) {
         for (int v = 0; v < 8; ++v) {
             Y_vec[v] = f[v + i_1 * 8];
         }
-        *reinterpret_cast<uint4*>(&Y[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
-        *reinterpret_cast<uint4*>(&Y[i_thread_2 * 64 + i_1 * 1024 + j_thread_2 + 4]) = *reinterpret_cast<uint4*>(&Y_vec[4]);
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            *reinterpret_cast<uint4*>(&Y[i_thread_2 * 64 + i_1 * 1024 + j_thread_2 + c * 4]) = *reinterpret_cast<uint4*>(&Y_vec[c * 4]);
+        }
     }
 } // roundtrip_kernel

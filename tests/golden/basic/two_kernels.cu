@@ -28,6 +28,5 @@ axpy_kernel(const float* __restrict__ X, float* __restrict__ Y, float a) {
     for (int v = 0; v < 4; ++v) {
         Y_vec[v] = a * X_vec[v] + Y_vec[v];
     }
-    __syncthreads();
     *reinterpret_cast<uint4*>(&Y[b * 1024 + i_thread]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
 } // axpy_kernel

@@ -114,10 +114,14 @@ layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, 
     for (int i_1 = 0; i_1 < 4; ++i_1) {
         __align__(16) float gamma_vec[8];
         __align__(16) float beta_vec[8];
-        *reinterpret_cast<uint4*>(&gamma_vec[0]) = *reinterpret_cast<const uint4*>(&gamma[j_thread_1]);
-        *reinterpret_cast<uint4*>(&gamma_vec[4]) = *reinterpret_cast<const uint4*>(&gamma[j_thread_1 + 4]);
-        *reinterpret_cast<uint4*>(&beta_vec[0]) = *reinterpret_cast<const uint4*>(&beta[j_thread_1]);
-        *reinterpret_cast<uint4*>(&beta_vec[4]) = *reinterpret_cast<const uint4*>(&beta[j_thread_1 + 4]);
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            *reinterpret_cast<uint4*>(&gamma_vec[c * 4]) = *reinterpret_cast<const uint4*>(&gamma[j_thread_1 + c * 4]);
+        }
+        #pragma unroll
+        for (int c = 0; c < 2; ++c) {
+            *reinterpret_cast<uint4*>(&beta_vec[c * 4]) = *reinterpret_cast<const uint4*>(&beta[j_thread_1 + c * 4]);
+        }
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
             x[v + i_1 * 8] = x[v + i_1 * 8] * rsqrtf(variance[i_1] / 1024.0f + 1e-05f) * gamma_vec[v] + beta_vec[v];
