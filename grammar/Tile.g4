@@ -147,8 +147,10 @@ indexList
     : indexItem (COMMA indexItem)*
     ;
 
+// `a:b`, and Python's open forms `:b`, `a:` and `:` (from 0, to the end).
 indexItem
-    : expr (COLON expr)?
+    : expr (COLON expr?)?
+    | COLON expr?
     ;
 
 call

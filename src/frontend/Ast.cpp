@@ -226,9 +226,12 @@ private:
             child([&] {
                 expr(*ix.base);
                 for (const IndexItem &it : ix.items) {
-                    if (it.end) {
+                    if (it.isSlice()) {   // `a:` has one child: to the end of the dimension
                         line("Slice", it.range);
-                        child([&] { expr(*it.begin); expr(*it.end); });
+                        child([&] {
+                            expr(*it.begin);
+                            if (it.end) expr(*it.end);
+                        });
                     } else {
                         expr(*it.begin);
                     }

@@ -78,9 +78,11 @@ struct List : Expr {
 
 // One subscript: a point `i` or a half-open slice `begin:end`.
 struct IndexItem {
-    ExprPtr begin;
-    ExprPtr end;   // null for a point
+    ExprPtr begin;          // a slice written `:b` or `:` begins at 0 (an IntLit at the colon)
+    ExprPtr end;            // null for a point, and for a slice to the end of the dimension
+    bool openEnd = false;   // `a:` or `:`: a slice to the end of the dimension
     SourceRange range;
+    bool isSlice() const { return end || openEnd; }
 };
 
 struct Index : Expr {

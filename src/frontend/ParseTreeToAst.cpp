@@ -245,7 +245,7 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
             auto &ix = static_cast<ast::Index &>(*first);
             s->target = {static_cast<ast::Name &>(*ix.base).name, ix.base->range};
             for (ast::IndexItem &item : ix.items) {
-                if (item.end) {
+                if (item.isSlice()) {
                     diags_.error(item.range, "a slice cannot be assigned; use fill or copy for a region");
                     return nullptr;
                 }
@@ -392,9 +392,14 @@ ast::ExprPtr ParseTreeToAst::transformPostfix(TileParser::PostfixExprContext &ct
         for (TileParser::IndexItemContext *item : lists[k]->indexItem()) {
             std::vector<TileParser::ExprContext *> parts = item->expr();
             ast::IndexItem it;
-            it.begin = transformExpr(*parts[0]);
-            if (parts.size() > 1) it.end = transformExpr(*parts[1]);
             it.range = rangeOf(item);
+            antlr4::tree::TerminalNode *colon = item->COLON();
+            size_t colonAt = colon ? colon->getSymbol()->getTokenIndex() : SIZE_MAX;
+            TileParser::ExprContext *begin = nullptr, *end = nullptr;
+            for (TileParser::ExprContext *p : parts) (p->getStart()->getTokenIndex() < colonAt ? begin : end) = p;
+            it.begin = begin ? transformExpr(*begin) : std::make_unique<ast::IntLit>(rangeOf(colon), 0, false);
+            if (end) it.end = transformExpr(*end);
+            it.openEnd = colon && !end;
             items.push_back(std::move(it));
         }
         SourceRange range = SourceRange::span(e->range, rangeOf(closes[k]));

@@ -381,7 +381,7 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
     std::vector<SourceRange> ranges;
     bool ok = true;
     for (const ast::IndexItem &item : ix.items) {
-        if (item.end) {
+        if (item.isSlice()) {
             diags_.error(item.range, "a slice is not a value; slices only appear in tile operation arguments");
             ok = false;
             continue;

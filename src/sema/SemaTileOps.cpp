@@ -83,12 +83,14 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
         std::optional<ir::Expr> begin = checkInteger(*item.begin, "index");
         if (!begin) { ok = false; continue; }
         r.mins.push_back(*begin);
-        if (!item.end) {
+        if (!item.isSlice()) {
             r.extents.push_back(std::nullopt);
             continue;
         }
         allPoints = false;
-        std::optional<ir::Expr> end = checkInteger(*item.end, "slice end");
+        // `a:` ends at the dimension's end.
+        size_t d = r.mins.size() - 1;
+        std::optional<ir::Expr> end = item.end ? checkInteger(*item.end, "slice end") : std::optional<ir::Expr>(r.buffer->shape[d]);
         if (!end) { ok = false; continue; }
         std::optional<int64_t> lo = ir::constInt(*begin), hi = ir::constInt(*end);
         if (lo && hi && !checkedSub(*hi, *lo)) {
@@ -818,7 +820,7 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         if (srcExpr.kind == ast::ExprKind::Index && sym && sym->buffer) {
             const auto &items = static_cast<const ast::Index &>(srcExpr).items;
             elementRead = static_cast<int>(items.size()) == sym->buffer->rank() &&
-                          std::all_of(items.begin(), items.end(), [](const ast::IndexItem &i) { return !i.end; });
+                          std::all_of(items.begin(), items.end(), [](const ast::IndexItem &i) { return !i.isSlice(); });
         }
         srcIsBuffer = sym && (sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Buffer) &&
                       (srcExpr.kind == ast::ExprKind::Name || (parallelDepth_ == 0 && !(elementRead && dst->hasUnknownExtents())));
@@ -890,7 +892,7 @@ bool Checker::checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &
         index = ir::intImm(0);
         return true;
     }
-    if (ix->items.size() != 1 || ix->items[0].end) {
+    if (ix->items.size() != 1 || ix->items[0].isSlice()) {
         diags_.error(e.range, "a barrier array takes one index");
         return false;
     }
@@ -957,7 +959,7 @@ ir::Stmt Checker::checkThreadAllReduce(const ast::Call &c) {
             ok = false;
         }
         for (const auto &item : items) {
-            if (item.end) {
+            if (item.isSlice()) {
                 diags_.error(item.range, "the destination of thread_allreduce is one element");
                 ok = false;
                 continue;

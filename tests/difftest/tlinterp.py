@@ -783,8 +783,10 @@ class KernelTranslator:
         if sym.buf is None:
             raise InvalidProgram(f"'{node.kids[0].text}' is not a buffer")
         items = []
-        for it in node.kids[1:]:
-            if it.kind == "Slice":
+        for d, it in enumerate(node.kids[1:]):
+            if it.kind == "Slice" and len(it.kids) == 1:   # `a:` runs to the end of the dimension
+                items.append(f"({self.integer(it.kids[0]).code}, {sym.py}.shape[{d}])")
+            elif it.kind == "Slice":
                 items.append(f"({self.integer(it.kids[0]).code}, {self.integer(it.kids[1]).code})")
             else:
                 items.append(f"({self.integer(it).code}, None)")
