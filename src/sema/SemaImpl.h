@@ -142,6 +142,7 @@ private:
     ir::Stmt checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
     std::optional<std::vector<ir::Expr>> checkConstShape(const ast::Expr &shapeExpr, const std::string &what, const std::string &name,
                                                          const std::string &article);
+    ir::Stmt declareBuffer(const ast::Let &s, const ir::Buffer &buffer, ir::MemScope scope, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkTensorView(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkAssign(const ast::Assign &s);
     ir::Stmt checkFor(const ast::For &s);

@@ -198,15 +198,21 @@ ir::Stmt Checker::checkTensorView(const ast::Let &s, const ast::Call &call, cons
             view = made;
         }
     }
+    return declareBuffer(s, view, ir::MemScope::Global, stmts, index);
+}
+
+// Declares the buffer `s` binds (null: its error was reported; its uses are
+// not) and checks the statements after it, inside its Allocate.
+ir::Stmt Checker::declareBuffer(const ast::Let &s, const ir::Buffer &buffer, ir::MemScope scope, const ast::StmtList &stmts, size_t index) {
     Symbol sym;
     sym.kind = SymbolKind::Buffer;
     sym.def = s.name.range;
-    sym.buffer = view ? view : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Global, s.name.range);
-    sym.invalid = !view;   // reported: its uses are not
+    sym.buffer = buffer ? buffer : ir::makeBuffer(s.name.name, DType::F32, {}, scope, s.name.range);
+    sym.invalid = !buffer;
     declare(s.name, sym);
     ir::Stmt rest = checkStmtsFrom(stmts, index);
-    if (!view) return rest;
-    return std::make_shared<ir::Allocate>(view, rest ? rest : ir::seq({}), s.range);
+    if (!buffer) return rest;
+    return std::make_shared<ir::Allocate>(buffer, rest ? rest : ir::seq({}), s.range);
 }
 
 ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
@@ -316,15 +322,7 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
         diags_.error(call.range, "'" + kind + "' cannot appear inside a parallel loop");
         buffer.reset();
     }
-    Symbol sym;
-    sym.kind = SymbolKind::Buffer;
-    sym.def = s.name.range;
-    sym.buffer = buffer ? buffer : ir::makeBuffer(s.name.name, DType::F32, {}, ir::MemScope::Local, s.name.range);
-    sym.invalid = !buffer;   // reported: its uses are not
-    declare(s.name, sym);
-    ir::Stmt rest = checkStmtsFrom(stmts, index);
-    if (!buffer) return rest;
-    return std::make_shared<ir::Allocate>(buffer, rest ? rest : ir::seq({}), s.range);
+    return declareBuffer(s, buffer, ir::MemScope::Local, stmts, index);
 }
 
 // ------------------------------------------------------------------ assignment
