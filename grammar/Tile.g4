@@ -186,7 +186,7 @@ identList
     ;
 
 dtype
-    : BOOL | INT8 | INT16 | INT32 | INT64 | UINT8 | UINT16 | UINT32 | UINT64
+    : BOOL | INT4 | INT8 | INT16 | INT32 | INT64 | UINT4 | UINT8 | UINT16 | UINT32 | UINT64
     | F16 | BF16 | F32 | F64 | TF32 | F8E4M3 | F8E5M2 | F6E2M3 | F6E3M2
     | F4E2M1 | E8M0
     ;
@@ -251,10 +251,12 @@ PERSISTENT        : 'persistent';
 
 // dtypes
 BOOL              : 'bool';
+INT4              : 'int4';
 INT8              : 'int8';
 INT16             : 'int16';
 INT32             : 'int32';
 INT64             : 'int64';
+UINT4             : 'uint4';
 UINT8             : 'uint8';
 UINT16            : 'uint16';
 UINT32            : 'uint32';

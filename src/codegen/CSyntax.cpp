@@ -28,6 +28,8 @@ std::string cType(DType t) {
     case DType::E8M0: return "__nv_fp8_e8m0";
     case DType::F6E2M3:
     case DType::F6E3M2:
+    case DType::Int4:
+    case DType::UInt4:
     case DType::F4E2M1: return "unsigned char";   // packed storage
     }
     return "float";
@@ -53,6 +55,8 @@ std::string mmaTypeName(DType t, bool operand) {
     case DType::Int32: return "s32";
     case DType::Int8: return "s8";
     case DType::UInt8: return "u8";
+    case DType::Int4: return "s4";
+    case DType::UInt4: return "u4";
     case DType::F8E4M3: return "e4m3";
     case DType::F8E5M2: return "e5m2";
     default: TILET_INTERNAL_ERROR("no mma.sync type for " << dtypeName(t));

@@ -56,6 +56,12 @@ public:
 
 private:
     std::string e(const ir::Expr &x) { return expr_.print(x); }
+    // "uint8[2, 128, 32]": a view's dtype and shape, for its declaration's comment.
+    std::string viewShape(const ir::BufferNode &b) {
+        std::string dims;
+        for (const ir::Expr &d : b.shape) dims += (dims.empty() ? "" : ", ") + e(d);
+        return std::string(dtypeName(b.dtype)) + "[" + dims + "]";
+    }
     void helper(const std::string &key) { expr_.needHelper(key); }
 
     std::string access(const ir::Buffer &b, const std::vector<ir::Expr> &indices) {
@@ -93,6 +99,14 @@ private:
             if (b.scope == ir::MemScope::Shared && b.remoteOf) {
                 helper("map_shared_rank");
                 out_.line(cType(b.dtype) + "* " + name + " = tilet_map_shared_rank(" + names_.buffer(b.remoteOf.get()) + ", " + e(b.remoteBlock) + ");");
+            } else if (b.scope == ir::MemScope::Shared && b.viewOf) {
+                // From the dynamic base, as the buffer itself is: one declaration form for all shared memory.
+                out_.line(cType(b.dtype) + "* " + name + " = reinterpret_cast<" + cType(b.dtype) + "*>(tilet_smem + " +
+                          std::to_string(ir::storageRoot(b).sharedOffset) + ");   // '" + b.viewOf->name + "' viewed as " + viewShape(b));
+            } else if (b.scope == ir::MemScope::Shared && isSubByte(b.dtype)) {
+                // Packed elements have no C type: every access goes through a uint8 view of the bytes (ir::bytesView).
+                out_.line("// '" + b.name + "': packed " + std::string(dtypeName(b.dtype)) + " at byte " + std::to_string(b.sharedOffset) +
+                          " of shared memory, accessed through uint8 views");
             } else if (b.scope == ir::MemScope::Shared) {
                 out_.line(cType(b.dtype) + "* " + name + " = reinterpret_cast<" + cType(b.dtype) + "*>(tilet_smem + " +
                           std::to_string(b.sharedOffset) + ");");
@@ -100,10 +114,9 @@ private:
                 out_.line("unsigned long long* " + name + " = reinterpret_cast<unsigned long long*>(tilet_smem + " + std::to_string(b.sharedOffset) +
                           ");   // " + std::to_string(b.arriveCounts.size()) + " mbarrier" + (b.arriveCounts.size() == 1 ? "" : "s"));
             } else if (b.scope == ir::MemScope::Global && b.viewOf) {
-                std::string type = std::string(b.readOnly ? "const " : "") + cType(b.dtype) + "*", dims;
-                for (const ir::Expr &d : b.shape) dims += (dims.empty() ? "" : ", ") + e(d);
+                std::string type = std::string(b.readOnly || ir::storageRoot(b).readOnly ? "const " : "") + cType(b.dtype) + "*";
                 out_.line(type + " " + name + " = reinterpret_cast<" + type + ">(" + names_.buffer(b.viewOf.get()) + ");   // '" + b.viewOf->name +
-                          "' viewed as " + std::string(dtypeName(b.dtype)) + "[" + dims + "]");
+                          "' viewed as " + viewShape(b));
             } else if (b.scope == ir::MemScope::Local) {
                 std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
                 if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");
@@ -178,7 +191,7 @@ private:
         case ir::StmtKind::Mma: {
             const ir::Mma &m = *ir::as<ir::Mma>(s);
             std::string key = "mma_m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + "_" +
-                              mmaTypeName(m.d->dtype, false) + "_" + mmaTypeName(m.a->dtype, true);
+                              mmaTypeName(m.d->dtype, false) + "_" + mmaTypeName(m.operand, true);
             helper(key);
             out_.line("tilet_" + key + "(&" + access(m.d, {m.dOffset}) + ", &" + access(m.a, {m.aOffset}) + ", &" + access(m.b, {m.bOffset}) +
                       ");");

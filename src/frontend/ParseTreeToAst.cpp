@@ -370,12 +370,13 @@ ast::ExprPtr ParseTreeToAst::transformUnary(TileParser::UnaryExprContext &ctx) {
     if (TileParser::PowerExprContext *p = ctx.powerExpr()) {
         ast::ExprPtr base = transformPostfix(*p->postfixExpr());
         if (!p->STARSTAR()) return base;
-        // a ** b is pow(a, b) (docs/language.md section 7).
+        // a ** b: an integer power when a is an integer and b a constant >= 0,
+        // else pow(a, b) (docs/language.md section 7); sema tells them apart.
         std::vector<ast::Arg> args(2);
         args[1].value = transformUnary(*p->unaryExpr());
         SourceRange range = SourceRange::span(base->range, args[1].value->range);
         args[0].value = std::move(base);
-        return std::make_unique<ast::Call>(range, "pow", rangeOf(p->STARSTAR()), true, std::move(args));
+        return std::make_unique<ast::Call>(range, "**", rangeOf(p->STARSTAR()), true, std::move(args));
     }
     ast::UnaryOp op = ctx.op->getType() == TileParser::MINUS ? ast::UnaryOp::Neg
                     : ctx.op->getType() == TileParser::NOT   ? ast::UnaryOp::Not

@@ -54,9 +54,11 @@ Interval mulI(Interval a, Interval b) {
 Interval typeRange(DType t) {
     switch (t) {
     case DType::Bool: return {0, 1};
+    case DType::Int4: return {-8, 7};
     case DType::Int8: return {INT8_MIN, INT8_MAX};
     case DType::Int16: return {INT16_MIN, INT16_MAX};
     case DType::Int32: return {INT32_MIN, INT32_MAX};
+    case DType::UInt4: return {0, 15};
     case DType::UInt8: return {0, UINT8_MAX};
     case DType::UInt16: return {0, UINT16_MAX};
     case DType::UInt32: return {0, UINT32_MAX};

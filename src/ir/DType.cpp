@@ -1,6 +1,7 @@
 #include "ir/DType.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace tilet {
 
@@ -27,11 +28,12 @@ std::optional<DType> dtypeFromName(std::string_view name) {
     return std::nullopt;
 }
 
-bool isInteger(DType t) { return t >= DType::Int8 && t <= DType::UInt64; }
-bool isSigned(DType t) { return t >= DType::Int8 && t <= DType::Int64; }
+bool isInteger(DType t) { return t >= DType::Int4 && t <= DType::UInt64; }
+bool isSigned(DType t) { return t >= DType::Int4 && t <= DType::Int64; }
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
+int64_t packingUnit(DType t) { return 8 / std::gcd(dtypeBits(t), 8); }
 
 DType arithmeticType(DType a, DType b) {
     if (a == b && !isNarrowFloat(a) && a != DType::Bool) return a;

@@ -2,7 +2,8 @@
 //
 // Shared by the front end (dtype keywords) and the IR. `bits` is the storage
 // width of one element: tf32 is stored in 32 bits, f6 in 6 and f4 in 4
-// (sub-byte types are packed in global memory).
+// (sub-byte types are packed, two 4-bit elements to a byte, element 0 in
+// the low nibble, as mma.sync's .s4/.u4 and .e2m1 operands are).
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,12 @@ namespace tilet {
 
 #define TILET_DTYPES(X)                                   \
     X(Bool, "bool", 8)                                    \
+    X(Int4, "int4", 4)                                    \
     X(Int8, "int8", 8)                                    \
     X(Int16, "int16", 16)                                 \
     X(Int32, "int32", 32)                                 \
     X(Int64, "int64", 64)                                 \
+    X(UInt4, "uint4", 4)                                  \
     X(UInt8, "uint8", 8)                                  \
     X(UInt16, "uint16", 16)                               \
     X(UInt32, "uint32", 32)                               \
@@ -44,11 +47,14 @@ std::string_view dtypeName(DType t);
 std::optional<DType> dtypeFromName(std::string_view name);
 int dtypeBits(DType t);
 
-bool isInteger(DType t);       // int8..uint64 (not bool)
-bool isSigned(DType t);        // int8..int64
+bool isInteger(DType t);       // int4..uint64 (not bool)
+bool isSigned(DType t);        // int4..int64
 bool isFloat(DType t);         // every floating-point format, incl. fp8/fp6/fp4/e8m0/tf32
 bool isNarrowFloat(DType t);   // f16, bf16 and below: arithmetic is done in f32
-bool isSubByte(DType t);       // fp6, fp4
+bool isSubByte(DType t);       // int4, uint4, fp6, fp4: packed
+// Packed types are moved in whole bytes: the fewest elements that fill whole
+// bytes (2 for 4-bit types, 4 for 6-bit ones; 1 for the others).
+int64_t packingUnit(DType t);
 
 // The type arithmetic on two values is done in: C's usual conversions, with
 // every narrow float (f16, bf16, fp8, ...) promoted to f32.

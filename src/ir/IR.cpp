@@ -1,5 +1,7 @@
 #include "ir/IR.h"
 
+#include "ir/Simplify.h"
+
 #include "support/InternalError.h"
 
 #include <algorithm>
@@ -305,6 +307,31 @@ const char *shuffleModeName(ShuffleMode m) {
 
 const BufferNode &storageRoot(const BufferNode &b) { return b.viewOf ? storageRoot(*b.viewOf) : b; }
 Buffer storageRoot(const Buffer &b) { return b && b->viewOf ? storageRoot(b->viewOf) : b; }
+
+Buffer bytesView(const Buffer &packed) {
+    TILET_ASSERT(isSubByte(packed->dtype), "bytesView of '" << packed->name << "', which is not packed");
+    int64_t unit = packingUnit(packed->dtype), unitBytes = unit * dtypeBits(packed->dtype) / 8;
+    auto view = std::make_shared<BufferNode>(*packed);   // scope, swizzle and pipeline versions as the buffer's
+    view->name = packed->name + "_bytes";
+    view->dtype = DType::UInt8;
+    std::optional<int64_t> last = constInt(packed->shape.back());
+    TILET_ASSERT(last && *last % unit == 0, "packed buffer '" << packed->name << "' has no whole bytes per row");
+    view->shape.back() = intImm(*last / unit * unitBytes);
+    view->viewOf = packed;
+    view->registers = nullptr;
+    view->sharedOffset = -1;
+    return view;
+}
+
+Region bytesRegion(const Region &r, const Buffer &view) {
+    int64_t unit = packingUnit(r.buffer->dtype), unitBytes = unit * dtypeBits(r.buffer->dtype) / 8;
+    TILET_ASSERT(r.extents.back() % unit == 0, "a region of packed '" << r.buffer->name << "' is not whole bytes");
+    Region out = r;
+    out.buffer = view;
+    out.mins.back() = simplify(div(mul(r.mins.back(), intImm(unitBytes)), intImm(unit)));
+    out.extents.back() = r.extents.back() / unit * unitBytes;
+    return out;
+}
 
 // The image's shape is constant (Sema checks it).
 int64_t Im2Col::outHeight() const { return (*constInt(image->shape[1]) + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1; }

@@ -162,8 +162,9 @@ struct BufferNode {
     Buffer remoteOf;
     Expr remoteBlock;
     // A view of global tensor `viewOf`'s memory with this buffer's own shape
-    // and dtype (TileLang's T.Tensor(shape, dtype, x.data)): a pointer into
-    // it, no memory of its own. Declared by an Allocate.
+    // and dtype (TileLang's T.Tensor(shape, dtype, x.data)), or of a packed
+    // tensor's or shared buffer's bytes (bytesView): a pointer into it, no
+    // memory of its own. Declared by an Allocate.
     Buffer viewOf;
     // alloc_reducer: a fragment that parallel loops update with many
     // iterations per element (`r[i] += x`, `r[i] = max(r[i], x)`); each thread
@@ -214,6 +215,16 @@ struct Region {
 // The indices of `r` at tile coordinate `coord` (one entry per non-unit
 // dimension, in order); unit dimensions stay at their start index.
 std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord);
+
+// The bytes of a packed buffer (int4, f4e2m1, ...; isSubByte): a uint8 view
+// of its memory whose last dimension counts bytes, declared by an Allocate
+// around the code that uses it. Packed data is moved through it in whole
+// bytes, never element by element.
+Buffer bytesView(const Buffer &packed);
+// Region `r` of a packed buffer as the same bytes of `view` (its bytesView):
+// the last dimension's start and extent scaled. Both are whole bytes (sema
+// checks copies, select-gemm-inst gemm operands).
+Region bytesRegion(const Region &r, const Buffer &view);
 
 // ------------------------------------------------------------------ expressions
 
@@ -453,10 +464,13 @@ struct LdMatrix : StmtNode {
 // the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.
 struct Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Mma;
-    Mma(int64_t m, int64_t n, int64_t k, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
-        : StmtNode(kKind, s), m(m), n(n), k(k), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)), aOffset(std::move(aOff)),
-          b(std::move(b)), bOffset(std::move(bOff)) {}
+    Mma(int64_t m, int64_t n, int64_t k, DType operand, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
+        : StmtNode(kKind, s), m(m), n(n), k(k), operand(operand), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)),
+          aOffset(std::move(aOff)), b(std::move(b)), bOffset(std::move(bOff)) {}
     const int64_t m, n, k;
+    // A's and B's element type. The registers a and b hold are bytes when it
+    // is packed (int4: eight elements to each 32-bit register).
+    const DType operand;
     const Buffer d;   // accumulator registers
     const Expr dOffset;
     const Buffer a;

@@ -171,7 +171,7 @@ public:
         }
         case StmtKind::Mma: {
             auto &m = static_cast<const Mma &>(*s);
-            line("mma.m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + " " + m.d->name + "[" + expr(m.dOffset) +
+            line("mma.m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +
                  "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]");
             return;
         }

@@ -6,10 +6,13 @@
 // positive constant c split the linear form into a part divisible by c and a
 // remainder R; when the whole numerator and R are provably non-negative,
 //   (q*c + R) / c = q + R / c   and   (q*c + R) % c = R % c,
-// and when R is provably below c the R terms vanish from the quotient.
+// and when R is provably below c the R terms vanish from the quotient. A
+// numerator that is all multiples of c divides exactly, whatever its sign.
 #include "ir/Simplify.h"
 
 #include "ir/Visitor.h"
+
+#include <algorithm>
 
 #include <optional>
 
@@ -147,6 +150,11 @@ protected:
                     }
                 }
             }
+            // x ^ 0 and x | 0 (a swizzle whose rows all fall in its first line).
+            if (n.op == BinaryOp::BitXor || n.op == BinaryOp::BitOr) {
+                if (constInt(b) == 0) return a;
+                if (constInt(a) == 0) return b;
+            }
             if (n.op == BinaryOp::Min || n.op == BinaryOp::Max) {
                 Interval x = boundsOf(a, scope_), y = boundsOf(b, scope_);
                 if (n.op == BinaryOp::Min && x.hi != Interval::kMax && x.hi <= y.lo) return a;
@@ -244,6 +252,16 @@ private:
         std::optional<int64_t> cOpt = constInt(b);
         if (!cOpt || *cOpt <= 0) return nullptr;
         int64_t c = *cOpt;
+        // A multiple of c divides exactly, whatever its sign: (x * 64 + 64) / 2 == x * 32 + 32.
+        if (Linear lin = linearize(a, type); !lin.overflow && lin.constant % c == 0 &&
+                                             std::all_of(lin.terms.begin(), lin.terms.end(), [&](const Term &t) { return t.coef % c == 0; })) {
+            if (op == BinaryOp::Mod) return intImm(0, type);
+            Linear quotient;
+            quotient.type = type;
+            quotient.constant = lin.constant / c;
+            for (const Term &t : lin.terms) quotient.addTerm(t.coef / c, t.atom);
+            return rebuild(quotient);
+        }
         if (boundsOf(a, scope_).lo < 0) return nullptr;   // truncation differs from floor for negatives
         // (x / c1) / c2 == x / (c1 * c2) for non-negative x.
         if (const Binary *inner = as<Binary>(a); op == BinaryOp::Div && inner && inner->op == BinaryOp::Div) {

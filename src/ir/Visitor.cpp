@@ -319,7 +319,7 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
     Expr d = mutate(n.dOffset), a = mutate(n.aOffset), b = mutate(n.bOffset);
     Buffer dBuf = mutateBuffer(n.d), aBuf = mutateBuffer(n.a), bBuf = mutateBuffer(n.b);
     if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b) return self;
-    return std::make_shared<Mma>(n.m, n.n, n.k, dBuf, d, aBuf, a, bBuf, b, n.span);
+    return std::make_shared<Mma>(n.m, n.n, n.k, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span);
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }

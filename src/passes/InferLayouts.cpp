@@ -825,7 +825,9 @@ private:
             return 1;
         }
         while (best > 1 && extent % best != 0) best /= 2;
-        why = best > 1 ? std::to_string(best) + "-element vectors (" + limit + ")" : "not vectorized: " + (limit.empty() ? "extent" : limit);
+        // No limit: 16 one-byte elements, the widest access.
+        why = best > 1 ? std::to_string(best) + "-element vectors" + (limit.empty() ? "" : " (" + limit + ")")
+                       : "not vectorized: " + (limit.empty() ? "extent" : limit);
         return best;
     }
 

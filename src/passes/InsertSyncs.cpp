@@ -183,6 +183,8 @@ struct State {
 bool isMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global; }
 
 Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> *indices) {
+    // A view of a shared buffer's bytes (packed data) is its memory; the versions are dimension 0 of both.
+    if (b.scope == ir::MemScope::Shared && b.viewOf) return rangeOf(*b.viewOf, indices);
     Range r;
     r.buffer = &b;
     if (b.scope == ir::MemScope::Global || b.remoteOf) {

@@ -259,6 +259,24 @@ private:
 
     Stmt lower(const ir::Gemm &g) {
         ir::MmaTiling t = ir::mmaTiling(g);
+        // Packed operands (int4) are loaded as the bytes that hold them: the
+        // registers of an 8-bit gemm with K counted in bytes (PTX ISA: the
+        // m16n8k64 .s4 fragments hold the bytes the m16n8k32 .s8 ones do).
+        // Select-gemm-inst takes them only K-major from shared memory.
+        const DType operand = t.atom.operand;
+        const int64_t instructionK = t.atom.k;
+        ir::Region ga = g.a, gb = g.b;
+        ir::Buffer aBytes, bBytes;
+        if (isSubByte(operand)) {
+            int64_t bits = dtypeBits(operand);
+            t.K = t.K * bits / 8;
+            t.atom.k = t.atom.k * bits / 8;
+            t.atom.operand = DType::UInt8;
+            aBytes = ir::bytesView(g.a.buffer);
+            bBytes = ir::bytesView(g.b.buffer);
+            ga = ir::bytesRegion(g.a, aBytes);
+            gb = ir::bytesRegion(g.b, bBytes);
+        }
         const ir::MmaAtom &atom = t.atom;
         SourceRange span = g.span;
         ir::Buffer cRegs = g.c.buffer->registers;
@@ -269,8 +287,8 @@ private:
         const ir::VarRef &lane = w.lane, &warpM = w.warpM, &warpN = w.warpN;
         ir::VarRef ks = ir::makeVar("ks"), i = ir::makeVar("i"), j = ir::makeVar("j"), jg = ir::makeVar("jg");
 
-        OperandPlan bPlan = plan(g.b, false, g.transposeB);
-        OperandPlan aPlan = aInRegisters ? OperandPlan{} : plan(g.a, true, g.transposeA);
+        OperandPlan bPlan = plan(gb, false, g.transposeB);
+        OperandPlan aPlan = aInRegisters ? OperandPlan{} : plan(ga, true, g.transposeA);
         int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(atom).size());
         int64_t bRegs = static_cast<int64_t>(ir::mmaBRegisters(atom).size());
         int64_t perRegister = ir::mmaElementsPerRegister(atom.operand);
@@ -312,7 +330,7 @@ private:
         // One mma per atom of the warp's part of C.
         ir::Buffer aSource = aInRegisters ? g.a.buffer->registers : aFrag;
         Expr aOffset = aInRegisters ? ir::mmaOperandAOffset(t, i, ks) : ir::mul(i, ir::intImm(aElems));
-        Stmt mma = std::make_shared<ir::Mma>(atom.m, atom.n, atom.k, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
+        Stmt mma = std::make_shared<ir::Mma>(atom.m, atom.n, instructionK, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
                                              ir::mul(j, ir::intImm(bElems)), span);
         step.push_back(unrolled(i, t.mAtoms(), unrolled(j, t.nAtoms(), mma, span), span));
 
@@ -325,6 +343,7 @@ private:
         if (Stmt clear = clearAccumulators(g, cRegs)) all.push_back(clear);
         all.push_back(body);
         Stmt out = w.bind(ir::seq(std::move(all)), t, g.firstThread, span);
+        if (aBytes) out = std::make_shared<ir::Allocate>(aBytes, std::make_shared<ir::Allocate>(bBytes, out, span), span);
 
         Decision d;
         d.where = span;

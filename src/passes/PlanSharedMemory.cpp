@@ -44,8 +44,8 @@ public:
     using ir::Visitor::visit;
 
     void visitAllocate(const ir::Allocate &n) override {
-        // A view of another block's buffer has no bytes here.
-        if ((n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Barrier) && !n.buffer->remoteOf) {
+        // A view of another block's buffer, or of a buffer's bytes, has no bytes of its own.
+        if ((n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Barrier) && !n.buffer->remoteOf && !n.buffer->viewOf) {
             Lifetime &l = lifetimes[n.buffer.get()];
             l.buffer = n.buffer;
             l.allocDepth = loops_.size();
@@ -116,6 +116,7 @@ private:
 
     void touch(const ir::BufferNode *b) {
         if (b->remoteOf) b = b->remoteOf.get();   // this block's buffer lives while its peers write theirs
+        b = &ir::storageRoot(*b);                   // a view's bytes are its buffer's
         auto it = lifetimes.find(b);
         if (it == lifetimes.end()) return;
         it->second.first = std::min(it->second.first, position_);

@@ -34,6 +34,7 @@ struct Shape {
 bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
 bool isLowFloat(DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1; }
 bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+bool isInt4(DType t) { return t == DType::Int4 || t == DType::UInt4; }
 std::string name(DType t) { return std::string(dtypeName(t)); }
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -181,7 +182,17 @@ private:
         } else if ((s.a == DType::TF32 || s.a == DType::F32) && s.c == DType::F32) {
             k = 8;   // f32 operands run as tf32
         } else if (isInt8(s.a) && isInt8(s.b) && s.c == DType::Int32) {
+            // The helpers name one operand type for both (s8.s8, u8.u8).
+            if (s.a != s.b) return Option::no("tilet's mma.sync takes A and B of one integer type; A is " + name(s.a) + ", B " + name(s.b));
             k = 32;
+        } else if (isInt4(s.a) && s.b == s.a && s.c == DType::Int32) {
+            // Packed operands are moved in bytes by ldmatrix: K-major (PTX: .s4/.u4 mma is row.col only), rows of whole 16-byte runs.
+            if (s.transA || !s.transB) return Option::no("mma.sync reads packed " + name(s.a) + " operands K-major only: A [M, K] and B [N, K] (transpose_B = true)");
+            if (s.sa != ir::MemScope::Shared) return Option::no("packed " + name(s.a) + " A operands are read from shared memory");
+            for (int64_t cont : {s.contA, s.contB}) {
+                if (cont * 4 % 128 != 0) return Option::no("the shared rows of packed operands must be whole 16-byte runs; a row of " + str(cont) + " " + name(s.a) + " elements is not");
+            }
+            k = 64;
         } else if (isFp8(s.a) && isFp8(s.b) && s.c == DType::F32) {
             if (!target_.fp8Mma) return Option::no("mma.sync has no e4m3/e5m2 form before sm_89; " + target_.name + " is older");
             k = 32;
@@ -206,6 +217,12 @@ private:
             return;
         }
         rejected.push_back({"MMA", mma.reason});
+        // Element loads of packed operands would read half bytes: a limit of the FMA lowering.
+        if (isSubByte(s.a) || isSubByte(s.b)) {
+            inst = GemmInst::Unselected;
+            why = "no tensor-core instruction fits, and tilet's FMA gemm does not read packed " + name(isSubByte(s.a) ? s.a : s.b) + " operands";
+            return;
+        }
         inst = GemmInst::FMA;
         why = "no tensor-core instruction fits; every element is computed with FMA";
     }
@@ -336,7 +353,10 @@ private:
                 inst = GemmInst::MMA;
                 break;
             }
-            default: inst = GemmInst::FMA; break;
+            default:
+                if (isSubByte(s.a)) return fail("inst = fma cannot be honoured", "tilet's FMA gemm does not read packed " + name(s.a) + " operands");
+                inst = GemmInst::FMA;
+                break;
             }
             why = std::string("inst = ") + (inst == GemmInst::FMA ? "fma" : ir::gemmInstName(inst)) + " asks for it";
         } else if (g.use2cta) {
@@ -382,6 +402,7 @@ private:
             rejected.push_back({"WGMMA", error});
             fallBackToMma(s, am, an, ak, inst, why, rejected);
         }
+        if (inst == GemmInst::Unselected) return fail("gemm cannot be lowered", why + "; mma.sync: " + rejected.back().reason);
         if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
             if (!am) mmaAtom(s, am, an, ak);
             if (!am) am = 16, an = 8, ak = 32;   // block-scaled sm_120: m16n8k64 family, decided with its lowering

@@ -24,10 +24,12 @@ std::string ConstValue::str() const {
 bool fitsInType(int64_t v, DType t) {
     switch (t) {
     case DType::Bool: return v == 0 || v == 1;
+    case DType::Int4: return v >= -8 && v <= 7;
     case DType::Int8: return v >= INT8_MIN && v <= INT8_MAX;
     case DType::Int16: return v >= INT16_MIN && v <= INT16_MAX;
     case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
     case DType::Int64: return true;
+    case DType::UInt4: return v >= 0 && v <= 15;
     case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
     case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
     case DType::UInt32: return v >= 0 && v <= UINT32_MAX;

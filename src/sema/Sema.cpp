@@ -192,6 +192,8 @@ private:
         // A branch's shuffles are said once, and not after its thread_allreduce (whose steps shuffle).
         bool first = reported_.insert(divergentAt_).second;
         if (!first && std::string(what) == "a warp shuffle") return;
+        // One statement lowered to several (a reduce with a run-time clear: both ways) is said once.
+        if (!reportedAt_.insert({divergentAt_, s->span.lineColumn()}).second) return;
         Diagnostic d{Severity::Error, s->span,
                      std::string(what) + " needs " + needs + ", but threads take the enclosing " +
                          (divergentAt_->kind == ir::StmtKind::IfThenElse ? "branch" : "loop") + " differently; " + otherwise,
@@ -205,6 +207,7 @@ private:
     DiagnosticEngine &diags_;
     const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
     std::set<const ir::StmtNode *> reported_;
+    std::set<std::pair<const ir::StmtNode *, std::string>> reportedAt_;
 };
 } // namespace
 

@@ -372,6 +372,11 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         diags_.error(ix.range, "tensor memory '" + name + "' cannot be read element by element; copy it to a fragment first");
         return std::nullopt;
     }
+    if (isSubByte(buffer->dtype)) {
+        diags_.error(ix.range, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffer '" + name +
+                                   "' cannot be read one by one; copy and gemm move packed data, and a Tensor view reads its bytes");
+        return std::nullopt;
+    }
     if (static_cast<int>(ix.items.size()) != buffer->rank()) {
         diags_.error(ix.range, "'" + name + "' has " + std::to_string(buffer->rank()) + " dimension" +
                                    (buffer->rank() == 1 ? "" : "s") + " but is indexed with " + std::to_string(ix.items.size()));
@@ -685,6 +690,7 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     Value v;
     v.range = c.range;
     if (name == "shfl_sync" || name == "shfl_xor" || name == "shfl_down" || name == "shfl_up") return warpShuffle(c);
+    if (name == "**") return power(c);
     if (name == "block_rank_in_cluster") {
         if (!matchArgs(c, 0, 0, {})) return std::nullopt;
         v.expr = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.range);
@@ -877,6 +883,47 @@ std::optional<Value> Checker::warpShuffle(const ast::Call &c) {
     Value out;
     out.range = c.range;
     out.expr = std::make_shared<ir::Shuffle>(mode, v.expr, ir::cast(DType::Int32, *operand), width, c.range);
+    return out;
+}
+
+// a ** b. As in Python, an integer to a constant integer power >= 0 is an
+// integer (products of the base, exact where they fit its type; powf would
+// round above 2^24); anything else is pow(a, b), a float.
+std::optional<Value> Checker::power(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return std::nullopt;
+    std::optional<Value> base = checkValue(*args->positional[0]), exponent = checkValue(*args->positional[1]);
+    if (!base || !exponent) return std::nullopt;
+    bool integerBase = base->constant ? base->constant->kind == ConstValue::Kind::Int : isInteger(base->type());
+    bool constantExponent = exponent->untyped && exponent->constant && exponent->constant->kind == ConstValue::Kind::Int && exponent->constant->i >= 0;
+    if (!integerBase || !constantExponent) return mathCall(c, ir::MathFunc::Pow, *args);
+    int64_t e = exponent->constant->i;
+    if (e > 64) {
+        diags_.error(exponent->range, "an integer power's exponent is at most 64 (found " + std::to_string(e) + "); write a float base for pow");
+        return std::nullopt;
+    }
+    Value out;
+    out.range = c.range;
+    if (base->untyped) {
+        int64_t r = 1;
+        for (int64_t i = 0; i < e; ++i) {
+            if (__builtin_mul_overflow(r, base->constant->i, &r)) {
+                diags_.error(c.range, "the constant " + std::to_string(base->constant->i) + " ** " + std::to_string(e) + " overflows 64 bits");
+                return std::nullopt;
+            }
+        }
+        out.constant = ConstValue::ofInt(r);
+        out.untyped = true;
+        out.expr = constExpr(*out.constant, defaultType(*out.constant));
+        return out;
+    }
+    DType t = arithmeticType(base->type(), base->type());
+    ir::Expr x = ir::cast(t, base->expr), product = ir::intImm(1, t);
+    // Square and multiply: x ** 5 = (x * x) * (x * x) * x.
+    for (ir::Expr square = x; e > 0; e /= 2, square = ir::mul(square, square)) {
+        if (e % 2) product = ir::constInt(product) == 1 ? square : ir::mul(product, square);
+    }
+    out.expr = product;
     return out;
 }
 

@@ -116,6 +116,7 @@ private:
     // min(a, b) or max(a, b); `callee` names the call in messages when it is not `name` (clamp).
     std::optional<Value> minMax(const std::string &name, const Value &a, const Value &b, SourceRange range, const std::string &callee = {});
     std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
+    std::optional<Value> power(const ast::Call &c);
     std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
     std::optional<Value> warpShuffle(const ast::Call &c);
 public:

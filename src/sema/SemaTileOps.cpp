@@ -326,6 +326,23 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if (ss == ir::MemScope::TMem && ds == ir::MemScope::TMem) return scopeError("tensor memory cannot be copied to itself");
     if (isSubByte(s.buffer->dtype) != isSubByte(d.buffer->dtype) || (isSubByte(s.buffer->dtype) && s.buffer->dtype != d.buffer->dtype))
         return scopeError("packed sub-byte data is copied without conversion only");
+    if (isSubByte(s.buffer->dtype)) {
+        // Packed elements move in whole bytes (lower-tile-ops copies the bytes).
+        auto memory = [](ir::MemScope m) { return m == ir::MemScope::Global || m == ir::MemScope::Shared; };
+        if (!memory(ss) || !memory(ds)) return scopeError("packed data is copied between global and shared memory only");
+        DType t = s.buffer->dtype;
+        int64_t unit = packingUnit(t);
+        std::string whole = "packed " + std::string(dtypeName(t)) + " data is copied in whole bytes, " + std::to_string(unit) + " elements to " +
+                            std::to_string(unit * dtypeBits(t) / 8) + (unit * dtypeBits(t) == 8 ? " byte" : " bytes");
+        for (const ir::Region *r : {&s, &d}) {
+            std::optional<int64_t> last = ir::constInt(r->buffer->shape.back());
+            int64_t start = ir::knownDivisor(r->mins.back());
+            if (!last) return scopeError(whole + "; the last dimension of '" + r->buffer->name + "' must be a constant");
+            if (*last % unit != 0 || r->extents.back() % unit != 0 || (start != 0 && start % unit != 0))
+                return scopeError(whole + ": the rows of '" + r->buffer->name + "', and the region's start and extent in them, must be multiples of " +
+                                  std::to_string(unit));
+        }
+    }
     if ((kind == ir::CopyKind::TmaCopy || kind == ir::CopyKind::AsyncCopy) && s.buffer->dtype != d.buffer->dtype)
         return scopeError(c.callee + " moves bytes and cannot convert " + std::string(dtypeName(s.buffer->dtype)) + " to " +
                           std::string(dtypeName(d.buffer->dtype)));
@@ -492,7 +509,7 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         else if (ta == DType::BF16) accOk = tc == DType::F32;
         else if (ta == DType::F32 || ta == DType::TF32) accOk = tc == DType::F32;
         else if (ta == DType::F64) accOk = tc == DType::F64;
-        else if (ta == DType::Int8 || ta == DType::UInt8) accOk = tc == DType::Int32;
+        else if (ta == DType::Int8 || ta == DType::UInt8 || ta == DType::Int4 || ta == DType::UInt4) accOk = tc == DType::Int32;
         else if (isLowFloat(ta)) accOk = tc == DType::F32 || tc == DType::F16;
         if (!accOk) {
             diags_.error(rc->range, "a gemm of " + std::string(dtypeName(ta)) + " operands cannot accumulate in " + std::string(dtypeName(tc)));
@@ -615,11 +632,15 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         }
     }
     if (dim < 0) dim += rank;
-    bool clear = true;
+    // clear = a run-time condition (TileLang's `clear = (k == 0)`): the
+    // reduce with and without clearing, chosen by a branch on it.
+    ir::Expr clear = ir::boolImm(true);
+    SourceRange clearRange = c.range;
     if (const ast::Expr *p = args->keyword("clear")) {
-        std::optional<bool> b = checkConstBool(*p, "clear");
-        if (!b) return nullptr;
-        clear = *b;
+        std::optional<ir::Expr> e = checkCondition(*p, "clear");
+        if (!e) return nullptr;
+        clear = *e;
+        clearRange = p->range;
     }
     std::vector<int64_t> srcShape = *src->buffer->constShape(), dstShape = *dst->buffer->constShape();
     std::vector<int64_t> expected = srcShape;
@@ -636,7 +657,9 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         diags_.error(c.range, c.callee + " needs numeric fragments, found " + std::string(dtypeName(st)) + " and " + std::string(dtypeName(dt)));
         return nullptr;
     }
-    return std::make_shared<ir::Reduce>(op, src->buffer, dst->buffer, static_cast<int>(dim), clear, c.range);
+    auto reduce = [&](bool clearing) { return std::make_shared<ir::Reduce>(op, src->buffer, dst->buffer, static_cast<int>(dim), clearing, c.range); };
+    if (std::optional<int64_t> constant = ir::constInt(clear)) return reduce(*constant != 0);
+    return std::make_shared<ir::IfThenElse>(clear, reduce(true), reduce(false), clearRange);
 }
 
 // finalize_reducer(r): the reducer's partial results combined (what each

@@ -158,6 +158,28 @@ __device__ __forceinline__ void tilet_mma_m16n8k32_s32_u8(int *d, const void *a,
                  : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
+// @helper mma_m16n8k64_s32_s4
+// D (16x8, s32) += A (16x64, s4) * B (64x8, s4) for one warp; eight 4-bit elements per register.
+__device__ __forceinline__ void tilet_mma_m16n8k64_s32_s4(int *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// @helper mma_m16n8k64_s32_u4
+// D (16x8, s32) += A (16x64, u4) * B (64x8, u4) for one warp; eight 4-bit elements per register.
+__device__ __forceinline__ void tilet_mma_m16n8k64_s32_u4(int *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k64.row.col.s32.u4.u4.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
 // @helper mma_m16n8k32_f32_e4m3
 // D (16x8, f32) += A (16x32, e4m3) * B (32x8, e4m3) for one warp (sm_89).
 __device__ __forceinline__ void tilet_mma_m16n8k32_f32_e4m3(float *d, const void *a, const void *b)

@@ -75,6 +75,8 @@ def make_data(interp, kernel, scalars, dyn, seed):
             vals = [rng.randint(-8, 8) * 0.25 for _ in range(n)]
         elif dtype == "int8":
             vals = [rng.randint(-127, 127) for _ in range(n)]
+        elif dtype == "int4":
+            vals = [rng.randint(-8, 7) for _ in range(n)]
         elif dtype == "bool":
             vals = [rng.random() < 0.5 for _ in range(n)]
         elif dtype.startswith("uint"):

@@ -83,7 +83,7 @@ class Layout:
         for name, dtype, n in tensors:
             at = (at + ALIGN - 1) // ALIGN * ALIGN
             self.offsets[name] = (at, dtype, n)
-            at += n * tldtypes.size_of(dtype) + GUARD
+            at += tldtypes.bytes_of(dtype, n) + GUARD
         self.size = (at + ALIGN - 1) // ALIGN * ALIGN
 
     def pack(self, values):
@@ -97,7 +97,7 @@ class Layout:
         """Tensor values, and the tensors whose guard bytes changed."""
         out, overrun = {}, []
         for name, (at, dtype, n) in self.offsets.items():
-            nbytes = n * tldtypes.size_of(dtype)
+            nbytes = tldtypes.bytes_of(dtype, n)
             out[name] = tldtypes.from_bytes(arena[at:at + nbytes], dtype, n)
             if any(b != CANARY for b in arena[at + nbytes:at + nbytes + GUARD]):
                 overrun.append(name)

@@ -10,6 +10,7 @@ import math
 import struct
 
 INT_TYPES = {
+    "int4": (4, True), "uint4": (4, False),
     "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
     "uint8": (8, False), "uint16": (16, False), "uint32": (32, False), "uint64": (64, False),
 }
@@ -215,8 +216,16 @@ _E4M3 = _fp8_table(3, 7, True)
 _E5M2 = _fp8_table(2, 15, False)
 
 
+# Packed 4-bit integers: two to a byte, element 0 in the low nibble
+# (docs/language.md section 3, as mma.sync's .s4/.u4 operands).
+PACKED_INTS = {"int4", "uint4"}
+
+
 def to_bytes(values, t):
     """The device-memory image of a list of values of dtype t."""
+    if t in PACKED_INTS:
+        nibbles = [v & 0xF for v in values] + [0] * (len(values) % 2)
+        return bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, len(nibbles), 2))
     if t in _STRUCT:
         return struct.pack(f"<{len(values)}{_STRUCT[t]}", *values)
     if t == "f16":
@@ -231,6 +240,8 @@ def to_bytes(values, t):
 
 
 def from_bytes(data, t, n):
+    if t in PACKED_INTS:
+        return [wrap_int(data[i // 2] >> 4 * (i % 2), t) for i in range(n)]
     if t in _STRUCT:
         return list(struct.unpack_from(f"<{n}{_STRUCT[t]}", data))
     if t == "f16":
@@ -244,8 +255,9 @@ def from_bytes(data, t, n):
     raise ValueError(f"no byte image for {t}")
 
 
-def size_of(t):
-    return BITS[t] // 8
+def bytes_of(t, n):
+    """Bytes of n elements of dtype t (packed types fill whole bytes)."""
+    return (n * BITS[t] + 7) // 8
 
 
 C_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",

@@ -257,7 +257,7 @@ MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt":
 # ------------------------------------------------------------------ values while translating
 
 UINT, UFLOAT = "untyped int", "untyped float"
-EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "block_rank_in_cluster",
+EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 
 
@@ -894,7 +894,7 @@ class KernelTranslator:
             dim = self.static_int(dim_node) if dim_node is not None else -1
             if dim < 0:
                 dim += rank
-            clear = self.static_bool(kw.get("clear"), True)
+            clear = self.cond(kw["clear"]).code if "clear" in kw else "True"
             self.emit(d, f"rt.reduce({name[7:]!r}, {src}, {dst}, {dim}, {clear})")
             return
         if name == "barrier_arrive":
@@ -1300,6 +1300,17 @@ class KernelTranslator:
             if is_float(ty):
                 return V(f"abs({self.convert(a, ty)})", ty)
             return V(f"_wrap(abs({self.convert(a, ty)}), {ty!r})", ty)
+        if name == "**":
+            # An integer to a constant integer power >= 0 is an integer (docs/language.md section 7).
+            a, e = self.expr(pos[0]), self.expr(pos[1])
+            int_base = isinstance(a.const, int) and not isinstance(a.const, bool) if a.untyped else is_int(a.ty)
+            if int_base and e.untyped and isinstance(e.const, int) and not isinstance(e.const, bool) and e.const >= 0:
+                if a.untyped:
+                    c = a.const ** e.const
+                    return V(_lit(c), UINT, c)
+                ty = arith_type(a.ty, a.ty)
+                return V(f"_wrap(({self.convert(a, ty)}) ** {e.const}, {ty!r})", ty)
+            name = "pow"
         if name in MATH1 or name == "pow":
             vals = [self.expr(p) for p in pos]
             ty = "f64" if any(v.ty == "f64" for v in vals) else "f32"

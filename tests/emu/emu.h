@@ -461,12 +461,30 @@ inline double toDouble(__nv_fp8_e4m3 x) { return float(x); }
 inline double toDouble(__nv_fp8_e5m2 x) { return float(x); }
 inline double toDouble(float x) { return tf32Truncated(x); }   // f32 operands are read as tf32
 
+// Packed 4-bit operands of mma .s4 / .u4: eight to a 32-bit register,
+// element 0 in the low nibble (PTX ISA, "Matrix fragments for mma.m16n8k64").
+struct S4 {};
+struct U4 {};
+template <class T> constexpr int operandBits = 8 * sizeof(T);
+template <> constexpr int operandBits<S4> = 4;
+template <> constexpr int operandBits<U4> = 4;
+// Element i of a lane's operand registers.
+template <class T> double operandElement(const void *regs, int i) {
+    if constexpr (operandBits<T> == 4) {
+        int nibble = (static_cast<const unsigned char *>(regs)[i / 2] >> (4 * (i % 2))) & 0xF;
+        return std::is_same_v<T, S4> && nibble >= 8 ? nibble - 16 : nibble;
+    } else {
+        return toDouble(static_cast<const T *>(regs)[i]);
+    }
+}
+
 // Row and column of A element i (16 x K) and of B element i (K x 8) held by a lane.
 template <int K, int Bits> void aElement(int i, unsigned g, unsigned q, int &row, int &col) {
     if (Bits == 16 && K == 16) { row = g + 8 * ((i / 2) % 2); col = 2 * q + i % 2 + 8 * (i / 4); }
     else if (Bits == 16 && K == 8) { row = g + 8 * (i / 2); col = 2 * q + i % 2; }
     else if (Bits == 32 && K == 8) { row = g + 8 * (i % 2); col = q + 4 * (i / 2); }
     else if (Bits == 8 && K == 32) { row = g + 8 * ((i / 4) % 2); col = 4 * q + i % 4 + 16 * (i / 8); }
+    else if (Bits == 4 && K == 64) { row = g + 8 * ((i / 8) % 2); col = 8 * q + i % 8 + 32 * (i / 16); }
     else throw std::runtime_error("emu: no A fragment for this mma shape");
 }
 template <int K, int Bits> void bElement(int i, unsigned g, unsigned q, int &k, int &n) {
@@ -475,6 +493,7 @@ template <int K, int Bits> void bElement(int i, unsigned g, unsigned q, int &k, 
     else if (Bits == 16 && K == 8) k = 2 * q + i;
     else if (Bits == 32 && K == 8) k = q + 4 * i;
     else if (Bits == 8 && K == 32) k = 4 * q + i % 4 + 16 * (i / 4);
+    else if (Bits == 4 && K == 64) k = 8 * q + i % 8 + 32 * (i / 8);
     else throw std::runtime_error("emu: no B fragment for this mma shape");
 }
 
@@ -487,24 +506,24 @@ template <class D> void accumulate(D &d, double sum) {
 // D (M x N, this lane's 4 elements) += A (M x K) * B (K x N), gathered from the warp's lanes.
 template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, const void *b) {
     static_assert(M == 16 && N == 8, "emu models the m16n8 shapes");
-    constexpr int Bits = 8 * sizeof(T), AElems = M * K / 32, BElems = K * N / 32;
+    constexpr int Bits = operandBits<T>, AElems = M * K / 32, BElems = K * N / 32;
     unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
     block->lanes[t] = reinterpret_cast<uint64_t>(a);
     block->aux[t] = reinterpret_cast<uint64_t>(b);
     block->warps[t / 32]->arriveAndWait();
     double A[M][K] = {}, B[K][N] = {};
     for (unsigned l = 0; l < 32; ++l) {
-        const T *la = reinterpret_cast<const T *>(block->lanes[warpBase + l]);
-        const T *lb = reinterpret_cast<const T *>(block->aux[warpBase + l]);
+        const void *la = reinterpret_cast<const void *>(block->lanes[warpBase + l]);
+        const void *lb = reinterpret_cast<const void *>(block->aux[warpBase + l]);
         for (int i = 0; i < AElems; ++i) {
             int r, c;
             aElement<K, Bits>(i, l / 4, l % 4, r, c);
-            A[r][c] = toDouble(la[i]);
+            A[r][c] = operandElement<T>(la, i);
         }
         for (int i = 0; i < BElems; ++i) {
             int k, n;
             bElement<K, Bits>(i, l / 4, l % 4, k, n);
-            B[k][n] = toDouble(lb[i]);
+            B[k][n] = operandElement<T>(lb, i);
         }
     }
     block->warps[t / 32]->arriveAndWait();

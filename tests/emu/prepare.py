@@ -27,7 +27,7 @@ SYNC = re.compile(r"^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_
                   r"|tilet_fence_barrier_init\(\)|tilet_cluster_sync\(\)|tilet_wgmma_wait<\d+>\(\)"
                   r"|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$")
 OPERAND_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "tf32": "float", "s8": "signed char",
-                 "u8": "unsigned char", "e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
+                 "u8": "unsigned char", "s4": "emu::S4", "u4": "emu::U4", "e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
 
 
 def blank_helpers(device):

@@ -227,7 +227,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
     for (int ks = 0; ks < 4; ++ks) {
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
-            tilet_wgmma_m64n128k16_f32_f16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ((ks * 16) ^ 0)], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+            tilet_wgmma_m64n128k16_f32_f16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
         }
     }
     tilet_wgmma_commit();
@@ -296,7 +296,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
     for (int ks = 0; ks < 4; ++ks) {
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
-            tilet_wgmma_m64n64k16_f32_bf16<1, 0>(&acc[a * 32], tilet_wgmma_desc(&a_s[a * 4096 + ks * 1024], 8192, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 4096 + ((ks * 16) ^ 0)], 16, 1024, 1), 1);
+            tilet_wgmma_m64n64k16_f32_bf16<1, 0>(&acc[a * 32], tilet_wgmma_desc(&a_s[a * 4096 + ks * 1024], 8192, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 4096 + ks * 16], 16, 1024, 1), 1);
         }
     }
     tilet_wgmma_commit();
@@ -355,7 +355,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
         __syncthreads();
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
-            tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 16) ^ 0], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 1024], 4096, 1024, 1), 1);
+            tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 1024], 4096, 1024, 1), 1);
         }
         tilet_wgmma_commit();
         tilet_wgmma_wait<0>();
@@ -405,7 +405,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
     for (int ks = 0; ks < 2; ++ks) {
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
-            tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ((ks * 32) ^ 0)], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+            tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
         }
     }
     tilet_wgmma_commit();
@@ -456,7 +456,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
-        tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 32) ^ 0], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+        tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
     }
     tilet_wgmma_commit();
     tilet_wgmma_wait<0>();
@@ -511,7 +511,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
         __syncthreads();
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
-            tilet_wgmma_m64n64k32_s32_s8<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 32) ^ 0], 16, 512, 2), tilet_wgmma_desc(&b_s[(ks * 32) ^ 0], 16, 512, 2), 1);
+            tilet_wgmma_m64n64k32_s32_s8<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
         }
         tilet_wgmma_commit();
         tilet_wgmma_wait<0>();
@@ -559,7 +559,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
-        tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 8) ^ 0], 16, 1024, 1), tilet_wgmma_desc(&b_s[(ks * 8) ^ 0], 16, 1024, 1), 1);
+        tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 8], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 8], 16, 1024, 1), 1);
     }
     tilet_wgmma_commit();
     tilet_wgmma_wait<0>();
@@ -663,7 +663,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
     __syncthreads();
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
-        tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[(ks * 16) ^ 0], 16, 1024, 1), tilet_wgmma_desc(&b_s[(ks * 16) ^ 0], 16, 1024, 1), 1);
+        tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 16], 16, 1024, 1), 1);
     }
     tilet_wgmma_commit();
     tilet_wgmma_wait<0>();

@@ -351,7 +351,7 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             tilet_wgmma_fence();
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
-                tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ((ks * 16) ^ 0)], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
+                tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
             }
             tilet_wgmma_commit();
             tilet_wgmma_wait<1>();

@@ -8,7 +8,7 @@ syntax keyword tileKeyword import target const kernel dyn grid threads cluster m
 syntax keyword tileKeyword let var for in if else while ws
 syntax keyword tileConstant true false inf
 syntax keyword tileLoop serial unroll parallel pipelined vectorized persistent
-syntax keyword tileType bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 f16 bf16 f32 f64 tf32
+syntax keyword tileType bool int4 int8 int16 int32 int64 uint4 uint8 uint16 uint32 uint64 f16 bf16 f32 f64 tf32
 syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 e8m0
 syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem alloc_barrier alloc_reducer Tensor
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill

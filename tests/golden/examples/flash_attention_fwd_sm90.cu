@@ -228,7 +228,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             tilet_wgmma_fence();
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ((ks * 16 % 64) ^ (((group_m * 64) & 7) * 8))], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ((ks * 16 % 64) ^ 0)], 16, 1024, 1), 1);
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
             }
             tilet_wgmma_commit();
             tilet_wgmma_wait<0>();

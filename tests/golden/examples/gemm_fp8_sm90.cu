@@ -181,7 +181,7 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             tilet_wgmma_fence();
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
-                tilet_wgmma_m64n256k32_f32_e4m3<0, 0>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 16384 + group_m * 8192 + ((ks * 32) ^ (((ko % 4 * 128 + group_m * 64) & 7) * 16))], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 32768 + ((ks * 32) ^ 0)], 16, 1024, 1), 1);
+                tilet_wgmma_m64n256k32_f32_e4m3<0, 0>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 16384 + group_m * 8192 + ks * 32], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 32768 + ks * 32], 16, 1024, 1), 1);
             }
             tilet_wgmma_commit();
             tilet_wgmma_wait<1>();

@@ -182,7 +182,7 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             tilet_wgmma_fence();
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
-                tilet_wgmma_m64n256k16_f32_bf16<0, 1>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 8192 + group_m * 4096 + ((ks * 16) ^ (((ko % 4 * 128 + group_m * 64) & 7) * 8))], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 4096 + ks * 1024], 32768, 1024, 1), 1);
+                tilet_wgmma_m64n256k16_f32_bf16<0, 1>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 8192 + group_m * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 4096 + ks * 1024], 32768, 1024, 1), 1);
             }
             tilet_wgmma_commit();
             tilet_wgmma_wait<1>();

@@ -178,7 +178,7 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
             for (int ks = 0; ks < 2; ++ks) {
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
-                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[ko % 3 * 4096 + a * 2048 + ((ks * 16) ^ 0)], 16, 512, 2), tilet_wgmma_desc(&B_shared[ko % 3 * 2048 + ks * 1024], 12288, 1024, 1), 1);
+                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[ko % 3 * 4096 + a * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&B_shared[ko % 3 * 2048 + ks * 1024], 12288, 1024, 1), 1);
                 }
             }
             tilet_wgmma_commit();

@@ -147,12 +147,12 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             tilet_mbarrier_wait(&stage_empty[(k - k0) % 3], ((k - k0) / 3 % 2) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
-                tilet_tma_load_2d(&A_s[(k - k0) % 3 * 8192 + (0 ^ ((((k - k0) % 3 * 128) & 7) * 8))], &tma_A, &stage_full[(k - k0) % 3], k * 64, by * 128);
+                tilet_tma_load_2d(&A_s[(k - k0) % 3 * 8192], &tma_A, &stage_full[(k - k0) % 3], k * 64, by * 128);
             }
             if (static_cast<int>(threadIdx.x) == 0) {
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
-                tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096 + (0 ^ ((((k - k0) % 3 * 64) & 7) * 8))], &tma_B, &stage_full[(k - k0) % 3], bx * 128, k * 64);
-                tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096 + (0 ^ ((((k - k0) % 3 * 64) & 7) * 8)) + 12288], &tma_B, &stage_full[(k - k0) % 3], bx * 128 + 64, k * 64);
+                tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096], &tma_B, &stage_full[(k - k0) % 3], bx * 128, k * 64);
+                tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096 + 12288], &tma_B, &stage_full[(k - k0) % 3], bx * 128 + 64, k * 64);
             }
             tilet_mbarrier_arrive(&stage_full[(k - k0) % 3]);
         }
@@ -182,7 +182,7 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             for (int ks = 0; ks < 4; ++ks) {
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
-                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_l[a * 64], tilet_wgmma_desc(&A_s[(k - k0) % 3 * 8192 + a * 4096 + ((ks * 16) ^ ((((k - k0) % 3 * 128 + a * 64) & 7) * 8))], 16, 1024, 1), tilet_wgmma_desc(&B_s[(k - k0) % 3 * 4096 + ks * 1024 + (0 ^ ((((k - k0) % 3 * 64 + ks * 16) & 7) * 8))], 24576, 1024, 1), 1);
+                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_l[a * 64], tilet_wgmma_desc(&A_s[(k - k0) % 3 * 8192 + a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&B_s[(k - k0) % 3 * 4096 + ks * 1024], 24576, 1024, 1), 1);
                 }
             }
             tilet_wgmma_commit();
