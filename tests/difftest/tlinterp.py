@@ -22,7 +22,7 @@ import math
 import re
 
 from tldtypes import (INT_TYPES, FLOAT_TYPES, NARROW_FLOATS, InvalidProgram, arith_type, convert, f32, is_float,
-                      is_int, wrap_int, ROUND, ALL_TYPES)
+                      is_int, wrap_int, ROUND, ALL_TYPES, BITS, to_bytes, from_bytes)
 
 
 class Unsupported(Exception):
@@ -76,6 +76,30 @@ def float_literal(source_lines, line, col):
 
 
 # ------------------------------------------------------------------ runtime values
+
+class Reinterpreted:
+    """The elements of dtype `dtype` that the bytes of tensor `src` hold, in
+    memory order (a Tensor view with another dtype: a bit-cast). Read only;
+    an element whose bytes were never all written is None."""
+
+    def __init__(self, src, dtype, n):
+        self.src, self.dtype, self.n = src, dtype, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        size, sbits = BITS[self.dtype] // 8, BITS[self.src.dtype]
+        lo, hi = i * size * 8 // sbits, -(-(i + 1) * size * 8 // sbits)
+        elems = self.src.data[lo:hi]
+        if any(e is None for e in elems):
+            return None
+        at = i * size - lo * sbits // 8
+        return from_bytes(to_bytes(elems, self.src.dtype)[at:at + size], self.dtype, 1)[0]
+
+    def __setitem__(self, i, v):
+        raise Unsupported("a store through a view that reinterprets bits")
+
 
 class Buf:
     """A buffer: a tensor in global memory or a shared/fragment/local tile.
@@ -609,11 +633,9 @@ class KernelTranslator:
         src = self.lookup(src_node.text)
         if src.buf is None or src.buf.scope != "global":
             raise InvalidProgram(f"Tensor(...) of '{src_node.text}', which is not a global tensor")
-        if dtype_node.text != src.buf.dtype:
-            raise Unsupported("a view with another dtype (a reinterpretation of bits)")
         py = "n_" + name
         info = BufInfo(name, "global", dtype_node.text, shape)
-        self.emit(d, f"{py} = rt.view({src.py}, {name!r}, {shape!r})")
+        self.emit(d, f"{py} = rt.view({src.py}, {name!r}, {shape!r}, {dtype_node.text!r})")
         self.define(name, Sym("buffer", py, dtype_node.text, buf=info))
 
     def assign(self, s, d):
@@ -1527,14 +1549,18 @@ class Runtime:
             raise InvalidProgram(f"a shuffle reads lane {j} of a warp with no thread there")
         return posted[base + j]
 
-    def view(self, src, name, shape):
+    def view(self, src, name, shape, dtype):
         """A global tensor over `src`'s elements (and its record of which
-        block wrote each one)."""
+        block wrote each one); with another dtype, over its bytes."""
         n = 1
         for e in shape:
             n *= e
-        if n > len(src.data):
-            raise InvalidProgram(f"view '{name}' of {n} elements over '{src.name}' of {len(src.data)}")
+        if n * BITS[dtype] > len(src.data) * BITS[src.dtype]:
+            raise InvalidProgram(f"view '{name}' of {n} {dtype} elements over '{src.name}' of {len(src.data)} {src.dtype}")
+        if dtype != src.dtype:
+            v = Buf(name, dtype, shape, "global", data=Reinterpreted(src, dtype, n), rt=self)
+            v.owner = [None] * n   # only read: every block may read every element
+            return v
         v = Buf(name, src.dtype, shape, "global", data=src.data, rt=self)
         if src.owner is None:
             src.owner = [None] * len(src.data)
