@@ -61,7 +61,8 @@ def close(got, ref, dtype, scale):
 
 def make_data(interp, kernel, scalars, dyn, seed):
     """Inputs and initial outputs: quarters in [-2, 2] for floats, small
-    integers (int8: the whole range, to probe C's integer promotion)."""
+    integers (int8, int4 and uint4: the whole range, to probe C's integer
+    promotion and the 4-bit formats' signs)."""
     rng = random.Random(seed * 7919 + 1)
     params, _ = interp.signature(kernel)
     tensors = {}
@@ -77,6 +78,8 @@ def make_data(interp, kernel, scalars, dyn, seed):
             vals = [rng.randint(-127, 127) for _ in range(n)]
         elif dtype == "int4":
             vals = [rng.randint(-8, 7) for _ in range(n)]
+        elif dtype == "uint4":
+            vals = [rng.randint(0, 15) for _ in range(n)]
         elif dtype == "bool":
             vals = [rng.random() < 0.5 for _ in range(n)]
         elif dtype.startswith("uint"):
