@@ -82,3 +82,14 @@ TEST(Simplify, KeepsDivisionsOfPossiblyNegativeValues) {
     Expr e = simplify(div(add(mul(x, intImm(4)), intImm(1)), intImm(4)), scope);
     EXPECT_NE(toString(e), "x");
 }
+
+TEST(Simplify, ExactMultiplesDivideWhateverTheirSign) {
+    VarRef x = makeVar("x"), y = makeVar("y");   // unbounded: possibly negative
+    // (x*64 + y*2 + 64) / 2 is exact for every x and y (a packed tile's byte offset).
+    EXPECT_EQ(toString(simplify(div(add(add(mul(x, intImm(64)), mul(y, intImm(2))), intImm(64)), intImm(2)))), "(((x * 32) + y) + 32)");
+    EXPECT_EQ(constInt(simplify(mod(add(mul(x, intImm(128)), mul(y, intImm(64))), intImm(8)))), 0);
+    EXPECT_EQ(constInt(simplify(binary(BinaryOp::BitAnd, mul(x, intImm(64)), intImm(7)))), 0);
+    // x ^ 0 and x | 0 are x.
+    EXPECT_EQ(toString(simplify(binary(BinaryOp::BitXor, mul(x, intImm(16)), intImm(0)))), "(x * 16)");
+    EXPECT_EQ(toString(simplify(binary(BinaryOp::BitOr, intImm(0), y))), "y");
+}
