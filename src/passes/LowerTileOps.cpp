@@ -109,7 +109,17 @@ protected:
         // A cp.async copy is an element loop too; vectorize-accesses issues its wide moves as cp.async.
         ir::StoreOp op = c.inst == ir::CopyInst::CPAsync ? ir::StoreOp::AsyncCopy : ir::StoreOp::Assign;
         if (c.dstBlock) return remoteCopy(c);
-        if (isSubByte(c.src.buffer->dtype)) return packedCopy(c, op);
+        if (isSubByte(c.src.buffer->dtype)) {
+            // Packed data (int4, f4e2m1, ...) is copied as the bytes that hold
+            // it: the element loop below over uint8 views of both buffers
+            // (global or shared: sema checks), which vectorizes like any byte copy.
+            ir::Buffer srcBytes = ir::bytesView(c.src.buffer), dstBytes = ir::bytesView(c.dst.buffer);
+            auto bytes = std::make_shared<ir::Copy>(c);
+            bytes->src = ir::bytesRegion(c.src, srcBytes);
+            bytes->dst = ir::bytesRegion(c.dst, dstBytes);
+            ir::Stmt loop = mutateCopy(bytes, *bytes);
+            return std::make_shared<ir::Allocate>(srcBytes, std::make_shared<ir::Allocate>(dstBytes, loop, c.span), c.span);
+        }
         const ir::Region src = c.src, dst = c.dst;
         if (needsWholeFragmentLoop(src) || needsWholeFragmentLoop(dst)) {
             bool fromFragment = needsWholeFragmentLoop(src);
@@ -233,19 +243,6 @@ protected:
     }
 
 private:
-    // Packed data (int4, f4e2m1, ...) is copied as the bytes that hold it:
-    // an element loop over uint8 views of both buffers, which then vectorizes
-    // (and issues cp.async) like any byte copy.
-    ir::Stmt packedCopy(const ir::Copy &c, ir::StoreOp op) {
-        ir::Buffer srcBytes = ir::bytesView(c.src.buffer), dstBytes = ir::bytesView(c.dst.buffer);
-        const ir::Region src = ir::bytesRegion(c.src, srcBytes), dst = ir::bytesRegion(c.dst, dstBytes);
-        ir::Stmt loop = elementNest(loopShape(dst), c.span, {&src, &dst}, [&](const std::vector<ir::Expr> &vars) {
-            ir::Expr value = std::make_shared<ir::Load>(srcBytes, ir::regionIndices(src, tileVars(vars, src)), c.span);
-            return std::make_shared<ir::Store>(dstBytes, ir::regionIndices(dst, tileVars(vars, dst)), value, op, c.span);
-        });
-        return std::make_shared<ir::Allocate>(srcBytes, std::make_shared<ir::Allocate>(dstBytes, loop, c.span), c.span);
-    }
-
     // copy_cluster(src, dst, dst_block = r): every thread stores its
     // elements through a view of `dst` in block r (mapa); with a
     // remote_barrier, the block then passes a barrier and one thread arrives
