@@ -190,7 +190,7 @@ private:
             if (s.transA || !s.transB) return Option::no("mma.sync reads packed " + name(s.a) + " operands K-major only: A [M, K] and B [N, K] (transpose_B = true)");
             if (s.sa != ir::MemScope::Shared) return Option::no("packed " + name(s.a) + " A operands are read from shared memory");
             for (int64_t cont : {s.contA, s.contB}) {
-                if (cont * 4 % 128 != 0) return Option::no("the shared rows of packed operands must be whole 16-byte runs; a row of " + str(cont) + " " + name(s.a) + " elements is not");
+                if (cont * dtypeBits(s.a) % 128 != 0) return Option::no("the shared rows of packed operands must be whole 16-byte runs; a row of " + str(cont) + " " + name(s.a) + " elements is not");
             }
             k = 64;
         } else if (isFp8(s.a) && isFp8(s.b) && s.c == DType::F32) {
