@@ -202,7 +202,7 @@ allocBuiltin
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL
+    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL | DP4A
     ;
 
 syncBuiltin
@@ -301,6 +301,7 @@ FINALIZE_REDUCER  : 'finalize_reducer';
 IM2COL            : 'im2col';
 ATOMIC_ADD        : 'atomic_add';
 THREAD_ALLREDUCE  : 'thread_allreduce';
+DP4A              : 'dp4a';
 
 // synchronisation
 BARRIER_WAIT      : 'barrier_wait';

@@ -46,6 +46,24 @@ std::string cTypeHeader(DType t) {
     }
 }
 
+std::string ptxTypeName(DType t) {
+    switch (t) {
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F32: return "f32";
+    case DType::F64: return "f64";
+    case DType::Int8: return "s8";
+    case DType::Int16: return "s16";
+    case DType::Int32: return "s32";
+    case DType::Int64: return "s64";
+    case DType::UInt8: return "u8";
+    case DType::UInt16: return "u16";
+    case DType::UInt32: return "u32";
+    case DType::UInt64: return "u64";
+    default: TILET_INTERNAL_ERROR("no PTX scalar type for " << dtypeName(t));
+    }
+}
+
 std::string mmaTypeName(DType t, bool operand) {
     switch (t) {
     case DType::F32: return operand ? "tf32" : "f32";
@@ -250,6 +268,14 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         if (l.indices.empty()) return name;
         TILET_ASSERT(l.indices.size() == 1, "multi-dimensional access of '" << l.buffer->name << "' reached the printer");
         return name + "[" + print(l.indices[0]) + "]";
+    }
+    case ir::ExprKind::Dp4a: {
+        // tilet_dp4a_s8_u8(&a[i], &b[j], c): the helper reads the four bytes at each address.
+        auto &d = static_cast<const ir::Dp4a &>(*e);
+        auto sign = [](const ir::Expr &x) { return x->dtype == DType::UInt8 ? std::string("u8") : std::string("s8"); };
+        std::string key = "dp4a_" + sign(d.a) + "_" + sign(d.b);
+        needHelper(key);
+        return "tilet_" + key + "(&" + print(d.a) + ", &" + print(d.b) + ", " + print(d.c) + ")";
     }
     case ir::ExprKind::Shuffle: {
         auto &s = static_cast<const ir::Shuffle &>(*e);

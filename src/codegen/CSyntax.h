@@ -13,6 +13,8 @@ namespace tilet {
 std::string cType(DType t);
 // The CUDA header that declares it, or "" for builtin types.
 std::string cTypeHeader(DType t);
+// The PTX ISA's name of a scalar type: f16, f32, s32, u64, ...
+std::string ptxTypeName(DType t);
 // The PTX type name of an mma accumulator (f32, f16, s32) or operand (f16,
 // bf16, tf32 for f32 data, s8, u8, e4m3, e5m2), as the helper names use them.
 std::string mmaTypeName(DType t, bool operand);

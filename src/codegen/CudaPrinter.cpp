@@ -15,6 +15,7 @@ std::string deviceKernelName(const ir::Kernel &k) { return k.name + "_kernel"; }
 namespace {
 
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
+std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
 class KernelPrinter {
 public:
@@ -162,8 +163,16 @@ private:
         case ir::StmtKind::Store: {
             const ir::Store &st = *ir::as<ir::Store>(s);
             std::string target = access(st.buffer, st.indices);
-            if (st.op == ir::StoreOp::AtomicAdd) out_.line("atomicAdd(&" + target + ", " + e(st.value) + ");");
-            else out_.line(target + " = " + e(st.value) + ";");
+            // CUDA's atomicAdd is the relaxed one, except for int64, which it lacks.
+            if (st.op == ir::StoreOp::AtomicAdd && st.order == ir::MemoryOrder::Relaxed && st.buffer->dtype != DType::Int64) {
+                out_.line("atomicAdd(&" + target + ", " + e(st.value) + ");");
+            } else if (st.op == ir::StoreOp::AtomicAdd) {
+                std::string key = std::string("atomic_add_") + ir::memoryOrderName(st.order) + "_" + ptxTypeName(st.buffer->dtype);
+                if (!generated_.count(key)) generated_[key] = atomicAddHelper(key, st.order, st.buffer->dtype);
+                out_.line("tilet_" + key + "(&" + target + ", " + e(st.value) + ");");
+            } else {
+                out_.line(target + " = " + e(st.value) + ";");
+            }
             return;
         }
         case ir::StmtKind::VectorCopy: {
@@ -417,6 +426,31 @@ std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
     text += "                 : " + outs + "\n";
     text += "                 : " + inputs + ");\n";
     if (packed) text += "    memcpy(d, r, sizeof(r));\n";
+    text += "}\n";
+    return text;
+}
+
+// atomic_add with a memory order stronger than relaxed (or of int64, for
+// which CUDA has no atomicAdd): atom.add with that
+// .sem at .gpu scope on a generic address (global or shared), the operation
+// libcu++'s cuda::atomic_ref<T, thread_scope_device>::fetch_add -- what
+// TileLang calls -- is made of (PTX ISA, "atom"; seq_cst is fence.sc then an
+// acquire atom, the "Memory Consistency Model"'s mapping of C++'s orders).
+std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t) {
+    bool sixteenBit = t == DType::F16 || t == DType::BF16;
+    std::string ptxType = t == DType::F16 ? "noftz.f16" : t == DType::BF16 ? "noftz.bf16" : ptxTypeName(t);
+    if (t == DType::Int64) ptxType = "u64";   // two's complement: the same bits as an unsigned add
+    std::string constraint = sixteenBit ? "h" : t == DType::F32 ? "f" : t == DType::F64 ? "d" : dtypeBits(t) == 64 ? "l" : "r";
+    std::string reg = sixteenBit ? "unsigned short" : cType(t);
+    std::string value = t == DType::F16 ? "__half_as_ushort(v)" : t == DType::BF16 ? "__bfloat16_as_ushort(v)" : "v";
+    bool seqCst = order == ir::MemoryOrder::SeqCst;
+    std::string sem = seqCst ? "acquire" : ir::memoryOrderName(order);
+    std::string text = "// atomic_add(memory_order = " + std::string(ir::memoryOrderName(order)) + "): " + (seqCst ? "fence.sc.gpu, then " : "") +
+                       "atom." + sem + ".gpu.add." + ptxType + "\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(" + cType(t) + " *p, " + cType(t) + " v)\n{\n";
+    text += "    " + reg + " old;\n";
+    text += "    asm volatile(\"" + std::string(seqCst ? "fence.sc.gpu;\\n\\t" : "") + "atom." + sem + ".gpu.add." + ptxType +
+            " %0, [%1], %2;\" : \"=" + constraint + "\"(old) : \"l\"(p), \"" + constraint + "\"(" + value + ") : \"memory\");\n";
     text += "}\n";
     return text;
 }

@@ -228,6 +228,10 @@ bool structurallyEqual(const Expr &a, const Expr &b) {
         auto &x = static_cast<const Load &>(*a), &y = static_cast<const Load &>(*b);
         return x.buffer == y.buffer && all(x.indices, y.indices);
     }
+    case ExprKind::Dp4a: {
+        auto &x = static_cast<const Dp4a &>(*a), &y = static_cast<const Dp4a &>(*b);
+        return structurallyEqual(x.a, y.a) && structurallyEqual(x.b, y.b) && structurallyEqual(x.c, y.c);
+    }
     case ExprKind::Shuffle: {
         auto &x = static_cast<const Shuffle &>(*a), &y = static_cast<const Shuffle &>(*b);
         return x.mode == y.mode && x.width == y.width && structurallyEqual(x.operand, y.operand) && structurallyEqual(x.value, y.value);

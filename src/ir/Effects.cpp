@@ -38,17 +38,26 @@ public:
     void visit(const Stmt &s) override {
         if (s.get() == root_) Visitor::visit(s);
     }
-    void visitLoad(const Load &n) override {
+    void visitLoad(const Load &n) override { load(n, 1); }
+    // dp4a reads four elements from each operand's address.
+    void visitDp4a(const Dp4a &n) override {
+        load(*as<Load>(n.a), Dp4a::kElements);
+        load(*as<Load>(n.b), Dp4a::kElements);
+        visit(n.c);
+    }
+
+private:
+    void load(const Load &n, int64_t elements) {
         Access a;
         a.buffer = n.buffer.get();
         a.owner = &n.buffer;
         a.indices = &n.indices;
+        a.elements = elements;
         a.span = n.span;
         out_.push_back(a);
         Visitor::visitLoad(n);
     }
 
-private:
     const StmtNode *root_;
     std::vector<Access> &out_;
 };
@@ -108,8 +117,11 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const VectorCopy &n = *as<VectorCopy>(s);
         Access w = element(n.dst, AccessMode::Write, &n.dstIndices);
         w.asynchronous = n.async;   // cp.async: lands at the wait_group that retires its group
+        w.elements = n.bytes * 8 / dtypeBits(n.dst->dtype);
         acc.push_back(w);
-        acc.push_back(element(n.src, AccessMode::Read, &n.srcIndices));
+        Access r = element(n.src, AccessMode::Read, &n.srcIndices);
+        r.elements = n.bytes * 8 / dtypeBits(n.src->dtype);
+        acc.push_back(r);
         return;
     }
     case StmtKind::LdMatrix: {

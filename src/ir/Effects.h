@@ -38,6 +38,9 @@ struct Access {
     // the whole buffer when both are null.
     const std::vector<Expr> *indices = nullptr;
     const Region *region = nullptr;
+    // With `indices`: how many consecutive elements of the last dimension
+    // from there (a wide vector copy, a dp4a operand).
+    int64_t elements = 1;
     // Completes after the statement: cp.async (at the cp.async.wait_group
     // that retires its group), TMA and bulk copies (a load when the mbarrier
     // `completesOn` completes its phase), wgmma (at wgmma.wait_group).

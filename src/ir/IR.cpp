@@ -26,6 +26,21 @@ const char *stmtKindName(StmtKind k) {
     return "?";
 }
 
+const char *memoryOrderName(MemoryOrder o) {
+    switch (o) {
+    case MemoryOrder::Relaxed: return "relaxed";
+    case MemoryOrder::Acquire: return "acquire";
+    case MemoryOrder::Release: return "release";
+    case MemoryOrder::AcqRel: return "acq_rel";
+    case MemoryOrder::SeqCst: return "seq_cst";
+    }
+    return "?";
+}
+
+Stmt Store::movedTo(Buffer b, std::vector<Expr> i, Expr v) const {
+    return std::make_shared<Store>(std::move(b), std::move(i), std::move(v), op, span, order);
+}
+
 const char *memScopeName(MemScope s) {
     switch (s) {
     case MemScope::Global: return "global";

@@ -310,6 +310,19 @@ struct Load : ExprNode {
     const std::vector<Expr> indices;
 };
 
+// dp4a (PTX ISA, "dp4a"; TileLang's T.dp4a): c plus the dot product of the
+// four 8-bit integers that start at load `a` and the four that start at load
+// `b` (consecutive elements of the last dimension of a local or shared
+// buffer, read through their address), in 32 bits: uint32 when both are
+// unsigned, int32 otherwise. `a` and `b` are always Loads (the verifier
+// checks): passes that rename or re-index a load rewrite them as any other.
+struct Dp4a : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::Dp4a;
+    static constexpr int64_t kElements = 4;   // elements of `a` and of `b` read
+    Dp4a(DType t, Expr a, Expr b, Expr c, SourceRange s = {}) : ExprNode(kKind, t, s), a(std::move(a)), b(std::move(b)), c(std::move(c)) {}
+    const Expr a, b, c;
+};
+
 // A warp shuffle (PTX ISA shfl.sync; all 32 lanes of the warp take part):
 // `value` of lane j of the same warp. The warp is cut into segments of
 // `width` lanes (a power of two); for lane l of the segment starting at lane
@@ -410,14 +423,26 @@ struct While : StmtNode {
 // where it can move 4, 8 or 16 bytes at once, and as a plain store otherwise.
 enum class StoreOp { Assign, AtomicAdd, AsyncCopy };
 
+// The memory order of an atomic update (PTX ISA, "Memory Consistency Model";
+// TileLang's memory_order, C++'s std::memory_order without consume, which
+// C++ compilers and libcu++ treat as acquire). Relaxed is CUDA's atomicAdd;
+// the others are atom.{acquire,release,acq_rel}.gpu, seq_cst a fence.sc.gpu
+// before an acquire atom, as libcu++'s cuda::atomic_ref lowers them.
+enum class MemoryOrder { Relaxed, Acquire, Release, AcqRel, SeqCst };
+const char *memoryOrderName(MemoryOrder o);   // "relaxed", "acquire", ...
+
 struct Store : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Store;
-    Store(Buffer b, std::vector<Expr> i, Expr v, StoreOp o = StoreOp::Assign, SourceRange s = {})
-        : StmtNode(kKind, s), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)), op(o) {}
+    Store(Buffer b, std::vector<Expr> i, Expr v, StoreOp o = StoreOp::Assign, SourceRange s = {}, MemoryOrder m = MemoryOrder::Relaxed)
+        : StmtNode(kKind, s), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)), op(o), order(m) {}
+    // This store (its op, order and span) of `v` to b[i]: what a pass that
+    // moves or renames a store builds, so that nothing of it is lost.
+    Stmt movedTo(Buffer b, std::vector<Expr> i, Expr v) const;
     const Buffer buffer;
     const std::vector<Expr> indices;
     const Expr value;
     const StoreOp op;
+    const MemoryOrder order;   // AtomicAdd only
 };
 
 // `bytes` bytes from src[srcIndices...] to dst[dstIndices...] as one access;
@@ -725,11 +750,12 @@ struct FinalizeReducer : StmtNode {
 // dst += src over a region; src is a region or (when srcRegion is empty) a scalar.
 struct AtomicAdd : StmtNode {
     static constexpr StmtKind kKind = StmtKind::AtomicAdd;
-    AtomicAdd(Region d, std::optional<Region> sr, Expr v, SourceRange s = {})
-        : StmtNode(kKind, s), dst(std::move(d)), src(std::move(sr)), value(std::move(v)) {}
+    AtomicAdd(Region d, std::optional<Region> sr, Expr v, MemoryOrder o, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), src(std::move(sr)), value(std::move(v)), order(o) {}
     const Region dst;
     const std::optional<Region> src;
     const Expr value;
+    const MemoryOrder order;
 };
 
 // im2col(image, dst, nhw_step, c_step, kernel, stride, dilation, pad):

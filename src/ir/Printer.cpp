@@ -10,6 +10,9 @@ namespace tilet::ir {
 
 namespace {
 
+// "(release) " after an atomic update's "atomic+=" unless it is relaxed.
+std::string orderSuffix(MemoryOrder o) { return o == MemoryOrder::Relaxed ? "" : std::string("(") + memoryOrderName(o) + ") "; }
+
 std::string formatFloat(double v) {
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     if (std::isnan(v)) return "nan";
@@ -91,6 +94,10 @@ public:
             auto &l = static_cast<const Load &>(*e);
             return l.buffer->name + "[" + list(l.indices) + "]";
         }
+        case ExprKind::Dp4a: {
+            auto &d = static_cast<const Dp4a &>(*e);
+            return "dp4a(" + expr(d.a) + ", " + expr(d.b) + ", " + expr(d.c) + ")";
+        }
         case ExprKind::Shuffle: {
             auto &s = static_cast<const Shuffle &>(*e);
             return "shfl_" + std::string(shuffleModeName(s.mode)) + "(" + expr(s.value) + ", " + expr(s.operand) +
@@ -154,7 +161,7 @@ public:
         }
         case StmtKind::Store: {
             auto &st = static_cast<const Store &>(*s);
-            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
+            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " + orderSuffix(st.order) : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
             return;
         }
         case StmtKind::VectorCopy: {
@@ -267,7 +274,8 @@ public:
             return;
         case StmtKind::AtomicAdd: {
             auto &a = static_cast<const AtomicAdd &>(*s);
-            line("atomic_add " + region(a.dst) + " += " + (a.src ? region(*a.src) : expr(a.value)));
+            line("atomic_add " + region(a.dst) + " += " + (a.src ? region(*a.src) : expr(a.value)) +
+                 (a.order == MemoryOrder::Relaxed ? "" : std::string(" memory_order=") + memoryOrderName(a.order)));
             return;
         }
         case StmtKind::SyncThreads: {

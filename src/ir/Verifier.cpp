@@ -72,6 +72,14 @@ public:
         if (n.value->dtype != n.buffer->dtype) fail("store of " + std::string(dtypeName(n.value->dtype)) + " into " + std::string(dtypeName(n.buffer->dtype)) + " buffer '" + n.buffer->name + "'");
         Visitor::visitStore(n);
     }
+    void visitDp4a(const Dp4a &n) override {
+        for (const Expr &operand : {n.a, n.b}) {
+            const Load *l = as<Load>(operand);
+            if (!l) fail("a dp4a operand is no longer a load of its buffer");
+            else if (l->dtype != DType::Int8 && l->dtype != DType::UInt8) fail("a dp4a operand reads " + std::string(dtypeName(l->dtype)) + " elements");
+        }
+        Visitor::visitDp4a(n);
+    }
     void visitCopy(const Copy &n) override { tileOp("copy"); Visitor::visitCopy(n); }
     void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
     void visitFill(const Fill &n) override { tileOp("fill"); Visitor::visitFill(n); }

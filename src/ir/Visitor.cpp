@@ -38,6 +38,11 @@ void Visitor::visitSelect(const Select &n) { visit(n.cond); visit(n.thenValue); 
 void Visitor::visitCast(const Cast &n) { visit(n.value); }
 void Visitor::visitMathCall(const MathCall &n) { for (const Expr &a : n.args) visit(a); }
 void Visitor::visitLoad(const Load &n) { for (const Expr &i : n.indices) visit(i); }
+void Visitor::visitDp4a(const Dp4a &n) {
+    visit(n.a);
+    visit(n.b);
+    visit(n.c);
+}
 void Visitor::visitShuffle(const Shuffle &n) {
     visit(n.value);
     visit(n.operand);
@@ -234,6 +239,12 @@ Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
     return std::make_shared<Load>(buffer, std::move(idx), n.span);
 }
 
+Expr Mutator::mutateDp4a(const Expr &self, const Dp4a &n) {
+    Expr a = mutate(n.a), b = mutate(n.b), c = mutate(n.c);
+    if (a == n.a && b == n.b && c == n.c) return self;
+    return std::make_shared<Dp4a>(n.dtype, a, b, c, n.span);
+}
+
 Expr Mutator::mutateShuffle(const Expr &self, const Shuffle &n) {
     Expr v = mutate(n.value), operand = mutate(n.operand);
     if (v == n.value && operand == n.operand) return self;
@@ -293,7 +304,7 @@ Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
     Expr v = mutate(n.value);
     Buffer buffer = mutateBuffer(n.buffer);
     if (!changed && v == n.value && buffer == n.buffer) return self;
-    return std::make_shared<Store>(buffer, std::move(idx), v, n.op, n.span);
+    return n.movedTo(buffer, std::move(idx), v);
 }
 
 Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {
@@ -452,7 +463,7 @@ Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
     std::optional<Region> s = n.src ? std::optional<Region>(mutateRegion(*n.src)) : std::nullopt;
     Expr v = mutate(n.value);
     if (sameRegion(d, n.dst) && (!s || sameRegion(*s, *n.src)) && v == n.value) return self;
-    return std::make_shared<AtomicAdd>(d, s, v, n.span);
+    return std::make_shared<AtomicAdd>(d, s, v, n.order, n.span);
 }
 
 Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }

@@ -35,6 +35,20 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
         case ir::StmtKind::PdlSync:
             if (!t.pdl) error(s->span, "programmatic dependent launch needs sm_90 or newer; " + t.name + " has none");
             break;
+        case ir::StmtKind::Store:
+        case ir::StmtKind::AtomicAdd: {
+            // atom.add.noftz.bf16 (any memory order but the relaxed one CUDA's
+            // atomicAdd emulates) needs sm_90 (PTX ISA, "atom").
+            const ir::Store *st = ir::as<ir::Store>(s);
+            const ir::AtomicAdd *a = ir::as<ir::AtomicAdd>(s);
+            bool atomic = a || st->op == ir::StoreOp::AtomicAdd;
+            ir::MemoryOrder order = a ? a->order : st->order;
+            DType type = a ? a->dst.buffer->dtype : st->buffer->dtype;
+            if (atomic && order != ir::MemoryOrder::Relaxed && type == DType::BF16 && t.arch < 90)
+                error(s->span, std::string("a bf16 atomic_add with memory_order = ") + ir::memoryOrderName(order) +
+                                   " needs sm_90 or newer (atom.add.bf16); " + t.name + " has only the relaxed one");
+            break;
+        }
         case ir::StmtKind::ClusterSync:
             if (!t.clusters) error(s->span, "cluster_sync needs sm_90 or newer; " + t.name + " has no clusters");
             break;

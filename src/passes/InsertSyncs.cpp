@@ -284,9 +284,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         if (!isMemory(*a.buffer)) continue;
         Range range = rangeOf(*a.buffer, a.indices);
         if (lets && a.indices && !a.region) {
-            const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s);
-            int64_t width = v ? v->bytes * 8 / dtypeBits(a.buffer->dtype) : 1;
-            if (ir::as<ir::Store>(s) || v) findOwnership(range, *a.buffer, *a.indices, width, *lets);
+            if (ir::as<ir::Store>(s) || ir::as<ir::VectorCopy>(s)) findOwnership(range, *a.buffer, *a.indices, a.elements, *lets);
         }
         range.proxy = a.proxy;
         range.role = role;

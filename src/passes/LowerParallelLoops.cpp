@@ -44,7 +44,7 @@ protected:
     ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
         if (n.buffer->scope != ir::MemScope::Fragment) return ir::Mutator::mutateStore(self, n);
         ir::Expr value = mutate(n.value);
-        return std::make_shared<ir::Store>(n.buffer->registers, std::vector<ir::Expr>{registerIndex(*n.buffer, n.indices)}, value, n.op, n.span);
+        return n.movedTo(n.buffer->registers, std::vector<ir::Expr>{registerIndex(*n.buffer, n.indices)}, value);
     }
 
 private:
@@ -154,7 +154,7 @@ protected:
         if (cond) forEachConjunct(cond, [&](const ir::Expr &c) { known_.push_back(c); });
         ir::Expr value = mutate(n.value);
         known_.resize(knownBefore);
-        ir::Stmt store = (!changed && value == n.value) ? self : std::make_shared<ir::Store>(n.buffer, indices, value, n.op, n.span);
+        ir::Stmt store = (!changed && value == n.value) ? self : n.movedTo(n.buffer, indices, value);
         if (!cond) return store;
         return std::make_shared<ir::IfThenElse>(cond, store, nullptr, n.span);
     }
@@ -342,7 +342,7 @@ protected:
         bool changed = false;
         std::vector<ir::Expr> indices = mutateAll(n.indices, changed);
         ir::Expr value = mutate(n.value);
-        return std::make_shared<ir::Store>(n.buffer->registers, std::vector<ir::Expr>{ir::localIndexOf(*n.buffer->layout, indices)}, value, n.op, n.span);
+        return n.movedTo(n.buffer->registers, std::vector<ir::Expr>{ir::localIndexOf(*n.buffer->layout, indices)}, value);
     }
 
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {

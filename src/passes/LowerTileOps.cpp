@@ -156,13 +156,13 @@ protected:
             const ir::Region src = *a.src;
             return fragmentPartLoop(src, a.span, [&](const std::vector<ir::Expr> &idx, const std::vector<ir::Expr> &tile) {
                 ir::Expr value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(src.buffer, idx, a.span));
-                return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+                return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(tile, dst)), value, ir::StoreOp::AtomicAdd, a.span, a.order);
             });
         }
         return elementNest(loopShape(dst), a.span, {&dst, a.src ? &*a.src : nullptr}, [&](const std::vector<ir::Expr> &vars) {
             ir::Expr value = a.value;
             if (a.src) value = ir::cast(dst.buffer->dtype, std::make_shared<ir::Load>(a.src->buffer, ir::regionIndices(*a.src, tileVars(vars, *a.src)), a.span));
-            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span);
+            return std::make_shared<ir::Store>(dst.buffer, ir::regionIndices(dst, tileVars(vars, dst)), value, ir::StoreOp::AtomicAdd, a.span, a.order);
         });
     }
 

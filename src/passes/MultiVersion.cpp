@@ -43,7 +43,7 @@ protected:
         const ir::Store &s = *ir::as<ir::Store>(base);
         std::vector<Expr> indices = s.indices;
         indices.insert(indices.begin(), version_);
-        return std::make_shared<ir::Store>(it->second, std::move(indices), s.value, s.op, s.span);
+        return s.movedTo(it->second, std::move(indices), s.value);
     }
 
 private:

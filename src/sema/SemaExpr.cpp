@@ -146,7 +146,7 @@ bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg",
-                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout"};
+                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a"};
     for (const char *n : names) {
         if (name == n) return true;
     }

@@ -166,6 +166,10 @@ private:
     ir::Stmt checkFill(const ast::Call &c, bool clear);
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
+    ir::Stmt checkDp4a(const ast::Call &c);
+    // The element `e` names (buffer[indices] of the right rank, or a var),
+    // for a builtin that takes an element's address or updates it in place.
+    std::optional<std::pair<ir::Buffer, std::vector<ir::Expr>>> checkElementRef(const ast::Expr &e, const char *what);
     ir::Stmt checkBarrierOp(const ast::Call &c, bool wait);
     ir::Stmt checkThreadAllReduce(const ast::Call &c);
     ir::Stmt checkCumsum(const ast::Call &c);

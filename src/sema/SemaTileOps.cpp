@@ -257,6 +257,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_abssum") return checkReduce(c, ir::ReduceOp::AbsSum);
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
     if (n == "thread_allreduce") return checkThreadAllReduce(c);
+    if (n == "dp4a") return checkDp4a(c);
     if (n == "cumsum") return checkCumsum(c);
     if (n == "finalize_reducer") return checkFinalizeReducer(c);
     if (n == "im2col") return checkIm2Col(c);
@@ -806,15 +807,17 @@ ir::Stmt Checker::checkIm2Col(const ast::Call &c) {
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
     std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order"});
     if (!args) return nullptr;
-    // CUDA's atomicAdd is a relaxed atomic (PTX ISA, "Memory Consistency
-    // Model"): TileLang's default and the only order lowered so far.
+    // TileLang's memory orders (its atomic_add's memory_order); consume is
+    // acquire, as in C++ compilers and libcu++.
+    ir::MemoryOrder memoryOrder = ir::MemoryOrder::Relaxed;
     if (const ast::Expr *order = args->keyword("memory_order")) {
-        std::optional<std::string> w = checkWord(*order, {"relaxed", "acquire", "release", "acq_rel", "seq_cst"}, "memory order");
+        std::optional<std::string> w = checkWord(*order, {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"}, "memory order");
         if (!w) return nullptr;
-        if (*w != "relaxed") {
-            diags_.error(order->range, "atomic_add with memory_order = " + *w + " is not implemented yet; only relaxed (CUDA's atomicAdd) is");
-            return nullptr;
-        }
+        memoryOrder = *w == "consume" || *w == "acquire" ? ir::MemoryOrder::Acquire
+                      : *w == "release"                  ? ir::MemoryOrder::Release
+                      : *w == "acq_rel"                  ? ir::MemoryOrder::AcqRel
+                      : *w == "seq_cst"                  ? ir::MemoryOrder::SeqCst
+                                                         : ir::MemoryOrder::Relaxed;
     }
     std::optional<RegionRef> dst = checkRegionArg(*args->positional[0], "destination");
     if (!dst) return nullptr;
@@ -859,7 +862,7 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         if (!v) return nullptr;
         std::optional<ir::Expr> e = convert(*v, t, v->range);
         if (!e) return nullptr;
-        return std::make_shared<ir::Store>(dst->buffer, dst->mins, *e, ir::StoreOp::AtomicAdd, c.range);
+        return std::make_shared<ir::Store>(dst->buffer, dst->mins, *e, ir::StoreOp::AtomicAdd, c.range, memoryOrder);
     }
     if (parallelDepth_ > 0) {
         diags_.error(c.calleeRange, "inside a parallel loop, atomic_add updates one element: atomic_add(C[i, j], value)");
@@ -870,7 +873,7 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         if (!src) return nullptr;
         ir::Region s, d;
         if (!resolveCopyRegions(*src, *dst, s, d, "atomic_add", c.range)) return nullptr;
-        return std::make_shared<ir::AtomicAdd>(d, s, nullptr, c.range);
+        return std::make_shared<ir::AtomicAdd>(d, s, nullptr, memoryOrder, c.range);
     }
     std::optional<ir::Region> d = completeRegion(*dst, {});
     if (!d) return nullptr;
@@ -878,7 +881,102 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
     if (!v) return nullptr;
     std::optional<ir::Expr> e = convert(*v, t, v->range);
     if (!e) return nullptr;
-    return std::make_shared<ir::AtomicAdd>(*d, std::nullopt, *e, c.range);
+    return std::make_shared<ir::AtomicAdd>(*d, std::nullopt, *e, memoryOrder, c.range);
+}
+
+std::optional<std::pair<ir::Buffer, std::vector<ir::Expr>>> Checker::checkElementRef(const ast::Expr &e, const char *what) {
+    const ast::Expr *base = e.kind == ast::ExprKind::Index ? static_cast<const ast::Index &>(e).base.get() : &e;
+    if (base->kind != ast::ExprKind::Name) {
+        diags_.error(e.range, std::string("the ") + what + " is an element of a buffer");
+        return std::nullopt;
+    }
+    const auto &name = static_cast<const ast::Name &>(*base);
+    const Symbol *sym = lookup(name.name);
+    if (!sym) {
+        reportUnknown(name.name, name.range, "identifier");
+        return std::nullopt;
+    }
+    if (sym->invalid) return std::nullopt;
+    if (sym->kind == SymbolKind::Mutable && e.kind == ast::ExprKind::Name) return std::pair{sym->buffer, std::vector<ir::Expr>{}};
+    if ((sym->kind != SymbolKind::Buffer && sym->kind != SymbolKind::Tensor) || e.kind != ast::ExprKind::Index) {
+        diags_.error(e.range, std::string("the ") + what + " is an element of a buffer, such as " + name.name + "[i]");
+        return std::nullopt;
+    }
+    const ir::Buffer &buffer = sym->buffer;
+    const auto &items = static_cast<const ast::Index &>(e).items;
+    if (static_cast<int>(items.size()) != buffer->rank()) {
+        diags_.error(e.range, "'" + buffer->name + "' has " + std::to_string(buffer->rank()) + " dimension" + (buffer->rank() == 1 ? "" : "s") +
+                                  " but is indexed with " + std::to_string(items.size()));
+        return std::nullopt;
+    }
+    std::vector<ir::Expr> indices;
+    std::vector<SourceRange> ranges;
+    bool ok = true;
+    for (const auto &item : items) {
+        if (item.isSlice()) {
+            diags_.error(item.range, std::string("the ") + what + " is one element, not a slice");
+            ok = false;
+            continue;
+        }
+        std::optional<ir::Expr> i = checkInteger(*item.begin, "index");
+        if (!i) {
+            ok = false;
+            continue;
+        }
+        indices.push_back(*i);
+        ranges.push_back(item.range);
+    }
+    if (!ok || !checkConstIndices(*buffer, indices, ranges)) return std::nullopt;
+    return std::pair{buffer, indices};
+}
+
+// dp4a(a, b, c): TileLang's T.dp4a. c (an int32 or uint32 element of a local
+// buffer, or a var) += the dot product of the four 8-bit integers from
+// element a on and the four from element b on (consecutive elements of the
+// last dimension of a local or shared buffer), in 32-bit wrapping
+// arithmetic: PTX's dp4a, one instruction (sm_61 and newer).
+ir::Stmt Checker::checkDp4a(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 3, 3, {});
+    if (!args) return nullptr;
+    auto operand = [&](const ast::Expr &e, const char *what) -> ir::Expr {
+        auto ref = checkElementRef(e, what);
+        if (!ref) return nullptr;
+        const ir::Buffer &b = ref->first;
+        if (b->scope != ir::MemScope::Local && b->scope != ir::MemScope::Shared) {
+            diags_.error(e.range, std::string("dp4a reads its operands from local or shared buffers; '") + b->name + "' is " +
+                                      ir::memScopeName(b->scope) + (b->scope == ir::MemScope::Global ? "; copy the bytes into an alloc_local buffer first" : ""));
+            return nullptr;
+        }
+        if (b->dtype != DType::Int8 && b->dtype != DType::UInt8) {
+            diags_.error(e.range, std::string("dp4a multiplies int8 or uint8 elements; '") + b->name + "' holds " + std::string(dtypeName(b->dtype)));
+            return nullptr;
+        }
+        if (ref->second.empty()) {
+            diags_.error(e.range, std::string("dp4a reads four consecutive elements; '") + b->name + "' holds one");
+            return nullptr;
+        }
+        std::optional<int64_t> last = ir::constInt(ref->second.back()), extent = ir::constInt(b->shape.back());
+        if (last && extent && *last + ir::Dp4a::kElements > *extent) {
+            diags_.error(e.range, "dp4a reads elements " + std::to_string(*last) + " to " + std::to_string(*last + ir::Dp4a::kElements - 1) +
+                                      " of the last dimension of '" + b->name + "', which has " + std::to_string(*extent));
+            return nullptr;
+        }
+        return std::make_shared<ir::Load>(b, ref->second, e.range);
+    };
+    ir::Expr a = operand(*args->positional[0], "first operand of dp4a");
+    ir::Expr b = operand(*args->positional[1], "second operand of dp4a");
+    auto acc = checkElementRef(*args->positional[2], "accumulator of dp4a");
+    if (!a || !b || !acc) return nullptr;
+    const ir::Buffer &cb = acc->first;
+    if (cb->scope != ir::MemScope::Local || (cb->dtype != DType::Int32 && cb->dtype != DType::UInt32)) {
+        diags_.error(args->positional[2]->range, "dp4a accumulates into an int32 or uint32 element of an alloc_local buffer or a var; '" + cb->name +
+                                                     "' is " + (cb->scope == ir::MemScope::Local ? std::string(dtypeName(cb->dtype)) : ir::memScopeName(cb->scope)));
+        return nullptr;
+    }
+    DType result = a->dtype == DType::UInt8 && b->dtype == DType::UInt8 ? DType::UInt32 : DType::Int32;
+    ir::Expr current = std::make_shared<ir::Load>(cb, acc->second, args->positional[2]->range);
+    ir::Expr dot = std::make_shared<ir::Dp4a>(result, a, b, ir::cast(result, current), c.range);
+    return std::make_shared<ir::Store>(cb, acc->second, ir::cast(cb->dtype, dot), ir::StoreOp::Assign, c.range);
 }
 
 // ------------------------------------------------------------------ barriers

@@ -202,6 +202,54 @@ __device__ __forceinline__ void tilet_mma_m16n8k32_f32_e5m2(float *d, const void
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
+// @helper dp4a_s8_s8
+// dp4a: c + the dot product of the four signed bytes at a and the four signed bytes at b
+// (read with memcpy: any alignment, and register arrays stay in registers).
+__device__ __forceinline__ int tilet_dp4a_s8_s8(const void *a, const void *b, int c)
+{
+    unsigned x, y;
+    int d;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(c));
+    return d;
+}
+// @helper dp4a_s8_u8
+// dp4a: c + the dot product of the four signed bytes at a and the four unsigned bytes at b
+// (read with memcpy: any alignment, and register arrays stay in registers).
+__device__ __forceinline__ int tilet_dp4a_s8_u8(const void *a, const void *b, int c)
+{
+    unsigned x, y;
+    int d;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    asm("dp4a.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(c));
+    return d;
+}
+// @helper dp4a_u8_s8
+// dp4a: c + the dot product of the four unsigned bytes at a and the four signed bytes at b
+// (read with memcpy: any alignment, and register arrays stay in registers).
+__device__ __forceinline__ int tilet_dp4a_u8_s8(const void *a, const void *b, int c)
+{
+    unsigned x, y;
+    int d;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(c));
+    return d;
+}
+// @helper dp4a_u8_u8
+// dp4a: c + the dot product of the four unsigned bytes at a and the four unsigned bytes at b
+// (read with memcpy: any alignment, and register arrays stay in registers).
+__device__ __forceinline__ unsigned tilet_dp4a_u8_u8(const void *a, const void *b, unsigned c)
+{
+    unsigned x, y;
+    unsigned d;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(c));
+    return d;
+}
 // @helper cp_async_4
 // cp.async of 4 bytes global -> shared (through L1); zeros when !valid.
 __device__ __forceinline__ void tilet_cp_async_4(void *dst, const void *src, bool valid)

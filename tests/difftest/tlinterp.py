@@ -842,6 +842,9 @@ class KernelTranslator:
         if name == "thread_allreduce":
             self.thread_allreduce(pos, kw, d)
             return
+        if name == "dp4a":
+            self.dp4a(pos, d)
+            return
         if name == "finalize_reducer":
             return   # the reducer already holds the combined values
         if name == "annotate_layout":
@@ -947,6 +950,31 @@ class KernelTranslator:
         if node.kind != "Name":
             raise InvalidProgram("expected a word such as sum, max or min")
         return node.text
+
+    def dp4a(self, pos, d):
+        """c += the products of the four 8-bit integers from element a on and
+        the four from element b on, in 32-bit wrapping arithmetic
+        (docs/language.md, dp4a)."""
+        if self.parallel_depth:
+            raise InvalidProgram("'dp4a' inside a parallel loop")
+        products = []
+        operands = []
+        for node in pos[:2]:
+            sym = self.lookup(node.kids[0].text)
+            idx = [self.index(x) for x in node.kids[1:]]
+            operands.append([self.load_code(sym, idx[:-1] + [V(f"({idx[-1].code}) + {t}", idx[-1].ty)]) for t in range(4)])
+        for x, y in zip(*operands):
+            products.append(f"int({x}) * int({y})")
+        target = pos[2]
+        if target.kind == "Name":
+            sym = self.lookup(target.text)
+            self.emit(d, f"{sym.py} = _wrap(int({sym.py}) + {' + '.join(products)}, {sym.ty!r})")
+        else:
+            sym = self.lookup(target.kids[0].text)
+            idx = [self.index(x) for x in target.kids[1:]]
+            current = self.load_code(sym, idx)
+            self.emit(d, f"{sym.py}.st(_wrap(int({current}) + {' + '.join(products)}, {sym.buf.dtype!r}), "
+                         f"{', '.join(i.code for i in idx)})")
 
     def thread_allreduce(self, pos, kw, d):
         """Every thread posts its value; once all have (a lockstep step),

@@ -424,6 +424,18 @@ template <class T> T shuffleIdx(unsigned, T value, int lane, int width = 32) { r
 template <class T> T shuffleDown(unsigned, T value, int delta, int width = 32) { return shuffle(ShuffleMode::Down, value, delta, width); }
 template <class T> T shuffleUp(unsigned, T value, int delta, int width = 32) { return shuffle(ShuffleMode::Up, value, delta, width); }
 
+// ---- dp4a (PTX ISA: "dp4a"): c + the four byte products, in 32 bits (wrapping)
+
+template <bool SignedA, bool SignedB, class P, class Q, class C> C dp4a(P a, Q b, C c) {
+    uint32_t sum = static_cast<uint32_t>(c);
+    for (int t = 0; t < 4; ++t) {
+        int x = SignedA ? int(static_cast<signed char>(a[t])) : int(static_cast<unsigned char>(a[t]));
+        int y = SignedB ? int(static_cast<signed char>(b[t])) : int(static_cast<unsigned char>(b[t]));
+        sum += static_cast<uint32_t>(x * y);
+    }
+    return static_cast<C>(sum);
+}
+
 // ---- ldmatrix (PTX ISA: "Warp-level matrix load instruction: ldmatrix")
 
 // Lane l gives the address of row l % 8 of matrix l / 8. Per matrix, thread t
@@ -1131,7 +1143,20 @@ inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-template <class T> T atomicAdd(T *address, T value) { return std::atomic_ref<T>(*address).fetch_add(value); }
+// A read-modify-write of a number, or of a 16-bit float (CUDA's atomicAdd and
+// atom.add.noftz.f16/bf16) under a lock. Every memory order is modelled
+// as sequentially consistent, the strongest: threads run as std::threads.
+inline std::mutex atomicMutex;
+template <class T> T atomicAdd(T *address, T value) {
+    if constexpr (std::is_arithmetic_v<T>) {
+        return std::atomic_ref<T>(*address).fetch_add(value);
+    } else {
+        std::lock_guard<std::mutex> lock(atomicMutex);
+        T old = *address;
+        *address = T(static_cast<float>(old) + static_cast<float>(value));
+        return old;
+    }
+}
 // atomicAdd on shared memory: an atomic read-modify-write for the race
 // detector (atomics of other threads do not race with it; plain accesses do).
 template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
@@ -1142,7 +1167,7 @@ template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
     emu::rc::Actor a = emu::actorOf("atomically updates", p.line);
     emu::rc::Where where{&p.blk->name, p.buffer, p.base};
     p.blk->shadow->atomic(static_cast<size_t>(p.off), sizeof(T), a, where);
-    return std::atomic_ref<T>(*p.raw()).fetch_add(value);
+    return atomicAdd(p.raw(), value);
 }
 
 #include <cuda_runtime.h>

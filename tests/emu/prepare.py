@@ -78,12 +78,18 @@ def rewrite_device(device):
         if m:
             lines[i] = f"{m.group(1)}if (emu::keep(__LINE__)) {m.group(2)}"
     device = "\n".join(lines)
+    device = re.sub(r"\btilet_dp4a_([su])8_([su])8\(",
+                    lambda m: f"emu::dp4a<{'true' if m.group(1) == 's' else 'false'}, {'true' if m.group(2) == 's' else 'false'}>(", device)
     device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
                     lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
     device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
                     lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
     device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)
     device = device.replace("tilet_cp_async_commit(", "emu::cpAsyncCommit(")
+    # tilet_atomic_add_ORDER_TYPE: atom.add with a memory order (every order
+    # is sequentially consistent in the emulator).
+    device = re.sub(r"\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\(",
+                    "atomicAdd(", device)
     # tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs
     # from A's; _rs: A from registers.
     device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\(",
