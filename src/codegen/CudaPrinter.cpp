@@ -447,10 +447,12 @@ std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType
     std::string sem = seqCst ? "acquire" : ir::memoryOrderName(order);
     std::string text = "// atomic_add(memory_order = " + std::string(ir::memoryOrderName(order)) + "): " + (seqCst ? "fence.sc.gpu, then " : "") +
                        "atom." + sem + ".gpu.add." + ptxType + "\n";
-    text += "__device__ __forceinline__ void tilet_" + key + "(" + cType(t) + " *p, " + cType(t) + " v)\n{\n";
+    // Returns the previous value, as CUDA's atomicAdd does.
+    text += "__device__ __forceinline__ " + cType(t) + " tilet_" + key + "(" + cType(t) + " *p, " + cType(t) + " v)\n{\n";
     text += "    " + reg + " old;\n";
     text += "    asm volatile(\"" + std::string(seqCst ? "fence.sc.gpu;\\n\\t" : "") + "atom." + sem + ".gpu.add." + ptxType +
             " %0, [%1], %2;\" : \"=" + constraint + "\"(old) : \"l\"(p), \"" + constraint + "\"(" + value + ") : \"memory\");\n";
+    text += std::string("    return ") + (t == DType::F16 ? "__ushort_as_half(old)" : t == DType::BF16 ? "__ushort_as_bfloat16(old)" : "old") + ";\n";
     text += "}\n";
     return text;
 }

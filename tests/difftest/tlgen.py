@@ -108,6 +108,9 @@ QUARTER = 0.25
 class Gen:
     def __init__(self, seed, arch):
         self.rng = random.Random(seed)
+        # Choices added later draw from their own stream, so that the
+        # programs of every seed stay what they were.
+        self.order_rng = random.Random(seed * 7919 + 17)
         self.seed, self.arch = seed, arch
         self.lines = []
         self.depth = 1
@@ -980,6 +983,8 @@ class Gen:
         output every block adds to (exact values: the sum's order is free)."""
         dt = self.pick(["f32", "f32", "int32"])
         ints = dt == "int32"
+        order = self.order_rng.choice([None, None, "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"])
+        order = f", memory_order = {order}" if order else ""
         srcs = [t for t in self.observable() if t.vc is not None and t.vc.exact and t.vc.m < 1e5 and len(t.shape) == 2
                 and (t.vc.integer or not ints)]
         acc = getattr(self, "acc_out", {}).get(dt)
@@ -989,7 +994,7 @@ class Gen:
             if acc is None or acc.shape != [h, w]:
                 acc = Tile(self.name("A"), "global", dt, [h, w], role="atomic")
                 self.tensors.append(acc)
-            self.emit(f"atomic_add({acc.name}, {src.name});")
+            self.emit(f"atomic_add({acc.name}, {src.name}{order});")
         else:
             h, w = self.tile_shape()
             if acc is None or acc.shape != [h, w]:
@@ -1002,7 +1007,7 @@ class Gen:
             if not vc.exact or vc.m > 1e5 or (ints and not vc.integer):
                 return False
             self.emit(f"for {i}, {j} in parallel({h}, {w}) {{")
-            self.emit(f"    atomic_add({acc.name}[{i}, {j}], {e});")
+            self.emit(f"    atomic_add({acc.name}[{i}, {j}], {e}{order});")
             self.emit("}")
         self.acc_out = {**getattr(self, "acc_out", {}), dt: acc}
         self.features.add("atomic_add")

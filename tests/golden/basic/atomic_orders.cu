@@ -6,22 +6,25 @@
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
 // atomic_add(memory_order = relaxed): atom.relaxed.gpu.add.u64
-__device__ __forceinline__ void tilet_atomic_add_relaxed_s64(long long *p, long long v)
+__device__ __forceinline__ long long tilet_atomic_add_relaxed_s64(long long *p, long long v)
 {
     long long old;
     asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
 }
 // atomic_add(memory_order = release): atom.release.gpu.add.f32
-__device__ __forceinline__ void tilet_atomic_add_release_f32(float *p, float v)
+__device__ __forceinline__ float tilet_atomic_add_release_f32(float *p, float v)
 {
     float old;
     asm volatile("atom.release.gpu.add.f32 %0, [%1], %2;" : "=f"(old) : "l"(p), "f"(v) : "memory");
+    return old;
 }
 // atomic_add(memory_order = seq_cst): fence.sc.gpu, then atom.acquire.gpu.add.noftz.bf16
-__device__ __forceinline__ void tilet_atomic_add_seq_cst_bf16(__nv_bfloat16 *p, __nv_bfloat16 v)
+__device__ __forceinline__ __nv_bfloat16 tilet_atomic_add_seq_cst_bf16(__nv_bfloat16 *p, __nv_bfloat16 v)
 {
     unsigned short old;
     asm volatile("fence.sc.gpu;\n\tatom.acquire.gpu.add.noftz.bf16 %0, [%1], %2;" : "=h"(old) : "l"(p), "h"(__bfloat16_as_ushort(v)) : "memory");
+    return __ushort_as_bfloat16(old);
 }
 // ---- end of PTX helpers ----
 
