@@ -33,7 +33,7 @@ targetDecl
     ;
 
 constDecl
-    : CONST IDENT (COLON dtype)? ASSIGN expr SEMI
+    : CONST IDENT (COLON typeRef)? ASSIGN expr SEMI
     ;
 
 kernelDecl
@@ -45,7 +45,7 @@ paramList
     ;
 
 param
-    : IDENT COLON dtype (LBRACK dimList RBRACK)?
+    : IDENT COLON typeRef (LBRACK dimList RBRACK)?
     ;
 
 dimList
@@ -74,8 +74,8 @@ block
 // AST builder checks that an assigned expression is a name or an element.
 // (Parsing them apart here would need unbounded lookahead past A[i, j].)
 stmt
-    : LET IDENT (COLON dtype)? ASSIGN expr SEMI                   # LetStmt
-    | VAR IDENT COLON dtype (ASSIGN expr)? SEMI                   # VarStmt
+    : LET IDENT (COLON typeRef)? ASSIGN expr SEMI                 # LetStmt
+    | VAR IDENT COLON typeRef (ASSIGN expr)? SEMI                 # VarStmt
     | FOR identList IN loopKind LPAREN argList? RPAREN block      # ForStmt
     | ifStmt                                                      # IfStmtAlt
     | WHILE LPAREN expr RPAREN block                              # WhileStmt
@@ -183,6 +183,12 @@ exprList
 
 identList
     : IDENT (COMMA IDENT)*
+    ;
+
+// A type annotation: a dtype, or the name of a dtype constant (`const dt = f16;`).
+typeRef
+    : dtype
+    | IDENT
     ;
 
 dtype

@@ -62,7 +62,8 @@ public:
         for (const Import &i : f.imports) line("Import \"" + i.path + "\"", i.range);
         for (const TargetDecl &t : f.targets) line("Target " + t.name, t.range);
         for (const ConstDecl &c : f.consts) {
-            line("Const " + c.name.name + (c.type ? std::string(": ") + std::string(dtypeName(*c.type)) : ""), c.range);
+            std::string type = !c.typeName.empty() ? c.typeName : c.type ? std::string(dtypeName(*c.type)) : "";
+            line("Const " + c.name.name + (type.empty() ? "" : ": " + type), c.range);
             child([&] { expr(*c.value); });
         }
         for (const Kernel &k : f.kernels) kernel(k);
@@ -80,7 +81,7 @@ private:
         line("Kernel " + k.name.name, k.range);
         child([&] {
             for (const Param &p : k.params) {
-                line("Param " + p.name.name + ": " + std::string(dtypeName(p.dtype)) + (p.isTensor ? " tensor" : ""), p.range);
+                line("Param " + p.name.name + ": " + (p.typeName.empty() ? std::string(dtypeName(p.dtype)) : p.typeName) + (p.isTensor ? " tensor" : ""), p.range);
                 child([&] {
                     for (const Dim &d : p.dims) {
                         if (d.value) expr(*d.value);
@@ -139,7 +140,7 @@ private:
         }
         case StmtKind::Var: {
             auto &v = static_cast<const Var &>(s);
-            line("Var " + v.name.name + ": " + std::string(dtypeName(v.type)), s.range);
+            line("Var " + v.name.name + ": " + (v.typeName.empty() ? std::string(dtypeName(v.type)) : v.typeName), s.range);
             if (v.init) child([&] { expr(*v.init); });
             break;
         }

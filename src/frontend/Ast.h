@@ -145,10 +145,13 @@ struct Ident {
     SourceRange range;
 };
 
+// A type annotation is a dtype keyword (`type`) or, when `typeName` is not
+// empty, the name of a dtype constant that sema resolves.
 struct Let : Stmt {
     Let(SourceRange r) : Stmt(StmtKind::Let, r) {}
     Ident name;
     std::optional<DType> type;
+    std::string typeName;
     SourceRange typeRange;
     ExprPtr init;
 };
@@ -157,6 +160,7 @@ struct Var : Stmt {
     Var(SourceRange r) : Stmt(StmtKind::Var, r) {}
     Ident name;
     DType type = DType::F32;
+    std::string typeName;
     SourceRange typeRange;
     ExprPtr init;   // may be null
 };
@@ -224,6 +228,7 @@ struct TargetDecl {
 struct ConstDecl {
     Ident name;
     std::optional<DType> type;
+    std::string typeName;
     SourceRange typeRange;
     ExprPtr value;
     SourceRange range;
@@ -239,6 +244,7 @@ struct Dim {
 struct Param {
     Ident name;
     DType dtype = DType::F32;
+    std::string typeName;
     SourceRange typeRange;
     bool isTensor = false;
     std::vector<Dim> dims;

@@ -131,9 +131,9 @@ ast::File ParseTreeToAst::transformFile(TileParser::FileContext &ctx) {
 ast::ConstDecl ParseTreeToAst::transformConst(TileParser::ConstDeclContext &ctx) {
     ast::ConstDecl decl;
     decl.name = ident(ctx.IDENT());
-    if (ctx.dtype()) {
-        decl.type = transformDType(*ctx.dtype());
-        decl.typeRange = rangeOf(ctx.dtype());
+    if (ctx.typeRef()) {
+        decl.type = transformTypeRef(*ctx.typeRef(), decl.typeName);
+        decl.typeRange = rangeOf(ctx.typeRef());
     }
     decl.value = transformExpr(*ctx.expr());
     decl.range = rangeOf(&ctx);
@@ -156,8 +156,8 @@ ast::Kernel ParseTreeToAst::transformKernel(TileParser::KernelDeclContext &ctx) 
 ast::Param ParseTreeToAst::transformParam(TileParser::ParamContext &ctx) {
     ast::Param param;
     param.name = ident(ctx.IDENT());
-    param.dtype = transformDType(*ctx.dtype());
-    param.typeRange = rangeOf(ctx.dtype());
+    param.dtype = transformTypeRef(*ctx.typeRef(), param.typeName).value_or(DType::F32);
+    param.typeRange = rangeOf(ctx.typeRef());
     param.range = rangeOf(&ctx);
     if (ctx.dimList()) {
         param.isTensor = true;
@@ -211,9 +211,9 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
     if (auto *let = dynamic_cast<TileParser::LetStmtContext *>(&ctx)) {
         auto s = std::make_unique<ast::Let>(range);
         s->name = ident(let->IDENT());
-        if (let->dtype()) {
-            s->type = transformDType(*let->dtype());
-            s->typeRange = rangeOf(let->dtype());
+        if (let->typeRef()) {
+            s->type = transformTypeRef(*let->typeRef(), s->typeName);
+            s->typeRange = rangeOf(let->typeRef());
         }
         s->init = transformExpr(*let->expr());
         return s;
@@ -221,8 +221,8 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
     if (auto *var = dynamic_cast<TileParser::VarStmtContext *>(&ctx)) {
         auto s = std::make_unique<ast::Var>(range);
         s->name = ident(var->IDENT());
-        s->type = transformDType(*var->dtype());
-        s->typeRange = rangeOf(var->dtype());
+        s->type = transformTypeRef(*var->typeRef(), s->typeName).value_or(DType::F32);
+        s->typeRange = rangeOf(var->typeRef());
         if (var->expr()) s->init = transformExpr(*var->expr());
         return s;
     }
@@ -470,6 +470,12 @@ std::vector<ast::ExprPtr> ParseTreeToAst::transformExprList(TileParser::ExprList
     if (!ctx) return out;
     for (TileParser::ExprContext *e : ctx->expr()) out.push_back(transformExpr(*e));
     return out;
+}
+
+std::optional<DType> ParseTreeToAst::transformTypeRef(TileParser::TypeRefContext &ctx, std::string &name) {
+    if (ctx.dtype()) return transformDType(*ctx.dtype());
+    name = ctx.IDENT()->getText();
+    return std::nullopt;
 }
 
 DType ParseTreeToAst::transformDType(TileParser::DtypeContext &ctx) {

@@ -45,6 +45,8 @@ private:
     std::vector<ast::Arg> transformArgs(grammar::TileParser::ArgListContext *ctx);
     std::vector<ast::ExprPtr> transformExprList(grammar::TileParser::ExprListContext *ctx);
     DType transformDType(grammar::TileParser::DtypeContext &ctx);
+    // A dtype keyword, or nullopt with `name` set to a dtype constant's name.
+    std::optional<DType> transformTypeRef(grammar::TileParser::TypeRefContext &ctx, std::string &name);
 
     FileId file_;
     DiagnosticEngine &diags_;

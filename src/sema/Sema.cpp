@@ -214,6 +214,7 @@ private:
 const char *symbolKindName(SymbolKind k) {
     switch (k) {
     case SymbolKind::Const: return "constant";
+    case SymbolKind::DTypeConst: return "dtype constant";
     case SymbolKind::Tensor: return "tensor";
     case SymbolKind::Scalar: return "scalar parameter";
     case SymbolKind::DynDim: return "dynamic dimension";
@@ -312,7 +313,7 @@ std::optional<Value> Checker::defineValue(const Define &d, const ast::ConstDecl 
     };
     Value v;
     v.range = where;
-    v.untyped = !decl.type.has_value();
+    v.untyped = !decl.type.has_value() && decl.typeName.empty();
     if (text == "true" || text == "false") {
         v.constant = ConstValue::ofBool(text == "true");
         v.expr = ir::boolImm(text == "true");
@@ -361,8 +362,43 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
             sym.invalid = true;
             declare(c.name, sym);
         };
-        std::optional<Value> value;
         auto override = defines.find(c.name.name);
+        if (namesDType(*c.value)) {
+            // `const dt = f16;`: a dtype constant (TileLang's dtype parameters),
+            // usable wherever a dtype is; -D dt=bf16 replaces it.
+            if (c.type || !c.typeName.empty()) diags_.error(c.typeRange, "a dtype constant takes no type annotation");
+            std::optional<DType> t;
+            if (override != defines.end()) {
+                used[c.name.name] = true;
+                t = dtypeFromName(override->second.value);
+                if (!t) {
+                    Diagnostic diag{Severity::Error, {}, "invalid value '" + override->second.value + "' for -D " + c.name.name +
+                                                              ": expected a dtype such as f16 or bf16", {}, {}};
+                    if (std::optional<std::string> tilet = tiletDtypeOf(override->second.value))
+                        diag.note({}, "'" + override->second.value + "' is TileLang's name of the dtype tilet calls '" + *tilet + "'");
+                    diag.note(c.name.range, "'" + c.name.name + "' is declared here");
+                    diags_.report(std::move(diag));
+                }
+            } else {
+                t = checkDType(*c.value);
+            }
+            if (!t) {
+                declareInvalid();
+                continue;
+            }
+            Symbol sym;
+            sym.kind = SymbolKind::DTypeConst;
+            sym.def = c.name.range;
+            sym.dtype = *t;
+            declare(c.name, sym);
+            continue;
+        }
+        std::optional<DType> declaredType = typeAnnotation(c.type, c.typeName, c.typeRange);
+        if (!c.typeName.empty() && !declaredType) {
+            declareInvalid();
+            continue;
+        }
+        std::optional<Value> value;
         if (override != defines.end()) {
             used[c.name.name] = true;
             value = defineValue(override->second, c);
@@ -377,19 +413,20 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
             declareInvalid();
             continue;
         }
-        if (c.type) {
+        if (declaredType) {
             // A declared type fixes the constant's type: `const scale: f32 = 1;`.
-            std::optional<ir::Expr> typed = convert(*value, *c.type, value->range);
+            DType type = *declaredType;
+            std::optional<ir::Expr> typed = convert(*value, type, value->range);
             if (!typed) {
                 declareInvalid();
                 continue;
             }
             Value tv = *value;
             tv.untyped = false;
-            if (isFloat(*c.type)) {
+            if (isFloat(type)) {
                 tv.constant = ConstValue::ofFloat(value->constant->asDouble());
-                tv.expr = ir::floatImm(tv.constant->f, *c.type);
-            } else if (*c.type == DType::Bool) {
+                tv.expr = ir::floatImm(tv.constant->f, type);
+            } else if (type == DType::Bool) {
                 tv.constant = ConstValue::ofBool(value->constant->asDouble() != 0);
                 tv.expr = ir::boolImm(tv.constant->b);
             } else {
@@ -400,7 +437,7 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
                 }
                 int64_t iv = value->constant->kind == ConstValue::Kind::Bool ? value->constant->b : value->constant->i;
                 tv.constant = ConstValue::ofInt(iv);
-                tv.expr = ir::intImm(iv, *c.type);
+                tv.expr = ir::intImm(iv, type);
             }
             value = tv;
         }
@@ -564,12 +601,14 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
     std::vector<ir::Param> dynParams = std::move(out.params);
     out.params.clear();
     for (const ast::Param &p : k.params) {
+        // An unresolved type was reported; the parameter is still declared, so no use cascades.
+        const DType pType = typeAnnotation(p.dtype, p.typeName, p.typeRange).value_or(DType::F32);
         if (!p.isTensor) {
-            if (isSubByte(p.dtype) || p.dtype == DType::TF32) {
-                diags_.error(p.typeRange, "scalar parameter '" + p.name.name + "' cannot have type " + std::string(dtypeName(p.dtype)));
+            if (isSubByte(pType) || pType == DType::TF32) {
+                diags_.error(p.typeRange, "scalar parameter '" + p.name.name + "' cannot have type " + std::string(dtypeName(pType)));
                 continue;
             }
-            ir::VarRef var = ir::makeVar(p.name.name, p.dtype, p.name.range);
+            ir::VarRef var = ir::makeVar(p.name.name, pType, p.name.range);
             Symbol sym;
             sym.kind = SymbolKind::Scalar;
             sym.def = p.name.range;
@@ -615,7 +654,7 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
             // Offsets and sizes of the tensor are computed in 64 bits: its size
             // in bytes must fit (a wrapped element count would pick 32-bit
             // offsets for a tensor of 2^93 elements).
-            std::vector<int64_t> factors{std::max(1, dtypeBits(p.dtype) / 8)};
+            std::vector<int64_t> factors{std::max(1, dtypeBits(pType) / 8)};
             for (const ir::Expr &e : shape) {
                 if (std::optional<int64_t> n = ir::constInt(e)) factors.push_back(*n);
             }
@@ -628,7 +667,7 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
             // Declared with unit dimensions so that uses do not cascade into more errors.
             shape.assign(p.dims.size(), ir::intImm(1));
         }
-        ir::Buffer buffer = ir::makeBuffer(p.name.name, p.dtype, std::move(shape), ir::MemScope::Global, p.name.range);
+        ir::Buffer buffer = ir::makeBuffer(p.name.name, pType, std::move(shape), ir::MemScope::Global, p.name.range);
         Symbol sym;
         sym.kind = SymbolKind::Tensor;
         sym.def = p.name.range;

@@ -287,14 +287,32 @@ std::optional<bool> Checker::checkConstBool(const ast::Expr &e, const char *what
 
 std::optional<DType> Checker::checkDType(const ast::Expr &e) {
     if (e.kind == ast::ExprKind::DTypeRef) return static_cast<const ast::DTypeRef &>(e).dtype;
-    Diagnostic d{Severity::Error, e.range, "expected a dtype such as f32 or bf16", {}, {}};
-    if (e.kind == ast::ExprKind::Name) {
-        const std::string &name = static_cast<const ast::Name &>(e).name;
-        if (std::optional<std::string> dtype = tiletDtypeOf(name))
-            d.note({}, "'" + name + "' is TileLang's name of the dtype tilet calls '" + *dtype + "'");
-    }
+    if (e.kind == ast::ExprKind::Name) return typeAnnotation(std::nullopt, static_cast<const ast::Name &>(e).name, e.range);
+    diags_.error(e.range, "expected a dtype such as f32 or bf16");
+    return std::nullopt;
+}
+
+std::optional<DType> Checker::typeAnnotation(std::optional<DType> keyword, const std::string &name, SourceRange range) {
+    if (name.empty()) return keyword;
+    const Symbol *sym = lookup(name);
+    if (sym && sym->kind == SymbolKind::DTypeConst) return sym->dtype;
+    if (sym && sym->invalid) return std::nullopt;   // its declaration was reported
+    Diagnostic d{Severity::Error, range, "expected a dtype, found '" + name + "'", {}, {}};
+    if (std::optional<std::string> dtype = tiletDtypeOf(name))
+        d.note({}, "'" + name + "' is TileLang's name of the dtype tilet calls '" + *dtype + "'");
+    else if (sym)
+        d.note(sym->def, "'" + name + "' is a " + (sym->fromLet ? "let binding" : symbolKindName(sym->kind)) + ", declared here");
+    else
+        d.note({}, "'" + name + "' is not declared: a dtype is a keyword such as f16, bf16, f32 or int8, or a dtype constant (const " + name + " = f16;)");
     diags_.report(std::move(d));
     return std::nullopt;
+}
+
+bool Checker::namesDType(const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::DTypeRef) return true;
+    if (e.kind != ast::ExprKind::Name) return false;
+    const Symbol *sym = lookup(static_cast<const ast::Name &>(e).name);
+    return sym && sym->kind == SymbolKind::DTypeConst;
 }
 
 std::optional<std::string> Checker::checkWord(const ast::Expr &e, const std::vector<std::string> &allowed, const char *what) {
@@ -326,6 +344,9 @@ std::optional<Value> Checker::checkName(const ast::Name &n) {
         v = sym->constValue;
         v.range = n.range;
         return v;
+    case SymbolKind::DTypeConst:
+        diags_.error(n.range, "'" + n.name + "' is a dtype (" + std::string(dtypeName(sym->dtype)) + "), not a value");
+        return std::nullopt;
     case SymbolKind::Scalar:
     case SymbolKind::DynDim:
     case SymbolKind::BlockIndex:

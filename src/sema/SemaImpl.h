@@ -35,13 +35,14 @@ struct Value {
     DType type() const { return expr->dtype; }
 };
 
-enum class SymbolKind { Const, Tensor, Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let, Buffer, Mutable };
+enum class SymbolKind { Const, DTypeConst, Tensor, Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let, Buffer, Mutable };
 const char *symbolKindName(SymbolKind k);
 
 struct Symbol {
     SymbolKind kind = SymbolKind::Const;
     SourceRange def;
     Value constValue;     // Const
+    DType dtype = DType::F32;   // DTypeConst: `const dt = f16;`
     ir::Buffer buffer;    // Tensor, Buffer, Mutable (a rank-0 local buffer)
     ir::VarRef var;       // Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let
     bool fromLet = false; // a Const bound by `let` (its value is known at compile time)
@@ -167,6 +168,11 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
     ir::Stmt checkDp4a(const ast::Call &c);
+    // A type annotation: `keyword`, or the dtype constant `name` names (an
+    // error at `range` if it names something else).
+    std::optional<DType> typeAnnotation(std::optional<DType> keyword, const std::string &name, SourceRange range);
+    // Whether `e` is a dtype: a keyword or a dtype constant.
+    bool namesDType(const ast::Expr &e);
     // The element `e` names (buffer[indices] of the right rank, or a var),
     // for a builtin that takes an element's address or updates it in place.
     std::optional<std::pair<ir::Buffer, std::vector<ir::Expr>>> checkElementRef(const ast::Expr &e, const char *what);

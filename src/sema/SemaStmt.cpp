@@ -50,11 +50,11 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
     if (s.init->kind == ast::ExprKind::Call) {
         const auto &call = static_cast<const ast::Call &>(*s.init);
         if (call.isBuiltin && call.callee.rfind("alloc_", 0) == 0) {
-            if (s.type) diags_.error(s.typeRange, "an allocation takes its dtype as an argument, not as a type annotation");
+            if (s.type || !s.typeName.empty()) diags_.error(s.typeRange, "an allocation takes its dtype as an argument, not as a type annotation");
             return checkAlloc(s, call, stmts, index);
         }
         if (call.isBuiltin && call.callee == "Tensor") {
-            if (s.type) diags_.error(s.typeRange, "a tensor view takes its dtype as an argument, not as a type annotation");
+            if (s.type || !s.typeName.empty()) diags_.error(s.typeRange, "a tensor view takes its dtype as an argument, not as a type annotation");
             return checkTensorView(s, call, stmts, index);
         }
     }
@@ -62,15 +62,17 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
     Symbol sym;
     sym.def = s.name.range;
     ir::Stmt letValue;
+    std::optional<DType> type = typeAnnotation(s.type, s.typeName, s.typeRange);
+    if (!s.typeName.empty() && !type) v.reset();
     if (v) {
-        if (s.type) {
-            if (isSubByte(*s.type)) diags_.error(s.typeRange, "a scalar cannot have the packed type " + std::string(dtypeName(*s.type)));
-            std::optional<ir::Expr> e = convert(*v, *s.type, v->range);
+        if (type) {
+            if (isSubByte(*type)) diags_.error(s.typeRange, "a scalar cannot have the packed type " + std::string(dtypeName(*type)));
+            std::optional<ir::Expr> e = convert(*v, *type, v->range);
             if (e) {
                 Value typed = *v;
                 typed.expr = *e;
                 typed.untyped = false;
-                if (typed.constant && isFloat(*s.type)) typed.constant = ConstValue::ofFloat(typed.constant->asDouble());
+                if (typed.constant && isFloat(*type)) typed.constant = ConstValue::ofFloat(typed.constant->asDouble());
                 v = typed;
             } else {
                 v.reset();
@@ -95,16 +97,18 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
 }
 
 ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t index) {
-    if (isSubByte(s.type) || s.type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(s.type)));
-    ir::Buffer buffer = ir::makeBuffer(s.name.name, s.type, {}, ir::MemScope::Local, s.name.range);
+    // An unresolved type was reported; the variable is still declared, so no use cascades.
+    const DType type = typeAnnotation(s.type, s.typeName, s.typeRange).value_or(DType::F32);
+    if (isSubByte(type) || type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(type)));
+    ir::Buffer buffer = ir::makeBuffer(s.name.name, type, {}, ir::MemScope::Local, s.name.range);
     ir::Expr init;
     if (s.init) {
         if (std::optional<Value> v = checkValue(*s.init)) {
-            if (std::optional<ir::Expr> e = convert(*v, s.type, v->range)) init = *e;
+            if (std::optional<ir::Expr> e = convert(*v, type, v->range)) init = *e;
         }
     } else {
         // Variables start at zero, so no program reads an undefined value.
-        init = s.type == DType::Bool ? ir::boolImm(false) : isFloat(s.type) ? ir::floatImm(0, s.type) : ir::intImm(0, s.type);
+        init = type == DType::Bool ? ir::boolImm(false) : isFloat(type) ? ir::floatImm(0, type) : ir::intImm(0, type);
     }
     Symbol sym;
     sym.kind = SymbolKind::Mutable;

@@ -1817,15 +1817,35 @@ class Interpreter:
         self.consts = {}
         self.kernels = {}
         self.target = None
+        self.dtypes = {}   # dtype constants: name -> dtype
         for c in self.tree.kids:
             if c.kind == "Const":
-                self.const(c)
+                self.resolve_dtypes(c)
+                name = c.text.partition(": ")[0]
+                if c.kids and c.kids[0].kind == "DType":
+                    self.dtypes[name] = c.kids[0].text   # const dt = f16;
+                else:
+                    self.const(c)
             elif c.kind == "Target":
                 self.target = c.text
         for c in self.tree.kids:
             if c.kind == "Kernel":
+                self.resolve_dtypes(c)
                 self.kernels[c.text] = c
         self._compiled = {}
+
+    def resolve_dtypes(self, node):
+        """Names of dtype constants become the dtypes they name: in type
+        annotations (`Param A: dt`, `Var x: dt`, `Const c: dt`) and where an
+        expression names a dtype (alloc_*, cast)."""
+        if node.kind == "Name" and node.text in self.dtypes:
+            node.kind, node.text = "DType", self.dtypes[node.text]
+        elif node.kind in ("Param", "Var", "Const") and ": " in node.text:
+            name, _, rest = node.text.partition(": ")
+            ty, sep, tail = rest.partition(" ")
+            node.text = f"{name}: {self.dtypes.get(ty, ty)}{sep}{tail}"
+        for k in node.kids:
+            self.resolve_dtypes(k)
 
     def const(self, c):
         name, _, ty = c.text.partition(": ")
