@@ -21,6 +21,7 @@ topDecl
     : importDecl
     | targetDecl
     | constDecl
+    | fnDecl
     | kernelDecl
     ;
 
@@ -34,6 +35,12 @@ targetDecl
 
 constDecl
     : CONST IDENT (COLON typeRef)? ASSIGN expr SEMI
+    ;
+
+// An inline function (TileLang's T.macro): its body is checked and inlined
+// at each call statement, its parameters bound to the call's arguments.
+fnDecl
+    : FN IDENT LPAREN identList? RPAREN block
     ;
 
 kernelDecl
@@ -229,6 +236,7 @@ IMPORT            : 'import';
 TARGET            : 'target';
 CONST             : 'const';
 KERNEL            : 'kernel';
+FN                : 'fn';
 DYN               : 'dyn';
 GRID              : 'grid';
 THREADS           : 'threads';

@@ -66,6 +66,13 @@ public:
             line("Const " + c.name.name + (type.empty() ? "" : ": " + type), c.range);
             child([&] { expr(*c.value); });
         }
+        for (const FnDecl &fn : f.fns) {
+            line("Fn " + fn.name.name, fn.range);
+            child([&] {
+                for (const Ident &p : fn.params) line("FnParam " + p.name, p.range);
+                stmts(fn.body);
+            });
+        }
         for (const Kernel &k : f.kernels) kernel(k);
         --depth_;
     }

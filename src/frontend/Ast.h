@@ -273,11 +273,20 @@ struct Kernel {
 };
 
 // One parsed file. Imports are resolved by ModuleLoader, not here.
+// fn name(params) { body }: inlined at each call statement.
+struct FnDecl {
+    Ident name;
+    std::vector<Ident> params;
+    StmtList body;
+    SourceRange range;
+};
+
 struct File {
     FileId id = kNoFile;
     std::vector<Import> imports;
     std::vector<TargetDecl> targets;
     std::vector<ConstDecl> consts;
+    std::vector<FnDecl> fns;
     std::vector<Kernel> kernels;
 };
 

@@ -121,6 +121,14 @@ ast::File ParseTreeToAst::transformFile(TileParser::FileContext &ctx) {
             file.targets.push_back(ast::TargetDecl{target->IDENT()->getText(), rangeOf(target->IDENT())});
         } else if (auto *c = decl->constDecl()) {
             file.consts.push_back(transformConst(*c));
+        } else if (auto *f = decl->fnDecl()) {
+            ast::FnDecl fn;
+            fn.name = ident(f->IDENT());
+            if (f->identList())
+                for (antlr4::tree::TerminalNode *p : f->identList()->IDENT()) fn.params.push_back(ident(p));
+            fn.body = transformBlock(*f->block());
+            fn.range = rangeOf(f);
+            file.fns.push_back(std::move(fn));
         } else if (auto *k = decl->kernelDecl()) {
             file.kernels.push_back(transformKernel(*k));
         }

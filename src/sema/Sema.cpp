@@ -275,6 +275,26 @@ std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::
                                            "'; only the kernels of the main file are translated");
     }
     declareConsts(program.main, defineMap, used);
+    for (const ast::File *file : [&] {
+             std::vector<const ast::File *> files;
+             for (const ast::File &imp : program.imports) files.push_back(&imp);
+             files.push_back(&program.main);
+             return files;
+         }()) {
+        for (const ast::FnDecl &fn : file->fns) {
+            if (auto prev = fns_.find(fn.name.name); prev != fns_.end()) {
+                Diagnostic d{Severity::Error, fn.name.range, "redefinition of fn '" + fn.name.name + "'", {}, {}};
+                d.note(prev->second->name.range, "previous definition is here");
+                diags_.report(std::move(d));
+                continue;
+            }
+            for (size_t i = 0; i < fn.params.size(); ++i)
+                for (size_t j = 0; j < i; ++j)
+                    if (fn.params[i].name == fn.params[j].name)
+                        diags_.error(fn.params[i].range, "fn '" + fn.name.name + "' has two parameters named '" + fn.params[i].name + "'");
+            fns_[fn.name.name] = &fn;
+        }
+    }
     for (const auto &[name, wasUsed] : used) {
         if (!wasUsed) diags_.warning({}, "-D " + name + " does not match any constant", "unused-define");
     }
@@ -566,7 +586,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             if (const Symbol *sym = lookup(n.name); sym && sym->kind == SymbolKind::ThreadIndex)
                 threadIndexDigits_[sym->var.get()] = {below / extent, extent};
         }
+        launchNames_ = scopes_.back();   // what a fn body sees of the kernel
         ir::Stmt body = checkBlock(k.body);
+        launchNames_.clear();
         swizzleStmt_ = nullptr;
         for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
             body = std::make_shared<ir::LetStmt>(it->first, it->second, body ? body : ir::seq({}), it->first->span);

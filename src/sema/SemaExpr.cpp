@@ -696,6 +696,12 @@ std::optional<Value> Checker::minMax(const std::string &name, const Value &a0, c
 
 std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     if (!c.isBuiltin) {
+        if (auto fn = fns_.find(c.callee); fn != fns_.end()) {
+            Diagnostic d{Severity::Error, c.range, "fn '" + c.callee + "' returns no value; call it as a statement: " + c.callee + "(...);", {}, {}};
+            d.note(fn->second->name.range, "'" + c.callee + "' is declared here");
+            diags_.report(std::move(d));
+            return std::nullopt;
+        }
         reportUnknown(c.callee, c.calleeRange, "function");
         return std::nullopt;
     }

@@ -168,6 +168,9 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
     ir::Stmt checkDp4a(const ast::Call &c);
+    // A call of a user `fn`: its body, checked in a scope of the file's
+    // constants and its parameters bound to the arguments, in place of the call.
+    ir::Stmt checkFnCall(const ast::Call &c, const ast::FnDecl &fn);
     // A type annotation: `keyword`, or the dtype constant `name` names (an
     // error at `range` if it names something else).
     std::optional<DType> typeAnnotation(std::optional<DType> keyword, const std::string &name, SourceRange range);
@@ -214,6 +217,9 @@ private:
     // The first statement of each thread_allreduce: work of every thread of the block.
     std::set<const ir::StmtNode *> threadCollectives_;
     ir::Kernel *kernel_ = nullptr;
+    std::map<std::string, const ast::FnDecl *> fns_;   // every file's fns
+    std::vector<const ast::FnDecl *> inlining_;       // the fns being inlined, outermost first
+    std::map<std::string, Symbol> launchNames_;       // the kernel's block and thread index names
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
     bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it
 };

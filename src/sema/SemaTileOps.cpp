@@ -228,6 +228,7 @@ bool Checker::resolveCopyRegions(const RegionRef &src, const RegionRef &dst, ir:
 
 ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (!c.isBuiltin) {
+        if (auto fn = fns_.find(c.callee); fn != fns_.end()) return checkFnCall(c, *fn->second);
         reportUnknown(c.callee, c.calleeRange, "function");
         return nullptr;
     }
@@ -977,6 +978,87 @@ ir::Stmt Checker::checkDp4a(const ast::Call &c) {
     ir::Expr current = std::make_shared<ir::Load>(cb, acc->second, args->positional[2]->range);
     ir::Expr dot = std::make_shared<ir::Dp4a>(result, a, b, ir::cast(result, current), c.range);
     return std::make_shared<ir::Store>(cb, acc->second, ir::cast(cb->dtype, dot), ir::StoreOp::Assign, c.range);
+}
+
+// fn calls (TileLang's T.macro). A parameter stands for its argument: a
+// name (a buffer, variable, index, constant, ...) is the same thing under
+// the parameter's name, so the body reads and writes the caller's buffers;
+// any other expression is evaluated once, before the body (a let). The body
+// sees the file's constants, the kernel's block and thread index names (as
+// a macro calls T.get_thread_binding) and its parameters, as a macro sees
+// what it is passed; it is checked at each call, in the caller's context
+// (inside a parallel loop, its statements are element statements).
+ir::Stmt Checker::checkFnCall(const ast::Call &c, const ast::FnDecl &fn) {
+    const std::string &name = fn.name.name;
+    if (std::find(inlining_.begin(), inlining_.end(), &fn) != inlining_.end()) {
+        Diagnostic d{Severity::Error, c.calleeRange, "fn '" + name + "' calls itself; a fn is inlined at its calls, so it cannot recurse", {}, {}};
+        d.note(fn.name.range, "'" + name + "' is declared here");
+        diags_.report(std::move(d));
+        return nullptr;
+    }
+    bool ok = true;
+    for (const ast::Arg &a : c.args) {
+        if (!a.name.empty()) {
+            diags_.error(a.nameRange, "fn '" + name + "' takes positional arguments only");
+            ok = false;
+        }
+    }
+    if (!ok) return nullptr;
+    if (c.args.size() != fn.params.size()) {
+        Diagnostic d{Severity::Error, c.calleeRange, "fn '" + name + "' takes " + std::to_string(fn.params.size()) + " argument" +
+                                                         (fn.params.size() == 1 ? "" : "s") + ", found " + std::to_string(c.args.size()), {}, {}};
+        d.note(fn.name.range, "'" + name + "' is declared here");
+        diags_.report(std::move(d));
+        return nullptr;
+    }
+    std::map<std::string, Symbol> bound;
+    std::vector<std::pair<ir::VarRef, ir::Expr>> lets;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+        const ast::Expr &arg = *c.args[i].value;
+        const ast::Ident &param = fn.params[i];
+        Symbol sym;
+        if (arg.kind == ast::ExprKind::Name) {
+            const std::string &argName = static_cast<const ast::Name &>(arg).name;
+            const Symbol *s = lookup(argName);
+            if (!s) {
+                reportUnknown(argName, arg.range, "identifier");
+                ok = false;
+                continue;
+            }
+            sym = *s;
+        } else {
+            std::optional<Value> v = checkValue(arg);
+            if (!v) {
+                ok = false;
+                continue;
+            }
+            if (v->constant) {
+                sym.kind = SymbolKind::Const;
+                sym.constValue = *v;
+                sym.fromLet = true;
+            } else {
+                sym.kind = SymbolKind::Let;
+                sym.var = ir::makeVar(param.name, v->type(), param.range);
+                lets.push_back({sym.var, v->expr});
+            }
+        }
+        sym.def = param.range;
+        bound[param.name] = sym;
+    }
+    if (!ok) return nullptr;
+    std::vector<std::map<std::string, Symbol>> callerScopes = std::move(scopes_);
+    scopes_ = {callerScopes.front(), launchNames_};
+    pushScope();
+    for (auto &[paramName, sym] : bound) declare(ast::Ident{paramName, sym.def}, sym);
+    inlining_.push_back(&fn);
+    diags_.pushContext(c.range, "in the call of fn '" + name + "' here");
+    ir::Stmt body = checkBlock(fn.body);
+    diags_.popContext();
+    inlining_.pop_back();
+    scopes_ = std::move(callerScopes);
+    if (!body) return nullptr;
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = std::make_shared<ir::LetStmt>(it->first, it->second, body, c.range);
+    return body;
 }
 
 // ------------------------------------------------------------------ barriers

@@ -64,6 +64,8 @@ void DiagnosticEngine::report(Diagnostic diag) {
         if (warningsAsErrors_) diag.severity = Severity::Error;   // the flag stays: [-Werror,-Wflag]
     }
     if (diag.rule.empty()) diag.rule = stage_;
+    if (diag.severity == Severity::Error || diag.severity == Severity::Warning)
+        for (auto it = context_.rbegin(); it != context_.rend(); ++it) diag.note(it->first, it->second);
     const Severity severity = diag.severity;
     if (severity == Severity::Error) ++errors_;
     if (severity == Severity::Warning) ++warnings_;

@@ -76,6 +76,12 @@ public:
     // Renders the diagnostic now. Throws TooManyErrors after the limit.
     void report(Diagnostic diag);
 
+    // While a context is open, every error and warning reported ends with its
+    // note, the innermost first ("in the call of fn 'f' here": an inlined
+    // body's errors say which call they come from).
+    void pushContext(SourceRange where, std::string text) { context_.push_back({where, std::move(text)}); }
+    void popContext() { context_.pop_back(); }
+
     void error(SourceRange where, std::string message) {
         report(Diagnostic{Severity::Error, where, std::move(message), {}, {}});
     }
@@ -96,6 +102,7 @@ public:
     void printSummary();
 
 private:
+    std::vector<std::pair<SourceRange, std::string>> context_;
     void render(const Diagnostic &diag);
     void renderText(const Diagnostic &diag);
     void renderJson(const Diagnostic &diag);

@@ -357,6 +357,7 @@ class KernelTranslator:
         self.node = node
         self.lines = []
         self.scopes = [dict(interp.consts)]
+        self.py_prefix = "n_"
         self.params = []          # (name, kind, dtype, dims) kind: tensor/scalar
         self.dyn = []             # dynamic dimension names, in order of appearance
         self.grid, self.threads, self.cluster = [], None, []
@@ -381,6 +382,11 @@ class KernelTranslator:
 
     def define(self, name, sym):
         self.scopes[-1][name] = sym
+
+    def py_name(self, name):
+        """The Python name of a source name defined here: inside an inlined
+        fn, one of its own, so the body cannot clobber the caller's."""
+        return self.py_prefix + name
 
     def fresh(self, base):
         self.uid += 1
@@ -517,7 +523,7 @@ class KernelTranslator:
             self.let(s, d)
         elif k == "Var":
             name, _, ty = s.text.partition(": ")
-            py = "n_" + name
+            py = self.py_name(name)
             init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(V("0", UINT, 0), ty)
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
@@ -579,7 +585,7 @@ class KernelTranslator:
         if v.const is not None and v.untyped:
             self.define(name, Sym("const", ty=v.ty, const=v.const))
             return
-        py = "n_" + name
+        py = self.py_name(name)
         self.emit(d, f"{py} = {v.code}")
         self.define(name, Sym("value", py, v.ty))
         if self.thread_mode and self.thread_dependent(v.code):
@@ -587,7 +593,7 @@ class KernelTranslator:
 
     def alloc(self, name, call, d):
         kind = call.text
-        py = "n_" + name
+        py = self.py_name(name)
         if kind == "alloc_barrier":
             args = self.call_args(call)
             counts = args["kw"].get("arrive_count")
@@ -633,7 +639,7 @@ class KernelTranslator:
         src = self.lookup(src_node.text)
         if src.buf is None or src.buf.scope != "global":
             raise InvalidProgram(f"Tensor(...) of '{src_node.text}', which is not a global tensor")
-        py = "n_" + name
+        py = self.py_name(name)
         info = BufInfo(name, "global", dtype_node.text, shape)
         self.emit(d, f"{py} = rt.view({src.py}, {name!r}, {shape!r}, {dtype_node.text!r})")
         self.define(name, Sym("buffer", py, dtype_node.text, buf=info))
@@ -691,10 +697,10 @@ class KernelTranslator:
             # iteration writes is touched by no other. Accesses of the
             # buffers the body writes are tracked to check it.
             self.parallel_written = {a.text.split("[")[0].split()[0] for a in _walk(body) if a.kind == "Assign" and "[...]" in a.text}
-            self.parallel_iter = "(" + "".join(f"n_{n}, " for n in names) + ")"
+            self.parallel_iter = "(" + "".join(f"{self.py_name(n)}, " for n in names) + ")"
             self.emit(d, "_seen = {}")
             for i, (n, e) in enumerate(zip(names, extents)):
-                py = "n_" + n
+                py = self.py_name(n)
                 self.emit(d + i, f"for {py} in range({e}):")
                 self.define(n, Sym("value", py, "int32"))
             self.stmts(body, d + len(names))
@@ -720,7 +726,7 @@ class KernelTranslator:
             rng = f"rt.steps({pos[0].code}, {pos[1].code}, {pos[2].code})"
         else:
             raise InvalidProgram(f"{kind}: one to three bounds")
-        py = "n_" + names[0]
+        py = self.py_name(names[0])
         diverges = self.thread_mode and self.thread_dependent(rng)
         self.divergent += diverges
         self.emit(d, f"for {py} in {rng}:")
@@ -760,7 +766,7 @@ class KernelTranslator:
         self.emit(d + 1, f"{tag}_at[-1] = {tag}_rest * {tag}_group + {tag}_g % {tag}_group")
         self.scopes.append({})
         for i, n in enumerate(names):
-            py = "n_" + n
+            py = self.py_name(n)
             self.emit(d + 1, f"{py} = {tag}_at[{i}]")
             self.define(n, Sym("value", py, "int32"))
         self.stmts(body, d + 1)
@@ -844,6 +850,9 @@ class KernelTranslator:
             return
         if name == "dp4a":
             self.dp4a(pos, d)
+            return
+        if name in self.interp.fns:
+            self.inline_fn(self.interp.fns[name], pos, d)
             return
         if name == "finalize_reducer":
             return   # the reducer already holds the combined values
@@ -950,6 +959,35 @@ class KernelTranslator:
         if node.kind != "Name":
             raise InvalidProgram("expected a word such as sum, max or min")
         return node.text
+
+    def inline_fn(self, fn, args, d):
+        """A fn call is its body in place of the call (docs/language.md,
+        fn): a name argument is the caller's thing under the parameter's
+        name; another expression is evaluated once, first. The body sees the
+        file's constants and its parameters only."""
+        params = [k.text for k in fn.kids if k.kind == "FnParam"]
+        body = [k for k in fn.kids if k.kind != "FnParam"]
+        if len(params) != len(args):
+            raise InvalidProgram(f"fn '{fn.text}' takes {len(params)} arguments")
+        bound = {}
+        for p, a in zip(params, args):
+            if a.kind == "Name":
+                bound[p] = self.lookup(a.text)
+                continue
+            v = self.expr(a)
+            if v.const is not None and v.untyped:
+                bound[p] = Sym("const", ty=v.ty, const=v.const)
+                continue
+            py = self.fresh("arg")
+            self.emit(d, f"{py} = {v.code}")
+            bound[p] = Sym("value", py, v.ty)
+            if self.thread_mode and self.thread_dependent(v.code):
+                self.per_thread.add(py)
+        saved_scopes, saved_prefix = self.scopes, self.py_prefix
+        self.scopes = [self.scopes[0], bound]
+        self.py_prefix = self.fresh("f") + "_"
+        self.stmts(body, d)
+        self.scopes, self.py_prefix = saved_scopes, saved_prefix
 
     def dp4a(self, pos, d):
         """c += the products of the four 8-bit integers from element a on and
@@ -1818,6 +1856,7 @@ class Interpreter:
         self.kernels = {}
         self.target = None
         self.dtypes = {}   # dtype constants: name -> dtype
+        self.fns = {}      # fn name -> its node (FnParam kids, then the body)
         for c in self.tree.kids:
             if c.kind == "Const":
                 self.resolve_dtypes(c)
@@ -1829,6 +1868,9 @@ class Interpreter:
             elif c.kind == "Target":
                 self.target = c.text
         for c in self.tree.kids:
+            if c.kind == "Fn":
+                self.resolve_dtypes(c)
+                self.fns[c.text] = c
             if c.kind == "Kernel":
                 self.resolve_dtypes(c)
                 self.kernels[c.text] = c

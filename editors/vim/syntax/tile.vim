@@ -4,7 +4,7 @@ if exists("b:current_syntax")
   finish
 endif
 
-syntax keyword tileKeyword import target const kernel dyn grid threads cluster min_blocks_per_sm as
+syntax keyword tileKeyword import target const fn kernel dyn grid threads cluster min_blocks_per_sm as
 syntax keyword tileKeyword let var for in if else while ws
 syntax keyword tileConstant true false inf
 syntax keyword tileLoop serial unroll parallel pipelined vectorized persistent
