@@ -240,6 +240,11 @@ bool structurallyEqual(const Expr &a, const Expr &b) {
     return false;
 }
 
+const Stmt &unguarded(const Stmt &s) {
+    const IfThenElse *branch = as<IfThenElse>(s);
+    return branch && !branch->elseBody ? branch->thenBody : s;
+}
+
 bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope) {
     Interval r = boundsOf(e, scope);
     if (r.lo < 0 || r.hi == Interval::kMax) return false;

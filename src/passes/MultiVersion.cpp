@@ -1,6 +1,8 @@
 // MultiVersion.cpp -- see MultiVersion.h.
 #include "passes/MultiVersion.h"
 
+#include "ir/Analysis.h"
+
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
 
@@ -109,14 +111,15 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
                                                DiagnosticEngine &diags) {
     VersionedBuffers out;
     for (const Stmt &p : producers) {
-        const ir::Buffer &b = ir::as<ir::Copy>(p) ? ir::as<ir::Copy>(p)->dst.buffer : ir::as<ir::Im2Col>(p)->dst.buffer;
+        const Stmt &op = ir::unguarded(p);
+        const ir::Buffer &b = ir::as<ir::Copy>(op) ? ir::as<ir::Copy>(op)->dst.buffer : ir::as<ir::Im2Col>(op)->dst.buffer;
         if (out.replacement.count(b.get())) continue;
         for (const Stmt &c : consumers) {
             Uses u = usesOf(c, b.get());
             if (!u.writes.empty()) {
                 Diagnostic d{Severity::Error, u.writes.front(), "shared buffer '" + b->name + "' is loaded ahead by the " + producerName + " at " +
-                                                                    p->span.lineColumn() + ", so no other statement of the loop may write it", {}, {}};
-                d.note(p->span, "the " + producerName);
+                                                                    op->span.lineColumn() + ", so no other statement of the loop may write it", {}, {}};
+                d.note(op->span, "the " + producerName);
                 diags.report(std::move(d));
                 return std::nullopt;
             }
@@ -124,10 +127,10 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
         Uses outside = usesOf(kernelBody, b.get(), &loop);
         if (!outside.all.empty()) {
             Diagnostic d{Severity::Error, outside.all.front(), "shared buffer '" + b->name + "' is loaded ahead by the " + producerName + " at " +
-                                                                    p->span.lineColumn() + " into " + std::to_string(versions) +
+                                                                    op->span.lineColumn() + " into " + std::to_string(versions) +
                                                                     " versions, so it can only be used inside that loop",
                          {}, {}};
-            d.note(p->span, "the " + producerName);
+            d.note(op->span, "the " + producerName);
             diags.report(std::move(d));
             return std::nullopt;
         }

@@ -7,6 +7,7 @@
 #include "passes/AnalyzeParams.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/HoistLoopAllocations.h"
+#include "passes/PredicatePipelineBranches.h"
 #include "passes/InferLayouts.h"
 #include "passes/InsertSyncs.h"
 #include "passes/LowerGemms.h"
@@ -85,7 +86,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -103,6 +104,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Buffers allocated in a pipelined loop's body: once, around the loop
         // (TileLang allocates them for the block), so its copies can be pipelined.
         run("hoist-loop-allocations", hoistLoopAllocations, checked);
+        // Copies under an `if` in a pipelined loop: one `if` per statement of
+        // the branch, so the copies are producers predicated by their iteration.
+        run("predicate-pipeline-branches", predicatePipelineBranches, checked);
         // A pipelined loop whose loads can use TMA becomes a producer warp
         // group and consumer warp groups: ordinary ws(...) code with mbarriers,
         // which every later pass (the protocol check first) treats like a

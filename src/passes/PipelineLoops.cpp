@@ -44,7 +44,9 @@ private:
         if (const ir::Seq *s = ir::as<ir::Seq>(body)) return s->stmts;
         return {body};
     }
-    static bool isProducer(const Stmt &s) {
+    // A producer may be predicated: under an `if` of its iteration (predicate-pipeline-branches).
+    static bool isProducer(const Stmt &guarded) {
+        const Stmt &s = ir::unguarded(guarded);
         if (const ir::Im2Col *g = ir::as<ir::Im2Col>(s)) return g->inst == ir::CopyInst::CPAsync && g->inPipeline;
         const ir::Copy *c = ir::as<ir::Copy>(s);
         return c && c->inst == ir::CopyInst::CPAsync && c->inPipeline;
@@ -73,6 +75,12 @@ private:
         if (producers.empty()) {
             if (!ctx_.target.cpAsync)
                 return unpipelined(f, "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none, so its loads are synchronous copies");
+            // Copies a branch kept whole (predicate-pipeline-branches said why) are not the body's statements.
+            for (const Stmt &s : stmts) {
+                bool copies = false;
+                if (ir::as<ir::IfThenElse>(s)) ir::forEachStmt(s, [&](const Stmt &x) { copies = copies || ir::as<ir::Copy>(x) || ir::as<ir::Im2Col>(x); });
+                if (copies) return unpipelined(f, "its copies are inside the branch at " + s->span.lineColumn() + ", which stays whole (see there)");
+            }
             return unpipelined(f, "no statement of its body is a global->shared copy that can use cp.async");
         }
 

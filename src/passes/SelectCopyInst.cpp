@@ -7,6 +7,7 @@
 // 3. Record the choice and the rejected stronger options.
 #include "passes/SelectCopyInst.h"
 
+#include "ir/Analysis.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/ScopedMutator.h"
@@ -44,7 +45,9 @@ protected:
         // nested in a branch or another loop) are pipeline producers.
         if (n.pipeline) {
             // stages = 0 asks for no pipelining: its copies are plain, and say why.
-            auto add = [&](const ir::Stmt &st) {
+            // (or a copy one `if` guards: predicate-pipeline-branches made it a predicated producer)
+            auto add = [&](const ir::Stmt &guarded) {
+                const ir::Stmt &st = ir::unguarded(guarded);
                 if (n.pipeline->stages > 0) pipelineProducers_.insert(st.get());
                 else stageZeroLoops_[st.get()] = n.span;
             };
@@ -53,6 +56,11 @@ protected:
             } else {
                 add(n.body);
             }
+            // Copies deeper in the body (in a branch kept whole, an inner loop) are not producers: said so.
+            ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
+                if ((ir::as<ir::Copy>(st) || ir::as<ir::Im2Col>(st)) && !pipelineProducers_.count(st.get()) && !stageZeroLoops_.count(st.get()))
+                    nestedInPipeline_.emplace(st.get(), n.span);
+            });
         }
         return ScopedMutator::mutateFor(self, n);
     }
@@ -70,6 +78,8 @@ protected:
         copy->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
         auto stageZero = stageZeroLoops_.find(self.get());
         stageZeroLoop_ = stageZero == stageZeroLoops_.end() ? std::nullopt : std::optional<SourceRange>(stageZero->second);
+        auto nested = nestedInPipeline_.find(self.get());
+        nestedLoop_ = nested == nestedInPipeline_.end() ? std::nullopt : std::optional<SourceRange>(nested->second);
         copy->inst = select(*copy);
         return copy;
     }
@@ -280,15 +290,17 @@ private:
             inst = selectSync(c, rejected);
             why = "prefer = sync";
         } else if (c.inPipeline && cpAsync(c).ok) {
-            if (isGlobalToShared(c)) rejected.push_back({"BulkLoad", "loads in a pipelined loop that is not warp-specialized use cp.async"});
+            if (isGlobalToShared(c)) rejected.push_back({"BulkLoad", noTma().value_or("loads in a pipelined loop that is not warp-specialized use cp.async")});
             inst = CopyInst::CPAsync;
             why = "a load in a pipelined loop";
         } else {
             // The default path: only stores try TMA.
             if (isGlobalToShared(c)) {
-                rejected.push_back({"BulkLoad", "a plain copy never loads with TMA; ask with prefer = tma or tma_copy"});
+                rejected.push_back({"BulkLoad", noTma().value_or("a plain copy never loads with TMA; ask with prefer = tma or tma_copy")});
                 Option o = cpAsync(c);
                 std::string notHere = stageZeroLoop_ ? "the pipelined loop at " + stageZeroLoop_->lineColumn() + " has stages = 0, which runs its copies in order"
+                                      : nestedLoop_ ? "it is nested in a branch or loop of the pipelined loop at " + nestedLoop_->lineColumn() +
+                                                          ", not one of the loop's statements (which are what the pipeline issues ahead)"
                                                  : "cp.async is used for copies in pipelined loops or with async_copy";
                 rejected.push_back({"CPAsync", o.ok ? notHere : o.reason});
             }
@@ -311,11 +323,19 @@ private:
         return inst;
     }
 
+    // Why TMA is out of the question on this target, if it is.
+    std::optional<std::string> noTma() const {
+        if (ctx_.target.tma) return std::nullopt;
+        return "TMA needs sm_90 or newer; " + ctx_.target.name + " has none";
+    }
+
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_, accumulatorFragments_;
     std::set<const ir::StmtNode *> pipelineProducers_;
     std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them
+    std::map<const ir::StmtNode *, SourceRange> nestedInPipeline_;   // copies inside a pipelined loop, not its statements
+    std::optional<SourceRange> nestedLoop_;                          // the copy being selected is one of them
     int wsDepth_ = 0;
 };
 

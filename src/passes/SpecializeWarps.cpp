@@ -153,6 +153,10 @@ private:
         // Producers: the body's global->shared copies, all of which TMA must load.
         std::vector<Stmt> body = ir::as<ir::Seq>(loop.body) ? ir::as<ir::Seq>(loop.body)->stmts : std::vector<Stmt>{loop.body};
         for (const Stmt &s : body) {
+            const ir::Copy *guardedCopy = s != ir::unguarded(s) ? ir::as<ir::Copy>(ir::unguarded(s)) : nullptr;
+            if (guardedCopy && isGlobalToShared(*guardedCopy))
+                return fail(why, "the copy at " + guardedCopy->span.lineColumn() + " is predicated by the branch at " + s->span.lineColumn() +
+                                     ", and a TMA producer role does not predicate its loads yet");
             if (ir::as<ir::Im2Col>(s))
                 return fail(why, "the im2col at " + s->span.lineColumn() + " cannot load with TMA (its im2col mode is not implemented in tilet yet)");
             const ir::Copy *c = ir::as<ir::Copy>(s);

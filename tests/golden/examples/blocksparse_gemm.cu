@@ -6,6 +6,22 @@
 #include <cuda_fp16.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
+// cp.async of 16 bytes global -> shared, bypassing L1 (.cg); zeros when !valid.
+__device__ __forceinline__ void tilet_cp_async_16(void *dst, const void *src, bool valid)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                 "l"(src), "r"(valid ? 16 : 0));
+}
+// Closes this thread's group of outstanding cp.async copies.
+__device__ __forceinline__ void tilet_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Waits until at most N of this thread's committed cp.async groups are pending.
+template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 // Brings the tensor map (a __grid_constant__ kernel parameter) into the
 // descriptor cache ahead of its first use.
 __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
@@ -81,7 +97,7 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
     const int bx = panel == 1 ? -(panel_offset / panel_width) + 7 : panel_offset / panel_width;
     const int by = panel_offset % panel_width + panel * 10;
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
-    __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 8192);
+    __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float C_local[128];
     __half* C_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     #pragma unroll
@@ -97,29 +113,53 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
             }
         }
     }
+    if (BlockMask[by * 256 + bx * 32]) {
+        const int i_thread = static_cast<int>(threadIdx.x) / 4;
+        const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 4; ++i_1) {
+            tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 131072 + i_thread * 1024 + i_1 * 32768 + j_thread], true);
+        }
+    }
+    if (BlockMask[by * 256 + bx * 32]) {
+        const int i_thread = static_cast<int>(threadIdx.x) / 16;
+        const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 4; ++i_1) {
+            tilet_cp_async_16(&B_shared[j_thread / 64 * 4096 + i_thread * 64 + i_1 * 512 + ((j_thread % 64) ^ (i_thread * 8))], &B[i_thread * 1024 + i_1 * 8192 + bx * 128 + j_thread], true);
+        }
+    }
+    tilet_cp_async_commit();
     for (int k = 0; k < 32; ++k) {
+        tilet_cp_async_wait<0>();
+        tilet_fence_proxy_async();
         __syncthreads();
+        if (k + 1 < 32) {
+            if (BlockMask[by * 256 + bx * 32 + k + 1]) {
+                const int i_thread = static_cast<int>(threadIdx.x) / 4;
+                const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 4; ++i_1) {
+                    tilet_cp_async_16(&A_shared[(k + 1) % 2 * 4096 + i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 131072 + i_thread * 1024 + i_1 * 32768 + k * 32 + j_thread + 32], true);
+                }
+            }
+            if (BlockMask[by * 256 + bx * 32 + k + 1]) {
+                const int i_thread = static_cast<int>(threadIdx.x) / 16;
+                const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 4; ++i_1) {
+                    tilet_cp_async_16(&B_shared[j_thread / 64 * 4096 + (k + 1) % 2 * 2048 + i_thread * 64 + i_1 * 512 + ((j_thread % 64) ^ (i_thread * 8))], &B[k * 32768 + i_thread * 1024 + i_1 * 8192 + bx * 128 + j_thread + 32768], true);
+                }
+            }
+        }
+        tilet_cp_async_commit();
         if (BlockMask[by * 256 + bx * 32 + k]) {
-            const int i_thread = static_cast<int>(threadIdx.x) / 4;
-            const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
-            #pragma unroll
-            for (int i_1 = 0; i_1 < 4; ++i_1) {
-                *reinterpret_cast<uint4*>(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[by * 131072 + i_thread * 1024 + i_1 * 32768 + k * 32 + j_thread]);
-            }
-            const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
-            const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
-            #pragma unroll
-            for (int i_1 = 0; i_1 < 4; ++i_1) {
-                *reinterpret_cast<uint4*>(&B_shared[j_thread_1 / 64 * 2048 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[k * 32768 + i_thread_1 * 1024 + i_1 * 8192 + bx * 128 + j_thread_1]);
-            }
             tilet_wgmma_fence();
-            tilet_fence_proxy_async();
-            __syncthreads();
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
-                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[a * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&B_shared[ks * 1024], 4096, 1024, 1), 1);
+                    tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[k % 2 * 4096 + a * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&B_shared[k % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
                 }
             }
             tilet_wgmma_commit();
