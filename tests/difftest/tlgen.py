@@ -23,6 +23,7 @@ Validity is kept by construction (docs/language.md):
   flip a branch;
 - blocks write disjoint tiles of the outputs (no races between blocks).
 """
+import re
 import random
 
 # ------------------------------------------------------------------ value classes
@@ -110,7 +111,7 @@ class Gen:
         self.rng = random.Random(seed)
         # Choices added later draw from their own stream, so that the
         # programs of every seed stay what they were.
-        self.order_rng = random.Random(seed * 7919 + 17)
+        self.extra_rng = random.Random(seed * 7919 + 17)
         self.seed, self.arch = seed, arch
         self.lines = []
         self.depth = 1
@@ -312,7 +313,9 @@ class Gen:
             params.append(f"{s}: {dt}")
         self.kernel = f"k{self.seed}"
         grid = f"grid({self.g0}, {self.g1}) as (bx, by)" if self.g1 > 1 else f"grid({self.g0}) as (bx)"
-        head = [f"// difftest program, seed {self.seed}, {self.arch}",
+        decls, params, body = self.dtype_constant(params, body)
+        fns, body = self.outline_fn(body, params)
+        head = [f"// difftest program, seed {self.seed}, {self.arch}"] + decls + fns + [
                 f"kernel {self.kernel}({', '.join(params)})",
                 f"    {grid}",
                 f"    threads({self.threads})"]
@@ -320,6 +323,47 @@ class Gen:
             head.append(f"    cluster({self.cluster}, 1, 1)")
         head.append("{")
         return "\n".join(head + body + ["}"]) + "\n"
+
+    def dtype_constant(self, params, body):
+        """Sometimes one dtype is a dtype constant (`const dt_f16 = f16;`) in
+        the parameter types and allocations that use it."""
+        if self.extra_rng.random() >= 0.3:
+            return [], params, body
+        used = sorted({p.split(": ")[1].split("[")[0] for p in params})
+        dt = self.extra_rng.choice(used)
+        name = "dt_" + dt
+        params = [p.replace(f": {dt}[", f": {name}[") if p.split(": ")[1].startswith(dt + "[") else p for p in params]
+        body = [re.sub(r"(alloc_\w+\(\[[^\]]*\]), " + dt + r"\)", r"\1, " + name + ")", line) for line in body]
+        self.features.add("dtype_constant")
+        return [f"const {name} = {dt};"], params, body
+
+    def outline_fn(self, body, params):
+        """Sometimes one statement of the kernel's body (not a binding) becomes
+        a fn, called in its place with the kernel-level names it uses."""
+        if self.extra_rng.random() >= 0.3:
+            return [], body
+        starts = []
+        for i, line in enumerate(body):
+            if line.startswith("    ") and not line.startswith("     ") and not re.match(r"    (let|var|\}) ?", line):
+                starts.append(i)
+        if not starts:
+            return [], body
+        start = self.extra_rng.choice(starts)
+        end = start
+        if body[start].endswith("{"):
+            while body[end] != "    }":
+                end += 1
+        block = body[start:end + 1]
+        known = {p.split(":")[0] for p in params} | set(self.dyn)
+        known |= {m.group(1) for line in body[:start] for m in [re.match(r"    (?:let|var) (\w+)", line)] if m}
+        used = []
+        for name in re.findall(r"\b[A-Za-z_]\w*\b", "\n".join(block)):
+            if name in known and name not in used:
+                used.append(name)
+        fn = f"f{self.seed}"
+        self.features.add("fn")
+        return ([f"fn {fn}({', '.join(used)}) {{"] + block + ["}"],
+                body[:start] + [f"    {fn}({', '.join(used)});"] + body[end + 1:])
 
     def block_index(self, axis):
         if axis == 1 and self.g1 == 1:
@@ -983,7 +1027,7 @@ class Gen:
         output every block adds to (exact values: the sum's order is free)."""
         dt = self.pick(["f32", "f32", "int32"])
         ints = dt == "int32"
-        order = self.order_rng.choice([None, None, "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"])
+        order = self.extra_rng.choice([None, None, "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"])
         order = f", memory_order = {order}" if order else ""
         srcs = [t for t in self.observable() if t.vc is not None and t.vc.exact and t.vc.m < 1e5 and len(t.shape) == 2
                 and (t.vc.integer or not ints)]
