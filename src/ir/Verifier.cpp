@@ -93,6 +93,9 @@ private:
         if (level_.noTileOps) fail(std::string("tile operation '") + what + "' survived lowering");
     }
     void inScope(const BufferNode &b) {
+        // A view of a global tensor is that tensor's memory: a tensor map may
+        // describe one nothing declares (the bytes of a packed tensor, lower-tma).
+        if (b.scope == MemScope::Global && b.viewOf && buffers_.count(&storageRoot(b))) return;
         if (!buffers_.count(&b)) fail("buffer '" + b.name + "' is used outside its allocation");
     }
     void access(const BufferNode &b, const std::vector<Expr> &indices) {

@@ -29,8 +29,6 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
         return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
                           std::string(dtypeName(c.dst.buffer->dtype)));
     DType dt = global.buffer->dtype;
-    // A limit of lower-tma: its tensor maps describe elements of 8 bits or more.
-    if (isSubByte(dt)) return Option::no("tilet's TMA lowering does not move packed " + std::string(dtypeName(dt)) + " data yet");
     if (checkLastDim) {
         int64_t last = global.extents.back();
         if ((last * dtypeBits(dt)) % 128 != 0)

@@ -43,6 +43,21 @@ protected:
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
         if (c.inst == ir::CopyInst::BulkLoad1D || c.inst == ir::CopyInst::BulkStore1D) return bulk1D(c);
         if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore) return self;
+        if (isSubByte(c.src.buffer->dtype)) {
+            // Packed data (int4, f4e2m1, ...) moves as the bytes that hold it:
+            // a tensor map over the uint8 view of the tensor, boxes of bytes
+            // into the uint8 view of the tile. Only the tile's view is
+            // declared: the device code reaches the tensor through the map.
+            ir::Buffer srcBytes = ir::bytesView(c.src.buffer), dstBytes = ir::bytesView(c.dst.buffer);
+            alignAtLeast(c.src.buffer->scope == ir::MemScope::Shared ? c.src.buffer : c.dst.buffer,
+                         tmaAlignment(edits.current(c.src.buffer->scope == ir::MemScope::Shared ? c.src.buffer : c.dst.buffer).swizzle));
+            auto bytes = std::make_shared<ir::Copy>(c);
+            bytes->src = ir::bytesRegion(c.src, srcBytes);
+            bytes->dst = ir::bytesRegion(c.dst, dstBytes);
+            Stmt lowered = mutateCopy(bytes, *bytes);
+            const ir::Buffer &tileBytes = c.src.buffer->scope == ir::MemScope::Shared ? srcBytes : dstBytes;
+            return std::make_shared<ir::Allocate>(tileBytes, lowered, c.span);
+        }
         bool load = c.inst == ir::CopyInst::BulkLoad;
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
         const ir::BufferNode &tensor = *global.buffer;
@@ -105,7 +120,9 @@ protected:
 
         Decision d;
         d.where = c.span;
-        d.op = std::string(load ? "TMA load" : "TMA store") + " of '" + tensor.name + "'";
+        // (a packed tensor's bytes view is named as the tensor's bytes)
+        bool bytesOfPacked = tensor.viewOf && isSubByte(tensor.viewOf->dtype);
+        d.op = std::string(load ? "TMA load" : "TMA store") + " of " + (bytesOfPacked ? "the bytes of '" + tensor.viewOf->name + "'" : "'" + tensor.name + "'");
         d.choice = std::to_string(inner / segment) + " box" + (inner / segment == 1 ? "" : "es") + " of " + boxText(box) + " through tensor map '" +
                    desc->name + "' (encoded by the host)";
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
