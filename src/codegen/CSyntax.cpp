@@ -35,6 +35,18 @@ std::string cType(DType t) {
     return "float";
 }
 
+std::string cStorageType(DType t) {
+    switch (t) {
+    case DType::Bool: return "_Bool";   // C99's bool, without <stdbool.h>
+    case DType::F16:
+    case DType::BF16: return "unsigned short";
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::E8M0: return "unsigned char";
+    default: return cType(t);
+    }
+}
+
 std::string cTypeHeader(DType t) {
     switch (t) {
     case DType::F16: return "cuda_fp16.h";

@@ -11,6 +11,10 @@ namespace tilet {
 
 // The C++ type of one element: float, __half, __nv_bfloat16, int, ...
 std::string cType(DType t);
+// The C type that holds an element where C has no type for it (the
+// launch header for C callers): a 16-bit float's bits are unsigned short,
+// an 8-bit float's unsigned char, bool is _Bool; cType otherwise.
+std::string cStorageType(DType t);
 // The CUDA header that declares it, or "" for builtin types.
 std::string cTypeHeader(DType t);
 // The PTX ISA's name of a scalar type: f16, f32, s32, u64, ...

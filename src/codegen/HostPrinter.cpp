@@ -19,6 +19,7 @@ namespace {
 // argument list it forwards to the kernel.
 struct Signature {
     std::string params;
+    std::string cParams;   // the launch function's parameters for C callers (cStorageType)
     std::string args;
     std::string deviceParams;
 };
@@ -30,8 +31,11 @@ Signature signatureOf(const ir::Kernel &k, NameTable &names) {
         std::string type = p.kind == ir::ParamKind::Tensor ? std::string(p.tensor->readOnly ? "const " : "") + cType(p.tensor->dtype) + "*"
                                                            : cType(p.var->dtype);
         std::string devType = p.kind == ir::ParamKind::Tensor && !k.usesPdl ? type + " __restrict__" : type;
+        std::string cTypeText = p.kind == ir::ParamKind::Tensor ? std::string(p.tensor->readOnly ? "const " : "") + cStorageType(p.tensor->dtype) + "*"
+                                                                : cStorageType(p.var->dtype);
         auto join = [](std::string &list, const std::string &item) { list += (list.empty() ? "" : ", ") + item; };
         join(s.params, type + " " + name);
+        join(s.cParams, cTypeText + " " + name);
         join(s.deviceParams, devType + " " + name);
         join(s.args, name);
     }
@@ -43,6 +47,7 @@ Signature signatureOf(const ir::Kernel &k, NameTable &names) {
     }
     std::string sep = s.params.empty() ? "" : ", ";
     s.params += sep + "cudaStream_t stream";
+    s.cParams += sep + "cudaStream_t stream";
     return s;
 }
 
@@ -160,7 +165,18 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
         out.line("// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a");
         out.line("// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty");
         out.line("// grid launches nothing and returns cudaSuccess.");
-        out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+        if (sig.cParams == sig.params) {
+            out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+        } else {
+            // C has no __half, __nv_bfloat16 or fp8 types (their headers declare C++ classes): a C
+            // caller passes pointers to the elements' bits, the same pointers to the same function.
+            out.line("#ifdef __cplusplus");
+            out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+            out.line("#else");
+            out.line("// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.");
+            out.line("cudaError_t " + k.name + "(" + sig.cParams + ");");
+            out.line("#endif");
+        }
     }
     out.raw(std::string(embedded::get("host/header_epilogue.h")));
     return out.str();

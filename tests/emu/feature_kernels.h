@@ -85,7 +85,12 @@ cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStream_t stream)
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t conversions(const float* X, __nv_bfloat16* B, __half* H, float* Z, float* F, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t conversions(const float* X, unsigned short* B, unsigned short* H, float* Z, float* F, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

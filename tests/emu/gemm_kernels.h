@@ -26,7 +26,12 @@ cudaError_t gemm_kernels_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_f16(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_f16(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // gemm_f16_tn: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   At: f16 [64, 64], read, 16-byte aligned
@@ -35,7 +40,12 @@ cudaError_t gemm_f16(const __half* A, const __half* B, float* C, cudaStream_t st
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_f16_tn(const __half* At, const __half* Bt, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_f16_tn(const unsigned short* At, const unsigned short* Bt, unsigned short* C, cudaStream_t stream);
+#endif
 
 // gemm_bf16: grid (1), 64 threads per block, 9216 bytes of dynamic shared memory.
 //   A: bf16 [32, 64], read, 16-byte aligned
@@ -44,7 +54,12 @@ cudaError_t gemm_f16_tn(const __half* At, const __half* Bt, __half* C, cudaStrea
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_bf16(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // gemm_tf32: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f32 [64, 32], read, 16-byte aligned
@@ -80,7 +95,12 @@ cudaError_t gemm_int8_nn(const signed char* A, const signed char* B, int* C, cud
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_rs(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // gemm_fma: grid (1), 128 threads per block, 4096 bytes of dynamic shared memory.
 //   A: f16 [32, 32], read, 16-byte aligned
@@ -89,7 +109,12 @@ cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaStream_t str
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_fma(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // gemm_rows: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 16-byte aligned
@@ -99,7 +124,12 @@ cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cudaStream_t st
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_rows(const unsigned short* A, const unsigned short* B, float* C, float* sums, cudaStream_t stream);
+#endif
 
 // gemm_rs_ldsm: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 16-byte aligned
@@ -108,7 +138,12 @@ cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, c
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_rs_ldsm(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_rs_ldsm(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

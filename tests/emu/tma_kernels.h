@@ -25,7 +25,12 @@ cudaError_t tma_kernels_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t scale(const unsigned short* A, unsigned short* B, int m, cudaStream_t stream);
+#endif
 
 // tma_gemm: grid (1), 128 threads per block, 20496 bytes of dynamic shared memory.
 //   A: f16 [32, 64], read, 16-byte aligned
@@ -34,7 +39,12 @@ cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t tma_gemm(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // bulk: grid (1), 128 threads per block, 4104 bytes of dynamic shared memory.
 //   A: f32 [16, 64], read, 16-byte aligned
@@ -50,7 +60,12 @@ cudaError_t bulk(const float* A, float* B, cudaStream_t stream);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t multicast(const unsigned short* A, unsigned short* C, cudaStream_t stream);
+#endif
 
 // exchange: grid (2), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f16 [128, 64], read, 16-byte aligned
@@ -58,7 +73,12 @@ cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t exchange(const unsigned short* A, unsigned short* C, cudaStream_t stream);
+#endif
 
 // handoff: grid (2), 128 threads per block, 16392 bytes of dynamic shared memory.
 //   A: f16 [128, 64], read, 16-byte aligned
@@ -66,7 +86,12 @@ cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t handoff(const __half* A, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t handoff(const unsigned short* A, unsigned short* C, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

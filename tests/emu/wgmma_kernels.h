@@ -27,7 +27,12 @@ cudaError_t wgmma_kernels_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_nn(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // wg_tn: grid (1), 256 threads per block, 32784 bytes of dynamic shared memory.
 //   At: bf16 [64, 128], read, 16-byte aligned
@@ -36,7 +41,12 @@ cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStream_t strea
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_tn(const unsigned short* At, const unsigned short* Bt, float* C, cudaStream_t stream);
+#endif
 
 // wg_small: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 16-byte aligned
@@ -45,7 +55,12 @@ cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, float* C, cu
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_small(const __half* A, const __half* B, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_small(const unsigned short* A, const unsigned short* B, unsigned short* C, cudaStream_t stream);
+#endif
 
 // wg_fp8: grid (1), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f8e4m3 [128, 64], read, 16-byte aligned
@@ -54,7 +69,12 @@ cudaError_t wg_small(const __half* A, const __half* B, __half* C, cudaStream_t s
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_fp8(const unsigned char* A, const unsigned char* B, float* C, cudaStream_t stream);
+#endif
 
 // wg_fp8_mixed: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: f8e4m3 [64, 64], read, 16-byte aligned
@@ -63,7 +83,12 @@ cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cud
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2* B, __half* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_fp8_mixed(const unsigned char* A, const unsigned char* B, unsigned short* C, cudaStream_t stream);
+#endif
 
 // wg_int8: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: int8 [64, 128], read, 16-byte aligned
@@ -90,7 +115,12 @@ cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t strea
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_rs(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 // wg_n24: grid (1), 128 threads per block, 11264 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 16-byte aligned
@@ -99,7 +129,12 @@ cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t strea
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_n24(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -62,13 +62,15 @@ elif mode == "vim":
     copy(X, s, prefer = tma);
     for i in parallel(64) { X[i] = exp2(s[i] * 0.5) + 0x10; }
     barrier_wait(b, 0);
+    let row = col + sync;
+    set_max_nreg(24, dec);
 }
 """
     # (line, column, expected group), 1-based.
     want = [(1, 1, "tileKeyword"), (1, 8, "tileKernelName"), (1, 14, "tileParameter"), (1, 17, "tileType"),
             (2, 5, "tileComment"), (3, 13, "tileMemory"), (3, 27, "tileNumber"), (4, 5, "tileOp"), (4, 25, "tileHint"),
             (5, 5, "tileKeyword"), (5, 14, "tileLoop"), (5, 36, "tileBuiltin"), (5, 48, "tileFloat"), (5, 55, "tileNumber"),
-            (6, 5, "tileSync")]
+            (6, 5, "tileSync"), (7, 9, ""), (7, 15, ""), (7, 21, ""), (8, 22, "tileHint")]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sample.tl")
         with open(path, "w") as f:

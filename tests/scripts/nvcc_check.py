@@ -90,6 +90,16 @@ def check(nvcc, arches, cu_path, tmp):
         problems.append(f"FAIL {cu_path}: register spills ({spilled} bytes stored)\n{detail}")
     for kernel, extra in sorted(local_memory_kernels(detail).items()):
         problems.append(f"FAIL {cu_path}: {kernel} keeps {extra} bytes of registers in local memory (an index not known at compile time)")
+    header = cu_path[:-3] + ".h"
+    if os.path.exists(header):
+        # The launch header is C as well as C++.
+        c_src = base + ".include.c"
+        with open(c_src, "w") as f:
+            f.write(f'#include "{os.path.abspath(header)}"\n')
+        p = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", os.path.join(CUDA, "include"), c_src],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            problems.append(f"FAIL {header}: not valid C (gcc -std=c99)\n{p.stdout}{p.stderr}")
     host = cu_path[:-3] + ".host.cpp"
     if os.path.exists(host):
         hobj = base + ".host.o"

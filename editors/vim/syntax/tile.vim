@@ -18,8 +18,10 @@ syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set
 syntax keyword tileSync pdl_trigger pdl_sync
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster shfl_sync shfl_xor shfl_down shfl_up
-syntax keyword tileHint tma cp_async sync evict_normal evict_first evict_last Square FullRow FullCol
-syntax keyword tileHint mma wgmma tcgen05 fma row col rowmajor colmajor inc dec
+" Hint words are argument values (prefer = tma, order = row, set_max_nreg(24, dec));
+" elsewhere they are ordinary names (let row = ...).
+syntax match tileHint "\%([(,]\s*\h\w*\s*=\s*\)\@<=\<\%(tma\|cp_async\|sync\|evict_normal\|evict_first\|evict_last\|Square\|FullRow\|FullCol\|mma\|wgmma\|tcgen05\|fma\|row\|col\|rowmajor\|colmajor\)\>"
+syntax match tileHint "\%(,\s*\)\@<=\<\%(inc\|dec\)\>\%(\s*)\)\@="
 
 " kernel NAME, and parameter names before their dtype
 syntax match tileKernelName "\(\<kernel\s\+\)\@<=\h\w*"

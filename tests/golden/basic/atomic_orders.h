@@ -26,7 +26,12 @@ cudaError_t atomic_orders_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t orders(const float* X, float* S, __nv_bfloat16* B, long long* L, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t orders(const float* X, float* S, unsigned short* B, long long* L, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -25,7 +25,12 @@ cudaError_t branch_condition_reuse_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t k(const double* X1, const __half* X2, float* Y, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t k(const double* X1, const unsigned short* X2, float* Y, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

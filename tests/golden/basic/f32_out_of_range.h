@@ -24,7 +24,12 @@ cudaError_t f32_out_of_range_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t k(float* A, __half* H, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t k(float* A, unsigned short* H, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -24,7 +24,12 @@ cudaError_t sm80_shared_roundtrip_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t roundtrip(const __nv_bfloat16* X, float* Y, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t roundtrip(const unsigned short* X, float* Y, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -26,7 +26,12 @@ cudaError_t flash_attention_fwd_sm90_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t flash_attention_fwd(const unsigned short* Q, const unsigned short* K, const unsigned short* V, unsigned short* O, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -25,7 +25,12 @@ cudaError_t gemm_cluster_multicast_sm90_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_multicast(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_multicast(const unsigned short* A, const unsigned short* B, unsigned short* C, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

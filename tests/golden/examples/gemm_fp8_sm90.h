@@ -26,7 +26,12 @@ cudaError_t gemm_fp8_sm90_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, __nv_bfloat16* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_fp8(const unsigned char* A, const unsigned char* B, unsigned short* C, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -26,7 +26,12 @@ cudaError_t layernorm_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t layernorm(const __half* X, const float* gamma, const float* beta, __half* Y, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t layernorm(const unsigned short* X, const float* gamma, const float* beta, unsigned short* Y, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

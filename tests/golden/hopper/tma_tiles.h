@@ -25,7 +25,12 @@ cudaError_t tma_tiles_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t scale(const unsigned short* A, unsigned short* B, int m, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"

@@ -26,7 +26,12 @@ cudaError_t ws_let_trip_count_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
 cudaError_t gemm_kt(const __half* A, const __half* B, float* C, int K, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t gemm_kt(const unsigned short* A, const unsigned short* B, float* C, int K, cudaStream_t stream);
+#endif
 
 #ifdef __cplusplus
 } // extern "C"
