@@ -243,6 +243,7 @@ int runTilet(const Options &opts) {
             for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
             SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
             Diagnostic d{Severity::Error, where, "unknown target '" + targetName + "'", {}, {}};
+            d.rule = opts.arch.empty() ? "semantic" : "command-line";   // a `target` line, or --arch
             d.note({}, "known targets: " + known);
             diags.report(std::move(d));
         }
@@ -263,7 +264,10 @@ int runTilet(const Options &opts) {
         DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
         bool lowered = lower(*module, ctx, dump);
         if (opts.explain == "text") explain.printRemarks(diags);
-        if (opts.explain == "json") explain.printJson(sources, std::cerr);
+        // A SARIF log is one JSON document: the decisions go into it as results
+        // (rule "decision") rather than as JSON lines beside it.
+        if (opts.explain == "json" && opts.diagnosticsFormat == DiagnosticFormat::Sarif) explain.printRemarks(diags);
+        else if (opts.explain == "json") explain.printJson(sources, std::cerr);
         diags.setStage("output");
         if (!lowered || diags.hasErrors()) return finish(diags, 1);
         if (opts.emit == "lowered-ir") {

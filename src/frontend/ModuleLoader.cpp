@@ -47,7 +47,9 @@ public:
         } else {
             text = readFile(path);
             if (!text) {
-                diags_.error({}, "cannot read input file '" + path + "': " + reason(path));
+                Diagnostic d{Severity::Error, {}, "cannot read input file '" + path + "': " + reason(path), {}, {}};
+                d.rule = "command-line";   // the file the command line names
+                diags_.report(std::move(d));
                 return std::nullopt;
             }
         }

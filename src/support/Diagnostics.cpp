@@ -64,6 +64,8 @@ void DiagnosticEngine::report(Diagnostic diag) {
         if (warningsAsErrors_) diag.severity = Severity::Error;   // the flag stays: [-Werror,-Wflag]
     }
     if (diag.rule.empty()) diag.rule = stage_;
+    for (Diagnostic &n : diag.notes)
+        if (n.rule.empty()) n.rule = diag.rule;   // a note belongs to its diagnostic's rule
     if (diag.severity == Severity::Error || diag.severity == Severity::Warning)
         for (auto it = context_.rbegin(); it != context_.rend(); ++it) diag.note(it->first, it->second);
     const Severity severity = diag.severity;
@@ -201,8 +203,10 @@ void DiagnosticEngine::printSarif() {
         std::string level = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
         std::string loc = location(d), related;
         for (const Diagnostic &n : d.notes) {
+            // A note about no particular place is a related location with only its message.
             std::string l = location(n);
-            if (!l.empty()) related += (related.empty() ? "" : ",") + l;
+            if (l.empty()) l = "{\"message\":{\"text\":" + jsonString(n.message) + "}}";
+            related += (related.empty() ? "" : ",") + l;
         }
         results += std::string(results.empty() ? "" : ",") + "{\"ruleId\":" + jsonString(rule) + ",\"level\":" + jsonString(level) +
                    ",\"message\":{\"text\":" + jsonString(d.message) + "}" + (loc.empty() ? "" : ",\"locations\":[" + loc + "]") +

@@ -273,6 +273,32 @@ with tempfile.TemporaryDirectory() as tmp:
         ok = False
     expect(p.returncode == 1 and ok, "--diagnostics-format=sarif: one SARIF 2.1.0 log with rules, levels and 1-based regions", p)
 
+    # What the command line names is a command-line error, in every format, and notes carry their diagnostic's rule.
+    p = run([os.path.join(tmp, "missing.tl"), "-o", os.path.join(tmp, "m.cu"), "--diagnostics-format=json"])
+    lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.strip()]
+    expect(p.returncode == 1 and [d["rule"] for d in lines] == ["command-line"], "a missing input file is a command-line error", p)
+    p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--arch", "sm_99", "--diagnostics-format=json"])
+    lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.strip()]
+    expect(p.returncode == 1 and len(lines) == 1 and lines[0]["rule"] == "command-line" and lines[0]["notes"][0]["rule"] == "command-line"
+           and "sm_80" in lines[0]["notes"][0]["message"], "an unknown --arch is a command-line error; its note has the same rule", p)
+    p = run([twoerrors, "-o", os.path.join(tmp, "two.cu"), "--arch", "sm_99", "--diagnostics-format=sarif"])
+    try:
+        related = json.loads(p.stderr)["runs"][0]["results"][0]["relatedLocations"]
+        ok = any("known targets" in r["message"]["text"] and "physicalLocation" not in r for r in related)
+    except (ValueError, KeyError, IndexError, TypeError):
+        ok = False
+    expect(p.returncode == 1 and ok, "SARIF keeps a note without a location as a related location with its message", p)
+    good = os.path.join(tmp, "good.tl")
+    with open(good, "w") as f:
+        f.write("kernel k(A: f32[128]) grid(1) threads(128) {\n    for i in parallel(128) { A[i] = A[i] * 2.0; }\n}\n")
+    p = run([good, "-o", os.path.join(tmp, "good.cu"), "--explain=json", "--diagnostics-format=sarif"])
+    try:
+        results = json.loads(p.stderr)["runs"][0]["results"]
+        ok = len(results) > 0 and all(r["ruleId"] == "decision" and r["level"] == "note" for r in results)
+    except (ValueError, KeyError, IndexError, TypeError):
+        ok = False
+    expect(p.returncode == 0 and ok, "--explain=json with SARIF diagnostics: one valid log, each decision a result", p)
+
 for f in failures:
     print("FAIL " + f)
 print(f"cli: {checks} check(s), {len(failures)} failure(s)")
