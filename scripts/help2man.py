@@ -21,7 +21,17 @@ summary = lines[0].split(" -- ", 1)[-1] if lines else "tile-language translator"
 page = [f'.TH TILET 1 "" "tilet {version}" "User Commands"', ".SH NAME", f"tilet \\- {roff(summary)}", ".SH SYNOPSIS",
         ".B tilet", "[\\fIOPTIONS\\fR] \\fIinput\\fR", ".SH DESCRIPTION", roff(lines[0]) if lines else ""]
 section = None
+# CLI11 puts the text of an option too long for its column on the next line,
+# indented: join it to its option first, so each option is one paragraph.
+joined = []
 for line in lines[1:]:
+    stripped = line.strip()
+    prev = joined[-1].strip() if joined else ""
+    if line.startswith("          ") and not stripped.startswith("-") and prev.startswith("-") and "  " not in prev:
+        joined[-1] = joined[-1] + "  " + stripped
+    else:
+        joined.append(line)
+for line in joined:
     stripped = line.strip()
     if not stripped or stripped.startswith("Usage:"):
         continue

@@ -273,6 +273,18 @@ with tempfile.TemporaryDirectory() as tmp:
         ok = False
     expect(p.returncode == 1 and ok, "--diagnostics-format=sarif: one SARIF 2.1.0 log with rules, levels and 1-based regions", p)
 
+    # The man page: one paragraph per option, its text beside it (CLI11 wraps long options' text onto the next line).
+    man = os.path.join(tmp, "tilet.1")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(EXAMPLES), "scripts", "help2man.py"), TILET, man, "0"], check=True)
+    with open(man) as f:
+        roff = f.read().split("\n")
+    options = [roff[i + 1] for i in range(len(roff) - 1) if roff[i] == ".TP"]
+    texts = {roff[i + 1]: roff[i + 2] for i in range(len(roff) - 2) if roff[i] == ".TP"}
+    emit = [o for o in options if "\\-\\-emit" in o]
+    expect(len(options) > 20 and emit and texts[emit[0]].startswith("what to write")
+           and not any("\\-\\-" in t and "\\-\\-explain" in t for t in texts.values()),
+           "the man page gives every option its own paragraph with its text", "\n".join(roff[:80]))
+
     # What the command line names is a command-line error, in every format, and notes carry their diagnostic's rule.
     p = run([os.path.join(tmp, "missing.tl"), "-o", os.path.join(tmp, "m.cu"), "--diagnostics-format=json"])
     lines = [json.loads(l) for l in p.stderr.decode().splitlines() if l.strip()]
