@@ -68,6 +68,9 @@ with tempfile.TemporaryDirectory() as tmp:
            "a.d names every output, the import, and a phony rule for it", dep)
     rc, translated, linked, log = make(tmp)
     expect(rc == 0 and translated == [] and linked == [], "a second make does nothing", log)
+    p = subprocess.run(["make", "-f", "Makefile", f"TILET={TILET}"] + ([f"NVCC={NVCC}"] if NVCC else ["-n"]), cwd=tmp, capture_output=True, text=True)
+    expect(p.returncode == 0 and "sizes" not in p.stdout, "'make' (all) builds the kernels, not the imported file beside them",
+           p.stdout + p.stderr)
 
     bump(os.path.join(tmp, "sizes.tl"))
     rc, translated, linked, log = make(tmp)
