@@ -165,6 +165,18 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
         out.line("// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a");
         out.line("// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty");
         out.line("// grid launches nothing and returns cudaSuccess.");
+        // A tensor map over a tensor with a dynamic inner dimension: its strides are only known at launch.
+        std::set<const ir::BufferNode *> told;
+        for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) {
+            const ir::BufferNode &t = *d->tensor;
+            bool dynamicRows = false;
+            for (size_t i = 1; i < t.shape.size(); ++i) dynamicRows = dynamicRows || !ir::constInt(t.shape[i]);
+            if (!dynamicRows || !told.insert(&ir::storageRoot(t)).second) continue;
+            const ir::BufferNode &root = ir::storageRoot(t);
+            out.line("// Also cudaErrorInvalidValue when TMA cannot describe '" + names2.buffer(&root) + "': each of its rows (the last");
+            out.line("// dimension) must be a multiple of 16 bytes, " + std::to_string(128 / dtypeBits(root.dtype)) + " " + std::string(dtypeName(root.dtype)) +
+                     " elements (cuTensorMapEncodeTiled).");
+        }
         if (sig.cParams == sig.params) {
             out.line("cudaError_t " + k.name + "(" + sig.params + ");");
         } else {

@@ -51,6 +51,8 @@ cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+// Also cudaErrorInvalidValue when TMA cannot describe 'A': each of its rows (the last
+// dimension) must be a multiple of 16 bytes, 8 f16 elements (cuTensorMapEncodeTiled).
 #ifdef __cplusplus
 cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream);
 #else

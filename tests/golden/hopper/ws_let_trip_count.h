@@ -26,6 +26,8 @@ cudaError_t ws_let_trip_count_init(void);
 // Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
 // misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
 // grid launches nothing and returns cudaSuccess.
+// Also cudaErrorInvalidValue when TMA cannot describe 'A': each of its rows (the last
+// dimension) must be a multiple of 16 bytes, 8 f16 elements (cuTensorMapEncodeTiled).
 #ifdef __cplusplus
 cudaError_t gemm_kt(const __half* A, const __half* B, float* C, int K, cudaStream_t stream);
 #else
