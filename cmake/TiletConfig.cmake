@@ -1,11 +1,13 @@
 # TiletConfig.cmake -- find_package(Tilet) for CMake projects.
 #
 #   find_package(Tilet REQUIRED)
-#   tilet_add_kernel(<target> <file.tl> ARCH <sm_XY[a]>
+#   tilet_add_kernel(<target> <file.tl> ARCH <sm_XY[a]> [SYMBOL_PREFIX P]
 #                    [DEFINES NAME=VALUE ...] [INCLUDE_DIRS dir ...])
 #
 # Translates file.tl at build time into ${CMAKE_CURRENT_BINARY_DIR}/tilet/
-# <name>.cu, <name>.host.cpp and <name>.h, with a dependency file (editing
+# <target>/<name>.cu, <name>.host.cpp and <name>.h (with SYMBOL_PREFIX, every
+# exported function starts with P, so the same file may be added again for
+# another ARCH or other DEFINES and linked beside it), with a dependency file (editing
 # the .tl file or anything it imports retranslates it), and adds the static
 # library <target> built from the .cu (nvcc, -gencode for ARCH) and the
 # .host.cpp, linked to CUDA::cudart; the header's directory is a public
@@ -25,7 +27,7 @@ endif()
 find_package(CUDAToolkit REQUIRED)
 
 function(tilet_add_kernel target file)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "ARCH" "DEFINES;INCLUDE_DIRS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "ARCH;SYMBOL_PREFIX" "DEFINES;INCLUDE_DIRS")
   if(NOT ARG_ARCH)
     message(FATAL_ERROR "tilet_add_kernel(${target} ...): ARCH sm_XY[a] is required (it picks nvcc's -gencode)")
   endif()
@@ -34,11 +36,16 @@ function(tilet_add_kernel target file)
   endif()
   get_filename_component(source "${file}" ABSOLUTE)
   get_filename_component(name "${file}" NAME_WE)
-  set(dir "${CMAKE_CURRENT_BINARY_DIR}/tilet")
+  # One directory per target: the same .tl may be translated for several
+  # targets (another ARCH, other DEFINES), each with its own SYMBOL_PREFIX.
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/tilet/${target}")
   set(cu "${dir}/${name}.cu")
   set(host "${dir}/${name}.host.cpp")
   set(header "${dir}/${name}.h")
   set(args --arch ${ARG_ARCH})
+  if(ARG_SYMBOL_PREFIX)
+    list(APPEND args --symbol-prefix ${ARG_SYMBOL_PREFIX})
+  endif()
   foreach(define IN LISTS ARG_DEFINES)
     list(APPEND args -D ${define})
   endforeach()

@@ -10,7 +10,7 @@
 
 namespace tilet {
 
-std::string deviceKernelName(const ir::Kernel &k) { return k.name + "_kernel"; }
+std::string deviceKernelName(const ir::Kernel &k, const OutputNames &names) { return names.symbolPrefix + k.name + "_kernel"; }
 
 namespace {
 
@@ -21,8 +21,8 @@ class KernelPrinter {
 public:
     // `sharedAlignment`: of the dynamic shared memory of every kernel in the
     // file (nvcc takes all their extern __shared__ declarations for one).
-    KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment)
-        : kernel_(k), out_(out), names_({deviceKernelName(k)}), expr_(names_), sharedAlignment_(sharedAlignment) {}
+    KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment, const std::string &deviceName)
+        : kernel_(k), out_(out), names_({deviceName}), expr_(names_), sharedAlignment_(sharedAlignment), deviceName_(deviceName) {}
 
     void print() {
         std::string params;
@@ -44,11 +44,11 @@ public:
         }
         out_.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel_.threads) + ", " +
                   std::to_string(kernel_.minBlocksPerSm) + ")");
-        out_.open(deviceKernelName(kernel_) + "(" + params + ")");
+        out_.open(deviceName_ + "(" + params + ")");
         if (kernel_.dynamicSharedBytes > 0)
             out_.line("extern __shared__ __align__(" + std::to_string(sharedAlignment_) + ") unsigned char tilet_smem[];");
         stmt(kernel_.body);
-        out_.close(deviceKernelName(kernel_));
+        out_.close(deviceName_);
     }
 
     const std::set<std::string> &headers() const { return expr_.headers(); }
@@ -373,6 +373,7 @@ private:
     NameTable names_;
     ExprPrinter expr_;
     int64_t sharedAlignment_;
+    const std::string deviceName_;   // <prefix><name>_kernel
     std::map<std::string, std::string> generated_;   // helpers whose operand lists depend on the shape
 };
 
@@ -487,7 +488,7 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
     for (const ir::Kernel &k : module.kernels) alignment = std::max(alignment, k.sharedAlignment);
     for (size_t i = 0; i < module.kernels.size(); ++i) {
         if (i) body.blank();
-        KernelPrinter printer(module.kernels[i], body, alignment);
+        KernelPrinter printer(module.kernels[i], body, alignment, deviceKernelName(module.kernels[i], names));
         printer.print();
         headers.insert(printer.headers().begin(), printer.headers().end());
         helpers.insert(printer.helpers().begin(), printer.helpers().end());

@@ -17,11 +17,12 @@ struct OutputNames {
     std::string hostFile;     // "softmax.host.cpp"
     std::string headerFile;   // "softmax.h"
     std::string moduleName;   // C identifier prefix for module functions, e.g. "softmax"
+    std::string symbolPrefix; // --symbol-prefix: before every exported symbol ("" by default)
 };
 
 std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names);
 
-// The device-side name of a kernel (`<name>_kernel`), shared with the host printer.
-std::string deviceKernelName(const ir::Kernel &k);
+// The device-side name of a kernel (`<prefix><name>_kernel`), shared with the host printer.
+std::string deviceKernelName(const ir::Kernel &k, const OutputNames &names);
 
 } // namespace tilet

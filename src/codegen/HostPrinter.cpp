@@ -129,7 +129,7 @@ std::set<std::string> tensorHeaders(const ir::Module &m) {
 
 std::map<std::string, std::string> templateValues(const ir::Module &m, const Target &t, const OutputNames &n) {
     return {{"cu", n.cuFile}, {"host", n.hostFile}, {"header", n.headerFile}, {"source", m.sourceName},
-            {"target", t.name}, {"gencode", t.gencode}, {"module", n.moduleName}};
+            {"target", t.name}, {"gencode", t.gencode}, {"module", n.symbolPrefix + n.moduleName}};
 }
 
 } // namespace
@@ -178,15 +178,15 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
                      " elements (cuTensorMapEncodeTiled).");
         }
         if (sig.cParams == sig.params) {
-            out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+            out.line("cudaError_t " + names.symbolPrefix + k.name + "(" + sig.params + ");");
         } else {
             // C has no __half, __nv_bfloat16 or fp8 types (their headers declare C++ classes): a C
             // caller passes pointers to the elements' bits, the same pointers to the same function.
             out.line("#ifdef __cplusplus");
-            out.line("cudaError_t " + k.name + "(" + sig.params + ");");
+            out.line("cudaError_t " + names.symbolPrefix + k.name + "(" + sig.params + ");");
             out.line("#else");
             out.line("// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.");
-            out.line("cudaError_t " + k.name + "(" + sig.cParams + ");");
+            out.line("cudaError_t " + names.symbolPrefix + k.name + "(" + sig.cParams + ");");
             out.line("#endif");
         }
     }
@@ -204,16 +204,16 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
     out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");
     for (const ir::Kernel &k : module.kernels) {
         NameTable n;
-        out.line("extern \"C\" void " + deviceKernelName(k) + "(" + signatureOf(k, n).deviceParams + ");");
+        out.line("extern \"C\" void " + deviceKernelName(k, names) + "(" + signatureOf(k, n).deviceParams + ");");
     }
 
     out.blank();
-    out.open("extern \"C\" cudaError_t " + names.moduleName + "_init(void)");
+    out.open("extern \"C\" cudaError_t " + names.symbolPrefix + names.moduleName + "_init(void)");
     bool any = false;
     auto setAttribute = [&](const ir::Kernel &k, const std::string &attribute, int64_t value) {
         if (!any) out.line("cudaError_t err = cudaSuccess;");
         any = true;
-        out.line("err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&" + deviceKernelName(k) + "), " + attribute + ", " +
+        out.line("err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&" + deviceKernelName(k, names) + "), " + attribute + ", " +
                  std::to_string(value) + ");");
         out.line("if (err != cudaSuccess) return err;");
     };
@@ -224,14 +224,14 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
     }
     if (!any) out.line("// No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.");
     out.line("return cudaSuccess;");
-    out.close(names.moduleName + "_init");
+    out.close(names.symbolPrefix + names.moduleName + "_init");
 
     for (const ir::Kernel &k : module.kernels) {
         NameTable n;
         Signature sig = signatureOf(k, n);
         ExprPrinter ep(n);
         out.blank();
-        out.open("extern \"C\" cudaError_t " + k.name + "(" + sig.params + ")");
+        out.open("extern \"C\" cudaError_t " + names.symbolPrefix + k.name + "(" + sig.params + ")");
         for (const ir::Param &p : k.params) {
             if (p.kind == ir::ParamKind::DynDim) out.line("if (" + n.var(p.var.get()) + " < 0) return cudaErrorInvalidValue;");
         }
@@ -284,8 +284,8 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
             out.line("config.attrs = attributes;");
             out.line("config.numAttrs = " + std::to_string(attributes) + ";");
         }
-        out.line("return cudaLaunchKernelEx(&config, " + deviceKernelName(k) + (sig.args.empty() ? "" : ", " + sig.args) + ");");
-        out.close(k.name);
+        out.line("return cudaLaunchKernelEx(&config, " + deviceKernelName(k, names) + (sig.args.empty() ? "" : ", " + sig.args) + ");");
+        out.close(names.symbolPrefix + k.name);
     }
     return out.str();
 }

@@ -52,7 +52,7 @@ OutputPaths outputPaths(const Options &o) {
     std::string inputStem = o.input == "-" ? "tilet" : fs::path(o.input).stem().string();
     if (o.output == "-" || (o.output.empty() && o.input == "-")) {
         p.toStdout = true;
-        p.names = {inputStem + ".cu", inputStem + ".host.cpp", inputStem + ".h", moduleIdentifier(inputStem)};
+        p.names = {inputStem + ".cu", inputStem + ".host.cpp", inputStem + ".h", moduleIdentifier(inputStem), o.symbolPrefix};
         return p;
     }
     p.cu = o.output.empty() ? inputStem + ".cu" : o.output;
@@ -62,6 +62,7 @@ OutputPaths outputPaths(const Options &o) {
     p.header = stem + ".h";
     p.names = {cu.filename().string(), fs::path(p.host).filename().string(), fs::path(p.header).filename().string(),
                moduleIdentifier(fs::path(stem).filename().string())};
+    p.names.symbolPrefix = o.symbolPrefix;
     return p;
 }
 
@@ -181,6 +182,9 @@ int runTilet(const Options &opts) {
         }
         std::vector<Define> defines;
         parseDefines(opts.defines, defines, diags);
+        bool prefixOk = opts.symbolPrefix.empty() || std::isalpha(static_cast<unsigned char>(opts.symbolPrefix[0])) || opts.symbolPrefix[0] == '_';
+        for (char c : opts.symbolPrefix) prefixOk = prefixOk && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (!prefixOk) diags.error({}, "invalid --symbol-prefix '" + opts.symbolPrefix + "': it starts C identifiers (letters, digits, '_', not a digit first)");
         if (diags.hasErrors()) return finish(diags, 1);
 
         OutputPaths out = outputPaths(opts);

@@ -63,6 +63,8 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.add_option("-o,--output", opts.output,
                    "the .cu file to write; OUT.host.cpp and OUT.h are written beside it ('-' writes the .cu to stdout)");
     app.add_option("--arch", opts.arch, std::string("target architecture (default: the file's `target`, else ") + kDefaultArch + ")");
+    app.add_option("--symbol-prefix", opts.symbolPrefix,
+                   "put P before every exported symbol (launch, init and kernel functions), so that several translations link into one binary");
     app.add_option("-D,--define", opts.defines, "override a constant: -D NAME=VALUE (NAME alone means 1)");
     app.add_option("-I", opts.includeDirs, "search DIR for imports, after the importing file's directory");
     app.add_option("--target-file", opts.targetFiles, "YAML file adding or overriding target descriptions");

@@ -14,6 +14,7 @@ struct Options {
     std::string input;                     // a path, or "-" for standard input
     std::string output;                    // -o; empty: derived from the input
     std::string arch;                      // --arch; empty: the file's target, else sm_90a
+    std::string symbolPrefix;              // --symbol-prefix: before every exported symbol
     std::vector<std::string> defines;      // -D NAME=VALUE
     std::vector<std::string> includeDirs;  // -I DIR
     std::vector<std::string> targetFiles;  // --target-file FILE

@@ -30,7 +30,9 @@ def expect(cond, what, proc=None):
     checks += 1
     if not cond:
         detail = ""
-        if proc is not None:
+        if isinstance(proc, str):
+            detail = "\n  " + proc[-2000:]
+        elif proc is not None:
             detail = f"\n  exit {proc.returncode}\n  stdout: {proc.stdout[:2000]!r}\n  stderr: {proc.stderr[:2000]!r}"
         failures.append(what + detail)
 
@@ -203,6 +205,31 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(p.returncode == 0, "--validate accepts code nvcc compiles", p)
         p = run([src, "-o", os.path.join(tmp, "v.cu"), "--validate"], env={"NVCC": "/bin/false"})
         expect(p.returncode == 70 and b"nvcc rejected" in p.stderr, "--validate fails when nvcc does", p)
+
+    # --symbol-prefix: two translations of one file (two architectures) link into one library.
+    if nvcc:
+        cuda = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        objects = []
+        for prefix, arch, gencode in (("v80_", "sm_80", "arch=compute_80,code=sm_80"), ("v90_", "sm_90a", "arch=compute_90a,code=sm_90a")):
+            os.makedirs(os.path.join(tmp, prefix), exist_ok=True)
+            cu = os.path.join(tmp, prefix, "k.cu")
+            p = run([src, "-o", cu, "--arch", arch, "--symbol-prefix", prefix])
+            expect(p.returncode == 0, f"--symbol-prefix {prefix} translates", p)
+            subprocess.run([nvcc, "-gencode", gencode, "-Xcompiler", "-fPIC", "-c", cu, "-o", cu + ".o"], check=True)
+            subprocess.run(["g++", "-std=c++17", "-fPIC", "-I", os.path.join(cuda, "include"), "-c", cu[:-3] + ".host.cpp", "-o", cu + ".host.o"],
+                           check=True)
+            objects += [cu + ".o", cu + ".host.o"]
+        with open(os.path.join(tmp, "v80_", "k.h")) as f:
+            header = f.read()
+        link = subprocess.run(["g++", "-shared", "-o", os.path.join(tmp, "libboth.so")] + objects + ["-L", os.path.join(cuda, "lib64"), "-lcudart"],
+                              capture_output=True, text=True)
+        syms = subprocess.run(["nm", "-D", "--defined-only", os.path.join(tmp, "libboth.so")], capture_output=True, text=True).stdout
+        expect(link.returncode == 0 and " v80_k_init" in syms and " v90_k_init" in syms and " v80_scale" in syms
+               and " v90_scale" in syms and "cudaError_t v80_scale(" in header,
+               "two prefixed translations of one file link into one library, each with its own init and launch functions",
+               link.stderr + syms[-500:])
+    p = run([src, "-o", os.path.join(tmp, "bad.cu"), "--symbol-prefix", "9x"])
+    expect(p.returncode == 1 and b"invalid --symbol-prefix '9x'" in p.stderr, "a prefix that cannot start an identifier is a command-line error", p)
 
     # Internal errors are never blamed on the user: exit status 70 is reserved for them.
 

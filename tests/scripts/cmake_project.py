@@ -53,8 +53,9 @@ CMAKELISTS = """cmake_minimum_required(VERSION 3.20)
 project(uses_tilet LANGUAGES CXX CUDA)
 find_package(Tilet 0.1 REQUIRED)
 tilet_add_kernel(scale_kernel kernels/scale.tl ARCH sm_80 DEFINES FACTOR=3)
+tilet_add_kernel(scale_kernel_h100 kernels/scale.tl ARCH sm_90a SYMBOL_PREFIX h100_)
 add_executable(app main.cpp)
-target_link_libraries(app PRIVATE scale_kernel)
+target_link_libraries(app PRIVATE scale_kernel scale_kernel_h100)
 """
 SCALE = """import "sizes.tl";
 const FACTOR = 2;
@@ -63,7 +64,8 @@ kernel scale(X: f32[N], Y: f32[N]) grid(N / 128) as (bx) threads(128) {
 }
 """
 MAIN = """#include "scale.h"
-int main() { return scale_init() == cudaSuccess || true ? 0 : 1; }
+extern "C" cudaError_t h100_scale_init(void);   // the sm_90a translation of the same file, prefixed
+int main() { return (scale_init() == cudaSuccess && h100_scale_init() == cudaSuccess) || true ? 0 : 1; }
 """
 
 
@@ -82,8 +84,9 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["cmake", "-S", src, "-B", build, *generator, f"-DTilet_DIR={PACKAGE}", *tilet, f"-DCMAKE_CUDA_COMPILER={NVCC}"], tmp)
     expect(p.returncode == 0, "the project configures with find_package(Tilet)", p.stdout + p.stderr)
     p = run(["cmake", "--build", build], tmp)
-    expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")), "it builds: tilet, nvcc and g++, then the executable", p.stdout + p.stderr)
-    with open(os.path.join(build, "tilet", "scale.cu")) as f:
+    expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")),
+           "it builds: tilet, nvcc and g++, then the executable, with the same .tl translated twice (SYMBOL_PREFIX)", p.stdout + p.stderr)
+    with open(os.path.join(build, "tilet", "scale_kernel", "scale.cu")) as f:
         cu = f.read()
     expect("X_vec[v] * 3.0f" in cu and "* 2.0f" not in cu, "DEFINES reach tilet (-D FACTOR=3 replaces FACTOR = 2)", cu[:2000])
     p = run(["cmake", "--build", build], tmp)
