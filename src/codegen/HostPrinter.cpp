@@ -9,6 +9,7 @@
 #include "codegen/CSyntax.h"
 #include "support/Embedded.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tilet {
@@ -197,6 +198,15 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
 std::string printHostSource(const ir::Module &module, const Target &target, const OutputNames &names) {
     Emitter out;
     out.raw(fillTemplate(embedded::get("host/source_prologue.cpp"), templateValues(module, target, names)));
+    // Kernels that need an opt-in (init) get it once per device from their launch: tilet_init_once.
+    auto needsOptIn = [](const ir::Kernel &k) {
+        return k.dynamicSharedBytes > 48 * 1024 || (k.hasCluster && k.cluster[0] * k.cluster[1] * k.cluster[2] > 8);
+    };
+    bool optIn = std::any_of(module.kernels.begin(), module.kernels.end(), needsOptIn);
+    if (optIn) {
+        out.line("#include <atomic>");
+        out.line("#include <mutex>");
+    }
     bool tma = false;
     for (const ir::Kernel &k : module.kernels) tma = tma || !k.tmaDescriptors.empty();
     if (tma) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
@@ -218,6 +228,7 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
         out.line("if (err != cudaSuccess) return err;");
     };
     for (const ir::Kernel &k : module.kernels) {
+        if (!needsOptIn(k)) continue;
         if (k.dynamicSharedBytes > 48 * 1024) setAttribute(k, "cudaFuncAttributeMaxDynamicSharedMemorySize", k.dynamicSharedBytes);
         // Clusters of more than 8 blocks (up to 16) need the non-portable opt-in.
         if (k.hasCluster && k.cluster[0] * k.cluster[1] * k.cluster[2] > 8) setAttribute(k, "cudaFuncAttributeNonPortableClusterSizeAllowed", 1);
@@ -225,6 +236,25 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
     if (!any) out.line("// No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.");
     out.line("return cudaSuccess;");
     out.close(names.symbolPrefix + names.moduleName + "_init");
+    const std::string initName = names.symbolPrefix + names.moduleName + "_init";
+    if (any) {
+        // The launch functions do the opt-in themselves: no ritual before the first launch.
+        out.blank();
+        out.line("// " + initName + " once per device, before the first launch on it (thread-safe): a launch needs no");
+        out.line("// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).");
+        out.open("static cudaError_t tilet_init_once(void)");
+        out.line("int device = 0;");
+        out.line("cudaError_t err = cudaGetDevice(&device);");
+        out.line("if (err != cudaSuccess) return err;");
+        out.line("static std::atomic<unsigned long long> ready{0};");
+        out.line("if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;");
+        out.line("static std::mutex lock;");
+        out.line("std::lock_guard<std::mutex> guard(lock);");
+        out.line("err = " + initName + "();");
+        out.line("if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);");
+        out.line("return err;");
+        out.close("tilet_init_once");
+    }
 
     for (const ir::Kernel &k : module.kernels) {
         NameTable n;
@@ -259,6 +289,10 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
             out.line("    return cudaErrorInvalidConfiguration;");
         }
         encodeTensorMaps(k, n, ep, out);
+        if (needsOptIn(k)) {
+            out.line("const cudaError_t init_status = tilet_init_once();");
+            out.line("if (init_status != cudaSuccess) return init_status;");
+        }
         out.line("cudaLaunchConfig_t config = {};");
         out.line("config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));");
         out.line("config.blockDim = dim3(" + std::to_string(k.threads) + ", 1, 1);");

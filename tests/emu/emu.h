@@ -1173,10 +1173,34 @@ template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
 #include <cuda_runtime.h>
 
 namespace emu {
+// cudaFuncSetAttribute's dynamic shared memory opt-ins, per kernel, and the
+// one device the emulator has (cudaGetDevice), for the generated host code.
+inline std::mutex optInMutex;
+inline std::map<const void *, size_t> optedIn;
+inline size_t optedInSharedBytes(const void *kernel) {
+    std::lock_guard<std::mutex> lock(optInMutex);
+    auto it = optedIn.find(kernel);
+    return it == optedIn.end() ? 48 * 1024 : it->second;
+}
+inline cudaError_t funcSetAttribute(const void *kernel, cudaFuncAttribute attribute, int value) {
+    if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        std::lock_guard<std::mutex> lock(optInMutex);
+        optedIn[kernel] = static_cast<size_t>(value);
+    }
+    return cudaSuccess;
+}
+inline cudaError_t getDevice(int *device) {
+    *device = 0;
+    return cudaSuccess;
+}
+
 // Stands in for cudaLaunchKernelEx in the generated host code.
 template <class... Params, class... Args>
 cudaError_t launchEx(const cudaLaunchConfig_t *config, void (*kernel)(Params...), Args &&...args) {
     if (config->blockDim.y != 1 || config->blockDim.z != 1) return cudaErrorInvalidConfiguration;
+    // As on a GPU: more than 48 KiB of dynamic shared memory needs the kernel's opt-in first.
+    if (config->dynamicSmemBytes > 48 * 1024 && optedInSharedBytes(reinterpret_cast<const void *>(kernel)) < config->dynamicSmemBytes)
+        return cudaErrorInvalidValue;
     Dim clusterDim{1, 1, 1};
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute &a = config->attrs[i];

@@ -106,6 +106,7 @@ def rewrite_device(device):
 
 def rewrite_host(launch):
     launch = launch.replace("cudaLaunchKernelEx(", "emu::launchEx(")
+    launch = launch.replace("cudaFuncSetAttribute(", "emu::funcSetAttribute(").replace("cudaGetDevice(", "emu::getDevice(")
     return launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
 
 

@@ -2,6 +2,8 @@
 #include "flash_attention_fwd_sm90.h"
 
 #include <cstdint>
+#include <atomic>
+#include <mutex>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -51,6 +53,21 @@ extern "C" cudaError_t flash_attention_fwd_sm90_init(void) {
     return cudaSuccess;
 } // flash_attention_fwd_sm90_init
 
+// flash_attention_fwd_sm90_init once per device, before the first launch on it (thread-safe): a launch needs no
+// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).
+static cudaError_t tilet_init_once(void) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    static std::atomic<unsigned long long> ready{0};
+    if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    err = flash_attention_fwd_sm90_init();
+    if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);
+    return err;
+} // tilet_init_once
+
 extern "C" cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, cudaStream_t stream) {
     if (reinterpret_cast<std::uintptr_t>(Q) % 16 != 0) return cudaErrorMisalignedAddress;
     if (reinterpret_cast<std::uintptr_t>(K) % 16 != 0) return cudaErrorMisalignedAddress;
@@ -76,6 +93,8 @@ extern "C" cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bf
     const cuuint32_t tma_V_box[4] = {64, 1, 128, 1};
     const cudaError_t tma_V_status = tilet_encode_tensor_map(&tma_V, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, V, tma_V_sizes, tma_V_strides, tma_V_box, CU_TENSOR_MAP_SWIZZLE_128B);
     if (tma_V_status != cudaSuccess) return tma_V_status;
+    const cudaError_t init_status = tilet_init_once();
+    if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(384, 1, 1);

@@ -2,6 +2,8 @@
 #include "gemm_bf16.h"
 
 #include <cstdint>
+#include <atomic>
+#include <mutex>
 
 // Kernels defined in gemm_bf16.cu (nvcc emits host stubs with these names).
 extern "C" void gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C);
@@ -13,6 +15,21 @@ extern "C" cudaError_t gemm_bf16_init(void) {
     return cudaSuccess;
 } // gemm_bf16_init
 
+// gemm_bf16_init once per device, before the first launch on it (thread-safe): a launch needs no
+// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).
+static cudaError_t tilet_init_once(void) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    static std::atomic<unsigned long long> ready{0};
+    if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    err = gemm_bf16_init();
+    if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);
+    return err;
+} // tilet_init_once
+
 extern "C" cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, cudaStream_t stream) {
     if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
     if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
@@ -23,6 +40,8 @@ extern "C" cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B,
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
         return cudaErrorInvalidConfiguration;
+    const cudaError_t init_status = tilet_init_once();
+    if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(256, 1, 1);

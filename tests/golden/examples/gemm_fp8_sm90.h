@@ -15,8 +15,10 @@
 extern "C" {
 #endif
 
-// Call once per device before the first launch: opts the kernels into the
-// dynamic shared memory they need. Returns cudaSuccess or the CUDA error.
+// Opts the kernels into the dynamic shared memory (and cluster sizes) they
+// need on the current device. Optional: each launch function does it the
+// first time it runs on a device; call it to pay that cost early. Returns
+// cudaSuccess or the CUDA error.
 cudaError_t gemm_fp8_sm90_init(void);
 
 // gemm_fp8: grid (32, 64), 384 threads per block, 196672 bytes of dynamic shared memory.

@@ -2,6 +2,8 @@
 #include "gemm_fp8_sm90.h"
 
 #include <cstdint>
+#include <atomic>
+#include <mutex>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -51,6 +53,21 @@ extern "C" cudaError_t gemm_fp8_sm90_init(void) {
     return cudaSuccess;
 } // gemm_fp8_sm90_init
 
+// gemm_fp8_sm90_init once per device, before the first launch on it (thread-safe): a launch needs no
+// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).
+static cudaError_t tilet_init_once(void) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    static std::atomic<unsigned long long> ready{0};
+    if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    err = gemm_fp8_sm90_init();
+    if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);
+    return err;
+} // tilet_init_once
+
 extern "C" cudaError_t gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, __nv_bfloat16* C, cudaStream_t stream) {
     if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
     if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
@@ -75,6 +92,8 @@ extern "C" cudaError_t gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, 
     const cuuint32_t tma_B_box[2] = {128, 256};
     const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_128B);
     if (tma_B_status != cudaSuccess) return tma_B_status;
+    const cudaError_t init_status = tilet_init_once();
+    if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(384, 1, 1);

@@ -13,8 +13,10 @@
 extern "C" {
 #endif
 
-// Call once per device before the first launch: opts the kernels into the
-// dynamic shared memory they need. Returns cudaSuccess or the CUDA error.
+// Opts the kernels into the dynamic shared memory (and cluster sizes) they
+// need on the current device. Optional: each launch function does it the
+// first time it runs on a device; call it to pay that cost early. Returns
+// cudaSuccess or the CUDA error.
 cudaError_t packed_tma_init(void);
 
 // packed_tma: grid (2), 128 threads per block, 1032 bytes of dynamic shared memory.

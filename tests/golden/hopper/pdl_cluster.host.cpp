@@ -2,6 +2,8 @@
 #include "pdl_cluster.h"
 
 #include <cstdint>
+#include <atomic>
+#include <mutex>
 
 // Kernels defined in pdl_cluster.cu (nvcc emits host stubs with these names).
 extern "C" void shifted_kernel(const float* A, float* B);
@@ -13,6 +15,21 @@ extern "C" cudaError_t pdl_cluster_init(void) {
     if (err != cudaSuccess) return err;
     return cudaSuccess;
 } // pdl_cluster_init
+
+// pdl_cluster_init once per device, before the first launch on it (thread-safe): a launch needs no
+// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).
+static cudaError_t tilet_init_once(void) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    static std::atomic<unsigned long long> ready{0};
+    if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    err = pdl_cluster_init();
+    if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);
+    return err;
+} // tilet_init_once
 
 extern "C" cudaError_t shifted(const float* A, float* B, cudaStream_t stream) {
     if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
@@ -54,6 +71,8 @@ extern "C" cudaError_t wide(float* A, cudaStream_t stream) {
     // The grid is made of whole 16 x 1 x 1 clusters.
     if (grid_x % 16 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
         return cudaErrorInvalidConfiguration;
+    const cudaError_t init_status = tilet_init_once();
+    if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
