@@ -4,6 +4,7 @@
 #include "ir/Analysis.h"
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
+#include "passes/CopyFacts.h"
 
 #include <set>
 #include <utility>
@@ -16,9 +17,8 @@ using ir::Expr;
 using ir::Stmt;
 
 bool isGlobalToSharedLoad(const Stmt &s) {
-    if (ir::as<ir::Im2Col>(s)) return true;
     const ir::Copy *c = ir::as<ir::Copy>(s);
-    return c && c->src.buffer->scope == ir::MemScope::Global && c->dst.buffer->scope == ir::MemScope::Shared;
+    return ir::as<ir::Im2Col>(s) || (c && isGlobalToShared(*c));
 }
 
 bool loadsMemory(const Expr &e) {
@@ -41,7 +41,7 @@ protected:
         std::vector<Stmt> body, top = ir::as<ir::Seq>(loop.body) ? ir::as<ir::Seq>(loop.body)->stmts : std::vector<Stmt>{loop.body};
         bool changed = false;
         for (const Stmt &s : top) {
-            std::vector<Stmt> split = predicate(s);
+            std::vector<Stmt> split = predicate(s, loop.body);
             changed = changed || split.size() != 1 || split.front() != s;
             body.insert(body.end(), split.begin(), split.end());
         }
@@ -50,8 +50,9 @@ protected:
     }
 
 private:
-    // `s` as one `if` per statement of its branch, or `s` itself.
-    std::vector<Stmt> predicate(const Stmt &s) {
+    // `s` (a statement of the pipelined loop's `body`) as one `if` per
+    // statement of its branch, or `s` itself.
+    std::vector<Stmt> predicate(const Stmt &s, const Stmt &body) {
         const ir::IfThenElse *branch = ir::as<ir::IfThenElse>(s);
         if (!branch || branch->elseBody) return {s};
         // The branch's statements, with the names it binds substituted (a
@@ -71,15 +72,21 @@ private:
         if (stmts.size() == 1 && bound.empty()) return {s};   // already one predicated copy
         for (const Stmt &t : stmts)
             if (ir::as<ir::Allocate>(t) || ir::as<ir::LetStmt>(t)) return keep(s, "its statements are not all at one level (a binding or allocation in the middle)");
-        // Each statement evaluates the condition again: nothing before it may change it.
+        // Each statement evaluates the condition again, and a copy evaluates the
+        // condition of a later iteration iterations early: nothing in the loop
+        // may change what it reads (the branch itself or any other statement).
         std::set<const ir::BufferNode *> read;
         ir::forEachExpr(branch->cond, [&](const Expr &x) {
             if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(l->buffer.get());
         });
-        for (const Stmt &t : stmts)
-            for (const ir::BufferNode *b : read)
-                if (ir::touchesBuffer(t, b, /*writesOnly=*/true))
-                    return keep(s, "the branch writes '" + b->name + "' at " + t->span.lineColumn() + ", which its condition reads");
+        for (const ir::BufferNode *b : read) {
+            std::optional<SourceRange> writer;
+            ir::forEachEffect(body, [&](const Stmt &t, const ir::Effects &fx) {
+                for (const ir::Access &a : fx.accesses)
+                    if (!writer && a.buffer == b && a.writes()) writer = t->span;
+            });
+            if (writer) return keep(s, "the loop writes '" + b->name + "' at " + writer->lineColumn() + ", which the condition reads");
+        }
         std::vector<Stmt> out;
         for (const Stmt &t : stmts) out.push_back(std::make_shared<ir::IfThenElse>(branch->cond, bound.empty() ? t : ir::substitute(t, bound), nullptr, branch->span));
         Decision d;
@@ -89,7 +96,7 @@ private:
         std::string at;
         for (const Stmt &l : loads) at += (at.empty() ? "" : ", ") + l->span.lineColumn();
         d.why = "its loads (" + at + ") become pipeline producers, issued ahead under the condition of the iteration they load for; "
-                "the condition reads nothing the branch writes";
+                "the condition reads nothing the loop writes";
         ctx_.explain.record(std::move(d));
         return out;
     }

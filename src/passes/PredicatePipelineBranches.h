@@ -14,9 +14,10 @@ namespace tilet {
 // one `if` per statement of the branch, under the same condition, so that
 // pipeline-loops can issue the copies iterations ahead -- predicated by the
 // condition of the iteration they load for -- and run the rest in order
-// under the condition of the current one. A branch that writes what its
-// condition reads (each statement re-evaluates it) or binds a name from
-// memory stays whole, and `--explain` says why its copies are not pipelined.
+// under the condition of the current one. A branch whose condition reads
+// what the loop writes (a copy evaluates a later iteration's condition
+// early) or that binds a name from memory stays whole, and `--explain`
+// says why its copies are not pipelined.
 ir::Kernel predicatePipelineBranches(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet
