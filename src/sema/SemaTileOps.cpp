@@ -1047,7 +1047,11 @@ ir::Stmt Checker::checkFnCall(const ast::Call &c, const ast::FnDecl &fn) {
     }
     if (!ok) return nullptr;
     std::vector<std::map<std::string, Symbol>> callerScopes = std::move(scopes_);
+    // A parameter hides a constant or launch name it shares a name with, as a
+    // macro's parameter hides the script's variable (TileLang's MMA0(..., bx, by, bz)).
     scopes_ = {callerScopes.front(), launchNames_};
+    for (auto &scope : scopes_)
+        for (const ast::Ident &p : fn.params) scope.erase(p.name);
     pushScope();
     for (auto &[paramName, sym] : bound) declare(ast::Ident{paramName, sym.def}, sym);
     inlining_.push_back(&fn);
