@@ -216,6 +216,7 @@ tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
     | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL | DP4A
+    | IMPORT_SOURCE | CALL_EXTERN | ACCESS_PTR
     ;
 
 syncBuiltin
@@ -316,6 +317,9 @@ IM2COL            : 'im2col';
 ATOMIC_ADD        : 'atomic_add';
 THREAD_ALLREDUCE  : 'thread_allreduce';
 DP4A              : 'dp4a';
+IMPORT_SOURCE     : 'import_source';
+CALL_EXTERN       : 'call_extern';
+ACCESS_PTR        : 'access_ptr';
 
 // synchronisation
 BARRIER_WAIT      : 'barrier_wait';

@@ -175,6 +175,16 @@ private:
             }
             return;
         }
+        case ir::StmtKind::CallExtern: {
+            const ir::CallExtern &c = *ir::as<ir::CallExtern>(s);
+            std::string args;
+            for (size_t i = 0; i < c.args.size(); ++i) {
+                const ir::Load *pointee = c.kinds[i] == ir::ExternArgKind::Value ? nullptr : ir::as<ir::Load>(c.args[i]);
+                args += (i ? ", " : "") + (pointee ? "&" + access(pointee->buffer, pointee->indices) : e(c.args[i]));
+            }
+            out_.line(c.function + "(" + args + ");");
+            return;
+        }
         case ir::StmtKind::VectorCopy: {
             const ir::VectorCopy &v = *ir::as<ir::VectorCopy>(s);
             if (v.async) {
@@ -508,6 +518,14 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
         out.raw(helperText(helpers));
         for (const auto &[key, text] : generated) out.raw(text);
         out.line("// ---- end of PTX helpers ----");
+        out.blank();
+    }
+    for (const ir::ImportedSource &source : module.importedSources) {
+        // Verbatim: the program's own CUDA, which its call_extern statements call.
+        out.line("// ---- imported source " + source.name + " (import_source) ----");
+        out.raw(source.text);
+        if (!source.text.empty() && source.text.back() != '\n') out.raw("\n");
+        out.line("// ---- end of imported source " + source.name + " ----");
         out.blank();
     }
     out.raw(body.str());

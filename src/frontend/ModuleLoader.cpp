@@ -62,6 +62,7 @@ public:
         state_[key] = State::Loading;
         std::string dir = path == "-" ? std::string(".") : fs::path(path).parent_path().string();
         loadImports(*main, dir);
+        loadSourceImports(*main, dir);
         stack_.pop_back();
         if (diags_.hasErrors()) return std::nullopt;
         program_.main = std::move(*main);
@@ -123,10 +124,66 @@ private:
             state_[key] = State::Loading;
             stack_.push_back({key, found});
             loadImports(*parsed, fs::path(found).parent_path().string());
+            loadSourceImports(*parsed, fs::path(found).parent_path().string());
             stack_.pop_back();
             state_[key] = State::Done;
             program_.imports.push_back(std::move(*parsed));
         }
+    }
+
+    // The import_source statements of a file's kernels and fns.
+    void loadSourceImports(const ast::File &file, const std::string &dir) {
+        for (const ast::Kernel &k : file.kernels) loadSourceImports(k.body, dir);
+        for (const ast::FnDecl &f : file.fns) loadSourceImports(f.body, dir);
+    }
+
+    void loadSourceImports(const ast::StmtList &body, const std::string &dir) {
+        for (const ast::StmtPtr &s : body) {
+            switch (s->kind) {
+            case ast::StmtKind::For: loadSourceImports(static_cast<const ast::For &>(*s).body, dir); break;
+            case ast::StmtKind::While: loadSourceImports(static_cast<const ast::While &>(*s).body, dir); break;
+            case ast::StmtKind::Ws: loadSourceImports(static_cast<const ast::Ws &>(*s).body, dir); break;
+            case ast::StmtKind::If: {
+                auto &i = static_cast<const ast::If &>(*s);
+                loadSourceImports(i.thenBody, dir);
+                loadSourceImports(i.elseBody, dir);
+                break;
+            }
+            case ast::StmtKind::CallStmt: loadSourceImport(*static_cast<const ast::CallStmt &>(*s).call, dir); break;
+            default: break;
+            }
+        }
+    }
+
+    // Sema reports an import_source whose argument is not one string literal.
+    void loadSourceImport(const ast::Call &call, const std::string &dir) {
+        if (!call.isBuiltin || call.callee != "import_source" || call.args.size() != 1 || !call.args[0].name.empty()) return;
+        auto *lit = dynamic_cast<const ast::StringLit *>(call.args[0].value.get());
+        if (!lit) return;
+        std::vector<std::string> searched;
+        std::string found = resolve(lit->value, dir, searched);
+        if (found.empty()) {
+            Diagnostic d{Severity::Error, lit->range, "cannot find source file '" + lit->value + "'", {}, {}};
+            std::string where;
+            for (const std::string &s : searched) where += (where.empty() ? "" : ", ") + ("'" + s + "'");
+            d.note({}, "searched " + where);
+            diags_.report(std::move(d));
+            return;
+        }
+        std::string key = canonicalKey(found);
+        if (auto known = sourceKeys_.find(key); known != sourceKeys_.end()) {
+            program_.sourceImportOf[&call] = known->second;
+            return;
+        }
+        std::optional<std::string> text = readFile(found);
+        if (!text) {
+            diags_.error(lit->range, "cannot read source file '" + found + "': " + reason(found));
+            return;
+        }
+        program_.openedPaths.push_back(found);
+        sourceKeys_[key] = program_.sourceImports.size();
+        program_.sourceImportOf[&call] = program_.sourceImports.size();
+        program_.sourceImports.push_back({lit->value, found, std::move(*text)});
     }
 
     std::string resolve(const std::string &name, const std::string &dir, std::vector<std::string> &searched) {
@@ -151,6 +208,7 @@ private:
     unsigned maxNesting_;
     LoadedProgram program_;
     std::map<std::string, State> state_;
+    std::map<std::string, size_t> sourceKeys_;   // canonical path -> index in sourceImports
     std::vector<std::pair<std::string, std::string>> stack_;   // canonical key, display name
 };
 

@@ -39,6 +39,14 @@ public:
         if (s.get() == root_) Visitor::visit(s);
     }
     void visitLoad(const Load &n) override { load(n, 1); }
+    // A call_extern's pointer is no load of its element: the call's own
+    // access of the buffer says what it does there (operandEffects).
+    void visitCallExtern(const CallExtern &n) override {
+        for (size_t i = 0; i < n.args.size(); ++i) {
+            if (n.kinds[i] == ExternArgKind::Value) visit(n.args[i]);
+            else for (const Expr &index : as<Load>(n.args[i])->indices) visit(index);
+        }
+    }
     // dp4a reads four elements from each operand's address.
     void visitDp4a(const Dp4a &n) override {
         load(*as<Load>(n.a), Dp4a::kElements);
@@ -111,6 +119,18 @@ void operandEffects(const Stmt &s, Effects &fx) {
         Access a = element(n.buffer, n.op == StoreOp::AtomicAdd ? AccessMode::ReadWrite : AccessMode::Write, &n.indices);
         a.asynchronous = n.op == StoreOp::AsyncCopy;
         acc.push_back(a);
+        return;
+    }
+    case StmtKind::CallExtern: {
+        // Through a pointer the function may touch the whole buffer.
+        const CallExtern &n = *as<CallExtern>(s);
+        for (size_t i = 0; i < n.args.size(); ++i) {
+            static const AccessMode modes[] = {AccessMode::Read, AccessMode::Read, AccessMode::Write, AccessMode::ReadWrite};   // ExternArgKind order
+            if (n.kinds[i] == ExternArgKind::Value) continue;
+            Access a = element(as<Load>(n.args[i])->buffer, modes[static_cast<int>(n.kinds[i])]);
+            a.span = n.args[i]->span;
+            acc.push_back(a);
+        }
         return;
     }
     case StmtKind::VectorCopy: {

@@ -37,6 +37,16 @@ const char *memoryOrderName(MemoryOrder o) {
     return "?";
 }
 
+const char *externArgKindName(ExternArgKind k) {
+    switch (k) {
+    case ExternArgKind::Value: return "value";
+    case ExternArgKind::ReadPointer: return "r";
+    case ExternArgKind::WritePointer: return "w";
+    case ExternArgKind::ReadWritePointer: return "rw";
+    }
+    return "?";
+}
+
 Stmt Store::movedTo(Buffer b, std::vector<Expr> i, Expr v) const {
     return std::make_shared<Store>(std::move(b), std::move(i), std::move(v), op, span, order);
 }

@@ -445,6 +445,25 @@ struct Store : StmtNode {
     const MemoryOrder order;   // AtomicAdd only
 };
 
+// call_extern (TileLang's T.call_extern) as a statement: `function(args...)`,
+// a device function the program brings in with import_source (or one of the
+// CUDA toolkit's). An argument is a value, or (access_ptr) the address of a
+// buffer element, kept as the Load of that element so that the passes that
+// rename and flatten buffers rewrite it like any other access. Through a
+// pointer the function may read and/or write the whole buffer; it touches
+// no other memory (the contract docs/language.md states).
+enum class ExternArgKind { Value, ReadPointer, WritePointer, ReadWritePointer };
+const char *externArgKindName(ExternArgKind k);   // "value", "r", "w", "rw"
+
+struct CallExtern : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::CallExtern;
+    CallExtern(std::string f, std::vector<Expr> a, std::vector<ExternArgKind> k, SourceRange s = {})
+        : StmtNode(kKind, s), function(std::move(f)), args(std::move(a)), kinds(std::move(k)) {}
+    const std::string function;
+    const std::vector<Expr> args;
+    const std::vector<ExternArgKind> kinds;   // one per argument
+};
+
 // `bytes` bytes from src[srcIndices...] to dst[dstIndices...] as one access;
 // both addresses are proven aligned to `bytes`. An async copy is a cp.async
 // (global -> shared, 4, 8 or 16 bytes) that completes at a later CpAsyncWait;
@@ -886,10 +905,18 @@ struct Kernel {
     std::vector<TmaDescriptorRef> tmaDescriptors;   // lower_tma: extra kernel parameters, encoded by the host
 };
 
+// A file of CUDA source brought in with import_source; the .cu holds it
+// verbatim, before the kernels.
+struct ImportedSource {
+    std::string name;   // as the import_source call spells it
+    std::string text;
+};
+
 struct Module {
     std::string sourceName;   // the main .tl file as named on the command line
     std::string targetName;   // e.g. "sm_90a"
     std::vector<Kernel> kernels;
+    std::vector<ImportedSource> importedSources;   // in first-use order, each file once
 };
 
 // ------------------------------------------------------------------ constructors

@@ -164,6 +164,14 @@ public:
             line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " + orderSuffix(st.order) : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
             return;
         }
+        case StmtKind::CallExtern: {
+            auto &c = static_cast<const CallExtern &>(*s);
+            std::string args;
+            for (size_t i = 0; i < c.args.size(); ++i)
+                args += (i ? ", " : "") + (c.kinds[i] == ExternArgKind::Value ? std::string() : std::string("&") + externArgKindName(c.kinds[i]) + " ") + expr(c.args[i]);
+            line("call_extern " + c.function + "(" + args + ")");
+            return;
+        }
         case StmtKind::VectorCopy: {
             auto &v = static_cast<const VectorCopy &>(*s);
             line(v.dst->name + "[" + list(v.dstIndices) + "] <-" + std::to_string(v.bytes) + "B" + (v.async ? " cp.async" : "") + "- " +

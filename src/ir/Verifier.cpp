@@ -80,6 +80,16 @@ public:
         }
         Visitor::visitDp4a(n);
     }
+    void visitCallExtern(const CallExtern &n) override {
+        if (n.kinds.size() != n.args.size()) fail("call_extern " + n.function + " has " + std::to_string(n.args.size()) + " arguments but " + std::to_string(n.kinds.size()) + " kinds");
+        for (size_t i = 0; i < n.args.size() && i < n.kinds.size(); ++i) {
+            if (n.kinds[i] == ExternArgKind::Value) continue;
+            const Load *l = as<Load>(n.args[i]);
+            if (!l) fail("a pointer argument of call_extern " + n.function + " is no longer a load of its buffer");
+            else if (l->buffer->scope == MemScope::Fragment) fail("call_extern " + n.function + " takes the address of fragment '" + l->buffer->name + "'");
+        }
+        Visitor::visitCallExtern(n);
+    }
     void visitCopy(const Copy &n) override { tileOp("copy"); Visitor::visitCopy(n); }
     void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
     void visitFill(const Fill &n) override { tileOp("fill"); Visitor::visitFill(n); }

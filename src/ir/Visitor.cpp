@@ -55,6 +55,7 @@ void Visitor::visitFor(const For &n) { visit(n.min); visit(n.extent); visit(n.bo
 void Visitor::visitIfThenElse(const IfThenElse &n) { visit(n.cond); visit(n.thenBody); visit(n.elseBody); }
 void Visitor::visitWhile(const While &n) { visit(n.cond); visit(n.body); }
 void Visitor::visitStore(const Store &n) { for (const Expr &i : n.indices) visit(i); visit(n.value); }
+void Visitor::visitCallExtern(const CallExtern &n) { for (const Expr &a : n.args) visit(a); }
 void Visitor::visitVectorCopy(const VectorCopy &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     for (const Expr &i : n.srcIndices) visit(i);
@@ -305,6 +306,17 @@ Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
     Buffer buffer = mutateBuffer(n.buffer);
     if (!changed && v == n.value && buffer == n.buffer) return self;
     return n.movedTo(buffer, std::move(idx), v);
+}
+
+Stmt Mutator::mutateCallExtern(const Stmt &self, const CallExtern &n) {
+    std::vector<Expr> args;
+    bool changed = false;
+    for (const Expr &a : n.args) {
+        args.push_back(mutate(a));
+        changed |= args.back() != a;
+    }
+    if (!changed) return self;
+    return std::make_shared<CallExtern>(n.function, std::move(args), n.kinds, n.span);
 }
 
 Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {

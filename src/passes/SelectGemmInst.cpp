@@ -12,6 +12,7 @@
 #include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
 
+#include <map>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -39,9 +40,25 @@ std::string name(DType t) { return std::string(dtypeName(t)); }
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+// The shared buffers a call_extern is given the address of, and the first
+// such function: they keep a linear layout, as the function indexes them.
+class ExternPointees : public ir::Visitor {
+public:
+    std::map<const ir::BufferNode *, std::string> functionOf;
+    void visitCallExtern(const ir::CallExtern &n) override {
+        for (size_t i = 0; i < n.args.size(); ++i)
+            if (n.kinds[i] != ir::ExternArgKind::Value) functionOf.emplace(ir::as<ir::Load>(n.args[i])->buffer.get(), n.function);
+        ir::Visitor::visitCallExtern(n);
+    }
+};
+
 class Selector : public ir::Mutator {
 public:
-    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target), threads_(k.threads) {}
+    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target), threads_(k.threads) {
+        ExternPointees pointees;
+        pointees.visit(k.body);
+        externFunctionOf_ = std::move(pointees.functionOf);
+    }
     using ir::Mutator::mutate;
     const ir::BufferEdits &decisions() const { return edits_; }
 
@@ -305,12 +322,16 @@ private:
                              : cont % (vec * 2) == 0 ? ir::SharedSwizzle::B32
                                                      : ir::SharedSwizzle::None;
         if (b.swizzle != ir::SharedSwizzle::None && b.swizzle != sw) sw = b.swizzle;   // a buffer keeps its first layout
+        auto external = externFunctionOf_.find(r.buffer.get());
+        if (external != externFunctionOf_.end()) sw = ir::SharedSwizzle::None;
         edits_.edit(r.buffer).swizzle = sw;
         std::string shapeText;
         for (size_t i = 0; i < shape.size(); ++i) shapeText += (i ? ", " : "") + str(shape[i]);
         std::string text = role + " '" + b.name + "' [" + shapeText + "] " + name(b.dtype) + " (" + (kContiguous ? "K" : "MN") +
                            "-contiguous): ";
-        if (sw == ir::SharedSwizzle::None)
+        if (external != externFunctionOf_.end())
+            text += "linear layout, unswizzled: call_extern '" + external->second + "' is given its address and indexes it in order";
+        else if (sw == ir::SharedSwizzle::None)
             text += "no swizzle fits a " + str(cont * dtypeBits(b.dtype) / 8) + "-byte row; linear layout";
         else
             text += std::string(ir::swizzleName(sw)) + " swizzle of its " + str(cont * dtypeBits(b.dtype) / 8) + "-byte rows";
@@ -444,6 +465,7 @@ private:
     PassContext &ctx_;
     const Target &target_;
     ir::BufferEdits edits_;    // the swizzles chosen so far
+    std::map<const ir::BufferNode *, std::string> externFunctionOf_;
     int64_t threads_;          // the threads a gemm here runs on
     int64_t firstThread_ = 0;
 };

@@ -48,6 +48,21 @@ protected:
         if (n.forKind != ir::ForKind::Vectorized) return ir::Mutator::mutateFor(self, n);
         return vectorize(n);
     }
+    // An external function may read a local array it is given as wider words
+    // (TileLang's LOP3 decodes read four int8 as one uint32): align the array
+    // to the widest access its size allows, up to 16 bytes.
+    ir::Stmt mutateCallExtern(const ir::Stmt &self, const ir::CallExtern &n) override {
+        for (size_t i = 0; i < n.args.size(); ++i) {
+            const ir::Load *pointee = n.kinds[i] == ir::ExternArgKind::Value ? nullptr : ir::as<ir::Load>(n.args[i]);
+            if (!pointee || pointee->buffer->scope != ir::MemScope::Local) continue;
+            std::optional<int64_t> elements = pointee->buffer->constElements();
+            if (!elements) continue;
+            int64_t bytes = *elements * dtypeBits(pointee->buffer->dtype) / 8, align = 1;
+            while (align < 16 && bytes % (align * 2) == 0) align *= 2;
+            if (align > 1) alignAtLeast(pointee->buffer, align);
+        }
+        return ir::Mutator::mutateCallExtern(self, n);
+    }
     // Lets around the loop matter too: alignment proofs need their values.
     ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
         outerLets_.push_back({n.var, n.value});

@@ -260,6 +260,7 @@ size_t editDistance(const std::string &a, const std::string &b) {
 
 std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::vector<Define> &defines) {
     unsigned errorsBefore = diags_.errorCount();
+    program_ = &program;
     pushScope();   // file scope: constants of every file
 
     std::map<std::string, Define> defineMap;
@@ -312,6 +313,7 @@ std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::
         kernelNames[k.name.name] = k.name.range;
         if (std::optional<ir::Kernel> kernel = checkKernel(k)) module.kernels.push_back(std::move(*kernel));
     }
+    for (size_t i : usedSourceImports_) module.importedSources.push_back({program.sourceImports[i].spelled, program.sourceImports[i].text});
     if (program.main.kernels.empty() && diags_.errorCount() == errorsBefore)
         diags_.error(SourceRange::at(SourceLoc{program.main.id, 1, 1}), "file defines no kernel");
     popScope();

@@ -146,7 +146,8 @@ bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg",
-                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a"};
+                                  "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a",
+                                  "import_source", "call_extern"};
     for (const char *n : names) {
         if (name == n) return true;
     }
@@ -712,6 +713,10 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     }
     if (isStatementBuiltin(name)) {
         diags_.error(c.range, "'" + name + "' is a statement, not a value");
+        return std::nullopt;
+    }
+    if (name == "access_ptr") {
+        diags_.error(c.range, "access_ptr is an argument of call_extern: call_extern(\"f\", access_ptr(buf, \"r\"))");
         return std::nullopt;
     }
     Value v;

@@ -168,6 +168,8 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
     ir::Stmt checkDp4a(const ast::Call &c);
+    ir::Stmt checkImportSource(const ast::Call &c);
+    ir::Stmt checkCallExtern(const ast::Call &c);
     // A call of a user `fn`: its body, checked in a scope of the file's
     // constants and its parameters bound to the arguments, in place of the call.
     ir::Stmt checkFnCall(const ast::Call &c, const ast::FnDecl &fn);
@@ -217,6 +219,9 @@ private:
     // The first statement of each thread_allreduce: work of every thread of the block.
     std::set<const ir::StmtNode *> threadCollectives_;
     ir::Kernel *kernel_ = nullptr;
+    const LoadedProgram *program_ = nullptr;
+    // The import_source files the kernels use, in first-use order (indices into program_->sourceImports).
+    std::vector<size_t> usedSourceImports_;
     std::map<std::string, const ast::FnDecl *> fns_;   // every file's fns
     std::vector<const ast::FnDecl *> inlining_;       // the fns being inlined, outermost first
     std::map<std::string, Symbol> launchNames_;       // the kernel's block and thread index names

@@ -13,6 +13,7 @@
 #include "support/InternalError.h"
 
 #include <algorithm>
+#include <cctype>
 #include <bit>
 #include <tuple>
 
@@ -239,6 +240,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         return nullptr;
     };
     if (n == "atomic_add") return checkAtomicAdd(c);
+    if (n == "import_source") return checkImportSource(c);
     if (inParallel) return notInParallel();
     if (vectorizedDepth_ > 0) {
         diags_.error(c.calleeRange, "'" + n + "' cannot appear inside a vectorized loop, whose body is element statements");
@@ -259,6 +261,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "reduce_absmax") return checkReduce(c, ir::ReduceOp::AbsMax);
     if (n == "thread_allreduce") return checkThreadAllReduce(c);
     if (n == "dp4a") return checkDp4a(c);
+    if (n == "call_extern") return checkCallExtern(c);
     if (n == "cumsum") return checkCumsum(c);
     if (n == "finalize_reducer") return checkFinalizeReducer(c);
     if (n == "im2col") return checkIm2Col(c);
@@ -978,6 +981,117 @@ ir::Stmt Checker::checkDp4a(const ast::Call &c) {
     ir::Expr current = std::make_shared<ir::Load>(cb, acc->second, args->positional[2]->range);
     ir::Expr dot = std::make_shared<ir::Dp4a>(result, a, b, ir::cast(result, current), c.range);
     return std::make_shared<ir::Store>(cb, acc->second, ir::cast(cb->dtype, dot), ir::StoreOp::Assign, c.range);
+}
+
+// import_source("file.cuh") (TileLang's T.import_source): the .cu holds the
+// file's CUDA source verbatim, once, before the kernels. ModuleLoader found
+// the file; this statement itself does nothing where it stands.
+ir::Stmt Checker::checkImportSource(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+    if (!args) return nullptr;
+    auto found = program_->sourceImportOf.find(&c);
+    if (found == program_->sourceImportOf.end()) {
+        if (args->positional[0]->kind != ast::ExprKind::StringLit)
+            diags_.error(args->positional[0]->range, "import_source takes the name of a CUDA source file, as a string literal: import_source(\"decode.cuh\")");
+        return nullptr;   // ModuleLoader reported a file it could not find or read
+    }
+    if (std::find(usedSourceImports_.begin(), usedSourceImports_.end(), found->second) == usedSourceImports_.end())
+        usedSourceImports_.push_back(found->second);
+    return nullptr;
+}
+
+// call_extern("f", args..., dtype = T) (TileLang's T.call_extern) as a
+// statement: calls device function f, which an import_source file (or a
+// CUDA toolkit header) defines; its result, of type T, is unused. An
+// argument is a value or access_ptr(buf, mode) / access_ptr(buf[i, ...],
+// mode): the address of the buffer's first (or that) element, through which
+// f may read ("r"), write ("w") or both ("rw") the buffer.
+ir::Stmt Checker::checkCallExtern(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 1, SIZE_MAX, {"dtype"});
+    if (!args) return nullptr;
+    const ast::Expr &nameArg = *args->positional[0];
+    std::string function;
+    if (nameArg.kind == ast::ExprKind::StringLit) function = static_cast<const ast::StringLit &>(nameArg).value;
+    bool identifier = !function.empty() && !std::isdigit(static_cast<unsigned char>(function[0]));
+    for (size_t i = 0; i < function.size(); ++i) {
+        char ch = function[i];
+        bool scope = ch == ':' && i + 1 < function.size() && function[i + 1] == ':' && i > 0;
+        if (scope) ++i;
+        else if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') identifier = false;
+    }
+    if (!identifier) {
+        diags_.error(nameArg.range, "call_extern takes the function's name first, as a string literal naming a C++ identifier: call_extern(\"f\", ...)");
+        return nullptr;
+    }
+    bool ok = true;
+    if (const ast::Expr *dtype = args->keyword("dtype")) ok = checkDType(*dtype).has_value();
+    std::vector<ir::Expr> values;
+    std::vector<ir::ExternArgKind> kinds;
+    for (size_t i = 1; i < args->positional.size(); ++i) {
+        const ast::Expr &arg = *args->positional[i];
+        if (arg.kind != ast::ExprKind::Call || static_cast<const ast::Call &>(arg).callee != "access_ptr") {
+            std::optional<Value> v = checkValue(arg);
+            if (!v) {
+                ok = false;
+                continue;
+            }
+            values.push_back(materialize(*v).expr);
+            kinds.push_back(ir::ExternArgKind::Value);
+            continue;
+        }
+        const auto &ptr = static_cast<const ast::Call &>(arg);
+        std::optional<CallArgs> ptrArgs = matchArgs(ptr, 2, 2, {});
+        if (!ptrArgs) {
+            ok = false;
+            continue;
+        }
+        const ast::Expr &target = *ptrArgs->positional[0];
+        std::optional<std::pair<ir::Buffer, std::vector<ir::Expr>>> ref;
+        if (target.kind == ast::ExprKind::Name) {
+            const auto &name = static_cast<const ast::Name &>(target);
+            const Symbol *sym = lookup(name.name);
+            if (!sym) reportUnknown(name.name, name.range, "identifier");
+            else if (sym->invalid) {
+            } else if (sym->kind == SymbolKind::Buffer || sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Mutable) {
+                std::vector<ir::Expr> zeros(static_cast<size_t>(sym->buffer->rank()), ir::intImm(0));
+                ref = std::pair{sym->buffer, zeros};
+            } else {
+                diags_.error(target.range, "access_ptr takes a buffer or an element of one; '" + name.name + "' is a " + symbolKindName(sym->kind));
+            }
+        } else {
+            ref = checkElementRef(target, "first argument of access_ptr");
+        }
+        const ast::Expr &modeArg = *ptrArgs->positional[1];
+        std::string mode = modeArg.kind == ast::ExprKind::StringLit ? static_cast<const ast::StringLit &>(modeArg).value : "";
+        ir::ExternArgKind kind = mode == "r" ? ir::ExternArgKind::ReadPointer : mode == "w" ? ir::ExternArgKind::WritePointer
+                                                                           : ir::ExternArgKind::ReadWritePointer;
+        if (mode != "r" && mode != "w" && mode != "rw") {
+            diags_.error(modeArg.range, "access_ptr's mode says what the function does with the buffer: \"r\", \"w\" or \"rw\"");
+            ok = false;
+        }
+        if (!ref) {
+            ok = false;
+            continue;
+        }
+        const ir::Buffer &b = ref->first;
+        if (b->scope != ir::MemScope::Local && b->scope != ir::MemScope::Shared && b->scope != ir::MemScope::Global) {
+            diags_.error(target.range, std::string("access_ptr points into a tensor, a shared buffer or an alloc_local buffer; '") + b->name + "' is " +
+                                           (b->scope == ir::MemScope::Fragment ? std::string("a fragment, whose elements are spread over the threads' registers")
+                                                                               : std::string("in ") + ir::memScopeName(b->scope) + " memory"));
+            ok = false;
+            continue;
+        }
+        if (dtypeBits(b->dtype) < 8) {
+            diags_.error(target.range, "access_ptr points at a whole byte; '" + b->name + "' holds " + std::string(dtypeName(b->dtype)) +
+                                           ", packed below a byte (point into a Tensor(shape, uint8, " + b->name + ") view)");
+            ok = false;
+            continue;
+        }
+        values.push_back(std::make_shared<ir::Load>(b, ref->second, target.range));
+        kinds.push_back(kind);
+    }
+    if (!ok) return nullptr;
+    return std::make_shared<ir::CallExtern>(function, std::move(values), std::move(kinds), c.range);
 }
 
 // fn calls (TileLang's T.macro). A parameter stands for its argument: a

@@ -409,6 +409,7 @@ def cases_from_manifest(manifest):
             text += f"\n// expect: {expect}\n"
         c = Case(len(cases), text, arch, kernel, {}, {}, 1)
         c.path = f"{fields[0]} [{arch} {kernel}]"
+        c.flags = ["-I", os.path.dirname(path)]   # the files its import_source statements name
         cases.append(c)
     return cases
 

@@ -851,6 +851,11 @@ class KernelTranslator:
         if name == "dp4a":
             self.dp4a(pos, d)
             return
+        if name == "import_source":
+            return   # what it brings in runs as the models of extern_models.py
+        if name == "call_extern":
+            self.call_extern(pos, d)
+            return
         if name in self.interp.fns:
             self.inline_fn(self.interp.fns[name], pos, d)
             return
@@ -1013,6 +1018,30 @@ class KernelTranslator:
             current = self.load_code(sym, idx)
             self.emit(d, f"{sym.py}.st(_wrap(int({current}) + {' + '.join(products)}, {sym.buf.dtype!r}), "
                          f"{', '.join(i.code for i in idx)})")
+
+    def call_extern(self, pos, d):
+        """f(args...) of an import_source file, run by its model: a value
+        argument as its value, access_ptr(b, mode) / access_ptr(b[i...], mode)
+        as a _Pointer to b's first (or that) element (docs/language.md,
+        call_extern)."""
+        if self.parallel_depth:
+            raise InvalidProgram("'call_extern' inside a parallel loop")
+        args = []
+        for node in pos[1:]:
+            if node.kind != "Call" or node.text != "access_ptr":
+                args.append(self.expr(node).code)
+                continue
+            target, mode = node.kids[0], node.kids[1].text.strip('"')
+            if target.kind == "Name":
+                sym = self.lookup(target.text)
+                if sym.buf is None:
+                    raise Unsupported(f"access_ptr of '{target.text}', which is no buffer")
+                idx = ["0"] * len(sym.buf.shape)
+            else:
+                sym = self.lookup(target.kids[0].text)
+                idx = [self.index(x).code for x in target.kids[1:]]
+            args.append(f"_Pointer({sym.py}, ({''.join(i + ', ' for i in idx)}), {mode!r})")
+        self.emit(d, f"_extern({pos[0].text.strip(chr(34))!r})({', '.join(args)})")
 
     def thread_allreduce(self, pos, kw, d):
         """Every thread posts its value; once all have (a lockstep step),
@@ -1454,7 +1483,49 @@ def _ftoi(x, ty):
     return convert(x, "f64", ty)
 
 
+class _Pointer:
+    """access_ptr(buf[idx], mode) as an extern function's model sees it: the
+    elements of `buf` from idx on, in memory order (docs/language.md,
+    call_extern). Reads and writes outside the buffer, reads through a "w"
+    pointer and writes through an "r" one are errors of the program."""
+
+    def __init__(self, buf, idx, mode):
+        self.buf, self.base, self.mode = buf, buf.flat(idx), mode
+        if self.base is None:
+            raise InvalidProgram(f"access_ptr of '{buf.name}'{list(idx)}, outside {buf.shape}")
+
+    def _at(self, i):
+        if not 0 <= self.base + i < len(self.buf.data):
+            raise InvalidProgram(f"an extern function reaches past the end of '{self.buf.name}'")
+        return self.base + i
+
+    def __getitem__(self, i):
+        if "r" not in self.mode:
+            raise InvalidProgram(f"an extern function reads '{self.buf.name}' through access_ptr(..., \"w\")")
+        v = self.buf.data[self._at(i)]
+        if v is None:
+            raise InvalidProgram(f"an extern function reads an element of '{self.buf.name}' never written")
+        return v
+
+    def __setitem__(self, i, v):
+        if "w" not in self.mode:
+            raise InvalidProgram(f"an extern function writes '{self.buf.name}' through access_ptr(..., \"r\")")
+        f = self._at(i)
+        if self.buf.scope == "global":
+            self.buf._own(f, (f,))
+        self.buf.data[f] = convert(v, "f64" if isinstance(v, float) else "int64", self.buf.dtype)
+
+
+def _extern(name):
+    """The model of extern function `name` (tests/difftest/extern_models.py)."""
+    import extern_models
+    if name not in extern_models.MODELS:
+        raise Unsupported(f"no model of extern function '{name}' in extern_models.py")
+    return extern_models.MODELS[name]
+
+
 RUNTIME_GLOBALS = {
+    "_Pointer": _Pointer, "_extern": _extern,
     "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
     "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
     "_fmax": _fmax, "_pyfloor": _pyfloor, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,

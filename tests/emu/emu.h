@@ -436,6 +436,54 @@ template <bool SignedA, bool SignedB, class P, class Q, class C> C dp4a(P a, Q b
     return static_cast<C>(sum);
 }
 
+// ---- instructions of a program's own inline asm (import_source; prepare.py
+// turns each single-instruction asm statement into a call of its model here,
+// destinations first, by reference). Written from the PTX ISA.
+namespace ptx {
+// lop3.b32 d, a, b, c, immLut: bit i of d is bit (a_i << 2 | b_i << 1 | c_i) of
+// immLut ("Logic Operations: lop3", where ta = 0xF0, tb = 0xCC, tc = 0xAA).
+inline void lop3_b32(unsigned &d, unsigned a, unsigned b, unsigned c, unsigned immLut) {
+    unsigned r = 0;
+    for (int bit = 0; bit < 32; ++bit) {
+        unsigned index = ((a >> bit) & 1u) << 2 | ((b >> bit) & 1u) << 1 | ((c >> bit) & 1u);
+        r |= ((immLut >> index) & 1u) << bit;
+    }
+    d = r;
+}
+
+// prmt.b32 d, a, b, c (default mode): byte k of d is byte (c >> 4k) & 7 of the
+// eight bytes b:a, sign-replicated when bit 3 of that selector is set.
+inline void prmt_b32(unsigned &d, unsigned a, unsigned b, unsigned c) {
+    uint64_t bytes = uint64_t(b) << 32 | a;
+    unsigned r = 0;
+    for (int k = 0; k < 4; ++k) {
+        unsigned sel = (c >> (4 * k)) & 0xF;
+        unsigned byte = unsigned(bytes >> (8 * (sel & 7))) & 0xFF;
+        if (sel & 8) byte = (byte & 0x80) ? 0xFF : 0;
+        r |= byte << (8 * k);
+    }
+    d = r;
+}
+
+// The f16x2 arithmetic: each half of the 32-bit registers separately, worked
+// out in double (exact for these operands: products of 11-bit significands,
+// sums within double's range of exponents) and rounded once to f16, to
+// nearest even (.rn, the default).
+template <class F> unsigned f16x2(unsigned a, unsigned b, unsigned c, F op) {
+    unsigned r = 0;
+    for (int h = 0; h < 2; ++h) {
+        auto half = [&](unsigned x) { return __half2float(__ushort_as_half(static_cast<unsigned short>(x >> (16 * h)))); };
+        double v = op(half(a), half(b), half(c));
+        r |= unsigned(__half_as_ushort(__double2half(v))) << (16 * h);
+    }
+    return r;
+}
+inline void add_f16x2(unsigned &d, unsigned a, unsigned b) { d = f16x2(a, b, 0, [](double x, double y, double) { return x + y; }); }
+inline void sub_f16x2(unsigned &d, unsigned a, unsigned b) { d = f16x2(a, b, 0, [](double x, double y, double) { return x - y; }); }
+inline void mul_f16x2(unsigned &d, unsigned a, unsigned b) { d = f16x2(a, b, 0, [](double x, double y, double) { return x * y; }); }
+inline void fma_rn_f16x2(unsigned &d, unsigned a, unsigned b, unsigned c) { d = f16x2(a, b, c, [](double x, double y, double z) { return x * y + z; }); }
+} // namespace ptx
+
 // ---- ldmatrix (PTX ISA: "Warp-level matrix load instruction: ldmatrix")
 
 // Lane l gives the address of row l % 8 of matrix l / 8. Per matrix, thread t

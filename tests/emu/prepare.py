@@ -9,7 +9,10 @@ through the race detector, racecheck.h), reinterpret_casts of shared
 elements become emu::sharedCast, cudaLaunchKernelEx becomes emu::launchEx,
 the inline-PTX helpers (the block between the "PTX helpers" markers) give
 way to emu.h's models of the same instructions, called by the same names,
-and every synchronisation statement is wrapped in `if (emu::keep(__LINE__))`
+the inline asm of the program's own CUDA (import_source blocks) becomes
+calls of emu.h's models of its instructions (emu::ptx, one single-instruction
+asm statement at a time), and every synchronisation statement is wrapped in
+`if (emu::keep(__LINE__))`
 so that the mutation test can delete it at run time (EMU_DELETE_LINE).
 Every line keeps its number, and #line directives make the compiler (and
 the detector's reports) name the lines of the .cu. Everything else is
@@ -28,6 +31,82 @@ SYNC = re.compile(r"^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_
                   r"|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$")
 OPERAND_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "tf32": "float", "s8": "signed char",
                  "u8": "unsigned char", "s4": "emu::S4", "u4": "emu::U4", "e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2"}
+
+
+IMPORTED = re.compile(r"(// ---- imported source .*? \(import_source\) ----\n)(.*?)(// ---- end of imported source .*? ----\n)", re.S)
+ASM_START = re.compile(r"\basm\s*(?:volatile\s*)?\(")
+
+
+def split_top(text, sep):
+    """`text` cut at each `sep` outside parentheses and string literals."""
+    parts, depth, quote, start, i = [], 0, False, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def asm_call(body):
+    """`asm volatile("op.type %0, %1, ...;" : "=r"(d) : "r"(a), ...)` as
+    emu::ptx::op_type(d, a, ...): the operands in the template's order (PTX
+    puts destinations first; the model takes them by reference)."""
+    sections = split_top(body, ":")
+    template = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', sections[0])).replace("\\n", "").replace("\\t", " ").strip()
+    operands = []
+    for section in sections[1:3]:
+        for item in split_top(section, ","):
+            m = re.match(r'\s*"[^"]*"\s*\((.*)\)\s*$', item, re.S)
+            if m:
+                operands.append(m.group(1).strip())
+    m = re.fullmatch(r"([\w.]+)\s+(.*?);?", template, re.S)
+    if not m or ";" in m.group(2):
+        raise SystemExit(f"prepare.py: the emulator models one PTX instruction per asm statement, not: {template!r}")
+    args = [operands[int(x)] for x in re.findall(r"%(\d+)", m.group(2))]
+    return "emu::ptx::" + m.group(1).replace(".", "_") + "(" + ", ".join(args) + ")"
+
+
+def rewrite_asm(code):
+    """Every asm statement of `code` as a call of its instruction's model,
+    on as many lines as it had."""
+    out, pos = [], 0
+    for m in ASM_START.finditer(code):
+        if m.start() < pos:
+            continue
+        depth, i, quote = 1, m.end(), False
+        while depth:
+            ch = code[i]
+            if quote:
+                if ch == "\\":
+                    i += 1
+                elif ch == '"':
+                    quote = False
+            elif ch == '"':
+                quote = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            i += 1
+        body = code[m.end():i - 1]
+        out.append(code[pos:m.start()] + asm_call(body) + "\n" * body.count("\n"))
+        pos = i
+    out.append(code[pos:])
+    return "".join(out)
 
 
 def blank_helpers(device):
@@ -55,6 +134,7 @@ def kernels(device):
 
 def rewrite_device(device):
     device = blank_helpers(device)
+    device = IMPORTED.sub(lambda m: m.group(1) + rewrite_asm(m.group(2)) + m.group(3), device)
     device, n = re.subn(r"extern __shared__ __align__\(\d+\) unsigned char tilet_smem\[\];",
                         "emu::SharedPtr<unsigned char> tilet_smem = emu::sharedBase();", device)
     shared = set()

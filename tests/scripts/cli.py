@@ -270,6 +270,15 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "deps.d")) as f:
         dep = f.read()
     expect(p.returncode == 0 and dep.startswith("custom a\\ b:"), "-MF names the file; -MT and -MQ replace the targets in order", p)
+    os.mkdir(os.path.join(tmp, "cuda"))
+    with open(os.path.join(tmp, "cuda", "twice.cuh"), "w") as f:
+        f.write("__device__ void twice(float *x) { *x *= 2.0f; }\n")
+    with open(os.path.join(tmp, "ext.tl"), "w") as f:
+        f.write('kernel k(X: f32[32]) grid(1) threads(32) as (t) {\n    import_source("twice.cuh");\n'
+                '    call_extern("twice", access_ptr(X[t], "rw"));\n}\n')
+    p = run(["ext.tl", "-I", "cuda", "-M"], cwd=tmp)
+    expect(p.returncode == 0 and p.stdout.decode() == "ext.cu ext.host.cpp ext.h: \\\n  ext.tl \\\n  cuda/twice.cuh\n",
+           "-M lists the CUDA file of an import_source (found through -I) as a dependency", p)
     p = run(["user.tl", "-o", "-", "-MD"], cwd=tmp)
     expect(p.returncode == 1 and b"-MF" in p.stderr and p.stdout == b"", "-MD with the output on stdout needs -MF", p)
     p = run(["bad.tl", "-o", "bad2.cu", "-MD"], cwd=tmp)

@@ -13,7 +13,7 @@ syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 e8m0
 syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem alloc_barrier alloc_reducer Tensor
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
-syntax keyword tileOp finalize_reducer im2col dp4a
+syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr
 syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set_max_nreg annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
