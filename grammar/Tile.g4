@@ -221,7 +221,7 @@ tileOpBuiltin
 
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
-    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT
+    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT
     ;
 
 exprBuiltin
@@ -330,6 +330,8 @@ ANNOTATE_LAYOUT   : 'annotate_layout';
 SET_MAX_NREG      : 'set_max_nreg';
 PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';
+CP_ASYNC_COMMIT   : 'cp_async_commit';
+CP_ASYNC_WAIT     : 'cp_async_wait';
 
 // expression builtins
 CAST              : 'cast';

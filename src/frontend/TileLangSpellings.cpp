@@ -44,6 +44,8 @@ constexpr Spelling kTForms[] = {
     {"sync_threads", "nothing: tilet inserts every block barrier itself"},
     {"tvm_warp_shuffle", "shfl_sync(value, lane, width = W) (the full warp's mask)"},
     {"annotate_layout", "annotate_layout(buffer, swizzle) for a shared buffer's bank swizzle"},
+    {"ptx_commit_group", "cp_async_commit()"},
+    {"ptx_wait_group", "cp_async_wait(n)"},
 };
 
 constexpr Spelling kDtypes[] = {

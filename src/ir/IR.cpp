@@ -480,6 +480,7 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
     out->threadLayout = f.threadLayout;
     out->threadLocal = f.threadLocal;
     out->requested = f.requested;
+    out->preferAsync = f.preferAsync;
     return out;
 }
 

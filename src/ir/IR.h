@@ -394,6 +394,8 @@ struct For : StmtNode {
                                             // thread talks to another inside (no sync needed)
     bool requested = false;                 // the program wrote this kind (`vectorized(V)`): a
                                             // scalar fallback is explained
+    bool preferAsync = false;               // parallel(..., prefer_async = true): its element copies
+                                            // global -> shared may be cp.async (select-copy-inst)
 };
 
 // A copy of `f` with new bounds and body, keeping its scheduling facts.

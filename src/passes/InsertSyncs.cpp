@@ -23,6 +23,10 @@
 // - Consecutive ws(...) regions run at once on different warp groups: their
 //   accesses are ordered by the program's mbarriers (check-barriers proves
 //   it), never by block barriers; inside each, the role's named barrier.
+// - A cp.async write lands at the cp.async.wait_group that retires its group
+//   (each write counts the groups committed after it): until then it is in
+//   `landing`, where no barrier clears it, so the barrier a reader needs is
+//   placed after the wait.
 // - Async proxy: generic writes stay "unfenced" until a fence.proxy.async.
 //   A release point (a barrier, an mbarrier arrival, a cluster barrier) with
 //   unfenced writes to bytes the async proxy touches anywhere in the kernel
@@ -70,6 +74,10 @@ struct Range {
     // base the same in every thread (block indices and constants only).
     ir::Expr ownerBase;      // null: a constant base (ownerStride 0: no such form)
     int64_t ownerStride = 0, ownerLo = 0, ownerHi = 0;
+    // A cp.async write not landed yet (State::landing): how many of the
+    // thread's cp.async groups were committed since it was; -1 while its
+    // group is still open. cp.async.wait_group N lands it once this is >= N.
+    int64_t groupsAfter = -1;
 
     bool disjointVersion(const Range &o) const {
         if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
@@ -100,7 +108,7 @@ bool sameAccess(const Range &a, const Range &b) {
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
-           sameExpr(a.ownerBase, b.ownerBase);
+           sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter;   // one statement's copies of two iterations land apart
 }
 
 void addUnique(std::vector<Range> &list, const Range &r) {
@@ -124,19 +132,40 @@ struct State {
     std::vector<Range> reads, writes;
     std::vector<Range> unfenced;   // generic shared writes not yet fenced for the async proxy
     std::vector<Range> inFlight;   // cp.async writes: unfenced once a cp.async.wait_group lands them
+    // cp.async writes whose group has not been retired: no barrier orders
+    // them yet (the bytes land later), so a barrier leaves them here; the
+    // wait_group that retires their group moves them to `writes`.
+    std::vector<Range> landing;
 
     void add(const State &o) {
         addUnique(reads, o.reads);
         addUnique(writes, o.writes);
         addUnique(unfenced, o.unfenced);
         addUnique(inFlight, o.inFlight);
+        addUnique(landing, o.landing);
+    }
+    // cp.async.commit_group: the open group is closed; every group in flight is one older.
+    void committed() {
+        static constexpr int64_t kOldest = 64;   // older than any wait_group count a program writes
+        for (Range &r : landing) r.groupsAfter = std::min(r.groupsAfter + 1, kOldest);
     }
     // cp.async.wait_group: the groups it retires have landed. Which ones is
     // not tracked, so every copy in flight counts as landed (and stays in
     // flight until a wait for all of them).
-    void landed(int64_t pending) {
+    // `serial` numbers the writes that land: they take effect here, so a
+    // probe of a loop they land in does not place its barrier before it.
+    void landed(int64_t pending, int64_t &serial) {
         addUnique(unfenced, inFlight);
         if (pending == 0) inFlight.clear();
+        // The groups it retires, precisely: all but the `pending` newest committed ones.
+        auto retired = [&](const Range &r) { return r.groupsAfter >= pending; };
+        for (Range r : landing) {
+            if (!retired(r)) continue;
+            r.groupsAfter = -1;   // landed: a write like any other
+            r.serial = ++serial;
+            addUnique(writes, r);
+        }
+        landing.erase(std::remove_if(landing.begin(), landing.end(), retired), landing.end());
     }
     // A barrier: everything before it is visible to everything after it,
     // except to the async proxy.
@@ -158,7 +187,7 @@ struct State {
     // no version tag can be told apart from the same tag of another iteration.
     State untagged() const {
         State out = *this;
-        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight}) {
+        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight, &out.landing}) {
             for (Range &r : *list) r.tagBase = nullptr;
         }
         return out;
@@ -167,7 +196,7 @@ struct State {
     // (v + c) of this iteration is (v + c - 1) of the next.
     State shifted(const ir::VarRef &v) const {
         State out = *this;
-        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight}) {
+        for (std::vector<Range> *list : {&out.reads, &out.writes, &out.unfenced, &out.inFlight, &out.landing}) {
             for (Range &r : *list) {
                 if (!r.tagBase || !ir::usesVar(r.tagBase, v.get())) continue;
                 // A tag v + e, e independent of v (k, or k - start of a loop from a run-time start).
@@ -293,7 +322,9 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;
-            addUnique(st.writes, w);
+            // cp.async (generic, asynchronous, completing at a wait_group, not an mbarrier)
+            bool cpAsync = a.asynchronous && a.proxy == ir::Proxy::Generic && !a.completesOn;
+            addUnique(cpAsync ? st.landing : st.writes, w);
             // Generic writes the async proxy may meet: shared bytes, global
             // tensors (a TMA store over them), and another block's shared
             // bytes (distributed shared memory), counted at the bytes they land in.
@@ -467,7 +498,7 @@ private:
 
     // `unit`'s accesses join the state, numbered in order.
     void admit(State &state, State unit) {
-        for (std::vector<Range> *list : {&unit.reads, &unit.writes, &unit.unfenced, &unit.inFlight})
+        for (std::vector<Range> *list : {&unit.reads, &unit.writes, &unit.unfenced, &unit.inFlight, &unit.landing})
             for (Range &r : *list) r.serial = ++serial_;
         state.add(unit);
     }
@@ -494,6 +525,13 @@ private:
         };
         for (const Range &r : unit.reads) conflict(r, state.writes, Conflict::ReadAfterWrite);
         for (const Range &w : unit.writes) {
+            conflict(w, state.writes, Conflict::WriteAfterWrite);
+            conflict(w, state.reads, Conflict::WriteAfterRead);
+        }
+        // A cp.async write is issued after what came before it. (Until its
+        // group is retired, its bytes are the program's to leave alone: an
+        // access of them before the wait_group would race, barrier or not.)
+        for (const Range &w : unit.landing) {
             conflict(w, state.writes, Conflict::WriteAfterWrite);
             conflict(w, state.reads, Conflict::WriteAfterRead);
         }
@@ -524,6 +562,7 @@ private:
         if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());
         all.unfenced.clear();
         all.inFlight.clear();
+        all.landing.clear();
         for (const ir::Stmt &r : regions) {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
             int64_t outerId = barrierId_, outerThreads = barrierThreads_;
@@ -538,6 +577,7 @@ private:
             // What a role leaves unfenced, the next release point of the block fences.
             addUnique(all.unfenced, inside.unfenced);
             addUnique(all.inFlight, inside.inFlight);
+            addUnique(all.landing, inside.landing);
         }
         admit(state, all);
     }
@@ -590,7 +630,7 @@ private:
         log.push_back(std::move(d));
     }
     State located(State st) const {
-        for (std::vector<Range> *list : {&st.reads, &st.writes, &st.unfenced, &st.inFlight})
+        for (std::vector<Range> *list : {&st.reads, &st.writes, &st.unfenced, &st.inFlight, &st.landing})
             for (Range &r : *list)
                 if (!r.span.valid()) r.span = context_;
         return st;
@@ -621,7 +661,11 @@ private:
             return s;
         }
         if (const ir::CpAsyncWait *w = ir::as<ir::CpAsyncWait>(s)) {
-            state.landed(w->pending);
+            state.landed(w->pending, serial_);
+            return s;
+        }
+        if (ir::as<ir::CpAsyncCommit>(s)) {
+            state.committed();
             return s;
         }
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {

@@ -41,6 +41,7 @@ public:
 
 protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        if (n.preferAsync) return preferAsync(ScopedMutator::mutateFor(self, n), n);
         // Only copies that are statements of a pipelined loop's body (not
         // nested in a branch or another loop) are pipeline producers.
         if (n.pipeline) {
@@ -111,7 +112,89 @@ protected:
         return op;
     }
 
+    // The program's own cp.async groups (cp_async_commit / cp_async_wait):
+    // on a target without cp.async, its prefer_async copies are plain, and
+    // there is nothing to commit or wait for.
+    ir::Stmt mutateCpAsyncCommit(const ir::Stmt &self, const ir::CpAsyncCommit &n) override { return groupStatement(self, n.span, "cp_async_commit"); }
+    ir::Stmt mutateCpAsyncWait(const ir::Stmt &self, const ir::CpAsyncWait &n) override { return groupStatement(self, n.span, "cp_async_wait"); }
+
 private:
+    ir::Stmt groupStatement(const ir::Stmt &self, SourceRange span, const char *what) {
+        if (ctx_.target.cpAsync) return self;
+        Decision d;
+        d.where = span;
+        d.op = what;
+        d.choice = "removed";
+        d.why = "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none, so the prefer_async copies are plain loads and stores";
+        ctx_.explain.record(std::move(d));
+        return ir::seq({});
+    }
+
+    // A constant zero, perhaps converted: the zero-fill of `c ? g[i] : 0`.
+    static bool isZeroConstant(const ir::Expr &e) {
+        if (const ir::Cast *c = ir::as<ir::Cast>(e)) return isZeroConstant(c->value);
+        if (const ir::FloatImm *f = ir::as<ir::FloatImm>(e)) return f->value == 0.0;
+        std::optional<int64_t> v = ir::constInt(e);
+        return v && *v == 0;
+    }
+
+    // The global element an element copy global -> shared of one dtype
+    // reads: `s[...] = g[...]` or `s[...] = c ? g[...] : 0` (zero-filled
+    // where c is false); null for any other statement.
+    static const ir::Load *elementCopySource(const ir::Store &st) {
+        if (st.op != ir::StoreOp::Assign || st.buffer->scope != ir::MemScope::Shared) return nullptr;
+        ir::Expr v = st.value;
+        if (const ir::Select *s = ir::as<ir::Select>(v)) {
+            if (!isZeroConstant(s->elseValue)) return nullptr;
+            v = s->thenValue;
+        }
+        const ir::Load *l = ir::as<ir::Load>(v);
+        if (!l || l->buffer->scope != ir::MemScope::Global || l->buffer->dtype != st.buffer->dtype) return nullptr;
+        return l;
+    }
+
+    // parallel(..., prefer_async = true) (TileLang's T.Parallel(prefer_async
+    // = True)): a loop whose one store is an element copy global -> shared
+    // makes it an asynchronous store, which vectorize-accesses issues as
+    // 4-16-byte cp.async (per element, it stays a plain store); the program
+    // commits and waits for the copies itself (cp_async_commit, cp_async_wait).
+    ir::Stmt preferAsync(const ir::Stmt &loop, const ir::For &n) {
+        Decision d;
+        d.where = n.span;
+        d.op = "parallel loop (prefer_async)";
+        int64_t copies = 0, stores = 0;
+        std::string other;
+        ir::forEachStmt(loop, [&](const ir::Stmt &s) {
+            if (const ir::Store *st = ir::as<ir::Store>(s)) {
+                ++stores;
+                if (elementCopySource(*st)) ++copies;
+                else if (other.empty()) other = st->buffer->name;
+            }
+        });
+        std::string reason = !ctx_.target.cpAsync ? "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none"
+                             : stores != 1 || copies != 1
+                                 ? "an asynchronous copy is the loop's one store, s[...] = g[...] or s[...] = c ? g[...] : 0 (global -> shared, one dtype); " +
+                                       (other.empty() ? "this loop has " + std::to_string(stores) + " stores" : "this loop also stores to '" + other + "'")
+                                 : "";
+        if (!reason.empty()) {
+            d.choice = "plain loads and stores";
+            d.why = reason;
+            ctx_.explain.record(std::move(d));
+            return loop;
+        }
+        d.choice = "asynchronous element copies";
+        d.why = "prefer_async: issued without waiting, they land at the program's cp_async_wait that retires their group";
+        ctx_.explain.record(std::move(d));
+        class ToAsync : public ir::Mutator {
+        protected:
+            ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &st) override {
+                if (!elementCopySource(st)) return self;
+                return std::make_shared<ir::Store>(st.buffer, st.indices, st.value, ir::StoreOp::AsyncCopy, st.span);
+            }
+        };
+        return ToAsync().mutate(loop);
+    }
+
     // ------------------------------------------------------------ facts
 
     // Whether `r` is one contiguous run of its buffer (IsContiguousGlobalRegion).

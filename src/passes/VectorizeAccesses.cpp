@@ -384,12 +384,12 @@ private:
             }
         });
         if (!direct_ || stores != 1) return nullptr;
+        bool async = direct_->op == ir::StoreOp::AsyncCopy;
         const ir::Load *src = ir::as<ir::Load>(direct_->value);
         if (!src || src->buffer->dtype != direct_->buffer->dtype) return nullptr;
         if (!wideBytes.count(direct_->buffer.get()) || !wideBytes.count(src->buffer.get())) return nullptr;
         int64_t bytes = wideBytes.at(direct_->buffer.get());
         if (bytes < 4) return nullptr;
-        bool async = direct_->op == ir::StoreOp::AsyncCopy;
         auto baseOf = [&](const ir::BufferNode *b) {
             std::vector<ir::Expr> base;
             for (const auto &[key, list] : byBuffer) {

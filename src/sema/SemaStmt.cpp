@@ -720,10 +720,17 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
         return nullptr;
     }
     bool ok = true;
+    bool preferAsync = false;
     std::vector<int64_t> extents;
     for (const ast::Arg &a : s.args) {
+        if (a.name == "prefer_async") {
+            std::optional<bool> b = checkConstBool(*a.value, "prefer_async");
+            if (!b) ok = false;
+            else preferAsync = *b;
+            continue;
+        }
         if (!a.name.empty()) {
-            reportUnknownKeyword("parallel", a, {});
+            reportUnknownKeyword("parallel", a, {"prefer_async"});
             ok = false;
             continue;
         }
@@ -761,8 +768,11 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
     if (!ok) return nullptr;
     // One For per dimension, outermost first; layout inference treats the nest as one.
     ir::Stmt loop = body ? body : ir::seq({});
-    for (size_t i = vars.size(); i-- > 0;)
-        loop = std::make_shared<ir::For>(vars[i], ir::intImm(0), ir::intImm(extents[i]), ir::ForKind::Parallel, loop, s.range);
+    for (size_t i = vars.size(); i-- > 0;) {
+        auto f = std::make_shared<ir::For>(vars[i], ir::intImm(0), ir::intImm(extents[i]), ir::ForKind::Parallel, loop, s.range);
+        f->preferAsync = preferAsync && i == 0;   // the nest's outermost loop stands for it
+        loop = f;
+    }
     return loop;
 }
 

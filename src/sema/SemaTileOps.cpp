@@ -284,6 +284,23 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         if (n == "pdl_trigger") return std::make_shared<ir::PdlTrigger>(c.range);
         return std::make_shared<ir::PdlSync>(c.range);
     }
+    // The program's own cp.async groups (TileLang's T.ptx_commit_group /
+    // T.ptx_wait_group), for parallel(..., prefer_async = true) copies.
+    if (n == "cp_async_commit") {
+        if (!matchArgs(c, 0, 0, {})) return nullptr;
+        return std::make_shared<ir::CpAsyncCommit>(c.range);
+    }
+    if (n == "cp_async_wait") {
+        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+        if (!args) return nullptr;
+        std::optional<int64_t> pending = checkConstInt(*args->positional[0], "number of cp.async groups left in flight");
+        if (!pending) return nullptr;
+        if (*pending < 0) {
+            diags_.error(args->positional[0]->range, "cp_async_wait(n) leaves at most n groups in flight; n cannot be negative, found " + std::to_string(*pending));
+            return nullptr;
+        }
+        return std::make_shared<ir::CpAsyncWait>(*pending, c.range);
+    }
     if (n == "set_max_nreg") {
         std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
         if (!args) return nullptr;

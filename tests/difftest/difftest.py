@@ -59,11 +59,13 @@ def close(got, ref, dtype, scale):
 
 # ------------------------------------------------------------------ data
 
-def make_data(interp, kernel, scalars, dyn, seed):
+def make_data(interp, kernel, scalars, dyn, seed, ranges=None):
     """Inputs and initial outputs: quarters in [-2, 2] for floats, small
     integers (int8, int4 and uint4: the whole range, to probe C's integer
-    promotion and the 4-bit formats' signs)."""
+    promotion and the 4-bit formats' signs). `ranges` gives integer tensors
+    that hold counts or indices their valid range: {name: (lo, hi)}."""
     rng = random.Random(seed * 7919 + 1)
+    ranges = ranges or {}
     params, _ = interp.signature(kernel)
     tensors = {}
     for name, kind, dtype, dims in params:
@@ -72,7 +74,9 @@ def make_data(interp, kernel, scalars, dyn, seed):
         n = 1
         for d in interp.shape_of(kernel, name, dyn):
             n *= d
-        if dtype in tldtypes.FLOAT_TYPES:
+        if name in ranges:
+            vals = [rng.randint(*ranges[name]) for _ in range(n)]
+        elif dtype in tldtypes.FLOAT_TYPES:
             vals = [rng.randint(-8, 8) * 0.25 for _ in range(n)]
         elif dtype == "int8":
             vals = [rng.randint(-127, 127) for _ in range(n)]
@@ -104,6 +108,7 @@ class Case:
         self.index, self.text, self.arch, self.kernel = index, text, arch, kernel
         self.scalars, self.dyn, self.seed, self.features = scalars, dyn, seed, features
         self.flags = []          # further tilet flags (-D NAME=VALUE of a ported example)
+        self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example)
         self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
         self.detail = ""
 
@@ -112,7 +117,7 @@ def interpret(case, tr):
     """The reference result, or sets case.outcome to invalid."""
     try:
         it = tlinterp.Interpreter(tr.ast, case.text)
-        data = make_data(it, case.kernel, case.scalars, case.dyn, case.seed)
+        data = make_data(it, case.kernel, case.scalars, case.dyn, case.seed, case.ranges)
         before = {k: list(v) for k, v in data.items()}
         it.run(case.kernel, data, case.scalars, case.dyn)
         return it, before, data
@@ -384,9 +389,10 @@ def header(c):
 
 def cases_from_manifest(manifest):
     """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
-    ...] [expect=known-failure OUTCOME -- why]`, FILE relative to the
-    repository. A ported example keeps its own sizes; the -D values make it
-    small enough to emulate."""
+    ...] [range.TENSOR=LO..HI ...] [expect=known-failure OUTCOME -- why]`,
+    FILE relative to the repository. A ported example keeps its own sizes;
+    the -D values make it small enough to emulate, and a range gives the
+    values an integer tensor of counts or indices must hold to be valid."""
     cases = []
     root = os.path.dirname(os.path.dirname(HERE))
     for line in open(manifest):
@@ -398,6 +404,12 @@ def cases_from_manifest(manifest):
             line, expect = line.split(" expect=", 1)
         fields = line.split()
         path, arch, kernel, flags = os.path.join(root, fields[0]), fields[1], fields[2], fields[3:]
+        ranges = {}
+        for f in [f for f in flags if f.startswith("range.")]:
+            name, span = f[len("range."):].split("=", 1)
+            lo, hi = span.split("..")
+            ranges[name] = (int(lo), int(hi))
+            flags.remove(f)
         text = open(path).read()
         # The sizes are set in the text itself (as -D would set them), so
         # that the interpreter, which reads the source, sees them too.
@@ -410,6 +422,7 @@ def cases_from_manifest(manifest):
         c = Case(len(cases), text, arch, kernel, {}, {}, 1)
         c.path = f"{fields[0]} [{arch} {kernel}]"
         c.flags = ["-I", os.path.dirname(path)]   # the files its import_source statements name
+        c.ranges = ranges
         cases.append(c)
     return cases
 

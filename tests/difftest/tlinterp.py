@@ -949,7 +949,7 @@ class KernelTranslator:
             tag = self.fresh("cs")
             self.emit(d, f"yield {tag!r}")
             return
-        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle"):
+        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle", "cp_async_commit", "cp_async_wait"):
             # No effect on the values a kernel computes. use_swizzle only
             # renumbers which block computes which tile: a one-to-one mapping
             # gives the same tensors, so the emulated run checks that tilet's is.
