@@ -78,7 +78,7 @@ const char *tensorMapSwizzle(ir::SharedSwizzle s) {
 }
 
 // Declares and encodes each tensor map of `k`; returns the error on failure.
-void encodeTensorMaps(const ir::Kernel &k, NameTable &names, ExprPrinter &ep, Emitter &out) {
+void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTable &names, ExprPrinter &ep, Emitter &out) {
     for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) {
         const ir::BufferNode &t = *d->tensor;
         std::string name = names.var(d->param.get());
@@ -102,8 +102,74 @@ void encodeTensorMaps(const ir::Kernel &k, NameTable &names, ExprPrinter &ep, Em
         out.line("const cudaError_t " + name + "_status = tilet_encode_tensor_map(&" + name + ", " + tensorMapType(t.dtype) + ", " +
                  std::to_string(rank) + ", " + names.buffer(&ir::storageRoot(*d->tensor)) + ", " + name + "_sizes, " + name + "_strides, " + name + "_box, " +
                  tensorMapSwizzle(d->swizzle) + ");");
-        out.line("if (" + name + "_status != cudaSuccess) return " + name + "_status;");
+        out.line("if (" + name + "_status != cudaSuccess)");
+        out.line("    return tilet_fail(" + name + "_status, \"" + launchName + ": TMA cannot describe tensor '" + names.buffer(&ir::storageRoot(t)) +
+                 "' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)\");");
     }
+}
+
+// The devices a target's code runs on: its gencode builds machine code only
+// (code=sm_XY), which runs on compute capability X.Y and on later minor
+// versions of X; the architecture-specific targets (sm_90a, sm_100a,
+// sm_120a) on X.Y alone (CUDA C++ Programming Guide, "Binary Compatibility").
+struct DeviceRequirement {
+    int major = 0, minor = 0;
+    bool exact = false;
+};
+
+DeviceRequirement deviceRequirement(const Target &t) {
+    DeviceRequirement r;
+    r.major = t.arch / 10;
+    r.minor = t.arch % 10;
+    r.exact = !t.name.empty() && t.name.back() == 'a';
+    return r;
+}
+
+// The functions the launch functions share: the thread's last error message,
+// and the device check, once per device.
+void printCheckSupport(const Target &target, const OutputNames &names, Emitter &out) {
+    DeviceRequirement need = deviceRequirement(target);
+    std::string cc = std::to_string(need.major) + "." + std::to_string(need.minor);
+    out.blank();
+    out.line("// Why the last launch function this thread called failed (\"\" when it did not): its checks name");
+    out.line("// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).");
+    out.line("static thread_local char tilet_last_error[512];");
+    out.blank();
+    out.open("static cudaError_t tilet_fail(cudaError_t code, const char *format, ...)");
+    out.line("va_list args;");
+    out.line("va_start(args, format);");
+    out.line("std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);");
+    out.line("va_end(args);");
+    out.line("return code;");
+    out.close("tilet_fail");
+    out.blank();
+    out.open("extern \"C\" const char *" + names.symbolPrefix + names.moduleName + "_last_error(void)");
+    out.line("return tilet_last_error;");
+    out.close(names.symbolPrefix + names.moduleName + "_last_error");
+    out.blank();
+    out.raw("#ifndef TILET_NO_CHECKS\n");
+    out.line("// The current device can run " + target.name + " code: compute capability " + cc +
+             (need.exact ? " exactly" : " or a later " + std::to_string(need.major) + ".x") + ". Checked once per device");
+    out.line("// (devices 64 and up on every launch).");
+    out.open("static cudaError_t tilet_check_device(const char *kernel)");
+    out.line("int device = 0;");
+    out.line("cudaError_t err = cudaGetDevice(&device);");
+    out.line("if (err != cudaSuccess) return tilet_fail(err, \"%s: no CUDA device: %s\", kernel, cudaGetErrorString(err));");
+    out.line("static std::atomic<unsigned long long> checked{0};");
+    out.line("if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;");
+    out.line("int major = 0, minor = 0;");
+    out.line("err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);");
+    out.line("if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);");
+    out.line("if (err != cudaSuccess) return tilet_fail(err, \"%s: cannot query device %d: %s\", kernel, device, cudaGetErrorString(err));");
+    std::string ok = need.exact ? "major == " + std::to_string(need.major) + " && minor == " + std::to_string(need.minor)
+                                : "major == " + std::to_string(need.major) + " && minor >= " + std::to_string(need.minor);
+    out.line("if (!(" + ok + "))");
+    out.line("    return tilet_fail(cudaErrorNoKernelImageForDevice, \"%s: compiled for " + target.name + " (compute capability " + cc +
+             (need.exact ? "" : " or a later " + std::to_string(need.major) + ".x") + "); device %d has %d.%d\", kernel, device, major, minor);");
+    out.line("if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);");
+    out.line("return cudaSuccess;");
+    out.close("tilet_check_device");
+    out.raw("#endif\n");
 }
 
 std::string dimsText(const ir::BufferNode &b) {
@@ -163,9 +229,10 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
                 out.line("//   " + names2.var(p.var.get()) + ": dynamic dimension, at least 0");
             }
         }
-        out.line("// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a");
-        out.line("// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty");
-        out.line("// grid launches nothing and returns cudaSuccess.");
+        out.line("// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress");
+        out.line("// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run " + target.name + " code,");
+        out.line("// cudaErrorInvalidConfiguration for a grid beyond the limits (" + names.symbolPrefix + names.moduleName + "_last_error() says which");
+        out.line("// check failed, and why); an empty grid launches nothing and returns cudaSuccess.");
         // A tensor map over a tensor with a dynamic inner dimension: its strides are only known at launch.
         std::set<const ir::BufferNode *> told;
         for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) {
@@ -188,10 +255,10 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
             out.line("#else");
             out.line("// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.");
             out.line("cudaError_t " + names.symbolPrefix + k.name + "(" + sig.cParams + ");");
-            out.line("#endif");
+            out.raw("#endif\n");
         }
     }
-    out.raw(std::string(embedded::get("host/header_epilogue.h")));
+    out.raw(fillTemplate(embedded::get("host/header_epilogue.h"), values));
     return out.str();
 }
 
@@ -203,13 +270,14 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
         return k.dynamicSharedBytes > 48 * 1024 || (k.hasCluster && k.cluster[0] * k.cluster[1] * k.cluster[2] > 8);
     };
     bool optIn = std::any_of(module.kernels.begin(), module.kernels.end(), needsOptIn);
-    if (optIn) {
-        out.line("#include <atomic>");
-        out.line("#include <mutex>");
-    }
+    out.line("#include <atomic>");
+    out.line("#include <cstdarg>");
+    out.line("#include <cstdio>");
+    if (optIn) out.line("#include <mutex>");
     bool tma = false;
     for (const ir::Kernel &k : module.kernels) tma = tma || !k.tmaDescriptors.empty();
     if (tma) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
+    printCheckSupport(target, names, out);
     out.blank();
     out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");
     for (const ir::Kernel &k : module.kernels) {
@@ -261,15 +329,32 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
         Signature sig = signatureOf(k, n);
         ExprPrinter ep(n);
         out.blank();
-        out.open("extern \"C\" cudaError_t " + names.symbolPrefix + k.name + "(" + sig.params + ")");
+        const std::string launchName = names.symbolPrefix + k.name;
+        out.open("extern \"C\" cudaError_t " + launchName + "(" + sig.params + ")");
+        out.line("tilet_last_error[0] = '\\0';");
+        // The parameters' checks: each failure says which, with the value found.
+        out.raw("#ifndef TILET_NO_CHECKS\n");
         for (const ir::Param &p : k.params) {
-            if (p.kind == ir::ParamKind::DynDim) out.line("if (" + n.var(p.var.get()) + " < 0) return cudaErrorInvalidValue;");
+            if (p.kind != ir::ParamKind::DynDim) continue;
+            std::string v = n.var(p.var.get());
+            out.line("if (" + v + " < 0)");
+            out.line("    return tilet_fail(cudaErrorInvalidValue, \"" + launchName + ": dynamic dimension '" + v + "' is %lld; it must be at least 0\", static_cast<long long>(" + v + "));");
         }
         for (const ir::Param &p : k.params) {
-            if (p.kind == ir::ParamKind::Tensor && p.tensor->alignment > 1)
-                out.line("if (reinterpret_cast<std::uintptr_t>(" + n.buffer(p.tensor.get()) + ") % " + std::to_string(p.tensor->alignment) +
-                         " != 0) return cudaErrorMisalignedAddress;");
+            if (p.kind != ir::ParamKind::Tensor) continue;
+            const ir::BufferNode &t = *p.tensor;
+            std::string name = n.buffer(&t), empty;
+            for (const ir::Expr &d : t.shape)
+                if (!ir::constInt(d)) empty += " && " + ep.print(d) + " != 0";   // a tensor with no elements may be null
+            out.line("if (" + name + " == nullptr" + empty + ")");
+            out.line("    return tilet_fail(cudaErrorInvalidValue, \"" + launchName + ": tensor '" + name + "' (" + std::string(dtypeName(t.dtype)) + " " + dimsText(t) + ") is a null pointer\");");
+            if (t.alignment > 1) {
+                out.line("if (reinterpret_cast<std::uintptr_t>(" + name + ") % " + std::to_string(t.alignment) + " != 0)");
+                out.line("    return tilet_fail(cudaErrorMisalignedAddress, \"" + launchName + ": tensor '" + name + "' must be " + std::to_string(t.alignment) +
+                         "-byte aligned (its vector or TMA accesses); its address %p is not\", static_cast<const void *>(" + name + "));");
+            }
         }
+        out.raw("#endif\n");
         static const char *axes[] = {"x", "y", "z"};
         std::vector<std::string> grid;
         for (size_t i = 0; i < 3; ++i) {
@@ -280,15 +365,22 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
         }
         out.line("if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;");
         out.line("if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)");
-        out.line("    return cudaErrorInvalidConfiguration;");
+        out.line("    return tilet_fail(cudaErrorInvalidConfiguration, \"" + launchName +
+                 ": the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)\", grid_x, grid_y, grid_z);");
         if (k.hasCluster) {
             out.line("// The grid is made of whole " + std::to_string(k.cluster[0]) + " x " + std::to_string(k.cluster[1]) + " x " +
                      std::to_string(k.cluster[2]) + " clusters.");
             out.line("if (grid_x % " + std::to_string(k.cluster[0]) + " != 0 || grid_y % " + std::to_string(k.cluster[1]) + " != 0 || grid_z % " +
                      std::to_string(k.cluster[2]) + " != 0)");
-            out.line("    return cudaErrorInvalidConfiguration;");
+            out.line("    return tilet_fail(cudaErrorInvalidConfiguration, \"" + launchName + ": the grid (%lld, %lld, %lld) is not made of whole " +
+                     std::to_string(k.cluster[0]) + " x " + std::to_string(k.cluster[1]) + " x " + std::to_string(k.cluster[2]) +
+                     " clusters\", grid_x, grid_y, grid_z);");
         }
-        encodeTensorMaps(k, n, ep, out);
+        out.raw("#ifndef TILET_NO_CHECKS\n");
+        out.line("const cudaError_t device_status = tilet_check_device(\"" + launchName + "\");");
+        out.line("if (device_status != cudaSuccess) return device_status;");
+        out.raw("#endif\n");
+        encodeTensorMaps(k, launchName, n, ep, out);
         if (needsOptIn(k)) {
             out.line("const cudaError_t init_status = tilet_init_once();");
             out.line("if (init_status != cudaSuccess) return init_status;");

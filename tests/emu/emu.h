@@ -1241,6 +1241,17 @@ inline cudaError_t getDevice(int *device) {
     *device = 0;
     return cudaSuccess;
 }
+// cudaDeviceGetAttribute's compute capability: the emulated device is the
+// architecture the module was translated for (prepare.py passes it).
+// A harness may make it another (deviceCapability) to see a launch refuse it.
+inline std::pair<int, int> deviceCapability{-1, -1};
+template <int Major, int Minor> cudaError_t deviceGetAttribute(int *value, cudaDeviceAttr attribute, int) {
+    bool other = deviceCapability.first >= 0;
+    if (attribute == cudaDevAttrComputeCapabilityMajor) *value = other ? deviceCapability.first : Major;
+    else if (attribute == cudaDevAttrComputeCapabilityMinor) *value = other ? deviceCapability.second : Minor;
+    else return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
 
 // Stands in for cudaLaunchKernelEx in the generated host code.
 template <class... Params, class... Args>

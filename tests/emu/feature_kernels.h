@@ -29,53 +29,59 @@ cudaError_t feature_kernels_init(void);
 //   row_abssum: f32 [8], written
 //   row_absmax: f32 [8], written
 //   col_sum: f32 [64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t reductions(const float* X, float* row_max, float* row_min, float* row_sum, float* row_abssum, float* row_absmax, float* col_sum, cudaStream_t stream);
 
 // transpose: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   X: f32 [64, 32], read, 16-byte aligned
 //   Y: f32 [32, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t transpose(const float* X, float* Y, cudaStream_t stream);
 
 // accumulate: grid (4), 64 threads per block, 0 bytes of dynamic shared memory.
 //   X: f32 [4, 64], read, 16-byte aligned
 //   total: f32 [64], written
 //   count: int32 [1], written
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t accumulate(const float* X, float* total, int* count, cudaStream_t stream);
 
 // scalars: grid (1), 32 threads per block, 0 bytes of dynamic shared memory.
 //   out: int32 [16], written
 //   fout: f32 [8], written
 //   n: int32 scalar
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t scalars(int* out, float* fout, int n, cudaStream_t stream);
 
 // rows: grid ((m + 16 - 1) / 16), 128 threads per block, 0 bytes of dynamic shared memory.
 //   X: f32 [m, 64], read, 16-byte aligned
 //   Y: f32 [m, 64], written, 16-byte aligned
 //   m: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t rows(const float* X, float* Y, int m, cudaStream_t stream);
 
 // small_tile: grid (1), 128 threads per block, 0 bytes of dynamic shared memory.
 //   X: f32 [4], read, 16-byte aligned
 //   Y: f32 [4], written, 16-byte aligned
 //   hits: int32 [4], written
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStream_t stream);
 
 // conversions: grid (1), 32 threads per block, 0 bytes of dynamic shared memory.
@@ -84,15 +90,22 @@ cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStream_t stream)
 //   H: f16 [128], written, 16-byte aligned
 //   Z: f32 [128], written, 16-byte aligned
 //   F: f32 [64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (feature_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t conversions(const float* X, __nv_bfloat16* B, __half* H, float* Z, float* F, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t conversions(const float* X, unsigned short* B, unsigned short* H, float* Z, float* F, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *feature_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

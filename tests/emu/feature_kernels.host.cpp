@@ -2,6 +2,45 @@
 #include "feature_kernels.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *feature_kernels_last_error(void) {
+    return tilet_last_error;
+} // feature_kernels_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
 
 // Kernels defined in feature_kernels.cu (nvcc emits host stubs with these names).
 extern "C" void reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, float* __restrict__ row_min, float* __restrict__ row_sum, float* __restrict__ row_abssum, float* __restrict__ row_absmax, float* __restrict__ col_sum);
@@ -18,14 +57,37 @@ extern "C" cudaError_t feature_kernels_init(void) {
 } // feature_kernels_init
 
 extern "C" cudaError_t reductions(const float* X, float* row_max, float* row_min, float* row_sum, float* row_abssum, float* row_absmax, float* col_sum, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(col_sum) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'X' (f32 [8, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "reductions: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (row_max == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'row_max' (f32 [8]) is a null pointer");
+    if (row_min == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'row_min' (f32 [8]) is a null pointer");
+    if (row_sum == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'row_sum' (f32 [8]) is a null pointer");
+    if (row_abssum == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'row_abssum' (f32 [8]) is a null pointer");
+    if (row_absmax == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'row_absmax' (f32 [8]) is a null pointer");
+    if (col_sum == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "reductions: tensor 'col_sum' (f32 [64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(col_sum) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "reductions: tensor 'col_sum' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(col_sum));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "reductions: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("reductions");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -35,14 +97,27 @@ extern "C" cudaError_t reductions(const float* X, float* row_max, float* row_min
 } // reductions
 
 extern "C" cudaError_t transpose(const float* X, float* Y, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "transpose: tensor 'X' (f32 [64, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "transpose: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (Y == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "transpose: tensor 'Y' (f32 [32, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "transpose: tensor 'Y' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Y));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "transpose: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("transpose");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -52,13 +127,27 @@ extern "C" cudaError_t transpose(const float* X, float* Y, cudaStream_t stream) 
 } // transpose
 
 extern "C" cudaError_t accumulate(const float* X, float* total, int* count, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "accumulate: tensor 'X' (f32 [4, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "accumulate: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (total == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "accumulate: tensor 'total' (f32 [64]) is a null pointer");
+    if (count == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "accumulate: tensor 'count' (int32 [1]) is a null pointer");
+#endif
     const long long grid_x = static_cast<long long>(4);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "accumulate: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("accumulate");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(64, 1, 1);
@@ -68,12 +157,23 @@ extern "C" cudaError_t accumulate(const float* X, float* total, int* count, cuda
 } // accumulate
 
 extern "C" cudaError_t scalars(int* out, float* fout, int n, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (out == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "scalars: tensor 'out' (int32 [16]) is a null pointer");
+    if (fout == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "scalars: tensor 'fout' (f32 [8]) is a null pointer");
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "scalars: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("scalars");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(32, 1, 1);
@@ -83,15 +183,29 @@ extern "C" cudaError_t scalars(int* out, float* fout, int n, cudaStream_t stream
 } // scalars
 
 extern "C" cudaError_t rows(const float* X, float* Y, int m, cudaStream_t stream) {
-    if (m < 0) return cudaErrorInvalidValue;
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (m < 0)
+        return tilet_fail(cudaErrorInvalidValue, "rows: dynamic dimension 'm' is %lld; it must be at least 0", static_cast<long long>(m));
+    if (X == nullptr && m != 0)
+        return tilet_fail(cudaErrorInvalidValue, "rows: tensor 'X' (f32 [m, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "rows: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (Y == nullptr && m != 0)
+        return tilet_fail(cudaErrorInvalidValue, "rows: tensor 'Y' (f32 [m, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "rows: tensor 'Y' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Y));
+#endif
     const long long grid_x = static_cast<long long>((m + 16 - 1) / 16);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "rows: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("rows");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -101,14 +215,29 @@ extern "C" cudaError_t rows(const float* X, float* Y, int m, cudaStream_t stream
 } // rows
 
 extern "C" cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "small_tile: tensor 'X' (f32 [4]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "small_tile: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (Y == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "small_tile: tensor 'Y' (f32 [4]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "small_tile: tensor 'Y' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Y));
+    if (hits == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "small_tile: tensor 'hits' (int32 [4]) is a null pointer");
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "small_tile: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("small_tile");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -118,17 +247,39 @@ extern "C" cudaError_t small_tile(const float* X, float* Y, int* hits, cudaStrea
 } // small_tile
 
 extern "C" cudaError_t conversions(const float* X, __nv_bfloat16* B, __half* H, float* Z, float* F, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(H) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Z) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(F) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "conversions: tensor 'X' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "conversions: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "conversions: tensor 'B' (bf16 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "conversions: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (H == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "conversions: tensor 'H' (f16 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(H) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "conversions: tensor 'H' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(H));
+    if (Z == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "conversions: tensor 'Z' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Z) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "conversions: tensor 'Z' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Z));
+    if (F == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "conversions: tensor 'F' (f32 [64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(F) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "conversions: tensor 'F' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(F));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "conversions: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("conversions");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(32, 1, 1);

@@ -25,9 +25,10 @@ cudaError_t gemm_kernels_init(void);
 //   A: f16 [64, 64], read, 16-byte aligned
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_f16(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -39,9 +40,10 @@ cudaError_t gemm_f16(const unsigned short* A, const unsigned short* B, float* C,
 //   At: f16 [64, 64], read, 16-byte aligned
 //   Bt: f16 [64, 64], read, 16-byte aligned
 //   C: f16 [64, 64], written, 4-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_f16_tn(const __half* At, const __half* Bt, __half* C, cudaStream_t stream);
 #else
@@ -53,9 +55,10 @@ cudaError_t gemm_f16_tn(const unsigned short* At, const unsigned short* Bt, unsi
 //   A: bf16 [32, 64], read, 16-byte aligned
 //   B: bf16 [64, 40], read, 16-byte aligned
 //   C: f32 [32, 40], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, cudaStream_t stream);
 #else
@@ -67,36 +70,40 @@ cudaError_t gemm_bf16(const unsigned short* A, const unsigned short* B, float* C
 //   A: f32 [64, 32], read, 16-byte aligned
 //   B: f32 [32, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t gemm_tf32(const float* A, const float* B, float* C, cudaStream_t stream);
 
 // gemm_int8: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: int8 [64, 64], read, 16-byte aligned
 //   Bt: int8 [64, 64], read, 16-byte aligned
 //   C: int32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t gemm_int8(const signed char* A, const signed char* Bt, int* C, cudaStream_t stream);
 
 // gemm_int8_nn: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: int8 [64, 64], read, 16-byte aligned
 //   B: int8 [64, 64], read, 16-byte aligned
 //   C: int32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t gemm_int8_nn(const signed char* A, const signed char* B, int* C, cudaStream_t stream);
 
 // gemm_rs: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 4-byte aligned
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -108,9 +115,10 @@ cudaError_t gemm_rs(const unsigned short* A, const unsigned short* B, float* C, 
 //   A: f16 [32, 32], read, 16-byte aligned
 //   B: f16 [32, 32], read, 16-byte aligned
 //   C: f32 [32, 32], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -123,9 +131,10 @@ cudaError_t gemm_fma(const unsigned short* A, const unsigned short* B, float* C,
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
 //   sums: f32 [64], written
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, cudaStream_t stream);
 #else
@@ -137,15 +146,22 @@ cudaError_t gemm_rows(const unsigned short* A, const unsigned short* B, float* C
 //   A: f16 [64, 64], read, 16-byte aligned
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_rs_ldsm(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t gemm_rs_ldsm(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *gemm_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

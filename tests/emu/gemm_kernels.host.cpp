@@ -2,6 +2,45 @@
 #include "gemm_kernels.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *gemm_kernels_last_error(void) {
+    return tilet_last_error;
+} // gemm_kernels_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_80 code: compute capability 8.0 or a later 8.x. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 8 && minor >= 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_80 (compute capability 8.0 or a later 8.x); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
 
 // Kernels defined in gemm_kernels.cu (nvcc emits host stubs with these names).
 extern "C" void gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
@@ -21,15 +60,31 @@ extern "C" cudaError_t gemm_kernels_init(void) {
 } // gemm_kernels_init
 
 extern "C" cudaError_t gemm_f16(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16: tensor 'C' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_f16: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_f16");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -39,15 +94,31 @@ extern "C" cudaError_t gemm_f16(const __half* A, const __half* B, float* C, cuda
 } // gemm_f16
 
 extern "C" cudaError_t gemm_f16_tn(const __half* At, const __half* Bt, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(At) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (At == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16_tn: tensor 'At' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(At) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16_tn: tensor 'At' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(At));
+    if (Bt == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16_tn: tensor 'Bt' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16_tn: tensor 'Bt' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Bt));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_f16_tn: tensor 'C' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_f16_tn: tensor 'C' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_f16_tn: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_f16_tn");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -57,15 +128,31 @@ extern "C" cudaError_t gemm_f16_tn(const __half* At, const __half* Bt, __half* C
 } // gemm_f16_tn
 
 extern "C" cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_bf16: tensor 'A' (bf16 [32, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_bf16: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_bf16: tensor 'B' (bf16 [64, 40]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_bf16: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_bf16: tensor 'C' (f32 [32, 40]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_bf16: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_bf16: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_bf16");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(64, 1, 1);
@@ -75,15 +162,31 @@ extern "C" cudaError_t gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B,
 } // gemm_bf16
 
 extern "C" cudaError_t gemm_tf32(const float* A, const float* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_tf32: tensor 'A' (f32 [64, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_tf32: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_tf32: tensor 'B' (f32 [32, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_tf32: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_tf32: tensor 'C' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_tf32: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_tf32: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_tf32");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -93,15 +196,31 @@ extern "C" cudaError_t gemm_tf32(const float* A, const float* B, float* C, cudaS
 } // gemm_tf32
 
 extern "C" cudaError_t gemm_int8(const signed char* A, const signed char* Bt, int* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8: tensor 'A' (int8 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (Bt == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8: tensor 'Bt' (int8 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8: tensor 'Bt' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Bt));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8: tensor 'C' (int32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_int8: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_int8");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -111,15 +230,31 @@ extern "C" cudaError_t gemm_int8(const signed char* A, const signed char* Bt, in
 } // gemm_int8
 
 extern "C" cudaError_t gemm_int8_nn(const signed char* A, const signed char* B, int* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8_nn: tensor 'A' (int8 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8_nn: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8_nn: tensor 'B' (int8 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8_nn: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_int8_nn: tensor 'C' (int32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_int8_nn: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_int8_nn: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_int8_nn");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -129,15 +264,31 @@ extern "C" cudaError_t gemm_int8_nn(const signed char* A, const signed char* B, 
 } // gemm_int8_nn
 
 extern "C" cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 4 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs: tensor 'A' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs: tensor 'C' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_rs: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_rs");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -147,15 +298,31 @@ extern "C" cudaError_t gemm_rs(const __half* A, const __half* B, float* C, cudaS
 } // gemm_rs
 
 extern "C" cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_fma: tensor 'A' (f16 [32, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_fma: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_fma: tensor 'B' (f16 [32, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_fma: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_fma: tensor 'C' (f32 [32, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_fma: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_fma: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_fma");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -165,15 +332,33 @@ extern "C" cudaError_t gemm_fma(const __half* A, const __half* B, float* C, cuda
 } // gemm_fma
 
 extern "C" cudaError_t gemm_rows(const __half* A, const __half* B, float* C, float* sums, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rows: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rows: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rows: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rows: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rows: tensor 'C' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rows: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+    if (sums == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rows: tensor 'sums' (f32 [64]) is a null pointer");
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_rows: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_rows");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -183,15 +368,31 @@ extern "C" cudaError_t gemm_rows(const __half* A, const __half* B, float* C, flo
 } // gemm_rows
 
 extern "C" cudaError_t gemm_rs_ldsm(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs_ldsm: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs_ldsm: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs_ldsm: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs_ldsm: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_rs_ldsm: tensor 'C' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_rs_ldsm: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_rs_ldsm: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_rs_ldsm");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

@@ -25,15 +25,22 @@ cudaError_t gemm_sm75_init(void);
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
 //   Ch: f16 [64, 64], written, 4-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_75 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_sm75_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t gemm_sm75(const __half* A, const __half* B, float* C, __half* Ch, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t gemm_sm75(const unsigned short* A, const unsigned short* B, float* C, unsigned short* Ch, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *gemm_sm75_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -1,5 +1,6 @@
 // Emulated examples/gemm_ws_manual_sm90.tl (TileLang's warp-specialized GEMM:
 // TMA producer, wgmma consumer, two mbarriers) at 128 x 256 x 256.
+#include "emu.h"
 #include "harness.h"
 #include "references.h"
 
@@ -11,7 +12,17 @@ int main() {
     __half *A = harness::alloc<__half>(a.size()), *B = harness::alloc<__half>(b.size()), *C = harness::alloc<__half>(size_t(M) * N);
     for (size_t i = 0; i < a.size(); ++i) A[i] = __float2half(a[i]);
     for (size_t i = 0; i < b.size(); ++i) B[i] = __float2half(b[i]);
-    if (gemm_ws(A, B, C, nullptr) != cudaSuccess) return 1;
+    // The launch's own checks, before anything runs: the device (an sm_80 one
+    // cannot run sm_90a code), then a null tensor; each says why.
+    emu::deviceCapability = {8, 0};
+    if (!harness::expectError(gemm_ws(A, B, C, nullptr), cudaErrorNoKernelImageForDevice, emu_gemm_ws_last_error(),
+                              "gemm_ws: compiled for sm_90a (compute capability 9.0); device 0 has 8.0"))
+        return 1;
+    emu::deviceCapability = {-1, -1};
+    if (!harness::expectError(gemm_ws(A, nullptr, C, nullptr), cudaErrorInvalidValue, emu_gemm_ws_last_error(),
+                              "gemm_ws: tensor 'B' (f16 [256, 256]) is a null pointer"))
+        return 1;
+    if (gemm_ws(A, B, C, nullptr) != cudaSuccess || emu_gemm_ws_last_error()[0] != '\0') return 1;
     double err = reference::gemmError(
         M, N, K, [&](int i, int k) { return double(__half2float(A[size_t(i) * K + k])); },
         [&](int k, int j) { return double(__half2float(B[size_t(k) * N + j])); }, false,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -28,6 +29,14 @@ inline int report(const char *name, double maxError, double tolerance) {
     bool ok = maxError <= tolerance;
     std::printf("%s: max error %.3g (tolerance %.3g) %s\n", name, maxError, tolerance, ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
+}
+
+// A launch function refused its arguments (or the device) with `code` and
+// the message `expected` from its <module>_last_error().
+template <class Code> bool expectError(Code got, Code code, const char *message, const char *expected) {
+    bool ok = got == code && std::strcmp(message, expected) == 0;
+    std::printf("launch check: %s -> %d \"%s\" %s\n", expected, static_cast<int>(got), message, ok ? "ok" : "FAILED");
+    return ok;
 }
 
 } // namespace harness

@@ -24,9 +24,10 @@ cudaError_t tma_kernels_init(void);
 //   A: f16 [m, 256], read, 16-byte aligned
 //   B: f16 [m, 256], written, 16-byte aligned
 //   m: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream);
 #else
@@ -38,9 +39,10 @@ cudaError_t scale(const unsigned short* A, unsigned short* B, int m, cudaStream_
 //   A: f16 [32, 64], read, 16-byte aligned
 //   B: f16 [64, 128], read, 16-byte aligned
 //   C: f32 [32, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -51,17 +53,19 @@ cudaError_t tma_gemm(const unsigned short* A, const unsigned short* B, float* C,
 // bulk: grid (1), 128 threads per block, 4104 bytes of dynamic shared memory.
 //   A: f32 [16, 64], read, 16-byte aligned
 //   B: f32 [16, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t bulk(const float* A, float* B, cudaStream_t stream);
 
 // multicast: grid (4), 128 threads per block, 8200 bytes of dynamic shared memory.
 //   A: f16 [64, 64], read, 16-byte aligned
 //   C: f16 [256, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream);
 #else
@@ -72,9 +76,10 @@ cudaError_t multicast(const unsigned short* A, unsigned short* C, cudaStream_t s
 // exchange: grid (2), 128 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f16 [128, 64], read, 16-byte aligned
 //   C: f16 [128, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream);
 #else
@@ -85,15 +90,22 @@ cudaError_t exchange(const unsigned short* A, unsigned short* C, cudaStream_t st
 // handoff: grid (2), 128 threads per block, 16392 bytes of dynamic shared memory.
 //   A: f16 [128, 64], read, 16-byte aligned
 //   C: f16 [128, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (tma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t handoff(const __half* A, __half* C, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t handoff(const unsigned short* A, unsigned short* C, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *tma_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -2,6 +2,9 @@
 #include "tma_kernels.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -41,6 +44,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *tma_kernels_last_error(void) {
+    return tilet_last_error;
+} // tma_kernels_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in tma_kernels.cu (nvcc emits host stubs with these names).
 extern "C" void scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const CUtensorMap tma_A, const CUtensorMap tma_B);
 extern "C" void tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B);
@@ -55,29 +94,45 @@ extern "C" cudaError_t tma_kernels_init(void) {
 } // tma_kernels_init
 
 extern "C" cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t stream) {
-    if (m < 0) return cudaErrorInvalidValue;
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (m < 0)
+        return tilet_fail(cudaErrorInvalidValue, "scale: dynamic dimension 'm' is %lld; it must be at least 0", static_cast<long long>(m));
+    if (A == nullptr && m != 0)
+        return tilet_fail(cudaErrorInvalidValue, "scale: tensor 'A' (f16 [m, 256]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "scale: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr && m != 0)
+        return tilet_fail(cudaErrorInvalidValue, "scale: tensor 'B' (f16 [m, 256]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "scale: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
     const long long grid_x = static_cast<long long>((m + 64 - 1) / 64);
     const long long grid_y = static_cast<long long>(2);
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "scale: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("scale");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
     CUtensorMap tma_A;
     const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(256), static_cast<cuuint64_t>(m)};
     const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(256) * 2};
     const cuuint32_t tma_A_box[2] = {128, 64};
     const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_A_status != cudaSuccess) return tma_A_status;
+    if (tma_A_status != cudaSuccess)
+        return tilet_fail(tma_A_status, "scale: TMA cannot describe tensor 'A' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_B: boxes of 2-d tiles of 'B' (sizes and box innermost first)
     CUtensorMap tma_B;
     const cuuint64_t tma_B_sizes[2] = {static_cast<cuuint64_t>(256), static_cast<cuuint64_t>(m)};
     const cuuint64_t tma_B_strides[1] = {static_cast<cuuint64_t>(256) * 2};
     const cuuint32_t tma_B_box[2] = {128, 64};
     const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_B_status != cudaSuccess) return tma_B_status;
+    if (tma_B_status != cudaSuccess)
+        return tilet_fail(tma_B_status, "scale: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -87,29 +142,47 @@ extern "C" cudaError_t scale(const __half* A, __half* B, int m, cudaStream_t str
 } // scale
 
 extern "C" cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "tma_gemm: tensor 'A' (f16 [32, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "tma_gemm: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "tma_gemm: tensor 'B' (f16 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "tma_gemm: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "tma_gemm: tensor 'C' (f32 [32, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "tma_gemm: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "tma_gemm: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("tma_gemm");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
     CUtensorMap tma_A;
     const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(32)};
     const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(64) * 2};
     const cuuint32_t tma_A_box[2] = {64, 32};
     const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_A_status != cudaSuccess) return tma_A_status;
+    if (tma_A_status != cudaSuccess)
+        return tilet_fail(tma_A_status, "tma_gemm: TMA cannot describe tensor 'A' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_B: boxes of 2-d tiles of 'B' (sizes and box innermost first)
     CUtensorMap tma_B;
     const cuuint64_t tma_B_sizes[2] = {static_cast<cuuint64_t>(128), static_cast<cuuint64_t>(64)};
     const cuuint64_t tma_B_strides[1] = {static_cast<cuuint64_t>(128) * 2};
     const cuuint32_t tma_B_box[2] = {64, 64};
     const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_B_status != cudaSuccess) return tma_B_status;
+    if (tma_B_status != cudaSuccess)
+        return tilet_fail(tma_B_status, "tma_gemm: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -119,14 +192,27 @@ extern "C" cudaError_t tma_gemm(const __half* A, const __half* B, float* C, cuda
 } // tma_gemm
 
 extern "C" cudaError_t bulk(const float* A, float* B, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "bulk: tensor 'A' (f32 [16, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "bulk: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "bulk: tensor 'B' (f32 [16, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "bulk: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "bulk: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("bulk");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -136,24 +222,38 @@ extern "C" cudaError_t bulk(const float* A, float* B, cudaStream_t stream) {
 } // bulk
 
 extern "C" cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "multicast: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "multicast: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "multicast: tensor 'C' (f16 [256, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "multicast: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(4);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "multicast: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
     // The grid is made of whole 2 x 1 x 1 clusters.
     if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "multicast: the grid (%lld, %lld, %lld) is not made of whole 2 x 1 x 1 clusters", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("multicast");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
     CUtensorMap tma_A;
     const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(64)};
     const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(64) * 2};
     const cuuint32_t tma_A_box[2] = {64, 64};
     const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_A_status != cudaSuccess) return tma_A_status;
+    if (tma_A_status != cudaSuccess)
+        return tilet_fail(tma_A_status, "multicast: TMA cannot describe tensor 'A' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -170,17 +270,30 @@ extern "C" cudaError_t multicast(const __half* A, __half* C, cudaStream_t stream
 } // multicast
 
 extern "C" cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "exchange: tensor 'A' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "exchange: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "exchange: tensor 'C' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "exchange: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(2);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "exchange: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
     // The grid is made of whole 2 x 1 x 1 clusters.
     if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "exchange: the grid (%lld, %lld, %lld) is not made of whole 2 x 1 x 1 clusters", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("exchange");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -197,17 +310,30 @@ extern "C" cudaError_t exchange(const __half* A, __half* C, cudaStream_t stream)
 } // exchange
 
 extern "C" cudaError_t handoff(const __half* A, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "handoff: tensor 'A' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "handoff: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "handoff: tensor 'C' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "handoff: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(2);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "handoff: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
     // The grid is made of whole 2 x 1 x 1 clusters.
     if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "handoff: the grid (%lld, %lld, %lld) is not made of whole 2 x 1 x 1 clusters", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("handoff");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

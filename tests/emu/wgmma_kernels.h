@@ -26,9 +26,10 @@ cudaError_t wgmma_kernels_init(void);
 //   A: f16 [128, 64], read, 16-byte aligned
 //   B: f16 [64, 128], read, 16-byte aligned
 //   C: f32 [128, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -40,9 +41,10 @@ cudaError_t wg_nn(const unsigned short* A, const unsigned short* B, float* C, cu
 //   At: bf16 [64, 128], read, 16-byte aligned
 //   Bt: bf16 [128, 64], read, 16-byte aligned
 //   C: f32 [128, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, float* C, cudaStream_t stream);
 #else
@@ -54,9 +56,10 @@ cudaError_t wg_tn(const unsigned short* At, const unsigned short* Bt, float* C, 
 //   A: f16 [64, 64], read, 16-byte aligned
 //   B: f16 [64, 64], read, 16-byte aligned
 //   C: f16 [64, 64], written, 4-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_small(const __half* A, const __half* B, __half* C, cudaStream_t stream);
 #else
@@ -68,9 +71,10 @@ cudaError_t wg_small(const unsigned short* A, const unsigned short* B, unsigned 
 //   A: f8e4m3 [128, 64], read, 16-byte aligned
 //   B: f8e4m3 [128, 64], read, 16-byte aligned
 //   C: f32 [128, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cudaStream_t stream);
 #else
@@ -82,9 +86,10 @@ cudaError_t wg_fp8(const unsigned char* A, const unsigned char* B, float* C, cud
 //   A: f8e4m3 [64, 64], read, 16-byte aligned
 //   B: f8e5m2 [64, 64], read, 16-byte aligned
 //   C: f16 [64, 64], written, 4-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2* B, __half* C, cudaStream_t stream);
 #else
@@ -96,27 +101,30 @@ cudaError_t wg_fp8_mixed(const unsigned char* A, const unsigned char* B, unsigne
 //   A: int8 [64, 128], read, 16-byte aligned
 //   B: int8 [64, 128], read, 16-byte aligned
 //   C: int32 [64, 64], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t wg_int8(const signed char* A, const signed char* B, int* C, cudaStream_t stream);
 
 // wg_tf32: grid (1), 128 threads per block, 24576 bytes of dynamic shared memory.
 //   A: f32 [64, 32], read, 16-byte aligned
 //   B: f32 [128, 32], read, 16-byte aligned
 //   C: f32 [64, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t stream);
 
 // wg_rs: grid (1), 256 threads per block, 16384 bytes of dynamic shared memory.
 //   A: f16 [128, 64], read, 4-byte aligned
 //   B: f16 [64, 128], read, 16-byte aligned
 //   C: f32 [128, 128], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
@@ -128,15 +136,22 @@ cudaError_t wg_rs(const unsigned short* A, const unsigned short* B, float* C, cu
 //   A: f16 [64, 64], read, 16-byte aligned
 //   B: f16 [24, 64], read, 16-byte aligned
 //   C: f32 [64, 24], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t wg_n24(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *wgmma_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

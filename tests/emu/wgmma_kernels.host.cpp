@@ -2,6 +2,9 @@
 #include "wgmma_kernels.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -41,6 +44,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *wgmma_kernels_last_error(void) {
+    return tilet_last_error;
+} // wgmma_kernels_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in wgmma_kernels.cu (nvcc emits host stubs with these names).
 extern "C" void wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 extern "C" void wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restrict__ Bt, float* __restrict__ C, const CUtensorMap tma_At, const CUtensorMap tma_Bt);
@@ -58,15 +97,31 @@ extern "C" cudaError_t wgmma_kernels_init(void) {
 } // wgmma_kernels_init
 
 extern "C" cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_nn: tensor 'A' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_nn: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_nn: tensor 'B' (f16 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_nn: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_nn: tensor 'C' (f32 [128, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_nn: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_nn: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_nn");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -76,29 +131,47 @@ extern "C" cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStr
 } // wg_nn
 
 extern "C" cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(At) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (At == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tn: tensor 'At' (bf16 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(At) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tn: tensor 'At' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(At));
+    if (Bt == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tn: tensor 'Bt' (bf16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Bt) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tn: tensor 'Bt' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Bt));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tn: tensor 'C' (f32 [128, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tn: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_tn: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_tn");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_At: boxes of 2-d tiles of 'At' (sizes and box innermost first)
     CUtensorMap tma_At;
     const cuuint64_t tma_At_sizes[2] = {static_cast<cuuint64_t>(128), static_cast<cuuint64_t>(64)};
     const cuuint64_t tma_At_strides[1] = {static_cast<cuuint64_t>(128) * 2};
     const cuuint32_t tma_At_box[2] = {64, 64};
     const cudaError_t tma_At_status = tilet_encode_tensor_map(&tma_At, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, At, tma_At_sizes, tma_At_strides, tma_At_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_At_status != cudaSuccess) return tma_At_status;
+    if (tma_At_status != cudaSuccess)
+        return tilet_fail(tma_At_status, "wg_tn: TMA cannot describe tensor 'At' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_Bt: boxes of 2-d tiles of 'Bt' (sizes and box innermost first)
     CUtensorMap tma_Bt;
     const cuuint64_t tma_Bt_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(128)};
     const cuuint64_t tma_Bt_strides[1] = {static_cast<cuuint64_t>(64) * 2};
     const cuuint32_t tma_Bt_box[2] = {64, 128};
     const cudaError_t tma_Bt_status = tilet_encode_tensor_map(&tma_Bt, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, Bt, tma_Bt_sizes, tma_Bt_strides, tma_Bt_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_Bt_status != cudaSuccess) return tma_Bt_status;
+    if (tma_Bt_status != cudaSuccess)
+        return tilet_fail(tma_Bt_status, "wg_tn: TMA cannot describe tensor 'Bt' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(256, 1, 1);
@@ -108,15 +181,31 @@ extern "C" cudaError_t wg_tn(const __nv_bfloat16* At, const __nv_bfloat16* Bt, f
 } // wg_tn
 
 extern "C" cudaError_t wg_small(const __half* A, const __half* B, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_small: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_small: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_small: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_small: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_small: tensor 'C' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_small: tensor 'C' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_small: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_small");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -126,15 +215,31 @@ extern "C" cudaError_t wg_small(const __half* A, const __half* B, __half* C, cud
 } // wg_small
 
 extern "C" cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8: tensor 'A' (f8e4m3 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8: tensor 'B' (f8e4m3 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8: tensor 'C' (f32 [128, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_fp8: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_fp8");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -144,15 +249,31 @@ extern "C" cudaError_t wg_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, fl
 } // wg_fp8
 
 extern "C" cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2* B, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8_mixed: tensor 'A' (f8e4m3 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8_mixed: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8_mixed: tensor 'B' (f8e5m2 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8_mixed: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_fp8_mixed: tensor 'C' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_fp8_mixed: tensor 'C' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_fp8_mixed: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_fp8_mixed");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -162,15 +283,31 @@ extern "C" cudaError_t wg_fp8_mixed(const __nv_fp8_e4m3* A, const __nv_fp8_e5m2*
 } // wg_fp8_mixed
 
 extern "C" cudaError_t wg_int8(const signed char* A, const signed char* B, int* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_int8: tensor 'A' (int8 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_int8: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_int8: tensor 'B' (int8 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_int8: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_int8: tensor 'C' (int32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_int8: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_int8: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_int8");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -180,15 +317,31 @@ extern "C" cudaError_t wg_int8(const signed char* A, const signed char* B, int* 
 } // wg_int8
 
 extern "C" cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tf32: tensor 'A' (f32 [64, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tf32: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tf32: tensor 'B' (f32 [128, 32]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tf32: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_tf32: tensor 'C' (f32 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_tf32: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_tf32: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_tf32");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);
@@ -198,15 +351,31 @@ extern "C" cudaError_t wg_tf32(const float* A, const float* B, float* C, cudaStr
 } // wg_tf32
 
 extern "C" cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 4 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_rs: tensor 'A' (f16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_rs: tensor 'A' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_rs: tensor 'B' (f16 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_rs: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_rs: tensor 'C' (f32 [128, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_rs: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_rs: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_rs");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(256, 1, 1);
@@ -216,15 +385,31 @@ extern "C" cudaError_t wg_rs(const __half* A, const __half* B, float* C, cudaStr
 } // wg_rs
 
 extern "C" cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_n24: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_n24: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_n24: tensor 'B' (f16 [24, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_n24: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_n24: tensor 'C' (f32 [64, 24]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 8 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_n24: tensor 'C' must be 8-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_n24: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_n24");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

@@ -23,26 +23,29 @@ cudaError_t ws_kernels_init(void);
 // ring: grid (1), 256 threads per block, 1056 bytes of dynamic shared memory.
 //   A: f32 [8, 128], read, 16-byte aligned
 //   B: f32 [8, 128], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t ring(const float* A, float* B, cudaStream_t stream);
 
 // ring_dyn: grid (1), 384 threads per block, 1056 bytes of dynamic shared memory.
 //   A: f32 [n, 128], read, 16-byte aligned
 //   B: f32 [n, 128], written, 16-byte aligned
 //   n: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t ring_dyn(const float* A, float* B, int n, cudaStream_t stream);
 
 // ring_tma: grid (1), 256 threads per block, 1056 bytes of dynamic shared memory.
 //   A: f32 [8, 128], read, 16-byte aligned
 //   B: f32 [8, 128], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
 
 // auto_dyn: grid (1), 256 threads per block, 16416 bytes of dynamic shared memory.
@@ -50,9 +53,10 @@ cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
 //   B: f16 [K, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
 //   K: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 // Also cudaErrorInvalidValue when TMA cannot describe 'A': each of its rows (the last
 // dimension) must be a multiple of 16 bytes, 8 f16 elements (cuTensorMapEncodeTiled).
 #ifdef __cplusplus
@@ -61,6 +65,12 @@ cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStre
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t auto_dyn(const unsigned short* A, const unsigned short* B, float* C, int K, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *ws_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

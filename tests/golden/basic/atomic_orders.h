@@ -25,15 +25,22 @@ cudaError_t atomic_orders_init(void);
 //   S: f32 [128], written
 //   B: bf16 [128], written
 //   L: int64 [128], written
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (atomic_orders_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t orders(const float* X, float* S, __nv_bfloat16* B, long long* L, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t orders(const float* X, float* S, unsigned short* B, long long* L, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *atomic_orders_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

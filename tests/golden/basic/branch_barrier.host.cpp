@@ -2,6 +2,45 @@
 #include "branch_barrier.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *branch_barrier_last_error(void) {
+    return tilet_last_error;
+} // branch_barrier_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
 
 // Kernels defined in branch_barrier.cu (nvcc emits host stubs with these names).
 extern "C" void k_kernel(const float* __restrict__ A, const bool* __restrict__ Flag, float* __restrict__ B);
@@ -12,14 +51,29 @@ extern "C" cudaError_t branch_barrier_init(void) {
 } // branch_barrier_init
 
 extern "C" cudaError_t k(const float* A, const bool* Flag, float* B, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "k: tensor 'A' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "k: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (Flag == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "k: tensor 'Flag' (bool [4]) is a null pointer");
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "k: tensor 'B' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "k: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
     const long long grid_x = static_cast<long long>(1);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "k: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("k");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

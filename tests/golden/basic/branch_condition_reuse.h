@@ -24,15 +24,22 @@ cudaError_t branch_condition_reuse_init(void);
 //   X1: f64 [67, 64], read
 //   X2: f16 [66, 70], read, 4-byte aligned
 //   Y: f32 [2, 16, 4], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (branch_condition_reuse_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t k(const double* X1, const __half* X2, float* Y, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t k(const double* X1, const unsigned short* X2, float* Y, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *branch_condition_reuse_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

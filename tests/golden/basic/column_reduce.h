@@ -22,10 +22,17 @@ cudaError_t column_reduce_init(void);
 // column_max: grid (1), 256 threads per block, 4096 bytes of dynamic shared memory.
 //   X: f32 [256, 32], read, 16-byte aligned
 //   out: f32 [32], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_86 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (column_reduce_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t column_max(const float* X, float* out, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *column_reduce_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

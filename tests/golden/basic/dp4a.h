@@ -23,10 +23,17 @@ cudaError_t dp4a_init(void);
 //   X: int8 [128, 64], read
 //   W: int8 [64], read
 //   Y: int32 [128], written
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (dp4a_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t dot(const signed char* X, const signed char* W, int* Y, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *dp4a_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -22,15 +22,22 @@ cudaError_t huge_tensor_init(void);
 
 // touch: grid (65536), 256 threads per block, 0 bytes of dynamic shared memory.
 //   X: f16 [65536, 65536], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (huge_tensor_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t touch(__half* X, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t touch(unsigned short* X, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *huge_tensor_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

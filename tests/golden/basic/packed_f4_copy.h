@@ -22,10 +22,17 @@ cudaError_t packed_f4_copy_init(void);
 // packed_f4_copy: grid (1), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   A: f4e2m1 [128, 128], read, 16-byte aligned
 //   C: f4e2m1 [128, 128], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (packed_f4_copy_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t packed_f4_copy(const unsigned char* A, unsigned char* C, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *packed_f4_copy_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -23,15 +23,22 @@ cudaError_t sm80_shared_roundtrip_init(void);
 // roundtrip: grid (2), 128 threads per block, 8192 bytes of dynamic shared memory.
 //   X: bf16 [128, 64], read, 16-byte aligned
 //   Y: f32 [64, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (sm80_shared_roundtrip_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t roundtrip(const __nv_bfloat16* X, float* Y, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t roundtrip(const unsigned short* X, float* Y, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *sm80_shared_roundtrip_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

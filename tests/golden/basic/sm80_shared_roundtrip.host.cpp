@@ -2,6 +2,45 @@
 #include "sm80_shared_roundtrip.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *sm80_shared_roundtrip_last_error(void) {
+    return tilet_last_error;
+} // sm80_shared_roundtrip_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_80 code: compute capability 8.0 or a later 8.x. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 8 && minor >= 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_80 (compute capability 8.0 or a later 8.x); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
 
 // Kernels defined in sm80_shared_roundtrip.cu (nvcc emits host stubs with these names).
 extern "C" void roundtrip_kernel(const __nv_bfloat16* __restrict__ X, float* __restrict__ Y);
@@ -12,14 +51,27 @@ extern "C" cudaError_t sm80_shared_roundtrip_init(void) {
 } // sm80_shared_roundtrip_init
 
 extern "C" cudaError_t roundtrip(const __nv_bfloat16* X, float* Y, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (X == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roundtrip: tensor 'X' (bf16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(X) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roundtrip: tensor 'X' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(X));
+    if (Y == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roundtrip: tensor 'Y' (f32 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Y) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roundtrip: tensor 'Y' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Y));
+#endif
     const long long grid_x = static_cast<long long>(2);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "roundtrip: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("roundtrip");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

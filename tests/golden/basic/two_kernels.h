@@ -22,19 +22,27 @@ cudaError_t two_kernels_init(void);
 // relu: grid (4), 256 threads per block, 0 bytes of dynamic shared memory.
 //   X: f32 [4096], read, 16-byte aligned
 //   Y: f32 [4096], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_89 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (two_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t relu(const float* X, float* Y, cudaStream_t stream);
 
 // axpy: grid (4), 256 threads per block, 0 bytes of dynamic shared memory.
 //   X: f32 [4096], read, 16-byte aligned
 //   Y: f32 [4096], written, 16-byte aligned
 //   a: f32 scalar
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_89 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (two_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t axpy(const float* X, float* Y, float a, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *two_kernels_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -25,15 +25,22 @@ cudaError_t blocksparse_gemm_init(void);
 //   B: f16 [1024, 1024], read, 16-byte aligned
 //   BlockMask: bool [8, 8, 32], read
 //   C: f16 [1024, 1024], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (blocksparse_gemm_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t blocksparse_matmul(const __half* A, const __half* B, const bool* BlockMask, __half* C, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t blocksparse_matmul(const unsigned short* A, const unsigned short* B, const _Bool* BlockMask, unsigned short* C, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *blocksparse_gemm_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -2,6 +2,9 @@
 #include "blocksparse_gemm.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -41,6 +44,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *blocksparse_gemm_last_error(void) {
+    return tilet_last_error;
+} // blocksparse_gemm_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in blocksparse_gemm.cu (nvcc emits host stubs with these names).
 extern "C" void blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict__ B, const bool* __restrict__ BlockMask, __half* __restrict__ C, const CUtensorMap tma_C);
 
@@ -50,22 +89,41 @@ extern "C" cudaError_t blocksparse_gemm_init(void) {
 } // blocksparse_gemm_init
 
 extern "C" cudaError_t blocksparse_matmul(const __half* A, const __half* B, const bool* BlockMask, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "blocksparse_matmul: tensor 'A' (f16 [1024, 1024]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "blocksparse_matmul: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "blocksparse_matmul: tensor 'B' (f16 [1024, 1024]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "blocksparse_matmul: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (BlockMask == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "blocksparse_matmul: tensor 'BlockMask' (bool [8, 8, 32]) is a null pointer");
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "blocksparse_matmul: tensor 'C' (f16 [1024, 1024]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "blocksparse_matmul: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(8);
     const long long grid_y = static_cast<long long>(8);
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "blocksparse_matmul: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("blocksparse_matmul");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_C: boxes of 2-d tiles of 'C' (sizes and box innermost first)
     CUtensorMap tma_C;
     const cuuint64_t tma_C_sizes[2] = {static_cast<cuuint64_t>(1024), static_cast<cuuint64_t>(1024)};
     const cuuint64_t tma_C_strides[1] = {static_cast<cuuint64_t>(1024) * 2};
     const cuuint32_t tma_C_box[2] = {128, 128};
     const cudaError_t tma_C_status = tilet_encode_tensor_map(&tma_C, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, C, tma_C_sizes, tma_C_strides, tma_C_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_C_status != cudaSuccess) return tma_C_status;
+    if (tma_C_status != cudaSuccess)
+        return tilet_fail(tma_C_status, "blocksparse_matmul: TMA cannot describe tensor 'C' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

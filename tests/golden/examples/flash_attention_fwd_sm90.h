@@ -25,15 +25,22 @@ cudaError_t flash_attention_fwd_sm90_init(void);
 //   K: bf16 [4, 4096, 32, 128], read, 16-byte aligned
 //   V: bf16 [4, 4096, 32, 128], read, 16-byte aligned
 //   O: bf16 [4, 4096, 32, 128], written, 4-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (flash_attention_fwd_sm90_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 #ifdef __cplusplus
 cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, cudaStream_t stream);
 #else
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t flash_attention_fwd(const unsigned short* Q, const unsigned short* K, const unsigned short* V, unsigned short* O, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *flash_attention_fwd_sm90_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <atomic>
+#include <cstdarg>
+#include <cstdio>
 #include <mutex>
 
 // ---- TMA tensor maps
@@ -43,6 +45,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *flash_attention_fwd_sm90_last_error(void) {
+    return tilet_last_error;
+} // flash_attention_fwd_sm90_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in flash_attention_fwd_sm90.cu (nvcc emits host stubs with these names).
 extern "C" void flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K, const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, const CUtensorMap tma_K, const CUtensorMap tma_V);
 
@@ -69,30 +107,51 @@ static cudaError_t tilet_init_once(void) {
 } // tilet_init_once
 
 extern "C" cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(Q) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(K) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(V) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(O) % 4 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (Q == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "flash_attention_fwd: tensor 'Q' (bf16 [4, 4096, 32, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(Q) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "flash_attention_fwd: tensor 'Q' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(Q));
+    if (K == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "flash_attention_fwd: tensor 'K' (bf16 [4, 4096, 32, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(K) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "flash_attention_fwd: tensor 'K' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(K));
+    if (V == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "flash_attention_fwd: tensor 'V' (bf16 [4, 4096, 32, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(V) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "flash_attention_fwd: tensor 'V' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(V));
+    if (O == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "flash_attention_fwd: tensor 'O' (bf16 [4, 4096, 32, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(O) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "flash_attention_fwd: tensor 'O' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(O));
+#endif
     const long long grid_x = static_cast<long long>(32);
     const long long grid_y = static_cast<long long>(32);
     const long long grid_z = static_cast<long long>(4);
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "flash_attention_fwd: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("flash_attention_fwd");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_K: boxes of 4-d tiles of 'K' (sizes and box innermost first)
     CUtensorMap tma_K;
     const cuuint64_t tma_K_sizes[4] = {static_cast<cuuint64_t>(128), static_cast<cuuint64_t>(32), static_cast<cuuint64_t>(4096), static_cast<cuuint64_t>(4)};
     const cuuint64_t tma_K_strides[3] = {static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(4096) * static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2};
     const cuuint32_t tma_K_box[4] = {64, 1, 128, 1};
     const cudaError_t tma_K_status = tilet_encode_tensor_map(&tma_K, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, K, tma_K_sizes, tma_K_strides, tma_K_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_K_status != cudaSuccess) return tma_K_status;
+    if (tma_K_status != cudaSuccess)
+        return tilet_fail(tma_K_status, "flash_attention_fwd: TMA cannot describe tensor 'K' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_V: boxes of 4-d tiles of 'V' (sizes and box innermost first)
     CUtensorMap tma_V;
     const cuuint64_t tma_V_sizes[4] = {static_cast<cuuint64_t>(128), static_cast<cuuint64_t>(32), static_cast<cuuint64_t>(4096), static_cast<cuuint64_t>(4)};
     const cuuint64_t tma_V_strides[3] = {static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(4096) * static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2};
     const cuuint32_t tma_V_box[4] = {64, 1, 128, 1};
     const cudaError_t tma_V_status = tilet_encode_tensor_map(&tma_V, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, V, tma_V_sizes, tma_V_strides, tma_V_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_V_status != cudaSuccess) return tma_V_status;
+    if (tma_V_status != cudaSuccess)
+        return tilet_fail(tma_V_status, "flash_attention_fwd: TMA cannot describe tensor 'V' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     const cudaError_t init_status = tilet_init_once();
     if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};

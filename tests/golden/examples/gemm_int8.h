@@ -23,10 +23,17 @@ cudaError_t gemm_int8_init(void);
 //   A: int8 [4096, 4096], read, 16-byte aligned
 //   B: int8 [4096, 4096], read, 16-byte aligned
 //   C: int32 [4096, 4096], written, 8-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_80 code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_int8_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t gemm_int8(const signed char* A, const signed char* B, int* C, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *gemm_int8_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

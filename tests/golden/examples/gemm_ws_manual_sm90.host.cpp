@@ -2,6 +2,9 @@
 #include "gemm_ws_manual_sm90.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -41,6 +44,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *gemm_ws_manual_sm90_last_error(void) {
+    return tilet_last_error;
+} // gemm_ws_manual_sm90_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in gemm_ws_manual_sm90.cu (nvcc emits host stubs with these names).
 extern "C" void gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B);
 
@@ -50,29 +89,47 @@ extern "C" cudaError_t gemm_ws_manual_sm90_init(void) {
 } // gemm_ws_manual_sm90_init
 
 extern "C" cudaError_t gemm_ws(const __half* A, const __half* B, __half* C, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_ws: tensor 'A' (f16 [4096, 4096]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_ws: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_ws: tensor 'B' (f16 [4096, 4096]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_ws: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "gemm_ws: tensor 'C' (f16 [4096, 4096]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 4 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "gemm_ws: tensor 'C' must be 4-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
     const long long grid_x = static_cast<long long>(32);
     const long long grid_y = static_cast<long long>(32);
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_ws: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("gemm_ws");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_A: boxes of 2-d tiles of 'A' (sizes and box innermost first)
     CUtensorMap tma_A;
     const cuuint64_t tma_A_sizes[2] = {static_cast<cuuint64_t>(4096), static_cast<cuuint64_t>(4096)};
     const cuuint64_t tma_A_strides[1] = {static_cast<cuuint64_t>(4096) * 2};
     const cuuint32_t tma_A_box[2] = {64, 128};
     const cudaError_t tma_A_status = tilet_encode_tensor_map(&tma_A, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, A, tma_A_sizes, tma_A_strides, tma_A_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_A_status != cudaSuccess) return tma_A_status;
+    if (tma_A_status != cudaSuccess)
+        return tilet_fail(tma_A_status, "gemm_ws: TMA cannot describe tensor 'A' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_B: boxes of 2-d tiles of 'B' (sizes and box innermost first)
     CUtensorMap tma_B;
     const cuuint64_t tma_B_sizes[2] = {static_cast<cuuint64_t>(4096), static_cast<cuuint64_t>(4096)};
     const cuuint64_t tma_B_strides[1] = {static_cast<cuuint64_t>(4096) * 2};
     const cuuint32_t tma_B_box[2] = {64, 64};
     const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_128B);
-    if (tma_B_status != cudaSuccess) return tma_B_status;
+    if (tma_B_status != cudaSuccess)
+        return tilet_fail(tma_B_status, "gemm_ws: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(256, 1, 1);

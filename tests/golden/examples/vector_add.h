@@ -24,10 +24,17 @@ cudaError_t vector_add_init(void);
 //   B: f32 [n], read, 16-byte aligned
 //   C: f32 [n], written, 16-byte aligned
 //   n: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (vector_add_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t vector_add(const float* A, const float* B, float* C, int n, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *vector_add_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -22,10 +22,17 @@ cudaError_t global_waw_tma_store_init(void);
 // waw: grid (1), 256 threads per block, 1792 bytes of dynamic shared memory.
 //   X: f32 [64, 64], read, 16-byte aligned
 //   Y: f32 [16, 64], written, 16-byte aligned
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (global_waw_tma_store_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t waw(const float* X, float* Y, cudaStream_t stream);
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *global_waw_tma_store_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -2,6 +2,9 @@
 #include "packed_tma.h"
 
 #include <cstdint>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
 
 // ---- TMA tensor maps
 // cuTensorMapEncodeTiled is a driver function; it is reached through the
@@ -41,6 +44,42 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+// Why the last launch function this thread called failed ("" when it did not): its checks name
+// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).
+static thread_local char tilet_last_error[512];
+
+static cudaError_t tilet_fail(cudaError_t code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);
+    va_end(args);
+    return code;
+} // tilet_fail
+
+extern "C" const char *packed_tma_last_error(void) {
+    return tilet_last_error;
+} // packed_tma_last_error
+
+#ifndef TILET_NO_CHECKS
+// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// (devices 64 and up on every launch).
+static cudaError_t tilet_check_device(const char *kernel) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<unsigned long long> checked{0};
+    if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    int major = 0, minor = 0;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (!(major == 9 && minor == 0))
+        return tilet_fail(cudaErrorNoKernelImageForDevice, "%s: compiled for sm_90a (compute capability 9.0); device %d has %d.%d", kernel, device, major, minor);
+    if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);
+    return cudaSuccess;
+} // tilet_check_device
+#endif
+
 // Kernels defined in packed_tma.cu (nvcc emits host stubs with these names).
 extern "C" void packed_tma_kernel(const unsigned char* __restrict__ A, unsigned char* __restrict__ B, const CUtensorMap tma_A_bytes, const CUtensorMap tma_B_bytes);
 
@@ -50,28 +89,43 @@ extern "C" cudaError_t packed_tma_init(void) {
 } // packed_tma_init
 
 extern "C" cudaError_t packed_tma(const unsigned char* A, unsigned char* B, cudaStream_t stream) {
-    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0) return cudaErrorMisalignedAddress;
-    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0) return cudaErrorMisalignedAddress;
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "packed_tma: tensor 'A' (int4 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "packed_tma: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "packed_tma: tensor 'B' (int4 [64, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "packed_tma: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
     const long long grid_x = static_cast<long long>(2);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
-        return cudaErrorInvalidConfiguration;
+        return tilet_fail(cudaErrorInvalidConfiguration, "packed_tma: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("packed_tma");
+    if (device_status != cudaSuccess) return device_status;
+#endif
     // tma_A_bytes: boxes of 2-d tiles of 'A_bytes' (sizes and box innermost first)
     CUtensorMap tma_A_bytes;
     const cuuint64_t tma_A_bytes_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(64)};
     const cuuint64_t tma_A_bytes_strides[1] = {static_cast<cuuint64_t>(64) * 1};
     const cuuint32_t tma_A_bytes_box[2] = {32, 32};
     const cudaError_t tma_A_bytes_status = tilet_encode_tensor_map(&tma_A_bytes, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, A, tma_A_bytes_sizes, tma_A_bytes_strides, tma_A_bytes_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_A_bytes_status != cudaSuccess) return tma_A_bytes_status;
+    if (tma_A_bytes_status != cudaSuccess)
+        return tilet_fail(tma_A_bytes_status, "packed_tma: TMA cannot describe tensor 'A' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_B_bytes: boxes of 2-d tiles of 'B_bytes' (sizes and box innermost first)
     CUtensorMap tma_B_bytes;
     const cuuint64_t tma_B_bytes_sizes[2] = {static_cast<cuuint64_t>(64), static_cast<cuuint64_t>(64)};
     const cuuint64_t tma_B_bytes_strides[1] = {static_cast<cuuint64_t>(64) * 1};
     const cuuint32_t tma_B_bytes_box[2] = {32, 32};
     const cudaError_t tma_B_bytes_status = tilet_encode_tensor_map(&tma_B_bytes, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, B, tma_B_bytes_sizes, tma_B_bytes_strides, tma_B_bytes_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_B_bytes_status != cudaSuccess) return tma_B_bytes_status;
+    if (tma_B_bytes_status != cudaSuccess)
+        return tilet_fail(tma_B_bytes_status, "packed_tma: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(128, 1, 1);

@@ -25,9 +25,10 @@ cudaError_t ws_let_trip_count_init(void);
 //   B: f16 [K, 256], read, 16-byte aligned
 //   C: f32 [256, 256], written, 8-byte aligned
 //   K: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension, cudaErrorMisalignedAddress for a
-// misaligned tensor, cudaErrorInvalidConfiguration for a grid beyond the limits; an empty
-// grid launches nothing and returns cudaSuccess.
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_let_trip_count_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 // Also cudaErrorInvalidValue when TMA cannot describe 'A': each of its rows (the last
 // dimension) must be a multiple of 16 bytes, 8 f16 elements (cuTensorMapEncodeTiled).
 #ifdef __cplusplus
@@ -36,6 +37,12 @@ cudaError_t gemm_kt(const __half* A, const __half* B, float* C, int K, cudaStrea
 // C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
 cudaError_t gemm_kt(const unsigned short* A, const unsigned short* B, float* C, int K, cudaStream_t stream);
 #endif
+
+// Why the last launch function this thread called returned an error of its
+// own checks -- the kernel, the parameter, what was expected and what was
+// found -- or "" when none failed. Compile the .host.cpp with
+// -DTILET_NO_CHECKS to leave the parameter and device checks out.
+const char *ws_let_trip_count_last_error(void);
 
 #ifdef __cplusplus
 } // extern "C"
