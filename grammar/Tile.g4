@@ -60,8 +60,8 @@ dimList
     ;
 
 dim
-    : DYN IDENT        # DynDim
-    | expr             # ExprDim
+    : DYN IDENT (PERCENT expr)?   # DynDim
+    | expr                        # ExprDim
     ;
 
 launchClause

@@ -226,10 +226,14 @@ std::string printHostHeader(const ir::Module &module, const Target &target, cons
             } else if (p.kind == ir::ParamKind::Scalar) {
                 out.line("//   " + names2.var(p.var.get()) + ": " + std::string(dtypeName(p.var->dtype)) + " scalar");
             } else {
-                out.line("//   " + names2.var(p.var.get()) + ": dynamic dimension, at least 0");
+                out.line("//   " + names2.var(p.var.get()) + ": dynamic dimension, at least 0" +
+                         (p.var->divisor > 1 ? ", a multiple of " + std::to_string(p.var->divisor) + " (promised: dyn " + p.var->name + " % " +
+                                                   std::to_string(p.var->divisor) + ")" : ""));
             }
         }
-        out.line("// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress");
+        bool promises = std::any_of(k.params.begin(), k.params.end(), [](const ir::Param &p) { return p.kind == ir::ParamKind::DynDim && p.var->divisor > 1; });
+        out.line(std::string("// Returns cudaErrorInvalidValue for a negative dimension") + (promises ? " (or one that breaks its promise)" : "") +
+                 " or a null tensor, cudaErrorMisalignedAddress");
         out.line("// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run " + target.name + " code,");
         out.line("// cudaErrorInvalidConfiguration for a grid beyond the limits (" + names.symbolPrefix + names.moduleName + "_last_error() says which");
         out.line("// check failed, and why); an empty grid launches nothing and returns cudaSuccess.");
@@ -339,6 +343,12 @@ std::string printHostSource(const ir::Module &module, const Target &target, cons
             std::string v = n.var(p.var.get());
             out.line("if (" + v + " < 0)");
             out.line("    return tilet_fail(cudaErrorInvalidValue, \"" + launchName + ": dynamic dimension '" + v + "' is %lld; it must be at least 0\", static_cast<long long>(" + v + "));");
+            if (p.var->divisor > 1) {
+                std::string d = std::to_string(p.var->divisor);
+                out.line("if (" + v + " % " + d + " != 0)");
+                out.line("    return tilet_fail(cudaErrorInvalidValue, \"" + launchName + ": dynamic dimension '" + v + "' is %lld; the kernel was promised a multiple of " + d +
+                         " (dyn " + p.var->name + " % " + d + ")\", static_cast<long long>(" + v + "));");
+            }
         }
         for (const ir::Param &p : k.params) {
             if (p.kind != ir::ParamKind::Tensor) continue;

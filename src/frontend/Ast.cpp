@@ -92,7 +92,11 @@ private:
                 child([&] {
                     for (const Dim &d : p.dims) {
                         if (d.value) expr(*d.value);
-                        else line("DynDim " + d.dynName.name, d.range);
+                        else if (!d.divisor) line("DynDim " + d.dynName.name, d.range);
+                        else {
+                            line("DynDim " + d.dynName.name + " %", d.range);
+                            child([&] { expr(*d.divisor); });
+                        }
                     }
                 });
             }

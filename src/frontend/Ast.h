@@ -238,6 +238,7 @@ struct ConstDecl {
 struct Dim {
     ExprPtr value;          // null for a dynamic dimension
     Ident dynName;          // set for a dynamic dimension
+    ExprPtr divisor;        // `dyn K % 64`: the promise that K is a multiple of 64 (may be null)
     SourceRange range;
 };
 

@@ -174,6 +174,7 @@ ast::Param ParseTreeToAst::transformParam(TileParser::ParamContext &ctx) {
             dim.range = rangeOf(d);
             if (auto *dyn = dynamic_cast<TileParser::DynDimContext *>(d)) {
                 dim.dynName = ident(dyn->IDENT());
+                if (dyn->expr()) dim.divisor = transformExpr(*dyn->expr());
             } else {
                 dim.value = transformExpr(*static_cast<TileParser::ExprDimContext *>(d)->expr());
             }

@@ -185,6 +185,7 @@ int64_t knownDivisor(const Expr &e) {
         }
     }
     if (const Cast *c = as<Cast>(e); c && !isFloat(c->dtype) && !isFloat(c->value->dtype)) return knownDivisor(c->value);
+    if (const Var *v = as<Var>(e)) return v->divisor;
     return 1;
 }
 

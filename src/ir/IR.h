@@ -242,8 +242,10 @@ struct FloatImm : ExprNode {
 
 struct VarNode : ExprNode {
     static constexpr ExprKind kKind = ExprKind::Var;
-    VarNode(DType t, std::string n, SourceRange s = {}) : ExprNode(kKind, t, s), name(std::move(n)) {}
+    VarNode(DType t, std::string n, SourceRange s = {}, int64_t d = 1) : ExprNode(kKind, t, s), name(std::move(n)), divisor(d) {}
     const std::string name;   // identity is the node, not the name
+    // Its values are multiples of this: a dynamic dimension's promise (`dyn K % 64`), which the launch checks.
+    const int64_t divisor = 1;
 };
 using Var = VarNode;
 

@@ -39,6 +39,22 @@ void Explain::record(Decision d) {
     decisions_.push_back(std::move(d));
 }
 
+void Explain::revise(SourceRange inside, const std::string &op, const std::string &choice, const std::string &actual, const std::string &why) {
+    auto before = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
+    for (Decision &d : decisions_) {
+        if (d.op != op || d.choice != choice || d.where.begin.file != inside.begin.file) continue;
+        if (!before(d.where.begin, inside.begin) || !before(inside.end, d.where.end)) continue;
+        d.rejected.insert(d.rejected.begin(), Rejected{choice, why});
+        d.choice = actual;
+        d.why.clear();
+    }
+}
+
+void Explain::revise(const std::function<bool(const Decision &)> &which, const std::function<void(Decision &)> &how) {
+    for (Decision &d : decisions_)
+        if (which(d)) how(d);
+}
+
 void Explain::printRemarks(DiagnosticEngine &diags) const {
     for (const Decision *d : sorted(decisions_)) {
         std::string text = d->op + ": " + d->choice;

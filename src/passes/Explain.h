@@ -7,6 +7,7 @@
 
 #include "support/Diagnostics.h"
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -40,6 +41,12 @@ public:
     // A decision identical to one already recorded (the same statement
     // lowered again, as a pipeline's prologue copies are) is kept once.
     void record(Decision d);
+    // A later pass found that a decision did not come true: each decision of
+    // `op` that chose `choice` and whose range contains `inside` now says
+    // `actual`, because of `why`, with `choice` among the rejected options.
+    void revise(SourceRange inside, const std::string &op, const std::string &choice, const std::string &actual, const std::string &why);
+    // The same for decisions that `which` picks, rewritten by `how`.
+    void revise(const std::function<bool(const Decision &)> &which, const std::function<void(Decision &)> &how);
     const std::vector<Decision> &decisions() const { return decisions_; }
 
     // As remarks with notes, in source order.

@@ -807,16 +807,23 @@ private:
                 any = true;
                 continue;
             }
-            int64_t v = 16 / (dtypeBits(a.buffer->dtype) / 8);
+            int64_t widest = 16 / (dtypeBits(a.buffer->dtype) / 8), v = widest;
             int64_t d = ir::knownDivisor(base);
             if (d != 0) v = std::gcd(v, d);
+            // Rows of a dynamic length are as aligned as its promise (`dyn K % 8`) makes them.
+            const ir::Var *dynamicRow = nullptr;
             if (a.indices.size() > 1) {
-                std::optional<int64_t> row = ir::constInt(a.buffer->shape.back());
-                v = row ? std::gcd(v, *row) : 1;
+                const ir::Expr &row = a.buffer->shape.back();
+                int64_t before = v;
+                v = std::gcd(v, ir::knownDivisor(row));
+                if (v < before) dynamicRow = ir::as<ir::Var>(row);
             }
             if (v < best) {
                 best = v;
                 limit = "'" + a.buffer->name + "' allows " + std::to_string(v) + "-element aligned accesses";
+                if (dynamicRow)
+                    limit += ": its rows have " + dynamicRow->name + " elements, a dynamic dimension (promise 'dyn " + dynamicRow->name + " % " +
+                             std::to_string(widest) + "' in its shape for " + std::to_string(widest) + "-element vectors; the launch checks it)";
             }
             any = true;
         }

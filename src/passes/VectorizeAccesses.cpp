@@ -24,6 +24,8 @@
 
 #include <functional>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace tilet {
 
@@ -452,10 +454,8 @@ private:
         if (ir::constInt(step) != 1 || !isAffineInLane(last)) return false;
         int64_t d = ir::knownDivisor(base);
         if (d != 0 && d % width_ != 0) return false;
-        if (b.rank() > 1) {
-            std::optional<int64_t> row = ir::constInt(b.shape.back());
-            if (!row || *row % width_ != 0) return false;
-        }
+        // Rows a multiple of the width: a constant, or a dynamic dimension's promise (`dyn K % 8`).
+        if (b.rank() > 1 && ir::knownDivisor(b.shape.back()) % width_ != 0) return false;
         return true;
     }
 
@@ -498,10 +498,65 @@ private:
 
 } // namespace
 
+// An asynchronous store left per element where its statement issues no
+// cp.async at all (not even on a vector path): cp.async moves 4, 8 or 16
+// bytes, so it is a plain store, and the decisions that promised cp.async
+// say so.
+class PlainLeftovers : public ir::Mutator {
+public:
+    PlainLeftovers(PassContext &ctx, const ir::Stmt &body) : ctx_(ctx) {
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s); v && v->async) issued_.insert(key(v->span));
+        });
+    }
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
+        if (n.op != ir::StoreOp::AsyncCopy) return self;
+        // The per-element path beside a cp.async vector path: printed as a plain
+        // store, it stays in the copy's group for insert-syncs (the wait that
+        // lands the vectors comes after it too).
+        if (issued_.count(key(n.span))) return self;
+        const std::string why = "cp.async moves 4, 8 or 16 bytes, and no such vector of '" + n.buffer->name +
+                                "' is proven aligned here (see the parallel loop's remark): plain loads and stores";
+        ctx_.explain.revise(n.span, "copy global->shared", "CPAsync", "Normal", why);
+        ctx_.explain.revise(n.span, "im2col global->shared", "CPAsync", "Normal", why);
+        ctx_.explain.revise(n.span, "parallel loop (prefer_async)", "asynchronous element copies", "plain loads and stores", why);
+        // A pipelined loop none of whose copies became cp.async pipelines plain loads.
+        static const std::string kAsync = " ahead with cp.async";
+        ctx_.explain.revise(
+            [&](const Decision &d) {
+                if (d.op != "pipelined loop" || d.choice.size() < kAsync.size() || d.choice.compare(d.choice.size() - kAsync.size(), kAsync.size(), kAsync) != 0)
+                    return false;
+                if (!within(n.span.begin, d.where)) return false;
+                return std::none_of(issued_.begin(), issued_.end(), [&](const auto &k) {
+                    return within(SourceLoc{std::get<0>(k), std::get<1>(k), std::get<2>(k)}, d.where);
+                });
+            },
+            [&](Decision &d) {
+                d.choice = d.choice.substr(0, d.choice.size() - kAsync.size()) + " ahead as plain loads";
+                d.rejected.insert(d.rejected.begin(), Rejected{"cp.async", "none of its copies moves an aligned vector of 4, 8 or 16 bytes "
+                                                                           "(see their remarks); the loads are plain, in the same stages"});
+            });
+        return std::make_shared<ir::Store>(n.buffer, n.indices, n.value, ir::StoreOp::Assign, n.span);
+    }
+
+private:
+    static std::tuple<FileId, uint32_t, uint32_t> key(const SourceRange &r) { return {r.begin.file, r.begin.line, r.begin.col}; }
+    static bool within(const SourceLoc &l, const SourceRange &r) {
+        auto before = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
+        return l.file == r.begin.file && before(r.begin, l) && before(l, r.end);
+    }
+    PassContext &ctx_;
+    std::set<std::tuple<FileId, uint32_t, uint32_t>> issued_;   // statements with a cp.async VectorCopy
+};
+
 ir::Kernel vectorizeAccesses(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Vectorizer vectorizer(ctx);
-    out.body = vectorizer.mutate(kernel.body);
+    ir::Stmt body = vectorizer.mutate(kernel.body);
+    out.body = PlainLeftovers(ctx, body).mutate(body);
     vectorizer.decisions().applyTo(out);
     return out;
 }

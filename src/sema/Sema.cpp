@@ -614,7 +614,14 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
     for (const ast::Param &p : k.params) {
         for (const ast::Dim &d : p.dims) {
             if (d.value) continue;
-            ir::VarRef var = ir::makeVar(d.dynName.name, DType::Int32, d.dynName.range);
+            int64_t divisor = 1;
+            if (d.divisor) {
+                std::optional<int64_t> v = checkConstInt(*d.divisor, "divisor of a dynamic dimension");
+                if (v && (*v <= 0 || *v > (int64_t(1) << 30)))
+                    diags_.error(d.divisor->range, "a dynamic dimension's divisor is a positive integer up to 2^30, found " + std::to_string(*v));
+                else if (v) divisor = *v;
+            }
+            ir::VarRef var = std::make_shared<const ir::VarNode>(DType::Int32, d.dynName.name, d.dynName.range, divisor);
             Symbol sym;
             sym.kind = SymbolKind::DynDim;
             sym.def = d.dynName.range;

@@ -159,7 +159,7 @@ def prepare(files, out):
 
 def batch_source(entries):
     """entries: [(namespace, prepared text, glue code)] -> one C++ file."""
-    parts = ['#include "emu.h"', "#include <cstdint>", "#include <cstdio>", "#include <cstring>"]
+    parts = ['#include "emu.h"', "#include <atomic>", "#include <cstdarg>", "#include <cstdint>", "#include <cstdio>", "#include <cstring>", "#include <mutex>"]
     global last_ranges
     last_ranges = []
     line = len(parts) + 1

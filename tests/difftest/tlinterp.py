@@ -483,9 +483,10 @@ class KernelTranslator:
         dims = []
         for d in c.kids:
             if d.kind == "DynDim":
-                self.dyn.append(d.text)
-                self.define(d.text, Sym("value", "n_" + d.text, "int32"))
-                dims.append(("dyn", d.text))
+                dyn = d.text.split()[0]   # "K" or "K %" with the promised divisor as its child
+                self.dyn.append(dyn)
+                self.define(dyn, Sym("value", "n_" + dyn, "int32"))
+                dims.append(("dyn", dyn))
             else:
                 v = self.expr(d)
                 if v.const is None:

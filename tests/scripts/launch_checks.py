@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The launch functions' own checks, run for real: a kernel with a dynamic
-dimension and 16-byte vector accesses is translated (with --symbol-prefix),
+dimension (promised a multiple of 4) and 16-byte vector accesses is translated (with --symbol-prefix),
 built with nvcc and g++ against cudart, and called from a C++ program with a
 negative dimension, a null tensor, a misaligned tensor and good arguments.
 Each refusal must return its cudaError_t and leave a message naming the
@@ -24,7 +24,7 @@ from nvcc_check import CUDA, find_nvcc  # noqa: E402
 TILET = os.path.abspath(sys.argv[1])
 
 KERNEL = """target sm_80;
-kernel scale(X: f32[dyn n, 64], Y: f32[n, 64]) grid(ceildiv(n, 16)) as (bx) threads(128) {
+kernel scale(X: f32[dyn n % 4, 64], Y: f32[n, 64]) grid(ceildiv(n, 16)) as (bx) threads(128) {
     for i, j in parallel(16, 64) {
         Y[bx * 16 + i, j] = X[bx * 16 + i, j] * 2.0;
     }
@@ -36,7 +36,7 @@ MAIN = r"""#include "ops.h"
 int main() {
     alignas(16) static float x[64 * 64], y[64 * 64];
     const struct { const char *what; const float *x; float *y; int n; } calls[] = {
-        {"negative", x, y, -3}, {"null", nullptr, y, 64}, {"empty null", nullptr, nullptr, 0},
+        {"negative", x, y, -4}, {"promise", x, y, 6}, {"null", nullptr, y, 64}, {"empty null", nullptr, nullptr, 0},
         {"misaligned", x + 1, y, 64}, {"good", x, y, 64},
     };
     for (const auto &c : calls) {
@@ -85,8 +85,10 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(rows is not None, "built with nvcc and g++ -Wall -Wextra -Werror, linked with cudart", log)
     rows = rows or {}
     # cudaErrorInvalidValue = 1, cudaErrorMisalignedAddress = 716 (driver_types.h)
-    expect(rows.get("negative") == (1, "my_scale: dynamic dimension 'n' is -3; it must be at least 0"),
+    expect(rows.get("negative") == (1, "my_scale: dynamic dimension 'n' is -4; it must be at least 0"),
            "a negative dimension: cudaErrorInvalidValue, named with its value", log)
+    expect(rows.get("promise") == (1, "my_scale: dynamic dimension 'n' is 6; the kernel was promised a multiple of 4 (dyn n % 4)"),
+           "a dimension that breaks its promise (dyn n % 4): cudaErrorInvalidValue, named with its value", log)
     expect(rows.get("null") == (1, "my_scale: tensor 'X' (f32 [n, 64]) is a null pointer"),
            "a null tensor: cudaErrorInvalidValue, named with its type", log)
     empty = rows.get("empty null", (None, ""))
