@@ -7,6 +7,7 @@
 #include "support/InternalError.h"
 
 #include <map>
+#include <sstream>
 
 namespace tilet {
 
@@ -17,12 +18,25 @@ namespace {
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
+// Where the .cu's own numbering resumes after #line directives into a .tl
+// file: printCuda replaces each such line with `#line N "k.cu"`.
+constexpr const char *kCuLineMarker = "#line TILET_CU_LINE";
+
+std::string quotedPath(const std::string &path) {
+    std::string q = "\"";
+    for (char c : path) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+}
+
 class KernelPrinter {
 public:
     // `sharedAlignment`: of the dynamic shared memory of every kernel in the
     // file (nvcc takes all their extern __shared__ declarations for one).
-    KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment, const std::string &deviceName)
-        : kernel_(k), out_(out), names_({deviceName}), expr_(names_), sharedAlignment_(sharedAlignment), deviceName_(deviceName) {}
+    // `fileNames`: the .tl files #line directives may name (null: none are printed).
+    KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment, const std::string &deviceName,
+                  const std::map<FileId, std::string> *fileNames = nullptr)
+        : kernel_(k), out_(out), names_({deviceName}), expr_(names_), sharedAlignment_(sharedAlignment), deviceName_(deviceName),
+          fileNames_(fileNames) {}
 
     void print() {
         std::string params;
@@ -48,6 +62,7 @@ public:
         if (kernel_.dynamicSharedBytes > 0)
             out_.line("extern __shared__ __align__(" + std::to_string(sharedAlignment_) + ") unsigned char tilet_smem[];");
         stmt(kernel_.body);
+        if (lineFile_ != kNoFile) out_.raw(std::string(kCuLineMarker) + "\n");   // the .cu's own lines again
         out_.close(deviceName_);
     }
 
@@ -79,8 +94,25 @@ private:
         names_.popScope();
     }
 
+    // `#line L "file.tl"` before the code of each statement whose .tl line
+    // is not the one the compiler counts there already (each line after a
+    // directive counts one more): nvcc's messages, cuda-gdb and
+    // compute-sanitizer name the statement's .tl line.
+    void lineDirective(const SourceRange &span) {
+        if (!fileNames_ || !span.valid()) return;
+        auto name = fileNames_->find(span.begin.file);
+        if (name == fileNames_->end()) return;
+        int64_t counted = line_ + (out_.lines() - directiveAt_);
+        if (span.begin.file == lineFile_ && span.begin.line == counted) return;
+        lineFile_ = span.begin.file;
+        line_ = span.begin.line;
+        out_.raw("#line " + std::to_string(line_) + " " + quotedPath(name->second) + "\n");
+        directiveAt_ = out_.lines();
+    }
+
     void stmt(const ir::Stmt &s) {
         if (!s) return;
+        if (s->kind != ir::StmtKind::Seq) lineDirective(s->span);
         switch (s->kind) {
         case ir::StmtKind::Seq:
             for (const ir::Stmt &x : ir::as<ir::Seq>(s)->stmts) stmt(x);
@@ -384,6 +416,9 @@ private:
     ExprPrinter expr_;
     int64_t sharedAlignment_;
     const std::string deviceName_;   // <prefix><name>_kernel
+    const std::map<FileId, std::string> *fileNames_ = nullptr;
+    FileId lineFile_ = kNoFile;   // the last #line's file and line, and the output line after it
+    int64_t line_ = 0, directiveAt_ = 0;
     std::map<std::string, std::string> generated_;   // helpers whose operand lists depend on the shape
 };
 
@@ -498,7 +533,8 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
     for (const ir::Kernel &k : module.kernels) alignment = std::max(alignment, k.sharedAlignment);
     for (size_t i = 0; i < module.kernels.size(); ++i) {
         if (i) body.blank();
-        KernelPrinter printer(module.kernels[i], body, alignment, deviceKernelName(module.kernels[i], names));
+        KernelPrinter printer(module.kernels[i], body, alignment, deviceKernelName(module.kernels[i], names),
+                              names.lineDirectives ? &module.fileNames : nullptr);
         printer.print();
         headers.insert(printer.headers().begin(), printer.headers().end());
         helpers.insert(printer.helpers().begin(), printer.helpers().end());
@@ -523,13 +559,21 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
     for (const ir::ImportedSource &source : module.importedSources) {
         // Verbatim: the program's own CUDA, which its call_extern statements call.
         out.line("// ---- imported source " + source.name + " (import_source) ----");
+        if (names.lineDirectives) out.raw("#line 1 " + quotedPath(source.path) + "\n");
         out.raw(source.text);
         if (!source.text.empty() && source.text.back() != '\n') out.raw("\n");
+        if (names.lineDirectives) out.raw(std::string(kCuLineMarker) + "\n");
         out.line("// ---- end of imported source " + source.name + " ----");
         out.blank();
     }
     out.raw(body.str());
-    return out.str();
+    if (!names.lineDirectives) return out.str();
+    // The .cu's own line numbers after each excursion into another file.
+    std::istringstream lines(out.str());
+    std::string text, line;
+    for (int number = 1; std::getline(lines, line); ++number)
+        text += (line == kCuLineMarker ? "#line " + std::to_string(number + 1) + " " + quotedPath(names.cuFile) : line) + "\n";
+    return text;
 }
 
 } // namespace tilet

@@ -18,6 +18,7 @@ struct OutputNames {
     std::string headerFile;   // "softmax.h"
     std::string moduleName;   // C identifier prefix for module functions, e.g. "softmax"
     std::string symbolPrefix; // --symbol-prefix: before every exported symbol ("" by default)
+    bool lineDirectives = false;   // #line directives pointing at the .tl source
 };
 
 std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names);

@@ -2,12 +2,19 @@
 
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tilet {
 
-void Emitter::line(const std::string &text) { out_ << std::string(indent_ * 4, ' ') << text << '\n'; }
-void Emitter::blank() { out_ << '\n'; }
+void Emitter::line(const std::string &text) {
+    out_ << std::string(indent_ * 4, ' ') << text << '\n';
+    lines_ += 1 + static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'));
+}
+void Emitter::blank() {
+    out_ << '\n';
+    ++lines_;
+}
 void Emitter::open(const std::string &head) {
     line(head + " {");
     ++indent_;
@@ -16,7 +23,10 @@ void Emitter::close(const std::string &comment) {
     --indent_;
     line(comment.empty() ? "}" : "} // " + comment);
 }
-void Emitter::raw(const std::string &text) { out_ << text; }
+void Emitter::raw(const std::string &text) {
+    out_ << text;
+    lines_ += static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 namespace {
 // C++ keywords and names CUDA device code or the generated code itself uses.

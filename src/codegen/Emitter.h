@@ -19,10 +19,12 @@ public:
     void close(const std::string &comment = "");    // "} // comment"
     void raw(const std::string &text);              // verbatim, no indentation
     std::string str() const { return out_.str(); }
+    int64_t lines() const { return lines_; }        // lines written so far
 
 private:
     std::ostringstream out_;
     int indent_ = 0;
+    int64_t lines_ = 0;
 };
 
 // Identifiers of one generated function: every IR variable and buffer gets a

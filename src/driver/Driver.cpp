@@ -37,6 +37,9 @@ namespace {
 struct OutputPaths {
     bool toStdout = false;
     std::string cu, host, header;
+    // -o libNAME.so: the shared library nvcc builds from the .cu and the
+    // .host.cpp (written to a temporary directory); the header goes beside it.
+    std::string library;
     OutputNames names;
 };
 
@@ -53,6 +56,15 @@ OutputPaths outputPaths(const Options &o) {
     if (o.output == "-" || (o.output.empty() && o.input == "-")) {
         p.toStdout = true;
         p.names = {inputStem + ".cu", inputStem + ".host.cpp", inputStem + ".h", moduleIdentifier(inputStem), o.symbolPrefix};
+        return p;
+    }
+    if (fs::path(o.output).extension() == ".so") {
+        fs::path lib(o.output);
+        std::string stem = lib.stem().string();
+        if (stem.rfind("lib", 0) == 0 && stem.size() > 3) stem = stem.substr(3);
+        p.library = o.output;
+        p.header = (lib.parent_path() / (stem + ".h")).string();
+        p.names = {stem + ".cu", stem + ".host.cpp", stem + ".h", moduleIdentifier(stem), o.symbolPrefix};
         return p;
     }
     p.cu = o.output.empty() ? inputStem + ".cu" : o.output;
@@ -91,41 +103,126 @@ std::optional<std::string> readText(const std::string &path) {
     return ss.str();
 }
 
-// Runs nvcc on `cuPath`; returns its exit status and combined output.
-int runNvcc(const Target &target, const std::string &cuPath, std::string &output) {
-    const char *env = std::getenv("NVCC");
-    std::string nvcc = env && *env ? env : "";
-    if (nvcc.empty()) {
-        for (const char *candidate : {"/usr/local/cuda/bin/nvcc"}) {
-            if (access(candidate, X_OK) == 0) nvcc = candidate;
-        }
-        if (nvcc.empty()) nvcc = "nvcc";
+// nvcc, found the usual way: $NVCC, $CUDA_HOME/bin, PATH, /usr/local/cuda/bin;
+// empty when there is none.
+std::string findNvcc() {
+    auto executable = [](const std::string &p) { return !p.empty() && access(p.c_str(), X_OK) == 0; };
+    if (const char *env = std::getenv("NVCC"); env && *env) return env;
+    if (const char *home = std::getenv("CUDA_HOME"); home && *home && executable(std::string(home) + "/bin/nvcc")) return std::string(home) + "/bin/nvcc";
+    if (const char *path = std::getenv("PATH")) {
+        std::stringstream dirs(path);
+        for (std::string dir; std::getline(dirs, dir, ':');)
+            if (executable(dir + "/nvcc")) return dir + "/nvcc";
     }
-    char dir[] = "/tmp/tilet-validate-XXXXXX";
-    if (!mkdtemp(dir)) {
-        output = "cannot create a temporary directory";
-        return -1;
-    }
-    std::string obj = std::string(dir) + "/out.o";
-    std::string cmd = "'" + nvcc + "' -gencode " + target.gencode + " -c '" + cuPath + "' -o '" + obj + "' 2>&1";
-    FILE *pipe = popen(cmd.c_str(), "r");
+    return executable("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
+}
+
+std::string shellQuoted(const std::string &s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs `args` (through the shell, each quoted); returns the exit status (-1
+// when it could not run) and the combined output.
+int runCommand(const std::vector<std::string> &args, std::string &output) {
+    std::string cmd;
+    for (const std::string &a : args) cmd += (cmd.empty() ? "" : " ") + shellQuoted(a);
+    FILE *pipe = popen((cmd + " 2>&1").c_str(), "r");
     if (!pipe) {
-        output = "cannot run " + nvcc;
+        output = "cannot run " + args.front();
         return -1;
     }
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
     int status = pclose(pipe);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A temporary directory, removed with the object.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char dir[] = "/tmp/tilet-XXXXXX";
+        if (mkdtemp(dir)) path = dir;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+    }
+};
+
+// Runs nvcc on `cuPath`; returns its exit status and combined output.
+int runNvcc(const Target &target, const std::string &cuPath, std::string &output) {
+    std::string nvcc = findNvcc();
+    TempDir dir;
+    if (dir.path.empty()) {
+        output = "cannot create a temporary directory";
+        return -1;
+    }
+    return runCommand({nvcc.empty() ? "nvcc" : nvcc, "-gencode", target.gencode, "-c", cuPath, "-o", dir.path + "/out.o"}, output);
 }
 
 int finish(DiagnosticEngine &diags, int code) {
     diags.printSummary();
     return code;
+}
+
+// -o libNAME.so: nvcc builds the .cu (for the target) and the .host.cpp into
+// one shared library, in a temporary directory; the library, its header and
+// the dependency rule then replace their destinations together. Returns the
+// exit status: 1 for a missing nvcc or an nvcc error the program's own CUDA
+// (import_source) may cause, 70 for one in tilet's code.
+int buildLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &cu, const std::string &depPath,
+                 const std::string *depRule, DiagnosticEngine &diags) {
+    std::string nvcc = findNvcc();
+    if (nvcc.empty()) {
+        Diagnostic d{Severity::Error, {}, "cannot build '" + out.library + "': nvcc not found (looked at $NVCC, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin)", {}, {}};
+        d.rule = "command-line";
+        diags.report(std::move(d));
+        return 1;
+    }
+    TempDir dir;
+    std::string error;
+    std::string header = printHostHeader(module, target, out.names);
+    const std::string cuPath = dir.path + "/" + out.names.cuFile, hostPath = dir.path + "/" + out.names.hostFile,
+                      libPath = dir.path + "/" + fs::path(out.library).filename().string();
+    if (dir.path.empty() || !writeFilesAtomically({{cuPath, cu},
+                                                   {hostPath, printHostSource(module, target, out.names)},
+                                                   {dir.path + "/" + out.names.headerFile, header}},
+                                                  error)) {
+        diags.error({}, "cannot build '" + out.library + "': " + (dir.path.empty() ? std::string("cannot create a temporary directory") : error));
+        return 1;
+    }
+    std::string log;
+    int status = runCommand({nvcc, "-gencode", target.gencode, "-shared", "-Xcompiler", "-fPIC", "-O3", "-o", libPath, cuPath, hostPath}, log);
+    if (status != 0) {
+        if (status < 0 || status == 127) {
+            diags.error({}, "cannot build '" + out.library + "': could not run " + nvcc + ": " + log);
+            return 1;
+        }
+        std::cerr << log;
+        if (!module.importedSources.empty()) {
+            diags.error({}, "nvcc could not build '" + out.library + "' (above); the .cu holds the program's own CUDA (import_source), which may be the cause");
+            return 1;
+        }
+        std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << target.name
+                  << "; please report this with the input file\n";
+        return kInternalErrorExitCode;
+    }
+    std::optional<std::string> library = readText(libPath);
+    if (!library) {
+        diags.error({}, "cannot build '" + out.library + "': nvcc wrote no library");
+        return 1;
+    }
+    std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
+    if (depRule) files.push_back({depPath, *depRule});
+    if (!writeFilesAtomically(files, error)) {
+        diags.error({}, error);
+        return 1;
+    }
+    return 0;
 }
 
 } // namespace
@@ -188,6 +285,7 @@ int runTilet(const Options &opts) {
         if (diags.hasErrors()) return finish(diags, 1);
 
         OutputPaths out = outputPaths(opts);
+        out.names.lineDirectives = opts.lineDirectives;
         if (opts.depsAlongside && out.toStdout && opts.depFile.empty()) {
             diags.error({}, "-MD writes the dependency file beside the output; with the output on stdout, name it with -MF FILE");
             return finish(diags, 1);
@@ -201,8 +299,9 @@ int runTilet(const Options &opts) {
         if (opts.depsOnly || opts.depsAlongside) {
             std::vector<std::string> targets = opts.depTargets, prerequisites;
             if (targets.empty()) {
-                for (const std::string &t : out.toStdout ? std::vector<std::string>{out.names.cuFile, out.names.hostFile, out.names.headerFile}
-                                                         : std::vector<std::string>{out.cu, out.host, out.header})
+                for (const std::string &t : out.toStdout           ? std::vector<std::string>{out.names.cuFile, out.names.hostFile, out.names.headerFile}
+                                            : !out.library.empty() ? std::vector<std::string>{out.library, out.header}
+                                                                   : std::vector<std::string>{out.cu, out.host, out.header})
                     targets.push_back(makeQuoted(t));
             }
             for (const std::string &p : program->openedPaths)
@@ -219,7 +318,14 @@ int runTilet(const Options &opts) {
             return finish(diags, diags.hasErrors() ? 1 : 0);
         }
         std::string depPath = opts.depFile;
-        if (opts.depsAlongside && depPath.empty()) depPath = (fs::path(out.cu).parent_path() / fs::path(out.cu).stem()).string() + ".d";
+        const std::string &primary = out.library.empty() ? out.cu : out.library;
+        if (opts.depsAlongside && depPath.empty()) depPath = (fs::path(primary).parent_path() / fs::path(primary).stem()).string() + ".d";
+        if (!out.library.empty() && opts.emit != "cuda") {
+            Diagnostic d{Severity::Error, {}, "-o " + out.library + " builds a shared library from the CUDA output; --emit=" + opts.emit + " writes text: name a file", {}, {}};
+            d.rule = "command-line";
+            diags.report(std::move(d));
+            return finish(diags, 1);
+        }
         auto emitText = [&](const std::string &text) {
             if (out.toStdout || opts.output.empty()) {
                 std::cout << text;
@@ -281,6 +387,10 @@ int runTilet(const Options &opts) {
         }
 
         std::string cu = printCuda(*module, *target, out.names);
+        if (!out.library.empty()) {
+            int status = buildLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, diags);
+            return status == kInternalErrorExitCode ? status : finish(diags, status);
+        }
         if (out.toStdout) {
             std::cout << cu;
             std::string error;

@@ -61,7 +61,8 @@ ParseResult parseCommandLine(int argc, char **argv) {
                "Exit status: 0 success, 1 error in the input or the command line, 70 internal error.");
     app.add_option("input", opts.input, "the .tl file to translate ('-' reads standard input)")->required();
     app.add_option("-o,--output", opts.output,
-                   "the .cu file to write; OUT.host.cpp and OUT.h are written beside it ('-' writes the .cu to stdout)");
+                   "the .cu file to write; OUT.host.cpp and OUT.h are written beside it ('-' writes the .cu to stdout); "
+                   "libNAME.so: build the shared library with nvcc (CUDA_HOME, PATH) and write NAME.h beside it");
     app.add_option("--arch", opts.arch, std::string("target architecture (default: the file's `target`, else ") + kDefaultArch + ")");
     app.add_option("--symbol-prefix", opts.symbolPrefix,
                    "put P before every exported symbol (launch, init and kernel functions), so that several translations link into one binary");
@@ -78,6 +79,8 @@ ParseResult parseCommandLine(int argc, char **argv) {
         ->expected(0, 1)
         ->default_str("text")
         ->check(CLI::IsMember({"text", "json"}));
+    app.add_flag("!--no-line-directives", opts.lineDirectives,
+                 "leave #line directives out of the .cu (by default they point nvcc's messages, debuggers and sanitizers at the .tl lines)");
     app.add_flag("--validate", opts.validate, "compile the generated .cu with nvcc for the target and fail if nvcc does");
     app.add_flag("-w", opts.noWarnings, "suppress warnings");
     app.add_flag("--warnings-as-errors", opts.warningsAsErrors, "report warnings as errors (also spelled -Werror)");

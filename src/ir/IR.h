@@ -43,6 +43,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -913,6 +914,7 @@ struct Kernel {
 // verbatim, before the kernels.
 struct ImportedSource {
     std::string name;   // as the import_source call spells it
+    std::string path;   // as opened
     std::string text;
 };
 
@@ -921,6 +923,7 @@ struct Module {
     std::string targetName;   // e.g. "sm_90a"
     std::vector<Kernel> kernels;
     std::vector<ImportedSource> importedSources;   // in first-use order, each file once
+    std::map<FileId, std::string> fileNames;       // every .tl file a span may name, as diagnostics spell it
 };
 
 // ------------------------------------------------------------------ constructors

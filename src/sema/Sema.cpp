@@ -302,6 +302,8 @@ std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::
 
     ir::Module module;
     module.sourceName = sources_.name(program.main.id);
+    module.fileNames[program.main.id] = module.sourceName;
+    for (const ast::File &imp : program.imports) module.fileNames[imp.id] = sources_.name(imp.id);
     std::map<std::string, SourceRange> kernelNames;
     for (const ast::Kernel &k : program.main.kernels) {
         if (auto prev = kernelNames.find(k.name.name); prev != kernelNames.end()) {
@@ -313,7 +315,7 @@ std::optional<ir::Module> Checker::run(const LoadedProgram &program, const std::
         kernelNames[k.name.name] = k.name.range;
         if (std::optional<ir::Kernel> kernel = checkKernel(k)) module.kernels.push_back(std::move(*kernel));
     }
-    for (size_t i : usedSourceImports_) module.importedSources.push_back({program.sourceImports[i].spelled, program.sourceImports[i].text});
+    for (size_t i : usedSourceImports_) module.importedSources.push_back({program.sourceImports[i].spelled, program.sourceImports[i].path, program.sourceImports[i].text});
     if (program.main.kernels.empty() && diags_.errorCount() == errorsBefore)
         diags_.error(SourceRange::at(SourceLoc{program.main.id, 1, 1}), "file defines no kernel");
     popScope();

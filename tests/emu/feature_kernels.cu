@@ -9,19 +9,27 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, float* __restrict__ row_min, float* __restrict__ row_sum, float* __restrict__ row_abssum, float* __restrict__ row_absmax, float* __restrict__ col_sum) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 11 "feature_kernels.tl"
     float x[4];
     float r[1];
     float c[4];
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 14 "feature_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 14 "feature_kernels.tl"
     __align__(16) float X_vec[4];
+#line 14 "feature_kernels.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[i_thread * 64 + j_thread]);
+#line 14 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 14 "feature_kernels.tl"
         x[v] = X_vec[v];
     }
+#line 15 "feature_kernels.tl"
     float r_partial[1];
     r_partial[0] = -CUDART_INF_F;
+#line 15 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         r_partial[0] = fmaxf(r_partial[0], x[r0]);
@@ -31,13 +39,19 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
     r_partial[0] = fmaxf(r_partial[0], __shfl_xor_sync(0xffffffffu, r_partial[0], 4));
     r_partial[0] = fmaxf(r_partial[0], __shfl_xor_sync(0xffffffffu, r_partial[0], 8));
     r[0] = r_partial[0];
+#line 16 "feature_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 16 "feature_kernels.tl"
     const int i = i_thread_1;
+#line 16 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) % 16 == 0) {
+#line 16 "feature_kernels.tl"
         row_max[i] = r[0];
     }
+#line 17 "feature_kernels.tl"
     float r_partial_1[1];
     r_partial_1[0] = CUDART_INF_F;
+#line 17 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         r_partial_1[0] = fminf(r_partial_1[0], x[r0]);
@@ -47,13 +61,19 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
     r_partial_1[0] = fminf(r_partial_1[0], __shfl_xor_sync(0xffffffffu, r_partial_1[0], 4));
     r_partial_1[0] = fminf(r_partial_1[0], __shfl_xor_sync(0xffffffffu, r_partial_1[0], 8));
     r[0] = r_partial_1[0];
+#line 18 "feature_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 16;
+#line 18 "feature_kernels.tl"
     const int i_1 = i_thread_2;
+#line 18 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) % 16 == 0) {
+#line 18 "feature_kernels.tl"
         row_min[i_1] = r[0];
     }
+#line 19 "feature_kernels.tl"
     float r_partial_2[1];
     r_partial_2[0] = 0.0f;
+#line 19 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         r_partial_2[0] = r_partial_2[0] + x[r0];
@@ -63,13 +83,19 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
     r_partial_2[0] = r_partial_2[0] + __shfl_xor_sync(0xffffffffu, r_partial_2[0], 4);
     r_partial_2[0] = r_partial_2[0] + __shfl_xor_sync(0xffffffffu, r_partial_2[0], 8);
     r[0] = r_partial_2[0];
+#line 20 "feature_kernels.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 16;
+#line 20 "feature_kernels.tl"
     const int i_2 = i_thread_3;
+#line 20 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) % 16 == 0) {
+#line 20 "feature_kernels.tl"
         row_sum[i_2] = r[0];
     }
+#line 21 "feature_kernels.tl"
     float r_partial_3[1];
     r_partial_3[0] = 0.0f;
+#line 21 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         r_partial_3[0] = r_partial_3[0] + fabsf(x[r0]);
@@ -79,13 +105,19 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
     r_partial_3[0] = r_partial_3[0] + __shfl_xor_sync(0xffffffffu, r_partial_3[0], 4);
     r_partial_3[0] = r_partial_3[0] + __shfl_xor_sync(0xffffffffu, r_partial_3[0], 8);
     r[0] = r_partial_3[0];
+#line 22 "feature_kernels.tl"
     const int i_thread_4 = static_cast<int>(threadIdx.x) / 16;
+#line 22 "feature_kernels.tl"
     const int i_3 = i_thread_4;
+#line 22 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) % 16 == 0) {
+#line 22 "feature_kernels.tl"
         row_abssum[i_3] = r[0];
     }
+#line 23 "feature_kernels.tl"
     float r_partial_4[1];
     r_partial_4[0] = 0.0f;
+#line 23 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         r_partial_4[0] = fmaxf(r_partial_4[0], fabsf(x[r0]));
@@ -95,346 +127,539 @@ reductions_kernel(const float* __restrict__ X, float* __restrict__ row_max, floa
     r_partial_4[0] = fmaxf(r_partial_4[0], __shfl_xor_sync(0xffffffffu, r_partial_4[0], 4));
     r_partial_4[0] = fmaxf(r_partial_4[0], __shfl_xor_sync(0xffffffffu, r_partial_4[0], 8));
     r[0] = r_partial_4[0];
+#line 24 "feature_kernels.tl"
     const int i_thread_5 = static_cast<int>(threadIdx.x) / 16;
+#line 24 "feature_kernels.tl"
     const int i_4 = i_thread_5;
+#line 24 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) % 16 == 0) {
+#line 24 "feature_kernels.tl"
         row_absmax[i_4] = r[0];
     }
+#line 25 "feature_kernels.tl"
     float c_partial[4];
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         c_partial[g] = 0.0f;
     }
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int r0 = 0; r0 < 4; ++r0) {
         c_partial[r0] = c_partial[r0] + x[r0];
     }
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         c_partial[g] = c_partial[g] + __shfl_xor_sync(0xffffffffu, c_partial[g], 16);
     }
+#line 25 "feature_kernels.tl"
     float* c_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         c_exchange[g * 128 + static_cast<int>(threadIdx.x)] = c_partial[g];
     }
+#line 25 "feature_kernels.tl"
     const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 25 "feature_kernels.tl"
     __syncthreads();
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         c_partial[g] = 0.0f;
+#line 25 "feature_kernels.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 4; ++w0) {
             c_partial[g] = c_partial[g] + c_exchange[g * 128 + partner_base + w0 * 32];
         }
     }
+#line 25 "feature_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         c[g] = c_partial[g];
     }
+#line 26 "feature_kernels.tl"
     const int i_thread_6 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 26 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 26 "feature_kernels.tl"
         __align__(16) float col_sum_vec[4];
+#line 26 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 26 "feature_kernels.tl"
             col_sum_vec[v] = c[v];
         }
+#line 26 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&col_sum[i_thread_6]) = *reinterpret_cast<uint4*>(&col_sum_vec[0]);
     }
+#line 198 "feature_kernels.cu"
 } // reductions_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 transpose_kernel(const float* __restrict__ X, float* __restrict__ Y) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 32 "feature_kernels.tl"
     float* s = reinterpret_cast<float*>(tilet_smem + 0);
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 33 "feature_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 33 "feature_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 33 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 32 + i_1 * 512 + j_thread]) = *reinterpret_cast<const uint4*>(&X[i_thread * 32 + i_1 * 512 + j_thread]);
     }
+#line 34 "feature_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 34 "feature_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 34 "feature_kernels.tl"
     __syncthreads();
+#line 34 "feature_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 34 "feature_kernels.tl"
         __align__(16) float Y_vec[4];
+#line 34 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 34 "feature_kernels.tl"
             const int i = i_thread_1 + i_1 * 8;
+#line 34 "feature_kernels.tl"
             const int j = j_thread_1 + v;
             Y_vec[v] = s[j * 32 + i];
         }
+#line 34 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&Y[i_thread_1 * 64 + i_1 * 512 + j_thread_1]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
     }
+#line 238 "feature_kernels.cu"
 } // transpose_kernel
 
 extern "C" __global__ void __launch_bounds__(64, 1)
 accumulate_kernel(const float* __restrict__ X, float* __restrict__ total, int* __restrict__ count) {
+#line 40 "feature_kernels.tl"
     const int b = static_cast<int>(blockIdx.x);
     const int i_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 41 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 41 "feature_kernels.tl"
         __align__(16) float X_vec[4];
+#line 41 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[b * 64 + i_thread]);
+#line 41 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 41 "feature_kernels.tl"
             const int i = i_thread + v;
+#line 41 "feature_kernels.tl"
             atomicAdd(&total[i], X_vec[v]);
         }
     }
+#line 42 "feature_kernels.tl"
     if (b == 0) {
+#line 44 "feature_kernels.tl"
         if (static_cast<int>(threadIdx.x) == 0) {
+#line 44 "feature_kernels.tl"
             atomicAdd(&count[0], 1);
         }
     }
+#line 269 "feature_kernels.cu"
 } // accumulate_kernel
 
 extern "C" __global__ void __launch_bounds__(32, 1)
 scalars_kernel(int* __restrict__ out, float* __restrict__ fout, int n) {
+#line 51 "feature_kernels.tl"
     int acc;
+#line 51 "feature_kernels.tl"
     acc = 0;
     for (int k_iter = 0; k_iter < 3; ++k_iter) {
+#line 52 "feature_kernels.tl"
         const int k = k_iter * 3 + 1;
         acc = acc + k;
     }
     #pragma unroll
     for (int u = 0; u < 4; ++u) {
+#line 56 "feature_kernels.tl"
         acc = acc * 2 + u;
     }
     int m;
+#line 58 "feature_kernels.tl"
     m = -7;
+#line 60 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 60 "feature_kernels.tl"
         out[0] = acc;
     }
+#line 61 "feature_kernels.tl"
     __syncthreads();
+#line 61 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 61 "feature_kernels.tl"
         out[1] = m / 2;
     }
+#line 62 "feature_kernels.tl"
     __syncthreads();
+#line 62 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 62 "feature_kernels.tl"
         out[2] = m % 2;
     }
+#line 63 "feature_kernels.tl"
     __syncthreads();
+#line 63 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 63 "feature_kernels.tl"
         out[3] = (n + 3) / 4;
     }
+#line 64 "feature_kernels.tl"
     __syncthreads();
+#line 64 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 64 "feature_kernels.tl"
         out[4] = min(n, 3) + max(n, 3);
     }
+#line 65 "feature_kernels.tl"
     __syncthreads();
+#line 65 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 65 "feature_kernels.tl"
         out[5] = abs(m);
     }
+#line 66 "feature_kernels.tl"
     __syncthreads();
+#line 66 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 66 "feature_kernels.tl"
         out[6] = n > 5 ? 1 : 0;
     }
+#line 67 "feature_kernels.tl"
     __syncthreads();
+#line 67 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 67 "feature_kernels.tl"
         out[7] = (n & 6) | 16;
     }
+#line 68 "feature_kernels.tl"
     __syncthreads();
+#line 68 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 68 "feature_kernels.tl"
         out[8] = 7;
     }
+#line 69 "feature_kernels.tl"
     __syncthreads();
+#line 69 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 69 "feature_kernels.tl"
         out[9] = -2;
     }
+#line 70 "feature_kernels.tl"
     __syncthreads();
+#line 70 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 70 "feature_kernels.tl"
         if (n == 10) {
             out[10] = 100;
         }
         else {
+#line 72 "feature_kernels.tl"
             if (n == 11) {
                 out[10] = 200;
             }
             else {
+#line 75 "feature_kernels.tl"
                 out[10] = 300;
             }
         }
     }
+#line 77 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 77 "feature_kernels.tl"
         fout[0] = 8.0f;
     }
+#line 78 "feature_kernels.tl"
     __syncthreads();
+#line 78 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 78 "feature_kernels.tl"
         fout[1] = sqrtf(static_cast<float>(n));
     }
+#line 79 "feature_kernels.tl"
     __syncthreads();
+#line 79 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 79 "feature_kernels.tl"
         fout[2] = 1.4142135f;
     }
+#line 80 "feature_kernels.tl"
     __syncthreads();
+#line 80 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 80 "feature_kernels.tl"
         fout[3] = 0.5f;
     }
+#line 81 "feature_kernels.tl"
     __syncthreads();
+#line 81 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 81 "feature_kernels.tl"
         fout[4] = 0.0f;
     }
+#line 82 "feature_kernels.tl"
     __syncthreads();
+#line 82 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 82 "feature_kernels.tl"
         fout[5] = CUDART_INF_F;
     }
+#line 83 "feature_kernels.tl"
     __syncthreads();
+#line 83 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 83 "feature_kernels.tl"
         fout[6] = -CUDART_INF_F;
     }
+#line 84 "feature_kernels.tl"
     __syncthreads();
+#line 84 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 84 "feature_kernels.tl"
         fout[7] = 0.46211717f;
     }
+#line 432 "feature_kernels.cu"
 } // scalars_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 rows_kernel(const float* __restrict__ X, float* __restrict__ Y, int m) {
+#line 89 "feature_kernels.tl"
     const int b = static_cast<int>(blockIdx.x);
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 90 "feature_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 90 "feature_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 90 "feature_kernels.tl"
         if (b * 16 + i_thread + i_1 * 8 < m) {
+#line 90 "feature_kernels.tl"
             __align__(16) float Y_vec[4];
+#line 90 "feature_kernels.tl"
             __align__(16) float X_vec[4];
+#line 90 "feature_kernels.tl"
             *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[static_cast<long long>(b * 16 + i_thread + i_1 * 8) * 64LL + static_cast<long long>(j_thread)]);
+#line 90 "feature_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 91 "feature_kernels.tl"
                 Y_vec[v] = X_vec[v] * 2.0f + 1.0f;
             }
+#line 90 "feature_kernels.tl"
             *reinterpret_cast<uint4*>(&Y[static_cast<long long>(b * 16 + i_thread + i_1 * 8) * 64LL + static_cast<long long>(j_thread)]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
     }
+#line 463 "feature_kernels.cu"
 } // rows_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 small_tile_kernel(const float* __restrict__ X, float* __restrict__ Y, int* __restrict__ hits) {
+#line 97 "feature_kernels.tl"
     float t[4];
     __align__(16) float X_vec[4];
+#line 98 "feature_kernels.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[0]);
+#line 98 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 98 "feature_kernels.tl"
         t[v] = X_vec[v];
     }
+#line 99 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0 && static_cast<int>(threadIdx.x) == 0) {
+#line 99 "feature_kernels.tl"
         __align__(16) float Y_vec[4];
+#line 99 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 99 "feature_kernels.tl"
             const int i = v;
             Y_vec[v] = t[v] + 1.0f;
             atomicAdd(&hits[i], 1);
         }
+#line 99 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&Y[0]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
     }
     else {
+#line 99 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 99 "feature_kernels.tl"
             const int i = v;
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 100 "feature_kernels.tl"
                 Y[i] = t[v] + 1.0f;
             }
+#line 101 "feature_kernels.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 101 "feature_kernels.tl"
                 atomicAdd(&hits[i], 1);
             }
         }
     }
+#line 511 "feature_kernels.cu"
 } // small_tile_kernel
 
 extern "C" __global__ void __launch_bounds__(32, 1)
 conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, __half* __restrict__ H, float* __restrict__ Z, float* __restrict__ F) {
+#line 107 "feature_kernels.tl"
     float x[4];
     const int i_thread = static_cast<int>(threadIdx.x) * 4;
+#line 108 "feature_kernels.tl"
     __align__(16) float X_vec[4];
+#line 108 "feature_kernels.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[i_thread]);
+#line 108 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 108 "feature_kernels.tl"
         x[v] = X_vec[v];
     }
+#line 109 "feature_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) * 4;
+#line 109 "feature_kernels.tl"
     __align__(8) __nv_bfloat16 B_vec[4];
+#line 109 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 109 "feature_kernels.tl"
         B_vec[v] = static_cast<__nv_bfloat16>(x[v]);
     }
+#line 109 "feature_kernels.tl"
     *reinterpret_cast<uint2*>(&B[i_thread_1]) = *reinterpret_cast<uint2*>(&B_vec[0]);
     __nv_bfloat16 b[8];
     const int i_thread_2 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 111 "feature_kernels.tl"
     __align__(16) __nv_bfloat16 B_vec_1[8];
+#line 111 "feature_kernels.tl"
     __syncthreads();
+#line 111 "feature_kernels.tl"
     *reinterpret_cast<uint4*>(&B_vec_1[0]) = *reinterpret_cast<uint4*>(&B[i_thread_2]);
+#line 111 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 8; ++v) {
+#line 111 "feature_kernels.tl"
         b[v] = B_vec_1[v];
     }
+#line 112 "feature_kernels.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 112 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 112 "feature_kernels.tl"
         __align__(16) __half H_vec[8];
+#line 112 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 112 "feature_kernels.tl"
             H_vec[v] = static_cast<__half>(static_cast<float>(b[v]));
         }
+#line 112 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&H[i_thread_3]) = *reinterpret_cast<uint4*>(&H_vec[0]);
     }
+#line 113 "feature_kernels.tl"
     __half h[8];
     const int i_thread_4 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 114 "feature_kernels.tl"
     __align__(16) __half H_vec[8];
+#line 114 "feature_kernels.tl"
     __syncthreads();
+#line 114 "feature_kernels.tl"
     *reinterpret_cast<uint4*>(&H_vec[0]) = *reinterpret_cast<uint4*>(&H[i_thread_4]);
+#line 114 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 8; ++v) {
+#line 114 "feature_kernels.tl"
         h[v] = H_vec[v];
     }
+#line 115 "feature_kernels.tl"
     const int i_thread_5 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 115 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 115 "feature_kernels.tl"
         __align__(16) float Z_vec[8];
+#line 115 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 115 "feature_kernels.tl"
             Z_vec[v] = static_cast<float>(h[v]);
         }
+#line 115 "feature_kernels.tl"
         #pragma unroll
         for (int c = 0; c < 2; ++c) {
+#line 115 "feature_kernels.tl"
             *reinterpret_cast<uint4*>(&Z[i_thread_5 + c * 4]) = *reinterpret_cast<uint4*>(&Z_vec[c * 4]);
         }
     }
+#line 116 "feature_kernels.tl"
     float f[4];
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 117 "feature_kernels.tl"
         f[v] = 2.5f;
     }
+#line 118 "feature_kernels.tl"
     const int i_thread_6 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 118 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 118 "feature_kernels.tl"
         __align__(16) float F_vec[4];
+#line 118 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 118 "feature_kernels.tl"
             F_vec[v] = f[v];
         }
+#line 118 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&F[i_thread_6]) = *reinterpret_cast<uint4*>(&F_vec[0]);
     }
+#line 119 "feature_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 119 "feature_kernels.tl"
         f[v] = 0.0f;
     }
+#line 120 "feature_kernels.tl"
     const int i_thread_7 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 120 "feature_kernels.tl"
     __syncthreads();
+#line 120 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) / 16 == 0 && i_thread_7 + 3 < 32) {
+#line 120 "feature_kernels.tl"
         __align__(16) float F_vec[4];
+#line 120 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 120 "feature_kernels.tl"
             F_vec[v] = f[v];
         }
+#line 120 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&F[i_thread_7]) = *reinterpret_cast<uint4*>(&F_vec[0]);
     }
     else {
+#line 120 "feature_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 120 "feature_kernels.tl"
             const int i = i_thread_7 + v;
+#line 120 "feature_kernels.tl"
             if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 120 "feature_kernels.tl"
                 if (i < 32) {
+#line 120 "feature_kernels.tl"
                     F[i] = f[v];
                 }
             }
         }
     }
+#line 665 "feature_kernels.cu"
 } // conversions_kernel

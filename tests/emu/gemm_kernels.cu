@@ -92,590 +92,896 @@ __device__ __forceinline__ void tilet_mma_m16n8k32_s32_s8(int *d, const void *a,
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_f16_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 13 "gemm_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 4096);
     float acc[32];
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 16 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 16 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 16 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 16 "gemm_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = 0.0f;
                 }
             }
         }
     }
+#line 17 "gemm_kernels.tl"
     for (int ko = 0; ko < 2; ++ko) {
+#line 17 "gemm_kernels.tl"
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 18 "gemm_kernels.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 18 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 18 "gemm_kernels.tl"
             *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
+#line 19 "gemm_kernels.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 19 "gemm_kernels.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 19 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 19 "gemm_kernels.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
+#line 20 "gemm_kernels.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 20 "gemm_kernels.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 20 "gemm_kernels.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 20 "gemm_kernels.tl"
         __syncthreads();
+#line 20 "gemm_kernels.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 20 "gemm_kernels.tl"
             __half a_s_frag[16];
+#line 20 "gemm_kernels.tl"
             __half b_s_frag[16];
+#line 20 "gemm_kernels.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 20 "gemm_kernels.tl"
                 tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 16 * 8) ^ (lane % 8 / 2 * 8))]);
             }
+#line 20 "gemm_kernels.tl"
             #pragma unroll
             for (int jg = 0; jg < 2; ++jg) {
+#line 20 "gemm_kernels.tl"
                 tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
             }
+#line 20 "gemm_kernels.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 20 "gemm_kernels.tl"
                 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
+#line 20 "gemm_kernels.tl"
                     tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_s_frag[i * 8], &b_s_frag[j * 4]);
                 }
             }
         }
     }
+#line 22 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 22 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 22 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 22 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 23 "gemm_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = fmaxf(acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16], 0.0f);
                 }
             }
         }
     }
+#line 25 "gemm_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 25 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 25 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 25 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 25 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 25 "gemm_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 25 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 25 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 25 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + i_2 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 223 "gemm_kernels.cu"
 } // gemm_f16_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_f16_tn_kernel(const __half* __restrict__ At, const __half* __restrict__ Bt, __half* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 31 "gemm_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 4096);
     __half acc[32];
     for (int ko = 0; ko < 2; ++ko) {
+#line 34 "gemm_kernels.tl"
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 35 "gemm_kernels.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 35 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 35 "gemm_kernels.tl"
             *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&At[ko * 2048 + i_thread * 64 + i_1 * 1024 + j_thread]);
         }
+#line 36 "gemm_kernels.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 36 "gemm_kernels.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 36 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 36 "gemm_kernels.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 1024 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + ko * 32 + j_thread_1]);
         }
+#line 37 "gemm_kernels.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 37 "gemm_kernels.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 37 "gemm_kernels.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 37 "gemm_kernels.tl"
         if (ko == 0) {
+#line 37 "gemm_kernels.tl"
             #pragma unroll
             for (int r = 0; r < 32; ++r) {
+#line 37 "gemm_kernels.tl"
                 acc[r] = static_cast<__half>(0.0f);
             }
         }
+#line 37 "gemm_kernels.tl"
         __syncthreads();
+#line 37 "gemm_kernels.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 37 "gemm_kernels.tl"
             __half a_s_frag[16];
+#line 37 "gemm_kernels.tl"
             __half b_s_frag[16];
+#line 37 "gemm_kernels.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 37 "gemm_kernels.tl"
                 tilet_ldmatrix_x4_trans(&a_s_frag[i * 8], &a_s[ks * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((warp_m * 32 + i * 16 + lane / 8 % 2 * 8) ^ ((lane & 7) * 8))]);
             }
+#line 37 "gemm_kernels.tl"
             #pragma unroll
             for (int jg = 0; jg < 2; ++jg) {
+#line 37 "gemm_kernels.tl"
                 tilet_ldmatrix_x4(&b_s_frag[jg * 8], &b_s[warp_n * 1024 + jg * 512 + lane / 16 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 8 % 2 * 8) ^ (lane % 8 / 2 * 8))]);
             }
+#line 37 "gemm_kernels.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 37 "gemm_kernels.tl"
                 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
+#line 37 "gemm_kernels.tl"
                     tilet_mma_m16n8k16_f16_f16(&acc[j * 4 + i * 16], &a_s_frag[i * 8], &b_s_frag[j * 4]);
                 }
             }
         }
     }
+#line 39 "gemm_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 39 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 39 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 39 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 39 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 39 "gemm_kernels.tl"
                 __align__(4) __half C_vec[2];
+#line 39 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 39 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 39 "gemm_kernels.tl"
                 *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + i_2 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
             }
         }
     }
+#line 329 "gemm_kernels.cu"
 } // gemm_f16_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(64, 1)
 gemm_bf16_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 45 "gemm_kernels.tl"
     __nv_bfloat16* a_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 5120);
     __nv_bfloat16* b_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     float acc[20];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 48 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 48 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 48 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 512 + (j_thread ^ (i_thread * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
     }
+#line 49 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x);
+#line 49 "gemm_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 5; ++j_1) {
+#line 49 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 40 + j_1 * 8]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 40 + j_1 * 8]);
     }
+#line 50 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 50 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32;
+#line 50 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 20; ++r) {
+#line 50 "gemm_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 50 "gemm_kernels.tl"
     __syncthreads();
+#line 50 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 50 "gemm_kernels.tl"
         __nv_bfloat16 a_s_frag[8];
+#line 50 "gemm_kernels.tl"
         __nv_bfloat16 b_s_frag[20];
+#line 50 "gemm_kernels.tl"
         tilet_ldmatrix_x4(&a_s_frag[0], &a_s[warp_m * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
+#line 50 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 50 "gemm_kernels.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 640 + lane / 8 % 2 * 320 + lane % 8 * 40 + jg * 16 + lane / 16 * 8]);
         }
+#line 50 "gemm_kernels.tl"
         tilet_ldmatrix_x2_trans(&b_s_frag[16], &b_s[ks * 640 + lane / 8 % 2 * 320 + lane % 8 * 40 + 32]);
+#line 50 "gemm_kernels.tl"
         #pragma unroll
         for (int j = 0; j < 5; ++j) {
+#line 50 "gemm_kernels.tl"
             tilet_mma_m16n8k16_f32_bf16(&acc[j * 4], &a_s_frag[0], &b_s_frag[j * 4]);
         }
     }
+#line 51 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 51 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 51 "gemm_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 5; ++j_1) {
+#line 51 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 51 "gemm_kernels.tl"
             __align__(8) float C_vec[2];
+#line 51 "gemm_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 51 "gemm_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 51 "gemm_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 40 + i_1 * 320 + j_thread_1 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 414 "gemm_kernels.cu"
 } // gemm_bf16_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 57 "gemm_kernels.tl"
     float* a_s = reinterpret_cast<float*>(tilet_smem + 0);
     float* b_s = reinterpret_cast<float*>(tilet_smem + 8192);
     float acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 60 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 60 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 60 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ ((i_thread & 7) * 4))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
     }
+#line 61 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 61 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 61 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 61 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 32 * 1024 + i_thread_1 * 32 + i_1 * 256 + ((j_thread_1 % 32) ^ (i_thread_1 * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
     }
+#line 62 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 62 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 62 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 62 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 62 "gemm_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 62 "gemm_kernels.tl"
     __syncthreads();
+#line 62 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 62 "gemm_kernels.tl"
         float a_s_frag[8];
+#line 62 "gemm_kernels.tl"
         float b_s_frag[8];
+#line 62 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 62 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 8 + lane / 16 * 4) ^ ((lane & 7) * 4))]);
         }
+#line 62 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
+#line 62 "gemm_kernels.tl"
             b_s_frag[jg * 2] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) ^ (lane % 4 * 4))];
+#line 62 "gemm_kernels.tl"
             b_s_frag[jg * 2 + 1] = b_s[warp_n * 1024 + ks * 256 + lane % 4 * 32 + ((jg * 8 + lane / 4) ^ (lane % 4 * 4 + 16)) + 128];
         }
+#line 62 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 62 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 62 "gemm_kernels.tl"
                 tilet_mma_m16n8k8_f32_tf32(&acc[j * 4 + i * 16], &a_s_frag[i * 4], &b_s_frag[j * 2]);
             }
         }
     }
+#line 63 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 63 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 63 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 63 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 63 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 63 "gemm_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 63 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 63 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 63 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 515 "gemm_kernels.cu"
 } // gemm_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ Bt, int* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 68 "gemm_kernels.tl"
     signed char* a_s = reinterpret_cast<signed char*>(tilet_smem + 0);
     signed char* b_s = reinterpret_cast<signed char*>(tilet_smem + 4096);
     int acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 71 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 71 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 71 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
+#line 72 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 72 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 72 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 72 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&Bt[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
+#line 73 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 73 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 73 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 73 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 73 "gemm_kernels.tl"
         acc[r] = 0;
     }
+#line 73 "gemm_kernels.tl"
     __syncthreads();
+#line 73 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
+#line 73 "gemm_kernels.tl"
         signed char a_s_frag[32];
+#line 73 "gemm_kernels.tl"
         signed char b_s_frag[32];
+#line 73 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 73 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
         }
+#line 73 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 73 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&b_s_frag[jg * 16], &b_s[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 8 % 2 * 16) ^ (lane % 8 / 2 * 16))]);
         }
+#line 73 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 73 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 73 "gemm_kernels.tl"
                 tilet_mma_m16n8k32_s32_s8(&acc[j * 4 + i * 16], &a_s_frag[i * 16], &b_s_frag[j * 8]);
             }
         }
     }
+#line 74 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 74 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 74 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 74 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 74 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 74 "gemm_kernels.tl"
                 __align__(8) int C_vec[2];
+#line 74 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 74 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 74 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 614 "gemm_kernels.cu"
 } // gemm_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 79 "gemm_kernels.tl"
     signed char* a_s = reinterpret_cast<signed char*>(tilet_smem + 0);
     signed char* b_s = reinterpret_cast<signed char*>(tilet_smem + 4096);
     int acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 82 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 82 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 82 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
+#line 83 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 83 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 83 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 83 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
+#line 84 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 84 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 84 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 84 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 84 "gemm_kernels.tl"
         acc[r] = 0;
     }
+#line 84 "gemm_kernels.tl"
     __syncthreads();
+#line 84 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
+#line 84 "gemm_kernels.tl"
         signed char a_s_frag[32];
+#line 84 "gemm_kernels.tl"
         signed char b_s_frag[32];
+#line 84 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 84 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&a_s_frag[i * 16], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
         }
+#line 84 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16))];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 1] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 64];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 2] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 128];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 3] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 192];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 4] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1024];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 5] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1088];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 6] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1152];
+#line 84 "gemm_kernels.tl"
             b_s_frag[jg * 8 + 7] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1216];
         }
+#line 84 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 84 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 84 "gemm_kernels.tl"
                 tilet_mma_m16n8k32_s32_s8(&acc[j * 4 + i * 16], &a_s_frag[i * 16], &b_s_frag[j * 8]);
             }
         }
     }
+#line 85 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 85 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 85 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 85 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 85 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 85 "gemm_kernels.tl"
                 __align__(8) int C_vec[2];
+#line 85 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 85 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 85 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 727 "gemm_kernels.cu"
 } // gemm_int8_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 90 "gemm_kernels.tl"
     __half a_f[64];
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 0);
     float acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 93 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 93 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 93 "gemm_kernels.tl"
         #pragma unroll
         for (int j_2 = 0; j_2 < 4; ++j_2) {
+#line 93 "gemm_kernels.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 2; ++j_1) {
+#line 93 "gemm_kernels.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 93 "gemm_kernels.tl"
                     __align__(4) __half A_vec[2];
+#line 93 "gemm_kernels.tl"
                     *reinterpret_cast<unsigned int*>(&A_vec[0]) = *reinterpret_cast<const unsigned int*>(&A[i_thread * 64 + i_1 * 512 + i_2 * 1024 + j_thread + j_1 * 8 + j_2 * 16]);
+#line 93 "gemm_kernels.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 93 "gemm_kernels.tl"
                         a_f[v + i_1 * 2 + j_1 * 4 + j_2 * 8 + i_2 * 32] = A_vec[v];
                     }
                 }
             }
         }
     }
+#line 94 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 94 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 94 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 94 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 95 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 95 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 95 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 95 "gemm_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 95 "gemm_kernels.tl"
     __syncthreads();
+#line 95 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 95 "gemm_kernels.tl"
         __half b_s_frag[16];
+#line 95 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 95 "gemm_kernels.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
+#line 95 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 95 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 95 "gemm_kernels.tl"
                 tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_f[ks * 8 + i * 32], &b_s_frag[j * 4]);
             }
         }
     }
+#line 96 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 96 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 96 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 96 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 96 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 96 "gemm_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 96 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 96 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 96 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 836 "gemm_kernels.cu"
 } // gemm_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_fma_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 101 "gemm_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 2048);
     float acc[8];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 104 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 104 "gemm_kernels.tl"
     *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + j_thread]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + j_thread]);
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 105 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 105 "gemm_kernels.tl"
     *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + j_thread_1]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + j_thread_1]);
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
+#line 106 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 106 "gemm_kernels.tl"
     __syncthreads();
+#line 106 "gemm_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 8; ++v) {
+#line 106 "gemm_kernels.tl"
         const int i = i_thread_2;
+#line 106 "gemm_kernels.tl"
         const int j = j_thread_2 + v;
+#line 106 "gemm_kernels.tl"
         acc[v] = 0.0f;
+#line 106 "gemm_kernels.tl"
         for (int k = 0; k < 32; ++k) {
+#line 106 "gemm_kernels.tl"
             acc[v] = acc[v] + static_cast<float>(a_s[i * 32 + k]) * static_cast<float>(b_s[k * 32 + j]);
         }
     }
+#line 107 "gemm_kernels.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 4;
+#line 107 "gemm_kernels.tl"
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 107 "gemm_kernels.tl"
     __align__(16) float C_vec[8];
+#line 107 "gemm_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 8; ++v) {
+#line 107 "gemm_kernels.tl"
         C_vec[v] = acc[v];
     }
+#line 107 "gemm_kernels.tl"
     #pragma unroll
     for (int c = 0; c < 2; ++c) {
+#line 107 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&C[i_thread_3 * 32 + j_thread_3 + c * 4]) = *reinterpret_cast<uint4*>(&C_vec[c * 4]);
     }
+#line 894 "gemm_kernels.cu"
 } // gemm_fma_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, float* __restrict__ sums) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 114 "gemm_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[32];
     float row_max[4];
     float row_sum[4];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 119 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 119 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 119 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 120 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 120 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 120 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 120 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 121 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 121 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 121 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 121 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 121 "gemm_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 121 "gemm_kernels.tl"
     __syncthreads();
+#line 121 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 121 "gemm_kernels.tl"
         __half a_s_frag[16];
+#line 121 "gemm_kernels.tl"
         __half b_s_frag[16];
+#line 121 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 121 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
+#line 121 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 121 "gemm_kernels.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
+#line 121 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 121 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 121 "gemm_kernels.tl"
                 tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_s_frag[i * 8], &b_s_frag[j * 4]);
             }
         }
     }
+#line 122 "gemm_kernels.tl"
     float row_max_partial[4];
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = -CUDART_INF_F;
     }
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int r3 = 0; r3 < 2; ++r3) {
+#line 122 "gemm_kernels.tl"
         #pragma unroll
         for (int r2 = 0; r2 < 4; ++r2) {
+#line 122 "gemm_kernels.tl"
             #pragma unroll
             for (int r1 = 0; r1 < 2; ++r1) {
+#line 122 "gemm_kernels.tl"
                 #pragma unroll
                 for (int r0 = 0; r0 < 2; ++r0) {
                     row_max_partial[r1 + r3 * 2] = fmaxf(row_max_partial[r1 + r3 * 2], acc[r0 + r1 * 2 + r2 * 4 + r3 * 16]);
@@ -683,55 +989,75 @@ gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
             }
         }
     }
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 1));
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 2));
     }
+#line 122 "gemm_kernels.tl"
     float* row_max_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 122 "gemm_kernels.tl"
     __syncthreads();
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_max_partial[g];
     }
+#line 122 "gemm_kernels.tl"
     const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 64 * 64;
+#line 122 "gemm_kernels.tl"
     __syncthreads();
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = -CUDART_INF_F;
+#line 122 "gemm_kernels.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 2; ++w0) {
             row_max_partial[g] = fmaxf(row_max_partial[g], row_max_exchange[g * 128 + partner_base + w0 * 64]);
         }
     }
+#line 122 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max[g] = row_max_partial[g];
     }
+#line 123 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 123 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 123 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 123 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 124 "gemm_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] - row_max[i_1 + i_2 * 2];
                 }
             }
         }
     }
+#line 126 "gemm_kernels.tl"
     float row_sum_partial[4];
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = 0.0f;
     }
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int r3 = 0; r3 < 2; ++r3) {
+#line 126 "gemm_kernels.tl"
         #pragma unroll
         for (int r2 = 0; r2 < 4; ++r2) {
+#line 126 "gemm_kernels.tl"
             #pragma unroll
             for (int r1 = 0; r1 < 2; ++r1) {
+#line 126 "gemm_kernels.tl"
                 #pragma unroll
                 for (int r0 = 0; r0 < 2; ++r0) {
                     row_sum_partial[r1 + r3 * 2] = row_sum_partial[r1 + r3 * 2] + acc[r0 + r1 * 2 + r2 * 4 + r3 * 16];
@@ -739,126 +1065,186 @@ gemm_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, flo
             }
         }
     }
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 1);
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 2);
     }
+#line 126 "gemm_kernels.tl"
     float* row_sum_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 126 "gemm_kernels.tl"
     __syncthreads();
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_sum_partial[g];
     }
+#line 126 "gemm_kernels.tl"
     const int partner_base_1 = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 64 * 64;
+#line 126 "gemm_kernels.tl"
     __syncthreads();
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = 0.0f;
+#line 126 "gemm_kernels.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 2; ++w0) {
             row_sum_partial[g] = row_sum_partial[g] + row_sum_exchange[g * 128 + partner_base_1 + w0 * 64];
         }
     }
+#line 126 "gemm_kernels.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum[g] = row_sum_partial[g];
     }
+#line 127 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 127 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 127 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 127 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 127 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 127 "gemm_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 127 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 127 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 127 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 128 "gemm_kernels.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 128 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 128 "gemm_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 128 "gemm_kernels.tl"
             const int i = i_thread_3 + i_1 * 8 + i_2 * 16;
+#line 128 "gemm_kernels.tl"
             if (static_cast<int>(threadIdx.x) % 4 == 0 && static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 128 "gemm_kernels.tl"
                 sums[i] = row_sum[i_1 + i_2 * 2];
             }
         }
     }
+#line 1146 "gemm_kernels.cu"
 } // gemm_rows_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_rs_ldsm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 133 "gemm_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half a_f[64];
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 137 "gemm_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 137 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 137 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 138 "gemm_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 138 "gemm_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 138 "gemm_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 138 "gemm_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 139 "gemm_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 139 "gemm_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 139 "gemm_kernels.tl"
     __syncthreads();
+#line 139 "gemm_kernels.tl"
     #pragma unroll
     for (int i = 0; i < 2; ++i) {
+#line 139 "gemm_kernels.tl"
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
+#line 139 "gemm_kernels.tl"
             tilet_ldmatrix_x4(&a_f[ks * 8 + i * 32], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ks * 16 + lane / 16 * 8]);
         }
     }
+#line 140 "gemm_kernels.tl"
     const int lane_1 = static_cast<int>(threadIdx.x) % 32;
+#line 140 "gemm_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 140 "gemm_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 140 "gemm_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 140 "gemm_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 140 "gemm_kernels.tl"
         __half b_s_frag[16];
+#line 140 "gemm_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 140 "gemm_kernels.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane_1 / 8 % 2 * 512 + lane_1 % 8 * 64 + ((warp_n * 32 + jg * 16 + lane_1 / 16 * 8) ^ ((lane_1 & 7) * 8))]);
         }
+#line 140 "gemm_kernels.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 140 "gemm_kernels.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 140 "gemm_kernels.tl"
                 tilet_mma_m16n8k16_f32_f16(&acc[j * 4 + i * 16], &a_f[ks * 8 + i * 32], &b_s_frag[j * 4]);
             }
         }
     }
+#line 141 "gemm_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 141 "gemm_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 141 "gemm_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 141 "gemm_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 141 "gemm_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 141 "gemm_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 141 "gemm_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 141 "gemm_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 141 "gemm_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 1250 "gemm_kernels.cu"
 } // gemm_rs_ldsm_kernel

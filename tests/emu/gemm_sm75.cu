@@ -50,124 +50,187 @@ __device__ __forceinline__ void tilet_mma_m16n8k8_f16_f16(__half *d, const void 
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_sm75_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, __half* __restrict__ Ch) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 11 "gemm_sm75.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 4096);
     float acc[32];
     __half acc_h[32];
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 15 "gemm_sm75.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 15 "gemm_sm75.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 15 "gemm_sm75.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 15 "gemm_sm75.tl"
                     acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = 0.0f;
                 }
             }
         }
     }
+#line 16 "gemm_sm75.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 16 "gemm_sm75.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 16 "gemm_sm75.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 16 "gemm_sm75.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 16 "gemm_sm75.tl"
                     acc_h[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = static_cast<__half>(0.0f);
                 }
             }
         }
     }
+#line 17 "gemm_sm75.tl"
     for (int ko = 0; ko < 2; ++ko) {
+#line 17 "gemm_sm75.tl"
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 18 "gemm_sm75.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 18 "gemm_sm75.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 18 "gemm_sm75.tl"
             *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
+#line 19 "gemm_sm75.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 19 "gemm_sm75.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 19 "gemm_sm75.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 19 "gemm_sm75.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
+#line 20 "gemm_sm75.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 20 "gemm_sm75.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 20 "gemm_sm75.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 20 "gemm_sm75.tl"
         __syncthreads();
+#line 20 "gemm_sm75.tl"
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
+#line 20 "gemm_sm75.tl"
             __half a_s_frag[8];
+#line 20 "gemm_sm75.tl"
             __half b_s_frag[8];
+#line 20 "gemm_sm75.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 20 "gemm_sm75.tl"
                 tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m * 1024 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 8) ^ (lane % 8 / 2 * 8))]);
             }
+#line 20 "gemm_sm75.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane % 8 * 64 + ((warp_n * 32 + lane / 8 * 8) ^ ((lane & 7) * 8))]);
+#line 20 "gemm_sm75.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 20 "gemm_sm75.tl"
                 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
+#line 20 "gemm_sm75.tl"
                     tilet_mma_m16n8k8_f32_f16(&acc[j * 4 + i * 16], &a_s_frag[i * 4], &b_s_frag[j * 2]);
                 }
             }
         }
+#line 21 "gemm_sm75.tl"
         const int lane_1 = static_cast<int>(threadIdx.x) % 32;
+#line 21 "gemm_sm75.tl"
         const int warp_m_1 = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 21 "gemm_sm75.tl"
         const int warp_n_1 = static_cast<int>(threadIdx.x) / 64;
+#line 21 "gemm_sm75.tl"
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
+#line 21 "gemm_sm75.tl"
             __half a_s_frag[8];
+#line 21 "gemm_sm75.tl"
             __half b_s_frag[8];
+#line 21 "gemm_sm75.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 21 "gemm_sm75.tl"
                 tilet_ldmatrix_x2(&a_s_frag[i * 4], &a_s[warp_m_1 * 1024 + i * 512 + lane_1 / 8 % 2 * 256 + lane_1 % 8 * 32 + ((ks * 8) ^ (lane_1 % 8 / 2 * 8))]);
             }
+#line 21 "gemm_sm75.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[0], &b_s[ks * 512 + lane_1 % 8 * 64 + ((warp_n_1 * 32 + lane_1 / 8 * 8) ^ ((lane_1 & 7) * 8))]);
+#line 21 "gemm_sm75.tl"
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
+#line 21 "gemm_sm75.tl"
                 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
+#line 21 "gemm_sm75.tl"
                     tilet_mma_m16n8k8_f16_f16(&acc_h[j * 4 + i * 16], &a_s_frag[i * 4], &b_s_frag[j * 2]);
                 }
             }
         }
     }
+#line 23 "gemm_sm75.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 23 "gemm_sm75.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 23 "gemm_sm75.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 23 "gemm_sm75.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 23 "gemm_sm75.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 23 "gemm_sm75.tl"
                 __align__(8) float C_vec[2];
+#line 23 "gemm_sm75.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 23 "gemm_sm75.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 23 "gemm_sm75.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + i_2 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 24 "gemm_sm75.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 24 "gemm_sm75.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 24 "gemm_sm75.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 24 "gemm_sm75.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 24 "gemm_sm75.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 24 "gemm_sm75.tl"
                 __align__(4) __half Ch_vec[2];
+#line 24 "gemm_sm75.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 24 "gemm_sm75.tl"
                     Ch_vec[v] = acc_h[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 24 "gemm_sm75.tl"
                 *reinterpret_cast<unsigned int*>(&Ch[i_thread_1 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_1 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&Ch_vec[0]);
             }
         }
     }
+#line 236 "gemm_sm75.cu"
 } // gemm_sm75_kernel

@@ -109,8 +109,14 @@ def rewrite_asm(code):
     return "".join(out)
 
 
+LINE_DIRECTIVE = re.compile(r"^#line .*$", re.M)
+
+
 def blank_helpers(device):
-    """The .cu without its PTX helpers, every line at its number."""
+    """The .cu without its PTX helpers and its #line directives into the .tl
+    source (the detector and the mutation test count .cu lines), every line
+    at its number."""
+    device = LINE_DIRECTIVE.sub("", device)
     return HELPERS.sub(lambda m: "\n" * m.group(0).count("\n"), device)
 
 

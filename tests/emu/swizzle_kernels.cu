@@ -4,34 +4,58 @@
 
 extern "C" __global__ void __launch_bounds__(32, 1)
 by_rows_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
+#line 8 "swizzle_kernels.tl"
     const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 10;
+#line 8 "swizzle_kernels.tl"
     const int panel = launch_order / 40;
+#line 8 "swizzle_kernels.tl"
     const int panel_offset = launch_order % 40;
+#line 8 "swizzle_kernels.tl"
     const int panel_width = panel + 1 < 2 ? 4 : (-(panel * 40) + 60) / 10;
+#line 7 "swizzle_kernels.tl"
     const int bx = panel == 1 ? -(panel_offset / panel_width) + 9 : panel_offset / panel_width;
+#line 7 "swizzle_kernels.tl"
     const int by = panel_offset % panel_width + panel * 4;
+#line 10 "swizzle_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0 && (by >= 0 && by < 6 && bx >= 0 && bx < 10)) {
+#line 10 "swizzle_kernels.tl"
         Order[by * 10 + bx] = Counter[0];
     }
+#line 11 "swizzle_kernels.tl"
     __syncthreads();
+#line 11 "swizzle_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 11 "swizzle_kernels.tl"
         Counter[0] = Counter[0] + 1;
     }
+#line 32 "swizzle_kernels.cu"
 } // by_rows_kernel
 
 extern "C" __global__ void __launch_bounds__(32, 1)
 by_columns_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
+#line 16 "swizzle_kernels.tl"
     const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 10;
+#line 16 "swizzle_kernels.tl"
     const int panel = launch_order / 24;
+#line 16 "swizzle_kernels.tl"
     const int panel_offset = launch_order % 24;
+#line 16 "swizzle_kernels.tl"
     const int panel_width = panel + 1 < 3 ? 4 : (-(panel * 24) + 60) / 6;
+#line 15 "swizzle_kernels.tl"
     const int bx = panel_offset % panel_width + panel * 4;
+#line 15 "swizzle_kernels.tl"
     const int by = (panel & 1) == 1 ? -(panel_offset / panel_width) + 5 : panel_offset / panel_width;
+#line 18 "swizzle_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0 && (by >= 0 && by < 6 && bx >= 0 && bx < 10)) {
+#line 18 "swizzle_kernels.tl"
         Order[by * 10 + bx] = Counter[0];
     }
+#line 19 "swizzle_kernels.tl"
     __syncthreads();
+#line 19 "swizzle_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 19 "swizzle_kernels.tl"
         Counter[0] = Counter[0] + 1;
     }
+#line 61 "swizzle_kernels.cu"
 } // by_columns_kernel

@@ -185,260 +185,410 @@ __device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int
 extern "C" __global__ void __launch_bounds__(128, 1)
 scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 9 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 9 "tma_kernels.tl"
         tilet_tma_prefetch(&tma_A);
+#line 9 "tma_kernels.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 9 "tma_kernels.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
+#line 9 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 9 "tma_kernels.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
+#line 9 "tma_kernels.tl"
     __syncthreads();
+#line 9 "tma_kernels.tl"
     int tma_phase[1];
+#line 9 "tma_kernels.tl"
     tma_phase[0] = 0;
+#line 9 "tma_kernels.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 9 "tma_kernels.tl"
     const int by = static_cast<int>(blockIdx.y);
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 11 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 16384);
+#line 11 "tma_kernels.tl"
         tilet_tma_load_2d(&s[0], &tma_A, &tma_barrier[0], by * 128, bx * 64);
     }
+#line 11 "tma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 11 "tma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 12 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 12 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 12 "tma_kernels.tl"
         __align__(16) __half s_vec[8];
+#line 12 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s_vec[0]) = *reinterpret_cast<uint4*>(&s[i_thread * 128 + i_1 * 1024 + j_thread]);
+#line 12 "tma_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 13 "tma_kernels.tl"
             s_vec[v] = static_cast<__half>(static_cast<float>(s_vec[v]) * 2.0f + 1.0f);
         }
+#line 12 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 128 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
     }
+#line 15 "tma_kernels.tl"
     tilet_fence_proxy_async();
+#line 15 "tma_kernels.tl"
     __syncthreads();
+#line 15 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 15 "tma_kernels.tl"
         tilet_tma_store_2d(&tma_B, &s[0], by * 128, bx * 64);
+#line 15 "tma_kernels.tl"
         tilet_tma_store_wait();
     }
+#line 255 "tma_kernels.cu"
 } // scale_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 20 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 20 "tma_kernels.tl"
         tilet_tma_prefetch(&tma_A);
+#line 20 "tma_kernels.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 20 "tma_kernels.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 20480);   // 2 mbarriers
+#line 20 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 20 "tma_kernels.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_mbarrier_init(&tma_barrier[1], 1);
         tilet_fence_barrier_init();
     }
+#line 20 "tma_kernels.tl"
     __syncthreads();
+#line 20 "tma_kernels.tl"
     int tma_phase[2];
+#line 20 "tma_kernels.tl"
     #pragma unroll
     for (int i = 0; i < 2; ++i) {
+#line 20 "tma_kernels.tl"
         tma_phase[i] = 0;
     }
+#line 21 "tma_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 16384);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 0);
     float acc[32];
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 24 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 4096);
+#line 24 "tma_kernels.tl"
         tilet_tma_load_2d(&a_s[0], &tma_A, &tma_barrier[0], 0, 0);
     }
+#line 24 "tma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 24 "tma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 25 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[1], 16384);
+#line 25 "tma_kernels.tl"
         tilet_tma_load_2d(&b_s[0], &tma_B, &tma_barrier[1], 0, 0);
+#line 25 "tma_kernels.tl"
         tilet_tma_load_2d(&b_s[4096], &tma_B, &tma_barrier[1], 64, 0);
     }
+#line 25 "tma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[1], tma_phase[1]);
+#line 25 "tma_kernels.tl"
     tma_phase[1] = tma_phase[1] ^ 1;
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 26 "tma_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 26 "tma_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 26 "tma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 26 "tma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 26 "tma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 26 "tma_kernels.tl"
         __half a_s_frag[8];
+#line 26 "tma_kernels.tl"
         __half b_s_frag[32];
+#line 26 "tma_kernels.tl"
         tilet_ldmatrix_x4(&a_s_frag[0], &a_s[warp_m * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
+#line 26 "tma_kernels.tl"
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
+#line 26 "tma_kernels.tl"
             tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[warp_n * 4096 + ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
         }
+#line 26 "tma_kernels.tl"
         #pragma unroll
         for (int j = 0; j < 8; ++j) {
+#line 26 "tma_kernels.tl"
             tilet_mma_m16n8k16_f32_f16(&acc[j * 4], &a_s_frag[0], &b_s_frag[j * 4]);
         }
     }
+#line 27 "tma_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 16;
+#line 27 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 64;
+#line 27 "tma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 27 "tma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 27 "tma_kernels.tl"
             __align__(8) float C_vec[2];
+#line 27 "tma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 27 "tma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 27 "tma_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread * 128 + i_1 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 368 "tma_kernels.cu"
 } // tma_gemm_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 31 "tma_kernels.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 4096);   // 1 mbarrier
+#line 31 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 31 "tma_kernels.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
+#line 31 "tma_kernels.tl"
     __syncthreads();
+#line 31 "tma_kernels.tl"
     int tma_phase[1];
+#line 31 "tma_kernels.tl"
     tma_phase[0] = 0;
     float* s = reinterpret_cast<float*>(tilet_smem + 0);
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 33 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 4096);
+#line 33 "tma_kernels.tl"
         tilet_bulk_load(&s[0], &A[0], 4096, &tma_barrier[0]);
     }
+#line 33 "tma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 33 "tma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 34 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 34 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 34 "tma_kernels.tl"
         __align__(16) float s_vec[4];
+#line 34 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s_vec[0]) = *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]);
+#line 34 "tma_kernels.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 35 "tma_kernels.tl"
             s_vec[v] = s_vec[v] + 3.0f;
         }
+#line 34 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
     }
+#line 37 "tma_kernels.tl"
     tilet_fence_proxy_async();
+#line 37 "tma_kernels.tl"
     __syncthreads();
+#line 37 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 37 "tma_kernels.tl"
         tilet_bulk_store(&B[0], &s[0], 4096);
+#line 37 "tma_kernels.tl"
         tilet_tma_store_wait();
     }
+#line 429 "tma_kernels.cu"
 } // bulk_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __grid_constant__ CUtensorMap tma_A) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 43 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 43 "tma_kernels.tl"
         tilet_tma_prefetch(&tma_A);
     }
+#line 43 "tma_kernels.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 8192);   // 1 mbarrier
+#line 43 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 43 "tma_kernels.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
+#line 43 "tma_kernels.tl"
     tilet_cluster_sync();
+#line 43 "tma_kernels.tl"
     int tma_phase[1];
+#line 43 "tma_kernels.tl"
     tma_phase[0] = 0;
+#line 43 "tma_kernels.tl"
     const int bx = static_cast<int>(blockIdx.x);
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     tilet_cluster_sync();
+#line 45 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 45 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 8192);
+#line 45 "tma_kernels.tl"
         if (tilet_cluster_ctarank() == 0) {
+#line 45 "tma_kernels.tl"
             tilet_tma_load_2d_multicast(&s[0], &tma_A, &tma_barrier[0], 3, 0, 0);
         }
         else {
+#line 45 "tma_kernels.tl"
             if (((3 >> tilet_cluster_ctarank()) & 1) == 0) {
+#line 45 "tma_kernels.tl"
                 tilet_tma_load_2d(&s[0], &tma_A, &tma_barrier[0], 0, 0);
             }
         }
     }
+#line 45 "tma_kernels.tl"
     tilet_mbarrier_wait_cluster(&tma_barrier[0], tma_phase[0]);
+#line 45 "tma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 46 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 46 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 46 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 43 "tma_kernels.tl"
     tilet_cluster_sync();
+#line 490 "tma_kernels.cu"
 } // multicast_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 51 "tma_kernels.tl"
     const int bx = static_cast<int>(blockIdx.x);
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* t = reinterpret_cast<__half*>(tilet_smem + 8192);
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 54 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 54 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 54 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 55 "tma_kernels.tl"
     __half* t_in_block = tilet_map_shared_rank(t, 1 - tilet_cluster_ctarank());
+#line 55 "tma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 55 "tma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 55 "tma_kernels.tl"
     tilet_cluster_sync();
+#line 55 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 55 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&t_in_block[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 56 "tma_kernels.tl"
     tilet_cluster_sync();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+#line 57 "tma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 57 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 57 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
+#line 534 "tma_kernels.cu"
 } // exchange_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 61 "tma_kernels.tl"
     const int bx = static_cast<int>(blockIdx.x);
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* t = reinterpret_cast<__half*>(tilet_smem + 8192);
     unsigned long long* arrived = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
+#line 64 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 64 "tma_kernels.tl"
         tilet_mbarrier_init(&arrived[0], 1);
         tilet_fence_barrier_init();
     }
+#line 64 "tma_kernels.tl"
     tilet_cluster_sync();
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 65 "tma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 65 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 65 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&A[bx * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 66 "tma_kernels.tl"
     __half* t_in_block = tilet_map_shared_rank(t, 1 - tilet_cluster_ctarank());
+#line 66 "tma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 66 "tma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 66 "tma_kernels.tl"
     __syncthreads();
+#line 66 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 66 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&t_in_block[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 66 "tma_kernels.tl"
     __syncthreads();
+#line 66 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 66 "tma_kernels.tl"
         tilet_mbarrier_arrive_cluster(&arrived[0], -tilet_cluster_ctarank() + 1);
     }
+#line 67 "tma_kernels.tl"
     tilet_mbarrier_wait_cluster(&arrived[0], 0);
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+#line 68 "tma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 68 "tma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 68 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
+#line 594 "tma_kernels.cu"
 } // handoff_kernel

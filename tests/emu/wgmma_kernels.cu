@@ -201,484 +201,736 @@ __device__ __forceinline__ void tilet_wgmma_m64n64k32_s32_s8(int *d, unsigned lo
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 8 "wgmma_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 16384);
     float acc[128];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 11 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 11 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 11 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 12 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 12 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 12 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 12 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 1024 + j_thread_1]);
     }
+#line 13 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 128; ++r) {
+#line 13 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 13 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 13 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 13 "wgmma_kernels.tl"
     __syncthreads();
+#line 13 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 13 "wgmma_kernels.tl"
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
+#line 13 "wgmma_kernels.tl"
             tilet_wgmma_m64n128k16_f32_f16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
         }
     }
+#line 13 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 13 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 14 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 14 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 14 "wgmma_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 14 "wgmma_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 14 "wgmma_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 14 "wgmma_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 14 "wgmma_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64];
                 }
+#line 14 "wgmma_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + i_2 * 8192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 279 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restrict__ Bt, float* __restrict__ C, const __grid_constant__ CUtensorMap tma_At, const __grid_constant__ CUtensorMap tma_Bt) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 19 "wgmma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 19 "wgmma_kernels.tl"
         tilet_tma_prefetch(&tma_At);
+#line 19 "wgmma_kernels.tl"
         tilet_tma_prefetch(&tma_Bt);
     }
+#line 19 "wgmma_kernels.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 2 mbarriers
+#line 19 "wgmma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 19 "wgmma_kernels.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_mbarrier_init(&tma_barrier[1], 1);
         tilet_fence_barrier_init();
     }
+#line 19 "wgmma_kernels.tl"
     __syncthreads();
+#line 19 "wgmma_kernels.tl"
     int tma_phase[2];
+#line 19 "wgmma_kernels.tl"
     #pragma unroll
     for (int i = 0; i < 2; ++i) {
+#line 19 "wgmma_kernels.tl"
         tma_phase[i] = 0;
     }
+#line 20 "wgmma_kernels.tl"
     __nv_bfloat16* a_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     __nv_bfloat16* b_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 16384);
     float acc[64];
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 23 "wgmma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 16384);
+#line 23 "wgmma_kernels.tl"
         tilet_tma_load_2d(&a_s[0], &tma_At, &tma_barrier[0], 0, 0);
+#line 23 "wgmma_kernels.tl"
         tilet_tma_load_2d(&a_s[4096], &tma_At, &tma_barrier[0], 64, 0);
     }
+#line 23 "wgmma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 23 "wgmma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 24 "wgmma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[1], 16384);
+#line 24 "wgmma_kernels.tl"
         tilet_tma_load_2d(&b_s[0], &tma_Bt, &tma_barrier[1], 0, 0);
     }
+#line 24 "wgmma_kernels.tl"
     tilet_mbarrier_wait(&tma_barrier[1], tma_phase[1]);
+#line 24 "wgmma_kernels.tl"
     tma_phase[1] = tma_phase[1] ^ 1;
     const int group_n = static_cast<int>(threadIdx.x) / 128;
+#line 25 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 64; ++r) {
+#line 25 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 25 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 25 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 25 "wgmma_kernels.tl"
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
+#line 25 "wgmma_kernels.tl"
             tilet_wgmma_m64n64k16_f32_bf16<1, 0>(&acc[a * 32], tilet_wgmma_desc(&a_s[a * 4096 + ks * 1024], 8192, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 4096 + ks * 16], 16, 1024, 1), 1);
         }
     }
+#line 25 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 25 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16;
+#line 26 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 128 * 64;
+#line 26 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 26 "wgmma_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 26 "wgmma_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 26 "wgmma_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 26 "wgmma_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 26 "wgmma_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 32];
                 }
+#line 26 "wgmma_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 128 + i_1 * 1024 + i_2 * 8192 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 385 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 31 "wgmma_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 4096);
     __half acc[32];
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 34 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 34 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 34 "wgmma_kernels.tl"
                 acc[v + i_1 * 2 + j_1 * 4] = static_cast<__half>(0.0f);
             }
         }
     }
+#line 35 "wgmma_kernels.tl"
     for (int ko = 0; ko < 2; ++ko) {
+#line 35 "wgmma_kernels.tl"
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 36 "wgmma_kernels.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 36 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 36 "wgmma_kernels.tl"
             *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + ko * 32 + j_thread]);
         }
+#line 37 "wgmma_kernels.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 37 "wgmma_kernels.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 37 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 37 "wgmma_kernels.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
+#line 38 "wgmma_kernels.tl"
         tilet_wgmma_fence();
+#line 38 "wgmma_kernels.tl"
         tilet_fence_proxy_async();
+#line 38 "wgmma_kernels.tl"
         __syncthreads();
+#line 38 "wgmma_kernels.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 38 "wgmma_kernels.tl"
             tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 1024], 4096, 1024, 1), 1);
         }
+#line 38 "wgmma_kernels.tl"
         tilet_wgmma_commit();
+#line 38 "wgmma_kernels.tl"
         tilet_wgmma_wait<0>();
     }
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 40 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 40 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 40 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 40 "wgmma_kernels.tl"
             __align__(4) __half C_vec[2];
+#line 40 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 40 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 40 "wgmma_kernels.tl"
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
+#line 469 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 45 "wgmma_kernels.tl"
     __nv_fp8_e4m3* a_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 0);
     __nv_fp8_e4m3* b_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 8192);
     float acc[128];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 48 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 48 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 48 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
+#line 49 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 49 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 49 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 49 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
+#line 50 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 128; ++r) {
+#line 50 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 50 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 50 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 50 "wgmma_kernels.tl"
     __syncthreads();
+#line 50 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
+#line 50 "wgmma_kernels.tl"
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
+#line 50 "wgmma_kernels.tl"
             tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
         }
     }
+#line 50 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 50 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 51 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 51 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 51 "wgmma_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 51 "wgmma_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 51 "wgmma_kernels.tl"
                 __align__(8) float C_vec[2];
+#line 51 "wgmma_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 51 "wgmma_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64];
                 }
+#line 51 "wgmma_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + i_2 * 8192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 549 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __restrict__ B, __half* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 56 "wgmma_kernels.tl"
     __nv_fp8_e4m3* a_s = reinterpret_cast<__nv_fp8_e4m3*>(tilet_smem + 0);
     __nv_fp8_e5m2* b_s = reinterpret_cast<__nv_fp8_e5m2*>(tilet_smem + 4096);
     __half acc[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 59 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 59 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 59 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
+#line 60 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 60 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 60 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 60 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
+#line 61 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 61 "wgmma_kernels.tl"
         acc[r] = static_cast<__half>(0.0f);
     }
+#line 61 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 61 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 61 "wgmma_kernels.tl"
     __syncthreads();
+#line 61 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
+#line 61 "wgmma_kernels.tl"
         tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
     }
+#line 61 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 61 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 62 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 62 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 62 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 62 "wgmma_kernels.tl"
             __align__(4) __half C_vec[2];
+#line 62 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 62 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 62 "wgmma_kernels.tl"
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
+#line 621 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 67 "wgmma_kernels.tl"
     signed char* a_s = reinterpret_cast<signed char*>(tilet_smem + 0);
     signed char* b_s = reinterpret_cast<signed char*>(tilet_smem + 4096);
     int acc[32];
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 70 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 70 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 70 "wgmma_kernels.tl"
                 acc[v + i_1 * 2 + j_1 * 4] = 0;
             }
         }
     }
+#line 71 "wgmma_kernels.tl"
     for (int ko = 0; ko < 2; ++ko) {
+#line 71 "wgmma_kernels.tl"
         __syncthreads();
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 72 "wgmma_kernels.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 72 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 72 "wgmma_kernels.tl"
             *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 128 + i_1 * 4096 + ko * 64 + j_thread]);
         }
+#line 73 "wgmma_kernels.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 73 "wgmma_kernels.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 73 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 73 "wgmma_kernels.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 4096 + ko * 64 + j_thread_1]);
         }
+#line 74 "wgmma_kernels.tl"
         tilet_wgmma_fence();
+#line 74 "wgmma_kernels.tl"
         tilet_fence_proxy_async();
+#line 74 "wgmma_kernels.tl"
         __syncthreads();
+#line 74 "wgmma_kernels.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 74 "wgmma_kernels.tl"
             tilet_wgmma_m64n64k32_s32_s8<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
         }
+#line 74 "wgmma_kernels.tl"
         tilet_wgmma_commit();
+#line 74 "wgmma_kernels.tl"
         tilet_wgmma_wait<0>();
     }
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 76 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 76 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 76 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 76 "wgmma_kernels.tl"
             __align__(8) int C_vec[2];
+#line 76 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 76 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 76 "wgmma_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 705 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 81 "wgmma_kernels.tl"
     float* a_s = reinterpret_cast<float*>(tilet_smem + 16384);
     float* b_s = reinterpret_cast<float*>(tilet_smem + 0);
     float acc[64];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 84 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 84 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 84 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 32 + i_1 * 512 + (j_thread ^ ((i_thread & 7) * 4))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 32 + i_1 * 512 + j_thread]);
     }
+#line 85 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 85 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 85 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 85 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 512 + (j_thread_1 ^ ((i_thread_1 & 7) * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + i_1 * 512 + j_thread_1]);
     }
+#line 86 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 64; ++r) {
+#line 86 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 86 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 86 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 86 "wgmma_kernels.tl"
     __syncthreads();
+#line 86 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 86 "wgmma_kernels.tl"
         tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 8], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 8], 16, 1024, 1), 1);
     }
+#line 86 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 86 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 87 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 87 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 87 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 87 "wgmma_kernels.tl"
             __align__(8) float C_vec[2];
+#line 87 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 87 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 87 "wgmma_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 777 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 93 "wgmma_kernels.tl"
     __half a_f[32];
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 0);
     float acc[64];
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
+#line 96 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 96 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 96 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 96 "wgmma_kernels.tl"
             __align__(4) __half A_vec[2];
+#line 96 "wgmma_kernels.tl"
             *reinterpret_cast<unsigned int*>(&A_vec[0]) = *reinterpret_cast<const unsigned int*>(&A[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]);
+#line 96 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 96 "wgmma_kernels.tl"
                 a_f[v + i_1 * 2 + j_1 * 4] = A_vec[v];
             }
         }
     }
+#line 97 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 97 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 97 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 97 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 1024 + ((j_thread_1 % 64) ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 2048 + j_thread_1]);
     }
+#line 98 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 64; ++r) {
+#line 98 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 98 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 98 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 98 "wgmma_kernels.tl"
     __syncthreads();
+#line 98 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 98 "wgmma_kernels.tl"
         tilet_wgmma_m64n128k16_f32_f16_rs<0, 1>(&acc[0], &a_f[ks * 8], tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
     }
+#line 98 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 98 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
+#line 99 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 99 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 99 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 99 "wgmma_kernels.tl"
             __align__(8) float C_vec[2];
+#line 99 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 99 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 99 "wgmma_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 861 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 104 "wgmma_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[12];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 107 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 107 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 107 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 108 "wgmma_kernels.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8 % 8;
+#line 108 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 108 "wgmma_kernels.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 3; ++i_1) {
+#line 108 "wgmma_kernels.tl"
         if (static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 108 "wgmma_kernels.tl"
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 512 + (j_thread_1 ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
         }
     }
+#line 109 "wgmma_kernels.tl"
     #pragma unroll
     for (int r = 0; r < 12; ++r) {
+#line 109 "wgmma_kernels.tl"
         acc[r] = 0.0f;
     }
+#line 109 "wgmma_kernels.tl"
     tilet_wgmma_fence();
+#line 109 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
+#line 109 "wgmma_kernels.tl"
     __syncthreads();
+#line 109 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
+#line 109 "wgmma_kernels.tl"
         tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 16], 16, 1024, 1), 1);
     }
+#line 109 "wgmma_kernels.tl"
     tilet_wgmma_commit();
+#line 109 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 110 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 110 "wgmma_kernels.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 3; ++j_1) {
+#line 110 "wgmma_kernels.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 110 "wgmma_kernels.tl"
             __align__(8) float C_vec[2];
+#line 110 "wgmma_kernels.tl"
             #pragma unroll
             for (int v = 0; v < 2; ++v) {
+#line 110 "wgmma_kernels.tl"
                 C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
             }
+#line 110 "wgmma_kernels.tl"
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
+#line 936 "wgmma_kernels.cu"
 } // wg_n24_kernel

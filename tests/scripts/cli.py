@@ -5,6 +5,7 @@ usage: cli.py TILET EXAMPLES_DIR
 """
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -279,6 +280,18 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["ext.tl", "-I", "cuda", "-M"], cwd=tmp)
     expect(p.returncode == 0 and p.stdout.decode() == "ext.cu ext.host.cpp ext.h: \\\n  ext.tl \\\n  cuda/twice.cuh\n",
            "-M lists the CUDA file of an import_source (found through -I) as a dependency", p)
+    # #line directives: each statement's code names its .tl line; --no-line-directives leaves them out.
+    p = run(["user.tl", "-o", "lines.cu"], cwd=tmp)
+    with open(os.path.join(tmp, "lines.cu")) as f:
+        cu_lines = f.read().splitlines()
+    kernel_at = next((i for i, l in enumerate(cu_lines) if l.startswith('extern "C" __global__')), 0)
+    directives = [l for l in cu_lines[kernel_at:] if l.startswith("#line ")]
+    expect(p.returncode == 0 and directives and all(re.fullmatch(r'#line \d+ "(user\.tl|lines\.cu)"', l) for l in directives)
+           and directives[-1] == f'#line {cu_lines.index(directives[-1]) + 2} "lines.cu"',
+           "the kernel's code carries #line directives into user.tl, and the .cu's own numbering resumes after it", "\n".join(directives))
+    p = run(["user.tl", "-o", "nolines.cu", "--no-line-directives"], cwd=tmp)
+    with open(os.path.join(tmp, "nolines.cu")) as f:
+        expect(p.returncode == 0 and "#line" not in f.read(), "--no-line-directives: no #line", p)
     p = run(["user.tl", "-o", "-", "-MD"], cwd=tmp)
     expect(p.returncode == 1 and b"-MF" in p.stderr and p.stdout == b"", "-MD with the output on stdout needs -MF", p)
     p = run(["bad.tl", "-o", "bad2.cu", "-MD"], cwd=tmp)

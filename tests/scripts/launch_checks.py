@@ -7,7 +7,11 @@ Each refusal must return its cudaError_t and leave a message naming the
 kernel and the parameter in <prefix><module>_last_error(); good arguments
 reach the device check (on a machine without a GPU: "no CUDA device").
 Built with -DTILET_NO_CHECKS, the same bad arguments pass the checks
-(nothing is refused before the device). Exit 77 without nvcc.
+(nothing is refused before the device). Then the same kernel as a shared
+library in one command (`-o libops.so`): the program linked against it
+gives the same answers; a missing nvcc and an nvcc error in the program's
+own CUDA (import_source) are user errors that write nothing. Exit 77
+without nvcc.
 
 usage: launch_checks.py TILET
 """
@@ -106,4 +110,38 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = rows or {}
     expect(all(message == "" for code, message in rows.values()) and rows.get("null", (1,))[0] != 1,
            "with -DTILET_NO_CHECKS nothing is refused by a check: no messages, a null tensor is not cudaErrorInvalidValue", log)
+    # One command to a shared library, and the same checks through it.
+    lib = os.path.join(tmp, "lib")
+    os.mkdir(lib)
+    p = subprocess.run([TILET, "ops.tl", "-o", "lib/libops.so", "--symbol-prefix", "my_", "-MD"], cwd=tmp, capture_output=True, text=True)
+    expect(p.returncode == 0 and sorted(os.listdir(lib)) == ["libops.d", "libops.so", "ops.h"],
+           "-o lib/libops.so builds the library and writes ops.h and the -MD rule beside it", p.stderr + str(os.listdir(lib)))
+    rule = open(os.path.join(lib, "libops.d")).read() if os.path.exists(os.path.join(lib, "libops.d")) else ""
+    expect(rule.startswith("lib/libops.so lib/ops.h:"), "the dependency rule's targets are the library and its header", rule)
+    exe = os.path.join(tmp, "main_lib")
+    p = subprocess.run(["g++", "-std=c++17", "-I", lib, "-I", os.path.join(CUDA, "include"), "main.cpp", "-L", lib, "-lops",
+                        "-Wl,-rpath," + lib, "-o", exe], cwd=tmp, capture_output=True, text=True)
+    expect(p.returncode == 0, "a program links against the library (its header beside it)", p.stderr)
+    if p.returncode == 0:
+        env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(CUDA, "lib64") + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        run = subprocess.run([exe], cwd=tmp, capture_output=True, text=True, env=env, timeout=60)
+        lines = dict(l.split("|", 1) for l in run.stdout.splitlines())
+        expect(lines.get("promise", "").startswith("1|my_scale: dynamic dimension 'n' is 6") and lines.get("null", "").startswith("1|my_scale: tensor 'X'"),
+               "the library's launches check as the two-step build's do", run.stdout + run.stderr)
+    p = subprocess.run([TILET, "ops.tl", "-o", "lib/libnone.so"], cwd=tmp, capture_output=True, text=True, env=dict(os.environ, NVCC="/nonexistent/nvcc"))
+    expect(p.returncode == 1 and "cannot build 'lib/libnone.so': could not run /nonexistent/nvcc" in p.stderr and not os.path.exists(os.path.join(lib, "libnone.so"))
+           and not os.path.exists(os.path.join(lib, "none.h")), "an nvcc that cannot run: exit 1, the reason, nothing written", p.stderr)
+    with open(os.path.join(tmp, "broken.cuh"), "w") as f:
+        f.write("__device__ void twice(float *x) { *x *= 2.0f }\n")   # missing ';'
+    with open(os.path.join(tmp, "ext.tl"), "w") as f:
+        f.write('target sm_80;\nkernel k(X: f32[32]) grid(1) threads(32) as (t) {\n    import_source("broken.cuh");\n'
+                '    call_extern("twice", access_ptr(X[t], "rw"));\n}\n')
+    p = subprocess.run([TILET, "ext.tl", "-o", "lib/libext.so"], cwd=tmp, capture_output=True, text=True)
+    expect(p.returncode == 1 and "import_source" in p.stderr and "internal compiler error" not in p.stderr
+           and not os.path.exists(os.path.join(lib, "libext.so")),
+           "nvcc rejecting the program's own CUDA is the program's error (exit 1, naming import_source), not tilet's", p.stderr[-1500:])
+    expect(re.search(r"broken\.cuh\(1\): error", p.stderr) is not None,
+           "nvcc's message names the line of the imported file (#line directives)", p.stderr[-1500:])
+    p = subprocess.run([TILET, "ops.tl", "-o", "lib/libast.so", "--emit=ast"], cwd=tmp, capture_output=True, text=True)
+    expect(p.returncode == 1 and "--emit=ast writes text" in p.stderr, "--emit other than cuda with -o *.so is a command-line error", p.stderr)
 finish("launch_checks")

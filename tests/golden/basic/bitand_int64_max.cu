@@ -4,14 +4,22 @@
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 k_kernel(long long* __restrict__ A) {
+#line 5 "bitand_int64_max.tl"
     const int i_thread = static_cast<int>(threadIdx.x) % 64 * 2;
+#line 5 "bitand_int64_max.tl"
     if (static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 5 "bitand_int64_max.tl"
         __align__(16) long long A_vec[2];
+#line 5 "bitand_int64_max.tl"
         #pragma unroll
         for (int v = 0; v < 2; ++v) {
+#line 5 "bitand_int64_max.tl"
             const int i = i_thread + v;
+#line 5 "bitand_int64_max.tl"
             A_vec[v] = static_cast<long long>(i) & 9223372036854775807LL;
         }
+#line 5 "bitand_int64_max.tl"
         *reinterpret_cast<uint4*>(&A[i_thread]) = *reinterpret_cast<uint4*>(&A_vec[0]);
     }
+#line 25 "bitand_int64_max.cu"
 } // k_kernel

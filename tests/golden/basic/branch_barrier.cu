@@ -5,27 +5,42 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 k_kernel(const float* __restrict__ A, const bool* __restrict__ Flag, float* __restrict__ B) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 6 "branch_barrier.tl"
     float* s = reinterpret_cast<float*>(tilet_smem + 0);
     if (Flag[0]) {
         const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 8 "branch_barrier.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 8 "branch_barrier.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 8 "branch_barrier.tl"
             *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 512 + j_thread]);
         }
+#line 9 "branch_barrier.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 9 "branch_barrier.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 9 "branch_barrier.tl"
         __syncthreads();
+#line 9 "branch_barrier.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 9 "branch_barrier.tl"
             __align__(16) float B_vec[4];
+#line 9 "branch_barrier.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 9 "branch_barrier.tl"
                 const int i = i_thread_1 + i_1 * 8;
+#line 9 "branch_barrier.tl"
                 const int j = j_thread_1 + v;
+#line 9 "branch_barrier.tl"
                 B_vec[v] = s[j * 64 + i];
             }
+#line 9 "branch_barrier.tl"
             *reinterpret_cast<uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
+#line 46 "branch_barrier.cu"
 } // k_kernel

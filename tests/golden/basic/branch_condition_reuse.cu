@@ -7,56 +7,91 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 k_kernel(const double* __restrict__ X1, const __half* __restrict__ X2, float* __restrict__ Y) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 8 "branch_condition_reuse.tl"
     const int bx = static_cast<int>(blockIdx.x);
     float* S13 = reinterpret_cast<float*>(tilet_smem + 0);
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 10 "branch_condition_reuse.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 2;
+#line 10 "branch_condition_reuse.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 10 "branch_condition_reuse.tl"
         __align__(8) float S13_vec[2];
+#line 10 "branch_condition_reuse.tl"
         __align__(4) __half X2_vec[2];
+#line 10 "branch_condition_reuse.tl"
         *reinterpret_cast<unsigned int*>(&X2_vec[0]) = *reinterpret_cast<const unsigned int*>(&X2[bx * 2240 + i_thread * 70 + i_1 * 1120 + j_thread]);
+#line 10 "branch_condition_reuse.tl"
         #pragma unroll
         for (int v = 0; v < 2; ++v) {
+#line 10 "branch_condition_reuse.tl"
             S13_vec[v] = static_cast<float>(X2_vec[v]);
         }
+#line 10 "branch_condition_reuse.tl"
         *reinterpret_cast<uint2*>(&S13[i_thread * 16 + i_1 * 256 + j_thread]) = *reinterpret_cast<uint2*>(&S13_vec[0]);
     }
+#line 11 "branch_condition_reuse.tl"
     __syncthreads();
+#line 11 "branch_condition_reuse.tl"
     if (S13[0] > 0.25f) {
         float* S26 = reinterpret_cast<float*>(tilet_smem + 0);
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 4 % 16;
+#line 13 "branch_condition_reuse.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 4;
+#line 13 "branch_condition_reuse.tl"
         const int i = i_thread_1;
+#line 13 "branch_condition_reuse.tl"
         const int j = j_thread_1;
+#line 13 "branch_condition_reuse.tl"
         __syncthreads();
+#line 13 "branch_condition_reuse.tl"
         if (static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 13 "branch_condition_reuse.tl"
             S26[i * 4 + j] = static_cast<float>(X1[bx * 2049 + i * 64 + j + 27]);
         }
+#line 14 "branch_condition_reuse.tl"
         const int i_thread_2 = static_cast<int>(threadIdx.x) % 16;
+#line 14 "branch_condition_reuse.tl"
         __syncthreads();
+#line 14 "branch_condition_reuse.tl"
         if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 14 "branch_condition_reuse.tl"
             *reinterpret_cast<uint4*>(&Y[bx * 64 + i_thread_2 * 4]) = *reinterpret_cast<uint4*>(&S26[i_thread_2 * 4]);
         }
     }
     else {
+#line 16 "branch_condition_reuse.tl"
         __half* S27 = reinterpret_cast<__half*>(tilet_smem + 0);
         const int i_thread_1 = static_cast<int>(threadIdx.x) % 64;
+#line 17 "branch_condition_reuse.tl"
         const int i = i_thread_1;
+#line 17 "branch_condition_reuse.tl"
         __syncthreads();
+#line 17 "branch_condition_reuse.tl"
         if (static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 17 "branch_condition_reuse.tl"
             S27[i] = X2[bx * 140 + i + 1];
         }
+#line 18 "branch_condition_reuse.tl"
         __syncthreads();
+#line 18 "branch_condition_reuse.tl"
         if (static_cast<int>(threadIdx.x) == 0) {
+#line 18 "branch_condition_reuse.tl"
             __align__(16) float Y_vec[4];
+#line 18 "branch_condition_reuse.tl"
             __align__(8) __half S27_vec[4];
+#line 18 "branch_condition_reuse.tl"
             *reinterpret_cast<uint2*>(&S27_vec[0]) = *reinterpret_cast<uint2*>(&S27[0]);
+#line 18 "branch_condition_reuse.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 18 "branch_condition_reuse.tl"
                 Y_vec[v] = static_cast<float>(S27_vec[v]);
             }
+#line 18 "branch_condition_reuse.tl"
             *reinterpret_cast<uint4*>(&Y[bx * 64]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
     }
+#line 97 "branch_condition_reuse.cu"
 } // k_kernel

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 // ---- imported source call_extern_helpers.cuh (import_source) ----
+#line 1 "call_extern_helpers.cuh"
 // The program's own CUDA for call_extern.tl (brought in by import_source).
 #include <cuda_fp16.h>
 
@@ -23,32 +24,44 @@ __device__ void sum_into(const float *x, float *total, int n) {
     for (int i = 0; i < n; ++i) acc += x[i];
     *total = acc;
 }
+#line 28 "call_extern.cu"
 // ---- end of imported source call_extern_helpers.cuh ----
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 scale_kernel(const __half* __restrict__ X, __half* __restrict__ Y, float* __restrict__ Total, float s) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 8 "call_extern.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 8 "call_extern.tl"
     const int t = static_cast<int>(threadIdx.x);
+#line 10 "call_extern.tl"
     __align__(16) __half x[8];
     __align__(16) __half y[8];
     float* partial = reinterpret_cast<float*>(tilet_smem + 0);
     float* total = reinterpret_cast<float*>(tilet_smem + 512);
     __align__(16) __half X_vec[8];
+#line 14 "call_extern.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[bx * 1024 + t * 8]);
+#line 14 "call_extern.tl"
     #pragma unroll
     for (int v = 0; v < 8; ++v) {
+#line 15 "call_extern.tl"
         x[v] = X_vec[v];
     }
     scale_halves(&x[0], &y[0], s, 8);
     scale_halves(&y[0], &Y[bx * 1024 + t * 8], 1.0f, 8);
     partial[t] = static_cast<float>(y[0]);
     __syncthreads();
+#line 20 "call_extern.tl"
     if (t == 0) {
+#line 22 "call_extern.tl"
         sum_into(&partial[0], &total[0], 128);
     }
     __syncthreads();
+#line 24 "call_extern.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 24 "call_extern.tl"
         Total[bx] = total[0];
     }
+#line 67 "call_extern.cu"
 } // scale_kernel

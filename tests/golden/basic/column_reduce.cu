@@ -7,62 +7,88 @@
 extern "C" __global__ void __launch_bounds__(256, 1)
 column_max_kernel(const float* __restrict__ X, float* __restrict__ out) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 4 "column_reduce.tl"
     float x[32];
     float m[4];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 6 "column_reduce.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 6 "column_reduce.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 6 "column_reduce.tl"
         __align__(16) float X_vec[4];
+#line 6 "column_reduce.tl"
         *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[i_thread * 32 + i_1 * 1024 + j_thread]);
+#line 6 "column_reduce.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 6 "column_reduce.tl"
             x[v + i_1 * 4] = X_vec[v];
         }
     }
+#line 7 "column_reduce.tl"
     float m_partial[4];
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m_partial[g] = -CUDART_INF_F;
     }
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int r1 = 0; r1 < 8; ++r1) {
+#line 7 "column_reduce.tl"
         #pragma unroll
         for (int r0 = 0; r0 < 4; ++r0) {
             m_partial[r0] = fmaxf(m_partial[r0], x[r0 + r1 * 4]);
         }
     }
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m_partial[g] = fmaxf(m_partial[g], __shfl_xor_sync(0xffffffffu, m_partial[g], 8));
         m_partial[g] = fmaxf(m_partial[g], __shfl_xor_sync(0xffffffffu, m_partial[g], 16));
     }
+#line 7 "column_reduce.tl"
     float* m_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m_exchange[g * 256 + static_cast<int>(threadIdx.x)] = m_partial[g];
     }
+#line 7 "column_reduce.tl"
     const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 7 "column_reduce.tl"
     __syncthreads();
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m_partial[g] = -CUDART_INF_F;
+#line 7 "column_reduce.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 8; ++w0) {
             m_partial[g] = fmaxf(m_partial[g], m_exchange[g * 256 + partner_base + w0 * 32]);
         }
     }
+#line 7 "column_reduce.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         m[g] = m_partial[g];
     }
+#line 8 "column_reduce.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) % 8 * 4;
+#line 8 "column_reduce.tl"
     if (static_cast<int>(threadIdx.x) / 8 == 0) {
+#line 8 "column_reduce.tl"
         __align__(16) float out_vec[4];
+#line 8 "column_reduce.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 8 "column_reduce.tl"
             out_vec[v] = m[v];
         }
+#line 8 "column_reduce.tl"
         *reinterpret_cast<uint4*>(&out[i_thread_1]) = *reinterpret_cast<uint4*>(&out_vec[0]);
     }
+#line 94 "column_reduce.cu"
 } // column_max_kernel

@@ -18,10 +18,12 @@ __device__ __forceinline__ int tilet_dp4a_s8_s8(const void *a, const void *b, in
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 dot_kernel(const signed char* __restrict__ X, const signed char* __restrict__ W, int* __restrict__ Y) {
+#line 5 "dp4a.tl"
     const int t = static_cast<int>(threadIdx.x);
     signed char x_local[64];
     signed char w_local[64];
     int acc;
+#line 8 "dp4a.tl"
     acc = 0;
     for (int k = 0; k < 64; ++k) {
         x_local[k] = X[t * 64 + k];
@@ -31,4 +33,5 @@ dot_kernel(const signed char* __restrict__ X, const signed char* __restrict__ W,
         acc = tilet_dp4a_s8_s8(&x_local[k * 4], &w_local[k * 4], acc);
     }
     Y[t] = acc;
+#line 37 "dp4a.cu"
 } // dot_kernel

@@ -26,66 +26,100 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 rows_kernel(const __half* __restrict__ A, __half* __restrict__ B, int M, int K) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 6 "dynamic_divisor.tl"
     const int bm = static_cast<int>(blockIdx.x);
     __half* S = reinterpret_cast<__half*>(tilet_smem + 0);
     if (0 < (K + 63) / 64) {
         const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 9 "dynamic_divisor.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 9 "dynamic_divisor.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 9 "dynamic_divisor.tl"
             if (bm * 64 + i_thread + i_1 * 16 < M && j_thread + 7 < K) {
+#line 9 "dynamic_divisor.tl"
                 tilet_cp_async_16(&S[i_thread * 64 + i_1 * 1024 + j_thread], &A[static_cast<long long>(bm * 64 + i_thread + i_1 * 16) * static_cast<long long>(K) + static_cast<long long>(j_thread)], true);
             }
             else {
+#line 9 "dynamic_divisor.tl"
                 #pragma unroll
                 for (int v = 0; v < 8; ++v) {
+#line 9 "dynamic_divisor.tl"
                     const int i = i_thread + i_1 * 16;
+#line 9 "dynamic_divisor.tl"
                     const int j = j_thread + v;
+#line 9 "dynamic_divisor.tl"
                     S[i * 64 + j] = bm * 64 + i < M && j < K ? A[static_cast<long long>(bm * 64 + i) * static_cast<long long>(K) + static_cast<long long>(j)] : static_cast<__half>(0.0f);
                 }
             }
         }
     }
+#line 8 "dynamic_divisor.tl"
     tilet_cp_async_commit();
+#line 8 "dynamic_divisor.tl"
     for (int k = 0; k < (K + 63) / 64; ++k) {
+#line 8 "dynamic_divisor.tl"
         tilet_cp_async_wait<0>();
+#line 8 "dynamic_divisor.tl"
         __syncthreads();
+#line 8 "dynamic_divisor.tl"
         if (k + 1 < (K + 63) / 64) {
             const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 9 "dynamic_divisor.tl"
             const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 9 "dynamic_divisor.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 9 "dynamic_divisor.tl"
                 if (bm * 64 + i_thread + i_1 * 16 < M && k * 64 + j_thread + 71 < K) {
+#line 9 "dynamic_divisor.tl"
                     tilet_cp_async_16(&S[(k + 1) % 2 * 4096 + i_thread * 64 + i_1 * 1024 + j_thread], &A[static_cast<long long>(bm * 64 + i_thread + i_1 * 16) * static_cast<long long>(K) + static_cast<long long>(k * 64 + j_thread + 64)], true);
                 }
                 else {
+#line 9 "dynamic_divisor.tl"
                     #pragma unroll
                     for (int v = 0; v < 8; ++v) {
+#line 9 "dynamic_divisor.tl"
                         const int i = i_thread + i_1 * 16;
+#line 9 "dynamic_divisor.tl"
                         const int j = j_thread + v;
+#line 9 "dynamic_divisor.tl"
                         S[(k + 1) % 2 * 4096 + i * 64 + j] = bm * 64 + i < M && k * 64 + j + 64 < K ? A[static_cast<long long>(bm * 64 + i) * static_cast<long long>(K) + static_cast<long long>(k * 64 + j + 64)] : static_cast<__half>(0.0f);
                     }
                 }
             }
         }
+#line 8 "dynamic_divisor.tl"
         tilet_cp_async_commit();
+#line 10 "dynamic_divisor.tl"
         const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 10 "dynamic_divisor.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 10 "dynamic_divisor.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 10 "dynamic_divisor.tl"
             if (bm * 64 + i_thread + i_1 * 16 < M && k * 64 + j_thread + 7 < K) {
+#line 10 "dynamic_divisor.tl"
                 *reinterpret_cast<uint4*>(&B[static_cast<long long>(bm * 64 + i_thread + i_1 * 16) * static_cast<long long>(K) + static_cast<long long>(k * 64 + j_thread)]) = *reinterpret_cast<uint4*>(&S[k % 2 * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
             }
             else {
+#line 10 "dynamic_divisor.tl"
                 #pragma unroll
                 for (int v = 0; v < 8; ++v) {
+#line 10 "dynamic_divisor.tl"
                     const int i = i_thread + i_1 * 16;
+#line 10 "dynamic_divisor.tl"
                     const int j = j_thread + v;
+#line 10 "dynamic_divisor.tl"
                     if (bm * 64 + i < M && k * 64 + j < K) {
+#line 10 "dynamic_divisor.tl"
                         B[static_cast<long long>(bm * 64 + i) * static_cast<long long>(K) + static_cast<long long>(k * 64 + j)] = S[k % 2 * 4096 + i * 64 + j];
                     }
                 }
             }
         }
     }
+#line 125 "dynamic_divisor.cu"
 } // rows_kernel

@@ -7,11 +7,14 @@
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 k_kernel(float* __restrict__ A, __half* __restrict__ H) {
+#line 4 "f32_out_of_range.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 4 "f32_out_of_range.tl"
         A[0] = CUDART_INF_F;
         A[1] = CUDART_INF_F;
         A[2] = -CUDART_INF_F;
         A[3] = 3.4028235e+38f;
         H[0] = static_cast<__half>(CUDART_INF_F);
     }
+#line 20 "f32_out_of_range.cu"
 } // k_kernel

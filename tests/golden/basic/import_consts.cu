@@ -4,16 +4,25 @@
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 scale_kernel(float* __restrict__ X, float alpha) {
+#line 6 "import_consts.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 32;
+#line 6 "import_consts.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 6 "import_consts.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 6 "import_consts.tl"
         __align__(16) float X_vec[4];
+#line 6 "import_consts.tl"
         *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<uint4*>(&X[i_thread * 128 + i_1 * 512 + j_thread]);
+#line 6 "import_consts.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 7 "import_consts.tl"
             X_vec[v] = X_vec[v] * alpha;
         }
+#line 6 "import_consts.tl"
         *reinterpret_cast<uint4*>(&X[i_thread * 128 + i_1 * 512 + j_thread]) = *reinterpret_cast<uint4*>(&X_vec[0]);
     }
+#line 28 "import_consts.cu"
 } // scale_kernel

@@ -6,16 +6,21 @@
 
 extern "C" __global__ void __launch_bounds__(64, 1)
 rowsum_kernel(const __nv_bfloat16* __restrict__ X, __nv_bfloat16* __restrict__ Y) {
+#line 6 "import_dtypes.tl"
     const int t = static_cast<int>(threadIdx.x);
     __nv_bfloat16 row[128];
     float acc;
+#line 8 "import_dtypes.tl"
     acc = 0.0f;
     #pragma unroll
     for (int i = 0; i < 128; ++i) {
+#line 9 "import_dtypes.tl"
         row[i] = X[t * 128 + i];
     }
+#line 10 "import_dtypes.tl"
     for (int k = 0; k < 128; ++k) {
         acc = acc + static_cast<float>(row[k]);
     }
     Y[t] = static_cast<__nv_bfloat16>(acc);
+#line 26 "import_dtypes.cu"
 } // rowsum_kernel

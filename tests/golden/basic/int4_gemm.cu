@@ -27,70 +27,110 @@ __device__ __forceinline__ void tilet_mma_m16n8k64_s32_s4(int *d, const void *a,
 extern "C" __global__ void __launch_bounds__(128, 1)
 int4_gemm_kernel(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, int* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 7 "int4_gemm.tl"
     // 'a': packed int4 at byte 0 of shared memory, accessed through uint8 views
     // 'b': packed int4 at byte 4096 of shared memory, accessed through uint8 views
     int acc[32];
     const unsigned char* A_bytes = reinterpret_cast<const unsigned char*>(A);   // 'A' viewed as uint8[64, 64]
+#line 10 "int4_gemm.tl"
     unsigned char* a_bytes = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 'a' viewed as uint8[64, 64]
+#line 10 "int4_gemm.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 10 "int4_gemm.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 10 "int4_gemm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 10 "int4_gemm.tl"
         *reinterpret_cast<uint4*>(&a_bytes[i_thread * 64 + i_1 * 2048 + j_thread]) = *reinterpret_cast<const uint4*>(&A_bytes[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
+#line 11 "int4_gemm.tl"
     const unsigned char* B_bytes = reinterpret_cast<const unsigned char*>(B);   // 'B' viewed as uint8[64, 64]
+#line 11 "int4_gemm.tl"
     unsigned char* b_bytes = reinterpret_cast<unsigned char*>(tilet_smem + 4096);   // 'b' viewed as uint8[64, 64]
+#line 11 "int4_gemm.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 11 "int4_gemm.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 11 "int4_gemm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 11 "int4_gemm.tl"
         *reinterpret_cast<uint4*>(&b_bytes[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]) = *reinterpret_cast<const uint4*>(&B_bytes[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
+#line 12 "int4_gemm.tl"
     unsigned char* a_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 'a' viewed as uint8[64, 64]
+#line 12 "int4_gemm.tl"
     unsigned char* b_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 4096);   // 'b' viewed as uint8[64, 64]
+#line 12 "int4_gemm.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 12 "int4_gemm.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 12 "int4_gemm.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 12 "int4_gemm.tl"
     #pragma unroll
     for (int r = 0; r < 32; ++r) {
+#line 12 "int4_gemm.tl"
         acc[r] = 0;
     }
+#line 12 "int4_gemm.tl"
     __syncthreads();
+#line 12 "int4_gemm.tl"
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
+#line 12 "int4_gemm.tl"
         unsigned char a_frag[32];
+#line 12 "int4_gemm.tl"
         unsigned char b_frag[32];
+#line 12 "int4_gemm.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 12 "int4_gemm.tl"
             tilet_ldmatrix_x4(&a_frag[i * 16], &a_bytes_1[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ks * 32 + lane / 16 * 16]);
         }
+#line 12 "int4_gemm.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
+#line 12 "int4_gemm.tl"
             tilet_ldmatrix_x4(&b_frag[jg * 16], &b_bytes_1[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ks * 32 + lane / 8 % 2 * 16]);
         }
+#line 12 "int4_gemm.tl"
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
+#line 12 "int4_gemm.tl"
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
+#line 12 "int4_gemm.tl"
                 tilet_mma_m16n8k64_s32_s4(&acc[j * 4 + i * 16], &a_frag[i * 16], &b_frag[j * 8]);
             }
         }
     }
+#line 13 "int4_gemm.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 32;
+#line 13 "int4_gemm.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 32;
+#line 13 "int4_gemm.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 13 "int4_gemm.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 13 "int4_gemm.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 13 "int4_gemm.tl"
                 __align__(8) int C_vec[2];
+#line 13 "int4_gemm.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 13 "int4_gemm.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4 + i_2 * 16];
                 }
+#line 13 "int4_gemm.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread_2 * 64 + i_1 * 512 + i_2 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 136 "int4_gemm.cu"
 } // int4_gemm_kernel

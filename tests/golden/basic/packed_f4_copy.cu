@@ -24,37 +24,62 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 packed_f4_copy_kernel(const unsigned char* __restrict__ A, unsigned char* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 8 "packed_f4_copy.tl"
     // 's': packed f4e2m1 at byte 0 of shared memory, accessed through uint8 views
+#line 10 "packed_f4_copy.tl"
     const unsigned char* A_bytes = reinterpret_cast<const unsigned char*>(A);   // 'A' viewed as uint8[128, 64]
+#line 10 "packed_f4_copy.tl"
     unsigned char* s_bytes = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 's' viewed as uint8[2, 128, 32]
+#line 10 "packed_f4_copy.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 2;
+#line 10 "packed_f4_copy.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 2 * 16;
+#line 10 "packed_f4_copy.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 10 "packed_f4_copy.tl"
         tilet_cp_async_16(&s_bytes[i_thread * 32 + i_1 * 2048 + j_thread], &A_bytes[i_thread * 64 + i_1 * 4096 + j_thread], true);
     }
+#line 9 "packed_f4_copy.tl"
     tilet_cp_async_commit();
+#line 9 "packed_f4_copy.tl"
     for (int ko = 0; ko < 2; ++ko) {
+#line 9 "packed_f4_copy.tl"
         tilet_cp_async_wait<0>();
+#line 9 "packed_f4_copy.tl"
         __syncthreads();
+#line 9 "packed_f4_copy.tl"
         if (ko + 1 < 2) {
             const unsigned char* A_bytes_1 = reinterpret_cast<const unsigned char*>(A);   // 'A' viewed as uint8[128, 64]
+#line 10 "packed_f4_copy.tl"
             unsigned char* s_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 's' viewed as uint8[2, 128, 32]
+#line 10 "packed_f4_copy.tl"
             const int i_thread_1 = static_cast<int>(threadIdx.x) / 2;
+#line 10 "packed_f4_copy.tl"
             const int j_thread_1 = static_cast<int>(threadIdx.x) % 2 * 16;
+#line 10 "packed_f4_copy.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 10 "packed_f4_copy.tl"
                 tilet_cp_async_16(&s_bytes_1[(ko + 1) % 2 * 4096 + i_thread_1 * 32 + i_1 * 2048 + j_thread_1], &A_bytes_1[i_thread_1 * 64 + i_1 * 4096 + ko * 32 + j_thread_1 + 32], true);
             }
         }
+#line 9 "packed_f4_copy.tl"
         tilet_cp_async_commit();
+#line 11 "packed_f4_copy.tl"
         unsigned char* s_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 's' viewed as uint8[2, 128, 32]
+#line 11 "packed_f4_copy.tl"
         unsigned char* C_bytes = reinterpret_cast<unsigned char*>(C);   // 'C' viewed as uint8[128, 64]
+#line 11 "packed_f4_copy.tl"
         const int i_thread_1 = static_cast<int>(threadIdx.x) / 2;
+#line 11 "packed_f4_copy.tl"
         const int j_thread_1 = static_cast<int>(threadIdx.x) % 2 * 16;
+#line 11 "packed_f4_copy.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 11 "packed_f4_copy.tl"
             *reinterpret_cast<uint4*>(&C_bytes[i_thread_1 * 64 + i_1 * 4096 + ko * 32 + j_thread_1]) = *reinterpret_cast<uint4*>(&s_bytes_1[ko * 4096 + i_thread_1 * 32 + i_1 * 2048 + j_thread_1]);
         }
     }
+#line 85 "packed_f4_copy.cu"
 } // packed_f4_copy_kernel

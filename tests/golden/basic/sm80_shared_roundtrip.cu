@@ -7,46 +7,70 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 roundtrip_kernel(const __nv_bfloat16* __restrict__ X, float* __restrict__ Y) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 4 "sm80_shared_roundtrip.tl"
     const int b = static_cast<int>(blockIdx.x);
     __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     float f[32];
     const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 7 "sm80_shared_roundtrip.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 7 "sm80_shared_roundtrip.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 7 "sm80_shared_roundtrip.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 1024 + j_thread]) = *reinterpret_cast<const uint4*>(&X[b * 4096 + i_thread * 64 + i_1 * 1024 + j_thread]);
     }
+#line 8 "sm80_shared_roundtrip.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 8 "sm80_shared_roundtrip.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 8 "sm80_shared_roundtrip.tl"
     __syncthreads();
+#line 8 "sm80_shared_roundtrip.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 8 "sm80_shared_roundtrip.tl"
         __align__(16) __nv_bfloat16 s_vec[8];
+#line 8 "sm80_shared_roundtrip.tl"
         *reinterpret_cast<uint4*>(&s_vec[0]) = *reinterpret_cast<uint4*>(&s[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+#line 8 "sm80_shared_roundtrip.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 8 "sm80_shared_roundtrip.tl"
             f[v + i_1 * 8] = static_cast<float>(s_vec[v]);
         }
     }
+#line 9 "sm80_shared_roundtrip.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 9 "sm80_shared_roundtrip.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 10 "sm80_shared_roundtrip.tl"
             f[v + i_1 * 8] = f[v + i_1 * 8] * 0.5f;
         }
     }
+#line 12 "sm80_shared_roundtrip.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+#line 12 "sm80_shared_roundtrip.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 12 "sm80_shared_roundtrip.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 12 "sm80_shared_roundtrip.tl"
         __align__(16) float Y_vec[8];
+#line 12 "sm80_shared_roundtrip.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 12 "sm80_shared_roundtrip.tl"
             Y_vec[v] = f[v + i_1 * 8];
         }
+#line 12 "sm80_shared_roundtrip.tl"
         #pragma unroll
         for (int c = 0; c < 2; ++c) {
+#line 12 "sm80_shared_roundtrip.tl"
             *reinterpret_cast<uint4*>(&Y[i_thread_2 * 64 + i_1 * 1024 + j_thread_2 + c * 4]) = *reinterpret_cast<uint4*>(&Y_vec[c * 4]);
         }
     }
+#line 76 "sm80_shared_roundtrip.cu"
 } // roundtrip_kernel

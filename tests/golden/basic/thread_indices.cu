@@ -7,23 +7,32 @@
 extern "C" __global__ void __launch_bounds__(64, 1)
 dot_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 8 "thread_indices.tl"
     const int bn = static_cast<int>(blockIdx.x);
     const int tn = static_cast<int>(threadIdx.x) % 2;
+#line 9 "thread_indices.tl"
     const int tk = static_cast<int>(threadIdx.x) / 2;
+#line 11 "thread_indices.tl"
     __half a[2];
     __half b[2];
     float* sums = reinterpret_cast<float*>(tilet_smem + 0);
     float acc;
+#line 14 "thread_indices.tl"
     acc = 0.0f;
     if (tk == 0) {
         sums[tn] = 0.0f;
     }
     __align__(4) __half A_vec[2];
+#line 18 "thread_indices.tl"
     __align__(4) __half B_vec[2];
+#line 18 "thread_indices.tl"
     *reinterpret_cast<unsigned int*>(&A_vec[0]) = *reinterpret_cast<const unsigned int*>(&A[tk * 2]);
+#line 18 "thread_indices.tl"
     *reinterpret_cast<unsigned int*>(&B_vec[0]) = *reinterpret_cast<const unsigned int*>(&B[bn * 128 + tn * 64 + tk * 2]);
+#line 18 "thread_indices.tl"
     #pragma unroll
     for (int v = 0; v < 2; ++v) {
+#line 19 "thread_indices.tl"
         a[v] = A_vec[v];
         b[v] = B_vec[v];
     }
@@ -31,7 +40,10 @@ dot_rows_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         acc = acc + static_cast<float>(a[v]) * static_cast<float>(b[v]);
     }
     __syncthreads();
+#line 25 "thread_indices.tl"
     atomicAdd(&sums[tn], acc);
     __syncthreads();
+#line 26 "thread_indices.tl"
     C[bn * 2 + tn] = sums[tn];
+#line 49 "thread_indices.cu"
 } // dot_rows_kernel

@@ -4,29 +4,46 @@
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 relu_kernel(const float* __restrict__ X, float* __restrict__ Y) {
+#line 5 "two_kernels.tl"
     const int b = static_cast<int>(blockIdx.x);
     const int i_thread = static_cast<int>(threadIdx.x) * 4;
+#line 6 "two_kernels.tl"
     __align__(16) float Y_vec[4];
+#line 6 "two_kernels.tl"
     __align__(16) float X_vec[4];
+#line 6 "two_kernels.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[b * 1024 + i_thread]);
+#line 6 "two_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 7 "two_kernels.tl"
         Y_vec[v] = fmaxf(X_vec[v], 0.0f);
     }
+#line 6 "two_kernels.tl"
     *reinterpret_cast<uint4*>(&Y[b * 1024 + i_thread]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
+#line 25 "two_kernels.cu"
 } // relu_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 axpy_kernel(const float* __restrict__ X, float* __restrict__ Y, float a) {
+#line 11 "two_kernels.tl"
     const int b = static_cast<int>(blockIdx.x);
     const int i_thread = static_cast<int>(threadIdx.x) * 4;
+#line 12 "two_kernels.tl"
     __align__(16) float Y_vec[4];
+#line 12 "two_kernels.tl"
     __align__(16) float X_vec[4];
+#line 12 "two_kernels.tl"
     *reinterpret_cast<uint4*>(&Y_vec[0]) = *reinterpret_cast<uint4*>(&Y[b * 1024 + i_thread]);
+#line 12 "two_kernels.tl"
     *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[b * 1024 + i_thread]);
+#line 12 "two_kernels.tl"
     #pragma unroll
     for (int v = 0; v < 4; ++v) {
+#line 13 "two_kernels.tl"
         Y_vec[v] = a * X_vec[v] + Y_vec[v];
     }
+#line 12 "two_kernels.tl"
     *reinterpret_cast<uint4*>(&Y[b * 1024 + i_thread]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
+#line 49 "two_kernels.cu"
 } // axpy_kernel

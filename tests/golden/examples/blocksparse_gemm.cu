@@ -87,107 +87,167 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
 extern "C" __global__ void __launch_bounds__(128, 1)
 blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict__ B, const bool* __restrict__ BlockMask, __half* __restrict__ C, const __grid_constant__ CUtensorMap tma_C) {
     extern __shared__ __align__(128) unsigned char tilet_smem[];
+#line 19 "blocksparse_gemm.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 19 "blocksparse_gemm.tl"
         tilet_tma_prefetch(&tma_C);
     }
+#line 28 "blocksparse_gemm.tl"
     const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 8;
+#line 28 "blocksparse_gemm.tl"
     const int panel = 0;
+#line 28 "blocksparse_gemm.tl"
     const int panel_offset = launch_order;
+#line 28 "blocksparse_gemm.tl"
     const int panel_width = 8;
+#line 20 "blocksparse_gemm.tl"
     const int bx = panel == 1 ? -(panel_offset / panel_width) + 7 : panel_offset / panel_width;
+#line 20 "blocksparse_gemm.tl"
     const int by = panel_offset % panel_width + panel * 10;
+#line 23 "blocksparse_gemm.tl"
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float C_local[128];
     __half* C_shared = reinterpret_cast<__half*>(tilet_smem + 0);
+#line 29 "blocksparse_gemm.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 29 "blocksparse_gemm.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 29 "blocksparse_gemm.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 29 "blocksparse_gemm.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 29 "blocksparse_gemm.tl"
                     C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
                 }
             }
         }
     }
+#line 32 "blocksparse_gemm.tl"
     if (BlockMask[by * 256 + bx * 32]) {
         const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 33 "blocksparse_gemm.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 33 "blocksparse_gemm.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 33 "blocksparse_gemm.tl"
             tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 131072 + i_thread * 1024 + i_1 * 32768 + j_thread], true);
         }
     }
+#line 32 "blocksparse_gemm.tl"
     if (BlockMask[by * 256 + bx * 32]) {
+#line 34 "blocksparse_gemm.tl"
         const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 34 "blocksparse_gemm.tl"
         const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 34 "blocksparse_gemm.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 34 "blocksparse_gemm.tl"
             tilet_cp_async_16(&B_shared[j_thread / 64 * 4096 + i_thread * 64 + i_1 * 512 + ((j_thread % 64) ^ (i_thread * 8))], &B[i_thread * 1024 + i_1 * 8192 + bx * 128 + j_thread], true);
         }
     }
+#line 31 "blocksparse_gemm.tl"
     tilet_cp_async_commit();
+#line 31 "blocksparse_gemm.tl"
     for (int k = 0; k < 32; ++k) {
+#line 31 "blocksparse_gemm.tl"
         tilet_cp_async_wait<0>();
+#line 31 "blocksparse_gemm.tl"
         tilet_fence_proxy_async();
+#line 31 "blocksparse_gemm.tl"
         __syncthreads();
+#line 31 "blocksparse_gemm.tl"
         if (k + 1 < 32) {
             if (BlockMask[by * 256 + bx * 32 + k + 1]) {
                 const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 33 "blocksparse_gemm.tl"
                 const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 33 "blocksparse_gemm.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 33 "blocksparse_gemm.tl"
                     tilet_cp_async_16(&A_shared[(k + 1) % 2 * 4096 + i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 131072 + i_thread * 1024 + i_1 * 32768 + k * 32 + j_thread + 32], true);
                 }
             }
+#line 32 "blocksparse_gemm.tl"
             if (BlockMask[by * 256 + bx * 32 + k + 1]) {
+#line 34 "blocksparse_gemm.tl"
                 const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 34 "blocksparse_gemm.tl"
                 const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 34 "blocksparse_gemm.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 34 "blocksparse_gemm.tl"
                     tilet_cp_async_16(&B_shared[j_thread / 64 * 4096 + (k + 1) % 2 * 2048 + i_thread * 64 + i_1 * 512 + ((j_thread % 64) ^ (i_thread * 8))], &B[k * 32768 + i_thread * 1024 + i_1 * 8192 + bx * 128 + j_thread + 32768], true);
                 }
             }
         }
+#line 31 "blocksparse_gemm.tl"
         tilet_cp_async_commit();
         if (BlockMask[by * 256 + bx * 32 + k]) {
+#line 35 "blocksparse_gemm.tl"
             tilet_wgmma_fence();
+#line 35 "blocksparse_gemm.tl"
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
+#line 35 "blocksparse_gemm.tl"
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
+#line 35 "blocksparse_gemm.tl"
                     tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[k % 2 * 4096 + a * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&B_shared[k % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
                 }
             }
+#line 35 "blocksparse_gemm.tl"
             tilet_wgmma_commit();
+#line 35 "blocksparse_gemm.tl"
             tilet_wgmma_wait<0>();
         }
     }
+#line 39 "blocksparse_gemm.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
+#line 39 "blocksparse_gemm.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+#line 39 "blocksparse_gemm.tl"
     __syncthreads();
+#line 39 "blocksparse_gemm.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 39 "blocksparse_gemm.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 39 "blocksparse_gemm.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 39 "blocksparse_gemm.tl"
                 __align__(4) __half C_shared_vec[2];
+#line 39 "blocksparse_gemm.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 39 "blocksparse_gemm.tl"
                     C_shared_vec[v] = static_cast<__half>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64]);
                 }
+#line 39 "blocksparse_gemm.tl"
                 *reinterpret_cast<unsigned int*>(&C_shared[i_thread * 128 + i_1 * 1024 + i_2 * 8192 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_shared_vec[0]);
             }
         }
     }
+#line 40 "blocksparse_gemm.tl"
     tilet_fence_proxy_async();
+#line 40 "blocksparse_gemm.tl"
     __syncthreads();
+#line 40 "blocksparse_gemm.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 40 "blocksparse_gemm.tl"
         tilet_tma_store_2d(&tma_C, &C_shared[0], bx * 128, by * 128);
+#line 40 "blocksparse_gemm.tl"
         tilet_tma_store_wait();
     }
+#line 253 "blocksparse_gemm.cu"
 } // blocksparse_matmul_kernel

@@ -43,107 +43,166 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict__ B, int* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 15 "gemm_int8.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 15 "gemm_int8.tl"
     const int by = static_cast<int>(blockIdx.y);
+#line 18 "gemm_int8.tl"
     signed char* A_shared = reinterpret_cast<signed char*>(tilet_smem + 0);
     signed char* B_shared = reinterpret_cast<signed char*>(tilet_smem + 24576);
     int C_local[128];
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 21 "gemm_int8.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 21 "gemm_int8.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 21 "gemm_int8.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 21 "gemm_int8.tl"
                     C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32] = 0;
                 }
             }
         }
     }
+#line 23 "gemm_int8.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_int8.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 23 "gemm_int8.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_int8.tl"
         tilet_cp_async_16(&A_shared[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
+#line 24 "gemm_int8.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_int8.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 24 "gemm_int8.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_int8.tl"
         tilet_cp_async_16(&B_shared[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))], &B[bx * 524288 + i_thread_1 * 4096 + i_1 * 131072 + j_thread_1], true);
     }
+#line 22 "gemm_int8.tl"
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_int8.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 23 "gemm_int8.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_int8.tl"
         tilet_cp_async_16(&A_shared[i_thread_2 * 64 + i_1 * 2048 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 16)) + 8192], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 64], true);
     }
+#line 24 "gemm_int8.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_int8.tl"
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 24 "gemm_int8.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_int8.tl"
         tilet_cp_async_16(&B_shared[i_thread_3 * 64 + i_1 * 2048 + (j_thread_3 ^ (((i_thread_3 / 2) & 3) * 16)) + 8192], &B[bx * 524288 + i_thread_3 * 4096 + i_1 * 131072 + j_thread_3 + 64], true);
     }
+#line 22 "gemm_int8.tl"
     tilet_cp_async_commit();
+#line 22 "gemm_int8.tl"
     for (int ko = 0; ko < 64; ++ko) {
+#line 22 "gemm_int8.tl"
         tilet_cp_async_wait<1>();
+#line 22 "gemm_int8.tl"
         __syncthreads();
+#line 22 "gemm_int8.tl"
         if (ko + 2 < 64) {
             const int i_thread_4 = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_int8.tl"
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 23 "gemm_int8.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_int8.tl"
                 tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 8192 + i_thread_4 * 64 + i_1 * 2048 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 16))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 64 + j_thread_4 + 128], true);
             }
+#line 24 "gemm_int8.tl"
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_int8.tl"
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 4 * 16;
+#line 24 "gemm_int8.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_int8.tl"
                 tilet_cp_async_16(&B_shared[(ko + 2) % 3 * 8192 + i_thread_5 * 64 + i_1 * 2048 + (j_thread_5 ^ (((i_thread_5 / 2) & 3) * 16))], &B[bx * 524288 + i_thread_5 * 4096 + i_1 * 131072 + ko * 64 + j_thread_5 + 128], true);
             }
         }
+#line 22 "gemm_int8.tl"
         tilet_cp_async_commit();
+#line 25 "gemm_int8.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 25 "gemm_int8.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 25 "gemm_int8.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 25 "gemm_int8.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 25 "gemm_int8.tl"
             signed char A_shared_frag[64];
+#line 25 "gemm_int8.tl"
             signed char B_shared_frag[64];
+#line 25 "gemm_int8.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 25 "gemm_int8.tl"
                 tilet_ldmatrix_x4(&A_shared_frag[i * 16], &A_shared[ko % 3 * 8192 + warp_m * 4096 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
             }
+#line 25 "gemm_int8.tl"
             #pragma unroll
             for (int jg = 0; jg < 4; ++jg) {
+#line 25 "gemm_int8.tl"
                 tilet_ldmatrix_x4(&B_shared_frag[jg * 16], &B_shared[ko % 3 * 8192 + warp_n * 4096 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 8 % 2 * 16) ^ (lane % 8 / 2 * 16))]);
             }
+#line 25 "gemm_int8.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 25 "gemm_int8.tl"
                 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
+#line 25 "gemm_int8.tl"
                     tilet_mma_m16n8k32_s32_s8(&C_local[j * 4 + i * 32], &A_shared_frag[i * 16], &B_shared_frag[j * 8]);
                 }
             }
         }
     }
+#line 27 "gemm_int8.tl"
     const int i_thread_4 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 64;
+#line 27 "gemm_int8.tl"
     const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 64;
+#line 27 "gemm_int8.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 27 "gemm_int8.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 27 "gemm_int8.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 27 "gemm_int8.tl"
                 __align__(8) int C_vec[2];
+#line 27 "gemm_int8.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 27 "gemm_int8.tl"
                     C_vec[v] = C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32];
                 }
+#line 27 "gemm_int8.tl"
                 *reinterpret_cast<uint2*>(&C[by * 524288 + i_thread_4 * 4096 + i_1 * 32768 + i_2 * 65536 + bx * 128 + j_thread_4 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 208 "gemm_int8.cu"
 } // gemm_int8_kernel

@@ -54,120 +54,184 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 16 "gemm_relu.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 16 "gemm_relu.tl"
     const int by = static_cast<int>(blockIdx.y);
+#line 19 "gemm_relu.tl"
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 24576);
     float C_local[128];
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 22 "gemm_relu.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 22 "gemm_relu.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 22 "gemm_relu.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 22 "gemm_relu.tl"
                     C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32] = 0.0f;
                 }
             }
         }
     }
+#line 24 "gemm_relu.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_relu.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 24 "gemm_relu.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_relu.tl"
         tilet_cp_async_16(&A_shared[i_thread * 32 + i_1 * 1024 + (j_thread ^ (((i_thread / 2) & 3) * 8))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
+#line 25 "gemm_relu.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 16;
+#line 25 "gemm_relu.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 25 "gemm_relu.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 25 "gemm_relu.tl"
         tilet_cp_async_16(&B_shared[j_thread_1 / 64 * 6144 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))], &B[i_thread_1 * 4096 + i_1 * 32768 + bx * 128 + j_thread_1], true);
     }
+#line 23 "gemm_relu.tl"
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_relu.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 24 "gemm_relu.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_relu.tl"
         tilet_cp_async_16(&A_shared[i_thread_2 * 32 + i_1 * 1024 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 8)) + 4096], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 32], true);
     }
+#line 25 "gemm_relu.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 16;
+#line 25 "gemm_relu.tl"
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 25 "gemm_relu.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 25 "gemm_relu.tl"
         tilet_cp_async_16(&B_shared[j_thread_3 / 64 * 6144 + i_thread_3 * 64 + i_1 * 512 + ((j_thread_3 % 64) ^ (i_thread_3 * 8)) + 2048], &B[i_thread_3 * 4096 + i_1 * 32768 + bx * 128 + j_thread_3 + 131072], true);
     }
+#line 23 "gemm_relu.tl"
     tilet_cp_async_commit();
+#line 23 "gemm_relu.tl"
     for (int ko = 0; ko < 128; ++ko) {
+#line 23 "gemm_relu.tl"
         tilet_cp_async_wait<1>();
+#line 23 "gemm_relu.tl"
         __syncthreads();
+#line 23 "gemm_relu.tl"
         if (ko + 2 < 128) {
             const int i_thread_4 = static_cast<int>(threadIdx.x) / 4;
+#line 24 "gemm_relu.tl"
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 8;
+#line 24 "gemm_relu.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_relu.tl"
                 tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 4096 + i_thread_4 * 32 + i_1 * 1024 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 8))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 32 + j_thread_4 + 64], true);
             }
+#line 25 "gemm_relu.tl"
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 16;
+#line 25 "gemm_relu.tl"
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 25 "gemm_relu.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 25 "gemm_relu.tl"
                 tilet_cp_async_16(&B_shared[j_thread_5 / 64 * 6144 + (ko + 2) % 3 * 2048 + i_thread_5 * 64 + i_1 * 512 + ((j_thread_5 % 64) ^ (i_thread_5 * 8))], &B[ko * 131072 + i_thread_5 * 4096 + i_1 * 32768 + bx * 128 + j_thread_5 + 262144], true);
             }
         }
+#line 23 "gemm_relu.tl"
         tilet_cp_async_commit();
+#line 26 "gemm_relu.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 26 "gemm_relu.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 26 "gemm_relu.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 26 "gemm_relu.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 26 "gemm_relu.tl"
             __half A_shared_frag[32];
+#line 26 "gemm_relu.tl"
             __half B_shared_frag[32];
+#line 26 "gemm_relu.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 26 "gemm_relu.tl"
                 tilet_ldmatrix_x4(&A_shared_frag[i * 8], &A_shared[ko % 3 * 4096 + warp_m * 2048 + i * 512 + lane / 8 % 2 * 256 + lane % 8 * 32 + ((ks * 16 + lane / 16 * 8) ^ (lane % 8 / 2 * 8))]);
             }
+#line 26 "gemm_relu.tl"
             #pragma unroll
             for (int jg = 0; jg < 4; ++jg) {
+#line 26 "gemm_relu.tl"
                 tilet_ldmatrix_x4_trans(&B_shared_frag[jg * 8], &B_shared[warp_n * 6144 + ko % 3 * 2048 + ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
             }
+#line 26 "gemm_relu.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 26 "gemm_relu.tl"
                 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
+#line 26 "gemm_relu.tl"
                     tilet_mma_m16n8k16_f32_f16(&C_local[j * 4 + i * 32], &A_shared_frag[i * 8], &B_shared_frag[j * 4]);
                 }
             }
         }
     }
+#line 28 "gemm_relu.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 28 "gemm_relu.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 28 "gemm_relu.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 28 "gemm_relu.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 29 "gemm_relu.tl"
                     C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32] = fmaxf(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32], 0.0f);
                 }
             }
         }
     }
+#line 31 "gemm_relu.tl"
     const int i_thread_4 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 64;
+#line 31 "gemm_relu.tl"
     const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 64;
+#line 31 "gemm_relu.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 31 "gemm_relu.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 31 "gemm_relu.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 31 "gemm_relu.tl"
                 __align__(4) __half C_vec[2];
+#line 31 "gemm_relu.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 31 "gemm_relu.tl"
                     C_vec[v] = static_cast<__half>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32]);
                 }
+#line 31 "gemm_relu.tl"
                 *reinterpret_cast<unsigned int*>(&C[by * 524288 + i_thread_4 * 4096 + i_1 * 32768 + i_2 * 65536 + bx * 128 + j_thread_4 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
             }
         }
     }
+#line 237 "gemm_relu.cu"
 } // gemm_relu_kernel

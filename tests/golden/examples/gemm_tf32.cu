@@ -44,108 +44,168 @@ template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 15 "gemm_tf32.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 15 "gemm_tf32.tl"
     const int by = static_cast<int>(blockIdx.y);
+#line 18 "gemm_tf32.tl"
     float* A_shared = reinterpret_cast<float*>(tilet_smem + 0);
     float* B_shared = reinterpret_cast<float*>(tilet_smem + 24576);
     float C_local[128];
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 21 "gemm_tf32.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 21 "gemm_tf32.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 21 "gemm_tf32.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 21 "gemm_tf32.tl"
                     C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32] = 0.0f;
                 }
             }
         }
     }
+#line 23 "gemm_tf32.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_tf32.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 4;
+#line 23 "gemm_tf32.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_tf32.tl"
         tilet_cp_async_16(&A_shared[i_thread * 16 + i_1 * 512 + (j_thread ^ (((i_thread / 2) & 3) * 4))], &A[by * 524288 + i_thread * 4096 + i_1 * 131072 + j_thread], true);
     }
+#line 24 "gemm_tf32.tl"
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 32;
+#line 24 "gemm_tf32.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 24 "gemm_tf32.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_tf32.tl"
         tilet_cp_async_16(&B_shared[j_thread_1 / 32 * 1536 + i_thread_1 * 32 + i_1 * 128 + ((j_thread_1 % 32) ^ (((i_thread_1 + i_1 * 4) & 7) * 4))], &B[i_thread_1 * 4096 + i_1 * 16384 + bx * 128 + j_thread_1], true);
     }
+#line 22 "gemm_tf32.tl"
     tilet_cp_async_commit();
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_tf32.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 4;
+#line 23 "gemm_tf32.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_tf32.tl"
         tilet_cp_async_16(&A_shared[i_thread_2 * 16 + i_1 * 512 + (j_thread_2 ^ (((i_thread_2 / 2) & 3) * 4)) + 2048], &A[by * 524288 + i_thread_2 * 4096 + i_1 * 131072 + j_thread_2 + 16], true);
     }
+#line 24 "gemm_tf32.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 32;
+#line 24 "gemm_tf32.tl"
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 24 "gemm_tf32.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_tf32.tl"
         tilet_cp_async_16(&B_shared[j_thread_3 / 32 * 1536 + i_thread_3 * 32 + i_1 * 128 + ((j_thread_3 % 32) ^ (((i_thread_3 + i_1 * 4) & 7) * 4)) + 512], &B[i_thread_3 * 4096 + i_1 * 16384 + bx * 128 + j_thread_3 + 65536], true);
     }
+#line 22 "gemm_tf32.tl"
     tilet_cp_async_commit();
+#line 22 "gemm_tf32.tl"
     for (int ko = 0; ko < 256; ++ko) {
+#line 22 "gemm_tf32.tl"
         tilet_cp_async_wait<1>();
+#line 22 "gemm_tf32.tl"
         __syncthreads();
+#line 22 "gemm_tf32.tl"
         if (ko + 2 < 256) {
             const int i_thread_4 = static_cast<int>(threadIdx.x) / 4;
+#line 23 "gemm_tf32.tl"
             const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 4;
+#line 23 "gemm_tf32.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 23 "gemm_tf32.tl"
                 tilet_cp_async_16(&A_shared[(ko + 2) % 3 * 2048 + i_thread_4 * 16 + i_1 * 512 + (j_thread_4 ^ (((i_thread_4 / 2) & 3) * 4))], &A[by * 524288 + i_thread_4 * 4096 + i_1 * 131072 + ko * 16 + j_thread_4 + 32], true);
             }
+#line 24 "gemm_tf32.tl"
             const int i_thread_5 = static_cast<int>(threadIdx.x) / 32;
+#line 24 "gemm_tf32.tl"
             const int j_thread_5 = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 24 "gemm_tf32.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 24 "gemm_tf32.tl"
                 tilet_cp_async_16(&B_shared[j_thread_5 / 32 * 1536 + (ko + 2) % 3 * 512 + i_thread_5 * 32 + i_1 * 128 + ((j_thread_5 % 32) ^ (((i_thread_5 + i_1 * 4) & 7) * 4))], &B[ko * 65536 + i_thread_5 * 4096 + i_1 * 16384 + bx * 128 + j_thread_5 + 131072], true);
             }
         }
+#line 22 "gemm_tf32.tl"
         tilet_cp_async_commit();
+#line 25 "gemm_tf32.tl"
         const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 25 "gemm_tf32.tl"
         const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 25 "gemm_tf32.tl"
         const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 25 "gemm_tf32.tl"
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
+#line 25 "gemm_tf32.tl"
             float A_shared_frag[16];
+#line 25 "gemm_tf32.tl"
             float B_shared_frag[16];
+#line 25 "gemm_tf32.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 25 "gemm_tf32.tl"
                 tilet_ldmatrix_x4(&A_shared_frag[i * 4], &A_shared[ko % 3 * 2048 + warp_m * 1024 + i * 256 + lane / 8 % 2 * 128 + lane % 8 * 16 + ((ks * 8 + lane / 16 * 4) ^ (lane % 8 / 2 * 4))]);
             }
+#line 25 "gemm_tf32.tl"
             #pragma unroll
             for (int jg = 0; jg < 8; ++jg) {
+#line 25 "gemm_tf32.tl"
                 B_shared_frag[jg * 2] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4))];
+#line 25 "gemm_tf32.tl"
                 B_shared_frag[jg * 2 + 1] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4 + 16)) + 128];
             }
+#line 25 "gemm_tf32.tl"
             #pragma unroll
             for (int i = 0; i < 4; ++i) {
+#line 25 "gemm_tf32.tl"
                 #pragma unroll
                 for (int j = 0; j < 8; ++j) {
+#line 25 "gemm_tf32.tl"
                     tilet_mma_m16n8k8_f32_tf32(&C_local[j * 4 + i * 32], &A_shared_frag[i * 4], &B_shared_frag[j * 2]);
                 }
             }
         }
     }
+#line 27 "gemm_tf32.tl"
     const int i_thread_4 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 2 * 64;
+#line 27 "gemm_tf32.tl"
     const int j_thread_4 = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 64 * 64;
+#line 27 "gemm_tf32.tl"
     #pragma unroll
     for (int i_2 = 0; i_2 < 4; ++i_2) {
+#line 27 "gemm_tf32.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 27 "gemm_tf32.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 27 "gemm_tf32.tl"
                 __align__(8) float C_vec[2];
+#line 27 "gemm_tf32.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
+#line 27 "gemm_tf32.tl"
                     C_vec[v] = C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 32];
                 }
+#line 27 "gemm_tf32.tl"
                 *reinterpret_cast<uint2*>(&C[by * 524288 + i_thread_4 * 4096 + i_1 * 32768 + i_2 * 65536 + bx * 128 + j_thread_4 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
+#line 211 "gemm_tf32.cu"
 } // gemm_tf32_kernel

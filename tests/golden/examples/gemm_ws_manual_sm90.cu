@@ -104,89 +104,129 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
 extern "C" __global__ void __launch_bounds__(256, 1)
 gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 14 "gemm_ws_manual_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 14 "gemm_ws_manual_sm90.tl"
         tilet_tma_prefetch(&tma_A);
+#line 14 "gemm_ws_manual_sm90.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 15 "gemm_ws_manual_sm90.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 15 "gemm_ws_manual_sm90.tl"
     const int by = static_cast<int>(blockIdx.y);
+#line 18 "gemm_ws_manual_sm90.tl"
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float C_local[128];
     unsigned long long* data_is_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 1 mbarrier
+#line 21 "gemm_ws_manual_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 21 "gemm_ws_manual_sm90.tl"
         tilet_mbarrier_init(&data_is_ready[0], 128);
         tilet_fence_barrier_init();
     }
+#line 21 "gemm_ws_manual_sm90.tl"
     __syncthreads();
     unsigned long long* compute_is_done = reinterpret_cast<unsigned long long*>(tilet_smem + 32784);   // 1 mbarrier
+#line 22 "gemm_ws_manual_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 22 "gemm_ws_manual_sm90.tl"
         tilet_mbarrier_init(&compute_is_done[0], 128);
         tilet_fence_barrier_init();
     }
+#line 22 "gemm_ws_manual_sm90.tl"
     __syncthreads();
+#line 24 "gemm_ws_manual_sm90.tl"
     if (threadIdx.x / 128 == 1) {
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 25 "gemm_ws_manual_sm90.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 25 "gemm_ws_manual_sm90.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 25 "gemm_ws_manual_sm90.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 25 "gemm_ws_manual_sm90.tl"
                         C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
                     }
                 }
             }
         }
     }
+#line 27 "gemm_ws_manual_sm90.tl"
     for (int ko = 0; ko < 64; ++ko) {
         if (threadIdx.x / 128 == 0) {
             tilet_mbarrier_wait(&compute_is_done[0], (ko + 1) % 2);
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 30 "gemm_ws_manual_sm90.tl"
                 tilet_mbarrier_expect_tx(&data_is_ready[0], 16384);
+#line 30 "gemm_ws_manual_sm90.tl"
                 tilet_tma_load_2d(&A_shared[0], &tma_A, &data_is_ready[0], ko * 64, by * 128);
             }
+#line 31 "gemm_ws_manual_sm90.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 31 "gemm_ws_manual_sm90.tl"
                 tilet_mbarrier_expect_tx(&data_is_ready[0], 16384);
+#line 31 "gemm_ws_manual_sm90.tl"
                 tilet_tma_load_2d(&B_shared[0], &tma_B, &data_is_ready[0], bx * 128, ko * 64);
+#line 31 "gemm_ws_manual_sm90.tl"
                 tilet_tma_load_2d(&B_shared[4096], &tma_B, &data_is_ready[0], bx * 128 + 64, ko * 64);
             }
+#line 32 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_arrive(&data_is_ready[0]);
         }
         if (threadIdx.x / 128 == 1) {
             tilet_mbarrier_wait(&data_is_ready[0], ko % 2);
             tilet_wgmma_fence();
+#line 36 "gemm_ws_manual_sm90.tl"
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
+#line 36 "gemm_ws_manual_sm90.tl"
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
+#line 36 "gemm_ws_manual_sm90.tl"
                     tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ks * 1024], 8192, 1024, 1), 1);
                 }
             }
+#line 36 "gemm_ws_manual_sm90.tl"
             tilet_wgmma_commit();
+#line 36 "gemm_ws_manual_sm90.tl"
             tilet_wgmma_wait<0>();
             tilet_mbarrier_arrive(&compute_is_done[0]);
         }
     }
     if (threadIdx.x / 128 == 1) {
+#line 40 "gemm_ws_manual_sm90.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
+#line 41 "gemm_ws_manual_sm90.tl"
         const int j_thread = role_thread % 4 * 2;
+#line 41 "gemm_ws_manual_sm90.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 41 "gemm_ws_manual_sm90.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 41 "gemm_ws_manual_sm90.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 41 "gemm_ws_manual_sm90.tl"
                     __align__(4) __half C_vec[2];
+#line 41 "gemm_ws_manual_sm90.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 41 "gemm_ws_manual_sm90.tl"
                         C_vec[v] = static_cast<__half>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64]);
                     }
+#line 41 "gemm_ws_manual_sm90.tl"
                     *reinterpret_cast<unsigned int*>(&C[by * 524288 + i_thread * 4096 + i_1 * 32768 + i_2 * 262144 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
                 }
             }
         }
     }
+#line 232 "gemm_ws_manual_sm90.cu"
 } // gemm_ws_kernel

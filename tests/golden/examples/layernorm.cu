@@ -7,33 +7,46 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, const float* __restrict__ beta, __half* __restrict__ Y) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 12 "layernorm.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 15 "layernorm.tl"
     float x[32];
     float squares[32];
     float mean[4];
     float variance[4];
+#line 20 "layernorm.tl"
     const int j_thread = static_cast<int>(threadIdx.x) * 8;
+#line 20 "layernorm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 20 "layernorm.tl"
         __align__(16) __half X_vec[8];
+#line 20 "layernorm.tl"
         *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[bx * 4096 + i_1 * 1024 + j_thread]);
+#line 20 "layernorm.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 20 "layernorm.tl"
             x[v + i_1 * 8] = static_cast<float>(X_vec[v]);
         }
     }
+#line 21 "layernorm.tl"
     float mean_partial[4];
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean_partial[g] = 0.0f;
     }
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int r1 = 0; r1 < 4; ++r1) {
+#line 21 "layernorm.tl"
         #pragma unroll
         for (int r0 = 0; r0 < 8; ++r0) {
             mean_partial[r1] = mean_partial[r1] + x[r0 + r1 * 8];
         }
     }
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 1);
@@ -42,45 +55,60 @@ layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, 
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 8);
         mean_partial[g] = mean_partial[g] + __shfl_xor_sync(0xffffffffu, mean_partial[g], 16);
     }
+#line 21 "layernorm.tl"
     float* mean_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean_exchange[g * 128 + static_cast<int>(threadIdx.x)] = mean_partial[g];
     }
+#line 21 "layernorm.tl"
     const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 21 "layernorm.tl"
     __syncthreads();
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean_partial[g] = 0.0f;
+#line 21 "layernorm.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 4; ++w0) {
             mean_partial[g] = mean_partial[g] + mean_exchange[g * 128 + partner_base + w0 * 32];
         }
     }
+#line 21 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         mean[g] = mean_partial[g];
     }
+#line 22 "layernorm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 22 "layernorm.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 23 "layernorm.tl"
             x[v + i_1 * 8] = x[v + i_1 * 8] - mean[i_1] / 1024.0f;
             squares[v + i_1 * 8] = x[v + i_1 * 8] * x[v + i_1 * 8];
         }
     }
+#line 26 "layernorm.tl"
     float variance_partial[4];
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance_partial[g] = 0.0f;
     }
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int r1 = 0; r1 < 4; ++r1) {
+#line 26 "layernorm.tl"
         #pragma unroll
         for (int r0 = 0; r0 < 8; ++r0) {
             variance_partial[r1] = variance_partial[r1] + squares[r0 + r1 * 8];
         }
     }
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 1);
@@ -89,52 +117,77 @@ layernorm_kernel(const __half* __restrict__ X, const float* __restrict__ gamma, 
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 8);
         variance_partial[g] = variance_partial[g] + __shfl_xor_sync(0xffffffffu, variance_partial[g], 16);
     }
+#line 26 "layernorm.tl"
     float* variance_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 26 "layernorm.tl"
     __syncthreads();
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance_exchange[g * 128 + static_cast<int>(threadIdx.x)] = variance_partial[g];
     }
+#line 26 "layernorm.tl"
     const int partner_base_1 = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 26 "layernorm.tl"
     __syncthreads();
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance_partial[g] = 0.0f;
+#line 26 "layernorm.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 4; ++w0) {
             variance_partial[g] = variance_partial[g] + variance_exchange[g * 128 + partner_base_1 + w0 * 32];
         }
     }
+#line 26 "layernorm.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         variance[g] = variance_partial[g];
     }
+#line 27 "layernorm.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) * 8;
+#line 27 "layernorm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 27 "layernorm.tl"
         __align__(16) float gamma_vec[8];
+#line 27 "layernorm.tl"
         __align__(16) float beta_vec[8];
+#line 27 "layernorm.tl"
         #pragma unroll
         for (int c = 0; c < 2; ++c) {
+#line 27 "layernorm.tl"
             *reinterpret_cast<uint4*>(&gamma_vec[c * 4]) = *reinterpret_cast<const uint4*>(&gamma[j_thread_1 + c * 4]);
         }
+#line 27 "layernorm.tl"
         #pragma unroll
         for (int c = 0; c < 2; ++c) {
+#line 27 "layernorm.tl"
             *reinterpret_cast<uint4*>(&beta_vec[c * 4]) = *reinterpret_cast<const uint4*>(&beta[j_thread_1 + c * 4]);
         }
+#line 27 "layernorm.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 28 "layernorm.tl"
             x[v + i_1 * 8] = x[v + i_1 * 8] * rsqrtf(variance[i_1] / 1024.0f + 1e-05f) * gamma_vec[v] + beta_vec[v];
         }
     }
+#line 30 "layernorm.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) * 8;
+#line 30 "layernorm.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 30 "layernorm.tl"
         __align__(16) __half Y_vec[8];
+#line 30 "layernorm.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 30 "layernorm.tl"
             Y_vec[v] = static_cast<__half>(x[v + i_1 * 8]);
         }
+#line 30 "layernorm.tl"
         *reinterpret_cast<uint4*>(&Y[bx * 4096 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
     }
+#line 193 "layernorm.cu"
 } // layernorm_kernel

@@ -7,38 +7,53 @@
 extern "C" __global__ void __launch_bounds__(128, 1)
 softmax_kernel(const float* __restrict__ X, float* __restrict__ Y) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 13 "softmax.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 16 "softmax.tl"
     float x[32];
     float row_max[4];
     float row_sum[4];
+#line 20 "softmax.tl"
     const int j_thread = static_cast<int>(threadIdx.x) * 4;
+#line 20 "softmax.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 20 "softmax.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 2; ++j_1) {
+#line 20 "softmax.tl"
             __align__(16) float X_vec[4];
+#line 20 "softmax.tl"
             *reinterpret_cast<uint4*>(&X_vec[0]) = *reinterpret_cast<const uint4*>(&X[bx * 4096 + i_1 * 1024 + j_thread + j_1 * 512]);
+#line 20 "softmax.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 20 "softmax.tl"
                 x[v + j_1 * 4 + i_1 * 8] = X_vec[v];
             }
         }
     }
+#line 21 "softmax.tl"
     float row_max_partial[4];
+#line 21 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = -CUDART_INF_F;
     }
+#line 21 "softmax.tl"
     #pragma unroll
     for (int r2 = 0; r2 < 4; ++r2) {
+#line 21 "softmax.tl"
         #pragma unroll
         for (int r1 = 0; r1 < 2; ++r1) {
+#line 21 "softmax.tl"
             #pragma unroll
             for (int r0 = 0; r0 < 4; ++r0) {
                 row_max_partial[r2] = fmaxf(row_max_partial[r2], x[r0 + r1 * 4 + r2 * 8]);
             }
         }
     }
+#line 21 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 1));
@@ -47,50 +62,67 @@ softmax_kernel(const float* __restrict__ X, float* __restrict__ Y) {
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 8));
         row_max_partial[g] = fmaxf(row_max_partial[g], __shfl_xor_sync(0xffffffffu, row_max_partial[g], 16));
     }
+#line 21 "softmax.tl"
     float* row_max_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 21 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_max_partial[g];
     }
+#line 21 "softmax.tl"
     const int partner_base = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 21 "softmax.tl"
     __syncthreads();
+#line 21 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max_partial[g] = -CUDART_INF_F;
+#line 21 "softmax.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 4; ++w0) {
             row_max_partial[g] = fmaxf(row_max_partial[g], row_max_exchange[g * 128 + partner_base + w0 * 32]);
         }
     }
+#line 21 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_max[g] = row_max_partial[g];
     }
+#line 22 "softmax.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 22 "softmax.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 2; ++j_1) {
+#line 22 "softmax.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 23 "softmax.tl"
                 x[v + j_1 * 4 + i_1 * 8] = expf(x[v + j_1 * 4 + i_1 * 8] - row_max[i_1]);
             }
         }
     }
+#line 25 "softmax.tl"
     float row_sum_partial[4];
+#line 25 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = 0.0f;
     }
+#line 25 "softmax.tl"
     #pragma unroll
     for (int r2 = 0; r2 < 4; ++r2) {
+#line 25 "softmax.tl"
         #pragma unroll
         for (int r1 = 0; r1 < 2; ++r1) {
+#line 25 "softmax.tl"
             #pragma unroll
             for (int r0 = 0; r0 < 4; ++r0) {
                 row_sum_partial[r2] = row_sum_partial[r2] + x[r0 + r1 * 4 + r2 * 8];
             }
         }
     }
+#line 25 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 1);
@@ -99,47 +131,67 @@ softmax_kernel(const float* __restrict__ X, float* __restrict__ Y) {
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 8);
         row_sum_partial[g] = row_sum_partial[g] + __shfl_xor_sync(0xffffffffu, row_sum_partial[g], 16);
     }
+#line 25 "softmax.tl"
     float* row_sum_exchange = reinterpret_cast<float*>(tilet_smem + 0);
+#line 25 "softmax.tl"
     __syncthreads();
+#line 25 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_exchange[g * 128 + static_cast<int>(threadIdx.x)] = row_sum_partial[g];
     }
+#line 25 "softmax.tl"
     const int partner_base_1 = static_cast<int>(threadIdx.x) - static_cast<int>(threadIdx.x) / 32 * 32;
+#line 25 "softmax.tl"
     __syncthreads();
+#line 25 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum_partial[g] = 0.0f;
+#line 25 "softmax.tl"
         #pragma unroll
         for (int w0 = 0; w0 < 4; ++w0) {
             row_sum_partial[g] = row_sum_partial[g] + row_sum_exchange[g * 128 + partner_base_1 + w0 * 32];
         }
     }
+#line 25 "softmax.tl"
     #pragma unroll
     for (int g = 0; g < 4; ++g) {
         row_sum[g] = row_sum_partial[g];
     }
+#line 26 "softmax.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 26 "softmax.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 2; ++j_1) {
+#line 26 "softmax.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 27 "softmax.tl"
                 x[v + j_1 * 4 + i_1 * 8] = x[v + j_1 * 4 + i_1 * 8] / row_sum[i_1];
             }
         }
     }
+#line 29 "softmax.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) * 4;
+#line 29 "softmax.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 29 "softmax.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 2; ++j_1) {
+#line 29 "softmax.tl"
             __align__(16) float Y_vec[4];
+#line 29 "softmax.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 29 "softmax.tl"
                 Y_vec[v] = x[v + j_1 * 4 + i_1 * 8];
             }
+#line 29 "softmax.tl"
             *reinterpret_cast<uint4*>(&Y[bx * 4096 + i_1 * 1024 + j_thread_1 + j_1 * 512]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
     }
+#line 197 "softmax.cu"
 } // softmax_kernel

@@ -4,27 +4,42 @@
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 vector_add_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int n) {
+#line 10 "vector_add.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 13 "vector_add.tl"
     const int i_thread = static_cast<int>(threadIdx.x) * 4;
+#line 13 "vector_add.tl"
     if (bx * 1024 + i_thread + 3 < n) {
+#line 13 "vector_add.tl"
         __align__(16) float C_vec[4];
+#line 13 "vector_add.tl"
         __align__(16) float A_vec[4];
+#line 13 "vector_add.tl"
         __align__(16) float B_vec[4];
+#line 13 "vector_add.tl"
         *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[bx * 1024 + i_thread]);
+#line 13 "vector_add.tl"
         *reinterpret_cast<uint4*>(&B_vec[0]) = *reinterpret_cast<const uint4*>(&B[bx * 1024 + i_thread]);
+#line 13 "vector_add.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 14 "vector_add.tl"
             C_vec[v] = A_vec[v] + B_vec[v];
         }
+#line 13 "vector_add.tl"
         *reinterpret_cast<uint4*>(&C[bx * 1024 + i_thread]) = *reinterpret_cast<uint4*>(&C_vec[0]);
     }
     else {
+#line 13 "vector_add.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 13 "vector_add.tl"
             const int i = i_thread + v;
             if (bx * 1024 + i < n) {
+#line 14 "vector_add.tl"
                 C[bx * 1024 + i] = A[bx * 1024 + i] + B[bx * 1024 + i];
             }
         }
     }
+#line 45 "vector_add.cu"
 } // vector_add_kernel

@@ -114,110 +114,170 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
 extern "C" __global__ void __launch_bounds__(256, 1)
 gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 15 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 15 "../../../examples/gemm_relu.tl"
         tilet_tma_prefetch(&tma_A);
+#line 15 "../../../examples/gemm_relu.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 16 "../../../examples/gemm_relu.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 16 "../../../examples/gemm_relu.tl"
     const int by = static_cast<int>(blockIdx.y);
+#line 19 "../../../examples/gemm_relu.tl"
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 24576);
     float C_local[128];
+#line 23 "../../../examples/gemm_relu.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 49152);   // 3 mbarriers
+#line 23 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_mbarrier_init(&stage_full[0], 128);
         tilet_mbarrier_init(&stage_full[1], 128);
         tilet_mbarrier_init(&stage_full[2], 128);
         tilet_fence_barrier_init();
     }
+#line 23 "../../../examples/gemm_relu.tl"
     __syncthreads();
+#line 23 "../../../examples/gemm_relu.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 49184);   // 3 mbarriers
+#line 23 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_mbarrier_init(&stage_empty[0], 128);
         tilet_mbarrier_init(&stage_empty[1], 128);
         tilet_mbarrier_init(&stage_empty[2], 128);
         tilet_fence_barrier_init();
     }
+#line 23 "../../../examples/gemm_relu.tl"
     __syncthreads();
+#line 23 "../../../examples/gemm_relu.tl"
     if (threadIdx.x / 128 == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_setmaxnreg_dec<24>();
+#line 23 "../../../examples/gemm_relu.tl"
         for (int ko = 0; ko < 128; ++ko) {
+#line 23 "../../../examples/gemm_relu.tl"
             tilet_mbarrier_wait(&stage_empty[ko % 3], (ko / 3 % 2) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 24 "../../../examples/gemm_relu.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 3], 8192);
+#line 24 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&A_shared[ko % 3 * 4096], &tma_A, &stage_full[ko % 3], ko * 32, by * 128);
             }
+#line 25 "../../../examples/gemm_relu.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 25 "../../../examples/gemm_relu.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 3], 8192);
+#line 25 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&B_shared[ko % 3 * 2048], &tma_B, &stage_full[ko % 3], bx * 128, ko * 32);
+#line 25 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&B_shared[ko % 3 * 2048 + 6144], &tma_B, &stage_full[ko % 3], bx * 128 + 64, ko * 32);
             }
+#line 23 "../../../examples/gemm_relu.tl"
             tilet_mbarrier_arrive(&stage_full[ko % 3]);
         }
     }
+#line 23 "../../../examples/gemm_relu.tl"
     if (threadIdx.x / 128 == 1) {
+#line 23 "../../../examples/gemm_relu.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_setmaxnreg_inc<240>();
+#line 22 "../../../examples/gemm_relu.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 22 "../../../examples/gemm_relu.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 22 "../../../examples/gemm_relu.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 22 "../../../examples/gemm_relu.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 22 "../../../examples/gemm_relu.tl"
                         C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
                     }
                 }
             }
         }
+#line 23 "../../../examples/gemm_relu.tl"
         for (int ko = 0; ko < 128; ++ko) {
+#line 23 "../../../examples/gemm_relu.tl"
             tilet_mbarrier_wait(&stage_full[ko % 3], ko / 3 % 2);
+#line 26 "../../../examples/gemm_relu.tl"
             tilet_wgmma_fence();
+#line 26 "../../../examples/gemm_relu.tl"
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
+#line 26 "../../../examples/gemm_relu.tl"
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
+#line 26 "../../../examples/gemm_relu.tl"
                     tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_local[a * 64], tilet_wgmma_desc(&A_shared[ko % 3 * 4096 + a * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&B_shared[ko % 3 * 2048 + ks * 1024], 12288, 1024, 1), 1);
                 }
             }
+#line 26 "../../../examples/gemm_relu.tl"
             tilet_wgmma_commit();
+#line 26 "../../../examples/gemm_relu.tl"
             tilet_wgmma_wait<1>();
+#line 23 "../../../examples/gemm_relu.tl"
             if (ko > 0) {
+#line 23 "../../../examples/gemm_relu.tl"
                 tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 3]);
             }
         }
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_wgmma_wait<0>();
+#line 23 "../../../examples/gemm_relu.tl"
         tilet_mbarrier_arrive(&stage_empty[1]);
+#line 28 "../../../examples/gemm_relu.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 28 "../../../examples/gemm_relu.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 28 "../../../examples/gemm_relu.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 28 "../../../examples/gemm_relu.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 29 "../../../examples/gemm_relu.tl"
                         C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = fmaxf(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64], 0.0f);
                     }
                 }
             }
         }
+#line 31 "../../../examples/gemm_relu.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
+#line 31 "../../../examples/gemm_relu.tl"
         const int j_thread = role_thread % 4 * 2;
+#line 31 "../../../examples/gemm_relu.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 31 "../../../examples/gemm_relu.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 31 "../../../examples/gemm_relu.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 31 "../../../examples/gemm_relu.tl"
                     __align__(4) __half C_vec[2];
+#line 31 "../../../examples/gemm_relu.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 31 "../../../examples/gemm_relu.tl"
                         C_vec[v] = static_cast<__half>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64]);
                     }
+#line 31 "../../../examples/gemm_relu.tl"
                     *reinterpret_cast<unsigned int*>(&C[by * 524288 + i_thread * 4096 + i_1 * 32768 + i_2 * 262144 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
                 }
             }
         }
     }
+#line 283 "gemm_relu_sm90a.cu"
 } // gemm_relu_kernel

@@ -42,56 +42,91 @@ __device__ __forceinline__ void tilet_tma_store_wait()
 extern "C" __global__ void __launch_bounds__(256, 1)
 waw_kernel(const float* __restrict__ X, float* __restrict__ Y, const __grid_constant__ CUtensorMap tma_Y) {
     extern __shared__ __align__(128) unsigned char tilet_smem[];
+#line 10 "global_waw_tma_store.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 10 "global_waw_tma_store.tl"
         tilet_tma_prefetch(&tma_Y);
     }
+#line 11 "global_waw_tma_store.tl"
     float* S = reinterpret_cast<float*>(tilet_smem + 0);
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 16;
+#line 12 "global_waw_tma_store.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 4;
+#line 12 "global_waw_tma_store.tl"
     if (static_cast<int>(threadIdx.x) / 64 == 0) {
+#line 12 "global_waw_tma_store.tl"
         *reinterpret_cast<uint4*>(&S[i_thread * 16 + j_thread]) = *reinterpret_cast<const uint4*>(&X[i_thread * 64 + j_thread + 520]);
     }
+#line 13 "global_waw_tma_store.tl"
     float* T = reinterpret_cast<float*>(tilet_smem + 1024);
     const int i_thread_1 = static_cast<int>(threadIdx.x) / 2 % 8;
+#line 14 "global_waw_tma_store.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 2 * 4;
+#line 14 "global_waw_tma_store.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 3; ++j_1) {
+#line 14 "global_waw_tma_store.tl"
         if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 14 "global_waw_tma_store.tl"
             *reinterpret_cast<uint4*>(&T[i_thread_1 * 24 + j_thread_1 + j_1 * 8]) = *reinterpret_cast<const uint4*>(&X[i_thread_1 * 64 + j_thread_1 + j_1 * 8]);
         }
     }
+#line 15 "global_waw_tma_store.tl"
     float F[12];
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 2 % 8;
+#line 16 "global_waw_tma_store.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 2 * 4;
+#line 16 "global_waw_tma_store.tl"
     tilet_fence_proxy_async();
+#line 16 "global_waw_tma_store.tl"
     __syncthreads();
+#line 16 "global_waw_tma_store.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 3; ++j_1) {
+#line 16 "global_waw_tma_store.tl"
         __align__(16) float T_vec[4];
+#line 16 "global_waw_tma_store.tl"
         *reinterpret_cast<uint4*>(&T_vec[0]) = *reinterpret_cast<uint4*>(&T[i_thread_2 * 24 + j_thread_2 + j_1 * 8]);
+#line 16 "global_waw_tma_store.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 16 "global_waw_tma_store.tl"
             F[v + j_1 * 4] = T_vec[v];
         }
     }
+#line 17 "global_waw_tma_store.tl"
     const int i_thread_3 = static_cast<int>(threadIdx.x) / 2 % 8;
+#line 17 "global_waw_tma_store.tl"
     const int j_thread_3 = static_cast<int>(threadIdx.x) % 2 * 4;
+#line 17 "global_waw_tma_store.tl"
     #pragma unroll
     for (int j_1 = 0; j_1 < 3; ++j_1) {
+#line 17 "global_waw_tma_store.tl"
         if (static_cast<int>(threadIdx.x) / 16 == 0) {
+#line 17 "global_waw_tma_store.tl"
             __align__(16) float Y_vec[4];
+#line 17 "global_waw_tma_store.tl"
             #pragma unroll
             for (int v = 0; v < 4; ++v) {
+#line 17 "global_waw_tma_store.tl"
                 Y_vec[v] = F[v + j_1 * 4];
             }
+#line 17 "global_waw_tma_store.tl"
             *reinterpret_cast<uint4*>(&Y[i_thread_3 * 64 + j_thread_3 + j_1 * 8 + 456]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
     }
+#line 18 "global_waw_tma_store.tl"
     tilet_fence_proxy_async();
+#line 18 "global_waw_tma_store.tl"
     tilet_fence_proxy_async_all();
+#line 18 "global_waw_tma_store.tl"
     __syncthreads();
+#line 18 "global_waw_tma_store.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 18 "global_waw_tma_store.tl"
         tilet_tma_store_2d(&tma_Y, &S[0], 11, 0);
+#line 18 "global_waw_tma_store.tl"
         tilet_tma_store_wait();
     }
+#line 132 "global_waw_tma_store.cu"
 } // waw_kernel

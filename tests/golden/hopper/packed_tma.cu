@@ -84,31 +84,51 @@ __device__ __forceinline__ void tilet_tma_store_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 packed_tma_kernel(const unsigned char* __restrict__ A, unsigned char* __restrict__ B, const __grid_constant__ CUtensorMap tma_A_bytes, const __grid_constant__ CUtensorMap tma_B_bytes) {
     extern __shared__ __align__(128) unsigned char tilet_smem[];
+#line 5 "packed_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 5 "packed_tma.tl"
         tilet_tma_prefetch(&tma_A_bytes);
+#line 5 "packed_tma.tl"
         tilet_tma_prefetch(&tma_B_bytes);
     }
+#line 5 "packed_tma.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 1 mbarrier
+#line 5 "packed_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 5 "packed_tma.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
+#line 5 "packed_tma.tl"
     __syncthreads();
+#line 5 "packed_tma.tl"
     int tma_phase[1];
+#line 5 "packed_tma.tl"
     tma_phase[0] = 0;
+#line 5 "packed_tma.tl"
     const int bx = static_cast<int>(blockIdx.x);
     // 's': packed int4 at byte 0 of shared memory, accessed through uint8 views
     unsigned char* s_bytes = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 's' viewed as uint8[32, 32]
+#line 7 "packed_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 7 "packed_tma.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 1024);
+#line 7 "packed_tma.tl"
         tilet_tma_load_2d(&s_bytes[0], &tma_A_bytes, &tma_barrier[0], 32, bx * 32);
     }
+#line 7 "packed_tma.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 7 "packed_tma.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     unsigned char* s_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 's' viewed as uint8[32, 32]
+#line 8 "packed_tma.tl"
     tilet_fence_proxy_async();
+#line 8 "packed_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 8 "packed_tma.tl"
         tilet_tma_store_2d(&tma_B_bytes, &s_bytes_1[0], 0, bx * 32);
+#line 8 "packed_tma.tl"
         tilet_tma_store_wait();
     }
+#line 134 "packed_tma.cu"
 } // packed_tma_kernel

@@ -36,35 +36,52 @@ template <int N> __device__ __forceinline__ void tilet_setmaxnreg_inc()
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 shifted_kernel(const float* A, float* B) {
+#line 6 "pdl_cluster.tl"
     const int bx = static_cast<int>(blockIdx.x);
     tilet_pdl_sync();
     const int rank = tilet_cluster_ctarank();
     const int i_thread = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 9 "pdl_cluster.tl"
     if (static_cast<int>(threadIdx.x) / 32 == 0) {
+#line 9 "pdl_cluster.tl"
         __align__(16) float B_vec[4];
+#line 9 "pdl_cluster.tl"
         __align__(16) float A_vec[4];
+#line 9 "pdl_cluster.tl"
         *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[bx * 128 + i_thread]);
+#line 9 "pdl_cluster.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 10 "pdl_cluster.tl"
             B_vec[v] = A_vec[v] + static_cast<float>(rank);
         }
+#line 9 "pdl_cluster.tl"
         *reinterpret_cast<uint4*>(&B[bx * 128 + i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
     }
+#line 12 "pdl_cluster.tl"
     tilet_cluster_sync();
     tilet_setmaxnreg_inc<240>();
     tilet_pdl_trigger();
+#line 66 "pdl_cluster.cu"
 } // shifted_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 wide_kernel(float* __restrict__ A) {
+#line 18 "pdl_cluster.tl"
     const int bx = static_cast<int>(blockIdx.x);
     const int i_thread = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 19 "pdl_cluster.tl"
     if (static_cast<int>(threadIdx.x) / 32 == 0) {
+#line 19 "pdl_cluster.tl"
         __align__(16) float A_vec[4];
+#line 19 "pdl_cluster.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 20 "pdl_cluster.tl"
             A_vec[v] = static_cast<float>(tilet_cluster_ctarank());
         }
+#line 19 "pdl_cluster.tl"
         *reinterpret_cast<uint4*>(&A[bx * 128 + i_thread]) = *reinterpret_cast<uint4*>(&A_vec[0]);
     }
+#line 87 "pdl_cluster.cu"
 } // wide_kernel

@@ -27,22 +27,35 @@ __device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int
 extern "C" __global__ void __launch_bounds__(128, 1)
 store_tile_kernel(float* __restrict__ C) {
     extern __shared__ __align__(16) unsigned char tilet_smem[];
+#line 6 "tma_store_default.tl"
     float* s = reinterpret_cast<float*>(tilet_smem + 0);
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 7 "tma_store_default.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 4;
+#line 7 "tma_store_default.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 7 "tma_store_default.tl"
         __align__(16) float s_vec[4];
+#line 7 "tma_store_default.tl"
         #pragma unroll
         for (int v = 0; v < 4; ++v) {
+#line 7 "tma_store_default.tl"
             s_vec[v] = 1.0f;
         }
+#line 7 "tma_store_default.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 64 + i_1 * 512 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
     }
+#line 8 "tma_store_default.tl"
     tilet_fence_proxy_async();
+#line 8 "tma_store_default.tl"
     __syncthreads();
+#line 8 "tma_store_default.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 8 "tma_store_default.tl"
         tilet_bulk_store(&C[0], &s[0], 16384);
+#line 8 "tma_store_default.tl"
         tilet_tma_store_wait();
     }
+#line 61 "tma_store_default.cu"
 } // store_tile_kernel

@@ -85,43 +85,71 @@ __device__ __forceinline__ void tilet_tma_store_wait()
 extern "C" __global__ void __launch_bounds__(128, 1)
 scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(128) unsigned char tilet_smem[];
+#line 7 "tma_tiles.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 7 "tma_tiles.tl"
         tilet_tma_prefetch(&tma_A);
+#line 7 "tma_tiles.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 7 "tma_tiles.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 1 mbarrier
+#line 7 "tma_tiles.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 7 "tma_tiles.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
+#line 7 "tma_tiles.tl"
     __syncthreads();
+#line 7 "tma_tiles.tl"
     int tma_phase[1];
+#line 7 "tma_tiles.tl"
     tma_phase[0] = 0;
+#line 7 "tma_tiles.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 7 "tma_tiles.tl"
     const int by = static_cast<int>(blockIdx.y);
     __half* s = reinterpret_cast<__half*>(tilet_smem + 0);
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 9 "tma_tiles.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 16384);
+#line 9 "tma_tiles.tl"
         tilet_tma_load_2d(&s[0], &tma_A, &tma_barrier[0], by * 128, bx * 64);
     }
+#line 9 "tma_tiles.tl"
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
+#line 9 "tma_tiles.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
     const int i_thread = static_cast<int>(threadIdx.x) / 16;
+#line 10 "tma_tiles.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 16 * 8;
+#line 10 "tma_tiles.tl"
     #pragma unroll
     for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 10 "tma_tiles.tl"
         __align__(16) __half s_vec[8];
+#line 10 "tma_tiles.tl"
         *reinterpret_cast<uint4*>(&s_vec[0]) = *reinterpret_cast<uint4*>(&s[i_thread * 128 + i_1 * 1024 + j_thread]);
+#line 10 "tma_tiles.tl"
         #pragma unroll
         for (int v = 0; v < 8; ++v) {
+#line 11 "tma_tiles.tl"
             s_vec[v] = static_cast<__half>(static_cast<float>(s_vec[v]) * 2.0f + 1.0f);
         }
+#line 10 "tma_tiles.tl"
         *reinterpret_cast<uint4*>(&s[i_thread * 128 + i_1 * 1024 + j_thread]) = *reinterpret_cast<uint4*>(&s_vec[0]);
     }
+#line 13 "tma_tiles.tl"
     tilet_fence_proxy_async();
+#line 13 "tma_tiles.tl"
     __syncthreads();
+#line 13 "tma_tiles.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 13 "tma_tiles.tl"
         tilet_tma_store_2d(&tma_B, &s[0], by * 128, bx * 64);
+#line 13 "tma_tiles.tl"
         tilet_tma_store_wait();
     }
+#line 155 "tma_tiles.cu"
 } // scale_kernel

@@ -114,103 +114,160 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_f16(float *d, unsigne
 extern "C" __global__ void __launch_bounds__(256, 1)
 gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 7 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 7 "ws_let_trip_count.tl"
         tilet_tma_prefetch(&tma_A);
+#line 7 "ws_let_trip_count.tl"
         tilet_tma_prefetch(&tma_B);
     }
+#line 7 "ws_let_trip_count.tl"
     const int bx = static_cast<int>(blockIdx.x);
+#line 7 "ws_let_trip_count.tl"
     const int by = static_cast<int>(blockIdx.y);
     __half* A_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_s = reinterpret_cast<__half*>(tilet_smem + 49152);
     float C_l[128];
+#line 14 "ws_let_trip_count.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 98304);   // 3 mbarriers
+#line 14 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 14 "ws_let_trip_count.tl"
         tilet_mbarrier_init(&stage_full[0], 128);
         tilet_mbarrier_init(&stage_full[1], 128);
         tilet_mbarrier_init(&stage_full[2], 128);
         tilet_fence_barrier_init();
     }
+#line 14 "ws_let_trip_count.tl"
     __syncthreads();
+#line 14 "ws_let_trip_count.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 98336);   // 3 mbarriers
+#line 14 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
+#line 14 "ws_let_trip_count.tl"
         tilet_mbarrier_init(&stage_empty[0], 128);
         tilet_mbarrier_init(&stage_empty[1], 128);
         tilet_mbarrier_init(&stage_empty[2], 128);
         tilet_fence_barrier_init();
     }
+#line 14 "ws_let_trip_count.tl"
     __syncthreads();
+#line 14 "ws_let_trip_count.tl"
     if (threadIdx.x / 128 == 0) {
+#line 14 "ws_let_trip_count.tl"
         tilet_setmaxnreg_dec<24>();
+#line 14 "ws_let_trip_count.tl"
         const int kt = K / 64;
+#line 14 "ws_let_trip_count.tl"
         const int k0 = kt / 2;
+#line 14 "ws_let_trip_count.tl"
         for (int k = k0; k < kt; ++k) {
+#line 14 "ws_let_trip_count.tl"
             tilet_mbarrier_wait(&stage_empty[(k - k0) % 3], ((k - k0) / 3 % 2) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 15 "ws_let_trip_count.tl"
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
+#line 15 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&A_s[(k - k0) % 3 * 8192], &tma_A, &stage_full[(k - k0) % 3], k * 64, by * 128);
             }
+#line 16 "ws_let_trip_count.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
+#line 16 "ws_let_trip_count.tl"
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
+#line 16 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096], &tma_B, &stage_full[(k - k0) % 3], bx * 128, k * 64);
+#line 16 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096 + 12288], &tma_B, &stage_full[(k - k0) % 3], bx * 128 + 64, k * 64);
             }
+#line 14 "ws_let_trip_count.tl"
             tilet_mbarrier_arrive(&stage_full[(k - k0) % 3]);
         }
     }
+#line 14 "ws_let_trip_count.tl"
     if (threadIdx.x / 128 == 1) {
+#line 14 "ws_let_trip_count.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 14 "ws_let_trip_count.tl"
         tilet_setmaxnreg_inc<240>();
+#line 11 "ws_let_trip_count.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 11 "ws_let_trip_count.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 11 "ws_let_trip_count.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 11 "ws_let_trip_count.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 11 "ws_let_trip_count.tl"
                         C_l[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
                     }
                 }
             }
         }
+#line 12 "ws_let_trip_count.tl"
         const int kt = K / 64;
         const int k0 = kt / 2;
         for (int k = k0; k < kt; ++k) {
+#line 14 "ws_let_trip_count.tl"
             tilet_mbarrier_wait(&stage_full[(k - k0) % 3], (k - k0) / 3 % 2);
+#line 17 "ws_let_trip_count.tl"
             tilet_wgmma_fence();
+#line 17 "ws_let_trip_count.tl"
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
+#line 17 "ws_let_trip_count.tl"
                 #pragma unroll
                 for (int a = 0; a < 2; ++a) {
+#line 17 "ws_let_trip_count.tl"
                     tilet_wgmma_m64n128k16_f32_f16<0, 1>(&C_l[a * 64], tilet_wgmma_desc(&A_s[(k - k0) % 3 * 8192 + a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&B_s[(k - k0) % 3 * 4096 + ks * 1024], 24576, 1024, 1), 1);
                 }
             }
+#line 17 "ws_let_trip_count.tl"
             tilet_wgmma_commit();
+#line 17 "ws_let_trip_count.tl"
             tilet_wgmma_wait<1>();
+#line 14 "ws_let_trip_count.tl"
             if (k > k0) {
+#line 14 "ws_let_trip_count.tl"
                 tilet_mbarrier_arrive(&stage_empty[(k - k0 - 1) % 3]);
             }
         }
+#line 14 "ws_let_trip_count.tl"
         if (kt - k0 > 0) {
+#line 14 "ws_let_trip_count.tl"
             tilet_wgmma_wait<0>();
+#line 14 "ws_let_trip_count.tl"
             tilet_mbarrier_arrive(&stage_empty[(kt - k0 - 1) % 3]);
         }
+#line 19 "ws_let_trip_count.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
+#line 19 "ws_let_trip_count.tl"
         const int j_thread = role_thread % 4 * 2;
+#line 19 "ws_let_trip_count.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 19 "ws_let_trip_count.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 19 "ws_let_trip_count.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 19 "ws_let_trip_count.tl"
                     __align__(8) float C_vec[2];
+#line 19 "ws_let_trip_count.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
+#line 19 "ws_let_trip_count.tl"
                         C_vec[v] = C_l[v + i_1 * 2 + j_1 * 4 + i_2 * 64];
                     }
+#line 19 "ws_let_trip_count.tl"
                     *reinterpret_cast<uint2*>(&C[by * 32768 + i_thread * 256 + i_1 * 2048 + i_2 * 16384 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
                 }
             }
         }
     }
+#line 273 "ws_let_trip_count.cu"
 } // gemm_kt_kernel
