@@ -8,6 +8,7 @@
 
 #include "codegen/CudaPrinter.h"
 #include "codegen/HostPrinter.h"
+#include "codegen/PythonPrinter.h"
 #include "frontend/ModuleLoader.h"
 #include "ir/Printer.h"
 #include "passes/Pipeline.h"
@@ -175,7 +176,7 @@ int finish(DiagnosticEngine &diags, int code) {
 // exit status: 1 for a missing nvcc or an nvcc error the program's own CUDA
 // (import_source) may cause, 70 for one in tilet's code.
 int buildLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &cu, const std::string &depPath,
-                 const std::string *depRule, DiagnosticEngine &diags) {
+                 const std::string *depRule, const std::string &python, DiagnosticEngine &diags) {
     std::string nvcc = findNvcc();
     if (nvcc.empty()) {
         Diagnostic d{Severity::Error, {}, "cannot build '" + out.library + "': nvcc not found (looked at $NVCC, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin)", {}, {}};
@@ -217,6 +218,7 @@ int buildLibrary(const ir::Module &module, const Target &target, const OutputPat
         return 1;
     }
     std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
+    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python)});
     if (depRule) files.push_back({depPath, *depRule});
     if (!writeFilesAtomically(files, error)) {
         diags.error({}, error);
@@ -282,6 +284,17 @@ int runTilet(const Options &opts) {
         bool prefixOk = opts.symbolPrefix.empty() || std::isalpha(static_cast<unsigned char>(opts.symbolPrefix[0])) || opts.symbolPrefix[0] == '_';
         for (char c : opts.symbolPrefix) prefixOk = prefixOk && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
         if (!prefixOk) diags.error({}, "invalid --symbol-prefix '" + opts.symbolPrefix + "': it starts C identifiers (letters, digits, '_', not a digit first)");
+        if (!opts.python.empty()) {
+            fs::path py(opts.python);
+            std::string stem = py.stem().string();
+            bool identifier = py.extension() == ".py" && !stem.empty() && !std::isdigit(static_cast<unsigned char>(stem[0]));
+            for (char c : stem) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+            if (!identifier) {
+                Diagnostic d{Severity::Error, {}, "invalid --python '" + opts.python + "': a module file, NAME.py with NAME a Python identifier", {}, {}};
+                d.rule = "command-line";
+                diags.report(std::move(d));
+            }
+        }
         if (diags.hasErrors()) return finish(diags, 1);
 
         OutputPaths out = outputPaths(opts);
@@ -388,13 +401,16 @@ int runTilet(const Options &opts) {
 
         std::string cu = printCuda(*module, *target, out.names);
         if (!out.library.empty()) {
-            int status = buildLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, diags);
+            int status = buildLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
             return status == kInternalErrorExitCode ? status : finish(diags, status);
         }
         if (out.toStdout) {
             std::cout << cu;
             std::string error;
-            if (opts.depsAlongside && !writeFilesAtomically({{depPath, depRule}}, error)) {
+            std::vector<PendingFile> files;
+            if (opts.depsAlongside) files.push_back({depPath, depRule});
+            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(*module, *target, out.names, opts.python)});
+            if (!files.empty() && !writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);
             }
@@ -408,6 +424,7 @@ int runTilet(const Options &opts) {
                                            {out.host, printHostSource(*module, *target, out.names)},
                                            {out.header, printHostHeader(*module, *target, out.names)}};
             if (opts.depsAlongside) files.push_back({depPath, depRule});
+            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(*module, *target, out.names, opts.python)});
             if (!writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);

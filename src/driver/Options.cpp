@@ -79,6 +79,9 @@ ParseResult parseCommandLine(int argc, char **argv) {
         ->expected(0, 1)
         ->default_str("text")
         ->check(CLI::IsMember({"text", "json"}));
+    app.add_option("--python", opts.python,
+                   "also write FILE.py, a Python binding of the launch functions (ctypes, standard library only) for the library built from "
+                   "the outputs: load it with FILE.load(\"libNAME.so\")");
     app.add_flag("!--no-line-directives", opts.lineDirectives,
                  "leave #line directives out of the .cu (by default they point nvcc's messages, debuggers and sanitizers at the .tl lines)");
     app.add_flag("--validate", opts.validate, "compile the generated .cu with nvcc for the target and fail if nvcc does");

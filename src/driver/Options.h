@@ -22,6 +22,7 @@ struct Options {
     std::string dumpAfter;                 // --dump-ir-after PASS|all
     std::string explain;                   // "", "text" or "json"
     bool validate = false;
+    std::string python;                    // --python FILE.py: also write the ctypes binding
     bool lineDirectives = true;            // #line in the .cu, pointing at the .tl source (--no-line-directives)
     bool noWarnings = false;               // -w
     bool warningsAsErrors = false;         // -Werror
