@@ -125,51 +125,16 @@ DeviceRequirement deviceRequirement(const Target &t) {
     return r;
 }
 
-// The functions the launch functions share: the thread's last error message,
-// and the device check, once per device.
+// The functions the launch functions share (templates/host/checks.cpp): the
+// thread's last error message, and the device check, once per device.
 void printCheckSupport(const Target &target, const OutputNames &names, Emitter &out) {
     DeviceRequirement need = deviceRequirement(target);
-    std::string cc = std::to_string(need.major) + "." + std::to_string(need.minor);
-    out.blank();
-    out.line("// Why the last launch function this thread called failed (\"\" when it did not): its checks name");
-    out.line("// the kernel and the parameter; CUDA's own errors are CUDA's (cudaGetErrorString).");
-    out.line("static thread_local char tilet_last_error[512];");
-    out.blank();
-    out.open("static cudaError_t tilet_fail(cudaError_t code, const char *format, ...)");
-    out.line("va_list args;");
-    out.line("va_start(args, format);");
-    out.line("std::vsnprintf(tilet_last_error, sizeof tilet_last_error, format, args);");
-    out.line("va_end(args);");
-    out.line("return code;");
-    out.close("tilet_fail");
-    out.blank();
-    out.open("extern \"C\" const char *" + names.symbolPrefix + names.moduleName + "_last_error(void)");
-    out.line("return tilet_last_error;");
-    out.close(names.symbolPrefix + names.moduleName + "_last_error");
-    out.blank();
-    out.raw("#ifndef TILET_NO_CHECKS\n");
-    out.line("// The current device can run " + target.name + " code: compute capability " + cc +
-             (need.exact ? " exactly" : " or a later " + std::to_string(need.major) + ".x") + ". Checked once per device");
-    out.line("// (devices 64 and up on every launch).");
-    out.open("static cudaError_t tilet_check_device(const char *kernel)");
-    out.line("int device = 0;");
-    out.line("cudaError_t err = cudaGetDevice(&device);");
-    out.line("if (err != cudaSuccess) return tilet_fail(err, \"%s: no CUDA device: %s\", kernel, cudaGetErrorString(err));");
-    out.line("static std::atomic<unsigned long long> checked{0};");
-    out.line("if (device < 64 && (checked.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;");
-    out.line("int major = 0, minor = 0;");
-    out.line("err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);");
-    out.line("if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);");
-    out.line("if (err != cudaSuccess) return tilet_fail(err, \"%s: cannot query device %d: %s\", kernel, device, cudaGetErrorString(err));");
-    std::string ok = need.exact ? "major == " + std::to_string(need.major) + " && minor == " + std::to_string(need.minor)
-                                : "major == " + std::to_string(need.major) + " && minor >= " + std::to_string(need.minor);
-    out.line("if (!(" + ok + "))");
-    out.line("    return tilet_fail(cudaErrorNoKernelImageForDevice, \"%s: compiled for " + target.name + " (compute capability " + cc +
-             (need.exact ? "" : " or a later " + std::to_string(need.major) + ".x") + "); device %d has %d.%d\", kernel, device, major, minor);");
-    out.line("if (device < 64) checked.fetch_or(1ull << device, std::memory_order_release);");
-    out.line("return cudaSuccess;");
-    out.close("tilet_check_device");
-    out.raw("#endif\n");
+    std::string major = std::to_string(need.major), minor = std::to_string(need.minor);
+    out.raw(fillTemplate(embedded::get("host/checks.cpp"),
+                         {{"module", names.symbolPrefix + names.moduleName},
+                          {"target", target.name},
+                          {"capability", major + "." + minor + (need.exact ? "" : " or a later " + major + ".x")},
+                          {"runs", "major == " + major + " && minor " + (need.exact ? "== " : ">= ") + minor}}));
 }
 
 std::string dimsText(const ir::BufferNode &b) {

@@ -70,12 +70,11 @@ OutputPaths outputPaths(const Options &o) {
     }
     p.cu = o.output.empty() ? inputStem + ".cu" : o.output;
     fs::path cu(p.cu);
-    std::string stem = cu.extension() == ".cu" ? (cu.parent_path() / cu.stem()).string() : (cu.parent_path() / cu.stem()).string();
+    std::string stem = (cu.parent_path() / cu.stem()).string();
     p.host = stem + ".host.cpp";
     p.header = stem + ".h";
     p.names = {cu.filename().string(), fs::path(p.host).filename().string(), fs::path(p.header).filename().string(),
-               moduleIdentifier(fs::path(stem).filename().string())};
-    p.names.symbolPrefix = o.symbolPrefix;
+               moduleIdentifier(fs::path(stem).filename().string()), o.symbolPrefix};
     return p;
 }
 

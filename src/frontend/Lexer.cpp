@@ -220,7 +220,7 @@ std::unique_ptr<antlr4::Token> TileTokenSource::nextToken() {
             while (!atEnd() && isIdentPart(peek())) advance();
             std::string word = encodeUtf8(text_, begin, pos_);
             auto kw = keywords_.find(word);
-            return make(kw != keywords_.end() ? kw->second : TileParser::IDENT, begin);
+            return make(kw != keywords_.end() ? kw->second : static_cast<size_t>(TileParser::IDENT), begin);
         }
         for (const Punct &p : kPunct) {
             size_t n = std::char_traits<char>::length(p.text);

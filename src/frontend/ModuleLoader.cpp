@@ -84,11 +84,7 @@ private:
             std::vector<std::string> searched;
             std::string found = resolve(imp.path, dir, searched);
             if (found.empty()) {
-                Diagnostic d{Severity::Error, imp.range, "cannot find import '" + imp.path + "'", {}, {}};
-                std::string where;
-                for (const std::string &s : searched) where += (where.empty() ? "" : ", ") + ("'" + s + "'");
-                d.note({}, "searched " + where);
-                diags_.report(std::move(d));
+                reportNotFound(imp.range, "cannot find import '" + imp.path + "'", searched);
                 continue;
             }
             std::string key = canonicalKey(found);
@@ -163,11 +159,7 @@ private:
         std::vector<std::string> searched;
         std::string found = resolve(lit->value, dir, searched);
         if (found.empty()) {
-            Diagnostic d{Severity::Error, lit->range, "cannot find source file '" + lit->value + "'", {}, {}};
-            std::string where;
-            for (const std::string &s : searched) where += (where.empty() ? "" : ", ") + ("'" + s + "'");
-            d.note({}, "searched " + where);
-            diags_.report(std::move(d));
+            reportNotFound(lit->range, "cannot find source file '" + lit->value + "'", searched);
             return;
         }
         std::string key = canonicalKey(found);
@@ -184,6 +176,15 @@ private:
         sourceKeys_[key] = program_.sourceImports.size();
         program_.sourceImportOf[&call] = program_.sourceImports.size();
         program_.sourceImports.push_back({lit->value, found, std::move(*text)});
+    }
+
+    // A file `resolve` did not find, with the directories it searched.
+    void reportNotFound(SourceRange where, const std::string &message, const std::vector<std::string> &searched) {
+        Diagnostic d{Severity::Error, where, message, {}, {}};
+        std::string dirs;
+        for (const std::string &s : searched) dirs += (dirs.empty() ? "" : ", ") + ("'" + s + "'");
+        d.note({}, "searched " + dirs);
+        diags_.report(std::move(d));
     }
 
     std::string resolve(const std::string &name, const std::string &dir, std::vector<std::string> &searched) {

@@ -638,7 +638,7 @@ private:
     SourceRange here(const ir::Stmt &s) const { return s->span.valid() ? s->span : context_; }
 
     ir::Stmt processStmtIn(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
-        if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
+        if (ir::as<ir::SyncThreads>(s)) {
             fenceBeforeRelease(state, here(s), out, "the barrier");
             state.barrier();
             return s;

@@ -281,7 +281,7 @@ private:
             bool loaded = false, stored = false;
             for (const AccessInfo &x : accesses) (x.store ? stored : loaded) = true;
             int64_t bytes = wideBytes[buffer];
-            int64_t chunk = std::min<int64_t>(bytes, 16), perChunk = chunk * 8 / dtypeBits(a.buffer->dtype);
+            int64_t chunk = std::min<int64_t>(bytes, 16);
             tmp->alignment = chunk;
             alignAtLeast(a.buffer, chunk);
             std::vector<ir::Expr> local{ir::intImm(0)};

@@ -61,7 +61,7 @@ extern "C" const char *blocksparse_gemm_last_error(void) {
 } // blocksparse_gemm_last_error
 
 #ifndef TILET_NO_CHECKS
-// The current device can run sm_90a code: compute capability 9.0 exactly. Checked once per device
+// The current device can run sm_90a code: compute capability 9.0. Checked once per device
 // (devices 64 and up on every launch).
 static cudaError_t tilet_check_device(const char *kernel) {
     int device = 0;
