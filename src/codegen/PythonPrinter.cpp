@@ -28,7 +28,7 @@ std::string pyDim(const ir::Expr &d) {
 
 } // namespace
 
-std::string printPythonBinding(const ir::Module &module, const Target &target, const OutputNames &names, const std::string &pyFile) {
+std::string printPythonBinding(const ir::Module &module, const Target &target, const OutputNames &names, const std::string &pyFile, bool cpu) {
     std::string stem = std::filesystem::path(pyFile).stem().string();
     std::string out = fillTemplate(embedded::get("python/binding.py"), {{"py", std::filesystem::path(pyFile).filename().string()},
                                                                          {"source", module.sourceName},
@@ -55,7 +55,7 @@ std::string printPythonBinding(const ir::Module &module, const Target &target, c
             out += "        (\"tensor\", " + pyString(t.name) + ", " + pyString(dtypeName(t.dtype)) + ", (" + shape + "), " +
                    std::to_string(std::max<int64_t>(t.alignment, 1)) + "),\n";
         }
-        out += "    ], [" + dyn + "]),\n";
+        out += "    ], [" + dyn + "]" + (cpu ? ", gpu=False" : "") + "),\n";
     }
     out += "]\n\n\n";
     out += "def load(path):\n";

@@ -7,6 +7,7 @@
 #include "support/MakeDeps.h"
 
 #include "codegen/CudaPrinter.h"
+#include "codegen/Emulation.h"
 #include "codegen/HostPrinter.h"
 #include "codegen/PythonPrinter.h"
 #include "frontend/ModuleLoader.h"
@@ -167,6 +168,72 @@ int runNvcc(const Target &target, const std::string &cuPath, std::string &output
 int finish(DiagnosticEngine &diags, int code) {
     diags.printSummary();
     return code;
+}
+
+// The directory holding the CUDA toolkit's headers (cuda_fp16.h, ...), which
+// the emulated source needs for CUDA's types: $CUDA_HOME/include, then
+// /usr/local/cuda/include, then /usr/include; empty when none has them.
+std::string findCudaInclude() {
+    std::vector<std::string> dirs;
+    if (const char *home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/include");
+    dirs.push_back("/usr/local/cuda/include");
+    dirs.push_back("/usr/include");
+    for (const std::string &d : dirs)
+        if (access((d + "/cuda_fp16.h").c_str(), R_OK) == 0 && access((d + "/cuda_runtime.h").c_str(), R_OK) == 0) return d;
+    return "";
+}
+
+// --cpu -o libNAME.so: the same C ABI run by the emulator (templates/emu,
+// embedded): the emulated source and the emulator's headers in a temporary
+// directory, compiled with $CXX (else c++) into a shared library. Returns
+// the exit status, as buildLibrary does.
+int buildCpuLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &cu, const std::string &depPath,
+                    const std::string *depRule, const std::string &python, DiagnosticEngine &diags) {
+    auto fail = [&](const std::string &why) {
+        Diagnostic d{Severity::Error, {}, "cannot build '" + out.library + "' for the CPU: " + why, {}, {}};
+        d.rule = "command-line";
+        diags.report(std::move(d));
+        return 1;
+    };
+    std::string cudaInclude = findCudaInclude();
+    if (cudaInclude.empty()) return fail("the emulator needs the CUDA toolkit's headers (cuda_fp16.h, cuda_runtime.h) for CUDA's types; set CUDA_HOME");
+    const char *cxxEnv = std::getenv("CXX");
+    std::string cxx = cxxEnv && *cxxEnv ? cxxEnv : "c++";
+    std::string source;
+    try {
+        source = emulatedSource(cu, printHostSource(module, target, out.names), out.names.cuFile, out.names.hostFile);
+    } catch (const std::runtime_error &e) {
+        return fail(std::string(e.what()) + " (in the program's own CUDA, import_source)");
+    }
+    TempDir dir;
+    std::string header = printHostHeader(module, target, out.names), error;
+    std::vector<PendingFile> sources{{dir.path + "/" + out.names.headerFile, header}, {dir.path + "/emulated.cpp", source}};
+    for (const char *h : {"emu/emu.h", "emu/racecheck.h", "emu/tf32.h"})
+        sources.push_back({dir.path + "/" + fs::path(h).filename().string(), std::string(embedded::get(h))});
+    if (dir.path.empty() || !writeFilesAtomically(sources, error)) return fail(dir.path.empty() ? "cannot create a temporary directory" : error);
+    const std::string libPath = dir.path + "/" + fs::path(out.library).filename().string();
+    std::string log;
+    int status = runCommand({cxx, "-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-shared", "-fPIC", "-pthread", "-I", dir.path, "-I",
+                             cudaInclude, dir.path + "/emulated.cpp", "-o", libPath},
+                            log);
+    if (status < 0 || status == 127) return fail("could not run " + cxx + " (set CXX): " + log);
+    if (status != 0) {
+        std::cerr << log;
+        if (!module.importedSources.empty()) return fail(cxx + " failed (above); the program's own CUDA (import_source) may be the cause");
+        std::cerr << "tilet: internal compiler error: " << cxx << " rejected the emulated code for " << target.name
+                  << "; please report this with the input file\n";
+        return kInternalErrorExitCode;
+    }
+    std::optional<std::string> library = readText(libPath);
+    if (!library) return fail(cxx + " wrote no library");
+    std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
+    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python, true)});
+    if (depRule) files.push_back({depPath, *depRule});
+    if (!writeFilesAtomically(files, error)) {
+        diags.error({}, error);
+        return 1;
+    }
+    return 0;
 }
 
 // -o libNAME.so: nvcc builds the .cu (for the target) and the .host.cpp into
@@ -332,6 +399,12 @@ int runTilet(const Options &opts) {
         std::string depPath = opts.depFile;
         const std::string &primary = out.library.empty() ? out.cu : out.library;
         if (opts.depsAlongside && depPath.empty()) depPath = (fs::path(primary).parent_path() / fs::path(primary).stem()).string() + ".d";
+        if (opts.cpu && out.library.empty()) {
+            Diagnostic d{Severity::Error, {}, "--cpu builds a library: name it with -o libNAME.so", {}, {}};
+            d.rule = "command-line";
+            diags.report(std::move(d));
+            return finish(diags, 1);
+        }
         if (!out.library.empty() && opts.emit != "cuda") {
             Diagnostic d{Severity::Error, {}, "-o " + out.library + " builds a shared library from the CUDA output; --emit=" + opts.emit + " writes text: name a file", {}, {}};
             d.rule = "command-line";
@@ -399,6 +472,19 @@ int runTilet(const Options &opts) {
         }
 
         std::string cu = printCuda(*module, *target, out.names);
+        if (opts.emit == "emulator") {
+            // The .cu and the .host.cpp as one C++ source for the CPU emulator (templates/emu).
+            try {
+                return finish(diags, emitText(emulatedSource(cu, printHostSource(*module, *target, out.names), out.names.cuFile, out.names.hostFile)) ? 0 : 1);
+            } catch (const std::runtime_error &e) {
+                diags.error({}, std::string("cannot emulate the program's own CUDA (import_source): ") + e.what());
+                return finish(diags, 1);
+            }
+        }
+        if (!out.library.empty() && opts.cpu) {
+            int status = buildCpuLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
+            return status == kInternalErrorExitCode ? status : finish(diags, status);
+        }
         if (!out.library.empty()) {
             int status = buildLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
             return status == kInternalErrorExitCode ? status : finish(diags, status);

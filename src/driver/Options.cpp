@@ -69,8 +69,8 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.add_option("-D,--define", opts.defines, "override a constant: -D NAME=VALUE (NAME alone means 1)");
     app.add_option("-I", opts.includeDirs, "search DIR for imports, after the importing file's directory");
     app.add_option("--target-file", opts.targetFiles, "YAML file adding or overriding target descriptions");
-    app.add_option("--emit", opts.emit, "what to write: cuda (default), ast, ir (before the passes), lowered-ir")
-        ->check(CLI::IsMember({"cuda", "ast", "ir", "lowered-ir"}));
+    app.add_option("--emit", opts.emit, "what to write: cuda (default), ast, ir (before the passes), lowered-ir, emulator (the .cu and .host.cpp as one C++ source for the CPU emulator)")
+        ->check(CLI::IsMember({"cuda", "ast", "ir", "lowered-ir", "emulator"}));
     std::vector<std::string> passChoices = passNames();
     passChoices.push_back("all");
     app.add_option("--dump-ir-after", opts.dumpAfter, "print the IR after the named pass, or after every pass, to stderr")
@@ -79,6 +79,9 @@ ParseResult parseCommandLine(int argc, char **argv) {
         ->expected(0, 1)
         ->default_str("text")
         ->check(CLI::IsMember({"text", "json"}));
+    app.add_flag("--cpu", opts.cpu,
+                 "with -o libNAME.so: build the library for the CPU, the kernels run by the emulator (its race detector included) and "
+                 "compiled with the system's C++ compiler (CXX); needs the CUDA toolkit's headers, not a GPU");
     app.add_option("--python", opts.python,
                    "also write FILE.py, a Python binding of the launch functions (ctypes, standard library only) for the library built from "
                    "the outputs: load it with FILE.load(\"libNAME.so\")");

@@ -23,6 +23,7 @@ struct Options {
     std::string explain;                   // "", "text" or "json"
     bool validate = false;
     std::string python;                    // --python FILE.py: also write the ctypes binding
+    bool cpu = false;                      // --cpu: -o libk.so runs the kernels on the CPU, through the emulator
     bool lineDirectives = true;            // #line in the .cu, pointing at the .tl source (--no-line-directives)
     bool noWarnings = false;               // -w
     bool warningsAsErrors = false;         // -Werror

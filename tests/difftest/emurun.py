@@ -1,5 +1,5 @@
 """Translating tile programs with tilet and running them on the CPU emulator
-(tests/emu/emu.h), many programs per g++ compile.
+(templates/emu/emu.h), many programs per g++ compile.
 
 Each program is translated on its own (a rejection concerns that program
 only), prepared by tests/emu/prepare.py exactly as the emu suite prepares its
@@ -19,6 +19,7 @@ import tldtypes
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EMU_DIR = os.path.join(ROOT, "tests", "emu")
+EMU_HEADERS = os.path.join(ROOT, "templates", "emu")   # emu.h and the race detector, which tilet --cpu embeds
 PREPARE = os.path.join(EMU_DIR, "prepare.py")
 ALIGN = 256      # tensors start 256-byte aligned, like cudaMalloc's
 GUARD = 64       # canary bytes after each tensor: a write past the end changes them
@@ -205,7 +206,7 @@ def cuda_include():
 
 def compile_batch(source_path, exe, timeout=900):
     inc, lib = cuda_include()
-    cmd = ["g++", "-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-I", EMU_DIR, "-I", inc, source_path, "-o", exe,
+    cmd = ["g++", "-std=c++20", "-O1", "-fno-strict-aliasing", "-w", "-I", EMU_DIR, "-I", EMU_HEADERS, "-I", inc, source_path, "-o", exe,
            "-pthread"]
     if lib and os.path.exists(os.path.join(lib, "libcudart.so")):
         cmd += ["-L", lib, "-Wl,-rpath," + lib, "-lcudart"]

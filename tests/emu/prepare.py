@@ -203,6 +203,7 @@ def rewrite_host(launch, device=""):
     launch = launch.replace("cudaDeviceGetAttribute(", f"emu::deviceGetAttribute<{major}, {minor}>(")
     launch = launch.replace("cudaLaunchKernelEx(", "emu::launchEx(")
     launch = launch.replace("cudaFuncSetAttribute(", "emu::funcSetAttribute(").replace("cudaGetDevice(", "emu::getDevice(")
+    launch = launch.replace("cudaGetErrorString(", "emu::errorString(")
     return launch.replace("cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(")
 
 

@@ -1241,6 +1241,9 @@ inline cudaError_t getDevice(int *device) {
     *device = 0;
     return cudaSuccess;
 }
+// cudaGetErrorString, for the launch code's messages (the emulator links no CUDA library).
+inline const char *errorString(cudaError_t e) { return e == cudaSuccess ? "no error" : "an emulated CUDA error"; }
+
 // cudaDeviceGetAttribute's compute capability: the emulated device is the
 // architecture the module was translated for (prepare.py passes it).
 // A harness may make it another (deviceCapability) to see a launch refuse it.

@@ -1,0 +1,277 @@
+// Emulation.cpp -- see Emulation.h. Each rewrite works on one line (the
+// generated code puts each statement and declaration on its own), so no
+// pattern runs over the whole file.
+#include "codegen/Emulation.h"
+
+#include "support/InternalError.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace tilet {
+
+namespace {
+
+std::vector<std::string> splitLines(const std::string &text) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::istringstream in(text);
+    while (std::getline(in, line)) lines.push_back(line);
+    if (!text.empty() && text.back() == '\n') lines.push_back("");
+    return lines;
+}
+
+std::string joinLines(const std::vector<std::string> &lines) {
+    std::string out;
+    for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+    return out;
+}
+
+// Every match of `re` in `s` replaced by `f(match)`.
+std::string replaceAll(const std::string &s, const std::regex &re, const std::function<std::string(const std::smatch &)> &f) {
+    std::string out;
+    auto begin = std::sregex_iterator(s.begin(), s.end(), re);
+    size_t last = 0;
+    for (auto it = begin; it != std::sregex_iterator(); ++it) {
+        out += s.substr(last, static_cast<size_t>(it->position()) - last) + f(*it);
+        last = static_cast<size_t>(it->position() + it->length());
+    }
+    return out + s.substr(last);
+}
+
+std::string replaceText(std::string s, const std::string &from, const std::string &to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    return s;
+}
+
+// The C++ operand type of an mma/wgmma helper's type suffix.
+std::string operandType(const std::string &suffix) {
+    static const std::map<std::string, std::string> types = {
+        {"f16", "__half"}, {"bf16", "__nv_bfloat16"}, {"tf32", "float"}, {"s8", "signed char"}, {"u8", "unsigned char"},
+        {"s4", "emu::S4"}, {"u4", "emu::U4"}, {"e4m3", "__nv_fp8_e4m3"}, {"e5m2", "__nv_fp8_e5m2"}};
+    auto it = types.find(suffix);
+    TILET_ASSERT(it != types.end(), "the emulator has no operand type for '" << suffix << "'");
+    return it->second;
+}
+
+// The lines between a begin marker (prefix) and its end marker, each kept by `keep`.
+void forEachBlock(std::vector<std::string> &lines, const std::string &begin, const std::string &end,
+                  const std::function<void(std::vector<std::string> &, size_t, size_t)> &block) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].rfind(begin, 0) != 0) continue;
+        size_t j = i + 1;
+        while (j < lines.size() && lines[j].rfind(end, 0) != 0) ++j;
+        block(lines, i, j);
+        i = j;
+    }
+}
+
+// One single-instruction asm statement `asm volatile("op.t %0, %1, ...;" :
+// "=r"(d) : "r"(a), ...)` as `emu::ptx::op_t(d, a, ...)`: the operands in the
+// template's order (destinations first).
+std::string asmCall(const std::string &body) {
+    std::vector<std::string> sections;
+    int depth = 0;
+    bool quote = false;
+    std::string current;
+    for (size_t i = 0; i < body.size(); ++i) {
+        char c = body[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < body.size()) {   // an escape: both characters, as they are
+                current += c;
+                current += body[++i];
+                continue;
+            }
+            if (c == '"') quote = false;
+        } else if (c == '"') {
+            quote = true;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            --depth;
+        } else if (c == ':' && depth == 0) {
+            sections.push_back(current);
+            current.clear();
+            continue;
+        }
+        current += c;
+    }
+    sections.push_back(current);
+    std::string templ;
+    static const std::regex literal(R"re("((?:[^"\\]|\\.)*)")re");
+    for (auto it = std::sregex_iterator(sections[0].begin(), sections[0].end(), literal); it != std::sregex_iterator(); ++it) templ += (*it)[1];
+    templ = replaceText(replaceText(templ, "\\n", ""), "\\t", " ");
+    std::vector<std::string> operands;
+    static const std::regex operand(R"re(\s*"[^"]*"\s*\(([\s\S]*)\)\s*$)re");
+    for (size_t s = 1; s < sections.size() && s < 3; ++s) {
+        std::string item;
+        int d = 0;
+        for (char c : sections[s] + ",") {
+            if (c == '(') ++d;
+            if (c == ')') --d;
+            if (c == ',' && d == 0) {
+                std::smatch m;
+                if (std::regex_match(item, m, operand)) operands.push_back(m[1]);
+                item.clear();
+                continue;
+            }
+            item += c;
+        }
+    }
+    static const std::regex instruction(R"re(\s*([\w.]+)\s+([^;]*);?\s*)re");
+    std::smatch m;
+    if (!std::regex_match(templ, m, instruction))
+        throw std::runtime_error("the emulator models one PTX instruction per asm statement, not: " + templ);
+    std::string args, name = replaceText(m[1], ".", "_");
+    static const std::regex placeholder(R"(%(\d+))");
+    std::string list = m[2];
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), placeholder); it != std::sregex_iterator(); ++it) {
+        size_t k = std::stoul((*it)[1]);
+        if (k >= operands.size()) throw std::runtime_error("asm operand %" + std::to_string(k) + " has no constraint: " + templ);
+        args += (args.empty() ? "" : ", ") + operands[k];
+    }
+    return "emu::ptx::" + name + "(" + args + ")";
+}
+
+// Every asm statement of `code` as a call of its instruction's model, on as many lines.
+std::string rewriteAsm(const std::string &code) {
+    static const std::regex start(R"(\basm\s*(?:volatile\s*)?\()");
+    std::string out;
+    size_t pos = 0;
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), start); it != std::sregex_iterator(); ++it) {
+        size_t at = static_cast<size_t>(it->position());
+        if (at < pos) continue;
+        size_t i = at + static_cast<size_t>(it->length());
+        int depth = 1;
+        bool quote = false;
+        while (i < code.size() && depth) {
+            char c = code[i];
+            if (quote) {
+                if (c == '\\') ++i;
+                else if (c == '"') quote = false;
+            } else if (c == '"') {
+                quote = true;
+            } else if (c == '(') {
+                ++depth;
+            } else if (c == ')') {
+                --depth;
+            }
+            ++i;
+        }
+        std::string body = code.substr(at + static_cast<size_t>(it->length()), i - 1 - (at + static_cast<size_t>(it->length())));
+        out += code.substr(pos, at - pos) + asmCall(body) + std::string(static_cast<size_t>(std::count(body.begin(), body.end(), '\n')), '\n');
+        pos = i;
+    }
+    return out + code.substr(pos);
+}
+
+std::string rewriteDevice(const std::string &cu) {
+    std::vector<std::string> lines = splitLines(cu);
+    // The PTX helpers give way to emu.h's models; #line directives into the
+    // .tl go (the detector and the mutation test count .cu lines).
+    forEachBlock(lines, "// ---- PTX helpers", "// ---- end of PTX helpers ----", [](std::vector<std::string> &l, size_t b, size_t e) {
+        for (size_t k = b; k <= e && k < l.size(); ++k) l[k].clear();
+    });
+    for (std::string &line : lines)
+        if (line.rfind("#line ", 0) == 0) line.clear();
+    forEachBlock(lines, "// ---- imported source ", "// ---- end of imported source ", [](std::vector<std::string> &l, size_t b, size_t e) {
+        std::vector<std::string> inner(l.begin() + static_cast<long>(b) + 1, l.begin() + static_cast<long>(e));
+        std::vector<std::string> rewritten = splitLines(rewriteAsm(joinLines(inner)));
+        for (size_t k = 0; k < inner.size(); ++k) l[b + 1 + k] = k < rewritten.size() ? rewritten[k] : "";
+    });
+
+    static const std::regex smem(R"(extern __shared__ __align__\(\d+\) unsigned char tilet_smem\[\];)");
+    static const std::regex declaration(R"(([A-Za-z_][\w: ]*?)\* (\w+) = reinterpret_cast<\1\*>\(tilet_smem \+ (.+?)\);)");
+    static const std::regex remote(R"([A-Za-z_][\w: ]*?\* (\w+) = tilet_map_shared_rank\()");
+    std::set<std::string> shared;
+    for (std::string &line : lines) {
+        line = std::regex_replace(line, smem, "emu::SharedPtr<unsigned char> tilet_smem = emu::sharedBase();");
+        line = replaceAll(line, declaration, [&](const std::smatch &m) {
+            shared.insert(m[2]);
+            return "emu::SharedPtr<" + m[1].str() + "> " + m[2].str() + " = tilet_smem.as<" + m[1].str() + ">(" + m[3].str() + ", \"" + m[2].str() + "\");";
+        });
+        line = replaceAll(line, remote, [&](const std::smatch &m) {
+            shared.insert(m[1]);
+            return "auto " + m[1].str() + " = tilet_map_shared_rank(";
+        });
+    }
+    if (!shared.empty()) {
+        std::string names;
+        for (const std::string &n : shared) names += (names.empty() ? "" : "|") + n;
+        std::regex cast("reinterpret_cast<(?:const )?([\\w: ]+?)\\*>\\(&(" + names + ")\\[");
+        for (std::string &line : lines) line = std::regex_replace(line, cast, "emu::sharedCast<$1>(&$2[");
+    }
+    static const std::regex sync(R"(^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait(?:_cluster)?\(.*\))"
+                                 R"(|tilet_mbarrier_arrive(?:_cluster|_expect_tx)?\(.*\)|tilet_fence_proxy_async(?:_all)?\(\))"
+                                 R"(|tilet_fence_barrier_init\(\)|tilet_cluster_sync\(\)|tilet_wgmma_wait<\d+>\(\))"
+                                 R"(|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$)");
+    static const std::regex dp4a(R"(\btilet_dp4a_([su])8_([su])8\()");
+    static const std::regex ldmatrix(R"(tilet_ldmatrix_x(\d)(_trans)?\()");
+    static const std::regex mma(R"(tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\()");
+    static const std::regex cpAsync(R"(tilet_cp_async_(\d+)\()");
+    static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
+    static const std::regex wgmma(R"(tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\()");
+    static const std::regex tmaLoad(R"(tilet_tma_load_\dd\()"), tmaMulticast(R"(tilet_tma_load_\dd_multicast\()"), tmaStore(R"(tilet_tma_store_\dd\()");
+    auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
+    for (std::string &line : lines) {
+        std::smatch m;
+        if (std::regex_match(line, m, sync)) line = m[1].str() + "if (emu::keep(__LINE__)) " + m[2].str();
+        line = replaceAll(line, dp4a, [&](const std::smatch &x) { return "emu::dp4a<" + flag(x[1] == "s") + ", " + flag(x[2] == "s") + ">("; });
+        line = replaceAll(line, ldmatrix, [&](const std::smatch &x) { return "emu::ldmatrix<" + x[1].str() + ", " + flag(x[2].matched) + ">("; });
+        line = replaceAll(line, mma, [&](const std::smatch &x) {
+            return "emu::mma<" + x[1].str() + ", " + x[2].str() + ", " + x[3].str() + ", " + operandType(x[4]) + ">(";
+        });
+        line = std::regex_replace(line, cpAsync, "emu::cpAsync<$1>(");
+        line = replaceText(line, "tilet_cp_async_commit(", "emu::cpAsyncCommit(");
+        // Every memory order is sequentially consistent in the emulator.
+        line = std::regex_replace(line, atomic, "atomicAdd(");
+        // tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs from A's; _rs: A from registers.
+        line = replaceAll(line, wgmma, [&](const std::smatch &x) {
+            return std::string("emu::wgmma") + (x[7].matched ? "RS" : "") + "<" + x[1].str() + ", " + x[2].str() + ", " + x[3].str() + ", " +
+                   operandType(x[5]) + ", " + operandType(x[6].matched ? x[6].str() : x[5].str()) + ", " + x[8].str() + ", " + x[9].str() + ">(";
+        });
+        line = replaceText(line, "tilet_wgmma_desc(", "emu::wgmmaDesc(");
+        line = std::regex_replace(line, tmaMulticast, "emu::tmaLoadMulticast(");
+        line = std::regex_replace(line, tmaLoad, "emu::tmaLoad(");
+        line = std::regex_replace(line, tmaStore, "emu::tmaStore(");
+        line = replaceText(line, "const __grid_constant__ CUtensorMap", "const CUtensorMap");
+        line = replaceText(line, "tilet_cp_async_wait<", "emu::cpAsyncWait<");
+    }
+    return joinLines(lines);
+}
+
+// The emulated device is the one the module was translated for (its banner names it).
+std::string rewriteHost(std::string host, const std::string &cu) {
+    static const std::regex banner(R"(generated by tilet from .* for sm_(\d+)a?\.)");
+    std::smatch m;
+    int arch = std::regex_search(cu.begin(), cu.begin() + static_cast<long>(std::min<size_t>(cu.size(), 400)), m, banner) ? std::stoi(m[1]) : 80;
+    host = replaceText(host, "cudaDeviceGetAttribute(", "emu::deviceGetAttribute<" + std::to_string(arch / 10) + ", " + std::to_string(arch % 10) + ">(");
+    host = replaceText(host, "cudaLaunchKernelEx(", "emu::launchEx(");
+    host = replaceText(host, "cudaFuncSetAttribute(", "emu::funcSetAttribute(");
+    host = replaceText(host, "cudaGetDevice(", "emu::getDevice(");
+    host = replaceText(host, "cudaGetErrorString(", "emu::errorString(");
+    return replaceText(host, "cudaGetDriverEntryPointByVersion(", "emu::getDriverEntryPoint(");
+}
+
+} // namespace
+
+std::string emulatedSource(const std::string &cu, const std::string &host, const std::string &cuName, const std::string &hostName) {
+    // The kernels, by the line of their name (the line after `extern "C" __global__`), for the detector's reports.
+    std::vector<std::string> lines = splitLines(cu);
+    std::string table;
+    static const std::regex name(R"(\s*(\w+)\(.*)");
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+        std::smatch m;
+        if (lines[i].rfind("extern \"C\" __global__", 0) == 0 && std::regex_match(lines[i + 1], m, name))
+            table += (table.empty() ? "" : ", ") + ("{" + std::to_string(i + 2) + ", \"" + m[1].str() + "\"}");
+    }
+    return "#include \"emu.h\"\n#line 1 \"" + cuName + "\"\n" + rewriteDevice(cu) + "\nstatic const bool emu_kernels_registered = emu::rc::registerKernels(\"" +
+           cuName + "\", {" + table + "});\n#line 1 \"" + hostName + "\"\n" + rewriteHost(host, cu);
+}
+
+} // namespace tilet
