@@ -170,6 +170,20 @@ std::string rewriteAsm(const std::string &code) {
     return out + code.substr(pos);
 }
 
+// `{start, "file", line}` for each #line directive of the .cu: the line after
+// it is `line` of `file` (the .cu's own name: "", its own lines again).
+std::string sourceSegments(const std::vector<std::string> &lines, const std::string &cuName) {
+    static const std::regex directive(R"re(#line (\d+) "((?:[^"\\]|\\.)*)")re");
+    std::string table;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        std::smatch m;
+        if (!std::regex_match(lines[i], m, directive)) continue;
+        std::string file = m[2] == cuName ? "" : m[2].str();
+        table += (table.empty() ? "" : ", ") + ("{" + std::to_string(i + 2) + ", \"" + file + "\", " + m[1].str() + "}");
+    }
+    return table;
+}
+
 std::string rewriteDevice(const std::string &cu) {
     std::vector<std::string> lines = splitLines(cu);
     // The PTX helpers give way to emu.h's models; #line directives into the
@@ -271,7 +285,8 @@ std::string emulatedSource(const std::string &cu, const std::string &host, const
             table += (table.empty() ? "" : ", ") + ("{" + std::to_string(i + 2) + ", \"" + m[1].str() + "\"}");
     }
     return "#include \"emu.h\"\n#line 1 \"" + cuName + "\"\n" + rewriteDevice(cu) + "\nstatic const bool emu_kernels_registered = emu::rc::registerKernels(\"" +
-           cuName + "\", {" + table + "});\n#line 1 \"" + hostName + "\"\n" + rewriteHost(host, cu);
+           cuName + "\", {" + table + "});\nstatic const bool emu_sources_registered = emu::rc::registerSourceLines({" + sourceSegments(lines, cuName) +
+           "});\n#line 1 \"" + hostName + "\"\n" + rewriteHost(host, cu);
 }
 
 } // namespace tilet

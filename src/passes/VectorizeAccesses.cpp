@@ -498,15 +498,15 @@ private:
 
 } // namespace
 
-// An asynchronous store left per element where its statement issues no
-// cp.async at all (not even on a vector path): cp.async moves 4, 8 or 16
-// bytes, so it is a plain store, and the decisions that promised cp.async
-// say so.
+// An asynchronous store left per element where the statement it came from
+// issues no cp.async at all (no vector path whose range holds it): cp.async
+// moves 4, 8 or 16 bytes, so it is a plain store, and the decisions that
+// promised cp.async say so.
 class PlainLeftovers : public ir::Mutator {
 public:
     PlainLeftovers(PassContext &ctx, const ir::Stmt &body) : ctx_(ctx) {
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
-            if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s); v && v->async) issued_.insert(key(v->span));
+            if (const ir::VectorCopy *v = ir::as<ir::VectorCopy>(s); v && v->async) issued_.push_back(v->span);
         });
     }
     using ir::Mutator::mutate;
@@ -517,7 +517,7 @@ protected:
         // The per-element path beside a cp.async vector path: printed as a plain
         // store, it stays in the copy's group for insert-syncs (the wait that
         // lands the vectors comes after it too).
-        if (issued_.count(key(n.span))) return self;
+        if (std::any_of(issued_.begin(), issued_.end(), [&](const SourceRange &r) { return within(n.span.begin, r); })) return self;
         const std::string why = "cp.async moves 4, 8 or 16 bytes, and no such vector of '" + n.buffer->name +
                                 "' is proven aligned here (see the parallel loop's remark): plain loads and stores";
         ctx_.explain.revise(n.span, "copy global->shared", "CPAsync", "Normal", why);
@@ -530,9 +530,7 @@ protected:
                 if (d.op != "pipelined loop" || d.choice.size() < kAsync.size() || d.choice.compare(d.choice.size() - kAsync.size(), kAsync.size(), kAsync) != 0)
                     return false;
                 if (!within(n.span.begin, d.where)) return false;
-                return std::none_of(issued_.begin(), issued_.end(), [&](const auto &k) {
-                    return within(SourceLoc{std::get<0>(k), std::get<1>(k), std::get<2>(k)}, d.where);
-                });
+                return std::none_of(issued_.begin(), issued_.end(), [&](const SourceRange &r) { return within(r.begin, d.where); });
             },
             [&](Decision &d) {
                 d.choice = d.choice.substr(0, d.choice.size() - kAsync.size()) + " ahead as plain loads";
@@ -543,13 +541,12 @@ protected:
     }
 
 private:
-    static std::tuple<FileId, uint32_t, uint32_t> key(const SourceRange &r) { return {r.begin.file, r.begin.line, r.begin.col}; }
     static bool within(const SourceLoc &l, const SourceRange &r) {
         auto before = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
         return l.file == r.begin.file && before(r.begin, l) && before(l, r.end);
     }
     PassContext &ctx_;
-    std::set<std::tuple<FileId, uint32_t, uint32_t>> issued_;   // statements with a cp.async VectorCopy
+    std::vector<SourceRange> issued_;   // where cp.async VectorCopies came from
 };
 
 ir::Kernel vectorizeAccesses(const ir::Kernel &kernel, PassContext &ctx) {

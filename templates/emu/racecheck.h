@@ -64,6 +64,27 @@ inline bool registerKernels(const char *file, std::initializer_list<std::pair<un
     for (auto &[line, name] : kernels) kernelLines()[line] = name;
     return true;
 }
+// Where the .cu's lines come from: from each start line on, the .tl (or
+// import_source) file and line its #line directive named, counting on
+// (an empty file: the .cu's own lines again). The emulated source strips the
+// directives, so that __LINE__ counts .cu lines, and registers them here.
+inline std::map<unsigned, std::pair<std::string, unsigned>> &sourceLines() {
+    static std::map<unsigned, std::pair<std::string, unsigned>> lines;
+    return lines;
+}
+inline bool registerSourceLines(std::initializer_list<std::tuple<unsigned, const char *, unsigned>> segments) {
+    for (auto &[start, file, line] : segments) sourceLines()[start] = {file, line};
+    return true;
+}
+// "; softmax.tl:23" for a .cu line whose code came from there, else "".
+inline std::string sourceAt(unsigned line) {
+    auto &lines = sourceLines();
+    auto it = lines.upper_bound(line);
+    if (it == lines.begin() || std::prev(it)->second.first.empty()) return "";
+    const auto &[start, where] = *std::prev(it);
+    return "; " + where.first + ":" + std::to_string(where.second + (line - start));
+}
+
 inline std::string kernelAt(unsigned line) {
     auto &lines = kernelLines();
     auto it = lines.upper_bound(line);
@@ -130,9 +151,12 @@ void report(const char *kind, unsigned line, What &&what, unsigned noteLine = 0,
     std::string text;
     if constexpr (std::is_invocable_v<What>) text = what();
     else text = what;
-    std::fprintf(stderr, "%s:%u: %s: racecheck[%s]: %s (kernel %s)%s\n", cuFile(), line, isKnown ? "warning" : "error", kind, text.c_str(),
-                 kernel.c_str(), isKnown ? " [known failure]" : "");
-    if (noteLine) std::fprintf(stderr, "%s:%u: note: %s\n", cuFile(), noteLine, note);
+    std::fprintf(stderr, "%s:%u: %s: racecheck[%s]: %s (kernel %s%s)%s\n", cuFile(), line, isKnown ? "warning" : "error", kind, text.c_str(),
+                 kernel.c_str(), sourceAt(line).c_str(), isKnown ? " [known failure]" : "");
+    if (noteLine) {
+        std::string from = sourceAt(noteLine);
+        std::fprintf(stderr, "%s:%u: note: %s%s\n", cuFile(), noteLine, note, from.empty() ? "" : (" (" + from.substr(2) + ")").c_str());
+    }
     std::fflush(stderr);
     if (fatal || (r.stopAtFirst && !isKnown)) std::_Exit(1);
 }

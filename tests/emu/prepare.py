@@ -138,6 +138,18 @@ def kernels(device):
             if lines[i].startswith('extern "C" __global__') and re.match(r"\s*(\w+)\(", lines[i + 1])]
 
 
+def source_segments(device, cu):
+    """{start, "file", line} per #line directive of the .cu: the line after it
+    is `line` of `file` ("" for the .cu's own name: its own lines again)."""
+    table = []
+    for i, line in enumerate(device.split("\n")):
+        m = re.fullmatch(r'#line (\d+) "((?:[^"\\]|\\.)*)"', line)
+        if m:
+            own = os.path.basename(m.group(2)) == os.path.basename(cu)
+            table.append(f'{{{i + 2}, "{"" if own else m.group(2)}", {m.group(1)}}}')
+    return ", ".join(table)
+
+
 def rewrite_device(device):
     device = blank_helpers(device)
     device = IMPORTED.sub(lambda m: m.group(1) + rewrite_asm(m.group(2)) + m.group(3), device)
@@ -219,6 +231,7 @@ def main():
         f.write(f'#line 1 "{cu}"\n')
         f.write(rewrite_device(device))
         f.write(f'\nstatic const bool emu_kernels_registered = emu::rc::registerKernels("{cu}", {{{table}}});\n')
+        f.write(f'static const bool emu_sources_registered = emu::rc::registerSourceLines({{{source_segments(device, cu)}}});\n')
         # The host file includes its header by file name; the header sits beside the .cu.
         f.write(f'#line 1 "{host}"\n')
         f.write(rewrite_host(launch, device))
