@@ -149,9 +149,10 @@ struct State {
         static constexpr int64_t kOldest = 64;   // older than any wait_group count a program writes
         for (Range &r : landing) r.groupsAfter = std::min(r.groupsAfter + 1, kOldest);
     }
-    // cp.async.wait_group: the groups it retires have landed. Which ones is
-    // not tracked, so every copy in flight counts as landed (and stays in
-    // flight until a wait for all of them).
+    // cp.async.wait_group: the groups it retires have landed. For the fences
+    // (`inFlight`) which ones is not tracked: every copy in flight counts as
+    // landed, and stays in flight until a wait for all of them. For the
+    // barriers (`landing`) it is, by the groups committed since each write.
     // `serial` numbers the writes that land: they take effect here, so a
     // probe of a loop they land in does not place its barrier before it.
     void landed(int64_t pending, int64_t &serial) {
