@@ -111,7 +111,8 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
 // The devices a target's code runs on: its gencode builds machine code only
 // (code=sm_XY), which runs on compute capability X.Y and on later minor
 // versions of X; the architecture-specific targets (sm_90a, sm_100a,
-// sm_120a) on X.Y alone (CUDA C++ Programming Guide, "Binary Compatibility").
+// sm_120a: `exact_capability` in targets.yaml) on X.Y alone (CUDA C++
+// Programming Guide, "Binary Compatibility").
 struct DeviceRequirement {
     int major = 0, minor = 0;
     bool exact = false;
@@ -121,7 +122,7 @@ DeviceRequirement deviceRequirement(const Target &t) {
     DeviceRequirement r;
     r.major = t.arch / 10;
     r.minor = t.arch % 10;
-    r.exact = !t.name.empty() && t.name.back() == 'a';
+    r.exact = t.exactCapability;
     return r;
 }
 

@@ -40,6 +40,7 @@ const std::vector<Field> &fields() {
         {"arch", reader(&Target::arch)},
         {"family", reader(&Target::family)},
         {"gencode", reader(&Target::gencode)},
+        {"exact_capability", reader(&Target::exactCapability)},
         {"cp_async", reader(&Target::cpAsync)},
         {"ldmatrix", reader(&Target::ldmatrix)},
         {"stmatrix", reader(&Target::stmatrix)},

@@ -22,6 +22,7 @@ struct Target {
     int arch = 0;                     // 90
     std::string family;               // "hopper"
     std::string gencode;              // "arch=compute_90a,code=sm_90a"
+    bool exactCapability = false;     // runs on compute capability arch/10.arch%10 alone (the "a" targets)
     bool cpAsync = false;
     bool ldmatrix = false;
     bool stmatrix = false;

@@ -28,6 +28,9 @@ TEST(Targets, EmbeddedTableDescribesEveryArchitecture) {
     EXPECT_TRUE(b->tcgen05);
     EXPECT_FALSE(b->wgmma);
     EXPECT_FALSE(table.find("sm_75")->cpAsync);
+    // Code for the "a" targets runs on their compute capability alone; sm_80's on 8.x too.
+    EXPECT_TRUE(h->exactCapability && b->exactCapability && table.find("sm_120a")->exactCapability);
+    EXPECT_FALSE(a->exactCapability || table.find("sm_89")->exactCapability);
 }
 
 TEST(Targets, LazyLoadingGivesTheSameTargets) {
