@@ -108,34 +108,19 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
     }
 }
 
-// The devices a target's code runs on: its gencode builds machine code only
-// (code=sm_XY), which runs on compute capability X.Y and on later minor
-// versions of X; the architecture-specific targets (sm_90a, sm_100a,
-// sm_120a: `exact_capability` in targets.yaml) on X.Y alone (CUDA C++
-// Programming Guide, "Binary Compatibility").
-struct DeviceRequirement {
-    int major = 0, minor = 0;
-    bool exact = false;
-};
-
-DeviceRequirement deviceRequirement(const Target &t) {
-    DeviceRequirement r;
-    r.major = t.arch / 10;
-    r.minor = t.arch % 10;
-    r.exact = t.exactCapability;
-    return r;
-}
-
 // The functions the launch functions share (templates/host/checks.cpp): the
-// thread's last error message, and the device check, once per device.
+// thread's last error message, and the device check, once per device. The
+// target's machine code (code=sm_XY) runs on compute capability X.Y and
+// later minor versions of X; that of the architecture-specific targets
+// (`exact_capability`: sm_90a, sm_100a, sm_120a) on X.Y alone (CUDA C++
+// Programming Guide, "Binary Compatibility").
 void printCheckSupport(const Target &target, const OutputNames &names, Emitter &out) {
-    DeviceRequirement need = deviceRequirement(target);
-    std::string major = std::to_string(need.major), minor = std::to_string(need.minor);
+    std::string major = std::to_string(target.arch / 10), minor = std::to_string(target.arch % 10);
     out.raw(fillTemplate(embedded::get("host/checks.cpp"),
                          {{"module", names.symbolPrefix + names.moduleName},
                           {"target", target.name},
-                          {"capability", major + "." + minor + (need.exact ? "" : " or a later " + major + ".x")},
-                          {"runs", "major == " + major + " && minor " + (need.exact ? "== " : ">= ") + minor}}));
+                          {"capability", major + "." + minor + (target.exactCapability ? "" : " or a later " + major + ".x")},
+                          {"runs", "major == " + major + " && minor " + (target.exactCapability ? "== " : ">= ") + minor}}));
 }
 
 std::string dimsText(const ir::BufferNode &b) {

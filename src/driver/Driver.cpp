@@ -170,6 +170,27 @@ int finish(DiagnosticEngine &diags, int code) {
     return code;
 }
 
+// The library built at `built` replaces out.library, together with its
+// header, the Python binding (`python`, for a `cpu` library or not) and the
+// dependency rule: all of them or none. Returns the exit status.
+int installLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &built, const std::string &header,
+                   const std::string &depPath, const std::string *depRule, const std::string &python, bool cpu, DiagnosticEngine &diags) {
+    std::optional<std::string> library = readText(built);
+    if (!library) {
+        diags.error({}, "cannot build '" + out.library + "': the compiler wrote no library");
+        return 1;
+    }
+    std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
+    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python, cpu)});
+    if (depRule) files.push_back({depPath, *depRule});
+    std::string error;
+    if (!writeFilesAtomically(files, error)) {
+        diags.error({}, error);
+        return 1;
+    }
+    return 0;
+}
+
 // The directory holding the CUDA toolkit's headers (cuda_fp16.h, ...), which
 // the emulated source needs for CUDA's types: $CUDA_HOME/include, then
 // /usr/local/cuda/include, then /usr/include; empty when none has them.
@@ -224,16 +245,7 @@ int buildCpuLibrary(const ir::Module &module, const Target &target, const Output
                   << "; please report this with the input file\n";
         return kInternalErrorExitCode;
     }
-    std::optional<std::string> library = readText(libPath);
-    if (!library) return fail(cxx + " wrote no library");
-    std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
-    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python, true)});
-    if (depRule) files.push_back({depPath, *depRule});
-    if (!writeFilesAtomically(files, error)) {
-        diags.error({}, error);
-        return 1;
-    }
-    return 0;
+    return installLibrary(module, target, out, libPath, header, depPath, depRule, python, true, diags);
 }
 
 // -o libNAME.so: nvcc builds the .cu (for the target) and the .host.cpp into
@@ -278,19 +290,7 @@ int buildLibrary(const ir::Module &module, const Target &target, const OutputPat
                   << "; please report this with the input file\n";
         return kInternalErrorExitCode;
     }
-    std::optional<std::string> library = readText(libPath);
-    if (!library) {
-        diags.error({}, "cannot build '" + out.library + "': nvcc wrote no library");
-        return 1;
-    }
-    std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
-    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python)});
-    if (depRule) files.push_back({depPath, *depRule});
-    if (!writeFilesAtomically(files, error)) {
-        diags.error({}, error);
-        return 1;
-    }
-    return 0;
+    return installLibrary(module, target, out, libPath, header, depPath, depRule, python, false, diags);
 }
 
 } // namespace

@@ -39,20 +39,15 @@ void Explain::record(Decision d) {
     decisions_.push_back(std::move(d));
 }
 
-void Explain::revise(SourceRange inside, const std::string &op, const std::string &choice, const std::string &actual, const std::string &why) {
-    auto before = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
+void Explain::breakPromise(const std::string &promised, SourceRange inside, const std::vector<SourceRange> &issued, const std::string &why) {
     for (Decision &d : decisions_) {
-        if (d.op != op || d.choice != choice || d.where.begin.file != inside.begin.file) continue;
-        if (!before(d.where.begin, inside.begin) || !before(inside.end, d.where.end)) continue;
-        d.rejected.insert(d.rejected.begin(), Rejected{choice, why});
-        d.choice = actual;
+        if (d.promises != promised || !d.where.contains(inside.begin)) continue;
+        if (std::any_of(issued.begin(), issued.end(), [&](const SourceRange &r) { return d.where.contains(r.begin); })) continue;
+        d.rejected.insert(d.rejected.begin(), Rejected{promised, why});
+        d.choice = d.otherwise;
         d.why.clear();
+        d.promises.clear();
     }
-}
-
-void Explain::revise(const std::function<bool(const Decision &)> &which, const std::function<void(Decision &)> &how) {
-    for (Decision &d : decisions_)
-        if (which(d)) how(d);
 }
 
 void Explain::printRemarks(DiagnosticEngine &diags) const {

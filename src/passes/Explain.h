@@ -7,7 +7,6 @@
 
 #include "support/Diagnostics.h"
 
-#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -34,6 +33,10 @@ struct Decision {
     std::string why;
     std::vector<Rejected> rejected;
     std::vector<std::string> details;   // further facts: partitions, shapes, bytes
+    // A choice that holds only if a later pass issues this instruction
+    // ("cp.async": it needs aligned 4-16-byte vectors); `otherwise` is the
+    // choice when it does not (Explain::breakPromise).
+    std::string promises, otherwise;
 };
 
 class Explain {
@@ -41,12 +44,11 @@ public:
     // A decision identical to one already recorded (the same statement
     // lowered again, as a pipeline's prologue copies are) is kept once.
     void record(Decision d);
-    // A later pass found that a decision did not come true: each decision of
-    // `op` that chose `choice` and whose range contains `inside` now says
-    // `actual`, because of `why`, with `choice` among the rejected options.
-    void revise(SourceRange inside, const std::string &op, const std::string &choice, const std::string &actual, const std::string &why);
-    // The same for decisions that `which` picks, rewritten by `how`.
-    void revise(const std::function<bool(const Decision &)> &which, const std::function<void(Decision &)> &how);
+    // A later pass did not issue `promised` for the statement at `inside`:
+    // each decision that promised it, whose range holds `inside` and none of
+    // `issued` (where it was issued after all), now says its `otherwise`,
+    // with the promised instruction rejected because of `why`.
+    void breakPromise(const std::string &promised, SourceRange inside, const std::vector<SourceRange> &issued, const std::string &why);
     const std::vector<Decision> &decisions() const { return decisions_; }
 
     // As remarks with notes, in source order.

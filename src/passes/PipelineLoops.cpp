@@ -129,8 +129,11 @@ private:
         Decision d;
         d.where = f.span;
         d.op = "pipelined loop";
-        d.choice = std::to_string(S) + " stage" + (S == 1 ? "" : "s") + ": loads issued " + std::to_string(ahead) + " iteration" +
-                   (ahead == 1 ? "" : "s") + " ahead with cp.async";
+        std::string issued = std::to_string(S) + " stage" + (S == 1 ? "" : "s") + ": loads issued " + std::to_string(ahead) + " iteration" +
+                             (ahead == 1 ? "" : "s") + " ahead";
+        d.choice = issued + " with cp.async";
+        d.promises = "cp.async";
+        d.otherwise = issued + " as plain loads";
         d.why = versions >= 2 ? "cp.async.wait_group " + std::to_string(ahead - 1) +
                                     " and one barrier per iteration: the barrier publishes this iteration's tiles and ends the reads of the "
                                     "version the next loads overwrite"

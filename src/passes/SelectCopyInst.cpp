@@ -108,6 +108,10 @@ protected:
             d.why = "SIMT loads and stores by every thread, zeros where the window lies in the padding";
         }
         d.choice = ir::copyInstName(op->inst);
+        if (op->inst == CopyInst::CPAsync) {
+            d.promises = "cp.async";
+            d.otherwise = ir::copyInstName(CopyInst::Normal);
+        }
         ctx_.explain.record(std::move(d));
         return op;
     }
@@ -183,6 +187,8 @@ private:
             return loop;
         }
         d.choice = "asynchronous element copies";
+        d.promises = "cp.async";
+        d.otherwise = "plain loads and stores";
         d.why = "prefer_async: issued without waiting, they land at the program's cp_async_wait that retires their group";
         ctx_.explain.record(std::move(d));
         class ToAsync : public ir::Mutator {
@@ -402,6 +408,10 @@ private:
         }
         decision.choice = ir::copyInstName(inst);
         decision.why = why;
+        if (inst == CopyInst::CPAsync) {
+            decision.promises = "cp.async";
+            decision.otherwise = ir::copyInstName(CopyInst::Normal);
+        }
         ctx_.explain.record(std::move(decision));
         return inst;
     }

@@ -24,8 +24,6 @@
 
 #include <functional>
 #include <map>
-#include <set>
-#include <tuple>
 
 namespace tilet {
 
@@ -517,34 +515,14 @@ protected:
         // The per-element path beside a cp.async vector path: printed as a plain
         // store, it stays in the copy's group for insert-syncs (the wait that
         // lands the vectors comes after it too).
-        if (std::any_of(issued_.begin(), issued_.end(), [&](const SourceRange &r) { return within(n.span.begin, r); })) return self;
-        const std::string why = "cp.async moves 4, 8 or 16 bytes, and no such vector of '" + n.buffer->name +
-                                "' is proven aligned here (see the parallel loop's remark): plain loads and stores";
-        ctx_.explain.revise(n.span, "copy global->shared", "CPAsync", "Normal", why);
-        ctx_.explain.revise(n.span, "im2col global->shared", "CPAsync", "Normal", why);
-        ctx_.explain.revise(n.span, "parallel loop (prefer_async)", "asynchronous element copies", "plain loads and stores", why);
-        // A pipelined loop none of whose copies became cp.async pipelines plain loads.
-        static const std::string kAsync = " ahead with cp.async";
-        ctx_.explain.revise(
-            [&](const Decision &d) {
-                if (d.op != "pipelined loop" || d.choice.size() < kAsync.size() || d.choice.compare(d.choice.size() - kAsync.size(), kAsync.size(), kAsync) != 0)
-                    return false;
-                if (!within(n.span.begin, d.where)) return false;
-                return std::none_of(issued_.begin(), issued_.end(), [&](const SourceRange &r) { return within(r.begin, d.where); });
-            },
-            [&](Decision &d) {
-                d.choice = d.choice.substr(0, d.choice.size() - kAsync.size()) + " ahead as plain loads";
-                d.rejected.insert(d.rejected.begin(), Rejected{"cp.async", "none of its copies moves an aligned vector of 4, 8 or 16 bytes "
-                                                                           "(see their remarks); the loads are plain, in the same stages"});
-            });
+        if (std::any_of(issued_.begin(), issued_.end(), [&](const SourceRange &r) { return r.contains(n.span.begin); })) return self;
+        ctx_.explain.breakPromise("cp.async", n.span, issued_,
+                                  "cp.async moves 4, 8 or 16 bytes, and no such vector of '" + n.buffer->name +
+                                      "' is proven aligned here (see the parallel loop's remark): plain loads and stores");
         return std::make_shared<ir::Store>(n.buffer, n.indices, n.value, ir::StoreOp::Assign, n.span);
     }
 
 private:
-    static bool within(const SourceLoc &l, const SourceRange &r) {
-        auto before = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
-        return l.file == r.begin.file && before(r.begin, l) && before(l, r.end);
-    }
     PassContext &ctx_;
     std::vector<SourceRange> issued_;   // where cp.async VectorCopies came from
 };

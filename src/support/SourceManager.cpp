@@ -4,6 +4,11 @@
 
 namespace tilet {
 
+bool SourceRange::contains(const SourceLoc &l) const {
+    auto notAfter = [](const SourceLoc &a, const SourceLoc &b) { return a.line < b.line || (a.line == b.line && a.col <= b.col); };
+    return l.file == begin.file && notAfter(begin, l) && notAfter(l, end);
+}
+
 std::string SourceRange::lineColumn() const { return std::to_string(begin.line) + ":" + std::to_string(begin.col); }
 
 SourceRange SourceRange::span(const SourceRange &a, const SourceRange &b) {

@@ -32,6 +32,8 @@ struct SourceRange {
     static SourceRange span(const SourceRange &a, const SourceRange &b);
     // "line:col" of the beginning, for messages that point at another statement.
     std::string lineColumn() const;
+    // Whether `l` lies in the range (ends included).
+    bool contains(const SourceLoc &l) const;
 };
 
 class SourceManager {
