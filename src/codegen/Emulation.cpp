@@ -71,37 +71,50 @@ void forEachBlock(std::vector<std::string> &lines, const std::string &begin, con
     }
 }
 
+// The C text from `from` on, as `visit(i, c)` sees each character outside
+// string literals with the parenthesis depth then (an opening one counts
+// from itself on); stops where `visit` returns false. Returns where it stopped.
+size_t scanCode(const std::string &text, size_t from, const std::function<bool(size_t, char, int)> &visit) {
+    int depth = 0;
+    bool quote = false;
+    for (size_t i = from; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote) {
+            if (c == '\\') ++i;   // an escape: the next character is literal
+            else if (c == '"') quote = false;
+            continue;
+        }
+        if (c == '"') {
+            quote = true;
+            continue;
+        }
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if (!visit(i, c, depth)) return i;
+    }
+    return text.size();
+}
+
+// `text` cut at each `sep` outside parentheses and string literals.
+std::vector<std::string> splitTop(const std::string &text, char sep) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    scanCode(text, 0, [&](size_t i, char c, int depth) {
+        if (c == sep && depth == 0) {
+            parts.push_back(text.substr(start, i - start));
+            start = i + 1;
+        }
+        return true;
+    });
+    parts.push_back(text.substr(start));
+    return parts;
+}
+
 // One single-instruction asm statement `asm volatile("op.t %0, %1, ...;" :
 // "=r"(d) : "r"(a), ...)` as `emu::ptx::op_t(d, a, ...)`: the operands in the
 // template's order (destinations first).
 std::string asmCall(const std::string &body) {
-    std::vector<std::string> sections;
-    int depth = 0;
-    bool quote = false;
-    std::string current;
-    for (size_t i = 0; i < body.size(); ++i) {
-        char c = body[i];
-        if (quote) {
-            if (c == '\\' && i + 1 < body.size()) {   // an escape: both characters, as they are
-                current += c;
-                current += body[++i];
-                continue;
-            }
-            if (c == '"') quote = false;
-        } else if (c == '"') {
-            quote = true;
-        } else if (c == '(') {
-            ++depth;
-        } else if (c == ')') {
-            --depth;
-        } else if (c == ':' && depth == 0) {
-            sections.push_back(current);
-            current.clear();
-            continue;
-        }
-        current += c;
-    }
-    sections.push_back(current);
+    std::vector<std::string> sections = splitTop(body, ':');
     std::string templ;
     static const std::regex literal(R"re("((?:[^"\\]|\\.)*)")re");
     for (auto it = std::sregex_iterator(sections[0].begin(), sections[0].end(), literal); it != std::sregex_iterator(); ++it) templ += (*it)[1];
@@ -109,18 +122,9 @@ std::string asmCall(const std::string &body) {
     std::vector<std::string> operands;
     static const std::regex operand(R"re(\s*"[^"]*"\s*\(([\s\S]*)\)\s*$)re");
     for (size_t s = 1; s < sections.size() && s < 3; ++s) {
-        std::string item;
-        int d = 0;
-        for (char c : sections[s] + ",") {
-            if (c == '(') ++d;
-            if (c == ')') --d;
-            if (c == ',' && d == 0) {
-                std::smatch m;
-                if (std::regex_match(item, m, operand)) operands.push_back(m[1]);
-                item.clear();
-                continue;
-            }
-            item += c;
+        for (const std::string &item : splitTop(sections[s], ',')) {
+            std::smatch m;
+            if (std::regex_match(item, m, operand)) operands.push_back(m[1]);
         }
     }
     static const std::regex instruction(R"re(\s*([\w.]+)\s+([^;]*);?\s*)re");
@@ -146,26 +150,11 @@ std::string rewriteAsm(const std::string &code) {
     for (auto it = std::sregex_iterator(code.begin(), code.end(), start); it != std::sregex_iterator(); ++it) {
         size_t at = static_cast<size_t>(it->position());
         if (at < pos) continue;
-        size_t i = at + static_cast<size_t>(it->length());
-        int depth = 1;
-        bool quote = false;
-        while (i < code.size() && depth) {
-            char c = code[i];
-            if (quote) {
-                if (c == '\\') ++i;
-                else if (c == '"') quote = false;
-            } else if (c == '"') {
-                quote = true;
-            } else if (c == '(') {
-                ++depth;
-            } else if (c == ')') {
-                --depth;
-            }
-            ++i;
-        }
-        std::string body = code.substr(at + static_cast<size_t>(it->length()), i - 1 - (at + static_cast<size_t>(it->length())));
+        size_t open = at + static_cast<size_t>(it->length()) - 1;   // the statement's '('
+        size_t close = scanCode(code, open, [](size_t, char c, int depth) { return !(c == ')' && depth == 0); });
+        std::string body = code.substr(open + 1, close - open - 1);
         out += code.substr(pos, at - pos) + asmCall(body) + std::string(static_cast<size_t>(std::count(body.begin(), body.end(), '\n')), '\n');
-        pos = i;
+        pos = close + 1;
     }
     return out + code.substr(pos);
 }
