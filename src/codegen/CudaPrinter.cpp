@@ -11,7 +11,37 @@
 
 namespace tilet {
 
-std::string deviceKernelName(const ir::Kernel &k, const OutputNames &names) { return names.symbolPrefix + k.name + "_kernel"; }
+std::string deviceKernelName(const ir::Kernel &k, const OutputNames &names, const Variant &variant) {
+    return names.symbolPrefix + k.name + "_kernel" + variant.kernelSuffix;
+}
+
+std::string devicePassCondition(const Target &target) {
+    std::string condition = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ == " + std::to_string(target.arch * 10);
+    if (target.exactCapability) condition += " && defined(__CUDA_ARCH_FEAT_SM" + std::to_string(target.arch) + "_ALL)";
+    return condition;
+}
+
+std::string targetList(const Variants &variants) {
+    std::string list;
+    for (const Variant &v : variants) list += (list.empty() ? "" : ", ") + v.target.name;
+    return list;
+}
+
+int64_t requiredAlignment(const Variants &variants, size_t kernel, size_t param) {
+    int64_t alignment = 0;
+    for (const Variant &v : variants) {
+        const ir::Param &p = v.module.kernels[kernel].params[param];
+        TILET_ASSERT(p.kind == ir::ParamKind::Tensor, "the variants of a kernel have different parameters");
+        alignment = std::max(alignment, p.tensor->alignment);
+    }
+    return alignment;
+}
+
+std::string gencodeFlags(const Variants &variants) {
+    std::string flags;
+    for (const Variant &v : variants) flags += (flags.empty() ? "" : " ") + std::string("-gencode ") + v.target.gencode;
+    return flags;
+}
 
 namespace {
 
@@ -33,10 +63,12 @@ public:
     // `sharedAlignment`: of the dynamic shared memory of every kernel in the
     // file (nvcc takes all their extern __shared__ declarations for one).
     // `fileNames`: the .tl files #line directives may name (null: none are printed).
+    // `devicePass`: in a multi-architecture file, the condition under which
+    // the body is compiled (devicePassCondition); "" compiles it always.
     KernelPrinter(const ir::Kernel &k, Emitter &out, int64_t sharedAlignment, const std::string &deviceName,
-                  const std::map<FileId, std::string> *fileNames = nullptr)
+                  const std::map<FileId, std::string> *fileNames, const std::string &devicePass)
         : kernel_(k), out_(out), names_({deviceName}), expr_(names_), sharedAlignment_(sharedAlignment), deviceName_(deviceName),
-          fileNames_(fileNames) {}
+          fileNames_(fileNames), devicePass_(devicePass) {}
 
     void print() {
         std::string params;
@@ -59,10 +91,18 @@ public:
         out_.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel_.threads) + ", " +
                   std::to_string(kernel_.minBlocksPerSm) + ")");
         out_.open(deviceName_ + "(" + params + ")");
+        // Every pass declares the kernel (the host pass makes its launch stub,
+        // each device pass a symbol for it); only its target's pass compiles the body.
+        if (!devicePass_.empty()) out_.raw("#if " + devicePass_ + "\n");
         if (kernel_.dynamicSharedBytes > 0)
             out_.line("extern __shared__ __align__(" + std::to_string(sharedAlignment_) + ") unsigned char tilet_smem[];");
         stmt(kernel_.body);
         if (lineFile_ != kNoFile) out_.raw(std::string(kCuLineMarker) + "\n");   // the .cu's own lines again
+        if (!devicePass_.empty()) {
+            out_.raw("#elif defined(__CUDA_ARCH__)\n");
+            out_.line("__trap();   // another architecture's code: the launch functions never run this variant on it");
+            out_.raw("#endif\n");
+        }
         out_.close(deviceName_);
     }
 
@@ -417,6 +457,7 @@ private:
     int64_t sharedAlignment_;
     const std::string deviceName_;   // <prefix><name>_kernel
     const std::map<FileId, std::string> *fileNames_ = nullptr;
+    const std::string devicePass_;   // the #if around the body ("": none)
     FileId lineFile_ = kNoFile;   // the last #line's file and line, and the output line after it
     int64_t line_ = 0, directiveAt_ = 0;
     std::map<std::string, std::string> generated_;   // helpers whose operand lists depend on the shape
@@ -525,38 +566,52 @@ std::string helperText(const std::set<std::string> &keys) {
 
 } // namespace
 
-std::string printCuda(const ir::Module &module, const Target &target, const OutputNames &names) {
-    Emitter body;
-    std::set<std::string> headers, helpers;
-    std::map<std::string, std::string> generated;
-    int64_t alignment = 16;
-    for (const ir::Kernel &k : module.kernels) alignment = std::max(alignment, k.sharedAlignment);
-    for (size_t i = 0; i < module.kernels.size(); ++i) {
-        if (i) body.blank();
-        KernelPrinter printer(module.kernels[i], body, alignment, deviceKernelName(module.kernels[i], names),
-                              names.lineDirectives ? &module.fileNames : nullptr);
-        printer.print();
-        headers.insert(printer.headers().begin(), printer.headers().end());
-        helpers.insert(printer.helpers().begin(), printer.helpers().end());
-        generated.insert(printer.generatedHelpers().begin(), printer.generatedHelpers().end());
+std::string printCuda(const Variants &variants, const OutputNames &names) {
+    TILET_ASSERT(!variants.empty(), "an output with no target");
+    const bool several = variants.size() > 1;
+    const ir::Module &program = variants.front().module;   // what every variant shares: the source, its imports
+    int64_t alignment = 16;   // nvcc takes every extern __shared__ declaration in a pass for one
+    for (const Variant &v : variants)
+        for (const ir::Kernel &k : v.module.kernels) alignment = std::max(alignment, k.sharedAlignment);
+    std::set<std::string> headers;
+    std::vector<std::string> helperSections, kernelSections;
+    for (const Variant &v : variants) {
+        Emitter kernels;
+        std::set<std::string> helpers;
+        std::map<std::string, std::string> generated;
+        for (size_t i = 0; i < v.module.kernels.size(); ++i) {
+            if (i) kernels.blank();
+            KernelPrinter printer(v.module.kernels[i], kernels, alignment, deviceKernelName(v.module.kernels[i], names, v),
+                                  names.lineDirectives ? &v.module.fileNames : nullptr, several ? devicePassCondition(v.target) : "");
+            printer.print();
+            headers.insert(printer.headers().begin(), printer.headers().end());
+            helpers.insert(printer.helpers().begin(), printer.helpers().end());
+            generated.insert(printer.generatedHelpers().begin(), printer.generatedHelpers().end());
+        }
+        Emitter section;
+        if (!helpers.empty() || !generated.empty()) {
+            if (several) section.raw("#if " + devicePassCondition(v.target) + "\n");
+            section.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
+            section.raw(helperText(helpers));
+            for (const auto &[key, text] : generated) section.raw(text);
+            section.line("// ---- end of PTX helpers ----");
+            if (several) section.raw("#endif\n");
+            section.blank();
+        }
+        helperSections.push_back(section.str());
+        kernelSections.push_back(kernels.str());
     }
     Emitter out;
-    out.raw(fillTemplate(embedded::get("cuda/banner.cu"), {{"cu", names.cuFile},
-                                                           {"source", module.sourceName},
-                                                           {"target", target.name},
-                                                           {"gencode", target.gencode},
-                                                           {"header", names.headerFile}}));
+    out.raw(fillTemplate(embedded::get(several ? "cuda/banner_variants.cu" : "cuda/banner.cu"), {{"cu", names.cuFile},
+                                                                                                {"source", program.sourceName},
+                                                                                                {"target", targetList(variants)},
+                                                                                                {"gencode", gencodeFlags(variants)},
+                                                                                                {"header", names.headerFile}}));
     if (!headers.empty()) out.blank();
     for (const std::string &h : headers) out.line("#include <" + h + ">");
     out.blank();
-    if (!helpers.empty() || !generated.empty()) {
-        out.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
-        out.raw(helperText(helpers));
-        for (const auto &[key, text] : generated) out.raw(text);
-        out.line("// ---- end of PTX helpers ----");
-        out.blank();
-    }
-    for (const ir::ImportedSource &source : module.importedSources) {
+    if (!several) out.raw(helperSections.front());
+    for (const ir::ImportedSource &source : program.importedSources) {
         // Verbatim: the program's own CUDA, which its call_extern statements call.
         out.line("// ---- imported source " + source.name + " (import_source) ----");
         if (names.lineDirectives) out.raw("#line 1 " + quotedPath(source.path) + "\n");
@@ -566,7 +621,15 @@ std::string printCuda(const ir::Module &module, const Target &target, const Outp
         out.line("// ---- end of imported source " + source.name + " ----");
         out.blank();
     }
-    out.raw(body.str());
+    for (size_t i = 0; i < variants.size(); ++i) {
+        if (several) {
+            if (i) out.blank();
+            const Target &t = variants[i].target;
+            out.line("// ==== " + t.name + " variant: compiled by -gencode " + t.gencode + " ====");
+            out.raw(helperSections[i]);
+        }
+        out.raw(kernelSections[i]);
+    }
     if (!names.lineDirectives) return out.str();
     // The .cu's own line numbers after each excursion into another file.
     std::istringstream lines(out.str());

@@ -7,7 +7,8 @@
 
 namespace tilet {
 
-std::string printHostHeader(const ir::Module &module, const Target &target, const OutputNames &names);
-std::string printHostSource(const ir::Module &module, const Target &target, const OutputNames &names);
+// Several variants: each launch function runs the one for the current device.
+std::string printHostHeader(const Variants &variants, const OutputNames &names);
+std::string printHostSource(const Variants &variants, const OutputNames &names);
 
 } // namespace tilet

@@ -28,19 +28,22 @@ std::string pyDim(const ir::Expr &d) {
 
 } // namespace
 
-std::string printPythonBinding(const ir::Module &module, const Target &target, const OutputNames &names, const std::string &pyFile, bool cpu) {
+std::string printPythonBinding(const Variants &variants, const OutputNames &names, const std::string &pyFile, bool cpu) {
+    const ir::Module &module = variants.front().module;
     std::string stem = std::filesystem::path(pyFile).stem().string();
     std::string out = fillTemplate(embedded::get("python/binding.py"), {{"py", std::filesystem::path(pyFile).filename().string()},
                                                                          {"source", module.sourceName},
-                                                                         {"target", target.name},
+                                                                         {"target", targetList(variants)},
                                                                          {"header", names.headerFile},
                                                                          {"module", names.symbolPrefix + names.moduleName},
                                                                          {"pymodule", stem}});
     out += "\n\nKERNELS = [\n";
-    for (const ir::Kernel &k : module.kernels) {
+    for (size_t ki = 0; ki < module.kernels.size(); ++ki) {
+        const ir::Kernel &k = module.kernels[ki];
         out += "    Kernel(" + pyString(k.name) + ", " + pyString(names.symbolPrefix + k.name) + ", [\n";
         std::string dyn;
-        for (const ir::Param &p : k.params) {
+        for (size_t pi = 0; pi < k.params.size(); ++pi) {
+            const ir::Param &p = k.params[pi];
             if (p.kind == ir::ParamKind::DynDim) {
                 dyn += (dyn.empty() ? "" : ", ") + pyString(p.var->name);
                 continue;
@@ -53,7 +56,7 @@ std::string printPythonBinding(const ir::Module &module, const Target &target, c
             std::string shape;
             for (const ir::Expr &d : t.shape) shape += pyDim(d) + ", ";
             out += "        (\"tensor\", " + pyString(t.name) + ", " + pyString(dtypeName(t.dtype)) + ", (" + shape + "), " +
-                   std::to_string(std::max<int64_t>(t.alignment, 1)) + "),\n";
+                   std::to_string(std::max<int64_t>(requiredAlignment(variants, ki, pi), 1)) + "),\n";
         }
         out += "    ], [" + dyn + "]" + (cpu ? ", gpu=False" : "") + "),\n";
     }

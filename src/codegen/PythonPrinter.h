@@ -14,6 +14,6 @@ namespace tilet {
 
 // `pyFile`: the file name written (its stem is the module users import).
 // `cpu`: for a --cpu library, whose tensors are in host memory.
-std::string printPythonBinding(const ir::Module &module, const Target &target, const OutputNames &names, const std::string &pyFile, bool cpu = false);
+std::string printPythonBinding(const Variants &variants, const OutputNames &names, const std::string &pyFile, bool cpu = false);
 
 } // namespace tilet

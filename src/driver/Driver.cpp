@@ -20,6 +20,7 @@
 #include "support/InternalError.h"
 #include "target/Target.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -154,15 +155,29 @@ struct TempDir {
     }
 };
 
+// nvcc's arguments for the targets of `variants`: -gencode VALUE each.
+std::vector<std::string> gencodeArguments(const Variants &variants) {
+    std::vector<std::string> args;
+    for (const Variant &v : variants) {
+        args.push_back("-gencode");
+        args.push_back(v.target.gencode);
+    }
+    return args;
+}
+
 // Runs nvcc on `cuPath`; returns its exit status and combined output.
-int runNvcc(const Target &target, const std::string &cuPath, std::string &output) {
+int runNvcc(const Variants &variants, const std::string &cuPath, std::string &output) {
     std::string nvcc = findNvcc();
     TempDir dir;
     if (dir.path.empty()) {
         output = "cannot create a temporary directory";
         return -1;
     }
-    return runCommand({nvcc.empty() ? "nvcc" : nvcc, "-gencode", target.gencode, "-c", cuPath, "-o", dir.path + "/out.o"}, output);
+    std::vector<std::string> args{nvcc.empty() ? "nvcc" : nvcc};
+    for (std::string &a : gencodeArguments(variants)) args.push_back(std::move(a));
+    for (const char *a : {"-c", cuPath.c_str(), "-o"}) args.push_back(a);
+    args.push_back(dir.path + "/out.o");
+    return runCommand(args, output);
 }
 
 int finish(DiagnosticEngine &diags, int code) {
@@ -173,7 +188,7 @@ int finish(DiagnosticEngine &diags, int code) {
 // The library built at `built` replaces out.library, together with its
 // header, the Python binding (`python`, for a `cpu` library or not) and the
 // dependency rule: all of them or none. Returns the exit status.
-int installLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &built, const std::string &header,
+int installLibrary(const Variants &variants, const OutputPaths &out, const std::string &built, const std::string &header,
                    const std::string &depPath, const std::string *depRule, const std::string &python, bool cpu, DiagnosticEngine &diags) {
     std::optional<std::string> library = readText(built);
     if (!library) {
@@ -181,7 +196,7 @@ int installLibrary(const ir::Module &module, const Target &target, const OutputP
         return 1;
     }
     std::vector<PendingFile> files{{out.library, std::move(*library)}, {out.header, header}};
-    if (!python.empty()) files.push_back({python, printPythonBinding(module, target, out.names, python, cpu)});
+    if (!python.empty()) files.push_back({python, printPythonBinding(variants, out.names, python, cpu)});
     if (depRule) files.push_back({depPath, *depRule});
     std::string error;
     if (!writeFilesAtomically(files, error)) {
@@ -208,8 +223,10 @@ std::string findCudaInclude() {
 // embedded): the emulated source and the emulator's headers in a temporary
 // directory, compiled with $CXX (else c++) into a shared library. Returns
 // the exit status, as buildLibrary does.
-int buildCpuLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &cu, const std::string &depPath,
+int buildCpuLibrary(const Variants &variants, const OutputPaths &out, const std::string &cu, const std::string &depPath,
                     const std::string *depRule, const std::string &python, DiagnosticEngine &diags) {
+    const ir::Module &module = variants.front().module;
+    const Target &target = variants.front().target;
     auto fail = [&](const std::string &why) {
         Diagnostic d{Severity::Error, {}, "cannot build '" + out.library + "' for the CPU: " + why, {}, {}};
         d.rule = "command-line";
@@ -222,12 +239,12 @@ int buildCpuLibrary(const ir::Module &module, const Target &target, const Output
     std::string cxx = cxxEnv && *cxxEnv ? cxxEnv : "c++";
     std::string source;
     try {
-        source = emulatedSource(cu, printHostSource(module, target, out.names), out.names.cuFile, out.names.hostFile);
+        source = emulatedSource(cu, printHostSource(variants, out.names), out.names.cuFile, out.names.hostFile);
     } catch (const std::runtime_error &e) {
         return fail(std::string(e.what()) + " (in the program's own CUDA, import_source)");
     }
     TempDir dir;
-    std::string header = printHostHeader(module, target, out.names), error;
+    std::string header = printHostHeader(variants, out.names), error;
     std::vector<PendingFile> sources{{dir.path + "/" + out.names.headerFile, header}, {dir.path + "/emulated.cpp", source}};
     for (const char *h : {"emu/emu.h", "emu/racecheck.h", "emu/tf32.h"})
         sources.push_back({dir.path + "/" + fs::path(h).filename().string(), std::string(embedded::get(h))});
@@ -245,7 +262,7 @@ int buildCpuLibrary(const ir::Module &module, const Target &target, const Output
                   << "; please report this with the input file\n";
         return kInternalErrorExitCode;
     }
-    return installLibrary(module, target, out, libPath, header, depPath, depRule, python, true, diags);
+    return installLibrary(variants, out, libPath, header, depPath, depRule, python, true, diags);
 }
 
 // -o libNAME.so: nvcc builds the .cu (for the target) and the .host.cpp into
@@ -253,8 +270,9 @@ int buildCpuLibrary(const ir::Module &module, const Target &target, const Output
 // the dependency rule then replace their destinations together. Returns the
 // exit status: 1 for a missing nvcc or an nvcc error the program's own CUDA
 // (import_source) may cause, 70 for one in tilet's code.
-int buildLibrary(const ir::Module &module, const Target &target, const OutputPaths &out, const std::string &cu, const std::string &depPath,
+int buildLibrary(const Variants &variants, const OutputPaths &out, const std::string &cu, const std::string &depPath,
                  const std::string *depRule, const std::string &python, DiagnosticEngine &diags) {
+    const ir::Module &module = variants.front().module;
     std::string nvcc = findNvcc();
     if (nvcc.empty()) {
         Diagnostic d{Severity::Error, {}, "cannot build '" + out.library + "': nvcc not found (looked at $NVCC, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin)", {}, {}};
@@ -264,18 +282,22 @@ int buildLibrary(const ir::Module &module, const Target &target, const OutputPat
     }
     TempDir dir;
     std::string error;
-    std::string header = printHostHeader(module, target, out.names);
+    std::string header = printHostHeader(variants, out.names);
     const std::string cuPath = dir.path + "/" + out.names.cuFile, hostPath = dir.path + "/" + out.names.hostFile,
                       libPath = dir.path + "/" + fs::path(out.library).filename().string();
     if (dir.path.empty() || !writeFilesAtomically({{cuPath, cu},
-                                                   {hostPath, printHostSource(module, target, out.names)},
+                                                   {hostPath, printHostSource(variants, out.names)},
                                                    {dir.path + "/" + out.names.headerFile, header}},
                                                   error)) {
         diags.error({}, "cannot build '" + out.library + "': " + (dir.path.empty() ? std::string("cannot create a temporary directory") : error));
         return 1;
     }
     std::string log;
-    int status = runCommand({nvcc, "-gencode", target.gencode, "-shared", "-Xcompiler", "-fPIC", "-O3", "-o", libPath, cuPath, hostPath}, log);
+    std::vector<std::string> args{nvcc};
+    for (std::string &a : gencodeArguments(variants)) args.push_back(std::move(a));
+    for (const std::string &a : {std::string("-shared"), std::string("-Xcompiler"), std::string("-fPIC"), std::string("-O3"), std::string("-o"), libPath, cuPath, hostPath})
+        args.push_back(a);
+    int status = runCommand(args, log);
     if (status != 0) {
         if (status < 0 || status == 127) {
             diags.error({}, "cannot build '" + out.library + "': could not run " + nvcc + ": " + log);
@@ -286,11 +308,11 @@ int buildLibrary(const ir::Module &module, const Target &target, const OutputPat
             diags.error({}, "nvcc could not build '" + out.library + "' (above); the .cu holds the program's own CUDA (import_source), which may be the cause");
             return 1;
         }
-        std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << target.name
+        std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << targetList(variants)
                   << "; please report this with the input file\n";
         return kInternalErrorExitCode;
     }
-    return installLibrary(module, target, out, libPath, header, depPath, depRule, python, false, diags);
+    return installLibrary(variants, out, libPath, header, depPath, depRule, python, false, diags);
 }
 
 } // namespace
@@ -429,64 +451,117 @@ int runTilet(const Options &opts) {
             return finish(diags, emitText(os.str()) ? 0 : 1);
         }
 
-        // The target: --arch wins over the file's declaration.
+        // The targets: --arch (a comma-separated list) wins over the file's declaration.
         std::optional<DeclaredTarget> declared = declaredTarget(*program, diags);
-        std::string targetName = !opts.arch.empty() ? opts.arch : declared ? declared->name : kDefaultArch;
-        const Target *target = targets.find(targetName);
-        if (!target) {
-            std::string known;
-            for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
-            SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
-            Diagnostic d{Severity::Error, where, "unknown target '" + targetName + "'", {}, {}};
-            d.rule = opts.arch.empty() ? "semantic" : "command-line";   // a `target` line, or --arch
-            d.note({}, "known targets: " + known);
-            diags.report(std::move(d));
+        std::vector<std::string> targetNames;
+        if (!opts.arch.empty()) {
+            std::stringstream list(opts.arch);
+            for (std::string name; std::getline(list, name, ',');) targetNames.push_back(name);
+            if (opts.arch.back() == ',') targetNames.push_back("");
+        } else {
+            targetNames.push_back(declared ? declared->name : kDefaultArch);
+        }
+        std::vector<const Target *> chosen;
+        for (const std::string &name : targetNames) {
+            const Target *target = targets.find(name);
+            if (!target) {
+                std::string known;
+                for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
+                SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
+                Diagnostic d{Severity::Error, where, name.empty() ? "empty target name in --arch '" + opts.arch + "'" : "unknown target '" + name + "'", {}, {}};
+                d.rule = opts.arch.empty() ? "semantic" : "command-line";   // a `target` line, or --arch
+                d.note({}, "known targets: " + known);
+                diags.report(std::move(d));
+                continue;
+            }
+            // One variant per compute capability: nvcc's pass for it compiles that variant's code alone.
+            auto same = std::find_if(chosen.begin(), chosen.end(), [&](const Target *t) { return t->arch == target->arch; });
+            if (same != chosen.end()) {
+                Diagnostic d{Severity::Error, {}, (*same)->name == target->name ? "target '" + name + "' is named twice in --arch"
+                                                                                 : "targets '" + (*same)->name + "' and '" + name + "' both compile for compute capability " +
+                                                                                       std::to_string(target->arch / 10) + "." + std::to_string(target->arch % 10) +
+                                                                                       "; a multi-architecture output holds one variant per compute capability", {}, {}};
+                d.rule = "command-line";
+                diags.report(std::move(d));
+                continue;
+            }
+            chosen.push_back(target);
         }
         if (diags.hasErrors()) return finish(diags, 1);
+        std::stable_sort(chosen.begin(), chosen.end(), [](const Target *a, const Target *b) { return a->arch < b->arch; });
+        const bool several = chosen.size() > 1;
+        if (several && (opts.cpu || opts.emit == "emulator")) {
+            Diagnostic d{Severity::Error, {}, std::string(opts.cpu ? "--cpu" : "--emit=emulator") + " runs one target's code in the emulator; --arch names " +
+                                                  std::to_string(chosen.size()) + " (" + opts.arch + "): give one", {}, {}};
+            d.rule = "command-line";
+            diags.report(std::move(d));
+            return finish(diags, 1);
+        }
 
+        // Each target lowers its own copy of the program. The analysis does
+        // not depend on the target: its diagnostics are reported once.
         diags.setStage("semantic");
-        std::optional<ir::Module> module = analyze(*program, defines, sources, diags);
-        if (!module) return finish(diags, 1);
-        module->targetName = target->name;
+        std::vector<ir::Module> modules;
+        for (size_t i = 0; i < chosen.size(); ++i) {
+            std::ostringstream repeated;
+            DiagnosticEngine quiet(sources, repeated);
+            std::optional<ir::Module> module = analyze(*program, defines, sources, i == 0 ? diags : quiet);
+            if (!module) return finish(diags, 1);
+            TILET_ASSERT(!quiet.hasErrors(), "the analysis failed for a second target after it succeeded for the first");
+            module->targetName = chosen[i]->name;
+            modules.push_back(std::move(*module));
+        }
         if (opts.emit == "ir") {
             std::ostringstream os;
-            ir::print(*module, os);
+            ir::print(modules.front(), os);
             return finish(diags, emitText(os.str()) ? 0 : 1);
         }
 
-        Explain explain;
-        PassContext ctx{*target, diags, explain};
-        DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
-        bool lowered = lower(*module, ctx, dump);
-        if (opts.explain == "text") explain.printRemarks(diags);
-        // A SARIF log is one JSON document: the decisions go into it as results
-        // (rule "decision") rather than as JSON lines beside it.
-        if (opts.explain == "json" && opts.diagnosticsFormat == DiagnosticFormat::Sarif) explain.printRemarks(diags);
-        else if (opts.explain == "json") explain.printJson(sources, std::cerr);
+        bool lowered = true;
+        for (size_t i = 0; i < chosen.size(); ++i) {
+            // Several targets: each diagnostic and decision says which it is about.
+            if (several) diags.pushContext({}, "when translating for " + chosen[i]->name + " (--arch " + opts.arch + ")");
+            Explain explain;
+            PassContext ctx{*chosen[i], diags, explain};
+            DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
+            lowered = lower(modules[i], ctx, dump) && lowered;
+            if (several) diags.popContext();
+            const std::string label = several ? chosen[i]->name : "";
+            if (opts.explain == "text") explain.printRemarks(diags, label);
+            // A SARIF log is one JSON document: the decisions go into it as results
+            // (rule "decision") rather than as JSON lines beside it.
+            if (opts.explain == "json" && opts.diagnosticsFormat == DiagnosticFormat::Sarif) explain.printRemarks(diags, label);
+            else if (opts.explain == "json") explain.printJson(sources, std::cerr, label);
+        }
         diags.setStage("output");
         if (!lowered || diags.hasErrors()) return finish(diags, 1);
         if (opts.emit == "lowered-ir") {
             std::ostringstream os;
-            ir::print(*module, os);
+            for (size_t i = 0; i < modules.size(); ++i) {
+                if (several) os << (i ? "\n" : "") << "// ---- lowered for " << chosen[i]->name << " ----\n";
+                ir::print(modules[i], os);
+            }
             return finish(diags, emitText(os.str()) ? 0 : 1);
         }
 
-        std::string cu = printCuda(*module, *target, out.names);
+        Variants variants;
+        for (size_t i = 0; i < chosen.size(); ++i) variants.push_back({modules[i], *chosen[i], several ? "_" + chosen[i]->name : ""});
+        std::string cu = printCuda(variants, out.names);
         if (opts.emit == "emulator") {
             // The .cu and the .host.cpp as one C++ source for the CPU emulator (templates/emu).
             try {
-                return finish(diags, emitText(emulatedSource(cu, printHostSource(*module, *target, out.names), out.names.cuFile, out.names.hostFile)) ? 0 : 1);
+                return finish(diags, emitText(emulatedSource(cu, printHostSource(variants, out.names), out.names.cuFile, out.names.hostFile)) ? 0 : 1);
             } catch (const std::runtime_error &e) {
                 diags.error({}, std::string("cannot emulate the program's own CUDA (import_source): ") + e.what());
                 return finish(diags, 1);
             }
         }
         if (!out.library.empty() && opts.cpu) {
-            int status = buildCpuLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
+            int status = buildCpuLibrary(variants, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
             return status == kInternalErrorExitCode ? status : finish(diags, status);
         }
         if (!out.library.empty()) {
-            int status = buildLibrary(*module, *target, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
+            int status = buildLibrary(variants, out, cu, depPath, opts.depsAlongside ? &depRule : nullptr, opts.python, diags);
             return status == kInternalErrorExitCode ? status : finish(diags, status);
         }
         if (out.toStdout) {
@@ -494,7 +569,7 @@ int runTilet(const Options &opts) {
             std::string error;
             std::vector<PendingFile> files;
             if (opts.depsAlongside) files.push_back({depPath, depRule});
-            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(*module, *target, out.names, opts.python)});
+            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(variants, out.names, opts.python)});
             if (!files.empty() && !writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);
@@ -505,11 +580,9 @@ int runTilet(const Options &opts) {
                 return finish(diags, 1);
             }
             std::string error;
-            std::vector<PendingFile> files{{out.cu, cu},
-                                           {out.host, printHostSource(*module, *target, out.names)},
-                                           {out.header, printHostHeader(*module, *target, out.names)}};
+            std::vector<PendingFile> files{{out.cu, cu}, {out.host, printHostSource(variants, out.names)}, {out.header, printHostHeader(variants, out.names)}};
             if (opts.depsAlongside) files.push_back({depPath, depRule});
-            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(*module, *target, out.names, opts.python)});
+            if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(variants, out.names, opts.python)});
             if (!writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);
@@ -531,7 +604,7 @@ int runTilet(const Options &opts) {
                 writeFilesAtomically({{path, cu}}, error);
             }
             std::string log;
-            int status = runNvcc(*target, path, log);
+            int status = runNvcc(variants, path, log);
             if (!tmpDir.empty()) {
                 std::error_code ec;
                 fs::remove_all(tmpDir, ec);
@@ -542,7 +615,7 @@ int runTilet(const Options &opts) {
             }
             if (status != 0) {
                 std::cerr << log;
-                std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << target->name
+                std::cerr << "tilet: internal compiler error: nvcc rejected the generated code for " << targetList(variants)
                           << "; please report this with the input file\n";
                 return kInternalErrorExitCode;
             }

@@ -51,6 +51,7 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.footer("Examples:\n"
                "  tilet softmax.tl -o softmax.cu            writes softmax.cu, softmax.host.cpp, softmax.h\n"
                "  tilet gemm.tl --arch sm_80 -D M=1024 -o gemm.cu\n"
+               "  tilet gemm.tl --arch sm_80,sm_90a,sm_100a -o libgemm.so   one library for three GPU generations\n"
                "  tilet gemm.tl --explain -o gemm.cu        one remark per lowering decision\n"
                "  tilet gemm.tl -Werror -Wno-unused-define  warnings are errors, but not unused -D\n"
                "Warning groups (-Wno-NAME): " + [] {
@@ -63,7 +64,10 @@ ParseResult parseCommandLine(int argc, char **argv) {
     app.add_option("-o,--output", opts.output,
                    "the .cu file to write; OUT.host.cpp and OUT.h are written beside it ('-' writes the .cu to stdout); "
                    "libNAME.so: build the shared library with nvcc (CUDA_HOME, PATH) and write NAME.h beside it");
-    app.add_option("--arch", opts.arch, std::string("target architecture (default: the file's `target`, else ") + kDefaultArch + ")");
+    app.add_option("--arch", opts.arch,
+                   std::string("target architecture (default: the file's `target`, else ") + kDefaultArch +
+                       "); a comma-separated list (sm_80,sm_90a,sm_100a) writes one .cu with a variant per architecture, "
+                       "and launch functions that run the variant for the current device");
     app.add_option("--symbol-prefix", opts.symbolPrefix,
                    "put P before every exported symbol (launch, init and kernel functions), so that several translations link into one binary");
     app.add_option("-D,--define", opts.defines, "override a constant: -D NAME=VALUE (NAME alone means 1)");

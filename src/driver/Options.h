@@ -13,7 +13,7 @@ namespace tilet {
 struct Options {
     std::string input;                     // a path, or "-" for standard input
     std::string output;                    // -o; empty: derived from the input
-    std::string arch;                      // --arch; empty: the file's target, else sm_90a
+    std::string arch;                      // --arch (a comma-separated list: one variant each); empty: the file's target, else sm_90a
     std::string symbolPrefix;              // --symbol-prefix: before every exported symbol
     std::vector<std::string> defines;      // -D NAME=VALUE
     std::vector<std::string> includeDirs;  // -I DIR

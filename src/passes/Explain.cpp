@@ -50,9 +50,9 @@ void Explain::breakPromise(const std::string &promised, SourceRange inside, cons
     }
 }
 
-void Explain::printRemarks(DiagnosticEngine &diags) const {
+void Explain::printRemarks(DiagnosticEngine &diags, const std::string &target) const {
     for (const Decision *d : sorted(decisions_)) {
-        std::string text = d->op + ": " + d->choice;
+        std::string text = (target.empty() ? "" : "[" + target + "] ") + d->op + ": " + d->choice;
         if (!d->why.empty()) text += " (" + d->why + ")";
         Diagnostic diag{Severity::Remark, d->where, text, {}, {}};
         for (const std::string &detail : d->details) diag.note(d->where, detail);
@@ -62,9 +62,11 @@ void Explain::printRemarks(DiagnosticEngine &diags) const {
     }
 }
 
-void Explain::printJson(const SourceManager &sources, std::ostream &out) const {
+void Explain::printJson(const SourceManager &sources, std::ostream &out, const std::string &target) const {
     for (const Decision *d : sorted(decisions_)) {
-        out << "{\"file\":" << jsonString(d->where.valid() ? sources.name(d->where.begin.file) : "")
+        out << "{";
+        if (!target.empty()) out << "\"target\":" << jsonString(target) << ",";
+        out << "\"file\":" << jsonString(d->where.valid() ? sources.name(d->where.begin.file) : "")
             << ",\"line\":" << d->where.begin.line << ",\"column\":" << d->where.begin.col
             << ",\"op\":" << jsonString(d->op) << ",\"choice\":" << jsonString(d->choice)
             << ",\"why\":" << jsonString(d->why) << ",\"details\":[";

@@ -51,10 +51,12 @@ public:
     void breakPromise(const std::string &promised, SourceRange inside, const std::vector<SourceRange> &issued, const std::string &why);
     const std::vector<Decision> &decisions() const { return decisions_; }
 
-    // As remarks with notes, in source order.
-    void printRemarks(DiagnosticEngine &diags) const;
+    // As remarks with notes, in source order. `target`: in a multi-architecture
+    // translation, the target the decisions were made for (each remark starts
+    // with "[sm_80] ", each JSON object has "target").
+    void printRemarks(DiagnosticEngine &diags, const std::string &target = "") const;
     // One JSON object per line and decision.
-    void printJson(const SourceManager &sources, std::ostream &out) const;
+    void printJson(const SourceManager &sources, std::ostream &out, const std::string &target = "") const;
 
 private:
     std::vector<Decision> decisions_;

@@ -54,8 +54,9 @@ project(uses_tilet LANGUAGES CXX CUDA)
 find_package(Tilet 0.1 REQUIRED)
 tilet_add_kernel(scale_kernel kernels/scale.tl ARCH sm_80 DEFINES FACTOR=3)
 tilet_add_kernel(scale_kernel_h100 kernels/scale.tl ARCH sm_90a SYMBOL_PREFIX h100_)
+tilet_add_kernel(scale_kernel_any kernels/scale.tl ARCHS sm_80 sm_90a SYMBOL_PREFIX any_)
 add_executable(app main.cpp)
-target_link_libraries(app PRIVATE scale_kernel scale_kernel_h100)
+target_link_libraries(app PRIVATE scale_kernel scale_kernel_h100 scale_kernel_any)
 """
 SCALE = """import "sizes.tl";
 const FACTOR = 2;
@@ -65,7 +66,8 @@ kernel scale(X: f32[N], Y: f32[N]) grid(N / 128) as (bx) threads(128) {
 """
 MAIN = """#include "scale.h"
 extern "C" cudaError_t h100_scale_init(void);   // the sm_90a translation of the same file, prefixed
-int main() { return (scale_init() == cudaSuccess && h100_scale_init() == cudaSuccess) || true ? 0 : 1; }
+extern "C" cudaError_t any_scale_init(void);    // and the one for both (ARCHS)
+int main() { return (scale_init() == cudaSuccess && h100_scale_init() == cudaSuccess && any_scale_init() == cudaSuccess) || true ? 0 : 1; }
 """
 
 
@@ -85,10 +87,13 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(p.returncode == 0, "the project configures with find_package(Tilet)", p.stdout + p.stderr)
     p = run(["cmake", "--build", build], tmp)
     expect(p.returncode == 0 and os.path.exists(os.path.join(build, "app")),
-           "it builds: tilet, nvcc and g++, then the executable, with the same .tl translated twice (SYMBOL_PREFIX)", p.stdout + p.stderr)
+           "it builds: tilet, nvcc and g++, then the executable, with the same .tl translated three times (SYMBOL_PREFIX), once for two architectures (ARCHS)", p.stdout + p.stderr)
     with open(os.path.join(build, "tilet", "scale_kernel", "scale.cu")) as f:
         cu = f.read()
     expect("X_vec[v] * 3.0f" in cu and "* 2.0f" not in cu, "DEFINES reach tilet (-D FACTOR=3 replaces FACTOR = 2)", cu[:2000])
+    with open(os.path.join(build, "tilet", "scale_kernel_any", "scale.cu")) as f:
+        cu = f.read()
+    expect("any_scale_kernel_sm_80(" in cu and "any_scale_kernel_sm_90a(" in cu, "ARCHS sm_80 sm_90a: one library with a variant for each", cu[:2000])
     p = run(["cmake", "--build", build], tmp)
     expect(p.returncode == 0 and "tilet kernels/scale.tl" not in p.stdout, "a second build translates nothing", p.stdout)
     later = time.time() + 5

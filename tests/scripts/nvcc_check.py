@@ -36,19 +36,23 @@ def supported_arches(nvcc):
 
 
 def compile_cu(nvcc, arches, cu_path, obj, extra=()):
-    """Compiles a generated .cu for the architecture of its own "// Build:"
-    line with ptxas -v. Returns (status, detail, spill_stores): status "ok"
-    (detail: the log), "skip" (the toolkit lacks the architecture) or "fail"."""
+    """Compiles a generated .cu for the architectures of its own "// Build:"
+    line (every -gencode of a multi-architecture file) with ptxas -v. Returns
+    (status, detail, spill_stores): status "ok" (detail: the log), "skip" (the
+    toolkit lacks an architecture) or "fail"."""
     with open(cu_path, encoding="utf-8") as f:
         text = f.read()
-    m = re.search(r"^// Build: nvcc -gencode (\S+) -c", text, re.M)
-    if not m:
+    m = re.search(r"^// Build: nvcc (.*) -c \S+$", text, re.M)
+    gencodes = re.findall(r"-gencode (\S+)", m.group(1)) if m else []
+    if not gencodes:
         return "fail", "no '// Build:' line", 0
-    gencode = m.group(1)
-    arch = re.search(r"arch=compute_(\w+),", gencode).group(1)
-    if re.sub(r"[a-z]+$", "", arch) not in arches:   # the list names compute_90, not compute_90a
-        return "skip", f"this CUDA toolkit does not support compute_{arch}", 0
-    proc = subprocess.run([nvcc, "-gencode", gencode, "-c", cu_path, "-o", obj, "-Xptxas", "-v"] + list(extra),
+    flags = []
+    for gencode in gencodes:
+        arch = re.search(r"arch=compute_(\w+),", gencode).group(1)
+        if re.sub(r"[a-z]+$", "", arch) not in arches:   # the list names compute_90, not compute_90a
+            return "skip", f"this CUDA toolkit does not support compute_{arch}", 0
+        flags += ["-gencode", gencode]
+    proc = subprocess.run([nvcc, *flags, "-c", cu_path, "-o", obj, "-Xptxas", "-v"] + list(extra),
                           capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
