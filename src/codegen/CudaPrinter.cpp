@@ -290,11 +290,13 @@ private:
         }
         case ir::StmtKind::TmaLoad: {
             const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(s);
-            std::string key = "tma_load_" + std::to_string(t.coords.size()) + "d" + (t.multicastMask ? "_multicast" : "");
+            std::string key = std::string(t.im2colOffsets.empty() ? "tma_load_" : "tma_load_im2col_") + std::to_string(t.coords.size()) + "d" +
+                              (t.multicastMask ? "_multicast" : "");
             helper(key);
             std::string args = "&" + access(t.dst, t.dstIndices) + ", &" + names_.var(t.desc->param.get()) + ", &" + access(t.barrier, {t.barrierIndex});
             if (t.multicastMask) args += ", " + std::to_string(t.multicastMask);
             for (const ir::Expr &c : t.coords) args += ", " + e(c);
+            for (const ir::Expr &o : t.im2colOffsets) args += ", static_cast<unsigned short>(" + e(o) + ")";
             out_.line("tilet_" + key + "(" + args + ");");
             return;
         }

@@ -239,6 +239,7 @@ std::string rewriteDevice(const std::string &cu) {
                    operandType(x[5]) + ", " + operandType(x[6].matched ? x[6].str() : x[5].str()) + ", " + x[8].str() + ", " + x[9].str() + ">(";
         });
         line = replaceText(line, "tilet_wgmma_desc(", "emu::wgmmaDesc(");
+        line = replaceText(line, "tilet_tma_load_im2col_4d(", "emu::tmaLoadIm2col(");
         line = std::regex_replace(line, tmaMulticast, "emu::tmaLoadMulticast(");
         line = std::regex_replace(line, tmaLoad, "emu::tmaLoad(");
         line = std::regex_replace(line, tmaStore, "emu::tmaStore(");

@@ -90,11 +90,30 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
         for (size_t i = 0; i < rank; ++i) {
             const ir::Expr &dim = t.shape[rank - 1 - i];
             sizes += (i ? ", " : "") + std::string("static_cast<cuuint64_t>(") + ep.print(dim) + ")";
-            box += (i ? ", " : "") + std::to_string(d->box[i]);
+            if (i < d->box.size()) box += (i ? ", " : "") + std::to_string(d->box[i]);   // (an im2col map has no tiled box)
             if (i + 1 < rank) {
                 stride = "static_cast<cuuint64_t>(" + ep.print(dim) + ") * " + stride;
                 strides += (i ? ", " : "") + stride;
             }
+        }
+        if (d->im2col) {
+            // TMA's im2col mode: the corners and traversal stride of the filter windows.
+            const ir::Im2colBox &b = *d->im2col;
+            out.line("// " + name + ": im2col loads of " + std::to_string(b.pixelsPerColumn) + " pixels x " + std::to_string(b.channelsPerPixel) +
+                     " channels of '" + t.name + "' (NHWC; sizes innermost first, corners W then H)");
+            out.line("CUtensorMap " + name + ";");
+            out.line("const cuuint64_t " + name + "_sizes[4] = {" + sizes + "};");
+            out.line("const cuuint64_t " + name + "_strides[3] = {" + strides + "};");
+            out.line("const int " + name + "_lower[2] = {" + std::to_string(b.lowerW) + ", " + std::to_string(b.lowerH) + "};");
+            out.line("const int " + name + "_upper[2] = {" + std::to_string(b.upperW) + ", " + std::to_string(b.upperH) + "};");
+            out.line("const cudaError_t " + name + "_status = tilet_encode_im2col_tensor_map(&" + name + ", " + tensorMapType(t.dtype) + ", " +
+                     names.buffer(&ir::storageRoot(*d->tensor)) + ", " + name + "_sizes, " + name + "_strides, " + name + "_lower, " + name + "_upper, " +
+                     std::to_string(b.channelsPerPixel) + ", " + std::to_string(b.pixelsPerColumn) + ", " + std::to_string(b.stride) + ", " +
+                     tensorMapSwizzle(d->swizzle) + ");");
+            out.line("if (" + name + "_status != cudaSuccess)");
+            out.line("    return tilet_fail(" + name + "_status, \"" + launchName + ": TMA cannot describe tensor '" + names.buffer(&ir::storageRoot(t)) +
+                     "' in im2col mode (cuTensorMapEncodeIm2col: 16-byte aligned base, every pixel a multiple of 16 bytes)\");");
+            continue;
         }
         out.line("// " + name + ": boxes of " + std::to_string(d->box.size()) + "-d tiles of '" + t.name + "' (sizes and box innermost first)");
         out.line("CUtensorMap " + name + ";");
@@ -419,18 +438,20 @@ std::string printHostSource(const Variants &variants, const OutputNames &names) 
     const bool several = variants.size() > 1;
     Emitter out;
     out.raw(fillTemplate(embedded::get("host/source_prologue.cpp"), templateValues(variants, names)));
-    bool optIn = false, tma = false;
+    bool optIn = false, tiled = false, im2col = false;   // which tensor-map encoders the launches call
     for (const Variant &v : variants) {
         for (const ir::Kernel &k : v.module.kernels) {
             optIn = optIn || needsOptIn(k);
-            tma = tma || !k.tmaDescriptors.empty();
+            for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) (d->im2col ? im2col : tiled) = true;
         }
     }
     out.line("#include <atomic>");
     out.line("#include <cstdarg>");
     out.line("#include <cstdio>");
     if (optIn) out.line("#include <mutex>");
-    if (tma) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
+    if (tiled || im2col) out.raw(std::string(embedded::get("host/tma_maps.cpp")));
+    if (tiled) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
+    if (im2col) out.raw(std::string(embedded::get("host/tma_encode_im2col.cpp")));
     printCheckSupport(variants, names, out);
     out.blank();
     out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");

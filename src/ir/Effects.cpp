@@ -287,8 +287,15 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Im2Col &n = *as<Im2Col>(s);
         Access r = element(n.image, AccessMode::Read), w = box(n.dst, AccessMode::Write);   // a gather: any element of the image
         w.asynchronous = n.inst == CopyInst::CPAsync;
+        if (isBulkLoad(n.inst)) {
+            // TMA's im2col mode, like a copy's TMA load.
+            r.proxy = w.proxy = Proxy::Async;
+            w.asynchronous = true;
+            w.completesOn = n.barrier.get();
+        }
         acc.push_back(r);
         acc.push_back(w);
+        if (n.barrier) syn.push_back(sync(SyncKind::MbarrierExpectTx, n.barrier, &n.barrierIndex));
         return;
     }
     case StmtKind::SyncThreads: {

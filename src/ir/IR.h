@@ -532,24 +532,39 @@ struct Mma : StmtNode {
 
 // A tensor map the host encodes (cuTensorMapEncodeTiled) and passes to the
 // kernel by value: which tensor, and the box one TMA operation moves.
+// TMA's im2col mode over an NHWC image (PTX ISA, "Tensors: im2col mode";
+// cuTensorMapEncodeIm2col): a load gathers `pixelsPerColumn` pixels of
+// `channelsPerPixel` channels each, the pixels traversed in W, then H, then
+// N order with `stride` steps inside the bounding box of filter-window
+// corners [lower, size - 1 + upper] of each spatial dimension.
+struct Im2colBox {
+    int64_t lowerW = 0, lowerH = 0, upperW = 0, upperH = 0;
+    int64_t stride = 1;
+    int64_t channelsPerPixel = 0, pixelsPerColumn = 0;
+};
+
 struct TmaDescriptor {
     std::string name;               // the kernel parameter: "tma_A", ...
     VarRef param;                   // names the parameter in the printed code
     Buffer tensor;                  // the global tensor
-    std::vector<int64_t> box;       // elements per dimension, innermost first
+    std::vector<int64_t> box;       // elements per dimension, innermost first (tiled mode)
     SharedSwizzle swizzle = SharedSwizzle::None;   // of the shared side
+    std::optional<Im2colBox> im2col;   // im2col mode instead of tiled
 };
 using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
 
 // cp.async.bulk.tensor global -> shared: the box at `coords` (elements,
 // innermost first) of the descriptor's tensor into dst[dstIndices...],
 // completing `bytes` of transactions on the mbarrier (out-of-bounds elements
-// read as zeros). Issued by one thread.
+// read as zeros). Issued by one thread. With an im2col descriptor, `coords`
+// are the first pixel's filter-window corner {c, w, h, n} and
+// `im2colOffsets` the filter tap {w, h} added to every pixel.
 struct TmaLoad : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaLoad;
-    TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, int64_t mask, SourceRange s = {})
+    TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, int64_t mask, SourceRange s = {},
+            std::vector<Expr> offsets = {})
         : StmtNode(kKind, s), desc(std::move(d)), dst(std::move(dst)), dstIndices(std::move(di)), coords(std::move(c)), barrier(std::move(bar)),
-          barrierIndex(std::move(bi)), multicastMask(mask) {}
+          barrierIndex(std::move(bi)), multicastMask(mask), im2colOffsets(std::move(offsets)) {}
     const TmaDescriptorRef desc;
     const Buffer dst;
     const std::vector<Expr> dstIndices;
@@ -559,6 +574,7 @@ struct TmaLoad : StmtNode {
     // Nonzero: the box lands in the same shared offsets of every block of the
     // cluster whose rank bit is set, completing on each one's barrier.
     const int64_t multicastMask;
+    const std::vector<Expr> im2colOffsets;   // im2col mode only
 };
 
 // cp.async.bulk.tensor shared -> global: src[srcIndices...] into the box at
@@ -802,7 +818,13 @@ struct Im2Col : StmtNode {
     int64_t outHeight() const;   // OH = (H + 2 pad - dilation (kernel - 1) - 1) / stride + 1
     int64_t outWidth() const;
     bool inPipeline = false;     // a statement of a pipelined loop's body (not warp-specialized)
-    // Decided by select_copy_inst: CPAsync (a pipeline's producer) or Normal.
+    // The producer role of automatic warp specialization issues it with TMA's
+    // im2col mode, completing on barrier[barrierIndex].
+    bool producerRole = false;
+    Buffer barrier;
+    Expr barrierIndex;
+    // Decided by select_copy_inst: BulkLoad (a warp-specialized producer),
+    // CPAsync (a pipeline's producer) or Normal.
     CopyInst inst = CopyInst::Unselected;
 };
 

@@ -208,8 +208,9 @@ public:
         }
         case StmtKind::TmaLoad: {
             auto &t = static_cast<const TmaLoad &>(*s);
-            line("tma_load " + t.desc->name + "{" + list(t.coords) + "} -> " + t.dst->name + "[" + list(t.dstIndices) + "] on " + t.barrier->name + "[" +
-                 expr(t.barrierIndex) + "]" + (t.multicastMask ? " multicast " + std::to_string(t.multicastMask) : ""));
+            line("tma_load " + t.desc->name + "{" + list(t.coords) + "}" + (t.im2colOffsets.empty() ? "" : " im2col{" + list(t.im2colOffsets) + "}") + " -> " +
+                 t.dst->name + "[" + list(t.dstIndices) + "] on " + t.barrier->name + "[" + expr(t.barrierIndex) + "]" +
+                 (t.multicastMask ? " multicast " + std::to_string(t.multicastMask) : ""));
             return;
         }
         case StmtKind::TmaStore: {
@@ -251,6 +252,7 @@ public:
                                " dilation=" + std::to_string(c.dilation) + " pad=" + std::to_string(c.pad);
             if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
             if (c.inPipeline) text += " in-pipeline";
+            if (c.producerRole) text += " producer on " + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
             line(text);
             return;
         }

@@ -77,6 +77,7 @@ void Visitor::visitWgmmaSync(const WgmmaSync &) {}
 void Visitor::visitTmaLoad(const TmaLoad &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     for (const Expr &c : n.coords) visit(c);
+    for (const Expr &o : n.im2colOffsets) visit(o);
     visit(n.barrierIndex);
 }
 void Visitor::visitTmaStore(const TmaStore &n) {
@@ -115,6 +116,7 @@ void Visitor::visitIm2Col(const Im2Col &n) {
     visitRegion(n.dst);
     visit(n.nhwStep);
     visit(n.cStep);
+    if (n.barrierIndex) visit(n.barrierIndex);
 }
 void Visitor::visitAtomicAdd(const AtomicAdd &n) {
     visitRegion(n.dst);
@@ -362,12 +364,12 @@ Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
 Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
 Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     bool changed = false;
-    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), c = mutateAll(n.coords, changed);
+    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed), c = mutateAll(n.coords, changed), o = mutateAll(n.im2colOffsets, changed);
     Expr bi = mutate(n.barrierIndex);
     TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
     Buffer dst = mutateBuffer(n.dst), barrier = mutateBuffer(n.barrier);
     if (!changed && bi == n.barrierIndex && desc == n.desc && dst == n.dst && barrier == n.barrier) return self;
-    return std::make_shared<TmaLoad>(desc, dst, std::move(di), std::move(c), barrier, bi, n.multicastMask, n.span);
+    return std::make_shared<TmaLoad>(desc, dst, std::move(di), std::move(c), barrier, bi, n.multicastMask, n.span, std::move(o));
 }
 Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     bool changed = false;
@@ -460,13 +462,16 @@ Stmt Mutator::mutateFinalizeReducer(const Stmt &self, const FinalizeReducer &n) 
 Stmt Mutator::mutateIm2Col(const Stmt &self, const Im2Col &n) {
     Buffer image = mutateBuffer(n.image);
     Region dst = mutateRegion(n.dst);
-    Expr nhw = mutate(n.nhwStep), c = mutate(n.cStep);
-    if (image == n.image && sameRegion(dst, n.dst) && nhw == n.nhwStep && c == n.cStep) return self;
+    Expr nhw = mutate(n.nhwStep), c = mutate(n.cStep), bi = n.barrierIndex ? mutate(n.barrierIndex) : nullptr;
+    Buffer barrier = mutateBuffer(n.barrier);
+    if (image == n.image && sameRegion(dst, n.dst) && nhw == n.nhwStep && c == n.cStep && bi == n.barrierIndex && barrier == n.barrier) return self;
     auto out = std::make_shared<Im2Col>(n);
     out->image = image;
     out->dst = dst;
     out->nhwStep = nhw;
     out->cStep = c;
+    out->barrierIndex = bi;
+    out->barrier = barrier;
     return out;
 }
 

@@ -65,4 +65,39 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
     return Option::yes();
 }
 
+Option tmaIm2col(const ir::Im2Col &g, const Target &t) {
+    if (!t.tma) return Option::no("TMA needs sm_90 or newer; " + t.name + " has none");
+    DType dt = g.image->dtype;
+    if (dtypeBits(dt) < 8 || dtypeBits(dt) > 32) return Option::no("TMA's im2col mode moves 1-, 2- or 4-byte elements, not " + std::string(dtypeName(dt)));
+    const int64_t channels = *ir::constInt(g.image->shape[3]), rows = g.dst.extents[g.dst.extents.size() - 2], cols = g.dst.extents.back();
+    if (channels % cols != 0)
+        return Option::no("a column tile of " + std::to_string(cols) + " spans several filter taps of the image's " + std::to_string(channels) +
+                          " channels; TMA loads one tap's run of channels (C must be a multiple of the tile's columns)");
+    if ((cols * dtypeBits(dt)) % 128 != 0 || (channels * dtypeBits(dt)) % 128 != 0)
+        return Option::no("a pixel's channels (" + bytesOf(cols, dt) + " of " + bytesOf(channels, dt) + ") are not whole 16-byte units");
+    if (cols > 256) return Option::no("a tile of " + std::to_string(cols) + " channels; TMA's im2col mode loads at most 256 per pixel");
+    if (rows > 1024) return Option::no("a tile of " + std::to_string(rows) + " pixels; TMA's im2col mode loads at most 1024 per operation");
+    // The bounding box of filter-window corners, [-pad, size - 1 + pad - (kernel - 1) dilation],
+    // takes corners in [-128, 127] for a 4-D tensor; the traversal stride is at most 8.
+    const int64_t lower = -g.pad, upper = g.pad - (g.kernel - 1) * g.dilation;
+    if (lower < -128 || upper < -128 || upper > 127)
+        return Option::no("the bounding box of the filter windows (corners " + std::to_string(lower) + " and " + std::to_string(upper) +
+                          ") lies outside the [-128, 127] a 4-D im2col tensor map allows");
+    if (g.stride > 8) return Option::no("stride " + std::to_string(g.stride) + " is above the traversal stride of 8 TMA allows");
+    // A 4-D load's im2col offsets (the filter tap times the dilation) are 8-bit.
+    if ((g.kernel - 1) * g.dilation > 255)
+        return Option::no("the last filter tap lies " + std::to_string((g.kernel - 1) * g.dilation) + " pixels from the first; a 4-D im2col load's offsets reach 255");
+    return Option::yes();
+}
+
+ir::Im2colBox im2colBox(const ir::Im2Col &g, int64_t channelsPerPixel) {
+    ir::Im2colBox box;
+    box.lowerW = box.lowerH = -g.pad;
+    box.upperW = box.upperH = g.pad - (g.kernel - 1) * g.dilation;
+    box.stride = g.stride;
+    box.channelsPerPixel = channelsPerPixel;
+    box.pixelsPerColumn = g.dst.extents[g.dst.extents.size() - 2];   // (a versioned tile has a stage index first)
+    return box;
+}
+
 } // namespace tilet

@@ -4,9 +4,12 @@
 #include "ir/BufferEdits.h"
 #include "ir/Layout.h"
 #include "ir/Visitor.h"
+#include "passes/CopyFacts.h"
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <bit>
+#include <optional>
 #include <tuple>
 
 namespace tilet {
@@ -157,6 +160,61 @@ protected:
         return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), issued});
     }
 
+    // TMA's im2col mode (PTX ISA, "Tensors: im2col mode"), for the producer
+    // role of a warp-specialized loop: one load per swizzle segment of
+    // channels gathers the tile's pixels, starting at the filter-window
+    // corner of its first output pixel, the filter tap as the offsets; the
+    // tensor map's bounding box of window corners and traversal stride
+    // step through the output pixels in (n, oh, ow) order, and pixels past
+    // the last image (rows past the matrix) read as zeros.
+    Stmt mutateIm2Col(const Stmt &self, const ir::Im2Col &g) override {
+        if (g.inst != ir::CopyInst::BulkLoad) return self;
+        TILET_ASSERT(g.barrier && g.barrierIndex, "a TMA im2col without the producer's barrier");
+        const ir::BufferNode &image = *g.image;
+        const ir::Buffer &tile = g.dst.buffer;
+        ir::SharedSwizzle swizzle = edits.current(tile).swizzle;
+        const int64_t elementBytes = dtypeBits(image.dtype) / 8, rows = g.dst.extents[g.dst.extents.size() - 2], cols = g.dst.extents.back();
+        const int64_t channels = *ir::constInt(image.shape[3]), oh = g.outHeight(), ow = g.outWidth();
+        int64_t segment = cols;
+        if (swizzle != ir::SharedSwizzle::None) segment = std::min(cols, ir::swizzleBytes(swizzle) / elementBytes);
+        TILET_ASSERT(cols % segment == 0, "im2col of " << cols << " channels in " << segment << "-channel segments");
+        ir::Im2colBox box = im2colBox(g, segment);
+        ir::TmaDescriptorRef desc = descriptor(g.image, {segment, rows}, swizzle, box);
+        alignAtLeast(tile, tmaAlignment(swizzle));
+        alignAtLeast(g.image, 16);
+
+        // The tile's first row m0 and column k0 of the im2col matrix: output
+        // pixel (n, oh, ow) and filter tap (kh, kw) with channel c.
+        using ir::intImm;
+        Expr m0 = ir::mul(g.nhwStep, intImm(rows)), k0 = ir::mul(g.cStep, intImm(cols));
+        Expr n = ir::div(m0, intImm(oh * ow)), y = ir::mod(ir::div(m0, intImm(ow)), intImm(oh)), x = ir::mod(m0, intImm(ow));
+        Expr kh = ir::div(k0, intImm(g.kernel * channels)), kw = ir::mod(ir::div(k0, intImm(channels)), intImm(g.kernel)), c = ir::mod(k0, intImm(channels));
+        auto corner = [&](const Expr &out) { return ir::sub(ir::mul(out, intImm(g.stride)), intImm(g.pad)); };
+        std::vector<Expr> offsets{ir::cast(DType::Int32, ir::mul(kw, intImm(g.dilation))), ir::cast(DType::Int32, ir::mul(kh, intImm(g.dilation)))};
+        const int64_t bytes = rows * cols * elementBytes;
+        std::vector<Stmt> issue{std::make_shared<ir::BarrierExpectTx>(g.barrier, g.barrierIndex, bytes, false, g.span)};
+        for (int64_t s = 0; s < cols / segment; ++s) {
+            std::vector<Expr> coords{ir::cast(DType::Int32, ir::add(c, intImm(s * segment))), ir::cast(DType::Int32, corner(x)),
+                                     ir::cast(DType::Int32, corner(y)), ir::cast(DType::Int32, n)};
+            std::vector<Expr> sharedAt = g.dst.mins;
+            sharedAt.back() = ir::add(sharedAt.back(), intImm(s * segment));
+            issue.push_back(std::make_shared<ir::TmaLoad>(desc, tile, sharedAt, coords, g.barrier, g.barrierIndex, 0, g.span, offsets));
+        }
+
+        Decision d;
+        d.where = g.span;
+        d.op = "TMA im2col load of '" + image.name + "'";
+        d.choice = std::to_string(cols / segment) + " load" + (cols / segment == 1 ? "" : "s") + " of " + std::to_string(rows) + " pixels x " +
+                   std::to_string(segment) + " channels through tensor map '" + desc->name + "' (encoded by the host)";
+        d.why = "each column tile is one filter tap's run of channels; the tensor map's bounding box of filter-window corners (" +
+                std::to_string(box.lowerW) + " to size - 1 + " + std::to_string(box.upperW) + " in H and W) and traversal stride " +
+                std::to_string(box.stride) + " walk the tile's output pixels";
+        d.details.push_back("one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + g.barrier->name +
+                            "'; the padding and the pixels past the last image read as zeros");
+        ctx_.explain.record(std::move(d));
+        return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), ir::seq(std::move(issue)), nullptr, g.span);
+    }
+
 private:
     // The barrier a load completes on: the program's (tma_copy(..., barrier =
     // b)) or a new one of tilet's, whose phase every thread then waits for.
@@ -212,11 +270,19 @@ private:
         return s;
     }
 
-    ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle) {
+    ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle,
+                                    std::optional<ir::Im2colBox> im2col = std::nullopt) {
+        auto sameIm2col = [&](const ir::TmaDescriptor &d) {
+            if (d.im2col.has_value() != im2col.has_value()) return false;
+            if (!im2col) return true;
+            const ir::Im2colBox &a = *d.im2col, &b = *im2col;
+            return a.lowerW == b.lowerW && a.lowerH == b.lowerH && a.upperW == b.upperW && a.upperH == b.upperH && a.stride == b.stride &&
+                   a.channelsPerPixel == b.channelsPerPixel && a.pixelsPerColumn == b.pixelsPerColumn;
+        };
         int sameTensor = 0;
         for (const ir::TmaDescriptorRef &d : descriptors) {
             if (d->tensor != tensor) continue;
-            if (d->box == box && d->swizzle == swizzle) return d;
+            if (d->box == box && d->swizzle == swizzle && sameIm2col(*d)) return d;
             ++sameTensor;
         }
         auto d = std::make_shared<ir::TmaDescriptor>();
@@ -225,6 +291,7 @@ private:
         d->tensor = tensor;
         d->box = box;
         d->swizzle = swizzle;
+        d->im2col = im2col;
         descriptors.push_back(d);
         return d;
     }

@@ -85,8 +85,10 @@ protected:
         return copy;
     }
 
-    // im2col gathers: a pipeline's producer issues them as cp.async, zero
-    // padding included; anywhere else every thread loads and stores.
+    // im2col gathers: the producer role of a warp-specialized loop issues
+    // them with TMA's im2col mode (as TileLang does on sm_90); a pipeline's
+    // producer as cp.async, zero padding included; anywhere else every
+    // thread loads and stores.
     ir::Stmt mutateIm2Col(const ir::Stmt &self, const ir::Im2Col &n) override {
         ir::Stmt base = ScopedMutator::mutateIm2Col(self, n);
         auto op = std::make_shared<ir::Im2Col>(*ir::as<ir::Im2Col>(base));
@@ -94,9 +96,18 @@ protected:
         Decision d;
         d.where = n.span;
         d.op = "im2col global->shared";
-        if (ctx_.target.tma)
-            d.rejected.push_back({"BulkLoad", "TMA's im2col mode (TileLang's lowering of im2col on sm_90) is not implemented in tilet yet; "
-                                              "the gather runs on every thread"});
+        if (op->producerRole) {
+            // specialize-warps checked tmaIm2col before making it a producer.
+            op->inst = CopyInst::BulkLoad;
+            d.choice = ir::copyInstName(op->inst);
+            d.why = "the producer warp group of a warp-specialized loop loads it with TMA's im2col mode, the padding filled with zeros";
+            ctx_.explain.record(std::move(d));
+            return op;
+        }
+        if (ctx_.target.tma) {
+            Option tma = tmaIm2col(n, ctx_.target);
+            d.rejected.push_back({"BulkLoad", !tma.ok ? tma.reason : "TMA's im2col mode loads in the producer role of a warp-specialized pipelined loop only"});
+        }
         if (op->inPipeline && ctx_.target.cpAsync) {
             op->inst = CopyInst::CPAsync;
             d.why = "a load in a pipelined loop: each thread gathers runs of channels, zeros where the window lies in the padding";

@@ -157,8 +157,12 @@ private:
             if (guardedCopy && isGlobalToShared(*guardedCopy))
                 return fail(why, "the copy at " + guardedCopy->span.lineColumn() + " is predicated by the branch at " + s->span.lineColumn() +
                                      ", and a TMA producer role does not predicate its loads yet");
-            if (ir::as<ir::Im2Col>(s))
-                return fail(why, "the im2col at " + s->span.lineColumn() + " cannot load with TMA (its im2col mode is not implemented in tilet yet)");
+            if (const ir::Im2Col *g = ir::as<ir::Im2Col>(s)) {
+                Option tma = tmaIm2col(*g, t);
+                if (!tma.ok) return fail(why, "the im2col at " + s->span.lineColumn() + " cannot load with TMA's im2col mode: " + tma.reason);
+                plan.producers.push_back(s);
+                continue;
+            }
             const ir::Copy *c = ir::as<ir::Copy>(s);
             if (!c || !isGlobalToShared(*c)) {
                 plan.consumers.push_back(s);
@@ -251,11 +255,21 @@ private:
         Expr pStage = stageOf(pk), pPhase = phaseOf(pk);
         std::vector<Stmt> produce{std::make_shared<ir::BarrierWait>(empty, pStage, ir::binary(ir::BinaryOp::BitXor, pPhase, ir::intImm(1)), f.span)};
         for (const Stmt &p : plan.producers) {
-            auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(p));
-            copy->barrier = full;
-            copy->barrierIndex = pStage;
-            copy->producerRole = true;
-            produce.push_back(selectVersion(*versions, pStage, ir::substitute(Stmt(copy), {{f.var, pk}})));
+            Stmt issued;
+            if (const ir::Im2Col *g = ir::as<ir::Im2Col>(p)) {
+                auto gather = std::make_shared<ir::Im2Col>(*g);
+                gather->barrier = full;
+                gather->barrierIndex = pStage;
+                gather->producerRole = true;
+                issued = gather;
+            } else {
+                auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(p));
+                copy->barrier = full;
+                copy->barrierIndex = pStage;
+                copy->producerRole = true;
+                issued = copy;
+            }
+            produce.push_back(selectVersion(*versions, pStage, ir::substitute(issued, {{f.var, pk}})));
         }
         produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, nullptr, f.span));
         Stmt producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);

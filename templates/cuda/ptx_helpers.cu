@@ -509,6 +509,18 @@ __device__ __forceinline__ void tilet_tma_load_4d(void *dst, const CUtensorMap *
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                  : "memory");
 }
+// @helper tma_load_im2col_4d
+// TMA's im2col mode: the pixels of an NHWC tensor map from the filter-window
+// corner (c0 channel, c1 w, c2 h, c3 n), each at the filter tap (w_offset,
+// h_offset), into shared memory; completes its bytes on the mbarrier.
+__device__ __forceinline__ void tilet_tma_load_im2col_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3,
+                                                         unsigned short w_offset, unsigned short h_offset)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(w_offset), "h"(h_offset)
+                 : "memory");
+}
 // @helper tma_load_5d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.

@@ -860,8 +860,38 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
     for (unsigned d = 0; d < rank; ++d) w[12 + d / 2] |= static_cast<unsigned long long>(box[d]) << (32 * (d % 2));
     return CUDA_SUCCESS;
 }
-inline cudaError_t getDriverEntryPoint(const char *, void **fn, unsigned, unsigned long long, cudaDriverEntryPointQueryResult *found) {
-    *fn = reinterpret_cast<void *>(&encodeTiled);
+// TMA's im2col mode (PTX ISA, "Tensors: im2col mode"; cuTensorMapEncodeIm2col),
+// for 4-D NHWC tensors: the tiled fields, plus a flag (w[1] bit 32), the
+// bounding box's corners (w[14]: lower W, lower H, upper W, upper H, 16 bits
+// each) and the traversal strides, channels per pixel and pixels per column
+// (w[15]). The encoding refuses what the driver documents as invalid.
+inline CUresult encodeIm2col(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *base, const cuuint64_t *sizes, const cuuint64_t *strides,
+                             const int *lower, const int *upper, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides,
+                             CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+    if (rank != 4) return CUDA_ERROR_INVALID_VALUE;   // the model covers NHWC
+    for (int d = 0; d < 2; ++d) {
+        if (lower[d] < -128 || lower[d] > 127 || upper[d] < -128 || upper[d] > 127) return CUDA_ERROR_INVALID_VALUE;
+        if (static_cast<long long>(sizes[1 + d]) - 1 + upper[d] < lower[d]) return CUDA_ERROR_INVALID_VALUE;   // an empty bounding box
+    }
+    for (int d = 1; d < 3; ++d)
+        if (elementStrides[d] < 1 || elementStrides[d] > 8) return CUDA_ERROR_INVALID_VALUE;
+    if (channelsPerPixel == 0 || channelsPerPixel > 256 || pixelsPerColumn == 0 || pixelsPerColumn > 1024) return CUDA_ERROR_INVALID_VALUE;
+    unsigned swizzleBytes = swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : swizzle == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
+    if (swizzleBytes && channelsPerPixel * elementBytesOf(type) > swizzleBytes) return CUDA_ERROR_INVALID_VALUE;
+    const cuuint32_t box[4] = {channelsPerPixel, 1, 1, 1};
+    const cuuint32_t unit[4] = {1, 1, 1, 1};
+    encodeTiled(map, type, rank, base, sizes, strides, box, unit, interleave, swizzle, l2, fill);
+    cuuint64_t *w = map->opaque;
+    w[1] |= 1ull << 32;
+    auto bits16 = [](int v) { return static_cast<unsigned long long>(static_cast<unsigned short>(static_cast<short>(v))); };
+    w[14] = bits16(lower[0]) | bits16(lower[1]) << 16 | bits16(upper[0]) << 32 | bits16(upper[1]) << 48;
+    w[15] = static_cast<unsigned long long>(elementStrides[1]) | static_cast<unsigned long long>(elementStrides[2]) << 8 |
+            static_cast<unsigned long long>(channelsPerPixel) << 16 | static_cast<unsigned long long>(pixelsPerColumn) << 32;
+    return CUDA_SUCCESS;
+}
+inline cudaError_t getDriverEntryPoint(const char *symbol, void **fn, unsigned, unsigned long long, cudaDriverEntryPointQueryResult *found) {
+    if (std::string(symbol) == "cuTensorMapEncodeIm2col") *fn = reinterpret_cast<void *>(&encodeIm2col);
+    else *fn = reinterpret_cast<void *>(&encodeTiled);
     *found = cudaDriverEntryPointSuccess;
     return cudaSuccess;
 }
@@ -921,6 +951,63 @@ template <class T, class... C> void tmaLoad(SharedPtr<T> dst, const CUtensorMap 
         }
         ranges.push_back({static_cast<size_t>(dst.off) + at, v.elementBytes});
     });
+    bulkWrite(dst, bar, ranges, "writes");
+}
+// TMA's im2col mode: pixel p of the load is the traversal's p-th filter-window
+// corner (w, h, n) -- from the instruction's coordinates, w stepping by its
+// traversal stride up to the bounding box's upper W corner, then back to its
+// lower W corner with h one stride on, then to the next image -- and its
+// channels [c, c + channelsPerPixel) are read at (n, h + offH, w + offW):
+// zeros outside the tensor. Pixel p fills row p of the box in shared memory
+// (under the map's swizzle); the whole box completes on the mbarrier.
+template <class T>
+void tmaLoadIm2col(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, int c, int w, int h, int n, unsigned short offW,
+                   unsigned short offH) {
+    TensorMapView v = view(map);
+    const cuuint64_t *words = map->opaque;
+    if (!((words[1] >> 32) & 1)) {
+        rc::report("tma", dst.line, "an im2col load through a tensor map not encoded in im2col mode", 0, "", true);
+        return;
+    }
+    auto corner = [&](int shift) { return static_cast<long long>(static_cast<short>(static_cast<unsigned short>(words[14] >> shift))); };
+    const long long wLo = corner(0), hLo = corner(16), wHi = static_cast<long long>(v.sizes[1]) - 1 + corner(32),
+                    hHi = static_cast<long long>(v.sizes[2]) - 1 + corner(48);
+    const long long strideW = static_cast<long long>(words[15] & 0xff), strideH = static_cast<long long>((words[15] >> 8) & 0xff);
+    const unsigned channels = unsigned((words[15] >> 16) & 0xffff), pixels = unsigned(words[15] >> 32);
+    if (w < wLo || w > wHi || h < hLo || h > hHi)
+        rc::report("tma", dst.line,
+                   "im2col load from filter corner (w " + std::to_string(w) + ", h " + std::to_string(h) + ") outside the bounding box [" + std::to_string(wLo) +
+                       ", " + std::to_string(wHi) + "] x [" + std::to_string(hLo) + ", " + std::to_string(hHi) + "]",
+                   0, "", true);
+    std::vector<std::pair<size_t, size_t>> ranges;
+    long long x = w, y = h, image = n;
+    for (unsigned p = 0; p < pixels; ++p) {
+        for (unsigned ch = 0; ch < channels; ++ch) {
+            const long long at[4] = {c + static_cast<long long>(ch), x + offW, y + offH, image};
+            bool inside = true;
+            unsigned long long offset = 0;
+            for (unsigned d = 0; d < 4; ++d) {
+                if (at[d] < 0 || static_cast<unsigned long long>(at[d]) >= v.sizes[d]) inside = false;
+                else offset += static_cast<unsigned long long>(at[d]) * v.strides[d];
+            }
+            unsigned long long b = swizzled((static_cast<unsigned long long>(p) * channels + ch) * v.elementBytes, v.swizzleBytes);
+            unsigned char *out = reinterpret_cast<unsigned char *>(dst.raw()) + b;
+            if (static_cast<size_t>(dst.off) + b + v.elementBytes <= dst.blk->sharedBytes) {
+                if (inside) std::memcpy(out, v.base + offset, v.elementBytes);
+                else std::memset(out, 0, v.elementBytes);
+            }
+            ranges.push_back({static_cast<size_t>(dst.off) + b, v.elementBytes});
+        }
+        x += strideW;
+        if (x > wHi) {
+            x = wLo;
+            y += strideH;
+            if (y > hHi) {
+                y = hLo;
+                ++image;
+            }
+        }
+    }
     bulkWrite(dst, bar, ranges, "writes");
 }
 // Multicast: the same box into every block of the cluster in `mask`, at the

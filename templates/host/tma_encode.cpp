@@ -1,10 +1,4 @@
 
-// ---- TMA tensor maps
-// cuTensorMapEncodeTiled is a driver function; it is reached through the
-// runtime (cudaGetDriverEntryPointByVersion), so nothing links libcuda.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 // Encodes `map` for a row-major tensor at `base`: `rank` dimensions, sizes
 // innermost first, byte strides of the outer ones, the box one TMA operation
 // moves, and the shared-memory swizzle. Fields are validated first; returns

@@ -8,8 +8,9 @@
 #include <mutex>
 
 // ---- TMA tensor maps
-// cuTensorMapEncodeTiled is a driver function; it is reached through the
-// runtime (cudaGetDriverEntryPointByVersion), so nothing links libcuda.
+// The encoders (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col) are driver
+// functions, reached through the runtime (cudaGetDriverEntryPointByVersion),
+// so nothing links libcuda.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
