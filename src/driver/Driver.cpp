@@ -155,13 +155,14 @@ struct TempDir {
     }
 };
 
-// nvcc's arguments for the targets of `variants`: -gencode VALUE each.
-std::vector<std::string> gencodeArguments(const Variants &variants) {
-    std::vector<std::string> args;
+// `nvcc -gencode VALUE ... rest...`: one -gencode per target of `variants`.
+std::vector<std::string> nvccCommand(const std::string &nvcc, const Variants &variants, std::initializer_list<std::string> rest) {
+    std::vector<std::string> args{nvcc};
     for (const Variant &v : variants) {
         args.push_back("-gencode");
         args.push_back(v.target.gencode);
     }
+    args.insert(args.end(), rest);
     return args;
 }
 
@@ -173,11 +174,7 @@ int runNvcc(const Variants &variants, const std::string &cuPath, std::string &ou
         output = "cannot create a temporary directory";
         return -1;
     }
-    std::vector<std::string> args{nvcc.empty() ? "nvcc" : nvcc};
-    for (std::string &a : gencodeArguments(variants)) args.push_back(std::move(a));
-    for (const char *a : {"-c", cuPath.c_str(), "-o"}) args.push_back(a);
-    args.push_back(dir.path + "/out.o");
-    return runCommand(args, output);
+    return runCommand(nvccCommand(nvcc.empty() ? "nvcc" : nvcc, variants, {"-c", cuPath, "-o", dir.path + "/out.o"}), output);
 }
 
 int finish(DiagnosticEngine &diags, int code) {
@@ -293,11 +290,7 @@ int buildLibrary(const Variants &variants, const OutputPaths &out, const std::st
         return 1;
     }
     std::string log;
-    std::vector<std::string> args{nvcc};
-    for (std::string &a : gencodeArguments(variants)) args.push_back(std::move(a));
-    for (const std::string &a : {std::string("-shared"), std::string("-Xcompiler"), std::string("-fPIC"), std::string("-O3"), std::string("-o"), libPath, cuPath, hostPath})
-        args.push_back(a);
-    int status = runCommand(args, log);
+    int status = runCommand(nvccCommand(nvcc, variants, {"-shared", "-Xcompiler", "-fPIC", "-O3", "-o", libPath, cuPath, hostPath}), log);
     if (status != 0) {
         if (status < 0 || status == 127) {
             diags.error({}, "cannot build '" + out.library + "': could not run " + nvcc + ": " + log);
@@ -313,6 +306,49 @@ int buildLibrary(const Variants &variants, const OutputPaths &out, const std::st
         return kInternalErrorExitCode;
     }
     return installLibrary(variants, out, libPath, header, depPath, depRule, python, false, diags);
+}
+
+// The targets: --arch (a comma-separated list) wins over the file's
+// declaration, else the default; in ascending order of compute capability,
+// one per compute capability (nvcc's pass for it compiles that variant's
+// code alone). Unknown or repeated names are errors.
+std::vector<const Target *> chooseTargets(const Options &opts, TargetTable &targets, const std::optional<DeclaredTarget> &declared, DiagnosticEngine &diags) {
+    std::vector<std::string> targetNames;
+    if (!opts.arch.empty()) {
+        std::stringstream list(opts.arch);
+        for (std::string name; std::getline(list, name, ',');) targetNames.push_back(name);
+        if (opts.arch.back() == ',') targetNames.push_back("");
+    } else {
+        targetNames.push_back(declared ? declared->name : kDefaultArch);
+    }
+    std::vector<const Target *> chosen;
+    for (const std::string &name : targetNames) {
+        const Target *target = targets.find(name);
+        if (!target) {
+            std::string known;
+            for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
+            SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
+            Diagnostic d{Severity::Error, where, name.empty() ? "empty target name in --arch '" + opts.arch + "'" : "unknown target '" + name + "'", {}, {}};
+            d.rule = opts.arch.empty() ? "semantic" : "command-line";   // a `target` line, or --arch
+            d.note({}, "known targets: " + known);
+            diags.report(std::move(d));
+            continue;
+        }
+        // One variant per compute capability: nvcc's pass for it compiles that variant's code alone.
+        auto same = std::find_if(chosen.begin(), chosen.end(), [&](const Target *t) { return t->arch == target->arch; });
+        if (same != chosen.end()) {
+            Diagnostic d{Severity::Error, {}, (*same)->name == target->name ? "target '" + name + "' is named twice in --arch"
+                                                                             : "targets '" + (*same)->name + "' and '" + name + "' both compile for compute capability " +
+                                                                                   std::to_string(target->arch / 10) + "." + std::to_string(target->arch % 10) +
+                                                                                   "; a multi-architecture output holds one variant per compute capability", {}, {}};
+            d.rule = "command-line";
+            diags.report(std::move(d));
+            continue;
+        }
+        chosen.push_back(target);
+    }
+    std::stable_sort(chosen.begin(), chosen.end(), [](const Target *a, const Target *b) { return a->arch < b->arch; });
+    return chosen;
 }
 
 } // namespace
@@ -451,44 +487,9 @@ int runTilet(const Options &opts) {
             return finish(diags, emitText(os.str()) ? 0 : 1);
         }
 
-        // The targets: --arch (a comma-separated list) wins over the file's declaration.
         std::optional<DeclaredTarget> declared = declaredTarget(*program, diags);
-        std::vector<std::string> targetNames;
-        if (!opts.arch.empty()) {
-            std::stringstream list(opts.arch);
-            for (std::string name; std::getline(list, name, ',');) targetNames.push_back(name);
-            if (opts.arch.back() == ',') targetNames.push_back("");
-        } else {
-            targetNames.push_back(declared ? declared->name : kDefaultArch);
-        }
-        std::vector<const Target *> chosen;
-        for (const std::string &name : targetNames) {
-            const Target *target = targets.find(name);
-            if (!target) {
-                std::string known;
-                for (const std::string &n : targets.names()) known += (known.empty() ? "" : ", ") + n;
-                SourceRange where = opts.arch.empty() && declared ? declared->range : SourceRange{};
-                Diagnostic d{Severity::Error, where, name.empty() ? "empty target name in --arch '" + opts.arch + "'" : "unknown target '" + name + "'", {}, {}};
-                d.rule = opts.arch.empty() ? "semantic" : "command-line";   // a `target` line, or --arch
-                d.note({}, "known targets: " + known);
-                diags.report(std::move(d));
-                continue;
-            }
-            // One variant per compute capability: nvcc's pass for it compiles that variant's code alone.
-            auto same = std::find_if(chosen.begin(), chosen.end(), [&](const Target *t) { return t->arch == target->arch; });
-            if (same != chosen.end()) {
-                Diagnostic d{Severity::Error, {}, (*same)->name == target->name ? "target '" + name + "' is named twice in --arch"
-                                                                                 : "targets '" + (*same)->name + "' and '" + name + "' both compile for compute capability " +
-                                                                                       std::to_string(target->arch / 10) + "." + std::to_string(target->arch % 10) +
-                                                                                       "; a multi-architecture output holds one variant per compute capability", {}, {}};
-                d.rule = "command-line";
-                diags.report(std::move(d));
-                continue;
-            }
-            chosen.push_back(target);
-        }
+        std::vector<const Target *> chosen = chooseTargets(opts, targets, declared, diags);
         if (diags.hasErrors()) return finish(diags, 1);
-        std::stable_sort(chosen.begin(), chosen.end(), [](const Target *a, const Target *b) { return a->arch < b->arch; });
         const bool several = chosen.size() > 1;
         if (several && (opts.cpu || opts.emit == "emulator")) {
             Diagnostic d{Severity::Error, {}, std::string(opts.cpu ? "--cpu" : "--emit=emulator") + " runs one target's code in the emulator; --arch names " +

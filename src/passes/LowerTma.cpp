@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace tilet {
@@ -314,12 +315,51 @@ private:
     size_t ownBarriers_ = 0;
 };
 
+// Whether `s` names `buffer` anywhere but in a tensor map (where the device
+// code does not reach it).
+bool referencesBuffer(const Stmt &s, const ir::BufferNode *buffer) {
+    struct Finder : ir::Mutator {
+        const ir::BufferNode *wanted;
+        bool found = false;
+        explicit Finder(const ir::BufferNode *b) : wanted(b) {}
+        ir::Buffer mutateBuffer(const ir::Buffer &b) override {
+            found = found || b.get() == wanted;
+            return b;
+        }
+    } finder(buffer);
+    finder.mutate(s);
+    return finder.found;
+}
+
+// A view of a global tensor that every access now reaches through a tensor
+// map is declared no more (nvcc warns of an unused variable).
+class DropMappedViews : public ir::Mutator {
+public:
+    explicit DropMappedViews(const std::vector<ir::TmaDescriptorRef> &descriptors) {
+        for (const ir::TmaDescriptorRef &d : descriptors)
+            if (d->tensor->scope == ir::MemScope::Global && d->tensor->viewOf) mapped_.insert(d->tensor.get());
+    }
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateAllocate(const Stmt &self, const ir::Allocate &a) override {
+        Stmt out = ir::Mutator::mutateAllocate(self, a);
+        const ir::Allocate &kept = *ir::as<ir::Allocate>(out);
+        if (mapped_.count(kept.buffer.get()) && !referencesBuffer(kept.body, kept.buffer.get())) return kept.body;
+        return out;
+    }
+
+private:
+    std::set<const ir::BufferNode *> mapped_;
+};
+
 } // namespace
 
 ir::Kernel lowerTma(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Lowerer lowerer(kernel, ctx);
     out.body = lowerer.mutate(kernel.body);
+    out.body = DropMappedViews(lowerer.descriptors).mutate(out.body);
     if (lowerer.barriers) {
         // One mbarrier and one phase bit per plain TMA load, for the whole kernel.
         int64_t n = static_cast<int64_t>(lowerer.ownBarriers());

@@ -138,7 +138,7 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
     __half* data_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* filter_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float acc[32];
-    const __half* filter_flat = reinterpret_cast<const __half*>(filter);   // 'filter' viewed as f16[576, 64]
+#line 24 "im2col_tma.tl"
     float* out_flat = reinterpret_cast<float*>(out);   // 'out' viewed as f32[128, 64]
 #line 26 "im2col_tma.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 2 mbarriers
