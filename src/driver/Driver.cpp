@@ -525,6 +525,7 @@ int runTilet(const Options &opts) {
             Explain explain;
             PassContext ctx{*chosen[i], diags, explain};
             DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
+            if (several && dump.out) *dump.out << "// ==== lowering for " << chosen[i]->name << " ====\n";
             lowered = lower(modules[i], ctx, dump) && lowered;
             if (several) diags.popContext();
             const std::string label = several ? chosen[i]->name : "";
@@ -546,7 +547,11 @@ int runTilet(const Options &opts) {
         }
 
         Variants variants;
-        for (size_t i = 0; i < chosen.size(); ++i) variants.push_back({modules[i], *chosen[i], several ? "_" + chosen[i]->name : ""});
+        for (size_t i = 0; i < chosen.size(); ++i) {
+            std::string suffix = "_";   // a C identifier's tail, whatever a --target-file names its target
+            for (char c : chosen[i]->name) suffix += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+            variants.push_back({modules[i], *chosen[i], several ? suffix : ""});
+        }
         std::string cu = printCuda(variants, out.names);
         if (opts.emit == "emulator") {
             // The .cu and the .host.cpp as one C++ source for the CPU emulator (templates/emu).

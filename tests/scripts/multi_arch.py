@@ -197,6 +197,13 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run([TILET, "cluster.tl", "--arch", "sm_80,sm_90a", "-o", "cluster.cu"], tmp)
     expect(p.returncode == 1 and "cluster.tl:1:1: error: thread block clusters need sm_90 or newer; sm_80 has none" in p.stderr and
            "note: when translating for sm_80 (--arch sm_80,sm_90a)" in p.stderr, "an error of one target's lowering names the target", p.stderr)
+    p = run([TILET, "ops.tl", "--arch", "sm_80,sm_90a", "--dump-ir-after", "simplify", "-o", "ops2.cu"], tmp)
+    expect(p.returncode == 0 and p.stderr.count("// ==== lowering for sm_80 ====") == 1 and p.stderr.count("// ==== lowering for sm_90a ====") == 1,
+           "--dump-ir-after says which target each dump is for", p.stderr[:1000])
+    with open(os.path.join(tmp, "custom.yaml"), "w") as f:
+        f.write("h100-lab:\n  base: sm_90a\n")
+    p = run([TILET, "ops.tl", "--target-file", "custom.yaml", "--arch", "sm_80,h100-lab", "-o", "custom.cu"], tmp)
+    expect(p.returncode == 0 and "scale_kernel_h100_lab(" in read("custom.cu"), "a target name that is no C identifier gives kernel names that are", p.stderr)
     p = run([TILET, "ops.tl", "--arch", "sm_80,sm_90a", "--explain=json", "-o", "ops2.cu"], tmp)
     targets = set(re.findall(r'^\{"target":"(sm_\w+)"', p.stderr, re.M))
     expect(p.returncode == 0 and targets == {"sm_80", "sm_90a"}, "--explain=json says which target each decision is for", p.stderr[:2000])
