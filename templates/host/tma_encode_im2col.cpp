@@ -13,14 +13,9 @@ static cudaError_t tilet_encode_im2col_tensor_map(CUtensorMap *map, CUtensorMapD
         if (sizes[d] == 0 || sizes[d] > (1ull << 32)) return cudaErrorInvalidValue;
     for (int d = 0; d < 3; ++d)
         if (strides[d] % 16 != 0 || strides[d] >= (1ull << 40)) return cudaErrorInvalidValue;
-    static PFN_cuTensorMapEncodeIm2col_v12000 encode = nullptr;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", reinterpret_cast<void **>(&encode), 12000,
-                                                           cudaEnableDefault, &found);
-        if (err != cudaSuccess) return err;
-        if (found != cudaDriverEntryPointSuccess || !encode) return cudaErrorNotSupported;
-    }
+    // Thread-safe: the static is initialised once.
+    static const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeIm2col_v12000>(tilet_driver_function("cuTensorMapEncodeIm2col"));
+    if (!encode) return cudaErrorNotSupported;
     const cuuint32_t elementStrides[4] = {1, stride, stride, 1};
     CUresult r = encode(map, type, 4, const_cast<void *>(base), sizes, strides, lower, upper, channelsPerPixel, pixelsPerColumn, elementStrides,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

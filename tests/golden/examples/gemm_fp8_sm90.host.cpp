@@ -14,6 +14,16 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+// The driver function `name` (its CUDA 12.0 form), or null without a driver
+// that has it. Called once per function, from a static's initializer.
+static void *tilet_driver_function(const char *name)
+{
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess || found != cudaDriverEntryPointSuccess) return nullptr;
+    return fn;
+}
+
 // Encodes `map` for a row-major tensor at `base`: `rank` dimensions, sizes
 // innermost first, byte strides of the outer ones, the box one TMA operation
 // moves, and the shared-memory swizzle. Fields are validated first; returns
@@ -32,14 +42,9 @@ static cudaError_t tilet_encode_tensor_map(CUtensorMap *map, CUtensorMapDataType
     for (cuuint32_t d = 0; d + 1 < rank; ++d) {
         if (strides[d] % 16 != 0 || strides[d] >= (1ull << 40)) return cudaErrorInvalidValue;
     }
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&encode), 12000,
-                                                           cudaEnableDefault, &found);
-        if (err != cudaSuccess) return err;
-        if (found != cudaDriverEntryPointSuccess || !encode) return cudaErrorNotSupported;
-    }
+    // Thread-safe: the static is initialised once.
+    static const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(tilet_driver_function("cuTensorMapEncodeTiled"));
+    if (!encode) return cudaErrorNotSupported;
     const cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
     CUresult r = encode(map, type, rank, const_cast<void *>(base), sizes, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
