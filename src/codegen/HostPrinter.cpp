@@ -139,12 +139,12 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
 void printCheckSupport(const Variants &variants, const OutputNames &names, Emitter &out) {
     const Target &target = variants.front().target;
     std::string major = std::to_string(target.arch / 10), minor = std::to_string(target.arch % 10);
-    std::string checks(embedded::get("host/checks.cpp"));
-    if (variants.size() > 1) checks = checks.substr(0, checks.find("#ifndef TILET_NO_CHECKS"));   // the single target's device check
-    out.raw(fillTemplate(checks, {{"module", names.symbolPrefix + names.moduleName},
-                                  {"target", target.name},
-                                  {"capability", major + "." + minor + (target.exactCapability ? "" : " or a later " + major + ".x")},
-                                  {"runs", "major == " + major + " && minor " + (target.exactCapability ? "== " : ">= ") + minor}}));
+    out.raw(fillTemplate(embedded::get("host/checks.cpp"), {{"module", names.symbolPrefix + names.moduleName}}));
+    if (variants.size() > 1) return;
+    out.raw(fillTemplate(embedded::get("host/device_check.cpp"),
+                         {{"target", target.name},
+                          {"capability", major + "." + minor + (target.exactCapability ? "" : " or a later " + major + ".x")},
+                          {"runs", "major == " + major + " && minor " + (target.exactCapability ? "== " : ">= ") + minor}}));
 }
 
 // Several targets: which variant a launch runs (templates/host/variants.cpp),
