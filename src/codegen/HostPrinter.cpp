@@ -129,7 +129,7 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
     }
 }
 
-// The functions the launch functions share (templates/host/checks.cpp): the
+// The functions the launch functions share (templates/host/checks.cpp, device_check.cpp): the
 // thread's last error message, and the device check, once per device. The
 // target's machine code (code=sm_XY) runs on compute capability X.Y and
 // later minor versions of X; that of the architecture-specific targets
