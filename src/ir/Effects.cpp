@@ -267,6 +267,13 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(box(n.c, AccessMode::ReadWrite));
         if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
         if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
+        // gemm(..., mbar = b): its MMAs' completion arrives on b once
+        // (TileLang's tcgen05 gemm: one thread's tcgen05.commit).
+        if (n.mbar) {
+            SyncEffect e = sync(SyncKind::MbarrierArrive, n.mbar, n.mbarIndex ? &n.mbarIndex : nullptr);
+            e.count = 1;
+            syn.push_back(e);
+        }
         return;
     }
     case StmtKind::Fill: acc.push_back(box(as<Fill>(s)->dst, AccessMode::Write)); return;
