@@ -541,6 +541,7 @@ struct Im2colBox {
     int64_t lowerW = 0, lowerH = 0, upperW = 0, upperH = 0;
     int64_t stride = 1;
     int64_t channelsPerPixel = 0, pixelsPerColumn = 0;
+    bool operator==(const Im2colBox &) const = default;
 };
 
 struct TmaDescriptor {

@@ -77,9 +77,10 @@ Option tmaIm2col(const ir::Im2Col &g, const Target &t) {
         return Option::no("a pixel's channels (" + bytesOf(cols, dt) + " of " + bytesOf(channels, dt) + ") are not whole 16-byte units");
     if (cols > 256) return Option::no("a tile of " + std::to_string(cols) + " channels; TMA's im2col mode loads at most 256 per pixel");
     if (rows > 1024) return Option::no("a tile of " + std::to_string(rows) + " pixels; TMA's im2col mode loads at most 1024 per operation");
-    // The bounding box of filter-window corners, [-pad, size - 1 + pad - (kernel - 1) dilation],
-    // takes corners in [-128, 127] for a 4-D tensor; the traversal stride is at most 8.
-    const int64_t lower = -g.pad, upper = g.pad - (g.kernel - 1) * g.dilation;
+    // The bounding box of filter-window corners takes corners in [-128, 127]
+    // for a 4-D tensor; the traversal stride is at most 8.
+    const ir::Im2colBox box = im2colBox(g, cols);
+    const int64_t lower = box.lowerW, upper = box.upperW;
     if (lower < -128 || upper < -128 || upper > 127)
         return Option::no("the bounding box of the filter windows (corners " + std::to_string(lower) + " and " + std::to_string(upper) +
                           ") lies outside the [-128, 127] a 4-D im2col tensor map allows");
@@ -90,6 +91,9 @@ Option tmaIm2col(const ir::Im2Col &g, const Target &t) {
     return Option::yes();
 }
 
+// The corners bound the filter windows' top-left positions: [-pad, size - 1 +
+// pad - (kernel - 1) dilation] in H and W (CUTLASS's and the CUDA driver
+// API's convention; TileLang's upper corner -pad agrees only for "same" padding).
 ir::Im2colBox im2colBox(const ir::Im2Col &g, int64_t channelsPerPixel) {
     ir::Im2colBox box;
     box.lowerW = box.lowerH = -g.pad;

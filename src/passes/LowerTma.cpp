@@ -273,17 +273,10 @@ private:
 
     ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle,
                                     std::optional<ir::Im2colBox> im2col = std::nullopt) {
-        auto sameIm2col = [&](const ir::TmaDescriptor &d) {
-            if (d.im2col.has_value() != im2col.has_value()) return false;
-            if (!im2col) return true;
-            const ir::Im2colBox &a = *d.im2col, &b = *im2col;
-            return a.lowerW == b.lowerW && a.lowerH == b.lowerH && a.upperW == b.upperW && a.upperH == b.upperH && a.stride == b.stride &&
-                   a.channelsPerPixel == b.channelsPerPixel && a.pixelsPerColumn == b.pixelsPerColumn;
-        };
         int sameTensor = 0;
         for (const ir::TmaDescriptorRef &d : descriptors) {
             if (d->tensor != tensor) continue;
-            if (d->box == box && d->swizzle == swizzle && sameIm2col(*d)) return d;
+            if (d->box == box && d->swizzle == swizzle && d->im2col == im2col) return d;
             ++sameTensor;
         }
         auto d = std::make_shared<ir::TmaDescriptor>();
