@@ -5,6 +5,7 @@
 #include "ir/Simplify.h"
 #include "support/Embedded.h"
 #include "support/InternalError.h"
+#include "target/Catalog.h"
 
 #include <map>
 #include <sstream>
@@ -46,6 +47,7 @@ std::string gencodeFlags(const Variants &variants) {
 namespace {
 
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
+std::string mmaSyncHelper(const ir::Mma &m);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
 // Where the .cu's own numbering resumes after #line directives into a .tl
@@ -281,9 +283,8 @@ private:
         }
         case ir::StmtKind::Mma: {
             const ir::Mma &m = *ir::as<ir::Mma>(s);
-            std::string key = "mma_m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + "_" +
-                              mmaTypeName(m.d->dtype, false) + "_" + mmaTypeName(m.operand, true);
-            helper(key);
+            std::string key = m.instruction.name;
+            if (!generated_.count(key)) generated_[key] = mmaSyncHelper(m);
             out_.line("tilet_" + key + "(&" + access(m.d, {m.dOffset}) + ", &" + access(m.a, {m.aOffset}) + ", &" + access(m.b, {m.bOffset}) +
                       ");");
             return;
@@ -485,8 +486,7 @@ std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
                                  : "%" + std::to_string(regs);
     std::string b = std::to_string(regs + aOperands), scale = std::to_string(regs + aOperands + 1), ta = std::to_string(regs + aOperands + 2),
                 tb = std::to_string(regs + aOperands + (aInRegisters ? 2 : 3));
-    std::string ptx = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(w.n) + "k" + std::to_string(w.k) + "." + mmaTypeName(acc, false) + "." +
-                      mmaTypeName(aType, true) + "." + mmaTypeName(w.b.buffer->dtype, true);
+    std::string ptx = catalog::ptx(w.instruction, w.n, w.k, aType, w.b.buffer->dtype, acc);
     // The PTX forms differ in their immediates: f16/bf16 take scale-a,
     // scale-b and the two transposes, tf32 and fp8 only the scales (K-major
     // operands), integers neither.
@@ -517,6 +517,46 @@ std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w) {
     if (packed) text += "    memcpy(d, r, sizeof(r));\n";
     text += "}\n";
     return text;
+}
+
+// mma.sync helpers are spelled from the catalog entry: its PTX and the
+// register counts its shape and operand width give (PTX ISA, "Matrix
+// fragments for mma.m16n8k*": A, B and C spread evenly over the 32 lanes).
+std::string mmaSyncHelper(const ir::Mma &m) {
+    const Instruction &inst = m.instruction;
+    const int64_t M = inst.m.lo, N = inst.n.lo, K = inst.k.lo;
+    const DType acc = m.d->dtype;
+    const int bits = dtypeBits(m.operand);
+    const int64_t aRegs = M * K * bits / 32 / 32, bRegs = N * K * bits / 32 / 32;
+    const bool packed = acc == DType::F16;   // two f16 accumulators per register
+    const int64_t dRegs = M * N / 32 / (packed ? 2 : 1);
+    auto numbered = [](int64_t from, int64_t count) {
+        std::string list;
+        for (int64_t i = 0; i < count; ++i) list += (i ? ", %" : "%") + std::to_string(from + i);
+        return "{" + list + "}";
+    };
+    auto operands = [](const std::string &constraint, const std::string &array, int64_t count) {
+        std::string list;
+        for (int64_t i = 0; i < count; ++i) list += (i ? ", \"" : "\"") + constraint + "\"(" + array + "[" + std::to_string(i) + "])";
+        return list;
+    };
+    auto dims = [](int64_t r, int64_t c) { return std::to_string(r) + "x" + std::to_string(c); };
+    std::string operandName(dtypeName(m.operand)), accName(dtypeName(acc));
+    std::string text = "// " + std::string(catalog::className(inst.cls)) + ": D (" + dims(M, N) + ", " + accName + ") += A (" + dims(M, K) + ", " +
+                       operandName + ") * B (" + dims(K, N) + ", " + operandName + ") for one warp.\n";
+    if (*inst.note) text += "// " + std::string(inst.note) + "\n";
+    text += "__device__ __forceinline__ void tilet_" + std::string(inst.name) + "(" + cType(acc) + " *d, const void *a, const void *b)\n{\n";
+    text += "    unsigned ra[" + std::to_string(aRegs) + "], rb[" + std::to_string(bRegs) + "]" + (packed ? ", rd[" + std::to_string(dRegs) + "]" : "") + ";\n";
+    text += "    memcpy(ra, a, sizeof(ra));\n    memcpy(rb, b, sizeof(rb));\n";
+    if (packed) text += "    memcpy(rd, d, sizeof(rd));\n";
+    std::string dList = numbered(0, dRegs);
+    text += "    asm volatile(\"" + catalog::ptx(inst, N, K, m.operand, m.operand, acc) + " " + dList + ", " + numbered(dRegs, aRegs) + ", " +
+            numbered(dRegs + aRegs, bRegs) + ", " + dList + ";\\n\"\n";
+    std::string dConstraint = packed || isInteger(acc) ? "+r" : acc == DType::F64 ? "+d" : "+f";
+    text += "                 : " + operands(dConstraint, packed ? "rd" : "d", dRegs) + "\n";
+    text += "                 : " + operands("r", "ra", aRegs) + ", " + operands("r", "rb", bRegs) + ");\n";
+    if (packed) text += "    memcpy(d, rd, sizeof(rd));\n";
+    return text + "}\n";
 }
 
 // atomic_add with a memory order stronger than relaxed (or of int64, for

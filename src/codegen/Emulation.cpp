@@ -3,6 +3,8 @@
 // pattern runs over the whole file.
 #include "codegen/Emulation.h"
 
+#include "target/Catalog.h"
+
 #include "support/InternalError.h"
 
 #include <algorithm>
@@ -57,6 +59,28 @@ std::string operandType(const std::string &suffix) {
     auto it = types.find(suffix);
     TILET_ASSERT(it != types.end(), "the emulator has no operand type for '" << suffix << "'");
     return it->second;
+}
+
+// mma.sync helpers are named by their catalog entries: each becomes emu.h's
+// model of its shape and operand type ({helper call, model call}).
+const std::vector<std::pair<std::string, std::string>> &mmaModels() {
+    static const std::vector<std::pair<std::string, std::string>> models = [] {
+        static const std::map<DType, std::string> types = {
+            {DType::F16, "__half"}, {DType::BF16, "__nv_bfloat16"}, {DType::F32, "float"}, {DType::TF32, "float"}, {DType::Int8, "signed char"},
+            {DType::UInt8, "unsigned char"}, {DType::Int4, "emu::S4"}, {DType::UInt4, "emu::U4"}, {DType::F8E4M3, "__nv_fp8_e4m3"},
+            {DType::F8E5M2, "__nv_fp8_e5m2"}};
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const Instruction &i : catalog::all()) {
+            if (i.cls != InstrClass::MmaSync || i.blockScaled() || i.layout != FragmentLayout::MmaM16N8) continue;
+            unsigned first = static_cast<unsigned>(__builtin_ctz(i.a));   // f32 before tf32: both are floats to the model
+            auto type = types.find(static_cast<DType>(first));
+            if (type == types.end()) continue;   // the model has no such operand type: tilet does not lower it either
+            out.push_back({"tilet_" + std::string(i.name) + "(", "emu::mma<" + std::to_string(i.m.lo) + ", " + std::to_string(i.n.lo) + ", " +
+                                                                   std::to_string(i.k.lo) + ", " + type->second + ">("});
+        }
+        return out;
+    }();
+    return models;
 }
 
 // The lines between a begin marker (prefix) and its end marker, each kept by `keep`.
@@ -215,7 +239,6 @@ std::string rewriteDevice(const std::string &cu) {
                                  R"(|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$)");
     static const std::regex dp4a(R"(\btilet_dp4a_([su])8_([su])8\()");
     static const std::regex ldmatrix(R"(tilet_ldmatrix_x(\d)(_trans)?\()");
-    static const std::regex mma(R"(tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\()");
     static const std::regex cpAsync(R"(tilet_cp_async_(\d+)\()");
     static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
     static const std::regex wgmma(R"(tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\()");
@@ -226,9 +249,8 @@ std::string rewriteDevice(const std::string &cu) {
         if (std::regex_match(line, m, sync)) line = m[1].str() + "if (emu::keep(__LINE__)) " + m[2].str();
         line = replaceAll(line, dp4a, [&](const std::smatch &x) { return "emu::dp4a<" + flag(x[1] == "s") + ", " + flag(x[2] == "s") + ">("; });
         line = replaceAll(line, ldmatrix, [&](const std::smatch &x) { return "emu::ldmatrix<" + x[1].str() + ", " + flag(x[2].matched) + ">("; });
-        line = replaceAll(line, mma, [&](const std::smatch &x) {
-            return "emu::mma<" + x[1].str() + ", " + x[2].str() + ", " + x[3].str() + ", " + operandType(x[4]) + ">(";
-        });
+        if (line.find("tilet_mma_") != std::string::npos)
+            for (const auto &[helper, model] : mmaModels()) line = replaceText(line, helper, model);
         line = std::regex_replace(line, cpAsync, "emu::cpAsync<$1>(");
         line = replaceText(line, "tilet_cp_async_commit(", "emu::cpAsyncCommit(");
         // Every memory order is sequentially consistent in the emulator.

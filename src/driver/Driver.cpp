@@ -391,10 +391,8 @@ int runTilet(const Options &opts) {
     diags.setFormat(opts.diagnosticsFormat);
 
     try {
-        // Targets: the embedded table, then the user's files in order.
+        // Targets: the built-in table, then the user's files in order.
         TargetTable targets;
-        FileId builtin = sources.add("<builtin>/targets.yaml", std::string(embedded::get("targets.yaml")));
-        targets.loadLazily(builtin, sources, diags);   // the unit tests check that it loads
         for (const std::string &path : opts.targetFiles) {
             std::optional<std::string> text = readText(path);
             if (!text) {

@@ -49,6 +49,10 @@
 #include <string>
 #include <vector>
 
+namespace tilet {
+struct Instruction;   // target/Catalog.h: a tensor-core instruction of the catalog
+}
+
 namespace tilet::ir {
 
 // ------------------------------------------------------------------ kinds
@@ -513,10 +517,10 @@ struct LdMatrix : StmtNode {
 // the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.
 struct Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Mma;
-    Mma(int64_t m, int64_t n, int64_t k, DType operand, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
-        : StmtNode(kKind, s), m(m), n(n), k(k), operand(operand), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)),
+    Mma(const Instruction &inst, DType operand, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
+        : StmtNode(kKind, s), instruction(inst), operand(operand), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)),
           aOffset(std::move(aOff)), b(std::move(b)), bOffset(std::move(bOff)) {}
-    const int64_t m, n, k;
+    const Instruction &instruction;   // the catalog's mma.sync entry (shape, PTX, helper)
     // A's and B's element type. The registers a and b hold are bytes when it
     // is packed (int4: eight elements to each 32-bit register).
     const DType operand;
@@ -667,9 +671,10 @@ struct WgmmaOperand {
 // d[dOffset..] = A * B + (scaleD ? d : 0), asynchronous until WgmmaWait.
 struct Wgmma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Wgmma;
-    Wgmma(int64_t m, int64_t n, int64_t k, Buffer d, Expr dOff, WgmmaOperand a, WgmmaOperand b, Expr scale, SourceRange s = {})
-        : StmtNode(kKind, s), m(m), n(n), k(k), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)), b(std::move(b)),
+    Wgmma(const Instruction &inst, int64_t m, int64_t n, int64_t k, Buffer d, Expr dOff, WgmmaOperand a, WgmmaOperand b, Expr scale, SourceRange s = {})
+        : StmtNode(kKind, s), instruction(inst), m(m), n(n), k(k), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)), b(std::move(b)),
           scaleD(std::move(scale)) {}
+    const Instruction &instruction;   // the catalog's wgmma entry (its PTX)
     const int64_t m, n, k;
     const Buffer d;
     const Expr dOffset;
@@ -757,6 +762,7 @@ struct Gemm : StmtNode {
     int64_t firstThread = 0;            // threadIdx.x of the first of them
     int64_t warpM = 0, warpN = 0;       // warps along M and N
     int64_t atomM = 0, atomN = 0, atomK = 0;   // the instruction's shape (m16n8k16, ...)
+    const Instruction *instruction = nullptr;  // the catalog entry (MMA, WGMMA, TCGEN05; none for FMA)
 };
 
 struct Fill : StmtNode {

@@ -1,5 +1,7 @@
 #include "ir/Printer.h"
 
+#include "target/Catalog.h"
+
 #include "ir/Visitor.h"
 
 #include <cmath>
@@ -186,7 +188,7 @@ public:
         }
         case StmtKind::Mma: {
             auto &m = static_cast<const Mma &>(*s);
-            line("mma.m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +
+            line(std::string(m.instruction.name) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +
                  "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]");
             return;
         }

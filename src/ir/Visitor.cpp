@@ -344,7 +344,7 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
     Expr d = mutate(n.dOffset), a = mutate(n.aOffset), b = mutate(n.bOffset);
     Buffer dBuf = mutateBuffer(n.d), aBuf = mutateBuffer(n.a), bBuf = mutateBuffer(n.b);
     if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b) return self;
-    return std::make_shared<Mma>(n.m, n.n, n.k, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span);
+    return std::make_shared<Mma>(n.instruction, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span);
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
@@ -359,7 +359,7 @@ Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
     Buffer dBuf = mutateBuffer(n.d);
     if (!changed && d == n.dOffset && scale == n.scaleD && dBuf == n.d && a.buffer == n.a.buffer && b.buffer == n.b.buffer)
         return self;
-    return std::make_shared<Wgmma>(n.m, n.n, n.k, dBuf, d, a, b, scale, n.span);
+    return std::make_shared<Wgmma>(n.instruction, n.m, n.n, n.k, dBuf, d, a, b, scale, n.span);
 }
 Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
 Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {

@@ -13,7 +13,7 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
                                std::to_string(t.maxThreadsPerBlock) + " per block");
     if (kernel.hasCluster) {
         int64_t size = kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2];
-        if (!t.clusters) error(kernel.span, "thread block clusters need sm_90 or newer; " + t.name + " has none");
+        if (!t.has(Feature::Clusters)) error(kernel.span, "thread block clusters need " + targetsWith(Feature::Clusters) + "; " + t.name + " has none");
         else if (size > t.maxClusterSize)
             error(kernel.span, "a cluster of " + std::to_string(size) + " blocks exceeds the " + std::to_string(t.maxClusterSize) + " that " +
                                    t.name + " allows");
@@ -22,18 +22,18 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
         switch (s->kind) {
         case ir::StmtKind::Allocate: {
             const ir::BufferNode &b = *ir::as<ir::Allocate>(s)->buffer;
-            if (b.scope == ir::MemScope::Barrier && !t.tma)
-                error(b.span, "mbarriers (alloc_barrier) need sm_90 or newer; " + t.name + " has none");
-            if (b.scope == ir::MemScope::TMem && !t.tcgen05)
-                error(b.span, "tensor memory (alloc_tmem) needs sm_100a; " + t.name + " has none");
+            if (b.scope == ir::MemScope::Barrier && !t.has(Feature::Tma))
+                error(b.span, "mbarriers (alloc_barrier) need " + targetsWith(Feature::Tma) + "; " + t.name + " has none");
+            if (b.scope == ir::MemScope::TMem && !t.has(Feature::Tcgen05))
+                error(b.span, "tensor memory (alloc_tmem) needs " + targetsWith(Feature::Tcgen05) + "; " + t.name + " has none");
             break;
         }
         case ir::StmtKind::SetMaxNReg:
-            if (!t.setmaxnreg) error(s->span, "set_max_nreg (setmaxnreg) needs sm_90a or sm_100a; " + t.name + " has none");
+            if (!t.has(Feature::Setmaxnreg)) error(s->span, "set_max_nreg (setmaxnreg) needs " + targetsWith(Feature::Setmaxnreg) + "; " + t.name + " has none");
             break;
         case ir::StmtKind::PdlTrigger:
         case ir::StmtKind::PdlSync:
-            if (!t.pdl) error(s->span, "programmatic dependent launch needs sm_90 or newer; " + t.name + " has none");
+            if (!t.has(Feature::Pdl)) error(s->span, lacks(t, Feature::Pdl));
             break;
         case ir::StmtKind::Store:
         case ir::StmtKind::AtomicAdd: {
@@ -44,13 +44,13 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
             bool atomic = a || st->op == ir::StoreOp::AtomicAdd;
             ir::MemoryOrder order = a ? a->order : st->order;
             DType type = a ? a->dst.buffer->dtype : st->buffer->dtype;
-            if (atomic && order != ir::MemoryOrder::Relaxed && type == DType::BF16 && t.arch < 90)
+            if (atomic && order != ir::MemoryOrder::Relaxed && type == DType::BF16 && !t.has(Feature::AtomBf16))
                 error(s->span, std::string("a bf16 atomic_add with memory_order = ") + ir::memoryOrderName(order) +
-                                   " needs sm_90 or newer (atom.add.bf16); " + t.name + " has only the relaxed one");
+                                   " needs " + targetsWith(Feature::AtomBf16) + " (atom.add.bf16); " + t.name + " has only the relaxed one");
             break;
         }
         case ir::StmtKind::ClusterSync:
-            if (!t.clusters) error(s->span, "cluster_sync needs sm_90 or newer; " + t.name + " has no clusters");
+            if (!t.has(Feature::Clusters)) error(s->span, "cluster_sync needs " + targetsWith(Feature::Clusters) + "; " + t.name + " has no clusters");
             break;
         default: break;
         }

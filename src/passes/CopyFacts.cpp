@@ -20,7 +20,7 @@ std::string copyDirection(const ir::Copy &c) {
 
 // CheckBulkLoad / CheckBulkStore: descriptor-based TMA.
 Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Target &t) {
-    if (!t.tma) return Option::no("TMA needs sm_90 or newer; " + t.name + " has none");
+    if (!t.has(Feature::Tma)) return Option::no(lacks(t, Feature::Tma));
     if (load ? !isGlobalToShared(c) : !isSharedToGlobal(c))
         return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
                           ", this copy is " + copyDirection(c));
@@ -66,7 +66,7 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
 }
 
 Option tmaIm2col(const ir::Im2Col &g, const Target &t) {
-    if (!t.tma) return Option::no("TMA needs sm_90 or newer; " + t.name + " has none");
+    if (!t.has(Feature::Tma)) return Option::no(lacks(t, Feature::Tma));
     DType dt = g.image->dtype;
     if (dtypeBits(dt) < 8 || dtypeBits(dt) > 32) return Option::no("TMA's im2col mode moves 1-, 2- or 4-byte elements, not " + std::string(dtypeName(dt)));
     const int64_t channels = *ir::constInt(g.image->shape[3]), rows = g.dst.extents[g.dst.extents.size() - 2], cols = g.dst.extents.back();

@@ -20,6 +20,7 @@
 #include "ir/Layout.h"
 #include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
+#include "target/Catalog.h"
 #include "support/InternalError.h"
 
 #include <map>
@@ -134,7 +135,7 @@ private:
         int64_t pitchBytes = *ir::constInt(b.shape.back()) * bits / 8;
         int64_t unit = 128 / bits;   // elements of a 16-byte row
         int64_t minDivisor = ir::knownDivisor(r.mins.back());
-        if (!ctx_.target.ldmatrix) p.why = "element loads: ldmatrix needs sm_75 or newer";
+        if (!ctx_.target.has(Feature::Ldmatrix)) p.why = "element loads: ldmatrix needs " + targetsWith(Feature::Ldmatrix);
         else if (!p.kContiguous && bits != 16)
             p.why = "element loads: its rows run along " + std::string(isA ? "M" : "N") + " and ldmatrix.trans moves only 16-bit elements";
         else if (pitchBytes % 16 != 0) p.why = "element loads: its " + std::to_string(pitchBytes) + "-byte rows are not 16-byte aligned";
@@ -225,7 +226,7 @@ private:
             aOp = wgmmaOperand(g.a, g.transposeA, rowOrigin, kOrigin);
         }
         ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, colOrigin, kOrigin);
-        Stmt mma = std::make_shared<ir::Wgmma>(64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, ir::intImm(1), span);
+        Stmt mma = std::make_shared<ir::Wgmma>(*g.instruction, 64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, ir::intImm(1), span);
         Stmt steps = unrolled(ks, t.kSteps(), unrolled(a, ir::wgmmaMAtoms(t), unrolled(jn, ir::wgmmaNAtoms(t), mma, span), span), span);
 
         std::vector<Stmt> all;
@@ -264,7 +265,6 @@ private:
         // m16n8k64 .s4 fragments hold the bytes the m16n8k32 .s8 ones do).
         // Select-gemm-inst takes them only K-major from shared memory.
         const DType operand = t.atom.operand;
-        const int64_t instructionK = t.atom.k;
         ir::Region ga = g.a, gb = g.b;
         ir::Buffer aBytes, bBytes;
         if (isSubByte(operand)) {
@@ -330,7 +330,7 @@ private:
         // One mma per atom of the warp's part of C.
         ir::Buffer aSource = aInRegisters ? g.a.buffer->registers : aFrag;
         Expr aOffset = aInRegisters ? ir::mmaOperandAOffset(t, i, ks) : ir::mul(i, ir::intImm(aElems));
-        Stmt mma = std::make_shared<ir::Mma>(atom.m, atom.n, instructionK, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
+        Stmt mma = std::make_shared<ir::Mma>(*g.instruction, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
                                              ir::mul(j, ir::intImm(bElems)), span);
         step.push_back(unrolled(i, t.mAtoms(), unrolled(j, t.nAtoms(), mma, span), span));
 

@@ -73,8 +73,8 @@ private:
         std::vector<Stmt> stmts = topLevel(f.body), producers, consumers;
         for (const Stmt &s : stmts) (isProducer(s) ? producers : consumers).push_back(s);
         if (producers.empty()) {
-            if (!ctx_.target.cpAsync)
-                return unpipelined(f, "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none, so its loads are synchronous copies");
+            if (!ctx_.target.has(Feature::CpAsync))
+                return unpipelined(f, lacks(ctx_.target, Feature::CpAsync) + ", so its loads are synchronous copies");
             // Copies a branch kept whole (predicate-pipeline-branches said why) are not the body's statements.
             for (const Stmt &s : stmts) {
                 bool copies = false;

@@ -104,16 +104,16 @@ protected:
             ctx_.explain.record(std::move(d));
             return op;
         }
-        if (ctx_.target.tma) {
+        if (ctx_.target.has(Feature::Tma)) {
             Option tma = tmaIm2col(n, ctx_.target);
             d.rejected.push_back({"BulkLoad", !tma.ok ? tma.reason : "TMA's im2col mode loads in the producer role of a warp-specialized pipelined loop only"});
         }
-        if (op->inPipeline && ctx_.target.cpAsync) {
+        if (op->inPipeline && ctx_.target.has(Feature::CpAsync)) {
             op->inst = CopyInst::CPAsync;
             d.why = "a load in a pipelined loop: each thread gathers runs of channels, zeros where the window lies in the padding";
         } else {
             op->inst = CopyInst::Normal;
-            d.rejected.push_back({"CPAsync", !ctx_.target.cpAsync ? "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none"
+            d.rejected.push_back({"CPAsync", !ctx_.target.has(Feature::CpAsync) ? lacks(ctx_.target, Feature::CpAsync)
                                              : stageZeroLoops_.count(self.get()) ? "its pipelined loop has stages = 0, which runs its copies in order"
                                                                                  : "cp.async is used for loads in pipelined loops"});
             d.why = "SIMT loads and stores by every thread, zeros where the window lies in the padding";
@@ -135,12 +135,12 @@ protected:
 
 private:
     ir::Stmt groupStatement(const ir::Stmt &self, SourceRange span, const char *what) {
-        if (ctx_.target.cpAsync) return self;
+        if (ctx_.target.has(Feature::CpAsync)) return self;
         Decision d;
         d.where = span;
         d.op = what;
         d.choice = "removed";
-        d.why = "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none, so the prefer_async copies are plain loads and stores";
+        d.why = lacks(ctx_.target, Feature::CpAsync) + ", so the prefer_async copies are plain loads and stores";
         ctx_.explain.record(std::move(d));
         return ir::seq({});
     }
@@ -186,7 +186,7 @@ private:
                 else if (other.empty()) other = st->buffer->name;
             }
         });
-        std::string reason = !ctx_.target.cpAsync ? "cp.async needs sm_80 or newer; " + ctx_.target.name + " has none"
+        std::string reason = !ctx_.target.has(Feature::CpAsync) ? lacks(ctx_.target, Feature::CpAsync)
                              : stores != 1 || copies != 1
                                  ? "an asynchronous copy is the loop's one store, s[...] = g[...] or s[...] = c ? g[...] : 0 (global -> shared, one dtype); " +
                                        (other.empty() ? "this loop has " + std::to_string(stores) + " stores" : "this loop also stores to '" + other + "'")
@@ -283,8 +283,8 @@ private:
         };
         std::vector<Candidate> candidates;
         if (!isGlobalToShared(c) && !isSharedToGlobal(c)) {
-            why = ctx_.target.tma ? "TMA moves data between global and shared memory; this copy is " + copyDirection(c)
-                                  : "TMA needs sm_90 or newer; " + ctx_.target.name + " has none";
+            why = ctx_.target.has(Feature::Tma) ? "TMA moves data between global and shared memory; this copy is " + copyDirection(c)
+                                  : lacks(ctx_.target, Feature::Tma);
             return CopyInst::Unselected;
         }
         if (isGlobalToShared(c)) {
@@ -306,7 +306,7 @@ private:
     }
 
     Option cpAsync(const ir::Copy &c) const {
-        if (!ctx_.target.cpAsync) return Option::no("cp.async needs sm_80 or newer; " + ctx_.target.name + " has none");
+        if (!ctx_.target.has(Feature::CpAsync)) return Option::no(lacks(ctx_.target, Feature::CpAsync));
         if (!isGlobalToShared(c)) return Option::no("cp.async moves global to shared memory, this copy is " + copyDirection(c));
         if (c.src.buffer->dtype != c.dst.buffer->dtype)
             return Option::no("cp.async copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
@@ -319,7 +319,7 @@ private:
         ir::MemScope s = c.src.buffer->scope, d = c.dst.buffer->scope;
         const Target &t = ctx_.target;
         if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
-            if (!t.ldmatrix) rejected.push_back({"LDSM", "ldmatrix needs sm_75 or newer; " + t.name + " has none"});
+            if (!t.has(Feature::Ldmatrix)) rejected.push_back({"LDSM", lacks(t, Feature::Ldmatrix)});
             else if (!operandFragments_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
             else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
@@ -329,7 +329,7 @@ private:
             else return CopyInst::LDSM;
         }
         if (s == ir::MemScope::Fragment && d == ir::MemScope::Shared) {
-            if (!t.stmatrix) rejected.push_back({"STSM", "stmatrix needs sm_90 or newer; " + t.name + " has none"});
+            if (!t.has(Feature::Stmatrix)) rejected.push_back({"STSM", lacks(t, Feature::Stmatrix)});
             else if (!accumulatorFragments_.count(c.src.buffer.get()))
                 rejected.push_back({"STSM", "fragment '" + c.src.buffer->name + "' does not have an MMA accumulator layout (it is not a gemm operand)"});
             else if (dtypeBits(c.dst.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
@@ -429,8 +429,8 @@ private:
 
     // Why TMA is out of the question on this target, if it is.
     std::optional<std::string> noTma() const {
-        if (ctx_.target.tma) return std::nullopt;
-        return "TMA needs sm_90 or newer; " + ctx_.target.name + " has none";
+        if (ctx_.target.has(Feature::Tma)) return std::nullopt;
+        return lacks(ctx_.target, Feature::Tma);
     }
 
     PassContext &ctx_;

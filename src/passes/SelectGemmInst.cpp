@@ -11,6 +11,7 @@
 
 #include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
+#include "target/Catalog.h"
 
 #include <map>
 #include <cmath>
@@ -32,10 +33,6 @@ struct Shape {
     ir::MemScope sa = ir::MemScope::Shared, sb = ir::MemScope::Shared, sc = ir::MemScope::Fragment;
 };
 
-bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
-bool isLowFloat(DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1; }
-bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
-bool isInt4(DType t) { return t == DType::Int4 || t == DType::UInt4; }
 std::string name(DType t) { return std::string(dtypeName(t)); }
 
 std::string str(int64_t v) { return std::to_string(v); }
@@ -108,21 +105,13 @@ private:
 
     // AllowTcgen5Mma: sm_100 family, A shared or TMEM, B shared, C in TMEM, and
     // the (M, N, K, dtype) whitelist (GetTCGEN5MMAMeta).
-    Option tcgen05(const Shape &s, ir::Gemm &g) const {
-        if (!target_.tcgen05) return Option::no("tcgen05 needs sm_100a; " + target_.name + " has none");
+    Option tcgen05(const Shape &s, ir::Gemm &g, bool blockScaled) const {
         if (s.sc != ir::MemScope::TMem)
             return Option::no("C '" + g.c.buffer->name + "' is a " + ir::memScopeName(s.sc) +
                               "; tcgen05 accumulates in tensor memory (alloc_tmem)");
-        if (s.sa != ir::MemScope::Shared && s.sa != ir::MemScope::TMem)
-            return Option::no("tcgen05 reads A from shared or tensor memory, not a " + std::string(ir::memScopeName(s.sa)));
-        if (s.sb != ir::MemScope::Shared) return Option::no("tcgen05 reads B from shared memory");
-        DType ab = s.sa == ir::MemScope::TMem ? s.b : s.a;
-        int64_t k = 0;
-        if ((ab == DType::F16 || ab == DType::BF16) && s.c == DType::F32) k = 16;
-        else if (isLowFloat(ab) && (s.c == DType::F32 || s.c == DType::F16)) k = 32;
-        else if (isInt8(ab) && s.c == DType::Int32) k = 32;
-        else return Option::no("tcgen05 has no " + name(ab) + " x " + name(ab) + " -> " + name(s.c) + " form");
-        if (s.K % k != 0) return Option::no("K = " + str(s.K) + " is not a multiple of " + str(k));
+        const Instruction *inst = nullptr;
+        if (Option o = pick(InstrClass::Tcgen05Mma, s, blockScaled, inst); !o.ok) return o;
+        int64_t k = inst->k.lo;
         int64_t atomM = s.M % 128 == 0 ? 128 : s.M % 64 == 0 ? 64 : s.M % 32 == 0 ? 32 : 0;
         if (!atomM) return Option::no("M = " + str(s.M) + " is not a multiple of 32, 64 or 128");
         int64_t atomN = 0;
@@ -133,20 +122,81 @@ private:
         g.atomM = atomM;
         g.atomN = atomN;
         g.atomK = k;
+        g.instruction = inst;
         return Option::yes();
     }
 
+    // ------------------------------------------------------------ the catalog
+
+    static bool inScope(uint8_t locations, ir::MemScope scope) {
+        return ((locations & kRegisters) && (scope == ir::MemScope::Fragment || scope == ir::MemScope::Local)) ||
+               ((locations & kShared) && scope == ir::MemScope::Shared) || ((locations & kTMem) && scope == ir::MemScope::TMem);
+    }
+
+    // How an error names a catalog entry: "wgmma", or for mma.sync, whose
+    // shapes differ in what they need, "mma.sync m16n8k32 with f8e4m3 operands".
+    static std::string formName(const Instruction &i, const Shape &s) {
+        std::string cls = catalog::className(i.cls);
+        if (i.cls != InstrClass::MmaSync) return cls;
+        return cls + " m" + str(i.m.lo) + "n" + str(i.n.lo) + "k" + str(i.k.lo) + " with " + name(s.a) + " operands";
+    }
+
+    // The first catalog entry of `cls` that this target has and the gemm's
+    // dtypes, operand places, transposes and K fit, in the catalog's order;
+    // otherwise why the best candidate does not.
+    Option pick(InstrClass cls, const Shape &s, bool blockScaled, const Instruction *&chosen) const {
+        std::vector<const Instruction *> forms;
+        for (const Instruction &i : catalog::all())
+            if (i.cls == cls && i.blockScaled() == blockScaled && i.fits(s.a, s.b, s.c)) forms.push_back(&i);
+        std::string clsName = catalog::className(cls);
+        if (forms.empty())
+            return Option::no(clsName + " has no " + std::string(blockScaled ? "block-scaled " : "") + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
+        std::optional<Option> firstReason;
+        auto reject = [&](const std::string &why) {
+            if (!firstReason) firstReason = Option::no(why);
+        };
+        for (const Instruction *i : forms) {
+            if (!target_.has(i->feature)) {
+                reject(formName(*i, s) + " needs " + targetsWith(i->feature) + "; " + target_.name + " has none");
+                continue;
+            }
+            // tilet's lowerings load mma.sync operands from shared memory or fragments and keep C in registers.
+            if (!inScope(i->aFrom, s.sa) && !(cls == InstrClass::MmaSync && s.sa == ir::MemScope::Shared)) {
+                reject(clsName + " reads A from " + catalog::locationText(i->aFrom) + ", not a " + ir::memScopeName(s.sa));
+                continue;
+            }
+            if (cls == InstrClass::MmaSync ? s.sb != ir::MemScope::Shared : !inScope(i->bFrom, s.sb)) {
+                reject(clsName + " reads B from " + (cls == InstrClass::MmaSync ? std::string("shared memory") : catalog::locationText(i->bFrom)));
+                continue;
+            }
+            if (!inScope(i->cIn, s.sc)) {
+                reject(clsName + " keeps C in " + catalog::locationText(i->cIn) + (i->cIn == kTMem ? "; this C is a " + std::string(ir::memScopeName(s.sc)) : ""));
+                continue;
+            }
+            bool aKMajor = !s.transA, bKMajor = s.transB;
+            if ((i->aKMajor && !aKMajor) || (i->bKMajor && !bKMajor)) {
+                std::string what = i->aKMajor && i->bKMajor ? "A and B K-major (transpose_A = false, transpose_B = true)" : i->aKMajor ? "A K-major (transpose_A = false)" : "B K-major (transpose_B = true)";
+                reject(formName(*i, s) + " needs " + what);
+                continue;
+            }
+            if (s.K % i->k.lo != 0) {
+                reject("K = " + str(s.K) + " is not a multiple of the " + str(i->k.lo) + " one " + (cls == InstrClass::MmaSync ? "m" + str(i->m.lo) + "n" + str(i->n.lo) + "k" + str(i->k.lo) : clsName) + " step consumes");
+                continue;
+            }
+            chosen = i;
+            return Option::yes();
+        }
+        return *firstReason;
+    }
+
     // AllowWgmma: sm_90 family, M >= 64, warps a multiple of 4, CheckWgmma.
-    Option wgmma(const Shape &s) const {
-        if (!target_.wgmma) return Option::no("wgmma needs sm_90a; " + target_.name + " has none");
-        if (s.M < 64) return Option::no("M = " + str(s.M) + " is below the 64 rows of a warpgroup MMA");
+    Option wgmma(const Shape &s, const Instruction *&inst) const {
+        if (Option o = pick(InstrClass::Wgmma, s, false, inst); !o.ok) return o;
+        if (s.M < inst->m.lo) return Option::no("M = " + str(s.M) + " is below the " + str(inst->m.lo) + " rows of a warpgroup MMA");
         if (warps() % 4 != 0) return Option::no(str(threads_) + " threads are not whole warpgroups of 128");
-        if (s.sb != ir::MemScope::Shared) return Option::no("wgmma reads B from shared memory");
         if (s.sa == ir::MemScope::Fragment) {
             if (s.transA) return Option::no("wgmma reads A from registers K-major only (transpose_A = false)");
             if (dtypeBits(s.a) != 16) return Option::no("tilet generates wgmma with A in registers for f16 and bf16 only");
-        } else if (s.sa != ir::MemScope::Shared) {
-            return Option::no("wgmma reads A from shared memory or registers");
         }
         // The descriptors describe swizzled tiles: rows of a multiple of 32 bytes.
         for (const auto &[scope, bits, cont, what] : {std::tuple{s.sa, dtypeBits(s.a), s.contA, "A"}, std::tuple{s.sb, dtypeBits(s.b), s.contB, "B"}}) {
@@ -154,80 +204,27 @@ private:
                 return Option::no(std::string(what) + "'s shared rows of " + str(cont * bits / 8) +
                                   " bytes take no swizzle; wgmma's descriptors need rows of a multiple of 32 bytes");
         }
-        bool kMajor = !s.transA && s.transB;
-        auto need = [&](int64_t k, bool majorRule, const std::string &what) -> Option {
-            if (majorRule && !kMajor) return Option::no(what + " wgmma needs A and B K-major (transpose_A = false, transpose_B = true)");
-            if (s.K % k != 0) return Option::no("K = " + str(s.K) + " is not a multiple of " + str(k));
-            return Option::yes();
-        };
-        if (s.c == DType::F16 && s.a == DType::F16 && s.b == DType::F16) return need(16, false, "");
-        if (s.c == DType::F16 && isFp8(s.a) && isFp8(s.b)) return need(32, true, "fp8");
-        if (s.c == DType::F32 && s.a == DType::F16 && s.b == DType::F16) return need(16, false, "");
-        if (s.c == DType::F32 && s.a == DType::BF16 && s.b == DType::BF16) return need(16, false, "");
-        if (s.c == DType::F32 && (s.a == DType::TF32 || s.a == DType::F32) && s.a == s.b) return need(8, true, "tf32");
-        if (s.c == DType::F32 && isFp8(s.a) && isFp8(s.b)) return need(32, true, "fp8");
-        if (s.c == DType::Int32 && isInt8(s.a) && isInt8(s.b)) return need(32, true, "int8");
-        return Option::no("wgmma has no " + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
+        return Option::yes();
     }
 
-    // The mma.sync shape for the operand types on this target.
-    Option mmaAtom(const Shape &s, int64_t &m, int64_t &n, int64_t &k) const {
-        if (s.sb != ir::MemScope::Shared) return Option::no("mma.sync reads B from shared memory");
+    // The mma.sync entry of the catalog for the operand types on this target.
+    Option mmaAtom(const Shape &s, const Instruction *&inst) const {
         if (s.sa == ir::MemScope::TMem || s.sc == ir::MemScope::TMem)
             return Option::no("mma.sync works on registers; tensor memory needs tcgen05");
-        m = 16;
-        n = 8;
-        int arch = target_.arch;
-        if (arch < 75) {
-            // Volta's mma.sync.m8n8k4 (AllowVoltaMma).
-            if (s.transA) return Option::no("Volta's mma needs A not transposed");
-            if (s.a != DType::F16 || s.b != DType::F16 || (s.c != DType::F16 && s.c != DType::F32))
-                return Option::no("Volta's mma takes f16 operands with an f16 or f32 accumulator");
-            if (s.M % 16 || s.N % 16 || s.K % 4) return Option::no("Volta's mma needs M and N multiples of 16 and K a multiple of 4");
-            m = 8, n = 8, k = 4;
-            return Option::yes();
-        }
-        if (arch < 80) {
-            // Turing (AllowTuringMma) looks at dtypes only.
-            if (s.a != s.b) return Option::no("Turing's mma needs A and B of one dtype");
-            if (s.a == DType::F16 && (s.c == DType::F16 || s.c == DType::F32)) k = 8;
-            else if (isInt8(s.a) && s.c == DType::Int32) { m = 8; k = 16; }
-            else return Option::no("Turing's mma takes f16 (f16/f32 accumulator) or int8 (int32 accumulator)");
-        } else if ((s.a == DType::F16 && (s.c == DType::F32 || s.c == DType::F16)) || (s.a == DType::BF16 && s.c == DType::F32)) {
-            if (s.b != s.a) return Option::no("mma.sync needs A and B of one dtype");
-            k = 16;
-        } else if ((s.a == DType::TF32 || s.a == DType::F32) && s.c == DType::F32) {
-            k = 8;   // f32 operands run as tf32
-        } else if (isInt8(s.a) && isInt8(s.b) && s.c == DType::Int32) {
-            // The helpers name one operand type for both (s8.s8, u8.u8).
-            if (s.a != s.b) return Option::no("tilet's mma.sync takes A and B of one integer type; A is " + name(s.a) + ", B " + name(s.b));
-            k = 32;
-        } else if (isInt4(s.a) && s.b == s.a && s.c == DType::Int32) {
-            // Packed operands are moved in bytes by ldmatrix: K-major (PTX: .s4/.u4 mma is row.col only), rows of whole 16-byte runs.
-            if (s.transA || !s.transB) return Option::no("mma.sync reads packed " + name(s.a) + " operands K-major only: A [M, K] and B [N, K] (transpose_B = true)");
+        if (Option o = pick(InstrClass::MmaSync, s, false, inst); !o.ok) return o;
+        if (isSubByte(s.a)) {
+            // Packed operands are moved in bytes by ldmatrix: rows of whole 16-byte runs from shared memory.
             if (s.sa != ir::MemScope::Shared) return Option::no("packed " + name(s.a) + " A operands are read from shared memory");
             for (int64_t cont : {s.contA, s.contB}) {
                 if (cont * dtypeBits(s.a) % 128 != 0) return Option::no("the shared rows of packed operands must be whole 16-byte runs; a row of " + str(cont) + " " + name(s.a) + " elements is not");
             }
-            k = 64;
-        } else if (isFp8(s.a) && isFp8(s.b) && s.c == DType::F32) {
-            if (!target_.fp8Mma) return Option::no("mma.sync has no e4m3/e5m2 form before sm_89; " + target_.name + " is older");
-            k = 32;
-        } else if (s.a == DType::F64 && s.c == DType::F64) {
-            m = 8, n = 8, k = 4;
-        } else {
-            return Option::no("mma.sync has no " + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
         }
-        // Dropping a K tail silently is a known TileLang bug (#2381): refuse instead.
-        if (s.K % k != 0)
-            return Option::no("K = " + str(s.K) + " is not a multiple of the " + str(k) + " one m" + str(m) + "n" + str(n) + "k" +
-                              str(k) + " step consumes");
         return Option::yes();
     }
 
     // The end of the chain: mma.sync if it fits, else FMA.
-    void fallBackToMma(const Shape &s, int64_t &am, int64_t &an, int64_t &ak, GemmInst &inst, std::string &why, std::vector<Rejected> &rejected) const {
-        Option mma = mmaAtom(s, am, an, ak);
+    void fallBackToMma(const Shape &s, const Instruction *&chosen, GemmInst &inst, std::string &why, std::vector<Rejected> &rejected) const {
+        Option mma = mmaAtom(s, chosen);
         if (mma.ok) {
             inst = GemmInst::MMA;
             why = "warp-level mma.sync";
@@ -246,7 +243,7 @@ private:
 
     // The wgmma warp partition and atom: warp groups along M and N, an
     // N-major B atom starting on a swizzle segment (64 f16 for 128B).
-    bool wgmmaShape(const Shape &s, ir::Gemm &g, int64_t &wm, int64_t &wn, std::string &error) const {
+    bool wgmmaShape(const Shape &s, const Instruction &inst, ir::Gemm &g, int64_t &wm, int64_t &wn, std::string &error) const {
         int64_t step = 8;
         if (!s.transB) {
             int64_t rowBytes = s.contB * dtypeBits(s.b) / 8;
@@ -260,7 +257,7 @@ private:
         }
         int64_t perGroupN = s.N / wn;
         int64_t n = 0;
-        for (int64_t cand = std::min<int64_t>(256, perGroupN); cand >= 8 && !n; cand -= 8) {
+        for (int64_t cand = std::min<int64_t>(inst.n.hi, perGroupN); cand >= inst.n.lo && !n; cand -= inst.n.step) {
             // N a multiple of 16 when the columns allow it (N = 8 mod 16 is TileLang #2593's trap).
             if (perGroupN % cand == 0 && cand % step == 0 && (cand % 16 == 0 || perGroupN % 16 != 0)) n = cand;
         }
@@ -268,7 +265,7 @@ private:
             error = "no wgmma width divides the " + str(perGroupN) + " columns of a warp group in whole " + str(step) + "-column swizzle segments of B";
             return false;
         }
-        g.atomM = 64, g.atomN = n, g.atomK = 256 / dtypeBits(s.a);
+        g.atomM = inst.m.lo, g.atomN = n, g.atomK = inst.k.lo;
         return true;
     }
 
@@ -350,12 +347,13 @@ private:
             ctx_.diags.error(g.span, what + ": " + reason);
             return false;
         };
-        int64_t am = 0, an = 0, ak = 0;
+        const Instruction *mma = nullptr, *wg = nullptr;   // the catalog entries chosen
         GemmInst inst = GemmInst::Unselected;
         std::string why;
         bool blockScaled = g.sfa.has_value();
 
-        Option tc = tcgen05(s, g);
+        Option tc = tcgen05(s, g, blockScaled);
+        const Instruction *tcInst = g.instruction;
         if (g.explicitInst != GemmInst::Unselected) {
             switch (g.explicitInst) {
             case GemmInst::TCGEN05:
@@ -363,13 +361,13 @@ private:
                 inst = GemmInst::TCGEN05;
                 break;
             case GemmInst::WGMMA: {
-                Option o = wgmma(s);
+                Option o = wgmma(s, wg);
                 if (!o.ok) return fail("inst = wgmma cannot be honoured", o.reason);
                 inst = GemmInst::WGMMA;
                 break;
             }
             case GemmInst::MMA: {
-                Option o = mmaAtom(s, am, an, ak);
+                Option o = mmaAtom(s, mma);
                 if (!o.ok) return fail("inst = mma cannot be honoured", o.reason);
                 inst = GemmInst::MMA;
                 break;
@@ -388,28 +386,29 @@ private:
             inst = GemmInst::TCGEN05;
             why = "use_2cta";
         } else if (blockScaled) {
-            if (target_.tcgen05 && s.sc == ir::MemScope::TMem) {
+            Option scaledMma = mmaAtom(s, mma);
+            if (tc.ok) {
                 inst = GemmInst::TCGEN05BlockScaled;
-                why = "block-scaled, C in tensor memory on sm_100";
-            } else if (target_.arch >= 120 && s.sc == ir::MemScope::Fragment) {
+                why = "block-scaled " + std::string(tcInst->name) + ", C in tensor memory";
+            } else if (scaledMma.ok) {
                 inst = GemmInst::MMABlockScaled;
-                why = "block-scaled, C in a fragment on sm_120";
+                why = "block-scaled " + std::string(mma->name) + ", C in a fragment";
             } else {
-                return fail("gemm_blockscaled cannot be lowered", "it needs sm_100a with C in tensor memory, or sm_120a with C in a fragment");
+                return fail("gemm_blockscaled cannot be lowered", "tcgen05: " + tc.reason + "; mma.sync: " + scaledMma.reason);
             }
         } else if (tc.ok) {
             inst = GemmInst::TCGEN05;
             why = "sm_100 tensor cores, C in tensor memory";
         } else {
             rejected.push_back({"TCGEN05", tc.reason});
-            Option wg = wgmma(s);
-            if (wg.ok) {
+            Option wgOption = wgmma(s, wg);
+            if (wgOption.ok) {
                 inst = GemmInst::WGMMA;
                 why = g.a.buffer->scope == ir::MemScope::Fragment ? "warpgroup MMA, A from registers and B from shared memory"
                                                                   : "warpgroup MMA from shared memory";
             } else {
-                rejected.push_back({"WGMMA", wg.reason});
-                fallBackToMma(s, am, an, ak, inst, why, rejected);
+                rejected.push_back({"WGMMA", wgOption.reason});
+                fallBackToMma(s, mma, inst, why, rejected);
             }
         }
 
@@ -418,21 +417,22 @@ private:
         // (an explicit inst = wgmma is an error instead).
         int64_t wm = 0, wn = 0;
         std::string error;
-        if (inst == GemmInst::WGMMA && !wgmmaShape(s, g, wm, wn, error)) {
+        if (inst == GemmInst::WGMMA && !wgmmaShape(s, *wg, g, wm, wn, error)) {
             if (g.explicitInst == GemmInst::WGMMA) return fail("inst = wgmma cannot be honoured", error);
             rejected.push_back({"WGMMA", error});
-            fallBackToMma(s, am, an, ak, inst, why, rejected);
+            fallBackToMma(s, mma, inst, why, rejected);
         }
         if (inst == GemmInst::Unselected) return fail("gemm cannot be lowered", why + "; mma.sync: " + rejected.back().reason);
         if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
-            if (!am) mmaAtom(s, am, an, ak);
-            if (!am) am = 16, an = 8, ak = 32;   // block-scaled sm_120: m16n8k64 family, decided with its lowering
-            int64_t minCols = target_.arch < 75 ? 16 : 8;
-            if (!partition(inst, s, g.policy, 16, minCols, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
-            g.atomM = am, g.atomN = an, g.atomK = ak;
+            if (!partition(inst, s, g.policy, mma->warpRows, mma->warpCols, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
+            g.atomM = mma->m.lo, g.atomN = mma->n.lo, g.atomK = mma->k.lo;
         } else if (inst != GemmInst::WGMMA) {   // wgmmaShape set the partition and the atom
             partition(inst, s, g.policy, 1, 1, wm, wn, error);
         }
+        g.instruction = inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled ? mma
+                      : inst == GemmInst::WGMMA                                   ? wg
+                      : inst == GemmInst::FMA                                     ? nullptr
+                                                                                  : tcInst;
         g.inst = inst;
         g.warpM = wm;
         g.warpN = wn;

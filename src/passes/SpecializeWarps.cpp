@@ -119,7 +119,7 @@ public:
                 continue;
             }
             // Without TMA there is nothing to decide: the cp.async pipeline is the only one.
-            if (!ctx_.target.tma && !asked) continue;
+            if (!ctx_.target.has(Feature::Tma) && !asked) continue;
             std::string why;
             std::optional<Plan> plan = qualify(*loop, loops.size(), why);
             if (plan) return rewrite(*plan);
@@ -135,7 +135,7 @@ public:
 private:
     std::optional<Plan> qualify(const ir::For &loop, size_t loopCount, std::string &why) {
         const Target &t = ctx_.target;
-        if (!t.tma) return fail(why, "its loads need TMA (sm_90 or newer); " + t.name + " has none");
+        if (!t.has(Feature::Tma)) return fail(why, "its loads need TMA (" + targetsWith(Feature::Tma) + "); " + t.name + " has none");
         bool manual = false;
         ir::forEachStmt(kernel_.body, [&](const Stmt &s) { manual = manual || ir::as<ir::WarpSpecialize>(s); });
         if (manual) return fail(why, "the kernel has ws(...) roles of its own");
@@ -311,7 +311,7 @@ private:
         consumerLoop->pipeline.reset();
 
         // The two roles, inside the kernel's scopes and the new barriers.
-        std::optional<int64_t> registers = ctx_.target.setmaxnreg ? consumerRegisters(consumerGroups) : std::nullopt;
+        std::optional<int64_t> registers = ctx_.target.has(Feature::Setmaxnreg) ? consumerRegisters(consumerGroups) : std::nullopt;
         std::vector<int64_t> consumerRoles;
         for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
         Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
@@ -352,7 +352,7 @@ private:
         if (registers)
             d.details.push_back("setmaxnreg: the producer drops to " + std::to_string(kProducerRegisters) + " registers per thread, the consumers rise to " +
                                 std::to_string(*registers));
-        else if (!ctx_.target.setmaxnreg)
+        else if (!ctx_.target.has(Feature::Setmaxnreg))
             d.details.push_back("no setmaxnreg: " + ctx_.target.name + " cannot reallocate registers between warp groups");
         else
             d.details.push_back("no setmaxnreg: no register split fits one producer and " + std::to_string(consumerGroups) + " consumer warp groups");

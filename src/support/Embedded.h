@@ -8,7 +8,7 @@
 namespace tilet::embedded {
 
 struct Entry {
-    std::string_view name;     // path relative to templates/, e.g. "targets.yaml"
+    std::string_view name;     // path relative to templates/, e.g. "cuda/ptx_helpers.cu"
     std::string_view content;
 };
 

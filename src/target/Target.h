@@ -1,21 +1,33 @@
-// Target.h -- what a GPU architecture can do, read from the YAML target table
-// (templates/targets.yaml, embedded; plus any --target-file).
+// Target.h -- what a GPU architecture can do: the built-in targets
+// (templates/targets.yaml, turned into a table at build time) plus any
+// --target-file, read by the one YAML reader (TargetReader.h).
 #pragma once
 
 #include "support/Diagnostics.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-namespace YAML {
-class Node;
-struct Mark;
-} // namespace YAML
-
 namespace tilet {
+
+enum class Feature : uint8_t {
+#define TILET_FEATURE(name, key, text) name,
+#include "target/Features.def"
+#undef TILET_FEATURE
+};
+
+constexpr size_t kFeatureCount = 0
+#define TILET_FEATURE(name, key, text) +1
+#include "target/Features.def"
+#undef TILET_FEATURE
+    ;
+
+// targets.yaml's key ("cp_async") and a message's name ("cp.async").
+const char *featureKey(Feature f);
+const char *featureText(Feature f);
 
 struct Target {
     std::string name;                 // "sm_90a"
@@ -23,50 +35,38 @@ struct Target {
     std::string family;               // "hopper"
     std::string gencode;              // "arch=compute_90a,code=sm_90a"
     bool exactCapability = false;     // runs on compute capability arch/10.arch%10 alone (the "a" targets)
-    bool cpAsync = false;
-    bool ldmatrix = false;
-    bool stmatrix = false;
-    bool tma = false;
-    bool wgmma = false;
-    bool tcgen05 = false;
-    bool clusters = false;
-    bool setmaxnreg = false;
-    bool pdl = false;
-    bool fp8Mma = false;
+    std::array<bool, kFeatureCount> features{};
     int64_t maxSharedPerBlock = 0;
     int64_t registersPerSm = 0;
     int64_t maxRegistersPerThread = 0;
     int64_t maxThreadsPerBlock = 0;
     int64_t maxClusterSize = 1;
+
+    bool has(Feature f) const { return features[static_cast<size_t>(f)]; }
 };
+
+// "sm_80 or newer", "sm_90a or sm_100a", "sm_100a": the built-in targets that
+// have `f`, for "X needs ...; sm_75 has none" messages.
+std::string targetsWith(Feature f);
+// "<feature> needs <targetsWith>; <t.name> has none".
+std::string lacks(const Target &t, Feature f);
+
+// The built-in targets, oldest first (generated from templates/targets.yaml).
+const std::vector<Target> &builtinTargets();
 
 class TargetTable {
 public:
-    // Reads YAML text registered in `sources` as `file`, adding or overriding
+    TargetTable();   // the built-in targets
+    // Reads a --target-file registered in `sources`, adding or overriding
     // targets. Problems are diagnostics at their line and column; returns
     // false if there were any.
     bool load(FileId file, const SourceManager &sources, DiagnosticEngine &diags);
-    // The same, but each top-level entry is parsed only when it is first
-    // needed (found, used as a base or overridden): yaml-cpp takes longer
-    // to parse the whole embedded table than tilet takes to translate a
-    // kernel. For the embedded table, which the unit tests load whole.
-    void loadLazily(FileId file, const SourceManager &sources, DiagnosticEngine &diags);
 
-    const Target *find(const std::string &name);
-    std::vector<std::string> names();
+    const Target *find(const std::string &name) const;
+    std::vector<std::string> names() const;   // by architecture
 
 private:
-    bool loadText(FileId file, const std::string &text, DiagnosticEngine &diags);
-    void addTarget(FileId file, const std::string &name, const YAML::Mark &nameMark, const YAML::Node &body, DiagnosticEngine &diags);
-    void materialize(const std::string &name);
-
-    struct Section {
-        FileId file;
-        std::string text;   // the entry, preceded by blank lines so marks keep their line numbers
-    };
     std::map<std::string, Target> targets_;
-    std::map<std::string, Section> pending_;
-    DiagnosticEngine *pendingDiags_ = nullptr;
 };
 
 } // namespace tilet

@@ -34,17 +34,7 @@ __device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *r
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
-// D (16x8, f32) += A (16x16, f16, row) * B (16x8, f16, col) for one warp.
-__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
-{
-    unsigned ra[4], rb[2];
-    memcpy(ra, a, sizeof(ra));
-    memcpy(rb, b, sizeof(rb));
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
-}
-// D (16x8, f16) += A (16x16, f16) * B (16x8, f16) for one warp.
+// mma.sync: D (16x8, f16) += A (16x16, f16) * B (16x8, f16) for one warp.
 __device__ __forceinline__ void tilet_mma_m16n8k16_f16_f16(__half *d, const void *a, const void *b)
 {
     unsigned ra[4], rb[2], rd[2];
@@ -56,7 +46,7 @@ __device__ __forceinline__ void tilet_mma_m16n8k16_f16_f16(__half *d, const void
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
     memcpy(d, rd, sizeof(rd));
 }
-// D (16x8, f32) += A (16x16, bf16) * B (16x8, bf16) for one warp.
+// mma.sync: D (16x8, f32) += A (16x16, bf16) * B (16x8, bf16) for one warp.
 __device__ __forceinline__ void tilet_mma_m16n8k16_f32_bf16(float *d, const void *a, const void *b)
 {
     unsigned ra[4], rb[2];
@@ -66,18 +56,17 @@ __device__ __forceinline__ void tilet_mma_m16n8k16_f32_bf16(float *d, const void
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
-// D (16x8, f32) += A (16x8, tf32) * B (8x8, tf32) for one warp. The f32 bits
-// are passed as they are: the tensor core reads their tf32 part.
-__device__ __forceinline__ void tilet_mma_m16n8k8_f32_tf32(float *d, const void *a, const void *b)
+// mma.sync: D (16x8, f32) += A (16x16, f16) * B (16x8, f16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
 {
     unsigned ra[4], rb[2];
     memcpy(ra, a, sizeof(ra));
     memcpy(rb, b, sizeof(rb));
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
-// D (16x8, s32) += A (16x32, s8) * B (32x8, s8) for one warp.
+// mma.sync: D (16x8, int32) += A (16x32, int8) * B (32x8, int8) for one warp.
 __device__ __forceinline__ void tilet_mma_m16n8k32_s32_s8(int *d, const void *a, const void *b)
 {
     unsigned ra[4], rb[2];
@@ -85,6 +74,17 @@ __device__ __forceinline__ void tilet_mma_m16n8k32_s32_s8(int *d, const void *a,
     memcpy(rb, b, sizeof(rb));
     asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// mma.sync: D (16x8, f32) += A (16x8, f32) * B (8x8, f32) for one warp.
+// f32 operands are passed as they are; the tensor core reads their tf32 part.
+__device__ __forceinline__ void tilet_mma_m16n8k8_f32_tf32(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
 // ---- end of PTX helpers ----

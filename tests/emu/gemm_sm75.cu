@@ -23,17 +23,7 @@ __device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *r
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
-// D (16x8, f32) += A (16x8, f16) * B (8x8, f16) for one warp (sm_75).
-__device__ __forceinline__ void tilet_mma_m16n8k8_f32_f16(float *d, const void *a, const void *b)
-{
-    unsigned ra[2], rb[1];
-    memcpy(ra, a, sizeof(ra));
-    memcpy(rb, b, sizeof(rb));
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]));
-}
-// D (16x8, f16) += A (16x8, f16) * B (8x8, f16) for one warp (sm_75).
+// mma.sync: D (16x8, f16) += A (16x8, f16) * B (8x8, f16) for one warp.
 __device__ __forceinline__ void tilet_mma_m16n8k8_f16_f16(__half *d, const void *a, const void *b)
 {
     unsigned ra[2], rb[1], rd[2];
@@ -44,6 +34,16 @@ __device__ __forceinline__ void tilet_mma_m16n8k8_f16_f16(__half *d, const void 
                  : "+r"(rd[0]), "+r"(rd[1])
                  : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]));
     memcpy(d, rd, sizeof(rd));
+}
+// mma.sync: D (16x8, f32) += A (16x8, f16) * B (8x8, f16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k8_f32_f16(float *d, const void *a, const void *b)
+{
+    unsigned ra[2], rb[1];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(rb[0]));
 }
 // ---- end of PTX helpers ----
 

@@ -24,16 +24,6 @@ __device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *r
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
-// D (16x8, f32) += A (16x16, f16, row) * B (16x8, f16, col) for one warp.
-__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
-{
-    unsigned ra[4], rb[2];
-    memcpy(ra, a, sizeof(ra));
-    memcpy(rb, b, sizeof(rb));
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
-}
 // Barrier of all threads of the thread block cluster (release / acquire).
 __device__ __forceinline__ void tilet_cluster_sync()
 {
@@ -179,6 +169,16 @@ __device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
                  :: "l"(dst), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(bytes)
                  : "memory");
+}
+// mma.sync: D (16x8, f32) += A (16x16, f16) * B (16x8, f16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
 // ---- end of PTX helpers ----
 

@@ -195,7 +195,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "cluster.tl"), "w") as f:
         f.write("kernel k(A: f32[128]) grid(2) as (bx) threads(128) cluster(2) {\n    for i in parallel(64) { A[bx * 64 + i] = 1.0; }\n}\n")
     p = run([TILET, "cluster.tl", "--arch", "sm_80,sm_90a", "-o", "cluster.cu"], tmp)
-    expect(p.returncode == 1 and "cluster.tl:1:1: error: thread block clusters need sm_90 or newer; sm_80 has none" in p.stderr and
+    expect(p.returncode == 1 and "cluster.tl:1:1: error: thread block clusters need sm_90a or newer; sm_80 has none" in p.stderr and
            "note: when translating for sm_80 (--arch sm_80,sm_90a)" in p.stderr, "an error of one target's lowering names the target", p.stderr)
     p = run([TILET, "ops.tl", "--arch", "sm_80,sm_90a", "--dump-ir-after", "simplify", "-o", "ops2.cu"], tmp)
     expect(p.returncode == 0 and p.stderr.count("// ==== lowering for sm_80 ====") == 1 and p.stderr.count("// ==== lowering for sm_90a ====") == 1,

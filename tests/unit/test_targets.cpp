@@ -1,63 +1,77 @@
-// The YAML target table: embedded targets, inheritance, and located errors.
-#include "support/Embedded.h"
+// The target table (built in at build time, plus --target-file through the
+// one YAML reader), the requirement texts derived from it, and the
+// instruction catalog.
+#include "target/Catalog.h"
 #include "target/Target.h"
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 using namespace tilet;
 
-TEST(Targets, EmbeddedTableDescribesEveryArchitecture) {
+TEST(Targets, BuiltinTableDescribesEveryArchitecture) {
+    TargetTable table;
+    EXPECT_EQ(table.names(), (std::vector<std::string>{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"}));
+    const Target *a = table.find("sm_80");
+    ASSERT_TRUE(a);
+    EXPECT_TRUE(a->has(Feature::CpAsync));
+    EXPECT_TRUE(a->has(Feature::Ldmatrix));
+    EXPECT_FALSE(a->has(Feature::Tma));
+    EXPECT_EQ(a->maxSharedPerBlock, 166912);
+    const Target *h = table.find("sm_90a");
+    EXPECT_TRUE(h->has(Feature::Tma) && h->has(Feature::Wgmma) && h->has(Feature::Clusters) && h->has(Feature::Stmatrix));
+    EXPECT_EQ(h->gencode, "arch=compute_90a,code=sm_90a");
+    EXPECT_EQ(h->registersPerSm, 65536);
+    const Target *b = table.find("sm_100a");
+    EXPECT_TRUE(b->has(Feature::Tcgen05));
+    EXPECT_FALSE(b->has(Feature::Wgmma));
+    EXPECT_FALSE(table.find("sm_75")->has(Feature::CpAsync));
+    // Code for the "a" targets runs on their compute capability alone; sm_80's on 8.x too.
+    EXPECT_TRUE(h->exactCapability && b->exactCapability && table.find("sm_120a")->exactCapability);
+    EXPECT_FALSE(a->exactCapability || table.find("sm_89")->exactCapability);
+    // sm_120a: no wgmma or tcgen05; block-scaled mma.sync; 99 KiB per block, clusters of 8.
+    const Target *c = table.find("sm_120a");
+    EXPECT_FALSE(c->has(Feature::Wgmma) || c->has(Feature::Tcgen05));
+    EXPECT_TRUE(c->has(Feature::BlockScaledMma) && c->has(Feature::F8f6f4Mma) && c->has(Feature::Tma));
+    EXPECT_EQ(c->maxSharedPerBlock, 101376);
+    EXPECT_EQ(c->maxClusterSize, 8);
+}
+
+TEST(Targets, OneMmaGenerationPerTarget) {
+    // TileLang picks mma.sync shapes by the target's generation.
+    for (const Target &t : builtinTargets()) {
+        int generations = t.has(Feature::MmaVolta) + t.has(Feature::MmaTuring) + t.has(Feature::MmaAmpere);
+        EXPECT_EQ(generations, 1) << t.name;
+    }
+}
+
+TEST(Targets, RequirementsAreDerivedFromTheTable) {
+    TargetTable table;
+    EXPECT_EQ(targetsWith(Feature::CpAsync), "sm_80 or newer");
+    EXPECT_EQ(targetsWith(Feature::Ldmatrix), "sm_75 or newer");
+    EXPECT_EQ(targetsWith(Feature::Tma), "sm_90a or newer");
+    EXPECT_EQ(targetsWith(Feature::Wgmma), "sm_90a");
+    EXPECT_EQ(targetsWith(Feature::Tcgen05), "sm_100a");
+    EXPECT_EQ(targetsWith(Feature::Setmaxnreg), "sm_90a or sm_100a");
+    EXPECT_EQ(targetsWith(Feature::MmaTuring), "sm_75");
+    EXPECT_EQ(lacks(*table.find("sm_75"), Feature::CpAsync), "cp.async needs sm_80 or newer; sm_75 has none");
+}
+
+TEST(Targets, TargetFileAddsAndOverrides) {
     SourceManager sm;
     std::ostringstream out;
     DiagnosticEngine d(sm, out);
     TargetTable table;
-    ASSERT_TRUE(table.load(sm.add("targets.yaml", std::string(embedded::get("targets.yaml"))), sm, d)) << out.str();
-    EXPECT_EQ(table.names(), (std::vector<std::string>{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"}));
-    const Target *a = table.find("sm_80");
-    ASSERT_TRUE(a);
-    EXPECT_TRUE(a->cpAsync);
-    EXPECT_TRUE(a->ldmatrix);
-    EXPECT_FALSE(a->tma);
-    EXPECT_EQ(a->maxSharedPerBlock, 166912);
-    const Target *h = table.find("sm_90a");
-    EXPECT_TRUE(h->tma && h->wgmma && h->clusters && h->stmatrix);
-    EXPECT_EQ(h->gencode, "arch=compute_90a,code=sm_90a");
-    const Target *b = table.find("sm_100a");
-    EXPECT_TRUE(b->tcgen05);
-    EXPECT_FALSE(b->wgmma);
-    EXPECT_FALSE(table.find("sm_75")->cpAsync);
-    // Code for the "a" targets runs on their compute capability alone; sm_80's on 8.x too.
-    EXPECT_TRUE(h->exactCapability && b->exactCapability && table.find("sm_120a")->exactCapability);
-    EXPECT_FALSE(a->exactCapability || table.find("sm_89")->exactCapability);
-}
-
-TEST(Targets, LazyLoadingGivesTheSameTargets) {
-    SourceManager sm;
-    std::ostringstream out;
-    DiagnosticEngine d(sm, out);
-    FileId file = sm.add("targets.yaml", std::string(embedded::get("targets.yaml")));
-    TargetTable whole, lazy;
-    ASSERT_TRUE(whole.load(file, sm, d));
-    lazy.loadLazily(file, sm, d);
-    // sm_86 inherits from sm_80 (base:), which is then parsed on demand.
-    const Target *a = whole.find("sm_86"), *b = lazy.find("sm_86");
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(a->gencode, b->gencode);
-    EXPECT_EQ(a->cpAsync, b->cpAsync);
-    EXPECT_EQ(a->maxSharedPerBlock, b->maxSharedPerBlock);
-    EXPECT_EQ(whole.names(), lazy.names());
-    for (const std::string &n : whole.names()) {
-        const Target *x = whole.find(n), *y = lazy.find(n);
-        EXPECT_EQ(x->arch, y->arch) << n;
-        EXPECT_EQ(x->gencode, y->gencode) << n;
-        EXPECT_EQ(x->tma, y->tma) << n;
-        EXPECT_EQ(x->wgmma, y->wgmma) << n;
-        EXPECT_EQ(x->tcgen05, y->tcgen05) << n;
-        EXPECT_EQ(x->fp8Mma, y->fp8Mma) << n;
-        EXPECT_EQ(x->maxThreadsPerBlock, y->maxThreadsPerBlock) << n;
-    }
+    ASSERT_TRUE(table.load(sm.add("t.yaml", "sm_87:\n  base: sm_86\n  arch: 87\n  gencode: arch=compute_87,code=sm_87\nsm_80:\n  max_shared_per_block: 1000\n"), sm, d))
+        << out.str();
+    const Target *orin = table.find("sm_87");
+    ASSERT_TRUE(orin);
+    EXPECT_TRUE(orin->has(Feature::CpAsync));   // from sm_86
+    EXPECT_EQ(orin->arch, 87);
+    EXPECT_EQ(table.find("sm_80")->maxSharedPerBlock, 1000);
+    EXPECT_TRUE(table.find("sm_80")->has(Feature::CpAsync));   // kept
     EXPECT_EQ(out.str(), "");
 }
 
@@ -80,4 +94,43 @@ TEST(Targets, UnknownKeysMissingKeysAndBadValues) {
     EXPECT_NE(text.find("t.yaml:3:3: error: unknown target property 'regs'"), std::string::npos) << text;
     EXPECT_NE(text.find("t.yaml:4:8: error: invalid value for 'tma'"), std::string::npos) << text;
     EXPECT_NE(text.find("t.yaml:1:1: error: target 'sm_y' lacks 'family', 'gencode', "), std::string::npos) << text;
+}
+
+TEST(Catalog, EntriesAreWellFormed) {
+    std::set<std::string> names;
+    for (const Instruction &i : catalog::all()) {
+        EXPECT_TRUE(names.insert(i.name).second) << "two entries named " << i.name;
+        EXPECT_NE(i.a, 0u) << i.name;
+        EXPECT_NE(i.c, 0u) << i.name;
+        EXPECT_TRUE(i.k.lo > 0 && i.m.lo > 0 && i.n.lo > 0) << i.name;
+        // Some built-in target has it: an entry nothing can select is dead data.
+        bool somewhere = false;
+        for (const Target &t : builtinTargets()) somewhere = somewhere || t.has(i.feature);
+        EXPECT_TRUE(somewhere) << i.name;
+        // mma.sync keeps everything in registers; tcgen05 accumulates in tensor memory.
+        if (i.cls == InstrClass::MmaSync) EXPECT_EQ(i.cIn, kRegisters) << i.name;
+        if (i.cls == InstrClass::Tcgen05Mma) EXPECT_EQ(i.cIn, kTMem) << i.name;
+    }
+}
+
+TEST(Catalog, PtxTemplatesAreFilledIn) {
+    const Instruction &wg = catalog::get("wgmma_fp8");
+    EXPECT_EQ(catalog::ptx(wg, 256, 32, DType::F8E4M3, DType::F8E5M2, DType::F32), "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2");
+    const Instruction &tf32 = catalog::get("wgmma_tf32");
+    EXPECT_EQ(catalog::ptx(tf32, 64, 8, DType::F32, DType::F32, DType::F32), "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32");
+    const Instruction &mma = catalog::get("mma_m16n8k16_f32_bf16");
+    EXPECT_EQ(catalog::ptx(mma, 8, 16, DType::BF16, DType::BF16, DType::F32), "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
+    EXPECT_TRUE(mma.fits(DType::BF16, DType::BF16, DType::F32));
+    EXPECT_FALSE(mma.fits(DType::F16, DType::BF16, DType::F32));
+}
+
+TEST(Catalog, ShapeRanges) {
+    const Instruction &wg = catalog::get("wgmma_bf16");
+    EXPECT_TRUE(wg.n.contains(8) && wg.n.contains(256) && wg.n.contains(136));
+    EXPECT_FALSE(wg.n.contains(4) || wg.n.contains(264) || wg.n.contains(12));
+    const Instruction &tc = catalog::get("tcgen05_mma_f16");
+    EXPECT_TRUE(tc.m.contains(64) && tc.m.contains(128));
+    EXPECT_FALSE(tc.m.contains(96));
+    EXPECT_EQ(catalog::get("tcgen05_mma_mxf4nvf4").scaleVec, 16);
+    EXPECT_TRUE(catalog::get("tcgen05_mma_mxf8f6f4").blockScaled());
 }

@@ -12,7 +12,8 @@ __device__ __forceinline__ void tilet_ldmatrix_x4(void *dst, const void *row)
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
-// D (16x8, s32) += A (16x64, s4) * B (64x8, s4) for one warp; eight 4-bit elements per register.
+// mma.sync: D (16x8, int32) += A (16x64, int4) * B (64x8, int4) for one warp.
+// eight 4-bit elements per register.
 __device__ __forceinline__ void tilet_mma_m16n8k64_s32_s4(int *d, const void *a, const void *b)
 {
     unsigned ra[4], rb[2];
@@ -132,5 +133,5 @@ int4_gemm_kernel(const unsigned char* __restrict__ A, const unsigned char* __res
             }
         }
     }
-#line 136 "int4_gemm.cu"
+#line 137 "int4_gemm.cu"
 } // int4_gemm_kernel

@@ -14,16 +14,6 @@ __device__ __forceinline__ void tilet_ldmatrix_x4(void *dst, const void *row)
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
-// D (16x8, f32) += A (16x16, bf16) * B (16x8, bf16) for one warp.
-__device__ __forceinline__ void tilet_mma_m16n8k16_f32_bf16(float *d, const void *a, const void *b)
-{
-    unsigned ra[4], rb[2];
-    memcpy(ra, a, sizeof(ra));
-    memcpy(rb, b, sizeof(rb));
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
-}
 // cp.async of 16 bytes global -> shared, bypassing L1 (.cg); zeros when !valid.
 __device__ __forceinline__ void tilet_cp_async_16(void *dst, const void *src, bool valid)
 {
@@ -39,6 +29,16 @@ __device__ __forceinline__ void tilet_cp_async_commit()
 template <int N> __device__ __forceinline__ void tilet_cp_async_wait()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// mma.sync: D (16x8, f32) += A (16x16, bf16) * B (16x8, bf16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_bf16(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
 }
 // ---- end of PTX helpers ----
 
