@@ -3,7 +3,45 @@
 
 #include "ir/Visitor.h"
 
+#include <algorithm>
+
 namespace tilet {
+
+namespace {
+
+// setmaxnreg.inc waits until the SM's register file has the registers it
+// asks for (PTX ISA, "setmaxnreg"): if the roles of one block ask for more
+// than the SM has, it waits forever. Roles that do not reallocate keep what
+// the launch gave them, at most registers_per_sm / threads each.
+void checkRegisterBudget(const ir::Kernel &kernel, const Target &t, PassContext &ctx) {
+    int64_t total = 0, reallocatingThreads = 0;
+    const ir::SetMaxNReg *largest = nullptr;
+    std::string roles;
+    ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
+        const ir::WarpSpecialize *ws = ir::as<ir::WarpSpecialize>(s);
+        if (!ws) return;
+        const ir::SetMaxNReg *request = nullptr;
+        ir::forEachStmt(ws->body, [&](const ir::Stmt &x) {
+            const ir::SetMaxNReg *r = ir::as<ir::SetMaxNReg>(x);
+            if (r && (!request || r->count > request->count)) request = r;
+        });
+        if (!request) return;
+        total += ws->threads() * request->count;
+        reallocatingThreads += ws->threads();
+        roles += (roles.empty() ? "" : " + ") + std::to_string(ws->threads()) + " x " + std::to_string(request->count);
+        if (request->increase && (!largest || request->count > largest->count)) largest = request;
+    });
+    if (!largest || t.registersPerSm <= 0) return;
+    int64_t others = std::max<int64_t>(0, kernel.threads - reallocatingThreads);
+    int64_t atLaunch = std::min<int64_t>(t.maxRegistersPerThread, t.registersPerSm / std::max<int64_t>(kernel.threads, 1)) / 8 * 8;
+    if (others) roles += " + " + std::to_string(others) + " x " + std::to_string(atLaunch) + " (the threads that keep their launch registers)";
+    total += others * atLaunch;
+    if (total > t.registersPerSm)
+        ctx.diags.error(largest->span, "the block's warp groups ask for " + std::to_string(total) + " registers (" + roles + "), more than the " +
+                                           std::to_string(t.registersPerSm) + " of an " + t.name + " SM: this setmaxnreg.inc would wait forever");
+}
+
+} // namespace
 
 ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
     const Target &t = ctx.target;
@@ -18,6 +56,7 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
             error(kernel.span, "a cluster of " + std::to_string(size) + " blocks exceeds the " + std::to_string(t.maxClusterSize) + " that " +
                                    t.name + " allows");
     }
+    checkRegisterBudget(kernel, t, ctx);
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
         switch (s->kind) {
         case ir::StmtKind::Allocate: {

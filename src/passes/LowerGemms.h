@@ -13,4 +13,10 @@ namespace tilet {
 // accumulator layout). Needs the fragment registers from infer-layouts.
 ir::Kernel lowerGemms(const ir::Kernel &kernel, PassContext &ctx);
 
+// What keeps a gemm's chosen instruction from being generated yet, as the
+// subject of "... not supported yet" ("" when nothing does): the limits of
+// this lowering (and of lower-wgmma's part of it), which reject-unimplemented
+// reports before any lowering runs.
+std::string gemmNotGeneratedYet(const ir::Gemm &g);
+
 } // namespace tilet

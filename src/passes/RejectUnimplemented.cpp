@@ -2,47 +2,11 @@
 #include "passes/RejectUnimplemented.h"
 
 #include "ir/Visitor.h"
+#include "passes/LowerGemms.h"
 
 #include <set>
 
 namespace tilet {
-
-namespace {
-
-bool wholeBuffer(const ir::Region &r) {
-    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
-    if (!shape) return false;
-    for (size_t d = 0; d < shape->size(); ++d) {
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != (*shape)[d]) return false;
-    }
-    return true;
-}
-
-// What keeps this gemm's chosen instruction from being generated, as the
-// subject of "... not supported yet" ("" when nothing does).
-std::string gemmGap(const ir::Gemm &g) {
-    std::string inst = ir::gemmInstName(g.inst);
-    if (g.inst == ir::GemmInst::WGMMA) {
-        if (!wholeBuffer(g.c)) return "a gemm into part of a fragment is";
-        return "";
-    }
-    if (g.inst != ir::GemmInst::MMA && g.inst != ir::GemmInst::FMA) return "gemm code generation (" + inst + ") is";
-    if (g.c.buffer->scope == ir::MemScope::Fragment && !wholeBuffer(g.c)) return "a gemm into part of a fragment is";
-    if (g.inst == ir::GemmInst::FMA) {
-        if (g.a.buffer->scope == ir::MemScope::Fragment) return "a gemm computed with FMA from a fragment A operand is";
-        return "";
-    }
-    if (g.atomM != 16) return "gemm code generation (MMA m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" +
-                              std::to_string(g.atomK) + ") is";
-    if (g.a.buffer->dtype != g.b.buffer->dtype) return "an mma.sync gemm with A and B of different dtypes is";
-    if (g.a.buffer->scope == ir::MemScope::Fragment) {
-        if (g.transposeA) return "an mma.sync gemm with a transposed register A operand is";
-        if (!wholeBuffer(g.a)) return "an mma.sync gemm reading part of a register A operand is";
-    }
-    return "";
-}
-
-} // namespace
 
 ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     const std::string target = ctx.target.name;
@@ -51,7 +15,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     std::set<const ir::BufferNode *> mmaOperands;
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
         const ir::Gemm *g = ir::as<ir::Gemm>(s);
-        if (g && g->inst == ir::GemmInst::MMA && gemmGap(*g).empty() && g->a.buffer->scope == ir::MemScope::Fragment) mmaOperands.insert(g->a.buffer.get());
+        if (g && g->inst == ir::GemmInst::MMA && gemmNotGeneratedYet(*g).empty() && g->a.buffer->scope == ir::MemScope::Fragment) mmaOperands.insert(g->a.buffer.get());
     });
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
         switch (s->kind) {
@@ -84,7 +48,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         }
         case ir::StmtKind::Gemm: {
             const ir::Gemm &g = *ir::as<ir::Gemm>(s);
-            std::string gap = gemmGap(g);
+            std::string gap = gemmNotGeneratedYet(g);
             if (!gap.empty()) notYet(g.span, gap);
             break;
         }

@@ -30,12 +30,15 @@ using ir::Stmt;
 constexpr int64_t kGroupThreads = ir::WarpSpecialize::kGroupThreads;
 constexpr int64_t kProducerRegisters = 24;
 
-// setmaxnreg for one producer and `groups` consumer warp groups: what 64512
-// of the SM's 65536 registers allow, as in TileLang's register reallocation.
-std::optional<int64_t> consumerRegisters(int64_t groups) {
-    if (groups <= 2) return 240;
-    if (groups == 3) return 160;
-    return std::nullopt;
+// The consumers' setmaxnreg: the register file that is left once the
+// producer warp group dropped to kProducerRegisters, shared by the consumer
+// groups in multiples of 8, at most 240 (TileLang's 240 for one or two
+// consumer groups and 160 for three, on 64K-register SMs); TileLang does
+// not reallocate for four or more.
+std::optional<int64_t> consumerRegisters(int64_t groups, const Target &target) {
+    if (groups > 3) return std::nullopt;
+    int64_t perThread = (target.registersPerSm / kGroupThreads - kProducerRegisters) / groups;
+    return std::min<int64_t>(240, perThread / 8 * 8);
 }
 
 std::vector<const ir::For *> pipelinedLoops(const Stmt &body) {
@@ -311,7 +314,7 @@ private:
         consumerLoop->pipeline.reset();
 
         // The two roles, inside the kernel's scopes and the new barriers.
-        std::optional<int64_t> registers = ctx_.target.has(Feature::Setmaxnreg) ? consumerRegisters(consumerGroups) : std::nullopt;
+        std::optional<int64_t> registers = ctx_.target.has(Feature::Setmaxnreg) ? consumerRegisters(consumerGroups, ctx_.target) : std::nullopt;
         std::vector<int64_t> consumerRoles;
         for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
         Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
