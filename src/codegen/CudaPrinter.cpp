@@ -48,6 +48,8 @@ namespace {
 
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 std::string mmaSyncHelper(const ir::Mma &m);
+std::string tcgen05MmaHelper(const Instruction &inst);
+std::string tmemLoadHelper(const std::string &key, int64_t columns);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
 // Where the .cu's own numbering resumes after #line directives into a .tl
@@ -196,6 +198,8 @@ private:
                 std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
                 if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");
                 else out_.line(align + cType(b.dtype) + " " + name + "[" + std::to_string(*b.constElements()) + "];");
+            } else if (b.scope == ir::MemScope::TMem) {
+                // Its columns are part of the block's one allocation (plan-tensor-memory): nothing to declare.
             } else {
                 TILET_INTERNAL_ERROR(ir::memScopeName(b.scope) << " buffer '" << b.name << "' reached the printer");
             }
@@ -402,6 +406,54 @@ private:
             out_.line("tilet_fence_barrier_init();");
             return;
         }
+        case ir::StmtKind::TmemAlloc: {
+            const ir::TmemAlloc &a = *ir::as<ir::TmemAlloc>(s);
+            helper("tmem_alloc");
+            out_.line("tilet_tmem_alloc(&" + access(a.word, {ir::intImm(0)}) + ", " + std::to_string(a.columns) + ");");
+            return;
+        }
+        case ir::StmtKind::TmemDealloc: {
+            const ir::TmemDealloc &a = *ir::as<ir::TmemDealloc>(s);
+            helper("tmem_dealloc");
+            out_.line("tilet_tmem_dealloc(" + e(a.address) + ", " + std::to_string(a.columns) + ");");
+            return;
+        }
+        case ir::StmtKind::Tcgen05Mma: {
+            const ir::Tcgen05Mma &m = *ir::as<ir::Tcgen05Mma>(s);
+            std::string key = m.instruction.name;
+            if (!generated_.count(key)) generated_[key] = tcgen05MmaHelper(m.instruction);
+            helper("tcgen05_desc");
+            auto desc = [&](const ir::WgmmaOperand &o) {
+                // PTX ISA, "Shared memory descriptor" (tcgen05): none 0, 128B 2, 64B 4, 32B 6.
+                int mode = o.swizzle == ir::SharedSwizzle::B128 ? 2 : o.swizzle == ir::SharedSwizzle::B64 ? 4 : o.swizzle == ir::SharedSwizzle::B32 ? 6 : 0;
+                return "tilet_tcgen05_desc(&" + access(o.buffer, o.indices) + ", " + std::to_string(o.leadingBytes) + ", " + std::to_string(o.strideBytes) +
+                       ", " + std::to_string(mode) + ")";
+            };
+            std::ostringstream idesc;
+            idesc << "0x" << std::hex << m.instructionDescriptor << "u";
+            out_.line("tilet_" + key + "(" + e(m.dAddress) + ", " + desc(m.a) + ", " + desc(m.b) + ", " + idesc.str() + ", " + e(m.enableInputD) + ");");
+            return;
+        }
+        case ir::StmtKind::Tcgen05Commit: {
+            const ir::Tcgen05Commit &c = *ir::as<ir::Tcgen05Commit>(s);
+            helper("tcgen05_commit");
+            out_.line("tilet_tcgen05_commit(&" + access(c.barrier, {c.index}) + ");");
+            return;
+        }
+        case ir::StmtKind::TmemLoad: {
+            const ir::TmemLoad &l = *ir::as<ir::TmemLoad>(s);
+            std::string key = "tmem_load_32x32b_x" + std::to_string(l.columns);
+            if (!generated_.count(key)) generated_[key] = tmemLoadHelper(key, l.columns);
+            out_.line("tilet_" + key + "(&" + access(l.dst, {l.dstOffset}) + ", " + e(l.address) + ");");
+            return;
+        }
+        case ir::StmtKind::Tcgen05Sync: {
+            ir::Tcgen05SyncKind k = ir::as<ir::Tcgen05Sync>(s)->sync;
+            std::string key = k == ir::Tcgen05SyncKind::WaitLoad ? "tcgen05_wait_ld" : k == ir::Tcgen05SyncKind::FenceBefore ? "tcgen05_fence_before" : "tcgen05_fence_after";
+            helper(key);
+            out_.line("tilet_" + key + "();");
+            return;
+        }
         case ir::StmtKind::BarrierArrive: {
             const ir::BarrierArrive &a = *ir::as<ir::BarrierArrive>(s);
             if (a.remoteRank) {
@@ -556,6 +608,38 @@ std::string mmaSyncHelper(const ir::Mma &m) {
     text += "                 : " + operands(dConstraint, packed ? "rd" : "d", dRegs) + "\n";
     text += "                 : " + operands("r", "ra", aRegs) + ", " + operands("r", "rb", bRegs) + ");\n";
     if (packed) text += "    memcpy(d, rd, sizeof(rd));\n";
+    return text + "}\n";
+}
+
+// tcgen05.mma, spelled from its catalog entry: one thread issues it for the
+// CTA; D in tensor memory, A and B through shared-memory descriptors,
+// `enable` 0 overwrites D (PTX ISA, "tcgen05.mma").
+std::string tcgen05MmaHelper(const Instruction &inst) {
+    std::string text = "// " + std::string(inst.ptx) + ": D (tensor memory at d) = A * B + (enable ? D : 0), one thread issuing for\n";
+    text += "// the CTA; A and B through shared-memory descriptors, idesc the instruction descriptor.\n";
+    text += "__device__ __forceinline__ void tilet_" + std::string(inst.name) +
+            "(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable)\n{\n";
+    text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %4, 0;\\n\"\n";
+    text += "                 \"" + std::string(inst.ptx) + " [%0], %1, %2, %3, p;\\n}\\n\"\n";
+    text += "                 :: \"r\"(d), \"l\"(a), \"l\"(b), \"r\"(idesc), \"r\"(enable));\n";
+    return text + "}\n";
+}
+
+// tcgen05.ld.32x32b: the operand list grows with the columns each thread receives.
+std::string tmemLoadHelper(const std::string &key, int64_t columns) {
+    std::string list, outs;
+    for (int64_t i = 0; i < columns; ++i) {
+        list += (i ? ", %" : "%") + std::to_string(i);
+        outs += std::string(i ? ", " : "") + "\"=r\"(r[" + std::to_string(i) + "])";
+    }
+    std::string text = "// tcgen05.ld 32x32b: lane l of the warp receives " + std::to_string(columns) +
+                       " consecutive 32-bit columns of tensor-memory lane\n// (address >> 16) + l from column address & 0xffff; complete after tcgen05.wait::ld.\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(void *dst, unsigned address)\n{\n";
+    text += "    unsigned r[" + std::to_string(columns) + "];\n";
+    text += "    asm volatile(\"tcgen05.ld.sync.aligned.32x32b.x" + std::to_string(columns) + ".b32 {" + list + "}, [%" + std::to_string(columns) + "];\\n\"\n";
+    text += "                 : " + outs + "\n";
+    text += "                 : \"r\"(address));\n";
+    text += "    memcpy(dst, r, sizeof(r));\n";
     return text + "}\n";
 }
 

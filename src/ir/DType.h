@@ -42,6 +42,12 @@ enum class DType : uint8_t {
 #undef X
 };
 
+constexpr size_t kDTypeCount = 0
+#define X(name, spelling, bits) +1
+    TILET_DTYPES(X)
+#undef X
+    ;
+
 // The language spelling, e.g. "bf16".
 std::string_view dtypeName(DType t);
 std::optional<DType> dtypeFromName(std::string_view name);

@@ -24,6 +24,8 @@ const char *syncKindName(SyncKind k) {
     case SyncKind::BulkWait: return "bulk wait";
     case SyncKind::PdlTrigger: return "pdl trigger";
     case SyncKind::PdlWait: return "pdl wait";
+    case SyncKind::Tcgen05Wait: return "tcgen05 wait";
+    case SyncKind::Tcgen05Fence: return "tcgen05 fence";
     }
     return "?";
 }
@@ -233,6 +235,43 @@ void operandEffects(const Stmt &s, Effects &fx) {
         return;
     }
     case StmtKind::TmaStoreWait: syn.push_back(sync(SyncKind::BulkWait)); return;
+    case StmtKind::TmemAlloc: acc.push_back(element(as<TmemAlloc>(s)->word, AccessMode::Write)); return;
+    case StmtKind::TmemDealloc: return;   // the allocation's own bytes: ordered by the barrier before it
+    case StmtKind::Tcgen05Mma: {
+        const Tcgen05Mma &n = *as<Tcgen05Mma>(s);
+        for (const WgmmaOperand *o : {&n.a, &n.b}) {
+            // Read through shared-memory descriptors (the async proxy) until the commit's arrival.
+            Access a = element(o->buffer, AccessMode::Read, &o->indices, o->buffer->scope == MemScope::Shared ? Proxy::Async : Proxy::Generic);
+            a.asynchronous = true;
+            acc.push_back(a);
+        }
+        Access d = element(n.d, AccessMode::ReadWrite);
+        d.asynchronous = true;
+        acc.push_back(d);
+        return;
+    }
+    case StmtKind::Tcgen05Commit: {
+        const Tcgen05Commit &n = *as<Tcgen05Commit>(s);
+        SyncEffect e = sync(SyncKind::MbarrierArrive, n.barrier, &n.index);
+        e.count = 1;
+        syn.push_back(e);
+        return;
+    }
+    case StmtKind::TmemLoad: {
+        const TmemLoad &n = *as<TmemLoad>(s);
+        acc.push_back(element(n.src, AccessMode::Read));
+        Access w = element(n.dst, AccessMode::Write);
+        w.asynchronous = true;   // until tcgen05.wait::ld
+        acc.push_back(w);
+        return;
+    }
+    case StmtKind::Tcgen05Sync: {
+        Tcgen05SyncKind k = as<Tcgen05Sync>(s)->sync;
+        SyncEffect e = sync(k == Tcgen05SyncKind::WaitLoad ? SyncKind::Tcgen05Wait : SyncKind::Tcgen05Fence);
+        e.count = k == Tcgen05SyncKind::FenceAfter ? 1 : 0;
+        syn.push_back(e);
+        return;
+    }
     case StmtKind::Copy: {
         const Copy &n = *as<Copy>(s);
         Access r = box(n.src, AccessMode::Read), w = box(n.dst, AccessMode::Write);
@@ -265,6 +304,13 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(box(n.a, AccessMode::Read));
         acc.push_back(box(n.b, AccessMode::Read));
         acc.push_back(box(n.c, AccessMode::ReadWrite));
+        // With mbar = b (tcgen05), the MMAs read their operands and write C
+        // asynchronously, until b's phase completes.
+        if (n.mbar)
+            for (Access &a : acc) {
+                a.asynchronous = true;
+                a.completesOn = n.mbar.get();
+            }
         if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
         if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
         // gemm(..., mbar = b): its MMAs' completion arrives on b once

@@ -182,6 +182,15 @@ const char *copyInstName(CopyInst i) {
     return "?";
 }
 
+const char *tcgen05SyncKindName(Tcgen05SyncKind k) {
+    switch (k) {
+    case Tcgen05SyncKind::WaitLoad: return "tcgen05.wait::ld";
+    case Tcgen05SyncKind::FenceBefore: return "tcgen05.fence::before_thread_sync";
+    case Tcgen05SyncKind::FenceAfter: return "tcgen05.fence::after_thread_sync";
+    }
+    return "?";
+}
+
 const char *gemmInstName(GemmInst i) {
     switch (i) {
     case GemmInst::Unselected: return "Unselected";

@@ -190,6 +190,7 @@ struct BufferNode {
     SharedSwizzle swizzle = SharedSwizzle::None;   // shared: select_gemm_inst, for gemm operands
     int64_t pipelineVersions = 0;       // shared: pipeline_loops; dimension 0 then selects the version
     int64_t alignment = 0;              // bytes the storage must be aligned to (0: natural)
+    Expr tmemAddress;                   // tmem: plan_tensor_memory, the address of its lane 0, column 0
     bool readOnly = false;              // global: never stored to (prints `const`)
 
     int rank() const { return static_cast<int>(shape.size()); }
@@ -691,6 +692,80 @@ struct WgmmaSync : StmtNode {
     WgmmaSync(WgmmaSyncKind k, int64_t p = 0, SourceRange s = {}) : StmtNode(kKind, s), sync(k), pending(p) {}
     const WgmmaSyncKind sync;
     const int64_t pending;
+};
+
+// ---- tcgen05 and tensor memory (sm_100a; PTX ISA, "TensorCore 5th Generation")
+
+// tcgen05.alloc of `columns` columns (a power of two, at least 32) by the
+// calling warp, which writes the address to `word` (a shared u32), then
+// tcgen05.relinquish_alloc_permit: the block allocates once.
+struct TmemAlloc : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmemAlloc;
+    TmemAlloc(Buffer w, int64_t c, SourceRange s = {}) : StmtNode(kKind, s), word(std::move(w)), columns(c) {}
+    const Buffer word;
+    const int64_t columns;
+};
+
+// tcgen05.dealloc of the allocation at `address`, by the warp that allocated it.
+struct TmemDealloc : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmemDealloc;
+    TmemDealloc(Expr a, int64_t c, SourceRange s = {}) : StmtNode(kKind, s), address(std::move(a)), columns(c) {}
+    const Expr address;
+    const int64_t columns;
+};
+
+// tcgen05.mma.cta_group::1, issued by one thread: D (tensor memory at
+// dAddress) = A * B + (enableInputD ? D : 0), A and B read through shared
+// memory descriptors (the async proxy); asynchronous until a tcgen05.commit's
+// mbarrier arrival. `instructionDescriptor` is the 32-bit idesc (PTX ISA,
+// "Instruction descriptor": formats, majors, N >> 3, M >> 4).
+struct Tcgen05Mma : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Tcgen05Mma;
+    Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, WgmmaOperand b, uint32_t idesc, Expr enable, SourceRange s = {})
+        : StmtNode(kKind, s), instruction(inst), d(std::move(d)), dAddress(std::move(dAddr)), a(std::move(a)), b(std::move(b)),
+          instructionDescriptor(idesc), enableInputD(std::move(enable)) {}
+    const Instruction &instruction;   // the catalog's tcgen05.mma entry
+    const Buffer d;                   // the tensor-memory accumulator (for effects and names)
+    const Expr dAddress;
+    const WgmmaOperand a, b;
+    const uint32_t instructionDescriptor;
+    const Expr enableInputD;
+};
+
+// tcgen05.commit.cta_group::1.mbarrier::arrive::one: barrier[index] gets one
+// arrival when every tcgen05.mma this thread issued before has completed.
+struct Tcgen05Commit : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Tcgen05Commit;
+    Tcgen05Commit(Buffer b, Expr i, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)) {}
+    const Buffer barrier;
+    const Expr index;
+};
+
+// tcgen05.ld.sync.aligned.32x32b.x<columns>.b32 by a whole warp: lane l gets
+// `columns` consecutive 32-bit columns of tensor-memory lane (address >> 16) + l,
+// from column address & 0xffff, into dst[dstOffset ...]. A warp may reach
+// only the 32 lanes of its quarter (warp id % 4). Complete after tcgen05.wait::ld.
+struct TmemLoad : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmemLoad;
+    TmemLoad(Buffer src, Expr addr, Buffer dst, Expr off, int64_t c, SourceRange s = {})
+        : StmtNode(kKind, s), src(std::move(src)), address(std::move(addr)), dst(std::move(dst)), dstOffset(std::move(off)), columns(c) {}
+    const Buffer src;    // the tensor-memory buffer (for effects and names)
+    const Expr address;  // the warp's lane base << 16 | column
+    const Buffer dst;
+    const Expr dstOffset;
+    const int64_t columns;
+};
+
+// tcgen05.wait::ld: this thread's tensor-memory loads have landed in its
+// registers. fence::before_thread_sync / after_thread_sync: order this
+// thread's tcgen05 operations before / after the thread synchronisation
+// (barrier, mbarrier) that follows / precedes it.
+enum class Tcgen05SyncKind { WaitLoad, FenceBefore, FenceAfter };
+const char *tcgen05SyncKindName(Tcgen05SyncKind k);
+struct Tcgen05Sync : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Tcgen05Sync;
+    Tcgen05Sync(Tcgen05SyncKind k, SourceRange s = {}) : StmtNode(kKind, s), sync(k) {}
+    const Tcgen05SyncKind sync;
 };
 
 // Closes the thread's current group of cp.async copies.

@@ -165,3 +165,17 @@ Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks) {
 }
 
 } // namespace tilet::ir
+
+namespace tilet::ir {
+
+TileLayout tmemRowLayout(const TmemTiling &t) {
+    TileLayout l;
+    l.shape = {t.rows, t.cols};
+    l.threads = t.threads;
+    l.threadModes.push_back({t.rows, 0, 1});
+    if (t.groups() > 1) l.threadModes.push_back({t.groups(), 1, t.groupCols()});
+    l.localModes.push_back({t.groupCols(), 1, 1});
+    return l;
+}
+
+} // namespace tilet::ir

@@ -109,3 +109,19 @@ TileLayout wgmmaOperandALayout(const MmaTiling &t);
 Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks);
 
 } // namespace tilet::ir
+
+namespace tilet::ir {
+
+// ---- tcgen05.ld / st 32x32b (sm_100a): lane l of warp w reaches tensor-memory
+// lane 32 * (w % 4) + l, so each warp group covers the 128 lanes once and a
+// thread holds one row. With several warp groups the columns are split:
+// group g holds columns [g * cols / groups, (g + 1) * cols / groups)
+// (TileLang's num_useful_warpgroups). Local modes: the group's columns.
+struct TmemTiling {
+    int64_t rows = 128, cols = 0, threads = 128;
+    int64_t groups() const { return threads / 128; }
+    int64_t groupCols() const { return cols / groups(); }
+};
+TileLayout tmemRowLayout(const TmemTiling &t);
+
+} // namespace tilet::ir

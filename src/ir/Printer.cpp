@@ -203,6 +203,39 @@ public:
                  "...] = " + operand(w.a) + " * " + operand(w.b) + " + " + expr(w.scaleD) + " * d");
             return;
         }
+        case StmtKind::TmemAlloc: {
+            auto &a = static_cast<const TmemAlloc &>(*s);
+            line("tcgen05.alloc " + std::to_string(a.columns) + " columns -> " + a.word->name + "[0]; relinquish_alloc_permit");
+            return;
+        }
+        case StmtKind::TmemDealloc: {
+            auto &a = static_cast<const TmemDealloc &>(*s);
+            line("tcgen05.dealloc " + expr(a.address) + ", " + std::to_string(a.columns) + " columns");
+            return;
+        }
+        case StmtKind::Tcgen05Mma: {
+            auto &m = static_cast<const Tcgen05Mma &>(*s);
+            auto operand = [&](const WgmmaOperand &o) {
+                return o.buffer->name + "[" + list(o.indices) + "]" + (o.mnMajor ? " mn-major" : " k-major") + " lbo=" + std::to_string(o.leadingBytes) +
+                       " sbo=" + std::to_string(o.strideBytes);
+            };
+            std::ostringstream idesc;
+            idesc << std::hex << m.instructionDescriptor;
+            line(std::string(m.instruction.name) + " " + m.d->name + "@" + expr(m.dAddress) + " = " + operand(m.a) + " * " + operand(m.b) + " + " +
+                 expr(m.enableInputD) + " * d, idesc 0x" + idesc.str());
+            return;
+        }
+        case StmtKind::Tcgen05Commit: {
+            auto &c = static_cast<const Tcgen05Commit &>(*s);
+            line("tcgen05.commit -> " + c.barrier->name + "[" + expr(c.index) + "]");
+            return;
+        }
+        case StmtKind::TmemLoad: {
+            auto &l = static_cast<const TmemLoad &>(*s);
+            line("tcgen05.ld.32x32b.x" + std::to_string(l.columns) + " " + l.dst->name + "[" + expr(l.dstOffset) + "...] <- " + l.src->name + "@" + expr(l.address));
+            return;
+        }
+        case StmtKind::Tcgen05Sync: line(tcgen05SyncKindName(static_cast<const Tcgen05Sync &>(*s).sync)); return;
         case StmtKind::WgmmaSync: {
             auto &w = static_cast<const WgmmaSync &>(*s);
             line(w.sync == WgmmaSyncKind::Fence ? "wgmma.fence" : w.sync == WgmmaSyncKind::Commit ? "wgmma.commit_group" : "wgmma.wait_group " + std::to_string(w.pending));

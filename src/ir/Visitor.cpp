@@ -92,6 +92,20 @@ void Visitor::visitBulkCopy(const BulkCopy &n) {
 void Visitor::visitBarrierExpectTx(const BarrierExpectTx &n) { visit(n.index); }
 void Visitor::visitFenceProxyAsync(const FenceProxyAsync &) {}
 void Visitor::visitTmaStoreWait(const TmaStoreWait &) {}
+void Visitor::visitTmemAlloc(const TmemAlloc &) {}
+void Visitor::visitTmemDealloc(const TmemDealloc &n) { visit(n.address); }
+void Visitor::visitTcgen05Mma(const Tcgen05Mma &n) {
+    visit(n.dAddress);
+    for (const Expr &e : n.a.indices) visit(e);
+    for (const Expr &e : n.b.indices) visit(e);
+    visit(n.enableInputD);
+}
+void Visitor::visitTcgen05Commit(const Tcgen05Commit &n) { visit(n.index); }
+void Visitor::visitTmemLoad(const TmemLoad &n) {
+    visit(n.address);
+    visit(n.dstOffset);
+}
+void Visitor::visitTcgen05Sync(const Tcgen05Sync &) {}
 void Visitor::visitTmaPrefetch(const TmaPrefetch &) {}
 void Visitor::visitCpAsyncWait(const CpAsyncWait &) {}
 void Visitor::visitCopy(const Copy &n) {
@@ -395,6 +409,41 @@ Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) 
 }
 Stmt Mutator::mutateFenceProxyAsync(const Stmt &self, const FenceProxyAsync &) { return self; }
 Stmt Mutator::mutateTmaStoreWait(const Stmt &self, const TmaStoreWait &) { return self; }
+Stmt Mutator::mutateTmemAlloc(const Stmt &self, const TmemAlloc &n) {
+    Buffer word = mutateBuffer(n.word);
+    if (word == n.word) return self;
+    return std::make_shared<TmemAlloc>(word, n.columns, n.span);
+}
+Stmt Mutator::mutateTmemDealloc(const Stmt &self, const TmemDealloc &n) {
+    Expr a = mutate(n.address);
+    if (a == n.address) return self;
+    return std::make_shared<TmemDealloc>(a, n.columns, n.span);
+}
+Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
+    bool changed = false;
+    WgmmaOperand a = n.a, b = n.b;
+    a.indices = mutateIndices(*n.a.buffer, n.a.indices, changed);
+    b.indices = mutateIndices(*n.b.buffer, n.b.indices, changed);
+    a.buffer = mutateBuffer(n.a.buffer);
+    b.buffer = mutateBuffer(n.b.buffer);
+    Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD);
+    Buffer dBuf = mutateBuffer(n.d);
+    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d && a.buffer == n.a.buffer && b.buffer == n.b.buffer) return self;
+    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, b, n.instructionDescriptor, enable, n.span);
+}
+Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
+    Expr i = mutate(n.index);
+    Buffer b = mutateBuffer(n.barrier);
+    if (i == n.index && b == n.barrier) return self;
+    return std::make_shared<Tcgen05Commit>(b, i, n.span);
+}
+Stmt Mutator::mutateTmemLoad(const Stmt &self, const TmemLoad &n) {
+    Expr a = mutate(n.address), off = mutate(n.dstOffset);
+    Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
+    if (a == n.address && off == n.dstOffset && src == n.src && dst == n.dst) return self;
+    return std::make_shared<TmemLoad>(src, a, dst, off, n.columns, n.span);
+}
+Stmt Mutator::mutateTcgen05Sync(const Stmt &self, const Tcgen05Sync &) { return self; }
 Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &n) {
     TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
     if (desc == n.desc) return self;

@@ -140,6 +140,7 @@ public:
             if (g->a.buffer->scope == ir::MemScope::Fragment)
                 setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");
         });
+        fixTmemLoadLayouts(body);
         propagateFixedLayouts(body);
     }
 
@@ -148,6 +149,34 @@ public:
     // parallel loop indexes exactly by its variables share one layout. So a
     // statistic first cleared or filled before the loop that reduces into it
     // (the row maximum of an online softmax) gets the reduction's layout.
+    // A copy out of tensor memory (tcgen05.ld 32x32b) gives its fragment one
+    // row per thread (ir/MmaLayout.h); shapes lower-tensor-memory does not
+    // generate are left to the loops (and reported there).
+    void fixTmemLoadLayouts(const ir::Stmt &body) {
+        class Finder : public ir::Visitor {
+        public:
+            Finder(Inferrer &in, int64_t threads) : in_(in), threads_(threads) {}
+            void visitWarpSpecialize(const ir::WarpSpecialize &n) override {
+                int64_t outer = threads_;
+                threads_ = n.threads();
+                ir::Visitor::visitWarpSpecialize(n);
+                threads_ = outer;
+            }
+            void visitCopy(const ir::Copy &c) override {
+                if (c.inst != ir::CopyInst::TMemLoad || c.src.extents.size() != 2 || c.dst.extents != c.src.extents) return;
+                ir::TmemTiling t{c.src.extents[0], c.src.extents[1], threads_};
+                if (t.rows != 128 || threads_ % 128 != 0 || t.cols % t.groups() != 0 || c.dst.buffer->scope != ir::MemScope::Fragment) return;
+                in_.setLayout({c.dst.buffer, {}, c.span}, ir::tmemRowLayout(t), "the tcgen05.ld 32x32b layout: a row per thread");
+            }
+
+        private:
+            Inferrer &in_;
+            int64_t threads_;
+        };
+        Finder finder(*this, threads_);
+        finder.visit(body);
+    }
+
     void propagateFixedLayouts(const ir::Stmt &body) {
         for (bool changed = true; changed;) {
             changed = false;

@@ -94,6 +94,7 @@ public:
 protected:
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
         if (g.inst == ir::GemmInst::WGMMA) return lowerWgmma(g);
+        if (g.inst == ir::GemmInst::TCGEN05) return lowerTcgen05(g);
         if (g.inst != ir::GemmInst::MMA) return self;
         return lower(g);
     }
@@ -258,6 +259,54 @@ private:
         return out;
     }
 
+    // tcgen05: the gemm's first thread issues, per k-step and N atom, one
+    // tcgen05.mma for all M rows into tensor memory, then commits to the
+    // gemm's mbarrier (the program waits on it: TileLang's asynchronous
+    // tcgen05_gemm). The descriptors are wgmma's with tcgen05's swizzle codes.
+    Stmt lowerTcgen05(const ir::Gemm &g) {
+        const Instruction &inst = *g.instruction;
+        SourceRange span = g.span;
+        std::vector<int64_t> c = g.c.tileShape(), a = g.a.tileShape();
+        int64_t N = c[1], K = g.transposeA ? a[0] : a[1];
+        ir::VarRef ks = ir::makeVar("ks"), jn = ir::makeVar("jn");
+        Expr kOrigin = ir::mul(ks, ir::intImm(g.atomK));
+        ir::WgmmaOperand aOp = wgmmaOperand(g.a, g.transposeA, ir::intImm(0), kOrigin);
+        ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOrigin);
+        // An N atom's accumulators start atomN * bits / 32 columns further.
+        int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
+        Expr dAddress = ir::add(g.c.buffer->tmemAddress, ir::cast(DType::UInt32, ir::mul(jn, ir::intImm(atomColumns))));
+        // D is overwritten by the first k-step when clear_accum holds, else accumulated.
+        Expr enable = ir::intImm(1);
+        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
+            Expr keep = std::make_shared<ir::Select>(DType::Int32, g.clearAccum, ir::intImm(0), ir::intImm(1), span);
+            enable = std::make_shared<ir::Select>(DType::Int32, ir::binary(ir::BinaryOp::Eq, ks, ir::intImm(0)), keep, ir::intImm(1), span);
+        }
+        DType ab = g.a.buffer->dtype;
+        // PTX ISA, "Instruction descriptor": formats, majors (1: MN-major), N >> 3, M >> 4.
+        uint32_t idesc = static_cast<uint32_t>(inst.cCodes[static_cast<size_t>(g.c.buffer->dtype)]) << 4 |
+                         static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
+                         static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(g.b.buffer->dtype)]) << 10 | uint32_t(aOp.mnMajor) << 15 |
+                         uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(g.atomM >> 4) << 24;
+        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, bOp, idesc, enable, span);
+        Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
+        Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
+                              std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
+
+        Decision d;
+        d.where = span;
+        d.op = "gemm tcgen05";
+        d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" +
+                   std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'";
+        d.why = "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") + "-major through shared-memory descriptors (" +
+                ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, " +
+                std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'";
+        std::ostringstream hex;
+        hex << std::hex << idesc;
+        d.details.push_back("instruction descriptor 0x" + hex.str());
+        ctx_.explain.record(std::move(d));
+        return std::make_shared<ir::IfThenElse>(ir::isThread(g.firstThread), issue, nullptr, span);
+    }
+
     Stmt lower(const ir::Gemm &g) {
         ir::MmaTiling t = ir::mmaTiling(g);
         // Packed operands (int4) are loaded as the bytes that hold them: the
@@ -377,6 +426,17 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
     std::string inst = ir::gemmInstName(g.inst);
     if (g.inst == ir::GemmInst::WGMMA) {
         if (!wholeBuffer(g.c)) return "a gemm into part of a fragment is";
+        return "";
+    }
+    if (g.inst == ir::GemmInst::TCGEN05) {
+        if (g.explicitInst != ir::GemmInst::TCGEN05)
+            return "a tcgen05 gemm that waits for itself (TileLang's synchronous T.gemm form; write inst = tcgen05 and wait on mbar) is";
+        if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
+        if (g.atomM != 128 || g.c.tileShape()[0] != 128) return "a tcgen05 gemm of other than 128 rows (cta_group::1, M = 128) is";
+        if (g.a.buffer->scope != ir::MemScope::Shared) return "a tcgen05 gemm with A in tensor memory (the TS form) is";
+        if (!wholeBuffer(g.c)) return "a gemm into part of a tensor-memory tile is";
+        for (const ir::Buffer &b : {g.a.buffer, g.b.buffer})
+            if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";
     }
     if (g.inst != ir::GemmInst::MMA && g.inst != ir::GemmInst::FMA) return "gemm code generation (" + inst + ") is";

@@ -18,6 +18,8 @@
 #include "passes/OverlapWgmma.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
+#include "passes/PlanTensorMemory.h"
+#include "passes/LowerTensorMemory.h"
 #include "passes/CheckBarriers.h"
 #include "passes/CheckTarget.h"
 #include "passes/RejectUnimplemented.h"
@@ -86,7 +88,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -123,6 +125,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // cannot do yet is reported before any lowering, so a kernel is
         // translated completely or not at all.
         run("reject-unimplemented", rejectUnimplemented, checked);
+        // Columns of tensor memory for alloc_tmem buffers; warp 0 allocates them for the block.
+        run("plan-tensor-memory", planTensorMemory, checked);
         // Pipelined loops: versioned shared buffers, cp.async groups, the
         // prologue; while copies are still tile operations.
         run("pipeline-loops", pipelineLoops, checked);
@@ -136,6 +140,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("infer-layouts", inferLayouts, checked);
         // mma.sync gemms into ldmatrix and mma per warp; needs the accumulator registers.
         run("lower-gemms", lowerGemms, checked);
+        // Copies out of tensor memory (tcgen05.ld); needs the fragment layouts.
+        run("lower-tensor-memory", lowerTensorMemory, checked);
         // A consumer loop's wgmma group stays in flight while the next is issued.
         run("overlap-wgmma", overlapWgmma, checked);
         // Reductions need the layouts of their fragments.

@@ -19,15 +19,12 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     });
     ir::forEachStmt(kernel.body, [&](const ir::Stmt &s) {
         switch (s->kind) {
-        case ir::StmtKind::Allocate: {
-            const ir::BufferNode &b = *ir::as<ir::Allocate>(s)->buffer;
-            if (b.scope == ir::MemScope::TMem) notYet(b.span, "tensor memory (alloc_tmem) is");
-            break;
-        }
         case ir::StmtKind::Copy: {
             const ir::Copy &c = *ir::as<ir::Copy>(s);
             bool pipelined = c.inst == ir::CopyInst::CPAsync && c.inPipeline;
             bool operandLoad = c.inst == ir::CopyInst::LDSM && mmaOperands.count(c.dst.buffer.get());
+            // lower-tensor-memory says which tensor-memory copies it cannot generate.
+            bool tensorMemory = c.inst == ir::CopyInst::TMemLoad || c.inst == ir::CopyInst::TMemStore;
             bool tma = c.inst == ir::CopyInst::BulkLoad || c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkLoad1D ||
                        c.inst == ir::CopyInst::BulkStore1D;
             // Multicast needs every block's consumers to release a stage before
@@ -37,7 +34,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 notYet(c.span, "a TMA multicast completing on the program's barrier (tma_copy with cluster_mask) is");
                 break;
             }
-            if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma) {
+            if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma && !tensorMemory) {
                 std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
                                        ? "; add disable_tma = true for a SIMT store"
                                        : "";

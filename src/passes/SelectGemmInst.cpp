@@ -433,6 +433,9 @@ private:
                       : inst == GemmInst::WGMMA                                   ? wg
                       : inst == GemmInst::FMA                                     ? nullptr
                                                                                   : tcInst;
+        // TileLang's tcgen05 gemm requires an mbarrier: its MMAs complete asynchronously and arrive there.
+        if ((inst == GemmInst::TCGEN05 || inst == GemmInst::TCGEN05BlockScaled) && !g.mbar)
+            return fail("gemm on tcgen05 needs mbar = <barrier>", "its MMAs complete asynchronously and one tcgen05.commit arrives on that barrier");
         g.inst = inst;
         g.warpM = wm;
         g.warpN = wn;
@@ -450,6 +453,8 @@ private:
         if (inst == GemmInst::FMA)
             d.details.push_back("a parallel loop over the " + str(s.M) + " x " + str(s.N) + " elements of C, " + str(s.K) +
                                 " multiply-adds each; C keeps the layout its other loops give it");
+        else if (inst == GemmInst::TCGEN05 || inst == GemmInst::TCGEN05BlockScaled)
+            d.details.push_back("one thread issues the MMAs for the block; C stays in tensor memory");
         else
             d.details.push_back("warp partition " + str(wm) + " x " + str(wn) + " (" + ir::gemmPolicyName(g.policy) + "): each warp computes " +
                                 str(s.M / std::max<int64_t>(wm, 1)) + " x " + str(s.N / std::max<int64_t>(wn, 1)));

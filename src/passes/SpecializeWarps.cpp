@@ -13,6 +13,7 @@
 #include "passes/SpecializeWarps.h"
 
 #include "ir/Analysis.h"
+#include "ir/Effects.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/MultiVersion.h"
@@ -301,6 +302,27 @@ private:
             }
         }
         if (first == plan.consumers.size()) first = 0, last = plan.consumers.size();
+        // An asynchronous read of a stage (a tcgen05 gemm's, completing on its
+        // mbar) lasts until the wait on that barrier: the stage is released after it.
+        std::string releasedAfter;
+        for (size_t i = first; i < last && i < plan.consumers.size(); ++i) {
+            ir::forEachEffect(plan.consumers[i], [&](const Stmt &, const ir::Effects &e) {
+                for (const ir::Access &a : e.accesses) {
+                    if (!a.completesOn || !a.reads()) continue;
+                    for (size_t j = i + 1; j < plan.consumers.size(); ++j) {
+                        bool waits = false;
+                        ir::forEachEffect(plan.consumers[j], [&](const Stmt &, const ir::Effects &w) {
+                            for (const ir::SyncEffect &y : w.syncs) waits = waits || (y.kind == ir::SyncKind::MbarrierWait && y.barrier == a.completesOn);
+                        });
+                        if (waits) {
+                            if (j + 1 > last) releasedAfter = a.completesOn->name;
+                            last = std::max(last, j + 1);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
         std::vector<Stmt> consume;
         for (size_t i = 0; i <= plan.consumers.size(); ++i) {
             if (i == first) consume.push_back(std::make_shared<ir::BarrierWait>(full, cStage, cPhase, f.span));
@@ -367,6 +389,9 @@ private:
                                 " bytes of shared memory");
         }
         d.details.push_back(std::to_string(total) + " bytes of shared memory for the pipelined tiles");
+        if (!releasedAfter.empty())
+            d.details.push_back("the consumers release a stage after their wait on '" + releasedAfter +
+                                "': the asynchronous MMAs read it until they arrive there");
         ctx_.explain.record(std::move(d));
         return out;
     }

@@ -8,6 +8,7 @@
 #include "ir/DType.h"
 #include "target/Target.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -44,6 +45,8 @@ struct Instruction {
     uint32_t scale;               // block-scaled: the scale factors' dtype set (0: not block-scaled)
     int32_t scaleVec;             // block-scaled: K elements per scale factor
     const char *note;             // "" or an extra comment line for its helper
+    // tcgen05.mma: instruction-descriptor codes by dtype (-1: none)
+    std::array<int8_t, kDTypeCount> aCodes, cCodes;
 
     bool takes(uint32_t set, DType t) const { return set & (1u << static_cast<unsigned>(t)); }
     bool fits(DType aType, DType bType, DType cType) const { return takes(a, aType) && takes(b, bType) && takes(c, cType); }

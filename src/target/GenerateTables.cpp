@@ -50,7 +50,7 @@ public:
     std::string read(const std::string &name, const YAML::Node &body, const YAML::Mark &nameMark) {
         if (!body.IsMap()) return fail(body.Mark(), "instruction '" + name + "' must be a map of properties");
         static const std::set<std::string> known = {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in",
-                                                    "a_major", "b_major", "warp_tile", "layout", "ptx", "scale", "scale_vec", "note"};
+                                                    "a_major", "b_major", "warp_tile", "layout", "ptx", "scale", "scale_vec", "note", "a_codes", "c_codes"};
         for (auto kv = body.begin(); kv != body.end(); ++kv)
             if (!known.count(kv->first.as<std::string>())) fail(kv->first.Mark(), "unknown instruction property '" + kv->first.as<std::string>() + "'");
         for (const char *key : {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in", "layout", "ptx"})
@@ -75,11 +75,12 @@ public:
         std::string scaleVec = body["scale_vec"] ? std::to_string(body["scale_vec"].as<int>()) : "0";
         if (body["scale"].IsDefined() != body["scale_vec"].IsDefined()) fail(nameMark, "a block-scaled instruction gives both 'scale' and 'scale_vec'");
         std::string note = body["note"] ? body["note"].as<std::string>() : "";
+        std::string aCodes = codes(body["a_codes"]), cCodes = codes(body["c_codes"]);
         if (failed_) return "";
         return "    {" + quoted(name) + ", InstrClass::" + cls + ", Feature::" + feature + ", " + m + ", " + n + ", " + k + ", " + a + ", " + b + ", " +
                c + ", " + aFrom + ", " + bFrom + ", " + cIn + ", " + aMajor + ", " + bMajor + ", " + warpRows + ", " + warpCols +
                ", FragmentLayout::" + layout + ", " + quoted(body["ptx"].as<std::string>()) + ", " + scale + ", " + scaleVec + ", " + quoted(note) +
-               "},\n";
+               ", " + aCodes + ", " + cCodes + "},\n";
     }
 
     bool failed() const { return failed_; }
@@ -151,6 +152,21 @@ private:
             set |= 1u << static_cast<unsigned>(*t);
         }
         return std::to_string(set) + "u";
+    }
+
+    // {dtype: code, ...} as the initializer of a per-dtype array (-1: none).
+    std::string codes(const YAML::Node &n) {
+        std::vector<int> values(kDTypeCount, -1);
+        if (n && !n.IsMap()) return fail(n.Mark(), "expected a map from dtypes to codes");
+        if (n)
+            for (auto kv = n.begin(); kv != n.end(); ++kv) {
+                std::optional<DType> t = dtypeFromName(kv->first.as<std::string>());
+                if (!t) return fail(kv->first.Mark(), "unknown dtype '" + kv->first.as<std::string>() + "'");
+                values[static_cast<size_t>(*t)] = kv->second.as<int>();
+            }
+        std::string out;
+        for (int v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+        return "{{" + out + "}}";
     }
 
     std::string locations(const YAML::Node &n) {

@@ -519,3 +519,54 @@ template <int N> __device__ __forceinline__ void tilet_wgmma_wait()
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+// @helper tmem_alloc
+// tcgen05.alloc by the whole calling warp: `columns` columns of tensor memory
+// (a power of two, at least 32), their address written to *word; then this
+// block gives up allocating again (relinquish_alloc_permit).
+__device__ __forceinline__ void tilet_tmem_alloc(unsigned *word, unsigned columns)
+{
+    asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;\n"
+                 "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(word))), "r"(columns) : "memory");
+}
+// @helper tmem_dealloc
+// tcgen05.dealloc by the whole warp that allocated.
+__device__ __forceinline__ void tilet_tmem_dealloc(unsigned address, unsigned columns)
+{
+    asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;\n" :: "r"(address), "r"(columns) : "memory");
+}
+// @helper tcgen05_desc
+// A tcgen05 shared-memory matrix descriptor: start address, leading and
+// stride byte offsets (all >> 4), the fixed 0b001 at bits 46-48, and the
+// swizzle mode in bits 61-63 (0 none, 2 128B, 4 64B, 6 32B).
+__device__ __forceinline__ unsigned long long tilet_tcgen05_desc(const void *smem, unsigned leading, unsigned stride, unsigned swizzle)
+{
+    unsigned long long address = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    return ((address & 0x3FFFF) >> 4) | ((unsigned long long)((leading & 0x3FFFF) >> 4) << 16) |
+           ((unsigned long long)((stride & 0x3FFFF) >> 4) << 32) | (1ull << 46) | ((unsigned long long)swizzle << 61);
+}
+// @helper tcgen05_commit
+// tcgen05.commit: one arrival on the mbarrier once this thread's earlier tcgen05.mma complete.
+__device__ __forceinline__ void tilet_tcgen05_commit(unsigned long long *bar)
+{
+    asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
+}
+// @helper tcgen05_wait_ld
+// This thread's tcgen05.ld results are in its registers.
+__device__ __forceinline__ void tilet_tcgen05_wait_ld()
+{
+    asm volatile("tcgen05.wait::ld.sync.aligned;\n" ::: "memory");
+}
+// @helper tcgen05_fence_before
+// Orders this thread's tcgen05 operations before the thread synchronisation that follows.
+__device__ __forceinline__ void tilet_tcgen05_fence_before()
+{
+    asm volatile("tcgen05.fence::before_thread_sync;\n" ::: "memory");
+}
+// @helper tcgen05_fence_after
+// Orders this thread's tcgen05 operations after the thread synchronisation that precedes.
+__device__ __forceinline__ void tilet_tcgen05_fence_after()
+{
+    asm volatile("tcgen05.fence::after_thread_sync;\n" ::: "memory");
+}

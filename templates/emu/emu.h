@@ -72,6 +72,10 @@ struct Block {
     std::unique_ptr<rc::Shadow> shadow;
     std::vector<std::unique_ptr<rc::Barrier>> groups;      // one per warp group (wgmma is warp-group wide)
     std::vector<std::array<double, 8>> rsSlots;            // wgmma register A operands, one slot per thread
+    // Tensor memory (sm_100a): 128 lanes x 512 columns of 32 bits, and the columns allocated.
+    std::vector<uint32_t> tmem;
+    unsigned tmemColumns = 0;
+    bool tmemAllocated = false;
     // Each thread's clocks at the issue of each wgmma of the group it commits
     // (two sets: a commit's are read while the next commit's are written).
     std::array<std::vector<std::vector<std::shared_ptr<const rc::Clocks>>>, 2> groupClocks;
@@ -281,6 +285,8 @@ inline thread_local std::vector<std::vector<std::function<void()>>> committedWgm
 inline thread_local std::vector<WgmmaRead> openWgmmaReads;
 inline thread_local std::vector<std::shared_ptr<const rc::Clocks>> openWgmmaClocks;   // this thread's clocks at each open wgmma's issue
 inline thread_local unsigned wgmmaCommits = 0;
+// tcgen05.mma issued by this thread and not yet committed (see tcgen05Mma).
+inline thread_local std::vector<std::function<void(const rc::Actor &)>> openTcgen05;
 inline thread_local std::vector<std::vector<WgmmaRead>> committedWgmmaReads;
 // TMA and bulk stores (async-proxy reads of shared memory) until
 // cp.async.bulk.wait_group.read retires them.
@@ -372,6 +378,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             openGroup.clear();
                             committedGroups.clear();
                             openWgmma.clear();
+                            openTcgen05.clear();
                             committedWgmma.clear();
                             openWgmmaReads.clear();
                             committedWgmmaReads.clear();
@@ -1253,6 +1260,155 @@ template <int N> void tilet_wgmma_wait() {
 }
 // fence.proxy.async: orders this thread's earlier generic accesses before
 // its later async-proxy ones (and the operations those are ordered before).
+// ---- tcgen05 and tensor memory (PTX ISA, "TensorCore 5th Generation Family
+// Instructions"). Tensor memory is a block's 128 lanes x 512 columns of 32
+// bits; an address is lane << 16 | column. tcgen05.mma is issued by one
+// thread and runs when that thread commits it, before the commit's mbarrier
+// arrival. Its shared-memory reads are the barrier's agent's (as a TMA
+// load's writes are): ordered after the issue, and before only what waits for
+// the barrier's phase -- so a stage released before that wait races with the
+// next load into it.
+namespace emu {
+constexpr unsigned kTmemLanes = 128, kTmemColumns = 512;
+[[noreturn]] inline void tmemFault(unsigned line, const std::string &what) {
+    rc::report("tmem", line, rc::run->who(rc::self->slot) + " " + what, 0, "", true);
+    std::abort();
+}
+inline uint32_t &tmemCell(unsigned lane, unsigned column, unsigned line) {
+    if (!block->tmemAllocated) tmemFault(line, "accesses tensor memory the block has not allocated (tcgen05.alloc)");
+    if (lane >= kTmemLanes || column >= block->tmemColumns)
+        tmemFault(line, "accesses tensor-memory lane " + std::to_string(lane) + ", column " + std::to_string(column) + " outside the " +
+                            std::to_string(block->tmemColumns) + " allocated columns");
+    return block->tmem[size_t(lane) * kTmemColumns + column];
+}
+// A tcgen05 descriptor, kept as the wgmma model's (its swizzle codes 2, 4, 6
+// are wgmma's 1, 2, 3).
+template <class T> unsigned long long tcgen05Desc(SharedPtr<T> smem, unsigned leading, unsigned stride, unsigned swizzle) {
+    unsigned mode = swizzle == 2 ? 1 : swizzle == 4 ? 2 : swizzle == 6 ? 3 : 0;
+    return wgmmaDesc(smem, leading, stride, mode);
+}
+// The element (mn, k) of an operand in the format `fmt` of the kind.
+enum class Tcgen05Kind { F16, Tf32, F8f6f4, I8 };
+inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long desc, bool mnMajor, int mn, int k, unsigned &size) {
+    switch (kind) {
+    case Tcgen05Kind::F16:
+        size = 2;
+        return fmt == 1 ? wgmmaOperand<__nv_bfloat16>(desc, mnMajor, mn, k) : wgmmaOperand<__half>(desc, mnMajor, mn, k);
+    case Tcgen05Kind::Tf32: size = 4; return wgmmaOperand<float>(desc, mnMajor, mn, k);
+    case Tcgen05Kind::F8f6f4:
+        size = 1;
+        if (fmt > 1) {
+            std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3 and e5m2 operands only\n");
+            std::abort();
+        }
+        return fmt == 1 ? wgmmaOperand<__nv_fp8_e5m2>(desc, mnMajor, mn, k) : wgmmaOperand<__nv_fp8_e4m3>(desc, mnMajor, mn, k);
+    case Tcgen05Kind::I8:
+        size = 1;
+        return fmt == 1 ? wgmmaOperand<signed char>(desc, mnMajor, mn, k) : wgmmaOperand<unsigned char>(desc, mnMajor, mn, k);
+    }
+    return 0;
+}
+// The instruction descriptor: formats, majors, N >> 3 at bit 17, M >> 4 at bit 24.
+template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line) {
+    unsigned cFmt = (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
+    bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
+    int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
+    if (m != 128) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 (one row per lane)");
+    openTcgen05.push_back([=](const rc::Actor &actor) {
+        auto check = [&](unsigned long long desc, bool mn, int rows, unsigned fmt) {
+            View view = viewAt(static_cast<long long>(desc & 0xffffffffull));
+            rc::Where where{&block->name, view.second, view.first};
+            unsigned size = 0;
+            for (int r = 0; r < rows; ++r)
+                for (int k = 0; k < K; ++k) {
+                    tcgen05Operand(Kind, fmt, 0, false, 0, 0, size);
+                    unsigned long long at = wgmmaOffset(desc, mn, r, k, size);
+                    if (at + size > block->sharedBytes) {
+                        sharedAccess(block, static_cast<long long>(at), size, line, false, view.second, view.first);   // reports
+                        return;
+                    }
+                    block->shadow->read(at, size, actor, where);
+                }
+        };
+        check(a, aMn, m, aFmt);
+        check(b, bMn, n, bFmt);
+        for (int row = 0; row < m; ++row)
+            for (int col = 0; col < n; ++col) {
+                double sum = 0;
+                unsigned size = 0;
+                for (int k = 0; k < K; ++k) sum += tcgen05Operand(Kind, aFmt, a, aMn, row, k, size) * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
+                uint32_t &cell = tmemCell((d >> 16) + unsigned(row), (d & 0xffff) + unsigned(col), line);
+                if (cFmt == 2) {   // s32
+                    int32_t acc = 0;
+                    if (enable) std::memcpy(&acc, &cell, 4);
+                    acc += int32_t(sum);
+                    std::memcpy(&cell, &acc, 4);
+                } else if (cFmt == 1) {   // f32
+                    float acc = 0;
+                    if (enable) std::memcpy(&acc, &cell, 4);
+                    acc = float(double(acc) + sum);
+                    std::memcpy(&cell, &acc, 4);
+                } else {
+                    tmemFault(line, "issues a tcgen05.mma with f16 accumulators, which the model does not cover");
+                }
+            }
+    });
+}
+template <int N> void tmemLoad(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+    unsigned lane = (address >> 16) + tid.x % 32, column = address & 0xffff;
+    if ((address >> 16) != (tid.x / 32) % 4 * 32)
+        tmemFault(line, "loads tensor-memory lanes from " + std::to_string(address >> 16) + "; warp " + std::to_string(tid.x / 32) +
+                            " reaches only lanes " + std::to_string((tid.x / 32) % 4 * 32) + "-" + std::to_string((tid.x / 32) % 4 * 32 + 31));
+    uint32_t values[N];
+    for (int i = 0; i < N; ++i) values[i] = tmemCell(lane, column + unsigned(i), line);
+    std::memcpy(dst, values, sizeof(values));
+}
+} // namespace emu
+
+// tcgen05.alloc is warp-wide: lane 0 of the warp allocates and writes the address.
+inline void tilet_tmem_alloc(emu::SharedPtr<unsigned> word, unsigned columns, unsigned line = __builtin_LINE()) {
+    if (emu::tid.x % 32 != 0) return;
+    if (columns < 32 || columns > emu::kTmemColumns || (columns & (columns - 1)))
+        emu::tmemFault(line, "allocates " + std::to_string(columns) + " tensor-memory columns (a power of two from 32 to 512)");
+    if (emu::block->tmemAllocated) emu::tmemFault(line, "allocates tensor memory twice in one block");
+    emu::block->tmem.assign(size_t(emu::kTmemLanes) * emu::kTmemColumns, 0xffffffffu);   // poisoned, as shared memory is
+    emu::block->tmemColumns = columns;
+    emu::block->tmemAllocated = true;
+    word[0] = 0u;
+}
+inline void tilet_tmem_dealloc(unsigned address, unsigned columns, unsigned line = __builtin_LINE()) {
+    if (emu::tid.x % 32 != 0) return;
+    if (address != 0 || columns != emu::block->tmemColumns) emu::tmemFault(line, "frees tensor memory it did not allocate that way");
+    emu::block->tmemAllocated = false;
+}
+template <class T> unsigned long long tilet_tcgen05_desc(emu::SharedPtr<T> smem, unsigned leading, unsigned stride, unsigned swizzle) {
+    return emu::tcgen05Desc(smem, leading, stride, swizzle);
+}
+inline void tilet_tcgen05_mma_f16(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::F16, 16>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_tf32(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::Tf32, 8>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_f8f6f4(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_i8(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line);
+}
+// The committing thread's MMAs run, then arrive once on the barrier.
+inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {
+    auto issued = emu::rc::self->snapshot();
+    auto agent = emu::tmaAgent(bar, bar.line);
+    emu::rc::Actor actor{agent.first, agent.second, issued.get(), bar.line, true, "reads", "the tcgen05.mma completing on "};
+    for (auto &mma : emu::openTcgen05) mma(actor);
+    emu::openTcgen05.clear();
+    emu::tmaComplete(bar, *issued, agent, 0, bar.line);
+    emu::transact(bar, 0, 1, bar.line);
+}
+inline void tilet_tcgen05_wait_ld() {}   // the model's loads are complete when they return
+inline void tilet_tcgen05_fence_before() {}
+inline void tilet_tcgen05_fence_after() {}
 inline void tilet_fence_proxy_async() { emu::rc::self->fence(); }
 // Of every state space: global memory is not shadowed, so the same for shared.
 inline void tilet_fence_proxy_async_all() { emu::rc::self->fence(); }

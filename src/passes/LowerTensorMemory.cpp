@@ -1,0 +1,103 @@
+// LowerTensorMemory.cpp -- see LowerTensorMemory.h.
+#include "passes/LowerTensorMemory.h"
+
+#include "ir/Layout.h"
+#include "ir/MmaLayout.h"
+#include "ir/Visitor.h"
+#include "support/InternalError.h"
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+bool wholeRegion(const ir::Region &r) {
+    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
+    if (!shape) return false;
+    for (size_t d = 0; d < shape->size(); ++d)
+        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != (*shape)[d]) return false;
+    return true;
+}
+
+class Lowerer : public ir::Mutator {
+public:
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : ctx_(ctx), threads_(k.threads) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outerThreads = threads_, outerFirst = firstThread_;
+        threads_ = n.threads();
+        firstThread_ = n.firstThread();
+        Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        threads_ = outerThreads;
+        firstThread_ = outerFirst;
+        return out;
+    }
+
+    Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
+        if (c.inst == ir::CopyInst::TMemStore) {
+            notYet(c, "a copy into tensor memory (tcgen05.st) is");
+            return self;
+        }
+        if (c.inst != ir::CopyInst::TMemLoad) return self;
+        const ir::BufferNode &src = *c.src.buffer, &dst = *c.dst.buffer;
+        std::vector<int64_t> shape = c.src.extents;
+        if (!wholeRegion(c.src) || !wholeRegion(c.dst) || shape.size() != 2 || c.dst.extents != shape)
+            return notYet(c, "a copy of part of a tensor-memory tile is"), self;
+        if (shape[0] != 128) return notYet(c, "a tensor-memory load of " + std::to_string(shape[0]) + " rows (tcgen05.ld 32x32b reads all 128 lanes) is"), self;
+        if (dtypeBits(src.dtype) != 32 || dst.dtype != src.dtype)
+            return notYet(c, "a tensor-memory load from " + std::string(dtypeName(src.dtype)) + " into " + std::string(dtypeName(dst.dtype)) + " is"), self;
+        if (threads_ % 128 != 0 || shape[1] % (threads_ / 128) != 0)
+            return notYet(c, "a tensor-memory load on " + std::to_string(threads_) + " threads (whole warp groups, each a share of the columns) is"), self;
+        ir::TmemTiling t{shape[0], shape[1], threads_};
+        if (!dst.layout || !ir::sameDistribution(*dst.layout, ir::tmemRowLayout(t)))
+            return notYet(c, "a tensor-memory load into '" + dst.name + "', which another statement gave a different layout, is"), self;
+        TILET_ASSERT(dst.registers && src.tmemAddress, "tensor-memory load without registers or a planned address");
+
+        SourceRange span = c.span;
+        // Each tcgen05.ld moves up to 32 columns (32 registers) per thread.
+        int64_t chunk = 32;
+        while (t.groupCols() % chunk != 0) chunk /= 2;
+        Expr tid = firstThread_ ? ir::sub(ir::threadIdx(), ir::intImm(firstThread_)) : ir::threadIdx();
+        Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
+        Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
+        ir::VarRef column = ir::makeVar("col");
+        Expr address = ir::add(src.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, groupColumn), ir::mul(column, ir::intImm(chunk)))));
+        Stmt load = std::make_shared<ir::TmemLoad>(c.src.buffer, address, dst.registers, ir::mul(column, ir::intImm(chunk)), chunk, span);
+        Stmt loads = t.groupCols() / chunk == 1 ? ir::substitute(load, {{column, ir::intImm(0)}})
+                                                : std::make_shared<ir::For>(column, ir::intImm(0), ir::intImm(t.groupCols() / chunk), ir::ForKind::Unrolled, load, span);
+
+        Decision d;
+        d.where = span;
+        d.op = "copy tmem->fragment";
+        d.choice = "tcgen05.ld.32x32b.x" + std::to_string(chunk);
+        d.why = "each thread reads one row of the 128 tensor-memory lanes" +
+                std::string(t.groups() > 1 ? ", its warp group " + std::to_string(t.groupCols()) + " of the " + std::to_string(t.cols) + " columns" : "");
+        d.details.push_back(std::to_string(t.groupCols() / chunk) + " loads of " + std::to_string(chunk) + " columns per thread, then tcgen05.wait::ld");
+        ctx_.explain.record(std::move(d));
+        return ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), loads,
+                        std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::WaitLoad, span),
+                        std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceBefore, span)});
+    }
+
+private:
+    void notYet(const ir::Copy &c, const std::string &what) { ctx_.diags.error(c.span, what + " not supported yet for " + ctx_.target.name); }
+
+    PassContext &ctx_;
+    int64_t threads_;
+    int64_t firstThread_ = 0;
+};
+
+} // namespace
+
+ir::Kernel lowerTensorMemory(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    Lowerer lowerer(kernel, ctx);
+    out.body = lowerer.mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet
