@@ -1,5 +1,7 @@
 #include "codegen/CSyntax.h"
 
+#include "target/Catalog.h"
+
 #include "support/InternalError.h"
 
 #include <charconv>
@@ -76,22 +78,7 @@ std::string ptxTypeName(DType t) {
     }
 }
 
-std::string mmaTypeName(DType t, bool operand) {
-    switch (t) {
-    case DType::F32: return operand ? "tf32" : "f32";
-    case DType::TF32: return "tf32";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    case DType::Int32: return "s32";
-    case DType::Int8: return "s8";
-    case DType::UInt8: return "u8";
-    case DType::Int4: return "s4";
-    case DType::UInt4: return "u4";
-    case DType::F8E4M3: return "e4m3";
-    case DType::F8E5M2: return "e5m2";
-    default: TILET_INTERNAL_ERROR("no mma.sync type for " << dtypeName(t));
-    }
-}
+std::string mmaTypeName(DType t, bool operand) { return operand && t == DType::F32 ? "tf32" : catalog::ptxOperandType(t); }
 
 namespace {
 

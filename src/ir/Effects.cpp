@@ -91,6 +91,17 @@ Access box(const Region &r, AccessMode mode) {
     return a;
 }
 
+// The A and B operands of wgmma and tcgen05.mma: shared ones are read
+// through matrix descriptors (the async proxy), all of them asynchronously.
+void descriptorOperands(const WgmmaOperand &a, const WgmmaOperand &b, std::vector<Access> &acc) {
+    for (const WgmmaOperand *o : {&a, &b}) {
+        bool shared = o->buffer->scope == MemScope::Shared;
+        Access x = element(o->buffer, AccessMode::Read, &o->indices, shared ? Proxy::Async : Proxy::Generic);
+        x.asynchronous = true;
+        acc.push_back(x);
+    }
+}
+
 SyncEffect sync(SyncKind k, const Buffer &barrier = nullptr, const Expr *index = nullptr) {
     SyncEffect e{k};
     e.barrier = barrier.get();
@@ -161,13 +172,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
     }
     case StmtKind::Wgmma: {
         const Wgmma &n = *as<Wgmma>(s);
-        for (const WgmmaOperand *o : {&n.a, &n.b}) {
-            // Shared operands are read through matrix descriptors: the async proxy.
-            bool shared = o->buffer->scope == MemScope::Shared;
-            Access a = element(o->buffer, AccessMode::Read, &o->indices, shared ? Proxy::Async : Proxy::Generic);
-            a.asynchronous = true;
-            acc.push_back(a);
-        }
+        descriptorOperands(n.a, n.b, acc);
         Access d = element(n.d, AccessMode::ReadWrite);
         d.asynchronous = true;
         acc.push_back(d);
@@ -239,12 +244,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
     case StmtKind::TmemDealloc: return;   // the allocation's own bytes: ordered by the barrier before it
     case StmtKind::Tcgen05Mma: {
         const Tcgen05Mma &n = *as<Tcgen05Mma>(s);
-        for (const WgmmaOperand *o : {&n.a, &n.b}) {
-            // Read through shared-memory descriptors (the async proxy) until the commit's arrival.
-            Access a = element(o->buffer, AccessMode::Read, &o->indices, o->buffer->scope == MemScope::Shared ? Proxy::Async : Proxy::Generic);
-            a.asynchronous = true;
-            acc.push_back(a);
-        }
+        descriptorOperands(n.a, n.b, acc);   // until the commit's arrival
         Access d = element(n.d, AccessMode::ReadWrite);
         d.asynchronous = true;
         acc.push_back(d);

@@ -362,17 +362,19 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
+WgmmaOperand Mutator::mutateOperand(const WgmmaOperand &o, bool &changed) {
+    WgmmaOperand out = o;
+    out.indices = mutateIndices(*o.buffer, o.indices, changed);
+    out.buffer = mutateBuffer(o.buffer);
+    changed = changed || out.buffer != o.buffer;
+    return out;
+}
 Stmt Mutator::mutateWgmma(const Stmt &self, const Wgmma &n) {
     bool changed = false;
-    WgmmaOperand a = n.a, b = n.b;
-    a.indices = mutateIndices(*n.a.buffer, n.a.indices, changed);
-    b.indices = mutateIndices(*n.b.buffer, n.b.indices, changed);
-    a.buffer = mutateBuffer(n.a.buffer);
-    b.buffer = mutateBuffer(n.b.buffer);
+    WgmmaOperand a = mutateOperand(n.a, changed), b = mutateOperand(n.b, changed);
     Expr d = mutate(n.dOffset), scale = mutate(n.scaleD);
     Buffer dBuf = mutateBuffer(n.d);
-    if (!changed && d == n.dOffset && scale == n.scaleD && dBuf == n.d && a.buffer == n.a.buffer && b.buffer == n.b.buffer)
-        return self;
+    if (!changed && d == n.dOffset && scale == n.scaleD && dBuf == n.d) return self;
     return std::make_shared<Wgmma>(n.instruction, n.m, n.n, n.k, dBuf, d, a, b, scale, n.span);
 }
 Stmt Mutator::mutateWgmmaSync(const Stmt &self, const WgmmaSync &) { return self; }
@@ -421,14 +423,10 @@ Stmt Mutator::mutateTmemDealloc(const Stmt &self, const TmemDealloc &n) {
 }
 Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
     bool changed = false;
-    WgmmaOperand a = n.a, b = n.b;
-    a.indices = mutateIndices(*n.a.buffer, n.a.indices, changed);
-    b.indices = mutateIndices(*n.b.buffer, n.b.indices, changed);
-    a.buffer = mutateBuffer(n.a.buffer);
-    b.buffer = mutateBuffer(n.b.buffer);
+    WgmmaOperand a = mutateOperand(n.a, changed), b = mutateOperand(n.b, changed);
     Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD);
     Buffer dBuf = mutateBuffer(n.d);
-    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d && a.buffer == n.a.buffer && b.buffer == n.b.buffer) return self;
+    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d) return self;
     return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, b, n.instructionDescriptor, enable, n.span);
 }
 Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {

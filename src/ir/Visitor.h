@@ -38,6 +38,8 @@ public:
     // and TMA copies, ldmatrix and wgmma operands); sets `changed` when the
     // result differs. Passes that rewrite how buffers are addressed override it.
     virtual std::vector<Expr> mutateIndices(const BufferNode &buffer, const std::vector<Expr> &indices, bool &changed);
+    // A matrix operand of wgmma or tcgen05.mma: its indices and buffer.
+    WgmmaOperand mutateOperand(const WgmmaOperand &o, bool &changed);
     std::vector<Expr> mutateAll(const std::vector<Expr> &es, bool &changed);
 
 protected:

@@ -15,6 +15,7 @@
 
 #include "ir/Layout.h"
 #include "ir/Visitor.h"
+#include "passes/RoleMutator.h"
 
 #include <cmath>
 #include <functional>
@@ -69,21 +70,12 @@ std::shared_ptr<ir::For> localLoop(ir::VarRef var, int64_t extent, ir::Stmt body
     return f;
 }
 
-class Lowerer : public ir::Mutator {
+// Inside ws(...) the layouts number the role's threads from 0.
+class Lowerer : public RoleMutator {
 public:
-    Lowerer(const ir::Kernel &k, PassContext &ctx) : ctx_(ctx), threads_(k.threads) {}
-    using ir::Mutator::mutate;
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : RoleMutator(k), ctx_(ctx) {}
 
 protected:
-    // Inside ws(...) the layouts number the role's threads from 0.
-    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
-        auto outer = std::make_pair(threads_, firstThread_);
-        threads_ = n.threads();
-        firstThread_ = n.firstThread();
-        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
-        std::tie(threads_, firstThread_) = outer;
-        return out;
-    }
 
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
         if (!r.src->layout || !r.dst->layout) return self;   // reported by inferLayouts
@@ -228,11 +220,11 @@ private:
         if (!butterfly.empty()) out.stmts.push_back(localLoop(gs, outputs, ir::seq(std::move(butterfly)), span));
         if (warps.empty()) return out;
 
-        int64_t T = threads_;
+        int64_t T = roleThreads();
         int64_t perOutputBytes = T * dtypeBits(accT) / 8;
         int64_t chunk = outputs;
         while (chunk > 1 && (chunk * perOutputBytes > kMaxExchangeBytes || outputs % chunk != 0)) --chunk;
-        ir::Expr thread = firstThread_ ? ir::sub(ir::threadIdx(), ir::intImm(firstThread_)) : ir::threadIdx();
+        ir::Expr thread = roleThread();
         ir::Buffer ws = ir::makeBuffer(name + "_exchange", accT, {ir::intImm(chunk * T)}, ir::MemScope::Shared, span);
         ir::VarRef pass = ir::makeVar("pass");
         auto output = [&](const ir::VarRef &g) { return chunk == outputs ? ir::Expr(g) : ir::add(ir::mul(pass, ir::intImm(chunk)), g); };
@@ -275,8 +267,6 @@ private:
     }
 
     PassContext &ctx_;
-    int64_t threads_;           // the threads the reduction runs on: the block's or the role's
-    int64_t firstThread_ = 0;   // threadIdx.x of the first of them
 };
 
 } // namespace

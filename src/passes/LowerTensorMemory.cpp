@@ -4,6 +4,7 @@
 #include "ir/Layout.h"
 #include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
+#include "passes/RoleMutator.h"
 #include "support/InternalError.h"
 
 namespace tilet {
@@ -21,22 +22,11 @@ bool wholeRegion(const ir::Region &r) {
     return true;
 }
 
-class Lowerer : public ir::Mutator {
+class Lowerer : public RoleMutator {
 public:
-    Lowerer(const ir::Kernel &k, PassContext &ctx) : ctx_(ctx), threads_(k.threads) {}
-    using ir::Mutator::mutate;
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : RoleMutator(k), ctx_(ctx) {}
 
 protected:
-    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
-        int64_t outerThreads = threads_, outerFirst = firstThread_;
-        threads_ = n.threads();
-        firstThread_ = n.firstThread();
-        Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
-        threads_ = outerThreads;
-        firstThread_ = outerFirst;
-        return out;
-    }
-
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
         if (c.inst == ir::CopyInst::TMemStore) {
             notYet(c, "a copy into tensor memory (tcgen05.st) is");
@@ -50,9 +40,9 @@ protected:
         if (shape[0] != 128) return notYet(c, "a tensor-memory load of " + std::to_string(shape[0]) + " rows (tcgen05.ld 32x32b reads all 128 lanes) is"), self;
         if (dtypeBits(src.dtype) != 32 || dst.dtype != src.dtype)
             return notYet(c, "a tensor-memory load from " + std::string(dtypeName(src.dtype)) + " into " + std::string(dtypeName(dst.dtype)) + " is"), self;
-        if (threads_ % 128 != 0 || shape[1] % (threads_ / 128) != 0)
-            return notYet(c, "a tensor-memory load on " + std::to_string(threads_) + " threads (whole warp groups, each a share of the columns) is"), self;
-        ir::TmemTiling t{shape[0], shape[1], threads_};
+        if (roleThreads() % 128 != 0 || shape[1] % (roleThreads() / 128) != 0)
+            return notYet(c, "a tensor-memory load on " + std::to_string(roleThreads()) + " threads (whole warp groups, each a share of the columns) is"), self;
+        ir::TmemTiling t{shape[0], shape[1], roleThreads()};
         if (!dst.layout || !ir::sameDistribution(*dst.layout, ir::tmemRowLayout(t)))
             return notYet(c, "a tensor-memory load into '" + dst.name + "', which another statement gave a different layout, is"), self;
         TILET_ASSERT(dst.registers && src.tmemAddress, "tensor-memory load without registers or a planned address");
@@ -61,7 +51,7 @@ protected:
         // Each tcgen05.ld moves up to 32 columns (32 registers) per thread.
         int64_t chunk = 32;
         while (t.groupCols() % chunk != 0) chunk /= 2;
-        Expr tid = firstThread_ ? ir::sub(ir::threadIdx(), ir::intImm(firstThread_)) : ir::threadIdx();
+        Expr tid = roleThread();
         Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
         Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
         ir::VarRef column = ir::makeVar("col");
@@ -87,8 +77,6 @@ private:
     void notYet(const ir::Copy &c, const std::string &what) { ctx_.diags.error(c.span, what + " not supported yet for " + ctx_.target.name); }
 
     PassContext &ctx_;
-    int64_t threads_;
-    int64_t firstThread_ = 0;
 };
 
 } // namespace

@@ -11,6 +11,7 @@
 
 #include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
+#include "passes/RoleMutator.h"
 #include "target/Catalog.h"
 
 #include <map>
@@ -49,9 +50,9 @@ public:
     }
 };
 
-class Selector : public ir::Mutator {
+class Selector : public RoleMutator {
 public:
-    Selector(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), target_(ctx.target), threads_(k.threads) {
+    Selector(const ir::Kernel &k, PassContext &ctx) : RoleMutator(k), kernel_(k), ctx_(ctx), target_(ctx.target) {
         ExternPointees pointees;
         pointees.visit(k.body);
         externFunctionOf_ = std::move(pointees.functionOf);
@@ -60,21 +61,11 @@ public:
     const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
-    // Inside ws(...) a gemm runs on the role's warp groups.
-    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
-        int64_t outerThreads = threads_, outerFirst = firstThread_;
-        threads_ = n.threads();
-        firstThread_ = n.firstThread();
-        ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
-        threads_ = outerThreads;
-        firstThread_ = outerFirst;
-        return out;
-    }
-
+    // Inside ws(...) a gemm runs on the role's warp groups (RoleMutator).
     ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &n) override {
         auto g = std::make_shared<ir::Gemm>(n);
-        g->threads = threads_;
-        g->firstThread = firstThread_;
+        g->threads = roleThreads();
+        g->firstThread = roleFirstThread();
         if (!decide(*g)) return self;
         return g;
     }
@@ -101,7 +92,7 @@ private:
         return s;
     }
 
-    int64_t warps() const { return threads_ / 32; }
+    int64_t warps() const { return roleThreads() / 32; }
 
     // AllowTcgen5Mma: sm_100 family, A shared or TMEM, B shared, C in TMEM, and
     // the (M, N, K, dtype) whitelist (GetTCGEN5MMAMeta).
@@ -193,7 +184,7 @@ private:
     Option wgmma(const Shape &s, const Instruction *&inst) const {
         if (Option o = pick(InstrClass::Wgmma, s, false, inst); !o.ok) return o;
         if (s.M < inst->m.lo) return Option::no("M = " + str(s.M) + " is below the " + str(inst->m.lo) + " rows of a warpgroup MMA");
-        if (warps() % 4 != 0) return Option::no(str(threads_) + " threads are not whole warpgroups of 128");
+        if (warps() % 4 != 0) return Option::no(str(roleThreads()) + " threads are not whole warpgroups of 128");
         if (s.sa == ir::MemScope::Fragment) {
             if (s.transA) return Option::no("wgmma reads A from registers K-major only (transpose_A = false)");
             if (dtypeBits(s.a) != 16) return Option::no("tilet generates wgmma with A in registers for f16 and bf16 only");
@@ -471,8 +462,6 @@ private:
     const Target &target_;
     ir::BufferEdits edits_;    // the swizzles chosen so far
     std::map<const ir::BufferNode *, std::string> externFunctionOf_;
-    int64_t threads_;          // the threads a gemm here runs on
-    int64_t firstThread_ = 0;
 };
 
 } // namespace

@@ -332,6 +332,19 @@ private:
             }
             if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
         }
+        // A barrier of the program waited for by parity in every iteration
+        // (a tcgen05 gemm's mbar) needs its waiters within one phase of each
+        // other: the ring lets a consumer thread fall a whole iteration behind,
+        // and one waiting for a phase two completions ago would wait forever
+        // (the emulator found it). The consumers meet at the end of each iteration.
+        std::string pacedBy;
+        for (const Stmt &c : plan.consumers)
+            ir::forEachEffect(c, [&](const Stmt &, const ir::Effects &e) {
+                for (const ir::SyncEffect &y : e.syncs)
+                    if (y.kind == ir::SyncKind::MbarrierWait && y.barrier && pacedBy.empty()) pacedBy = y.barrier->name;
+            });
+        // Consumer warp groups are 1 .. consumerGroups: their named barrier is 1 + the first.
+        if (!pacedBy.empty()) consume.push_back(std::make_shared<ir::SyncThreads>(f.span, 2, consumerThreads));
         auto consumerLoop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(consume)));
         consumerLoop->pipeline.reset();
 
@@ -389,6 +402,9 @@ private:
                                 " bytes of shared memory");
         }
         d.details.push_back(std::to_string(total) + " bytes of shared memory for the pipelined tiles");
+        if (!pacedBy.empty())
+            d.details.push_back("the consumers meet (bar.sync 2, " + std::to_string(consumerThreads) + ") at the end of each iteration: '" + pacedBy +
+                                "' is waited for by parity in every iteration, and a thread two phases behind would wait forever");
         if (!releasedAfter.empty())
             d.details.push_back("the consumers release a stage after their wait on '" + releasedAfter +
                                 "': the asynchronous MMAs read it until they arrive there");

@@ -14,9 +14,6 @@ const Instruction &get(std::string_view name) {
     TILET_INTERNAL_ERROR("no instruction '" << name << "' in the catalog");
 }
 
-namespace {
-
-// PTX's names of the operand types: f16, bf16, tf32 (for f32 data too), s8, e4m3, e2m1, ...
 std::string ptxOperandType(DType t) {
     switch (t) {
     case DType::F32: return "f32";
@@ -37,6 +34,8 @@ std::string ptxOperandType(DType t) {
     default: TILET_INTERNAL_ERROR("no PTX operand type for " << dtypeName(t));
     }
 }
+
+namespace {
 
 void replace(std::string &text, const std::string &placeholder, const std::string &value) {
     for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size()))

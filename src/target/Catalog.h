@@ -60,6 +60,10 @@ std::span<const Instruction> all();
 // The entry named `name`; an internal error if there is none.
 const Instruction &get(std::string_view name);
 
+// PTX's name of an MMA operand or accumulator type: f16, bf16, f32, s32,
+// s8, e4m3, e2m1, ... (f32 is f32 here; operands read it as tf32).
+std::string ptxOperandType(DType t);
+
 // The PTX instruction of `inst` with its placeholders ({n} {k} {a} {b} {c})
 // filled in.
 std::string ptx(const Instruction &inst, int64_t n, int64_t k, DType a, DType b, DType c);

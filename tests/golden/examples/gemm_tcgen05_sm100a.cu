@@ -16,6 +16,11 @@ template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
+// Barrier of the `threads` threads (whole warps) that use named barrier `id`.
+__device__ __forceinline__ void tilet_named_barrier(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -262,6 +267,8 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
             tilet_mbarrier_wait(&mbar[0], k % 2);
 #line 29 "gemm_tcgen05_sm100a.tl"
             tilet_mbarrier_arrive(&stage_empty[k % 2]);
+#line 29 "gemm_tcgen05_sm100a.tl"
+            tilet_named_barrier(2, 128);
         }
 #line 35 "gemm_tcgen05_sm100a.tl"
         tilet_tcgen05_fence_after();
@@ -302,5 +309,5 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 20 "gemm_tcgen05_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 128);
     }
-#line 306 "gemm_tcgen05_sm100a.cu"
+#line 313 "gemm_tcgen05_sm100a.cu"
 } // gemm_tcgen05_kernel
