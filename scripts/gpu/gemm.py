@@ -60,6 +60,7 @@ def cases():
         "gemm_cluster_multicast_sm90": ("gemm_multicast", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
         "gemm_tma_ws_sm90": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 8192),
         "gemm_tma_ws_sm90_4096": ("gemm_tma_ws", torch.bfloat16, False, torch.bfloat16, False, 8e-3, 4096),
+        "gemm_tcgen05_sm100a": ("gemm_tcgen05", torch.bfloat16, True, torch.bfloat16, False, 8e-3, 4096),
     }
 
 
@@ -72,7 +73,7 @@ def torch_baseline(name, a, b):
     if name.startswith("gemm_fp8"):
         s = fp8_scale()
         return lambda: torch._scaled_mm(a, b.t(), scale_a=s, scale_b=s, out_dtype=torch.bfloat16)
-    if name == "gemm_bf16":
+    if name in ("gemm_bf16", "gemm_tcgen05_sm100a"):
         return lambda: torch.matmul(a, b.t())
     return lambda: torch.matmul(a, b)
 
