@@ -33,7 +33,7 @@ constexpr int64_t kThreadsPerGroup = 128;
 constexpr size_t kMaxEvents = 200000;   // per group; beyond it the check is skipped
 
 struct Event {
-    enum Kind { Arrive, Wait, Read, Write, SyncAll } kind;
+    enum Kind { Arrive, Wait, Read, Write, SyncAll, Meet } kind;
     const ir::BufferNode *buffer = nullptr;
     int64_t element = 0;   // barrier element
     int64_t parity = 0;
@@ -41,6 +41,7 @@ struct Event {
     SourceRange span;
     std::string when;      // "k = 3, j = 1", the loop values
     int64_t arrivals = kThreadsPerGroup;   // Arrive: how many threads arrive (a warp group, or one)
+    int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many warp groups it joins
 };
 
 using Clock = std::vector<int64_t>;
@@ -160,7 +161,19 @@ public:
                 else element(*a.buffer, a.indices, kind, s->span, {});
             }
             for (const ir::SyncEffect &e : fx.syncs) {
-                if (e.kind == ir::SyncKind::MbarrierWait) {
+                // A named barrier (bar.sync id, n) of whole warp groups inside a
+                // role: those groups meet there (the block's own barrier is
+                // the SyncAll at the edges of ws(...) runs).
+                if (e.kind == ir::SyncKind::Barrier && !inRole_ && e.barrierId == 0) {
+                    // The block's barrier written in the program (or by specialize-warps' pacing).
+                    events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
+                } else if (e.kind == ir::SyncKind::Barrier && inRole_ && e.barrierId != 0 && e.threads >= 2 * kThreadsPerGroup &&
+                    e.threads % kThreadsPerGroup == 0) {
+                    Event ev{Event::Meet, nullptr, 0, 0, {}, s->span, {}};
+                    ev.barrierId = e.barrierId;
+                    ev.groups = e.threads / kThreadsPerGroup;
+                    push(std::move(ev));
+                } else if (e.kind == ir::SyncKind::MbarrierWait) {
                     std::optional<int64_t> p = ir::constInt(evaluate(*e.parity));
                     push({Event::Wait, e.barrier, index(*e.index), p ? (*p & 1) : -1, {}, s->span, {}});
                 } else if (e.kind == ir::SyncKind::MbarrierArrive && e.count == 1) {
@@ -297,6 +310,7 @@ public:
                 }
             }
             if (releaseSyncAll()) progressed = true;
+            if (releaseMeets()) progressed = true;
             bool done = true;
             for (size_t g = 0; g < G; ++g) done = done && pc_[g] >= events_[g].size();
             if (done) return std::nullopt;
@@ -333,6 +347,7 @@ private:
         Clock &clock = clocks_[g];
         switch (e.kind) {
         case Event::SyncAll: return false;   // released by releaseSyncAll
+        case Event::Meet: return false;      // released by releaseMeets
         default: break;
         }
         if ((e.kind == Event::Arrive || e.kind == Event::Wait) && e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
@@ -343,7 +358,8 @@ private:
             return false;
         }
         switch (e.kind) {
-        case Event::SyncAll: return false;
+        case Event::SyncAll:
+        case Event::Meet: return false;
         case Event::Arrive: {
             if (e.element < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element);
@@ -423,14 +439,50 @@ private:
         return true;
     }
 
+    // The groups waiting at a named barrier pass it together once as many
+    // as it joins have come.
+    bool releaseMeets() {
+        std::map<int64_t, std::vector<size_t>> waiting;
+        for (size_t g = 0; g < events_.size(); ++g)
+            if (pc_[g] < events_[g].size() && events_[g][pc_[g]].kind == Event::Meet) waiting[events_[g][pc_[g]].barrierId].push_back(g);
+        bool any = false;
+        for (const auto &[id, groups] : waiting) {
+            if (static_cast<int64_t>(groups.size()) < events_[groups.front()][pc_[groups.front()]].groups) continue;
+            Clock all(events_.size(), 0);
+            for (size_t g : groups) all = join(all, clocks_[g]);
+            for (size_t g : groups) {
+                clocks_[g] = all;
+                ++clocks_[g][g];
+                ++pc_[g];
+            }
+            any = true;
+        }
+        return any;
+    }
+
     Problem deadlock() {
         Problem p;
         for (size_t g = 0; g < events_.size(); ++g) {
             if (pc_[g] >= events_[g].size()) continue;
             const Event &e = events_[g][pc_[g]];
+            std::string text;
+            if (e.kind == Event::Meet) {
+                int64_t come = 0;
+                for (size_t h = 0; h < events_.size(); ++h)
+                    come += pc_[h] < events_[h].size() && events_[h][pc_[h]].kind == Event::Meet && events_[h][pc_[h]].barrierId == e.barrierId;
+                text = describe(e, g) + " waits at named barrier " + std::to_string(e.barrierId) + " for " + std::to_string(e.groups) +
+                       " warp groups, of which " + std::to_string(come) + " have come";
+                if (p.message.empty()) {
+                    p.where = e.span;
+                    p.message = "barrier protocol deadlock: " + text + "; no warp group can arrive any more";
+                } else {
+                    p.notes.push_back({e.span, "also blocked: " + text});
+                }
+                continue;
+            }
             if (e.kind != Event::Wait) continue;
             const BarrierState &b = barrier(e.buffer, e.element);
-            std::string text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
+            text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
                                std::to_string(e.element) + "]', which has completed " + std::to_string(b.completed) + " phase" +
                                (b.completed == 1 ? "" : "s") + " and has " + std::to_string(b.expected - b.pending) + " of its " +
                                std::to_string(b.expected) + " arrivals for the next";

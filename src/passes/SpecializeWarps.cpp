@@ -100,6 +100,68 @@ std::string unusedName(const std::set<std::string> &taken, const std::string &ba
         if (!taken.count(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
 }
 
+// The first barrier that `body` waits for by parity, outside nested serial
+// loops and ws(...) roles, whose phases complete with fewer arrivals than
+// the `waiters` threads that wait: a thread may then fall behind by whole
+// phases. Null when there is none.
+const ir::BufferNode *pacingBarrier(const Stmt &body, int64_t waiters) {
+    const ir::BufferNode *found = nullptr;
+    std::function<void(const Stmt &)> walk = [&](const Stmt &s) {
+        if (!s || found) return;
+        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+            for (const Stmt &x : q->stmts) walk(x);
+        } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            walk(l->body);
+        } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+            walk(a->body);
+        } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+            walk(i->thenBody);
+            walk(i->elseBody);
+        } else if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
+            for (int64_t count : w->barrier->arriveCounts)
+                if (count < waiters) found = w->barrier.get();
+        }
+        // Nested loops pace themselves; ws(...) roles keep their own protocol.
+    };
+    walk(body);
+    return found;
+}
+
+// A barrier of the program waited for by parity in every iteration of a
+// loop (a tcgen05 gemm's mbar, a TMA load's barrier) whose phases complete
+// without every waiter arriving: a thread that falls two phases behind
+// waits for a parity that is not coming back and waits forever (the
+// emulator found it). The block's threads meet at the end of each such
+// iteration. Warp-specialized consumers meet on their own named barrier
+// (above); ws(...) roles written by hand keep their own protocol.
+class Pacer : public ir::Mutator {
+public:
+    Pacer(int64_t threads, PassContext &ctx) : threads_(threads), ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateFor(const Stmt &self, const ir::For &n) override {
+        if (n.forKind == ir::ForKind::Parallel) return self;
+        Stmt inner = ir::Mutator::mutateFor(self, n);
+        const ir::BufferNode *barrier = pacingBarrier(n.body, threads_);
+        if (!barrier) return inner;
+        const ir::For &loop = *ir::as<ir::For>(inner);
+        auto paced = ir::rebuildFor(loop, loop.min, loop.extent, ir::seq({loop.body, std::make_shared<ir::SyncThreads>(n.span)}));
+        Decision d;
+        d.where = n.span;
+        d.op = "loop";
+        d.choice = "the block's threads meet (__syncthreads) at the end of each iteration";
+        d.why = "'" + barrier->name + "' is waited for by parity in every iteration and its phases complete without every waiting thread arriving: a thread two phases behind would wait forever";
+        ctx_.explain.record(std::move(d));
+        return paced;
+    }
+    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &) override { return self; }
+
+private:
+    int64_t threads_;
+    PassContext &ctx_;
+};
+
 // A loop that qualifies: its producers and consumers, and where it sits.
 struct Plan {
     const ir::For *loop = nullptr;
@@ -115,6 +177,14 @@ public:
     Specializer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
 
     ir::Kernel run() {
+        ir::Kernel specialized = specialize();
+        Pacer pacer(specialized.threads, ctx_);
+        specialized.body = pacer.mutate(specialized.body);
+        return specialized;
+    }
+
+private:
+    ir::Kernel specialize() {
         std::vector<const ir::For *> loops = pipelinedLoops(kernel_.body);
         for (const ir::For *loop : loops) {
             std::optional<bool> asked = loop->pipeline->warpSpecialize;
@@ -136,7 +206,6 @@ public:
         return kernel_;
     }
 
-private:
     std::optional<Plan> qualify(const ir::For &loop, size_t loopCount, std::string &why) {
         const Target &t = ctx_.target;
         if (!t.has(Feature::Tma)) return fail(why, "its loads need TMA (" + targetsWith(Feature::Tma) + "); " + t.name + " has none");

@@ -1,7 +1,8 @@
 // Emulated fp8 GEMM examples (e4m3 x e4m3 -> f32, B stored [N, K], bf16
 // result) at EMU_M x EMU_N x EMU_K against a double-precision reference:
 // gemm_fp8_sm89.tl (mma.sync m16n8k32) and, with EMU_HEADER, gemm_fp8_sm90.tl
-// (warp-specialized, wgmma m64n256k32).
+// (warp-specialized, wgmma m64n256k32) or gemm_fp8_sm100a.tl (tcgen05.mma
+// kind::f8f6f4 into tensor memory).
 #include "harness.h"
 #include "references.h"
 
