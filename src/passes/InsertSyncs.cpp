@@ -253,7 +253,8 @@ const char *asyncAccessor(const ir::Stmt &s) {
     case ir::StmtKind::TmaLoad: return "a TMA load";
     case ir::StmtKind::TmaStore: return "a TMA store";
     case ir::StmtKind::BulkCopy: return "a bulk copy";
-    default: return "the async proxy";
+    case ir::StmtKind::Tcgen05Mma: return "tcgen05.mma";
+    default: return "an asynchronous operation";
     }
 }
 
@@ -394,7 +395,7 @@ std::string describe(const Conflict &c) {
     case Conflict::WriteAfterWrite: return before + " is written at " + e.span.lineColumn() + "; it is written here by other threads";
     case Conflict::AsyncAfterGeneric:
         return before + " is written at " + e.span.lineColumn() + " through the generic proxy; it is accessed here by " +
-               (l.by ? l.by : "the async proxy") + " (the async proxy)";
+               (l.by ? std::string(l.by) + " (the async proxy)" : "the async proxy");
     }
     return name;
 }
@@ -404,7 +405,7 @@ std::string describeFence(const Conflict &c) {
     const ir::BufferNode &b = *c.earlier.buffer;
     std::string name = b.remoteOf ? "'" + b.remoteOf->name + "' of another block of the cluster" : "'" + b.name + "'";
     return name + " is written at " + c.earlier.span.lineColumn() + " through the generic proxy and accessed at " +
-           c.later.span.lineColumn() + " by " + (c.later.by ? c.later.by : "the async proxy") + " (the async proxy)";
+           c.later.span.lineColumn() + " by " + (c.later.by ? std::string(c.later.by) + " (the async proxy)" : "the async proxy");
 }
 
 class Inserter {

@@ -610,8 +610,10 @@ class KernelTranslator:
             return
         # A reducer is a fragment whose updates by many iterations of a
         # parallel loop combine (language.md): here, in iteration order.
+        # Tensor memory holds values like shared memory does; how tilet
+        # places them in lanes and columns is not the language's business.
         scope = {"alloc_shared": "shared", "alloc_fragment": "fragment", "alloc_local": "local",
-                 "alloc_reducer": "fragment"}.get(kind)
+                 "alloc_reducer": "fragment", "alloc_tmem": "tmem"}.get(kind)
         if scope is None:
             raise Unsupported(kind)
         if self.parallel_depth and scope != "local":
@@ -906,9 +908,12 @@ class KernelTranslator:
             ta = self.static_bool(kw.get("transpose_A"))
             tb = self.static_bool(kw.get("transpose_B"))
             clear = self.cond(kw["clear_accum"]).code if "clear_accum" in kw else "False"
-            if "mbar" in kw:
-                raise Unsupported("gemm with mbar (tensor memory)")
             self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear})")
+            if "mbar" in kw:
+                # gemm(..., mbar = b) completes asynchronously and arrives on b
+                # once (language.md, "TMEM GEMM"): in program order, the
+                # product is there by the time a wait on b returns.
+                self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
         if name == "cumsum":
             _, ssym = self.region(pos[0])
