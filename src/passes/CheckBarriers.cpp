@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace tilet {
@@ -161,11 +162,10 @@ public:
                 else element(*a.buffer, a.indices, kind, s->span, {});
             }
             for (const ir::SyncEffect &e : fx.syncs) {
-                // A named barrier (bar.sync id, n) of whole warp groups inside a
-                // role: those groups meet there (the block's own barrier is
-                // the SyncAll at the edges of ws(...) runs).
+                // Meetings: the block's __syncthreads outside ws(...) (written
+                // in the program, or specialize-warps' pacing), and a named
+                // barrier (bar.sync id, n) of whole warp groups inside a role.
                 if (e.kind == ir::SyncKind::Barrier && !inRole_ && e.barrierId == 0) {
-                    // The block's barrier written in the program (or by specialize-warps' pacing).
                     events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
                 } else if (e.kind == ir::SyncKind::Barrier && inRole_ && e.barrierId != 0 && e.threads >= 2 * kThreadsPerGroup &&
                     e.threads % kThreadsPerGroup == 0) {
@@ -562,10 +562,12 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
             }
             // Arrivals that may or may not happen cannot be simulated: no verdict at all.
             if (!u.unknownBranches.empty()) {
+                std::set<std::string> warned;   // a branch in a loop is met once per iteration
                 for (const SourceRange &r : u.unknownBranches)
-                    ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
-                                             "' is not checked: barrier operations here depend on a condition known only at run time",
-                                      "unchecked-protocol");
+                    if (warned.insert(r.lineColumn()).second)
+                        ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
+                                                 "' is not checked: barrier operations here depend on a condition known only at run time",
+                                          "unchecked-protocol");
                 return kernel;
             }
             totalEvents += u.events.size();

@@ -14,6 +14,7 @@
 
 #include "ir/Analysis.h"
 #include "ir/Effects.h"
+#include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/MultiVersion.h"
@@ -133,15 +134,26 @@ const ir::BufferNode *pacingBarrier(const Stmt &body, int64_t waiters) {
 // waits for a parity that is not coming back and waits forever (the
 // emulator found it). The block's threads meet at the end of each such
 // iteration. Warp-specialized consumers meet on their own named barrier
-// (above); ws(...) roles written by hand keep their own protocol.
+// (above); ws(...) roles written by hand keep their own protocol. A loop
+// that not every thread runs alike (under a branch on the thread index, or
+// with thread-dependent bounds) gets no __syncthreads: it would deadlock.
 class Pacer : public ir::Mutator {
 public:
-    Pacer(int64_t threads, PassContext &ctx) : threads_(threads), ctx_(ctx) {}
+    Pacer(const Stmt &body, int64_t threads, PassContext &ctx) : uniformity_(body), threads_(threads), ctx_(ctx) {}
     using ir::Mutator::mutate;
 
 protected:
+    Stmt mutateLetStmt(const Stmt &self, const ir::LetStmt &n) override {
+        uniformity_.bind(n.var.get(), uniformity_.threadDependent(n.value));
+        return ir::Mutator::mutateLetStmt(self, n);
+    }
+    Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override {
+        if (uniformity_.threadDependent(n.cond)) return self;
+        return ir::Mutator::mutateIfThenElse(self, n);
+    }
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         if (n.forKind == ir::ForKind::Parallel) return self;
+        if (uniformity_.threadDependent(n.min) || uniformity_.threadDependent(n.extent)) return self;
         Stmt inner = ir::Mutator::mutateFor(self, n);
         const ir::BufferNode *barrier = pacingBarrier(n.body, threads_);
         if (!barrier) return inner;
@@ -158,6 +170,7 @@ protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &) override { return self; }
 
 private:
+    ir::Uniformity uniformity_;
     int64_t threads_;
     PassContext &ctx_;
 };
@@ -178,7 +191,7 @@ public:
 
     ir::Kernel run() {
         ir::Kernel specialized = specialize();
-        Pacer pacer(specialized.threads, ctx_);
+        Pacer pacer(specialized.body, specialized.threads, ctx_);
         specialized.body = pacer.mutate(specialized.body);
         return specialized;
     }
