@@ -122,7 +122,11 @@ def main():
             listed_seen.add(key)
         where = f"{name} {kernel} #{ordinal} {statement} (line {line})"
         if outcome == "detected":
-            checklist.expect(reason is None, f"{where}: detected ({detail}) but listed as undetectable: remove it from {args.expectations}")
+            # "sometimes:" marks a deletion whose failure depends on how the
+            # emulator's threads happen to be scheduled: either outcome is true.
+            sometimes = reason is not None and reason.startswith("sometimes:")
+            checklist.expect(reason is None or sometimes,
+                             f"{where}: detected ({detail}) but listed as undetectable: remove it from {args.expectations}")
         else:
             checklist.expect(reason is not None, f"{where}: {outcome}: {detail}")
         counts[outcome] = counts.get(outcome, 0) + 1
