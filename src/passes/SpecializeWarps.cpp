@@ -414,19 +414,13 @@ private:
             }
             if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
         }
-        // A barrier of the program waited for by parity in every iteration
-        // (a tcgen05 gemm's mbar) needs its waiters within one phase of each
-        // other: the ring lets a consumer thread fall a whole iteration behind,
-        // and one waiting for a phase two completions ago would wait forever
-        // (the emulator found it). The consumers meet at the end of each iteration.
-        std::string pacedBy;
-        for (const Stmt &c : plan.consumers)
-            ir::forEachEffect(c, [&](const Stmt &, const ir::Effects &e) {
-                for (const ir::SyncEffect &y : e.syncs)
-                    if (y.kind == ir::SyncKind::MbarrierWait && y.barrier && pacedBy.empty()) pacedBy = y.barrier->name;
-            });
-        // Consumer warp groups are 1 .. consumerGroups: their named barrier is 1 + the first.
-        if (!pacedBy.empty()) consume.push_back(std::make_shared<ir::SyncThreads>(f.span, 2, consumerThreads));
+        // The consumers pace themselves like any loop (Pacer, above): the ring
+        // lets a consumer thread fall a whole iteration behind. They meet on
+        // their own named barrier: consumer warp groups are 1 .. consumerGroups,
+        // so theirs is 1 + the first.
+        const ir::BufferNode *pacing = pacingBarrier(ir::seq(plan.consumers), consumerThreads);
+        std::string pacedBy = pacing ? pacing->name : "";
+        if (pacing) consume.push_back(std::make_shared<ir::SyncThreads>(f.span, 2, consumerThreads));
         auto consumerLoop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(consume)));
         consumerLoop->pipeline.reset();
 
