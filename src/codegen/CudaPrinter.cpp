@@ -49,7 +49,7 @@ namespace {
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 std::string mmaSyncHelper(const ir::Mma &m);
 std::string tcgen05MmaHelper(const Instruction &inst);
-std::string tmemLoadHelper(const std::string &key, int64_t columns);
+std::string tmemLoadHelper(const std::string &key, ir::TmemLoadShape shape, int64_t repeat);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
 // Where the .cu's own numbering resumes after #line directives into a .tl
@@ -442,8 +442,8 @@ private:
         }
         case ir::StmtKind::TmemLoad: {
             const ir::TmemLoad &l = *ir::as<ir::TmemLoad>(s);
-            std::string key = "tmem_load_32x32b_x" + std::to_string(l.columns);
-            if (!generated_.count(key)) generated_[key] = tmemLoadHelper(key, l.columns);
+            std::string key = "tmem_load_" + std::string(ir::tmemLoadShapeName(l.shape)) + "_x" + std::to_string(l.repeat);
+            if (!generated_.count(key)) generated_[key] = tmemLoadHelper(key, l.shape, l.repeat);
             out_.line("tilet_" + key + "(&" + access(l.dst, {l.dstOffset}) + ", " + e(l.address) + ");");
             return;
         }
@@ -625,18 +625,24 @@ std::string tcgen05MmaHelper(const Instruction &inst) {
     return text + "}\n";
 }
 
-// tcgen05.ld.32x32b: the operand list grows with the columns each thread receives.
-std::string tmemLoadHelper(const std::string &key, int64_t columns) {
+// tcgen05.ld: the operand list grows with the registers each thread receives.
+std::string tmemLoadHelper(const std::string &key, ir::TmemLoadShape shape, int64_t repeat) {
+    int64_t registers = repeat * ir::tmemLoadRegistersPerRepeat(shape);
     std::string list, outs;
-    for (int64_t i = 0; i < columns; ++i) {
+    for (int64_t i = 0; i < registers; ++i) {
         list += (i ? ", %" : "%") + std::to_string(i);
         outs += std::string(i ? ", " : "") + "\"=r\"(r[" + std::to_string(i) + "])";
     }
-    std::string text = "// tcgen05.ld 32x32b: lane l of the warp receives " + std::to_string(columns) +
-                       " consecutive 32-bit columns of tensor-memory lane\n// (address >> 16) + l from column address & 0xffff; complete after tcgen05.wait::ld.\n";
+    std::string name = ir::tmemLoadShapeName(shape);
+    std::string text = shape == ir::TmemLoadShape::Lanes32x32b
+                           ? "// tcgen05.ld 32x32b: lane l of the warp receives " + std::to_string(repeat) +
+                                 " consecutive 32-bit columns of tensor-memory lane\n// (address >> 16) + l from column address & 0xffff; complete after tcgen05.wait::ld.\n"
+                           : "// tcgen05.ld 16x256b: the warp reads lanes (address >> 16) .. + 15, " + std::to_string(8 * repeat) +
+                                 " columns from address & 0xffff;\n// register i of lane l holds lane l / 4 + 8 * (i / 2 % 2), column 2 * (l % 4) + i % 2 + 8 * (i / 4)\n"
+                                 "// (the m16n8 accumulator layout); complete after tcgen05.wait::ld.\n";
     text += "__device__ __forceinline__ void tilet_" + key + "(void *dst, unsigned address)\n{\n";
-    text += "    unsigned r[" + std::to_string(columns) + "];\n";
-    text += "    asm volatile(\"tcgen05.ld.sync.aligned.32x32b.x" + std::to_string(columns) + ".b32 {" + list + "}, [%" + std::to_string(columns) + "];\\n\"\n";
+    text += "    unsigned r[" + std::to_string(registers) + "];\n";
+    text += "    asm volatile(\"tcgen05.ld.sync.aligned." + name + ".x" + std::to_string(repeat) + ".b32 {" + list + "}, [%" + std::to_string(registers) + "];\\n\"\n";
     text += "                 : " + outs + "\n";
     text += "                 : \"r\"(address));\n";
     text += "    memcpy(dst, r, sizeof(r));\n";

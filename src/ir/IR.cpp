@@ -182,6 +182,10 @@ const char *copyInstName(CopyInst i) {
     return "?";
 }
 
+const char *tmemLoadShapeName(TmemLoadShape s) { return s == TmemLoadShape::Lanes16x256b ? "16x256b" : "32x32b"; }
+int64_t tmemLoadColumnsPerRepeat(TmemLoadShape s) { return s == TmemLoadShape::Lanes16x256b ? 8 : 1; }
+int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s) { return s == TmemLoadShape::Lanes16x256b ? 4 : 1; }
+
 const char *tcgen05SyncKindName(Tcgen05SyncKind k) {
     switch (k) {
     case Tcgen05SyncKind::WaitLoad: return "tcgen05.wait::ld";

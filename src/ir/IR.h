@@ -741,19 +741,33 @@ struct Tcgen05Commit : StmtNode {
     const Expr index;
 };
 
-// tcgen05.ld.sync.aligned.32x32b.x<columns>.b32 by a whole warp: lane l gets
-// `columns` consecutive 32-bit columns of tensor-memory lane (address >> 16) + l,
-// from column address & 0xffff, into dst[dstOffset ...]. A warp may reach
-// only the 32 lanes of its quarter (warp id % 4). Complete after tcgen05.wait::ld.
+// The shapes of tcgen05.ld tilet issues (PTX ISA, "tcgen05.ld"). A warp
+// reaches only the 32 tensor-memory lanes of its quarter (warp id % 4).
+//   32x32b: lane l of the warp reads lane (address >> 16) + l, one 32-bit
+//           column per repetition (a row per thread).
+//   16x256b: the warp reads 16 lanes from (address >> 16), 8 columns per
+//           repetition, 4 registers per thread: register i of lane l holds
+//           lane l / 4 + 8 * (i / 2 % 2), column 2 * (l % 4) + i % 2 +
+//           8 * (i / 4) -- the m16n8 mma.sync accumulator layout.
+enum class TmemLoadShape { Lanes32x32b, Lanes16x256b };
+const char *tmemLoadShapeName(TmemLoadShape s);        // "32x32b"
+int64_t tmemLoadColumnsPerRepeat(TmemLoadShape s);     // 1, 8
+int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s);   // 1, 4
+
+// tcgen05.ld.sync.aligned.<shape>.x<repeat>.b32 by a whole warp, from column
+// address & 0xffff of the lanes from address >> 16, into dst[dstOffset ...]
+// (repeat * tmemLoadRegistersPerRepeat(shape) registers). Complete after
+// tcgen05.wait::ld.
 struct TmemLoad : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmemLoad;
-    TmemLoad(Buffer src, Expr addr, Buffer dst, Expr off, int64_t c, SourceRange s = {})
-        : StmtNode(kKind, s), src(std::move(src)), address(std::move(addr)), dst(std::move(dst)), dstOffset(std::move(off)), columns(c) {}
+    TmemLoad(TmemLoadShape sh, Buffer src, Expr addr, Buffer dst, Expr off, int64_t r, SourceRange s = {})
+        : StmtNode(kKind, s), shape(sh), src(std::move(src)), address(std::move(addr)), dst(std::move(dst)), dstOffset(std::move(off)), repeat(r) {}
+    const TmemLoadShape shape;
     const Buffer src;    // the tensor-memory buffer (for effects and names)
     const Expr address;  // the warp's lane base << 16 | column
     const Buffer dst;
     const Expr dstOffset;
-    const int64_t columns;
+    const int64_t repeat;
 };
 
 // tcgen05.wait::ld: this thread's tensor-memory loads have landed in its

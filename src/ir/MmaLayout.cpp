@@ -168,13 +168,23 @@ Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks) {
 
 namespace tilet::ir {
 
-TileLayout tmemRowLayout(const TmemTiling &t) {
+TileLayout tmemLoadLayout(const TmemTiling &t) {
     TileLayout l;
     l.shape = {t.rows, t.cols};
     l.threads = t.threads;
-    l.threadModes.push_back({t.rows, 0, 1});
-    if (t.groups() > 1) l.threadModes.push_back({t.groups(), 1, t.groupCols()});
-    l.localModes.push_back({t.groupCols(), 1, 1});
+    if (t.shape() == TmemLoadShape::Lanes32x32b) {
+        l.threadModes.push_back({t.rows, 0, 1});
+        addMode(l.threadModes, t.groups(), 1, t.groupCols());
+        l.localModes.push_back({t.groupCols(), 1, 1});
+        return l;
+    }
+    addMode(l.threadModes, 4, 1, 2);                 // lane % 4: column pair
+    addMode(l.threadModes, 8, 0, 1);                 // lane / 4: row
+    addMode(l.threadModes, 4, 0, 16);                // warp % 4: its 16 rows
+    addMode(l.threadModes, t.groups(), 1, t.groupCols());
+    addMode(l.localModes, 2, 1, 1);                  // register % 2
+    addMode(l.localModes, 2, 0, 8);                  // register / 2 % 2: rows + 8
+    addMode(l.localModes, t.groupCols() / 8, 1, 8);  // repetition: 8 columns further
     return l;
 }
 

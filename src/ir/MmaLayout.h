@@ -112,16 +112,30 @@ Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks);
 
 namespace tilet::ir {
 
-// ---- tcgen05.ld / st 32x32b (sm_100a): lane l of warp w reaches tensor-memory
-// lane 32 * (w % 4) + l, so each warp group covers the 128 lanes once and a
-// thread holds one row. With several warp groups the columns are split:
-// group g holds columns [g * cols / groups, (g + 1) * cols / groups)
-// (TileLang's num_useful_warpgroups). Local modes: the group's columns.
+// ---- tcgen05.ld (sm_100a): a tcgen05.mma accumulator of `rows` rows read
+// into registers by whole warp groups (PTX ISA, "Data path layout
+// organization"). Warp w reaches the lanes of its quarter, 32 * (w % 4).
+//   rows 128 (M = 128, layout D): row r is lane r. Warp w reads its 32 lanes
+//     with 32x32b: a row per thread.
+//   rows 64 (M = 64, layout F): row r is lane 32 * (r / 16) + r % 16. Warp w
+//     reads its quarter's first 16 lanes (rows 16 * (w % 4) ...) with
+//     16x256b, whose registers are the m16n8 accumulator's.
+// With several warp groups the columns are split: group g holds columns
+// [g * cols / groups, (g + 1) * cols / groups) (TileLang's
+// num_useful_warpgroups).
 struct TmemTiling {
     int64_t rows = 128, cols = 0, threads = 128;
     int64_t groups() const { return threads / 128; }
     int64_t groupCols() const { return cols / groups(); }
+    // The rows one tcgen05.mma writes (cta_group::1): 128 or 64.
+    bool knownRows() const { return rows == 128 || rows == 64; }
+    TmemLoadShape shape() const { return rows == 64 ? TmemLoadShape::Lanes16x256b : TmemLoadShape::Lanes32x32b; }
+    // Whole warp groups, each a whole number of repetitions of the load.
+    bool fits() const {
+        return knownRows() && threads % 128 == 0 && cols % groups() == 0 && groupCols() % tmemLoadColumnsPerRepeat(shape()) == 0;
+    }
 };
-TileLayout tmemRowLayout(const TmemTiling &t);
+// The fragment a thread holds after its warp group's loads.
+TileLayout tmemLoadLayout(const TmemTiling &t);
 
 } // namespace tilet::ir

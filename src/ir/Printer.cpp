@@ -232,7 +232,7 @@ public:
         }
         case StmtKind::TmemLoad: {
             auto &l = static_cast<const TmemLoad &>(*s);
-            line("tcgen05.ld.32x32b.x" + std::to_string(l.columns) + " " + l.dst->name + "[" + expr(l.dstOffset) + "...] <- " + l.src->name + "@" + expr(l.address));
+            line("tcgen05.ld." + std::string(tmemLoadShapeName(l.shape)) + ".x" + std::to_string(l.repeat) + " " + l.dst->name + "[" + expr(l.dstOffset) + "...] <- " + l.src->name + "@" + expr(l.address));
             return;
         }
         case StmtKind::Tcgen05Sync: line(tcgen05SyncKindName(static_cast<const Tcgen05Sync &>(*s).sync)); return;

@@ -439,7 +439,7 @@ Stmt Mutator::mutateTmemLoad(const Stmt &self, const TmemLoad &n) {
     Expr a = mutate(n.address), off = mutate(n.dstOffset);
     Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
     if (a == n.address && off == n.dstOffset && src == n.src && dst == n.dst) return self;
-    return std::make_shared<TmemLoad>(src, a, dst, off, n.columns, n.span);
+    return std::make_shared<TmemLoad>(n.shape, src, a, dst, off, n.repeat, n.span);
 }
 Stmt Mutator::mutateTcgen05Sync(const Stmt &self, const Tcgen05Sync &) { return self; }
 Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &n) {

@@ -149,8 +149,8 @@ public:
     // parallel loop indexes exactly by its variables share one layout. So a
     // statistic first cleared or filled before the loop that reduces into it
     // (the row maximum of an online softmax) gets the reduction's layout.
-    // A copy out of tensor memory (tcgen05.ld 32x32b) gives its fragment one
-    // row per thread (ir/MmaLayout.h); shapes lower-tensor-memory does not
+    // A copy out of tensor memory gives its fragment the layout of the
+    // tcgen05.ld that reads it (ir/MmaLayout.h); shapes lower-tensor-memory does not
     // generate are left to the loops (and reported there).
     void fixTmemLoadLayouts(const ir::Stmt &body) {
         class Finder : public ir::Visitor {
@@ -165,8 +165,10 @@ public:
             void visitCopy(const ir::Copy &c) override {
                 if (c.inst != ir::CopyInst::TMemLoad || c.src.extents.size() != 2 || c.dst.extents != c.src.extents) return;
                 ir::TmemTiling t{c.src.extents[0], c.src.extents[1], threads_};
-                if (t.rows != 128 || threads_ % 128 != 0 || t.cols % t.groups() != 0 || c.dst.buffer->scope != ir::MemScope::Fragment) return;
-                in_.setLayout({c.dst.buffer, {}, c.span}, ir::tmemRowLayout(t), "the tcgen05.ld 32x32b layout: a row per thread");
+                if (!t.fits() || c.dst.buffer->scope != ir::MemScope::Fragment) return;
+                in_.setLayout({c.dst.buffer, {}, c.span}, ir::tmemLoadLayout(t),
+                              t.shape() == ir::TmemLoadShape::Lanes32x32b ? "the tcgen05.ld 32x32b layout: a row per thread"
+                                                                          : "the tcgen05.ld 16x256b layout: the m16n8 accumulator's, 16 rows per warp");
             }
 
         private:

@@ -299,7 +299,8 @@ private:
                    std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'";
         d.why = "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") + "-major through shared-memory descriptors (" +
                 ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, " +
-                std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'";
+                std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'" +
+                (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
         std::ostringstream hex;
         hex << std::hex << idesc;
         d.details.push_back("instruction descriptor 0x" + hex.str());
@@ -432,7 +433,8 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         if (g.explicitInst != ir::GemmInst::TCGEN05)
             return "a tcgen05 gemm that waits for itself (TileLang's synchronous T.gemm form; write inst = tcgen05 and wait on mbar) is";
         if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
-        if (g.atomM != 128 || g.c.tileShape()[0] != 128) return "a tcgen05 gemm of other than 128 rows (cta_group::1, M = 128) is";
+        if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
+            return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";
         if (g.a.buffer->scope != ir::MemScope::Shared) return "a tcgen05 gemm with A in tensor memory (the TS form) is";
         if (!wholeBuffer(g.c)) return "a gemm into part of a tensor-memory tile is";
         for (const ir::Buffer &b : {g.a.buffer, g.b.buffer})

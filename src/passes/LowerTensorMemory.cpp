@@ -37,36 +37,51 @@ protected:
         std::vector<int64_t> shape = c.src.extents;
         if (!wholeRegion(c.src) || !wholeRegion(c.dst) || shape.size() != 2 || c.dst.extents != shape)
             return notYet(c, "a copy of part of a tensor-memory tile is"), self;
-        if (shape[0] != 128) return notYet(c, "a tensor-memory load of " + std::to_string(shape[0]) + " rows (tcgen05.ld 32x32b reads all 128 lanes) is"), self;
+        ir::TmemTiling t{shape[0], shape[1], roleThreads()};
+        if (!t.knownRows())
+            return notYet(c, "a tensor-memory load of " + std::to_string(shape[0]) + " rows (a tcgen05.mma accumulator has 128 or 64) is"), self;
         if (dtypeBits(src.dtype) != 32 || dst.dtype != src.dtype)
             return notYet(c, "a tensor-memory load from " + std::string(dtypeName(src.dtype)) + " into " + std::string(dtypeName(dst.dtype)) + " is"), self;
-        if (roleThreads() % 128 != 0 || shape[1] % (roleThreads() / 128) != 0)
-            return notYet(c, "a tensor-memory load on " + std::to_string(roleThreads()) + " threads (whole warp groups, each a share of the columns) is"), self;
-        ir::TmemTiling t{shape[0], shape[1], roleThreads()};
-        if (!dst.layout || !ir::sameDistribution(*dst.layout, ir::tmemRowLayout(t)))
+        if (!t.fits())
+            return notYet(c, "a tensor-memory load of " + std::to_string(t.cols) + " columns on " + std::to_string(roleThreads()) +
+                                 " threads (whole warp groups, each a share of the columns, a multiple of " +
+                                 std::to_string(ir::tmemLoadColumnsPerRepeat(t.shape())) + ") is"),
+                   self;
+        if (!dst.layout || !ir::sameDistribution(*dst.layout, ir::tmemLoadLayout(t)))
             return notYet(c, "a tensor-memory load into '" + dst.name + "', which another statement gave a different layout, is"), self;
         TILET_ASSERT(dst.registers && src.tmemAddress, "tensor-memory load without registers or a planned address");
 
         SourceRange span = c.span;
-        // Each tcgen05.ld moves up to 32 columns (32 registers) per thread.
-        int64_t chunk = 32;
-        while (t.groupCols() % chunk != 0) chunk /= 2;
+        ir::TmemLoadShape loadShape = t.shape();
+        int64_t perRepeat = ir::tmemLoadColumnsPerRepeat(loadShape), registersPerRepeat = ir::tmemLoadRegistersPerRepeat(loadShape);
+        // Each tcgen05.ld moves up to 32 registers per thread.
+        int64_t repeat = 32 / registersPerRepeat;
+        while (t.groupCols() % (repeat * perRepeat) != 0) repeat /= 2;
+        int64_t loadColumns = repeat * perRepeat;
         Expr tid = roleThread();
+        // Both shapes start at the warp's quarter: lane 0 of its 32, where
+        // layout F keeps the 16 rows of that warp.
         Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
         Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
         ir::VarRef column = ir::makeVar("col");
-        Expr address = ir::add(src.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, groupColumn), ir::mul(column, ir::intImm(chunk)))));
-        Stmt load = std::make_shared<ir::TmemLoad>(c.src.buffer, address, dst.registers, ir::mul(column, ir::intImm(chunk)), chunk, span);
-        Stmt loads = t.groupCols() / chunk == 1 ? ir::substitute(load, {{column, ir::intImm(0)}})
-                                                : std::make_shared<ir::For>(column, ir::intImm(0), ir::intImm(t.groupCols() / chunk), ir::ForKind::Unrolled, load, span);
+        Expr address = ir::add(src.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, groupColumn), ir::mul(column, ir::intImm(loadColumns)))));
+        Stmt load = std::make_shared<ir::TmemLoad>(loadShape, c.src.buffer, address, dst.registers, ir::mul(column, ir::intImm(repeat * registersPerRepeat)),
+                                                   repeat, span);
+        int64_t loadCount = t.groupCols() / loadColumns;
+        Stmt loads = loadCount == 1 ? ir::substitute(load, {{column, ir::intImm(0)}})
+                                    : std::make_shared<ir::For>(column, ir::intImm(0), ir::intImm(loadCount), ir::ForKind::Unrolled, load, span);
 
         Decision d;
         d.where = span;
         d.op = "copy tmem->fragment";
-        d.choice = "tcgen05.ld.32x32b.x" + std::to_string(chunk);
-        d.why = "each thread reads one row of the 128 tensor-memory lanes" +
-                std::string(t.groups() > 1 ? ", its warp group " + std::to_string(t.groupCols()) + " of the " + std::to_string(t.cols) + " columns" : "");
-        d.details.push_back(std::to_string(t.groupCols() / chunk) + " loads of " + std::to_string(chunk) + " columns per thread, then tcgen05.wait::ld");
+        d.choice = "tcgen05.ld." + std::string(ir::tmemLoadShapeName(loadShape)) + ".x" + std::to_string(repeat);
+        d.why = loadShape == ir::TmemLoadShape::Lanes32x32b
+                    ? "each thread reads one row of the 128 tensor-memory lanes"
+                    : "a 64-row accumulator keeps rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F): each warp reads its 16 lanes, "
+                      "in the m16n8 accumulator layout";
+        if (t.groups() > 1) d.why += ", its warp group " + std::to_string(t.groupCols()) + " of the " + std::to_string(t.cols) + " columns";
+        d.details.push_back(std::to_string(loadCount) + " load" + (loadCount == 1 ? "" : "s") + " of " + std::to_string(repeat * registersPerRepeat) +
+                            " registers per thread, then tcgen05.wait::ld");
         ctx_.explain.record(std::move(d));
         return ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), loads,
                         std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::WaitLoad, span),

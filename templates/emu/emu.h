@@ -1313,7 +1313,10 @@ template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long lon
     unsigned cFmt = (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
-    if (m != 128) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 (one row per lane)");
+    if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
+    // Where row r of D lives (PTX ISA, "Data path layout organization"):
+    // M = 128 (layout D) lane r; M = 64 (layout F) lane 32 * (r / 16) + r % 16.
+    auto laneOf = [m](int row) { return m == 128 ? unsigned(row) : unsigned(32 * (row / 16) + row % 16); };
     openTcgen05.push_back([=](const rc::Actor &actor) {
         auto check = [&](unsigned long long desc, bool mn, int rows, unsigned fmt) {
             View view = viewAt(static_cast<long long>(desc & 0xffffffffull));
@@ -1337,7 +1340,7 @@ template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long lon
                 double sum = 0;
                 unsigned size = 0;
                 for (int k = 0; k < K; ++k) sum += tcgen05Operand(Kind, aFmt, a, aMn, row, k, size) * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
-                uint32_t &cell = tmemCell((d >> 16) + unsigned(row), (d & 0xffff) + unsigned(col), line);
+                uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
                 if (cFmt == 2) {   // s32
                     int32_t acc = 0;
                     if (enable) std::memcpy(&acc, &cell, 4);
@@ -1354,13 +1357,29 @@ template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long lon
             }
     });
 }
-template <int N> void tmemLoad(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+// A warp reaches only the 32 lanes of its quarter (warp id % 4).
+inline void tmemLoadLanes(unsigned address, unsigned lanes, unsigned line) {
+    unsigned base = (tid.x / 32) % 4 * 32;
+    if ((address >> 16) < base || (address >> 16) + lanes > base + 32)
+        tmemFault(line, "loads tensor-memory lanes " + std::to_string(address >> 16) + "-" + std::to_string((address >> 16) + lanes - 1) + "; warp " +
+                            std::to_string(tid.x / 32) + " reaches only lanes " + std::to_string(base) + "-" + std::to_string(base + 31));
+}
+// tcgen05.ld.32x32b.xN: lane l reads N columns of lane (address >> 16) + l.
+template <int N> void tmemLoad_32x32b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+    tmemLoadLanes(address, 32, line);
     unsigned lane = (address >> 16) + tid.x % 32, column = address & 0xffff;
-    if ((address >> 16) != (tid.x / 32) % 4 * 32)
-        tmemFault(line, "loads tensor-memory lanes from " + std::to_string(address >> 16) + "; warp " + std::to_string(tid.x / 32) +
-                            " reaches only lanes " + std::to_string((tid.x / 32) % 4 * 32) + "-" + std::to_string((tid.x / 32) % 4 * 32 + 31));
     uint32_t values[N];
     for (int i = 0; i < N; ++i) values[i] = tmemCell(lane, column + unsigned(i), line);
+    std::memcpy(dst, values, sizeof(values));
+}
+// tcgen05.ld.16x256b.xN: 16 lanes, 8 columns per repetition; register i of
+// lane l holds lane l / 4 + 8 * (i / 2 % 2), column 2 * (l % 4) + i % 2 + 8 * (i / 4).
+template <int N> void tmemLoad_16x256b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+    tmemLoadLanes(address, 16, line);
+    unsigned l = tid.x % 32;
+    uint32_t values[4 * N];
+    for (int i = 0; i < 4 * N; ++i)
+        values[i] = tmemCell((address >> 16) + l / 4 + 8 * (unsigned(i) / 2 % 2), (address & 0xffff) + 2 * (l % 4) + unsigned(i) % 2 + 8 * (unsigned(i) / 4), line);
     std::memcpy(dst, values, sizeof(values));
 }
 } // namespace emu

@@ -28,6 +28,8 @@ NOT_TRANSLATED = {
     ("vertical_slash_sparse_attn.tl", "sm_80"): "hand-written warp specialization with mbarriers and setmaxnreg: Hopper and later",
     ("gemm_tcgen5mma.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_fp8_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_fp8_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
