@@ -30,6 +30,8 @@ NOT_TRANSLATED = {
     ("gemm_tcgen5mma.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_fp8_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_fp8_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("mha_fwd_bshd_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("mha_fwd_bshd_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
@@ -55,6 +57,8 @@ SPILLS = {
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
+    ("mha_fwd_bshd_sm100.tl", "sm_100a"): ("128x128 tiles on 128 threads: S_reg and O_reg (128 f32 registers each) live together through "
+                                           "the softmax: 256 registers, over the consumers' 240 (setmaxnreg)"),
 }
 
 
