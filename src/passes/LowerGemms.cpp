@@ -430,8 +430,6 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         return "";
     }
     if (g.inst == ir::GemmInst::TCGEN05) {
-        if (g.explicitInst != ir::GemmInst::TCGEN05)
-            return "a tcgen05 gemm that waits for itself (TileLang's synchronous T.gemm form; write inst = tcgen05 and wait on mbar) is";
         if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
             return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";

@@ -26,6 +26,7 @@
 #include "passes/SelectCopyInst.h"
 #include "passes/SelectGemmInst.h"
 #include "passes/SpecializeWarps.h"
+#include "passes/WaitSynchronousGemms.h"
 #include "passes/StoreUniformOnce.h"
 #include "passes/VectorizeAccesses.h"
 
@@ -88,7 +89,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -109,6 +110,10 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Copies under an `if` in a pipelined loop: one `if` per statement of
         // the branch, so the copies are producers predicated by their iteration.
         run("predicate-pipeline-branches", predicatePipelineBranches, checked);
+        // TileLang's synchronous tcgen05 gemm (gemm with mbar, C in tensor
+        // memory): the wait for its completion written after it, as the
+        // asynchronous form's author writes it.
+        run("wait-synchronous-gemms", waitSynchronousGemms, checked);
         // A pipelined loop whose loads can use TMA becomes a producer warp
         // group and consumer warp groups: ordinary ws(...) code with mbarriers,
         // which every later pass (the protocol check first) treats like a

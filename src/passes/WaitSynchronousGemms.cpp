@@ -1,0 +1,112 @@
+// WaitSynchronousGemms.cpp -- see WaitSynchronousGemms.h.
+#include "passes/WaitSynchronousGemms.h"
+
+#include "ir/Effects.h"
+#include "ir/Printer.h"
+#include "ir/Simplify.h"
+#include "ir/Visitor.h"
+
+namespace tilet {
+
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+bool isSynchronousTcgen05(const ir::Gemm &g) {
+    return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected;
+}
+
+// How many statements of `body` arrive on `barrier` (gemms with mbar
+// included: the effects query counts their commit).
+int arrivalsOn(const Stmt &body, const ir::BufferNode *barrier) {
+    int n = 0;
+    ir::forEachEffect(body, [&](const Stmt &, const ir::Effects &e) {
+        for (const ir::SyncEffect &s : e.syncs)
+            if ((s.kind == ir::SyncKind::MbarrierArrive || (s.kind == ir::SyncKind::MbarrierExpectTx && s.arrives)) && s.barrier == barrier) ++n;
+    });
+    return n;
+}
+
+class Waiter : public ir::Mutator {
+public:
+    Waiter(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Stmt mutateFor(const Stmt &self, const ir::For &n) override {
+        if (n.forKind == ir::ForKind::Parallel) return self;
+        loops_.push_back(&n);
+        Stmt out = ir::Mutator::mutateFor(self, n);
+        loops_.pop_back();
+        return out;
+    }
+    Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override {
+        ++branches_;
+        Stmt out = ir::Mutator::mutateIfThenElse(self, n);
+        --branches_;
+        return out;
+    }
+    Stmt mutateWhile(const Stmt &self, const ir::While &n) override {
+        ++branches_;
+        Stmt out = ir::Mutator::mutateWhile(self, n);
+        --branches_;
+        return out;
+    }
+
+    Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
+        if (!isSynchronousTcgen05(g)) return self;
+        std::string bar = "'" + g.mbar->name + "'";
+        auto cannot = [&](const std::string &why) {
+            ctx_.diags.error(g.span, "cannot derive the phase of " + bar + " this gemm waits for (TileLang's synchronous T.gemm with mbar): " + why +
+                                         "; write inst = tcgen05 and wait on " + bar + " yourself");
+            return self;
+        };
+        if (branches_) return cannot("it runs under a branch or while loop, so its executions cannot be counted");
+        if (g.mbarIndex && !ir::constInt(g.mbarIndex)) return cannot("it arrives on a barrier of the array chosen at run time");
+        if (g.mbar->arriveCounts.size() != 1 && !g.mbarIndex) return cannot(bar + " is an array; name one barrier");
+        int64_t index = g.mbarIndex ? *ir::constInt(g.mbarIndex) : 0;
+        if (static_cast<size_t>(index) < g.mbar->arriveCounts.size() && g.mbar->arriveCounts[index] != 1)
+            return cannot(bar + " completes a phase with " + std::to_string(g.mbar->arriveCounts[index]) +
+                          " arrivals, and the gemm's commit is one");
+        if (arrivalsOn(kernel_.body, g.mbar.get()) != 1) return cannot("something else arrives on " + bar + " too");
+
+        // Executions before this one: the linearised iteration count.
+        Expr count = ir::intImm(0);
+        for (size_t i = 0; i < loops_.size(); ++i) {
+            const ir::For &loop = *loops_[i];
+            for (size_t outer = 0; outer < i; ++outer)
+                if (ir::usesVar(loop.extent, loops_[outer]->var.get()) || ir::usesVar(loop.min, loops_[outer]->var.get()))
+                    return cannot("the trip count of loop '" + loop.var->name + "' depends on loop '" + loops_[outer]->var->name + "'");
+            count = ir::add(ir::mul(count, loop.extent), ir::sub(loop.var, loop.min));
+        }
+        Expr parity = loops_.empty() ? ir::intImm(0) : ir::simplify(ir::mod(count, ir::intImm(2)));
+        Stmt wait = std::make_shared<ir::BarrierWait>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), parity, g.span);
+
+        Decision d;
+        d.where = g.span;
+        d.op = "gemm with mbar";
+        d.choice = "then every thread waits for phase " + ir::toString(parity) + " of " + bar;
+        d.why = "TileLang's T.gemm lowered to tcgen05 waits for its own MMAs: they complete asynchronously and arrive once on " + bar +
+                (loops_.empty() ? ", whose first phase this is" : ", once per iteration of the enclosing loops, so the phase is the parity of the iterations before");
+        ctx_.explain.record(std::move(d));
+        return ir::seq({self, wait});
+    }
+
+private:
+    const ir::Kernel &kernel_;
+    PassContext &ctx_;
+    std::vector<const ir::For *> loops_;
+    int branches_ = 0;
+};
+
+} // namespace
+
+ir::Kernel waitSynchronousGemms(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    Waiter waiter(kernel, ctx);
+    out.body = waiter.mutate(kernel.body);
+    return out;
+}
+
+} // namespace tilet
