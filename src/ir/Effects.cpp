@@ -244,10 +244,13 @@ void operandEffects(const Stmt &s, Effects &fx) {
     case StmtKind::TmemDealloc: return;   // the allocation's own bytes: ordered by the barrier before it
     case StmtKind::Tcgen05Mma: {
         const Tcgen05Mma &n = *as<Tcgen05Mma>(s);
-        descriptorOperands(n.a, n.b, acc);   // until the commit's arrival
-        Access d = element(n.d, AccessMode::ReadWrite);
-        d.asynchronous = true;
-        acc.push_back(d);
+        descriptorOperands(n.a, n.b, acc);
+        acc.push_back(element(n.d, AccessMode::ReadWrite));
+        // All until the commit's arrival on completesOn (a wait on it publishes D).
+        for (Access &a : acc) {
+            a.asynchronous = true;
+            a.completesOn = n.completesOn.get();
+        }
         return;
     }
     case StmtKind::Tcgen05Commit: {

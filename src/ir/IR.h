@@ -721,15 +721,19 @@ struct TmemDealloc : StmtNode {
 // "Instruction descriptor": formats, majors, N >> 3, M >> 4).
 struct Tcgen05Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Mma;
-    Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, WgmmaOperand b, uint32_t idesc, Expr enable, SourceRange s = {})
+    Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, WgmmaOperand b, uint32_t idesc, Expr enable, Buffer completion,
+               SourceRange s = {})
         : StmtNode(kKind, s), instruction(inst), d(std::move(d)), dAddress(std::move(dAddr)), a(std::move(a)), b(std::move(b)),
-          instructionDescriptor(idesc), enableInputD(std::move(enable)) {}
+          instructionDescriptor(idesc), enableInputD(std::move(enable)), completesOn(std::move(completion)) {}
     const Instruction &instruction;   // the catalog's tcgen05.mma entry
     const Buffer d;                   // the tensor-memory accumulator (for effects and names)
     const Expr dAddress;
     const WgmmaOperand a, b;
     const uint32_t instructionDescriptor;
     const Expr enableInputD;
+    // The mbarrier the issuing thread's tcgen05.commit arrives on: D is
+    // written, and A and B read, until a wait on it sees that phase.
+    const Buffer completesOn;
 };
 
 // tcgen05.commit.cta_group::1.mbarrier::arrive::one: barrier[index] gets one

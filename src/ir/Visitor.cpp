@@ -425,9 +425,9 @@ Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
     bool changed = false;
     WgmmaOperand a = mutateOperand(n.a, changed), b = mutateOperand(n.b, changed);
     Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD);
-    Buffer dBuf = mutateBuffer(n.d);
-    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d) return self;
-    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, b, n.instructionDescriptor, enable, n.span);
+    Buffer dBuf = mutateBuffer(n.d), completion = mutateBuffer(n.completesOn);
+    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d && completion == n.completesOn) return self;
+    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, b, n.instructionDescriptor, enable, completion, n.span);
 }
 Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     Expr i = mutate(n.index);

@@ -61,7 +61,8 @@ struct Range {
     const void *space = nullptr;
     int64_t lo = 0, hi = 0;   // [lo, hi)
     const ir::BufferNode *buffer = nullptr;
-    const ir::BufferNode *publishedBy = nullptr;   // an async write: visible to whoever waits on this mbarrier array
+    const ir::BufferNode *publishedBy = nullptr;   // an async write: visible to whoever waits on this mbarrier array;
+                                                   // an async read: complete for them
     ir::Proxy proxy = ir::Proxy::Generic;
     int64_t role = -1;       // made inside ws(...) by this first warp group; -1: by the block
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
@@ -180,9 +181,11 @@ struct State {
                                       [&](const Range &r) { return global || (r.buffer->scope != ir::MemScope::Global && !r.buffer->remoteOf); }),
                        unfenced.end());
     }
-    // Every thread that waits on mbarrier array `b` sees the async writes completing on it.
+    // Every thread that waits on mbarrier array `b` sees the async writes completing on it,
+    // and the async reads completing on it are done.
     void published(const ir::BufferNode *b) {
-        writes.erase(std::remove_if(writes.begin(), writes.end(), [&](const Range &r) { return r.publishedBy == b; }), writes.end());
+        for (std::vector<Range> *list : {&writes, &reads})
+            list->erase(std::remove_if(list->begin(), list->end(), [&](const Range &r) { return r.publishedBy == b; }), list->end());
     }
     // The state as the next iteration of a loop without a variable sees it:
     // no version tag can be told apart from the same tag of another iteration.
@@ -210,15 +213,20 @@ struct State {
     }
 };
 
-bool isMemory(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global; }
+// Tensor memory too: tcgen05.ld by every warp and tcgen05.mma by one thread
+// reach the same columns, so a thread's MMA that overwrites what other warps
+// read needs a barrier between (with the tcgen05 fences around it).
+bool isMemory(const ir::BufferNode &b) {
+    return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Global || b.scope == ir::MemScope::TMem;
+}
 
 Range rangeOf(const ir::BufferNode &b, const std::vector<ir::Expr> *indices) {
     // A view of a shared buffer's bytes (packed data) is its memory; the versions are dimension 0 of both.
     if (b.scope == ir::MemScope::Shared && b.viewOf) return rangeOf(*b.viewOf, indices);
     Range r;
     r.buffer = &b;
-    if (b.scope == ir::MemScope::Global || b.remoteOf) {
-        r.space = &ir::storageRoot(b);   // a view is its tensor's memory
+    if (b.scope == ir::MemScope::Global || b.remoteOf || b.scope == ir::MemScope::TMem) {
+        r.space = &ir::storageRoot(b);   // a view is its tensor's memory; a tensor-memory buffer its own columns
         r.hi = 1;
         return r;
     }
@@ -330,7 +338,8 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
             // Generic writes the async proxy may meet: shared bytes, global
             // tensors (a TMA store over them), and another block's shared
             // bytes (distributed shared memory), counted at the bytes they land in.
-            bool fenceable = !range.space || a.buffer->scope == ir::MemScope::Global || a.buffer->remoteOf;
+            // Not tensor memory: tcgen05's own fences order it (lower-tensor-memory, lower-gemms).
+            bool fenceable = a.buffer->scope != ir::MemScope::TMem && (!range.space || a.buffer->scope == ir::MemScope::Global || a.buffer->remoteOf);
             Range target = range;
             if (a.buffer->remoteOf) {
                 target = rangeOf(*a.buffer->remoteOf, nullptr);
@@ -339,7 +348,11 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
             }
             if (a.proxy == ir::Proxy::Generic && fenceable) addUnique(a.asynchronous ? st.inFlight : st.unfenced, target);
         }
-        if (a.reads()) addUnique(st.reads, range);
+        if (a.reads()) {
+            Range r = range;
+            r.publishedBy = a.completesOn;
+            addUnique(st.reads, r);
+        }
     }
 }
 

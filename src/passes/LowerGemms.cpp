@@ -287,7 +287,7 @@ private:
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(g.b.buffer->dtype)]) << 10 | uint32_t(aOp.mnMajor) << 15 |
                          uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(g.atomM >> 4) << 24;
-        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, bOp, idesc, enable, span);
+        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, bOp, idesc, enable, g.mbar, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
         Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
                               std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
