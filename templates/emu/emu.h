@@ -76,6 +76,7 @@ struct Block {
     std::vector<uint32_t> tmem;
     unsigned tmemColumns = 0;
     bool tmemAllocated = false;
+    std::unique_ptr<rc::Shadow> tmemShadow;   // the race detector's record of each 32-bit cell
     // Each thread's clocks at the issue of each wgmma of the group it commits
     // (two sets: a commit's are read while the next commit's are written).
     std::array<std::vector<std::vector<std::shared_ptr<const rc::Clocks>>>, 2> groupClocks;
@@ -287,6 +288,10 @@ inline thread_local std::vector<std::shared_ptr<const rc::Clocks>> openWgmmaCloc
 inline thread_local unsigned wgmmaCommits = 0;
 // tcgen05.mma issued by this thread and not yet committed (see tcgen05Mma).
 inline thread_local std::vector<std::function<void(const rc::Actor &)>> openTcgen05;
+// The agents (slot, clock) of this thread's earlier tcgen05.commits: the
+// tensor core runs one thread's MMAs in issue order, so each later MMA is
+// ordered after them (their accumulators' writes included).
+inline thread_local std::vector<std::pair<uint32_t, rc::Clock>> committedTcgen05;
 inline thread_local std::vector<std::vector<WgmmaRead>> committedWgmmaReads;
 // TMA and bulk stores (async-proxy reads of shared memory) until
 // cp.async.bulk.wait_group.read retires them.
@@ -379,6 +384,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             committedGroups.clear();
                             openWgmma.clear();
                             openTcgen05.clear();
+                            committedTcgen05.clear();
                             committedWgmma.clear();
                             openWgmmaReads.clear();
                             committedWgmmaReads.clear();
@@ -1281,6 +1287,14 @@ inline uint32_t &tmemCell(unsigned lane, unsigned column, unsigned line) {
                             std::to_string(block->tmemColumns) + " allocated columns");
     return block->tmem[size_t(lane) * kTmemColumns + column];
 }
+// The race detector's view of a tensor-memory cell: tcgen05.ld by a warp's
+// threads, tcgen05.mma by the agent of the barrier its commit arrives on.
+inline void tmemRecord(unsigned lane, unsigned column, bool write, const rc::Actor &a) {
+    rc::Where where{&block->name, "tensor memory", 0, true};
+    size_t cell = size_t(lane) * kTmemColumns + column;
+    if (write) block->tmemShadow->write(cell, 1, a, where);
+    else block->tmemShadow->read(cell, 1, a, where);
+}
 // A tcgen05 descriptor, kept as the wgmma model's (its swizzle codes 2, 4, 6
 // are wgmma's 1, 2, 3).
 template <class T> unsigned long long tcgen05Desc(SharedPtr<T> smem, unsigned leading, unsigned stride, unsigned swizzle) {
@@ -1341,6 +1355,10 @@ template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long lon
                 unsigned size = 0;
                 for (int k = 0; k < K; ++k) sum += tcgen05Operand(Kind, aFmt, a, aMn, row, k, size) * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
                 uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
+                if (enable) tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), false, actor);
+                rc::Actor writer = actor;
+                writer.verb = "writes";
+                tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), true, writer);
                 if (cFmt == 2) {   // s32
                     int32_t acc = 0;
                     if (enable) std::memcpy(&acc, &cell, 4);
@@ -1369,7 +1387,11 @@ template <int N> void tmemLoad_32x32b(void *dst, unsigned address, unsigned line
     tmemLoadLanes(address, 32, line);
     unsigned lane = (address >> 16) + tid.x % 32, column = address & 0xffff;
     uint32_t values[N];
-    for (int i = 0; i < N; ++i) values[i] = tmemCell(lane, column + unsigned(i), line);
+    rc::Actor a = actorOf("reads", line);
+    for (int i = 0; i < N; ++i) {
+        values[i] = tmemCell(lane, column + unsigned(i), line);
+        tmemRecord(lane, column + unsigned(i), false, a);
+    }
     std::memcpy(dst, values, sizeof(values));
 }
 // tcgen05.ld.16x256b.xN: 16 lanes, 8 columns per repetition; register i of
@@ -1378,8 +1400,12 @@ template <int N> void tmemLoad_16x256b(void *dst, unsigned address, unsigned lin
     tmemLoadLanes(address, 16, line);
     unsigned l = tid.x % 32;
     uint32_t values[4 * N];
-    for (int i = 0; i < 4 * N; ++i)
-        values[i] = tmemCell((address >> 16) + l / 4 + 8 * (unsigned(i) / 2 % 2), (address & 0xffff) + 2 * (l % 4) + unsigned(i) % 2 + 8 * (unsigned(i) / 4), line);
+    rc::Actor a = actorOf("reads", line);
+    for (int i = 0; i < 4 * N; ++i) {
+        unsigned lane = (address >> 16) + l / 4 + 8 * (unsigned(i) / 2 % 2), column = (address & 0xffff) + 2 * (l % 4) + unsigned(i) % 2 + 8 * (unsigned(i) / 4);
+        values[i] = tmemCell(lane, column, line);
+        tmemRecord(lane, column, false, a);
+    }
     std::memcpy(dst, values, sizeof(values));
 }
 } // namespace emu
@@ -1393,6 +1419,7 @@ inline void tilet_tmem_alloc(emu::SharedPtr<unsigned> word, unsigned columns, un
     emu::block->tmem.assign(size_t(emu::kTmemLanes) * emu::kTmemColumns, 0xffffffffu);   // poisoned, as shared memory is
     emu::block->tmemColumns = columns;
     emu::block->tmemAllocated = true;
+    emu::block->tmemShadow = std::make_unique<emu::rc::Shadow>(size_t(emu::kTmemLanes) * emu::kTmemColumns);
     word[0] = 0u;
 }
 inline void tilet_tmem_dealloc(unsigned address, unsigned columns, unsigned line = __builtin_LINE()) {
@@ -1417,8 +1444,12 @@ inline void tilet_tcgen05_mma_i8(unsigned d, unsigned long long a, unsigned long
 }
 // The committing thread's MMAs run, then arrive once on the barrier.
 inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {
-    auto issued = emu::rc::self->snapshot();
     auto agent = emu::tmaAgent(bar, bar.line);
+    emu::committedTcgen05.push_back(agent);
+    // The MMAs run in issue order: after this thread's earlier ones, and
+    // each after the one before it in this commit (the agent's own accesses).
+    auto issued = std::make_shared<emu::rc::Clocks>(*emu::rc::self->snapshot());
+    for (auto [slot, clock] : emu::committedTcgen05) (*issued)[slot] = std::max<emu::rc::Clock>((*issued)[slot], clock);
     emu::rc::Actor actor{agent.first, agent.second, issued.get(), bar.line, true, "reads", "the tcgen05.mma completing on "};
     for (auto &mma : emu::openTcgen05) mma(actor);
     emu::openTcgen05.clear();

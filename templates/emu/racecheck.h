@@ -389,6 +389,7 @@ struct Where {
     const std::string *block;
     const char *buffer;
     long long base;   // the buffer's offset in shared memory
+    bool tensorMemory = false;   // a cell of tensor memory: offset = lane * 512 + column
 };
 
 class Shadow {
@@ -446,8 +447,9 @@ private:
     }
     // "byte 34 of Q_shared (shared offset 131106)", and the block when it is not the accessing thread's.
     static std::string at(size_t offset, const Where &where, uint32_t actor) {
-        std::string text = "byte " + std::to_string(static_cast<long long>(offset) - where.base) + " of " + where.buffer + " (shared offset " +
-                           std::to_string(offset) + ")";
+        std::string text = where.tensorMemory ? "lane " + std::to_string(offset / 512) + ", column " + std::to_string(offset % 512) + " of tensor memory"
+                                              : "byte " + std::to_string(static_cast<long long>(offset) - where.base) + " of " + where.buffer +
+                                                    " (shared offset " + std::to_string(offset) + ")";
         if (actor >= run->threads || run->blockNames[actor / run->threadsPerBlock] != *where.block) text += " of block " + *where.block;
         return text;
     }
