@@ -68,6 +68,8 @@ struct Range {
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
     SourceRange span;        // the access, for --explain
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
+    bool tensorCore = false;    // an access of a tcgen05.mma: one thread of the role (or block) issues them all,
+                                // and the tensor core runs one thread's MMAs in issue order
     ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
     // A global access of each thread t (threadIdx.x) to its own elements:
@@ -107,7 +109,7 @@ bool sameLocation(const SourceRange &a, const SourceRange &b) {
 bool sameAccess(const Range &a, const Range &b) {
     auto sameExpr = [](const ir::Expr &x, const ir::Expr &y) { return x == y || (x && y && ir::structurallyEqual(x, y)); };
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
-           a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
+           a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tensorCore == b.tensorCore && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter;   // one statement's copies of two iterations land apart
 }
@@ -329,6 +331,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.role = role;
         range.span = a.span;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
+        range.tensorCore = ir::as<ir::Tcgen05Mma>(s) != nullptr;
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;
@@ -528,6 +531,7 @@ private:
                 // Accesses of ws(...) roles are ordered by the program's
                 // mbarriers (check-barriers proves it), never by block barriers.
                 if (r.role >= 0 && x.role >= 0) continue;
+                if (r.tensorCore && x.tensorCore) continue;
                 if (!r.overlaps(x)) continue;
                 if (!found) conflict_ = Conflict{kind, x, r};
                 found = true;

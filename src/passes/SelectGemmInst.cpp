@@ -107,8 +107,11 @@ private:
         if (!atomM) return Option::no("M = " + str(s.M) + " is not a multiple of 32, 64 or 128");
         int64_t atomN = 0;
         for (int64_t n = 256; n >= 8 && !atomN; n -= 8) {
-            // M = 32 exists only as tcgen05.mma.ws, whose N is 64, 128 or 256.
-            if (s.N % n == 0 && (atomM != 32 || n == 256 || n == 128 || n == 64)) atomN = n;
+            // PTX ISA (tcgen05.mma shapes, cta_group::1): M = 64 takes N a
+            // multiple of 8, M = 128 a multiple of 16; M = 32 exists only as
+            // tcgen05.mma.ws, whose N is 64, 128 or 256.
+            bool shapeExists = atomM == 64 ? true : atomM == 128 ? n % 16 == 0 : (n == 256 || n == 128 || n == 64);
+            if (s.N % n == 0 && shapeExists) atomN = n;
         }
         if (!atomN) return Option::no("no tcgen05 atom divides N = " + str(s.N));
         g.atomM = atomM;

@@ -17,15 +17,25 @@ bool isSynchronousTcgen05(const ir::Gemm &g) {
     return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected;
 }
 
-// How many statements of `body` arrive on `barrier` (gemms with mbar
-// included: the effects query counts their commit).
-int arrivalsOn(const Stmt &body, const ir::BufferNode *barrier) {
+// How many statements of `body` may arrive on barrier `index` of `barrier`
+// (gemms with mbar included: the effects query counts their commit); an
+// arrival on another constant index of the array does not count.
+int arrivalsOn(const Stmt &body, const ir::BufferNode *barrier, int64_t index) {
     int n = 0;
     ir::forEachEffect(body, [&](const Stmt &, const ir::Effects &e) {
-        for (const ir::SyncEffect &s : e.syncs)
-            if ((s.kind == ir::SyncKind::MbarrierArrive || (s.kind == ir::SyncKind::MbarrierExpectTx && s.arrives)) && s.barrier == barrier) ++n;
+        for (const ir::SyncEffect &s : e.syncs) {
+            if ((s.kind != ir::SyncKind::MbarrierArrive && !(s.kind == ir::SyncKind::MbarrierExpectTx && s.arrives)) || s.barrier != barrier) continue;
+            std::optional<int64_t> other = s.index && *s.index ? ir::constInt(*s.index) : std::optional<int64_t>(0);
+            if (!other || *other == index) ++n;
+        }
     });
     return n;
+}
+
+bool readsMemory(const Expr &e) {
+    bool reads = false;
+    ir::forEachExpr(e, [&](const Expr &x) { reads |= ir::as<ir::Load>(x) != nullptr; });
+    return reads;
 }
 
 class Waiter : public ir::Mutator {
@@ -37,8 +47,17 @@ protected:
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         if (n.forKind == ir::ForKind::Parallel) return self;
         loops_.push_back(&n);
+        boundInLoops_.push_back(n.var.get());
         Stmt out = ir::Mutator::mutateFor(self, n);
+        boundInLoops_.pop_back();
         loops_.pop_back();
+        return out;
+    }
+    Stmt mutateLetStmt(const Stmt &self, const ir::LetStmt &n) override {
+        if (loops_.empty()) return ir::Mutator::mutateLetStmt(self, n);
+        boundInLoops_.push_back(n.var.get());
+        Stmt out = ir::Mutator::mutateLetStmt(self, n);
+        boundInLoops_.pop_back();
         return out;
     }
     Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override {
@@ -69,15 +88,22 @@ protected:
         if (static_cast<size_t>(index) < g.mbar->arriveCounts.size() && g.mbar->arriveCounts[index] != 1)
             return cannot(bar + " completes a phase with " + std::to_string(g.mbar->arriveCounts[index]) +
                           " arrivals, and the gemm's commit is one");
-        if (arrivalsOn(kernel_.body, g.mbar.get()) != 1) return cannot("something else arrives on " + bar + " too");
+        if (arrivalsOn(kernel_.body, g.mbar.get(), index) != 1) return cannot("something else arrives on " + bar + " too");
 
         // Executions before this one: the linearised iteration count.
         Expr count = ir::intImm(0);
         for (size_t i = 0; i < loops_.size(); ++i) {
             const ir::For &loop = *loops_[i];
-            for (size_t outer = 0; outer < i; ++outer)
-                if (ir::usesVar(loop.extent, loops_[outer]->var.get()) || ir::usesVar(loop.min, loops_[outer]->var.get()))
-                    return cannot("the trip count of loop '" + loop.var->name + "' depends on loop '" + loops_[outer]->var->name + "'");
+            // An inner loop's trip count must be the same in every
+            // iteration of the outer ones: no name bound inside them, no
+            // memory (a `var` or a tensor) that may change between them.
+            if (i > 0) {
+                for (const ir::VarNode *v : boundInLoops_)
+                    if (ir::usesVar(loop.extent, v) || ir::usesVar(loop.min, v))
+                        return cannot("the trip count of loop '" + loop.var->name + "' depends on '" + v->name + "', bound inside the loops around it");
+                if (readsMemory(loop.extent) || readsMemory(loop.min))
+                    return cannot("the trip count of loop '" + loop.var->name + "' reads memory, which may change between the iterations around it");
+            }
             count = ir::add(ir::mul(count, loop.extent), ir::sub(loop.var, loop.min));
         }
         Expr parity = loops_.empty() ? ir::intImm(0) : ir::simplify(ir::mod(count, ir::intImm(2)));
@@ -97,6 +123,7 @@ private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     std::vector<const ir::For *> loops_;
+    std::vector<const ir::VarNode *> boundInLoops_;   // loop variables and lets inside the enclosing loops
     int branches_ = 0;
 };
 

@@ -337,40 +337,76 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_1d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.1d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0)
                  : "memory");
+#endif
 }
 // @helper tma_load_2d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
                  : "memory");
+#endif
 }
 // @helper tma_load_3d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_3d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.3d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
+#endif
 }
 // @helper tma_load_4d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.4d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                  : "memory");
+#endif
 }
 // @helper tma_load_im2col_4d
 // TMA's im2col mode: the pixels of an NHWC tensor map from the filter-window
@@ -379,20 +415,38 @@ __device__ __forceinline__ void tilet_tma_load_4d(void *dst, const CUtensorMap *
 __device__ __forceinline__ void tilet_tma_load_im2col_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3,
                                                          unsigned short w_offset, unsigned short h_offset)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(w_offset), "h"(h_offset)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(w_offset), "h"(h_offset)
                  : "memory");
+#endif
 }
 // @helper tma_load_5d
 // TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_5d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3, int c4)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.5d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
+#endif
 }
 // @helper tma_store_1d
 // TMA: shared memory into the box at (c0, ...) of the tensor map (elements

@@ -124,10 +124,19 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
                  : "memory");
+#endif
 }
 // TMA: shared memory into the box at (c0, ...) of the tensor map (elements
 // outside the tensor are not written), in this thread's bulk group.
@@ -251,7 +260,7 @@ scale_kernel(const __half* __restrict__ A, __half* __restrict__ B, int m, const 
 #line 15 "tma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 255 "tma_kernels.cu"
+#line 264 "tma_kernels.cu"
 } // scale_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -364,7 +373,7 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             *reinterpret_cast<uint2*>(&C[i_thread * 128 + i_1 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 368 "tma_kernels.cu"
+#line 377 "tma_kernels.cu"
 } // tma_gemm_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -425,7 +434,7 @@ bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 37 "tma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 429 "tma_kernels.cu"
+#line 438 "tma_kernels.cu"
 } // bulk_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -486,7 +495,7 @@ multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __g
     }
 #line 43 "tma_kernels.tl"
     tilet_cluster_sync();
-#line 490 "tma_kernels.cu"
+#line 499 "tma_kernels.cu"
 } // multicast_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -530,7 +539,7 @@ exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
 #line 57 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
-#line 534 "tma_kernels.cu"
+#line 543 "tma_kernels.cu"
 } // exchange_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -590,5 +599,5 @@ handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
 #line 68 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
-#line 594 "tma_kernels.cu"
+#line 603 "tma_kernels.cu"
 } // handoff_kernel

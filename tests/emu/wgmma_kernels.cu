@@ -51,10 +51,19 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
                  : "memory");
+#endif
 }
 // The calling thread arrives, and the phase also waits for `bytes` of TMA transactions.
 __device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long long *bar, int bytes)
@@ -275,7 +284,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             }
         }
     }
-#line 279 "wgmma_kernels.cu"
+#line 288 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -381,7 +390,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 385 "wgmma_kernels.cu"
+#line 394 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -465,7 +474,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 469 "wgmma_kernels.cu"
+#line 478 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -545,7 +554,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 549 "wgmma_kernels.cu"
+#line 558 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -617,7 +626,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 621 "wgmma_kernels.cu"
+#line 630 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -701,7 +710,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 705 "wgmma_kernels.cu"
+#line 714 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -773,7 +782,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 777 "wgmma_kernels.cu"
+#line 786 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -857,7 +866,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 861 "wgmma_kernels.cu"
+#line 870 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -932,5 +941,5 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 936 "wgmma_kernels.cu"
+#line 945 "wgmma_kernels.cu"
 } // wg_n24_kernel

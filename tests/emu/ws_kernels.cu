@@ -69,10 +69,19 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
                  : "memory");
+#endif
 }
 // The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
 __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
@@ -195,7 +204,7 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 199 "ws_kernels.cu"
+#line 208 "ws_kernels.cu"
 } // ring_kernel
 
 extern "C" __global__ void __launch_bounds__(384, 1)
@@ -294,7 +303,7 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 298 "ws_kernels.cu"
+#line 307 "ws_kernels.cu"
 } // ring_dyn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -366,7 +375,7 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 370 "ws_kernels.cu"
+#line 379 "ws_kernels.cu"
 } // ring_tma_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -502,5 +511,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 506 "ws_kernels.cu"
+#line 515 "ws_kernels.cu"
 } // auto_dyn_kernel

@@ -64,10 +64,19 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 // memory; completes its bytes as transactions on the mbarrier.
 __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
                  : "memory");
+#endif
 }
 // TMA's im2col mode: the pixels of an NHWC tensor map from the filter-window
 // corner (c0 channel, c1 w, c2 h, c3 n), each at the filter tap (w_offset,
@@ -75,10 +84,19 @@ __device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *
 __device__ __forceinline__ void tilet_tma_load_im2col_4d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3,
                                                          unsigned short w_offset, unsigned short h_offset)
 {
+#if __CUDA_ARCH__ >= 1200
+    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
+    // ptxas keeps a stack frame for the cluster form there.
+    asm volatile("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(w_offset), "h"(h_offset)
+                 : "memory");
+#else
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(w_offset), "h"(h_offset)
                  : "memory");
+#endif
 }
 // The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
 __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
@@ -256,5 +274,5 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
             }
         }
     }
-#line 260 "im2col_tma.cu"
+#line 278 "im2col_tma.cu"
 } // conv_kernel
