@@ -221,7 +221,7 @@ tileOpBuiltin
 
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
-    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT
+    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | TCGEN05_MMA_ARRIVE
     ;
 
 exprBuiltin
@@ -332,6 +332,7 @@ PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';
 CP_ASYNC_COMMIT   : 'cp_async_commit';
 CP_ASYNC_WAIT     : 'cp_async_wait';
+TCGEN05_MMA_ARRIVE : 'tcgen05_mma_arrive';
 
 // expression builtins
 CAST              : 'cast';

@@ -391,6 +391,8 @@ private:
             const ir::SyncThreads &b = *ir::as<ir::SyncThreads>(s);
             if (b.barrierId == 0) {
                 out_.line("__syncthreads();");
+            } else if (b.barrierId < 0) {
+                out_.line("__syncwarp();");
             } else {
                 helper("named_barrier");
                 out_.line("tilet_named_barrier(" + std::to_string(b.barrierId) + ", " + std::to_string(b.threads) + ");");
@@ -476,7 +478,13 @@ private:
         case ir::StmtKind::WarpSpecialize: {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
             std::string cond;
-            for (int64_t r : w.roles) cond += (cond.empty() ? "" : " || ") + std::string("threadIdx.x / ") + std::to_string(ir::WarpSpecialize::kGroupThreads) + " == " + std::to_string(r);
+            if (w.wholeWarpGroups()) {
+                for (int64_t g : w.warpGroups()) cond += (cond.empty() ? "" : " || ") + std::string("threadIdx.x / 128 == ") + std::to_string(g);
+            } else if (w.warps.size() == 1) {
+                cond = "threadIdx.x / 32 == " + std::to_string(w.warps.front());
+            } else {
+                cond = "threadIdx.x >= " + std::to_string(w.firstThread()) + " && threadIdx.x < " + std::to_string(w.firstThread() + w.threads());
+            }
             out_.open("if (" + cond + ")");
             block(w.body);
             out_.close();

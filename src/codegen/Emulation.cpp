@@ -233,7 +233,7 @@ std::string rewriteDevice(const std::string &cu) {
         std::regex cast("reinterpret_cast<(?:const )?([\\w: ]+?)\\*>\\(&(" + names + ")\\[");
         for (std::string &line : lines) line = std::regex_replace(line, cast, "emu::sharedCast<$1>(&$2[");
     }
-    static const std::regex sync(R"(^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait(?:_cluster)?\(.*\))"
+    static const std::regex sync(R"(^(\s*)((?:__syncthreads\(\)|__syncwarp\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait(?:_cluster)?\(.*\))"
                                  R"(|tilet_mbarrier_arrive(?:_cluster|_expect_tx)?\(.*\)|tilet_fence_proxy_async(?:_all)?\(\))"
                                  R"(|tilet_fence_barrier_init\(\)|tilet_cluster_sync\(\)|tilet_wgmma_wait<\d+>\(\))"
                                  R"(|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$)");

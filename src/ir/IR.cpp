@@ -516,4 +516,24 @@ Stmt seq(std::vector<Stmt> stmts) {
     return std::make_shared<Seq>(std::move(flat));
 }
 
+std::vector<int64_t> WarpSpecialize::warpsOfGroups(const std::vector<int64_t> &groups) {
+    std::vector<int64_t> out;
+    for (int64_t g : groups)
+        for (int64_t w = 0; w < kGroupThreads / kWarpThreads; ++w) out.push_back(g * (kGroupThreads / kWarpThreads) + w);
+    return out;
+}
+
+std::vector<int64_t> WarpSpecialize::warpGroups() const {
+    std::vector<int64_t> out;
+    for (int64_t w : warps)
+        if (out.empty() || out.back() != w / 4) out.push_back(w / 4);
+    return out;
+}
+
+int64_t WarpSpecialize::namedBarrierId() const {
+    if (warps.size() == 1) return -1;
+    if (warps.front() % 4 == 0) return 1 + warps.front() / 4;
+    return 0;
+}
+
 } // namespace tilet::ir

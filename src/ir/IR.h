@@ -933,6 +933,8 @@ struct Im2Col : StmtNode {
 // A barrier of the whole block (__syncthreads), or, with a nonzero
 // `barrierId`, the named barrier of the `threads` threads of one warp-group
 // role (bar.sync id, threads): inside ws(...) only that role's threads arrive.
+// barrierId 0: __syncthreads; > 0: named barrier (bar.sync id, threads);
+// -1: the 32 threads of one warp (__syncwarp).
 struct SyncThreads : StmtNode {
     static constexpr StmtKind kKind = StmtKind::SyncThreads;
     explicit SyncThreads(SourceRange s = {}, int64_t id = 0, int64_t n = 0) : StmtNode(kKind, s), barrierId(id), threads(n) {}
@@ -971,15 +973,29 @@ struct ClusterSync : StmtNode {
     explicit ClusterSync(SourceRange s = {}) : StmtNode(kKind, s) {}
 };
 
-// The body runs only in the listed warp groups (128 threads each).
+// The body runs only in the listed warps: a role. `ws(g, ...)` lists warp
+// groups (four warps each); a branch on the thread index that hands tile
+// work to whole warps (TileLang's `if tx < 32:`) lists its warps.
 struct WarpSpecialize : StmtNode {
     static constexpr StmtKind kKind = StmtKind::WarpSpecialize;
-    WarpSpecialize(std::vector<int64_t> r, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), roles(std::move(r)), body(std::move(b)) {}
+    WarpSpecialize(std::vector<int64_t> w, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), warps(std::move(w)), body(std::move(b)) {}
+    static constexpr int64_t kWarpThreads = 32;
     static constexpr int64_t kGroupThreads = 128;
-    const std::vector<int64_t> roles;   // sorted warp-group indices
-    // The role's threads (consecutive warp groups): how many, and the first threadIdx.x.
-    int64_t threads() const { return kGroupThreads * static_cast<int64_t>(roles.size()); }
-    int64_t firstThread() const { return kGroupThreads * roles.front(); }
+    // The warps of warp groups `groups` (sorted).
+    static std::vector<int64_t> warpsOfGroups(const std::vector<int64_t> &groups);
+    const std::vector<int64_t> warps;   // sorted warp indices
+    // The role's threads (consecutive warps): how many, and the first threadIdx.x.
+    int64_t threads() const { return kWarpThreads * static_cast<int64_t>(warps.size()); }
+    int64_t firstThread() const { return kWarpThreads * warps.front(); }
+    bool consecutive() const { return warps.back() - warps.front() + 1 == static_cast<int64_t>(warps.size()); }
+    // Whole warp groups: the unit of wgmma, setmaxnreg and a role's named barrier.
+    bool wholeWarpGroups() const { return warps.front() % 4 == 0 && warps.size() % 4 == 0 && consecutive(); }
+    // The warp groups of a role of whole warp groups.
+    std::vector<int64_t> warpGroups() const;
+    // The barrier a role's threads meet at (PTX ISA, "bar.sync"): 0 for
+    // none of its own, -1 for one warp (__syncwarp), else the named barrier
+    // 1 + its first warp group (ids 1..8; 0 is __syncthreads).
+    int64_t namedBarrierId() const;
     const Stmt body;
 };
 

@@ -342,7 +342,7 @@ public:
         case StmtKind::ClusterSync: line("cluster_sync"); return;
         case StmtKind::WarpSpecialize: {
             auto &w = static_cast<const WarpSpecialize &>(*s);
-            block("ws" + intList(w.roles), w.body);
+            block("ws warps" + intList(w.warps), w.body);
             return;
         }
         case StmtKind::SetMaxNReg: {

@@ -556,7 +556,7 @@ Stmt Mutator::mutateClusterSync(const Stmt &self, const ClusterSync &) { return 
 Stmt Mutator::mutateWarpSpecialize(const Stmt &self, const WarpSpecialize &n) {
     Stmt b = mutate(n.body);
     if (b == n.body) return self;
-    return std::make_shared<WarpSpecialize>(n.roles, b, n.span);
+    return std::make_shared<WarpSpecialize>(n.warps, b, n.span);
 }
 
 Stmt Mutator::mutateSetMaxNReg(const Stmt &self, const SetMaxNReg &) { return self; }

@@ -30,8 +30,16 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
-constexpr int64_t kThreadsPerGroup = 128;
-constexpr size_t kMaxEvents = 200000;   // per group; beyond it the check is skipped
+constexpr size_t kMaxEvents = 200000;   // per agent; beyond it the check is skipped
+
+// The unit the simulation runs as one agent: a warp group, or a warp when
+// a role is warps that are not whole warp groups (TileLang's `if tx < 32:`).
+struct Agents {
+    int64_t threads = 128;
+    const char *name = "warp group";
+    std::string of(int64_t n) const { return std::to_string(n) + " " + name + (n == 1 ? "" : "s"); }
+};
+Agents currentAgents;   // the kernel being checked's (checkBarriers sets it; one kernel at a time)
 
 struct Event {
     enum Kind { Arrive, Wait, Read, Write, SyncAll, Meet } kind;
@@ -41,8 +49,8 @@ struct Event {
     std::vector<ir::Interval> box;   // accesses: inclusive per dimension
     SourceRange span;
     std::string when;      // "k = 3, j = 1", the loop values
-    int64_t arrivals = kThreadsPerGroup;   // Arrive: how many threads arrive (a warp group, or one)
-    int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many warp groups it joins
+    int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
+    int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
 };
 
 using Clock = std::vector<int64_t>;
@@ -143,11 +151,12 @@ public:
         }
         case ir::StmtKind::WarpSpecialize: {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
-            if (std::find(w.roles.begin(), w.roles.end(), group_) == w.roles.end()) return;
+            int64_t agentWarps = currentAgents.threads / ir::WarpSpecialize::kWarpThreads;
+            if (std::find(w.warps.begin(), w.warps.end(), group_ * agentWarps) == w.warps.end()) return;
             bool outer = inRole_;
             int64_t outerFirst = roleFirstGroup_;
             inRole_ = true;
-            roleFirstGroup_ = w.roles.front();
+            roleFirstGroup_ = w.warps.front() / agentWarps;
             walk(w.body, false);
             inRole_ = outer;
             roleFirstGroup_ = outerFirst;
@@ -167,11 +176,11 @@ public:
                 // barrier (bar.sync id, n) of whole warp groups inside a role.
                 if (e.kind == ir::SyncKind::Barrier && !inRole_ && e.barrierId == 0) {
                     events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
-                } else if (e.kind == ir::SyncKind::Barrier && inRole_ && e.barrierId != 0 && e.threads >= 2 * kThreadsPerGroup &&
-                    e.threads % kThreadsPerGroup == 0) {
+                } else if (e.kind == ir::SyncKind::Barrier && inRole_ && e.barrierId != 0 && e.threads >= 2 * currentAgents.threads &&
+                    e.threads % currentAgents.threads == 0) {
                     Event ev{Event::Meet, nullptr, 0, 0, {}, s->span, {}};
                     ev.barrierId = e.barrierId;
-                    ev.groups = e.threads / kThreadsPerGroup;
+                    ev.groups = e.threads / currentAgents.threads;
                     push(std::move(ev));
                 } else if (e.kind == ir::SyncKind::MbarrierWait) {
                     std::optional<int64_t> p = ir::constInt(evaluate(*e.parity));
@@ -184,8 +193,10 @@ public:
                     ev.arrivals = 1;
                     push(std::move(ev));
                 } else if (e.kind == ir::SyncKind::MbarrierArrive) {
-                    // Every thread of the warp group arrives (on a peer's barrier: counted here, by symmetry).
-                    push({Event::Arrive, e.barrier, index(*e.index), 0, {}, s->span, {}});
+                    // Every thread of the agent arrives (on a peer's barrier: counted here, by symmetry).
+                    Event ev{Event::Arrive, e.barrier, index(*e.index), 0, {}, s->span, {}};
+                    ev.arrivals = currentAgents.threads;
+                    push(std::move(ev));
                 }
             }
             return;
@@ -273,7 +284,7 @@ struct Problem {
 };
 
 std::string describe(const Event &e, int64_t group) {
-    std::string s = "warp group " + std::to_string(group);
+    std::string s = std::string(currentAgents.name) + " " + std::to_string(group);
     if (!e.when.empty()) s += " (" + e.when + ")";
     return s;
 }
@@ -470,11 +481,10 @@ private:
                 int64_t come = 0;
                 for (size_t h = 0; h < events_.size(); ++h)
                     come += pc_[h] < events_[h].size() && events_[h][pc_[h]].kind == Event::Meet && events_[h][pc_[h]].barrierId == e.barrierId;
-                text = describe(e, g) + " waits at named barrier " + std::to_string(e.barrierId) + " for " + std::to_string(e.groups) +
-                       " warp groups, of which " + std::to_string(come) + " have come";
+                text = describe(e, g) + " waits at named barrier " + std::to_string(e.barrierId) + " for " + currentAgents.of(e.groups) + ", of which " + std::to_string(come) + " have come";
                 if (p.message.empty()) {
                     p.where = e.span;
-                    p.message = "barrier protocol deadlock: " + text + "; no warp group can arrive any more";
+                    p.message = "barrier protocol deadlock: " + text + "; no " + std::string(currentAgents.name) + " can arrive any more";
                 } else {
                     p.notes.push_back({e.span, "also blocked: " + text});
                 }
@@ -488,14 +498,14 @@ private:
                                std::to_string(b.expected) + " arrivals for the next";
             if (p.message.empty()) {
                 p.where = e.span;
-                p.message = "barrier protocol deadlock: " + text + "; no warp group can arrive any more";
+                p.message = "barrier protocol deadlock: " + text + "; no " + std::string(currentAgents.name) + " can arrive any more";
             } else {
                 p.notes.push_back({e.span, "also blocked: " + text});
             }
         }
         if (p.message.empty()) {
             p.where = kernel_.span;
-            p.message = "barrier protocol deadlock: the warp groups cannot all reach the block barrier between ws(...) regions";
+            p.message = "barrier protocol deadlock: the " + std::string(currentAgents.name) + "s cannot all reach the block barrier between ws(...) regions";
         }
         return p;
     }
@@ -546,7 +556,11 @@ bool hasDynamicLoop(const ir::Kernel &k) {
 
 ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     if (!hasProtocol(kernel)) return kernel;
-    int64_t groups = std::max<int64_t>(1, kernel.threads / kThreadsPerGroup);
+    currentAgents = Agents{};
+    ir::forEachStmt(kernel.body, [&](const Stmt &s) {
+        if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s); w && !w->wholeWarpGroups()) currentAgents = Agents{32, "warp"};
+    });
+    int64_t groups = std::max<int64_t>(1, kernel.threads / currentAgents.threads);
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
     size_t totalEvents = 0, schedules = 0;
     for (int64_t t : trips) {
@@ -556,7 +570,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
             u.walk(kernel.body, true);
             if (u.overflow) {
                 ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
-                                                   std::to_string(kMaxEvents) + " barrier and shared-memory operations per warp group",
+                                                   std::to_string(kMaxEvents) + " barrier and shared-memory operations per " + std::string(currentAgents.name),
                                   "unchecked-protocol");
                 return kernel;
             }
@@ -589,8 +603,17 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     d.where = kernel.span;
     d.op = "barrier protocol of '" + kernel.name + "'";
     d.choice = "checked";
-    d.why = std::to_string(groups) + " warp group" + (groups == 1 ? "" : "s") + ", " + std::to_string(totalEvents) +
+    d.why = currentAgents.of(groups) + ", " + std::to_string(totalEvents) +
             " barrier and shared-memory operations, " + std::to_string(schedules) + " schedules: no deadlock, no over-arrival, no unordered shared access";
+    // The roles, as the simulation ran them (a branch on the thread index with tile work is one too).
+    ir::forEachStmt(kernel.body, [&](const Stmt &x) {
+        const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(x);
+        if (!w) return;
+        std::string warps = w->warps.size() == 1 ? "warp " + std::to_string(w->warps.front())
+                                                 : "warps " + std::to_string(w->warps.front()) + ".." + std::to_string(w->warps.back());
+        d.details.push_back("role at " + w->span.lineColumn() + ": " + warps + " (threads " + std::to_string(w->firstThread()) + ".." +
+                            std::to_string(w->firstThread() + w->threads() - 1) + ")");
+    });
     ctx.explain.record(std::move(d));
     return kernel;
 }

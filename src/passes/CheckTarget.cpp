@@ -26,6 +26,12 @@ void checkRegisterBudget(const ir::Kernel &kernel, const Target &t, PassContext 
             if (r && (!request || r->count > request->count)) request = r;
         });
         if (!request) return;
+        if (!ws->wholeWarpGroups()) {
+            ctx.diags.error(request->span, "set_max_nreg in a role of threads " + std::to_string(ws->firstThread()) + ".." +
+                                               std::to_string(ws->firstThread() + ws->threads() - 1) +
+                                               ": setmaxnreg is executed by every warp of a warp group (PTX ISA, \"setmaxnreg\"), and this role is not whole warp groups");
+            return;
+        }
         total += ws->threads() * request->count;
         reallocatingThreads += ws->threads();
         roles += (roles.empty() ? "" : " + ") + std::to_string(ws->threads()) + " x " + std::to_string(request->count);
@@ -69,6 +75,10 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
         }
         case ir::StmtKind::SetMaxNReg:
             if (!t.has(Feature::Setmaxnreg)) error(s->span, "set_max_nreg (setmaxnreg) needs " + targetsWith(Feature::Setmaxnreg) + "; " + t.name + " has none");
+            break;
+        case ir::StmtKind::Tcgen05Commit:
+            if (!t.has(Feature::Tcgen05))
+                error(s->span, "tcgen05_mma_arrive (tcgen05.commit) needs " + targetsWith(Feature::Tcgen05) + "; " + t.name + " has none");
             break;
         case ir::StmtKind::PdlTrigger:
         case ir::StmtKind::PdlSync:

@@ -64,12 +64,16 @@ struct Range {
     const ir::BufferNode *publishedBy = nullptr;   // an async write: visible to whoever waits on this mbarrier array;
                                                    // an async read: complete for them
     ir::Proxy proxy = ir::Proxy::Generic;
-    int64_t role = -1;       // made inside ws(...) by this first warp group; -1: by the block
+    int64_t role = -1;       // made inside ws(...) by the role whose first warp this is; -1: by the block
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
     SourceRange span;        // the access, for --explain
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
-    bool tensorCore = false;    // an access of a tcgen05.mma: one thread of the role (or block) issues them all,
-                                // and the tensor core runs one thread's MMAs in issue order
+    // An access of an asynchronous operation that one thread of the role (or
+    // block) issues, its first: a tcgen05.mma (the tensor core runs one
+    // thread's MMAs in issue order) or a TMA load (completing on an mbarrier
+    // the issuing thread's protocol waits on). Two of them are ordered by
+    // that thread or not at all: a barrier between them adds nothing.
+    bool singleIssuer = false;
     ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
     // A global access of each thread t (threadIdx.x) to its own elements:
@@ -109,7 +113,7 @@ bool sameLocation(const SourceRange &a, const SourceRange &b) {
 bool sameAccess(const Range &a, const Range &b) {
     auto sameExpr = [](const ir::Expr &x, const ir::Expr &y) { return x == y || (x && y && ir::structurallyEqual(x, y)); };
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
-           a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.tensorCore == b.tensorCore && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
+           a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter;   // one statement's copies of two iterations land apart
 }
@@ -331,7 +335,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.role = role;
         range.span = a.span;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
-        range.tensorCore = ir::as<ir::Tcgen05Mma>(s) != nullptr;
+        range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::TmaLoad>(s);
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;
@@ -372,7 +376,7 @@ State ownAccessesOf(const ir::Stmt &s, const LetValues *lets = nullptr) {
 // of a ws(...) region are marked as its role's.
 State accessesOf(const ir::Stmt &s, const LetValues *lets = nullptr) {
     const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s);
-    int64_t role = w ? w->roles.front() : -1;
+    int64_t role = w ? w->warps.front() : -1;
     State st;
     ir::forEachEffect(s, [&](const ir::Stmt &x, const ir::Effects &fx) { addRanges(st, x, fx, role, lets); });
     return st;
@@ -463,6 +467,7 @@ private:
     ir::Stmt barrierStmt(SourceRange span) const { return std::make_shared<ir::SyncThreads>(span, barrierId_, barrierThreads_); }
     std::string barrierName() const {
         if (barrierId_ == 0) return "__syncthreads()";
+        if (barrierId_ < 0) return "__syncwarp() (the role is one warp)";
         return "bar.sync " + std::to_string(barrierId_) + ", " + std::to_string(barrierThreads_) + " (the role's named barrier)";
     }
     bool probing() const { return !probes_.empty(); }
@@ -531,7 +536,7 @@ private:
                 // Accesses of ws(...) roles are ordered by the program's
                 // mbarriers (check-barriers proves it), never by block barriers.
                 if (r.role >= 0 && x.role >= 0) continue;
-                if (r.tensorCore && x.tensorCore) continue;
+                if (r.singleIssuer && x.singleIssuer) continue;
                 if (!r.overlaps(x)) continue;
                 if (!found) conflict_ = Conflict{kind, x, r};
                 found = true;
@@ -585,14 +590,14 @@ private:
         for (const ir::Stmt &r : regions) {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
             int64_t outerId = barrierId_, outerThreads = barrierThreads_;
-            barrierId_ = 1 + w.roles.front();
+            barrierId_ = w.namedBarrierId();
             barrierThreads_ = w.threads();
             State inside;
             Nested inRole(nested_);
             ir::Stmt body = process(w.body, inside);
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
-            out.push_back(std::make_shared<ir::WarpSpecialize>(w.roles, body, w.span));
+            out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, body, w.span));
             // What a role leaves unfenced, the next release point of the block fences.
             addUnique(all.unfenced, inside.unfenced);
             addUnique(all.inFlight, inside.inFlight);

@@ -309,12 +309,13 @@ protected:
     }
 
     // Inside ws(r, ...) loops are spread over the role's threads, numbered
-    // from 0: threadIdx.x % 128 for one warp group.
+    // from 0: threadIdx.x % 128 for one warp group, % 32 for one warp.
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         ir::VarRef outer = roleThread_;
         roleThread_ = ir::makeVar("role_thread");
         int64_t threads = n.threads();
-        ir::Expr value = n.roles.size() == 1 ? ir::mod(ir::threadIdx(), ir::intImm(128)) : ir::sub(ir::threadIdx(), ir::intImm(n.firstThread()));
+        bool oneUnit = threads == ir::WarpSpecialize::kGroupThreads ? n.wholeWarpGroups() : threads == ir::WarpSpecialize::kWarpThreads;
+        ir::Expr value = oneUnit ? ir::mod(ir::threadIdx(), ir::intImm(threads)) : ir::sub(ir::threadIdx(), ir::intImm(n.firstThread()));
         scope_.bind(roleThread_.get(), {0, threads - 1});
         ir::Stmt body = mutate(n.body);
         scope_.unbind(roleThread_.get());
@@ -323,7 +324,7 @@ protected:
             bool used = false;
             ir::forEachExpr(body, [&](const ir::Expr &e) { used = used || e.get() == roleThread_.get(); });
             if (used) body = std::make_shared<ir::LetStmt>(roleThread_, value, body, n.span);
-            out = std::make_shared<ir::WarpSpecialize>(n.roles, body, n.span);
+            out = std::make_shared<ir::WarpSpecialize>(n.warps, body, n.span);
         }
         roleThread_ = outer;
         return out;

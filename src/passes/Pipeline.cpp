@@ -26,6 +26,7 @@
 #include "passes/SelectCopyInst.h"
 #include "passes/SelectGemmInst.h"
 #include "passes/SpecializeWarps.h"
+#include "passes/SplitTmemEpilogues.h"
 #include "passes/WaitSynchronousGemms.h"
 #include "passes/StoreUniformOnce.h"
 #include "passes/VectorizeAccesses.h"
@@ -89,7 +90,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -130,6 +131,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // cannot do yet is reported before any lowering, so a kernel is
         // translated completely or not at all.
         run("reject-unimplemented", rejectUnimplemented, checked);
+        // An accumulator read out of tensor memory into a fragment too large
+        // for the registers, only to be stored: in column chunks.
+        run("split-tmem-epilogues", splitTmemEpilogues, checked);
         // Columns of tensor memory for alloc_tmem buffers; warp 0 allocates them for the block.
         run("plan-tensor-memory", planTensorMemory, checked);
         // Pipelined loops: versioned shared buffers, cp.async groups, the

@@ -434,8 +434,8 @@ private:
         Stmt body = std::make_shared<ir::Allocate>(
             full,
             std::make_shared<ir::Allocate>(empty,
-                                           ir::seq({std::make_shared<ir::WarpSpecialize>(std::vector<int64_t>{0}, producer, f.span),
-                                                    std::make_shared<ir::WarpSpecialize>(consumerRoles, consumer, f.span)}),
+                                           ir::seq({std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups({0}), producer, f.span),
+                                                    std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups(consumerRoles), consumer, f.span)}),
                                            f.span),
             f.span);
         for (auto it = plan.scopes.rbegin(); it != plan.scopes.rend(); ++it) {

@@ -56,6 +56,20 @@ protected:
         return guarded;
     }
 
+    // TileLang's tcgen05_mma_arrive run by a whole role: the commit tracks
+    // the MMAs its own thread issued, and one thread issues the role's
+    // (lower-gemms: its first), so that thread commits, once.
+    ir::Stmt mutateTcgen05Commit(const ir::Stmt &self, const ir::Tcgen05Commit &n) override {
+        if (divergent_) return self;
+        Decision d;
+        d.where = n.span;
+        d.op = "tcgen05_mma_arrive on '" + n.barrier->name + "'";
+        d.choice = "tcgen05.commit by thread " + std::to_string(firstThread_) + " only";
+        d.why = "the thread that issues this role's tcgen05.mma: a commit tracks the MMAs of its own thread; one arrival";
+        ctx_.explain.record(std::move(d));
+        return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
+    }
+
     // Consecutive one-thread stores share one branch.
     ir::Stmt mutateSeq(const ir::Stmt &self, const ir::Seq &n) override {
         ir::Stmt base = ir::Mutator::mutateSeq(self, n);

@@ -1,6 +1,7 @@
 // Sema.cpp -- file-level checks: targets, constants (with -D), kernels'
 // parameters and launch shape, scopes and builtin-call arity.
 #include "sema/ReducerCheck.h"
+#include "sema/ThreadRoles.h"
 #include "sema/SemaImpl.h"
 
 #include "frontend/TileLangSpellings.h"
@@ -605,6 +606,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     ExpansionCheck expansion(diags_);
     expansion.visit(kernel.body);
     if (!expansion.ok()) return std::nullopt;
+    kernel.body = formThreadRoles(kernel.body, kernel, programBranches_, diags_);
+    if (diags_.errorCount() != errorsBefore) return std::nullopt;
     DivergentWorkCheck(kernel.body, threadCollectives_, diags_).walk(kernel.body);
     checkReducers(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;

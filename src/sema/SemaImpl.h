@@ -218,6 +218,7 @@ private:
     std::map<const ir::VarNode *, std::pair<int64_t, int64_t>> threadIndexDigits_;
     // The first statement of each thread_allreduce: work of every thread of the block.
     std::set<const ir::StmtNode *> threadCollectives_;
+    std::set<const ir::StmtNode *> programBranches_;   // the program's own `if` statements (not sema's lowerings)
     ir::Kernel *kernel_ = nullptr;
     const LoadedProgram *program_ = nullptr;
     // The import_source files the kernels use, in first-use order (indices into program_->sourceImports).

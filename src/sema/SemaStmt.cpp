@@ -781,7 +781,9 @@ ir::Stmt Checker::checkIf(const ast::If &s) {
     ir::Stmt thenBody = checkBlock(s.thenBody);
     ir::Stmt elseBody = s.hasElse ? checkBlock(s.elseBody) : nullptr;
     if (!cond) return nullptr;
-    return std::make_shared<ir::IfThenElse>(*cond, thenBody ? thenBody : ir::seq({}), elseBody, s.range);
+    ir::Stmt branch = std::make_shared<ir::IfThenElse>(*cond, thenBody ? thenBody : ir::seq({}), elseBody, s.range);
+    programBranches_.insert(branch.get());
+    return branch;
 }
 
 // while (cond) { }: the condition is evaluated before every iteration, in
@@ -828,7 +830,7 @@ ir::Stmt Checker::checkWs(const ast::Ws &s) {
     std::sort(roles.begin(), roles.end());
     ir::Stmt body = checkBlock(s.body);
     if (!ok) return nullptr;
-    return std::make_shared<ir::WarpSpecialize>(roles, body ? body : ir::seq({}), s.range);
+    return std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups(roles), body ? body : ir::seq({}), s.range);
 }
 
 } // namespace tilet::sema

@@ -268,6 +268,18 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "annotate_layout") return checkAnnotateLayout(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
+    // TileLang's T.tcgen05_mma_arrive(b): tcgen05.commit, an arrival on b
+    // once every tcgen05.mma the issuing thread has issued completes (PTX
+    // ISA, "tcgen05.commit"). store-uniform-once gives it to the thread that
+    // issues the role's MMAs.
+    if (n == "tcgen05_mma_arrive") {
+        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+        if (!args) return nullptr;
+        ir::Buffer barrier;
+        ir::Expr index;
+        if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
+        return std::make_shared<ir::Tcgen05Commit>(barrier, index, c.range);
+    }
     if (n == "use_swizzle") {
         diags_.error(c.range, "use_swizzle renumbers the blocks of the whole kernel: write it once, as a statement of the kernel's body "
                               "(not inside a loop, branch or role)");

@@ -820,6 +820,19 @@ inline void tilet_named_barrier(int id, int threads, unsigned line = __builtin_L
     }
     b->arriveAndWait(line);
 }
+// __syncwarp(): a barrier of the 32 lanes of the calling thread's warp (a
+// role of one warp meets there), one per warp and block.
+inline void tilet_syncwarp(unsigned line = __builtin_LINE()) {
+    emu::rc::Barrier *b;
+    {
+        std::lock_guard<std::mutex> lock(emu::block->namedMutex);
+        int warp = static_cast<int>(emu::tid.x / 32);
+        auto &slot = emu::block->named[-1 - warp];   // below the bar.sync ids
+        if (!slot) slot = std::make_unique<emu::rc::Barrier>(32u, true, "__syncwarp() of warp " + std::to_string(warp) + " of block " + emu::block->name);
+        b = slot.get();
+    }
+    b->arriveAndWait(line);
+}
 // ---- TMA (PTX ISA: "cp.async.bulk.tensor"; CUDA driver API:
 // cuTensorMapEncodeTiled). The host's encoding call is routed here
 // (prepare.py) and keeps the map's fields in its opaque words; a load copies
@@ -1471,6 +1484,7 @@ template <int N> void tilet_setmaxnreg_dec() {}
 #define threadIdx emu::tid
 #define blockIdx emu::bid
 #define __syncthreads() emu::syncThreads()
+#define __syncwarp() tilet_syncwarp()
 #define __shfl_xor_sync(...) emu::shuffleXor(__VA_ARGS__)
 #define __shfl_sync(...) emu::shuffleIdx(__VA_ARGS__)
 #define __shfl_down_sync(...) emu::shuffleDown(__VA_ARGS__)

@@ -533,6 +533,8 @@ class KernelTranslator:
             self.assign(s, d)
         elif k == "For":
             self.loop(s, d)
+        elif k == "If" and self.role_chain(s) is not None:
+            self.roles(self.role_chain(s), d)
         elif k == "If":
             cond = self.cond(s.kids[0])
             diverges = self.thread_mode and self.thread_dependent(cond.code)
@@ -571,6 +573,91 @@ class KernelTranslator:
         else:
             raise Unsupported(f"statement {k}")
 
+    # Tile work spread over the threads that run it.
+    SPREAD_WORK = {"copy", "tma_copy", "async_copy", "copy_cluster", "im2col", "gemm", "clear", "fill", "cumsum", "atomic_add",
+                   "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax"}
+
+    def role_chain(self, s):
+        """A chain `if c1 {A} else if c2 {B} ... else {Z}` whose conditions
+        depend on the thread index alone, in thread-level code every thread
+        runs, with tile work in a branch: each branch is a role of the
+        threads that take it (docs/language.md, "Roles from branches on the
+        thread index"). [(first thread, thread count, block node)], or None.
+        The threads that take each branch are found by evaluating the
+        conditions for every thread number."""
+        if not self.thread_mode or self.divergent or self.parallel_depth:
+            return None
+        branches, node = [], s
+        while node is not None:
+            try:
+                code = self.cond(node.kids[0]).code
+                test = compile(code, "<cond>", "eval")
+            except (Unsupported, InvalidProgram, SyntaxError):
+                return None
+            names = {n for n in test.co_names}
+            if not names <= {f"_tx{i}" for i in range(len(self.thread_names))} | set(RUNTIME_GLOBALS):
+                return None
+            rest = node.kids[1:]
+            branches.append((test, rest[0]))
+            node = None
+            if len(rest) > 1:
+                inner = rest[1].kids
+                if len(inner) == 1 and inner[0].kind == "If":
+                    node = inner[0]
+                else:
+                    branches.append((None, rest[1]))
+        if not any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
+                   for _, block in branches for c in _walk(block.kids)):
+            return None
+        taken = [[] for _ in branches]
+        extents = [self.static_int(t) for t in self.threads]
+        for t in range(self.block_threads):
+            env, below = dict(RUNTIME_GLOBALS), 1
+            for i, e in enumerate(extents):
+                env[f"_tx{i}"] = (t // below) % e
+                below *= e
+            for b, (test, _) in enumerate(branches):
+                if test is None or eval(test, env):
+                    taken[b].append(t)
+                    break
+        chain = []
+        for ts, (_, block) in zip(taken, branches):
+            if not ts or not block.kids:
+                continue
+            first, count = ts[0], len(ts)
+            if ts != list(range(first, first + count)) or first % 32 or count % 32:
+                raise InvalidProgram(f"a branch on the thread index with tile work runs on threads {ts[0]}..{ts[-1]}, not whole consecutive warps")
+            chain.append((first, count, block))
+        return chain
+
+    def roles(self, chain, d):
+        """Each role in program order, run by thread 0 on behalf of its
+        threads (as ws(...) is outside thread mode): a barrier_arrive counts
+        all of them, a tile operation is done once."""
+        self.emit(d, "if _t == 0:")
+        outer = self.role_threads
+        saved = self.thread_mode
+        gens = []
+        for first, count, block in chain:
+            start = len(self.lines)
+            self.role_threads = count
+            self.thread_mode = False
+            self.in_role_gen = True
+            gen = self.fresh("_role")
+            gens.append(gen)
+            self.emit(d + 1, f"def {gen}():   # role: threads {first}..{first + count - 1}")
+            self.emit(d + 2, "if False:")
+            self.emit(d + 3, "yield None")
+            self.stmts(block.kids, d + 2)
+            self.in_role_gen = False
+            self.thread_mode = saved
+            if self.thread_dependent("\n".join(self.lines[start:])):
+                raise Unsupported("the thread index inside a role made from a branch on it")
+        # The roles run side by side: each until a barrier_wait whose phase
+        # has not completed, then the next (Runtime.run_roles).
+        self.emit(d + 1, f"rt.run_roles([{', '.join(g + '()' for g in gens)}])")
+        self.role_threads = outer
+
     def let(self, s, d):
         name, _, ty = s.text.partition(": ")
         init = s.kids[0]
@@ -605,7 +692,11 @@ class KernelTranslator:
             else:
                 values = [self.static_int(counts)]
             info = BufInfo(name, "barrier", None, [len(values)], values)
-            self.emit(d, f"{py} = [rt.MBarrier(c) for c in {values!r}]")
+            if self.thread_mode:
+                # Every thread meets the allocation; the barriers are the block's.
+                self.emit(d, f"{py} = rt.barriers_once({self.fresh('site')!r}, {values!r})")
+            else:
+                self.emit(d, f"{py} = [rt.MBarrier(c) for c in {values!r}]")
             self.define(name, Sym("buffer", py, None, buf=info))
             return
         # A reducer is a fragment whose updates by many iterations of a
@@ -942,9 +1033,20 @@ class KernelTranslator:
             clear = self.cond(kw["clear"]).code if "clear" in kw else "True"
             self.emit(d, f"rt.reduce({name[7:]!r}, {src}, {dst}, {dim}, {clear})")
             return
+        if name == "tcgen05_mma_arrive":
+            # One arrival once the issuing thread's MMAs complete: in program
+            # order they have (TileLang's T.tcgen05_mma_arrive).
+            self.emit(d, f"rt.arrive({self.barrier_ref(pos[0])}, 1)")
+            return
         if name == "barrier_arrive":
             bar = self.barrier_ref(pos[0])
             self.emit(d, f"rt.arrive({bar}, {self.role_threads})")
+            return
+        if name == "barrier_wait" and getattr(self, "in_role_gen", False):
+            bar = self.barrier_ref(pos[0])
+            parity = self.integer(pos[1]).code
+            self.emit(d, f"while {bar}.completed % 2 == ({parity}):")
+            self.emit(d + 1, "yield None")
             return
         if name == "barrier_wait":
             bar = self.barrier_ref(pos[0])
@@ -1450,6 +1552,9 @@ class KernelTranslator:
         raise Unsupported(f"builtin {name}")
 
 
+_ARRIVALS = [0]   # arrivals so far (Runtime.run_roles: whether a round got anywhere)
+
+
 def _walk(nodes):
     for n in nodes:
         yield n
@@ -1561,11 +1666,35 @@ class Runtime:
             raise InvalidProgram("a loop step of 0")
         return range(a, b, step)
 
+    def barriers_once(self, site, counts):
+        """The block's mbarriers of an allocation every thread meets (thread mode)."""
+        if site not in self.once:
+            self.once[site] = [self.MBarrier(c) for c in counts]
+        return self.once[site]
+
     def alloc_once(self, name, dtype, shape, scope, site):
         """The block's buffer of an allocation every thread meets (thread mode)."""
         if site not in self.once:
             self.once[site] = self.alloc(name, dtype, shape, scope, site)
         return self.once[site]
+
+    @staticmethod
+    def run_roles(roles):
+        """Runs the roles of a chain of branches on the thread index side by
+        side: each until it waits for a phase that has not completed; a
+        round in which none gets further is a deadlock."""
+        live = list(roles)
+        while live:
+            arrivals, still = _ARRIVALS[0], []
+            for g in live:
+                try:
+                    next(g)
+                    still.append(g)
+                except StopIteration:
+                    pass
+            if _ARRIVALS[0] == arrivals and len(still) == len(live):
+                raise InvalidProgram("the roles deadlock: every one waits for a barrier phase that never completes")
+            live = still
 
     @staticmethod
     def lockstep(threads):
@@ -1880,6 +2009,7 @@ class Runtime:
 
     @staticmethod
     def arrive(bar, threads):
+        _ARRIVALS[0] += 1
         bar.pending -= threads
         if bar.pending < 0:
             raise InvalidProgram("more arrivals in a phase than its arrive count")

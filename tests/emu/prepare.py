@@ -25,7 +25,7 @@ import sys
 HELPERS = re.compile(r"// ---- PTX helpers .*?// ---- end of PTX helpers ----\n", re.S)
 # The statements that order threads or proxies: deleting one of them is
 # what the mutation test does (tests/scripts/emu_mutations.py).
-SYNC = re.compile(r"^(\s*)((?:__syncthreads\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait(?:_cluster)?\(.*\)"
+SYNC = re.compile(r"^(\s*)((?:__syncthreads\(\)|__syncwarp\(\)|tilet_named_barrier\(.*\)|tilet_mbarrier_wait(?:_cluster)?\(.*\)"
                   r"|tilet_mbarrier_arrive(?:_cluster|_expect_tx)?\(.*\)|tilet_fence_proxy_async(?:_all)?\(\)"
                   r"|tilet_fence_barrier_init\(\)|tilet_cluster_sync\(\)|tilet_wgmma_wait<\d+>\(\)"
                   r"|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$")

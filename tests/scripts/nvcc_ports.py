@@ -32,6 +32,8 @@ NOT_TRANSLATED = {
     ("gemm_fp8_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("mha_fwd_bshd_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("mha_fwd_bshd_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack

@@ -14,7 +14,7 @@ syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem all
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr
-syntax keyword tileSync barrier_wait barrier_arrive cluster_sync use_swizzle set_max_nreg annotate_layout
+syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive cluster_sync use_swizzle set_max_nreg annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster shfl_sync shfl_xor shfl_down shfl_up

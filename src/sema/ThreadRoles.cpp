@@ -1,0 +1,205 @@
+// ThreadRoles.cpp -- see ThreadRoles.h.
+#include "sema/ThreadRoles.h"
+
+#include "ir/Uniformity.h"
+#include "ir/Visitor.h"
+
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace tilet {
+
+namespace {
+
+struct ThreadRange {
+    int64_t lo = 0, hi = 0;   // threads lo .. hi - 1
+    bool empty() const { return lo >= hi; }
+    bool wholeWarps() const { return lo % ir::WarpSpecialize::kWarpThreads == 0 && hi % ir::WarpSpecialize::kWarpThreads == 0; }
+    ThreadRange operator&(const ThreadRange &o) const { return {std::max(lo, o.lo), std::min(hi, o.hi)}; }
+};
+
+// Whether `s` spreads work over the threads that run it.
+bool spreadsWork(const ir::Stmt &s) {
+    bool found = false;
+    ir::forEachStmt(s, [&](const ir::Stmt &x) {
+        switch (x->kind) {
+        case ir::StmtKind::Copy:
+        case ir::StmtKind::Gemm:
+        case ir::StmtKind::Fill:
+        case ir::StmtKind::Reduce:
+        case ir::StmtKind::FinalizeReducer:
+        case ir::StmtKind::AtomicAdd:
+        case ir::StmtKind::Im2Col: found = true; break;
+        case ir::StmtKind::For: found = found || ir::as<ir::For>(x)->forKind == ir::ForKind::Parallel; break;
+        default: break;
+        }
+    });
+    return found;
+}
+
+class RoleFormer : public ir::Mutator {
+public:
+    RoleFormer(const ir::Stmt &body, const ir::Kernel &k, const std::set<const ir::StmtNode *> &programBranches, DiagnosticEngine &diags)
+        : uniformity_(body), threads_(k.threads), programBranches_(programBranches), diags_(diags) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
+        if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(n.value); r && r->special == ir::SpecialKind::ThreadIdx) linear_.insert(n.var.get());
+        uniformity_.bind(n.var.get(), divergent_ || uniformity_.threadDependentBeyondFragments(n.value));
+        return ir::Mutator::mutateLetStmt(self, n);
+    }
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        if (n.forKind == ir::ForKind::Parallel) return self;
+        bool dependent = uniformity_.threadDependentBeyondFragments(n.min) || uniformity_.threadDependentBeyondFragments(n.extent);
+        uniformity_.bind(n.var.get(), divergent_ || dependent);
+        return under(dependent, [&] { return ir::Mutator::mutateFor(self, n); });
+    }
+    ir::Stmt mutateWhile(const ir::Stmt &self, const ir::While &n) override {
+        return under(uniformity_.threadDependentBeyondFragments(n.cond), [&] { return ir::Mutator::mutateWhile(self, n); });
+    }
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &) override { return self; }
+    ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override {
+        if (!divergent_ && programBranches_.count(&n)) {
+            if (std::optional<ir::Stmt> roles = asRoles(self, n)) return *roles;
+        }
+        return under(uniformity_.threadDependentBeyondFragments(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
+    }
+
+private:
+    template <typename F> ir::Stmt under(bool divergent, F body) {
+        bool outer = divergent_;
+        divergent_ = divergent_ || divergent;
+        ir::Stmt out = body();
+        divergent_ = outer;
+        return out;
+    }
+
+    // The chain `if (c1) A else if (c2) B ... else Z` as roles, when its
+    // conditions bound the thread index and one of its branches spreads work.
+    std::optional<ir::Stmt> asRoles(const ir::Stmt &self, const ir::IfThenElse &first) {
+        struct Branch {
+            ThreadRange range;
+            ir::Stmt body;
+            SourceRange span;   // its `if` (an else branch: the last `if` of the chain)
+        };
+        std::vector<Branch> branches;
+        ThreadRange rest{0, threads_};
+        for (const ir::IfThenElse *i = &first; i;) {
+            std::optional<ThreadRange> r = rangeOf(i->cond);
+            if (!r) return std::nullopt;
+            ThreadRange taken = *r & rest;
+            branches.push_back({taken, i->thenBody, i->span});
+            if (!i->elseBody) break;
+            // What the condition leaves for the else branch must be one range too.
+            if (taken.empty()) {
+            } else if (taken.lo == rest.lo) {
+                rest.lo = taken.hi;
+            } else if (taken.hi == rest.hi) {
+                rest.hi = taken.lo;
+            } else {
+                return std::nullopt;
+            }
+            const ir::IfThenElse *next = ir::as<ir::IfThenElse>(i->elseBody);
+            if (next && programBranches_.count(next) && rangeOf(next->cond)) {
+                i = next;
+                continue;
+            }
+            if (i->elseBody) branches.push_back({rest, i->elseBody, i->span});
+            i = nullptr;
+        }
+        bool spreads = false;
+        for (const Branch &b : branches) spreads = spreads || spreadsWork(b.body);
+        if (!spreads) return std::nullopt;
+        std::vector<ir::Stmt> roles;
+        for (const auto &[range, body, span] : branches) {
+            if (!body || (ir::as<ir::Seq>(body) && ir::as<ir::Seq>(body)->stmts.empty())) continue;
+            if (range.empty()) {
+                diags_.warning(span, "no thread of the block takes this branch (its conditions leave no thread index)", "dead-branch");
+                continue;
+            }
+            if (!range.wholeWarps()) {
+                Diagnostic d{Severity::Error, span,
+                             "this branch runs on threads " + std::to_string(range.lo) + ".." + std::to_string(range.hi - 1) +
+                                 ", which are not whole warps; a branch on the thread index that holds a tile operation or a parallel loop makes a role of "
+                                 "its threads, and a role is whole warps (conditions on multiples of 32)",
+                             {}, {}};
+                if (span.lineColumn() != first.span.lineColumn()) d.note(first.span, "the chain of conditions on the thread index starts here");
+                diags_.report(std::move(d));
+                return self;
+            }
+            std::vector<int64_t> warps;
+            for (int64_t w = range.lo / ir::WarpSpecialize::kWarpThreads; w < range.hi / ir::WarpSpecialize::kWarpThreads; ++w) warps.push_back(w);
+            roles.push_back(std::make_shared<ir::WarpSpecialize>(std::move(warps), body, span));
+        }
+        return ir::seq(std::move(roles));
+    }
+
+    // The threads for which `e` holds, when it bounds the linear thread index.
+    std::optional<ThreadRange> rangeOf(const ir::Expr &e) const {
+        const ir::Binary *b = ir::as<ir::Binary>(e);
+        if (!b) return std::nullopt;
+        if (b->op == ir::BinaryOp::And) {
+            std::optional<ThreadRange> x = rangeOf(b->a), y = rangeOf(b->b);
+            if (!x || !y) return std::nullopt;
+            return *x & *y;
+        }
+        ir::BinaryOp op = b->op;
+        ir::Expr term = b->a;
+        std::optional<int64_t> k = ir::constInt(b->b);
+        if (!k) {
+            // `c < tx` is `tx > c`.
+            k = ir::constInt(b->a);
+            term = b->b;
+            switch (op) {
+            case ir::BinaryOp::Lt: op = ir::BinaryOp::Gt; break;
+            case ir::BinaryOp::Le: op = ir::BinaryOp::Ge; break;
+            case ir::BinaryOp::Gt: op = ir::BinaryOp::Lt; break;
+            case ir::BinaryOp::Ge: op = ir::BinaryOp::Le; break;
+            default: break;
+            }
+        }
+        std::optional<int64_t> d = k ? divisorOf(term) : std::nullopt;
+        if (!d) return std::nullopt;
+        // x / d < k  <=>  x < d * k, and so on (x >= 0, d > 0).
+        ThreadRange all{0, threads_}, r;
+        switch (op) {
+        case ir::BinaryOp::Lt: r = {0, *d * *k}; break;
+        case ir::BinaryOp::Le: r = {0, *d * (*k + 1)}; break;
+        case ir::BinaryOp::Gt: r = {*d * (*k + 1), threads_}; break;
+        case ir::BinaryOp::Ge: r = {*d * *k, threads_}; break;
+        case ir::BinaryOp::Eq: r = {*d * *k, *d * (*k + 1)}; break;
+        default: return std::nullopt;
+        }
+        return r & all;
+    }
+
+    // d when `e` is the linear thread index divided by d (1: itself).
+    std::optional<int64_t> divisorOf(const ir::Expr &e) const {
+        if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e); r && r->special == ir::SpecialKind::ThreadIdx) return 1;
+        if (const ir::VarNode *v = ir::as<ir::VarNode>(e); v && linear_.count(v)) return 1;
+        if (const ir::Binary *b = ir::as<ir::Binary>(e); b && b->op == ir::BinaryOp::Div) {
+            std::optional<int64_t> c = ir::constInt(b->b);
+            std::optional<int64_t> inner = divisorOf(b->a);
+            if (c && *c > 0 && inner && *inner == 1) return *c;
+        }
+        return std::nullopt;
+    }
+
+    ir::Uniformity uniformity_;
+    int64_t threads_;
+    const std::set<const ir::StmtNode *> &programBranches_;
+    DiagnosticEngine &diags_;
+    bool divergent_ = false;
+    std::set<const ir::VarNode *> linear_;   // names of the linear thread index (threads(N) as (tx))
+};
+
+} // namespace
+
+ir::Stmt formThreadRoles(const ir::Stmt &body, const ir::Kernel &kernel, const std::set<const ir::StmtNode *> &programBranches,
+                         DiagnosticEngine &diags) {
+    return RoleFormer(body, kernel, programBranches, diags).mutate(body);
+}
+
+} // namespace tilet
