@@ -375,6 +375,30 @@ Region bytesRegion(const Region &r, const Buffer &view) {
 int64_t Im2Col::outHeight() const { return (*constInt(image->shape[1]) + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1; }
 int64_t Im2Col::outWidth() const { return (*constInt(image->shape[2]) + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1; }
 
+int64_t tmemWords(const BufferNode &b) {
+    std::optional<std::vector<int64_t>> shape = b.constShape();
+    if (!shape || shape->empty()) return 0;
+    int64_t stages = shape->size() == 3 ? (*shape)[0] : 1;
+    return stages * ((shape->back() * dtypeBits(b.dtype) + 31) / 32);
+}
+
+Expr tmemColumn(const Region &r) {
+    const BufferNode &b = *r.buffer;
+    Expr column = r.mins.back();
+    if (r.mins.size() == 3) column = add(mul(r.mins[0], b.shape.back()), column);
+    // Elements of a 32-bit dtype are columns; narrower ones pack (16-bit: two per column).
+    int64_t bits = dtypeBits(b.dtype);
+    if (bits != 32) column = bits < 32 ? div(column, intImm(32 / bits)) : mul(column, intImm(bits / 32));
+    return column;
+}
+
+bool tmemAllRowsOfOneStage(const Region &r) {
+    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
+    if (!shape || shape->size() < 2 || r.extents.size() != shape->size()) return false;
+    size_t rowDim = shape->size() - 2;
+    return constInt(r.mins[rowDim]) == 0 && r.extents[rowDim] == (*shape)[rowDim] && (rowDim == 0 || r.extents[0] == 1);
+}
+
 std::vector<int64_t> Region::tileShape() const {
     std::vector<int64_t> out;
     for (int64_t e : extents) {

@@ -218,6 +218,16 @@ struct Region {
     std::vector<int64_t> tileShape() const;
 };
 
+// Tensor memory holds [rows, cols] tiles, or [stages, rows, cols] (TileLang's
+// alloc_tmem([2, M, N]) for double buffering): stage s is columns
+// s * cols .. (s + 1) * cols - 1 of the same lanes. In 32-bit columns: a
+// buffer's width, and where region `r` of one starts.
+int64_t tmemWords(const BufferNode &b);
+Expr tmemColumn(const Region &r);
+// Whether region `r` of one is all the rows (lanes) of one stage: what a
+// tcgen05.mma writes and a tcgen05.ld reads, for any run of columns.
+bool tmemAllRowsOfOneStage(const Region &r);
+
 // The indices of `r` at tile coordinate `coord` (one entry per non-unit
 // dimension, in order); unit dimensions stay at their start index.
 std::vector<Expr> regionIndices(const Region &r, const std::vector<Expr> &coord);

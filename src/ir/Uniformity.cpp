@@ -1,6 +1,8 @@
 // Uniformity.cpp -- see Uniformity.h.
 #include "ir/Uniformity.h"
 
+#include <utility>
+
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
 
@@ -75,7 +77,10 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         findPerThreadRegisters(l->body, divergent);
         return;
     }
-    if (const Allocate *a = as<Allocate>(s)) return findPerThreadRegisters(a->body, divergent);
+    if (const Allocate *a = as<Allocate>(s)) {
+        if (inRole_) roleLocals_.insert(a->buffer.get());
+        return findPerThreadRegisters(a->body, divergent);
+    }
     if (const For *f = as<For>(s)) {
         bool d = divergent || threadDependent(f->min) || threadDependent(f->extent);
         bind(f->var.get(), d);
@@ -88,8 +93,17 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         findPerThreadRegisters(i->elseBody, d);
         return;
     }
-    // A role's registers are its threads' only.
-    if (const WarpSpecialize *w = as<WarpSpecialize>(s)) return findPerThreadRegisters(w->body, true);
+    // Inside a role, "alike" is among the role's threads: a register
+    // allocated there is only seen by them; one allocated outside and
+    // written there differs between the role's threads and the others.
+    if (const WarpSpecialize *w = as<WarpSpecialize>(s)) {
+        bool outerIn = std::exchange(inRole_, true);
+        std::set<const BufferNode *> outerLocals = std::exchange(roleLocals_, {});
+        findPerThreadRegisters(w->body, divergent);
+        inRole_ = outerIn;
+        roleLocals_ = std::move(outerLocals);
+        return;
+    }
     auto uniformIndices = [&](const std::vector<Expr> &indices) {
         return std::none_of(indices.begin(), indices.end(), [&](const Expr &i) { return threadDependent(i); });
     };
@@ -102,7 +116,7 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
                        (isMemory(*v->src) || !perThread_.count(v->src.get()));
     for (const Access &a : ownEffects(s).accesses) {
-        if (a.writes() && !isMemory(*a.buffer) && !uniformStore) perThread_.insert(a.buffer);
+        if (a.writes() && !isMemory(*a.buffer) && (!uniformStore || (inRole_ && !roleLocals_.count(a.buffer)))) perThread_.insert(a.buffer);
     }
 }
 

@@ -7,7 +7,8 @@
 // every thread follows alike -- hold one value in all threads; the rest
 // (fragments' registers, anything written per thread) are per-thread. Used
 // by insert-syncs (which branches every thread takes alike) and by
-// store-uniform-once (which stores every thread would make alike).
+// store-uniform-once (which stores every thread would make alike). Inside a
+// ws(...) role, "every thread" is the role's.
 #pragma once
 
 #include "ir/IR.h"
@@ -45,6 +46,8 @@ private:
 
     std::set<const VarNode *> dependentVars_;
     std::set<const BufferNode *> perThread_;   // registers whose value may differ between threads
+    bool inRole_ = false;                      // walking a ws(...) role's body
+    std::set<const BufferNode *> roleLocals_;  // registers allocated inside the role being walked
 };
 
 } // namespace tilet::ir

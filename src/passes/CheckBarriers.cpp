@@ -163,6 +163,7 @@ public:
             return;
         }
         default: {
+            if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
             ir::Effects fx = ir::ownEffects(s);
             for (const ir::Access &a : fx.accesses) {
@@ -205,7 +206,36 @@ public:
     }
 
 private:
-    Expr evaluate(const Expr &e) const { return ir::simplify(ir::substitute(e, env_)); }
+    // A var's value as the unrolled run left it (a scheduler's `current_iter`
+    // in a role's `while` loop), read where barrier indices and parities use it.
+    class KnownRegisters : public ir::Mutator {
+    public:
+        explicit KnownRegisters(const std::map<const ir::BufferNode *, Expr> &values) : values_(values) {}
+        using ir::Mutator::mutate;
+
+    protected:
+        Expr mutateLoad(const Expr &self, const ir::Load &n) override {
+            auto it = values_.find(n.buffer.get());
+            if (it != values_.end()) return it->second;
+            return ir::Mutator::mutateLoad(self, n);
+        }
+
+    private:
+        const std::map<const ir::BufferNode *, Expr> &values_;
+    };
+    Expr evaluate(const Expr &e) const {
+        Expr out = ir::substitute(e, env_);
+        if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
+        return ir::simplify(out);
+    }
+    // A store to a one-element register: its value, when the run knows it.
+    void record(const ir::Store &st) {
+        bool scalar = st.buffer->shape.empty() || (st.buffer->shape.size() == 1 && ir::constInt(st.buffer->shape[0]) == 1);
+        if (st.buffer->scope != ir::MemScope::Local || !scalar) return;
+        Expr v = evaluate(st.value);
+        if (ir::constInt(v)) registers_[st.buffer.get()] = v;
+        else registers_.erase(st.buffer.get());
+    }
 
     int64_t index(const Expr &e) const {
         std::optional<int64_t> v = ir::constInt(evaluate(e));
@@ -270,6 +300,7 @@ private:
     int64_t group_;
     int64_t trips_;
     std::vector<std::pair<ir::VarRef, Expr>> env_;
+    std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
     std::vector<std::pair<std::string, int64_t>> loops_;
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;

@@ -163,8 +163,9 @@ public:
                 threads_ = outer;
             }
             void visitCopy(const ir::Copy &c) override {
-                if (c.inst != ir::CopyInst::TMemLoad || c.src.extents.size() != 2 || c.dst.extents != c.src.extents) return;
-                ir::TmemTiling t{c.src.extents[0], c.src.extents[1], threads_};
+                std::vector<int64_t> tile = c.src.tileShape();
+                if (c.inst != ir::CopyInst::TMemLoad || tile.size() != 2 || c.dst.tileShape() != tile) return;
+                ir::TmemTiling t{tile[0], tile[1], threads_};
                 if (!t.fits() || c.dst.buffer->scope != ir::MemScope::Fragment) return;
                 in_.setLayout({c.dst.buffer, {}, c.span}, ir::tmemLoadLayout(t),
                               t.shape() == ir::TmemLoadShape::Lanes32x32b ? "the tcgen05.ld 32x32b layout: a row per thread"

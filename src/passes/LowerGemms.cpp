@@ -274,7 +274,8 @@ private:
         ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOrigin);
         // An N atom's accumulators start atomN * bits / 32 columns further.
         int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
-        Expr dAddress = ir::add(g.c.buffer->tmemAddress, ir::cast(DType::UInt32, ir::mul(jn, ir::intImm(atomColumns))));
+        Expr dColumn = ir::add(ir::tmemColumn(g.c), ir::mul(jn, ir::intImm(atomColumns)));
+        Expr dAddress = ir::add(g.c.buffer->tmemAddress, ir::cast(DType::UInt32, dColumn));
         // D is overwritten by the first k-step when clear_accum holds, else accumulated.
         Expr enable = ir::intImm(1);
         if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
@@ -434,7 +435,7 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
             return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";
         if (g.a.buffer->scope != ir::MemScope::Shared) return "a tcgen05 gemm with A in tensor memory (the TS form) is";
-        if (!wholeBuffer(g.c)) return "a gemm into part of a tensor-memory tile is";
+        if (!ir::tmemAllRowsOfOneStage(g.c)) return "a gemm into part of a tensor-memory tile's rows is";
         for (const ir::Buffer &b : {g.a.buffer, g.b.buffer})
             if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";

@@ -34,11 +34,9 @@ protected:
         }
         if (c.inst != ir::CopyInst::TMemLoad) return self;
         const ir::BufferNode &src = *c.src.buffer, &dst = *c.dst.buffer;
-        std::vector<int64_t> shape = c.src.extents;
-        // All rows of the tile, any run of its columns (a 32-bit element is a column).
-        std::optional<std::vector<int64_t>> srcShape = src.constShape();
-        bool allRows = srcShape && srcShape->size() == 2 && ir::constInt(c.src.mins[0]) == 0 && shape.size() == 2 && shape[0] == (*srcShape)[0];
-        if (!allRows || !wholeRegion(c.dst) || c.dst.extents != shape)
+        // All rows of one stage of the tile, any run of its columns (a 32-bit element is a column).
+        std::vector<int64_t> shape = c.src.tileShape();
+        if (!ir::tmemAllRowsOfOneStage(c.src) || shape.size() != 2 || !wholeRegion(c.dst) || c.dst.tileShape() != shape)
             return notYet(c, "a copy of part of a tensor-memory tile's rows is"), self;
         ir::TmemTiling t{shape[0], shape[1], roleThreads()};
         if (!t.knownRows())
@@ -67,7 +65,8 @@ protected:
         Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
         Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
         ir::VarRef column = ir::makeVar("col");
-        Expr firstColumn = ir::constInt(c.src.mins[1]) == 0 ? groupColumn : ir::add(c.src.mins[1], groupColumn);
+        Expr start = ir::tmemColumn(c.src);
+        Expr firstColumn = ir::constInt(start) == 0 ? groupColumn : ir::add(start, groupColumn);
         Expr address = ir::add(src.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, firstColumn), ir::mul(column, ir::intImm(loadColumns)))));
         Stmt load = std::make_shared<ir::TmemLoad>(loadShape, c.src.buffer, address, dst.registers, ir::mul(column, ir::intImm(repeat * registersPerRepeat)),
                                                    repeat, span);

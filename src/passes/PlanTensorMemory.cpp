@@ -38,13 +38,13 @@ ir::Kernel planTensorMemory(const ir::Kernel &kernel, PassContext &ctx) {
         if (!a || a->buffer->scope != ir::MemScope::TMem) return;
         const ir::BufferNode &b = *a->buffer;
         std::optional<std::vector<int64_t>> shape = b.constShape();
-        if (!shape || shape->size() != 2 || (*shape)[0] > kTmemLanes) {
+        if (!shape || shape->size() < 2 || (*shape)[shape->size() - 2] > kTmemLanes) {
             ctx.diags.error(b.span, "tensor memory holds [rows, columns] tiles of at most " + std::to_string(kTmemLanes) + " rows (its lanes); '" +
                                         b.name + "' is not one");
             ok = false;
             return;
         }
-        int64_t words = ((*shape)[1] * dtypeBits(b.dtype) + 31) / 32;
+        int64_t words = ir::tmemWords(b);
         buffers.push_back({a->buffer, powerOfTwoAtLeast(words), 0});
     });
     if (!ok || buffers.empty()) return kernel;

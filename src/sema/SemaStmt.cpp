@@ -299,8 +299,8 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             std::optional<std::vector<ir::Expr>> checked = checkConstShape(shapeExpr, "buffer", s.name.name, "an allocation");
             ok = ok && checked;
             if (checked) shape = *checked;
-            if (ok && scope == ir::MemScope::TMem && shape.size() != 2) {
-                diags_.error(shapeExpr.range, "tensor memory is two-dimensional: alloc_tmem([rows, cols], dtype)");
+            if (ok && scope == ir::MemScope::TMem && shape.size() != 2 && shape.size() != 3) {
+                diags_.error(shapeExpr.range, "tensor memory holds tiles: alloc_tmem([rows, cols], dtype), or alloc_tmem([stages, rows, cols], dtype)");
                 ok = false;
             }
             if (ok) {

@@ -638,6 +638,10 @@ class KernelTranslator:
         outer = self.role_threads
         saved = self.thread_mode
         gens = []
+        # Values that differ between threads outside the roles: none may be
+        # used inside (thread 0 runs a role for all its threads). A var
+        # declared inside a role is the role's, alike in its threads.
+        outside = set(self.per_thread)
         for first, count, block in chain:
             start = len(self.lines)
             self.role_threads = count
@@ -651,8 +655,10 @@ class KernelTranslator:
             self.stmts(block.kids, d + 2)
             self.in_role_gen = False
             self.thread_mode = saved
-            if self.thread_dependent("\n".join(self.lines[start:])):
-                raise Unsupported("the thread index inside a role made from a branch on it")
+            code = "\n".join(self.lines[start:])
+            if any(re.search(rf"\b{re.escape(p)}\b", code) for p in outside):
+                raise Unsupported("a thread index or per-thread value inside a role made from a branch on it")
+            self.per_thread = set(outside)
         # The roles run side by side: each until a barrier_wait whose phase
         # has not completed, then the next (Runtime.run_roles).
         self.emit(d + 1, f"rt.run_roles([{', '.join(g + '()' for g in gens)}])")

@@ -34,6 +34,8 @@ NOT_TRANSLATED = {
     ("mha_fwd_bshd_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_persistent.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_persistent.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
