@@ -49,7 +49,7 @@ namespace {
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 std::string mmaSyncHelper(const ir::Mma &m);
 std::string tcgen05MmaHelper(const Instruction &inst);
-std::string tmemLoadHelper(const std::string &key, ir::TmemLoadShape shape, int64_t repeat);
+std::string tmemMoveHelper(const std::string &key, ir::TmemLoadShape shape, bool store, int64_t repeat);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
 // Where the .cu's own numbering resumes after #line directives into a .tl
@@ -442,16 +442,19 @@ private:
             out_.line("tilet_tcgen05_commit(&" + access(c.barrier, {c.index}) + ");");
             return;
         }
-        case ir::StmtKind::TmemLoad: {
-            const ir::TmemLoad &l = *ir::as<ir::TmemLoad>(s);
-            std::string key = "tmem_load_" + std::string(ir::tmemLoadShapeName(l.shape)) + "_x" + std::to_string(l.repeat);
-            if (!generated_.count(key)) generated_[key] = tmemLoadHelper(key, l.shape, l.repeat);
-            out_.line("tilet_" + key + "(&" + access(l.dst, {l.dstOffset}) + ", " + e(l.address) + ");");
+        case ir::StmtKind::TmemMove: {
+            const ir::TmemMove &l = *ir::as<ir::TmemMove>(s);
+            std::string key = std::string(l.store ? "tmem_store_" : "tmem_load_") + ir::tmemLoadShapeName(l.shape) + "_x" + std::to_string(l.repeat);
+            if (!generated_.count(key)) generated_[key] = tmemMoveHelper(key, l.shape, l.store, l.repeat);
+            out_.line("tilet_" + key + "(&" + access(l.regs, {l.regOffset}) + ", " + e(l.address) + ");");
             return;
         }
         case ir::StmtKind::Tcgen05Sync: {
             ir::Tcgen05SyncKind k = ir::as<ir::Tcgen05Sync>(s)->sync;
-            std::string key = k == ir::Tcgen05SyncKind::WaitLoad ? "tcgen05_wait_ld" : k == ir::Tcgen05SyncKind::FenceBefore ? "tcgen05_fence_before" : "tcgen05_fence_after";
+            std::string key = k == ir::Tcgen05SyncKind::WaitLoad    ? "tcgen05_wait_ld"
+                              : k == ir::Tcgen05SyncKind::WaitStore ? "tcgen05_wait_st"
+                              : k == ir::Tcgen05SyncKind::FenceBefore ? "tcgen05_fence_before"
+                                                                      : "tcgen05_fence_after";
             helper(key);
             out_.line("tilet_" + key + "();");
             return;
@@ -634,14 +637,25 @@ std::string tcgen05MmaHelper(const Instruction &inst) {
 }
 
 // tcgen05.ld: the operand list grows with the registers each thread receives.
-std::string tmemLoadHelper(const std::string &key, ir::TmemLoadShape shape, int64_t repeat) {
+std::string tmemMoveHelper(const std::string &key, ir::TmemLoadShape shape, bool store, int64_t repeat) {
     int64_t registers = repeat * ir::tmemLoadRegistersPerRepeat(shape);
     std::string list, outs;
     for (int64_t i = 0; i < registers; ++i) {
-        list += (i ? ", %" : "%") + std::to_string(i);
-        outs += std::string(i ? ", " : "") + "\"=r\"(r[" + std::to_string(i) + "])";
+        list += (i ? ", %" : "%") + std::to_string(i + (store ? 1 : 0));
+        outs += std::string(i ? ", " : "") + (store ? "\"r\"(r[" : "\"=r\"(r[") + std::to_string(i) + "])";
     }
     std::string name = ir::tmemLoadShapeName(shape);
+    if (store) {
+        std::string text = "// tcgen05.st " + name + ": the registers of tcgen05.ld " + name + ".x" + std::to_string(repeat) +
+                           ", in its order, to the same tensor-memory cells; complete after tcgen05.wait::st.\n";
+        text += "__device__ __forceinline__ void tilet_" + key + "(const void *src, unsigned address)\n{\n";
+        text += "    unsigned r[" + std::to_string(registers) + "];\n";
+        text += "    memcpy(r, src, sizeof(r));\n";
+        text += "    asm volatile(\"tcgen05.st.sync.aligned." + name + ".x" + std::to_string(repeat) + ".b32 [%0], {" + list + "};\\n\"\n";
+        text += "                 :: \"r\"(address), " + outs + "\n";
+        text += "                 : \"memory\");\n";
+        return text + "}\n";
+    }
     std::string text = shape == ir::TmemLoadShape::Lanes32x32b
                            ? "// tcgen05.ld 32x32b: lane l of the warp receives " + std::to_string(repeat) +
                                  " consecutive 32-bit columns of tensor-memory lane\n// (address >> 16) + l from column address & 0xffff; complete after tcgen05.wait::ld.\n"

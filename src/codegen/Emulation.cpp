@@ -240,7 +240,7 @@ std::string rewriteDevice(const std::string &cu) {
     static const std::regex dp4a(R"(\btilet_dp4a_([su])8_([su])8\()");
     static const std::regex ldmatrix(R"(tilet_ldmatrix_x(\d)(_trans)?\()");
     static const std::regex cpAsync(R"(tilet_cp_async_(\d+)\()");
-    static const std::regex tmemLoad(R"(tilet_tmem_load_(32x32b|16x256b)_x(\d+)\()");
+    static const std::regex tmemLoad(R"(tilet_tmem_(load|store)_(32x32b|16x256b)_x(\d+)\()");
     static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
     static const std::regex wgmma(R"(tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\()");
     static const std::regex tmaLoad(R"(tilet_tma_load_\dd\()"), tmaMulticast(R"(tilet_tma_load_\dd_multicast\()"), tmaStore(R"(tilet_tma_store_\dd\()");
@@ -262,7 +262,7 @@ std::string rewriteDevice(const std::string &cu) {
                    operandType(x[5]) + ", " + operandType(x[6].matched ? x[6].str() : x[5].str()) + ", " + x[8].str() + ", " + x[9].str() + ">(";
         });
         line = replaceText(line, "tilet_wgmma_desc(", "emu::wgmmaDesc(");
-        line = std::regex_replace(line, tmemLoad, "emu::tmemLoad_$1<$2>(");
+        line = std::regex_replace(line, tmemLoad, "emu::tmem_$1_$2<$3>(");
         line = replaceText(line, "tilet_tma_load_im2col_4d(", "emu::tmaLoadIm2col(");
         line = std::regex_replace(line, tmaMulticast, "emu::tmaLoadMulticast(");
         line = std::regex_replace(line, tmaLoad, "emu::tmaLoad(");

@@ -260,17 +260,24 @@ void operandEffects(const Stmt &s, Effects &fx) {
         syn.push_back(e);
         return;
     }
-    case StmtKind::TmemLoad: {
-        const TmemLoad &n = *as<TmemLoad>(s);
-        acc.push_back(element(n.src, AccessMode::Read));
-        Access w = element(n.dst, AccessMode::Write);
+    case StmtKind::TmemMove: {
+        const TmemMove &n = *as<TmemMove>(s);
+        if (n.store) {
+            // Complete at tcgen05.wait::st, which lower-tensor-memory writes
+            // right after a copy's stores: what follows sees them.
+            acc.push_back(element(n.regs, AccessMode::Read));
+            acc.push_back(element(n.tmem, AccessMode::Write));
+            return;
+        }
+        acc.push_back(element(n.tmem, AccessMode::Read));
+        Access w = element(n.regs, AccessMode::Write);
         w.asynchronous = true;   // until tcgen05.wait::ld
         acc.push_back(w);
         return;
     }
     case StmtKind::Tcgen05Sync: {
         Tcgen05SyncKind k = as<Tcgen05Sync>(s)->sync;
-        SyncEffect e = sync(k == Tcgen05SyncKind::WaitLoad ? SyncKind::Tcgen05Wait : SyncKind::Tcgen05Fence);
+        SyncEffect e = sync(k == Tcgen05SyncKind::WaitLoad || k == Tcgen05SyncKind::WaitStore ? SyncKind::Tcgen05Wait : SyncKind::Tcgen05Fence);
         e.count = k == Tcgen05SyncKind::FenceAfter ? 1 : 0;
         syn.push_back(e);
         return;

@@ -71,7 +71,7 @@ enum class SyncKind {
     BulkWait,         // cp.async.bulk commit + wait_group.read 0
     PdlTrigger,       // griddepcontrol.launch_dependents
     PdlWait,          // griddepcontrol.wait
-    Tcgen05Wait,      // tcgen05.wait::ld: this thread's tensor-memory loads have landed
+    Tcgen05Wait,      // tcgen05.wait::ld / ::st: this thread's tensor-memory loads have landed / stores are done
     Tcgen05Fence,     // tcgen05.fence::before/after_thread_sync (count 0: before, 1: after)
 };
 const char *syncKindName(SyncKind k);

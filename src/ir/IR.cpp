@@ -189,6 +189,7 @@ int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s) { return s == TmemLoadShape:
 const char *tcgen05SyncKindName(Tcgen05SyncKind k) {
     switch (k) {
     case Tcgen05SyncKind::WaitLoad: return "tcgen05.wait::ld";
+    case Tcgen05SyncKind::WaitStore: return "tcgen05.wait::st";
     case Tcgen05SyncKind::FenceBefore: return "tcgen05.fence::before_thread_sync";
     case Tcgen05SyncKind::FenceAfter: return "tcgen05.fence::after_thread_sync";
     }

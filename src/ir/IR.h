@@ -769,26 +769,30 @@ int64_t tmemLoadColumnsPerRepeat(TmemLoadShape s);     // 1, 8
 int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s);   // 1, 4
 
 // tcgen05.ld.sync.aligned.<shape>.x<repeat>.b32 by a whole warp, from column
-// address & 0xffff of the lanes from address >> 16, into dst[dstOffset ...]
-// (repeat * tmemLoadRegistersPerRepeat(shape) registers). Complete after
-// tcgen05.wait::ld.
-struct TmemLoad : StmtNode {
-    static constexpr StmtKind kKind = StmtKind::TmemLoad;
-    TmemLoad(TmemLoadShape sh, Buffer src, Expr addr, Buffer dst, Expr off, int64_t r, SourceRange s = {})
-        : StmtNode(kKind, s), shape(sh), src(std::move(src)), address(std::move(addr)), dst(std::move(dst)), dstOffset(std::move(off)), repeat(r) {}
+// address & 0xffff of the lanes from address >> 16, into regs[regOffset ...]
+// (repeat * tmemLoadRegistersPerRepeat(shape) registers), complete after
+// tcgen05.wait::ld; with `store`, tcgen05.st of the same registers to the
+// same cells (the same shapes and register order), complete after
+// tcgen05.wait::st.
+struct TmemMove : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::TmemMove;
+    TmemMove(TmemLoadShape sh, bool st, Buffer t, Expr addr, Buffer r, Expr off, int64_t n, SourceRange s = {})
+        : StmtNode(kKind, s), shape(sh), store(st), tmem(std::move(t)), address(std::move(addr)), regs(std::move(r)), regOffset(std::move(off)),
+          repeat(n) {}
     const TmemLoadShape shape;
-    const Buffer src;    // the tensor-memory buffer (for effects and names)
+    const bool store;    // tcgen05.st (registers -> tensor memory); else tcgen05.ld
+    const Buffer tmem;   // the tensor-memory buffer (for effects and names)
     const Expr address;  // the warp's lane base << 16 | column
-    const Buffer dst;
-    const Expr dstOffset;
+    const Buffer regs;
+    const Expr regOffset;
     const int64_t repeat;
 };
 
 // tcgen05.wait::ld: this thread's tensor-memory loads have landed in its
-// registers. fence::before_thread_sync / after_thread_sync: order this
+// registers; tcgen05.wait::st: its stores are in tensor memory. fence::before_thread_sync / after_thread_sync: order this
 // thread's tcgen05 operations before / after the thread synchronisation
 // (barrier, mbarrier) that follows / precedes it.
-enum class Tcgen05SyncKind { WaitLoad, FenceBefore, FenceAfter };
+enum class Tcgen05SyncKind { WaitLoad, WaitStore, FenceBefore, FenceAfter };
 const char *tcgen05SyncKindName(Tcgen05SyncKind k);
 struct Tcgen05Sync : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Sync;

@@ -230,9 +230,11 @@ public:
             line("tcgen05.commit -> " + c.barrier->name + "[" + expr(c.index) + "]");
             return;
         }
-        case StmtKind::TmemLoad: {
-            auto &l = static_cast<const TmemLoad &>(*s);
-            line("tcgen05.ld." + std::string(tmemLoadShapeName(l.shape)) + ".x" + std::to_string(l.repeat) + " " + l.dst->name + "[" + expr(l.dstOffset) + "...] <- " + l.src->name + "@" + expr(l.address));
+        case StmtKind::TmemMove: {
+            auto &l = static_cast<const TmemMove &>(*s);
+            std::string regs = l.regs->name + "[" + expr(l.regOffset) + "...]", cells = l.tmem->name + "@" + expr(l.address);
+            line(std::string(l.store ? "tcgen05.st." : "tcgen05.ld.") + tmemLoadShapeName(l.shape) + ".x" + std::to_string(l.repeat) + " " +
+                 (l.store ? cells + " <- " + regs : regs + " <- " + cells));
             return;
         }
         case StmtKind::Tcgen05Sync: line(tcgen05SyncKindName(static_cast<const Tcgen05Sync &>(*s).sync)); return;

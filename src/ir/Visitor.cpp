@@ -101,9 +101,9 @@ void Visitor::visitTcgen05Mma(const Tcgen05Mma &n) {
     visit(n.enableInputD);
 }
 void Visitor::visitTcgen05Commit(const Tcgen05Commit &n) { visit(n.index); }
-void Visitor::visitTmemLoad(const TmemLoad &n) {
+void Visitor::visitTmemMove(const TmemMove &n) {
     visit(n.address);
-    visit(n.dstOffset);
+    visit(n.regOffset);
 }
 void Visitor::visitTcgen05Sync(const Tcgen05Sync &) {}
 void Visitor::visitTmaPrefetch(const TmaPrefetch &) {}
@@ -435,11 +435,11 @@ Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     if (i == n.index && b == n.barrier) return self;
     return std::make_shared<Tcgen05Commit>(b, i, n.span);
 }
-Stmt Mutator::mutateTmemLoad(const Stmt &self, const TmemLoad &n) {
-    Expr a = mutate(n.address), off = mutate(n.dstOffset);
-    Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
-    if (a == n.address && off == n.dstOffset && src == n.src && dst == n.dst) return self;
-    return std::make_shared<TmemLoad>(n.shape, src, a, dst, off, n.repeat, n.span);
+Stmt Mutator::mutateTmemMove(const Stmt &self, const TmemMove &n) {
+    Expr a = mutate(n.address), off = mutate(n.regOffset);
+    Buffer tmem = mutateBuffer(n.tmem), regs = mutateBuffer(n.regs);
+    if (a == n.address && off == n.regOffset && tmem == n.tmem && regs == n.regs) return self;
+    return std::make_shared<TmemMove>(n.shape, n.store, tmem, a, regs, off, n.repeat, n.span);
 }
 Stmt Mutator::mutateTcgen05Sync(const Stmt &self, const Tcgen05Sync &) { return self; }
 Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &n) {

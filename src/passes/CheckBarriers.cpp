@@ -1,6 +1,7 @@
 // CheckBarriers.cpp -- see CheckBarriers.h.
 //
-// 1. Unroll: per warp group, the list of events it executes (arrive, wait,
+// 1. Unroll: per agent (a warp group, or a warp when a role is warps that are
+//    not whole warp groups), the list of events it executes (arrive, wait,
 //    shared read/write with the concrete box it touches, block barrier at
 //    the edges of ws(...) runs), with the loop values of each event.
 // 2. Simulate: agents step through their events; barrier phases complete

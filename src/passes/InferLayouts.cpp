@@ -163,11 +163,14 @@ public:
                 threads_ = outer;
             }
             void visitCopy(const ir::Copy &c) override {
-                std::vector<int64_t> tile = c.src.tileShape();
-                if (c.inst != ir::CopyInst::TMemLoad || tile.size() != 2 || c.dst.tileShape() != tile) return;
+                // tcgen05.st moves the registers of the tcgen05.ld of the same shape.
+                bool store = c.inst == ir::CopyInst::TMemStore;
+                const ir::Region &cells = store ? c.dst : c.src, &fragment = store ? c.src : c.dst;
+                std::vector<int64_t> tile = cells.tileShape();
+                if ((c.inst != ir::CopyInst::TMemLoad && !store) || tile.size() != 2 || fragment.tileShape() != tile) return;
                 ir::TmemTiling t{tile[0], tile[1], threads_};
-                if (!t.fits() || c.dst.buffer->scope != ir::MemScope::Fragment) return;
-                in_.setLayout({c.dst.buffer, {}, c.span}, ir::tmemLoadLayout(t),
+                if (!t.fits() || fragment.buffer->scope != ir::MemScope::Fragment) return;
+                in_.setLayout({fragment.buffer, {}, c.span}, ir::tmemLoadLayout(t),
                               t.shape() == ir::TmemLoadShape::Lanes32x32b ? "the tcgen05.ld 32x32b layout: a row per thread"
                                                                           : "the tcgen05.ld 16x256b layout: the m16n8 accumulator's, 16 rows per warp");
             }

@@ -43,6 +43,8 @@
 
 #include <algorithm>
 #include <map>
+
+#include "support/InternalError.h"
 #include <optional>
 #include <functional>
 #include <set>
@@ -72,8 +74,11 @@ struct Range {
     // block) issues, its first: a tcgen05.mma (the tensor core runs one
     // thread's MMAs in issue order) or a TMA load (completing on an mbarrier
     // the issuing thread's protocol waits on). Two of them are ordered by
-    // that thread or not at all: a barrier between them adds nothing.
+    // that thread or not at all -- a barrier between them adds nothing --
+    // unless some other threads waited on the first one's barrier
+    // (`waitedBySome`): a barrier then passes their knowledge on to the issuer.
     bool singleIssuer = false;
+    bool waitedBySome = false;
     ir::Expr tagBase;        // null: untagged
     int64_t tagOffset = 0;
     // A global access of each thread t (threadIdx.x) to its own elements:
@@ -192,6 +197,12 @@ struct State {
     void published(const ir::BufferNode *b) {
         for (std::vector<Range> *list : {&writes, &reads})
             list->erase(std::remove_if(list->begin(), list->end(), [&](const Range &r) { return r.publishedBy == b; }), list->end());
+    }
+    // Some threads waited on mbarrier array `b`: the async accesses completing on it are complete for them.
+    void waitedBySome(const ir::BufferNode *b) {
+        for (std::vector<Range> *list : {&writes, &reads})
+            for (Range &r : *list)
+                if (r.publishedBy == b) r.waitedBySome = true;
     }
     // The state as the next iteration of a loop without a variable sees it:
     // no version tag can be told apart from the same tag of another iteration.
@@ -431,7 +442,12 @@ std::string describeFence(const Conflict &c) {
 class Inserter {
 public:
     Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, DiagnosticEngine *diags)
-        : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags) {}
+        : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags) {
+        // Named barriers already in the kernel (specialize-warps' pacing) keep theirs.
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s); b && b->barrierId > 0) idThreads_[b->barrierId] = b->threads;
+        });
+    }
 
     // The decisions behind the barriers and fences of the result, for --explain.
     std::vector<Decision> log;
@@ -469,6 +485,25 @@ private:
         if (barrierId_ == 0) return "__syncthreads()";
         if (barrierId_ < 0) return "__syncwarp() (the role is one warp)";
         return "bar.sync " + std::to_string(barrierId_) + ", " + std::to_string(barrierThreads_) + " (the role's named barrier)";
+    }
+    // The named barrier of a role: its first warp group's (WarpSpecialize::
+    // namedBarrierId), unless an earlier role of another size took that id
+    // (ws(0) then ws(0, 1), or chains of branches on the thread index): then
+    // a free id from 9 to 15, the same for every role of those threads.
+    int64_t roleBarrierId(const ir::WarpSpecialize &w) {
+        int64_t id = w.namedBarrierId();
+        if (id <= 0) return id;
+        auto key = std::make_pair(w.firstThread(), w.threads());
+        if (auto it = roleIds_.find(key); it != roleIds_.end()) return it->second;
+        if (auto used = idThreads_.find(id); used != idThreads_.end() && used->second != w.threads()) {
+            id = 0;
+            for (int64_t free = 9; free <= 15 && !id; ++free)
+                if (!idThreads_.count(free)) id = free;
+            TILET_ASSERT(id, "more roles of different sizes than PTX has named barriers");
+        }
+        idThreads_[id] = w.threads();
+        roleIds_[key] = id;
+        return id;
     }
     bool probing() const { return !probes_.empty(); }
     bool recording() const { return !probing(); }
@@ -536,7 +571,7 @@ private:
                 // Accesses of ws(...) roles are ordered by the program's
                 // mbarriers (check-barriers proves it), never by block barriers.
                 if (r.role >= 0 && x.role >= 0) continue;
-                if (r.singleIssuer && x.singleIssuer) continue;
+                if (r.singleIssuer && x.singleIssuer && !x.waitedBySome) continue;
                 if (!r.overlaps(x)) continue;
                 if (!found) conflict_ = Conflict{kind, x, r};
                 found = true;
@@ -590,7 +625,7 @@ private:
         for (const ir::Stmt &r : regions) {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(r);
             int64_t outerId = barrierId_, outerThreads = barrierThreads_;
-            barrierId_ = w.namedBarrierId();
+            barrierId_ = roleBarrierId(w);
             barrierThreads_ = w.threads();
             State inside;
             Nested inRole(nested_);
@@ -728,6 +763,11 @@ private:
         State unit = located(accessesOf(s, &lets_));
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
         admit(state, unit);
+        // Waits some threads make in here: what completes on their barriers is
+        // known to those threads, which a barrier can pass on.
+        ir::forEachStmt(s, [&](const ir::Stmt &x) {
+            if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(x)) state.waitedBySome(w->barrier.get());
+        });
         return s;
     }
 
@@ -895,6 +935,8 @@ private:
     DiagnosticEngine *diags_;
     std::set<const ir::StmtNode *> checkedBranches_;   // divergent branches checked once (loops and probes walk them again)
     int64_t barrierId_ = 0, barrierThreads_ = 0;
+    std::map<std::pair<int64_t, int64_t>, int64_t> roleIds_;   // (first thread, threads) of a role -> its named barrier
+    std::map<int64_t, int64_t> idThreads_;                     // named barrier -> the threads it joins
     int64_t serial_ = 0;     // ranges admitted so far
     Conflict conflict_;      // the first conflict hazard() found
     SourceRange context_;    // the innermost statement with a location being walked

@@ -28,29 +28,31 @@ public:
 
 protected:
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
-        if (c.inst == ir::CopyInst::TMemStore) {
-            notYet(c, "a copy into tensor memory (tcgen05.st) is");
-            return self;
-        }
-        if (c.inst != ir::CopyInst::TMemLoad) return self;
-        const ir::BufferNode &src = *c.src.buffer, &dst = *c.dst.buffer;
+        if (c.inst != ir::CopyInst::TMemLoad && c.inst != ir::CopyInst::TMemStore) return self;
+        // tcgen05.st is tcgen05.ld backwards: the same shapes, cells and registers.
+        bool store = c.inst == ir::CopyInst::TMemStore;
+        const ir::Region &cells = store ? c.dst : c.src, &fragmentRegion = store ? c.src : c.dst;
+        const ir::BufferNode &tmem = *cells.buffer, &fragment = *fragmentRegion.buffer;
+        std::string what = store ? "a tensor-memory store" : "a tensor-memory load";
         // All rows of one stage of the tile, any run of its columns (a 32-bit element is a column).
-        std::vector<int64_t> shape = c.src.tileShape();
-        if (!ir::tmemAllRowsOfOneStage(c.src) || shape.size() != 2 || !wholeRegion(c.dst) || c.dst.tileShape() != shape)
+        std::vector<int64_t> shape = cells.tileShape();
+        if (!ir::tmemAllRowsOfOneStage(cells) || shape.size() != 2 || !wholeRegion(fragmentRegion) || fragmentRegion.tileShape() != shape)
             return notYet(c, "a copy of part of a tensor-memory tile's rows is"), self;
         ir::TmemTiling t{shape[0], shape[1], roleThreads()};
         if (!t.knownRows())
-            return notYet(c, "a tensor-memory load of " + std::to_string(shape[0]) + " rows (a tcgen05.mma accumulator has 128 or 64) is"), self;
-        if (dtypeBits(src.dtype) != 32 || dst.dtype != src.dtype)
-            return notYet(c, "a tensor-memory load from " + std::string(dtypeName(src.dtype)) + " into " + std::string(dtypeName(dst.dtype)) + " is"), self;
+            return notYet(c, what + " of " + std::to_string(shape[0]) + " rows (a tcgen05.mma accumulator has 128 or 64) is"), self;
+        if (dtypeBits(tmem.dtype) != 32 || fragment.dtype != tmem.dtype)
+            return notYet(c, what + " between " + std::string(dtypeName(tmem.dtype)) + " tensor memory and a " + std::string(dtypeName(fragment.dtype)) +
+                                 " fragment (16-bit packing) is"),
+                   self;
         if (!t.fits())
-            return notYet(c, "a tensor-memory load of " + std::to_string(t.cols) + " columns on " + std::to_string(roleThreads()) +
+            return notYet(c, what + " of " + std::to_string(t.cols) + " columns on " + std::to_string(roleThreads()) +
                                  " threads (whole warp groups, each a share of the columns, a multiple of " +
                                  std::to_string(ir::tmemLoadColumnsPerRepeat(t.shape())) + ") is"),
                    self;
-        if (!dst.layout || !ir::sameDistribution(*dst.layout, ir::tmemLoadLayout(t)))
-            return notYet(c, "a tensor-memory load into '" + dst.name + "', which another statement gave a different layout, is"), self;
-        TILET_ASSERT(dst.registers && src.tmemAddress, "tensor-memory load without registers or a planned address");
+        if (!fragment.layout || !ir::sameDistribution(*fragment.layout, ir::tmemLoadLayout(t)))
+            return notYet(c, what + " of '" + fragment.name + "', which another statement gave a different layout, is"), self;
+        TILET_ASSERT(fragment.registers && tmem.tmemAddress, "tensor-memory copy without registers or a planned address");
 
         SourceRange span = c.span;
         ir::TmemLoadShape loadShape = t.shape();
@@ -65,29 +67,30 @@ protected:
         Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
         Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
         ir::VarRef column = ir::makeVar("col");
-        Expr start = ir::tmemColumn(c.src);
+        Expr start = ir::tmemColumn(cells);
         Expr firstColumn = ir::constInt(start) == 0 ? groupColumn : ir::add(start, groupColumn);
-        Expr address = ir::add(src.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, firstColumn), ir::mul(column, ir::intImm(loadColumns)))));
-        Stmt load = std::make_shared<ir::TmemLoad>(loadShape, c.src.buffer, address, dst.registers, ir::mul(column, ir::intImm(repeat * registersPerRepeat)),
-                                                   repeat, span);
+        Expr address = ir::add(tmem.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, firstColumn), ir::mul(column, ir::intImm(loadColumns)))));
+        Stmt load = std::make_shared<ir::TmemMove>(loadShape, store, cells.buffer, address, fragment.registers,
+                                                   ir::mul(column, ir::intImm(repeat * registersPerRepeat)), repeat, span);
         int64_t loadCount = t.groupCols() / loadColumns;
         Stmt loads = loadCount == 1 ? ir::substitute(load, {{column, ir::intImm(0)}})
                                     : std::make_shared<ir::For>(column, ir::intImm(0), ir::intImm(loadCount), ir::ForKind::Unrolled, load, span);
 
         Decision d;
         d.where = span;
-        d.op = "copy tmem->fragment";
-        d.choice = "tcgen05.ld." + std::string(ir::tmemLoadShapeName(loadShape)) + ".x" + std::to_string(repeat);
+        d.op = store ? "copy fragment->tmem" : "copy tmem->fragment";
+        d.choice = std::string(store ? "tcgen05.st." : "tcgen05.ld.") + ir::tmemLoadShapeName(loadShape) + ".x" + std::to_string(repeat);
+        std::string verb = store ? "writes" : "reads";
         d.why = loadShape == ir::TmemLoadShape::Lanes32x32b
-                    ? "each thread reads one row of the 128 tensor-memory lanes"
-                    : "a 64-row accumulator keeps rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F): each warp reads its 16 lanes, "
-                      "in the m16n8 accumulator layout";
+                    ? "each thread " + verb + " one row of the 128 tensor-memory lanes"
+                    : "a 64-row tile keeps rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F): each warp " + verb +
+                          " its 16 lanes, in the m16n8 accumulator layout";
         if (t.groups() > 1) d.why += ", its warp group " + std::to_string(t.groupCols()) + " of the " + std::to_string(t.cols) + " columns";
-        d.details.push_back(std::to_string(loadCount) + " load" + (loadCount == 1 ? "" : "s") + " of " + std::to_string(repeat * registersPerRepeat) +
-                            " registers per thread, then tcgen05.wait::ld");
+        d.details.push_back(std::to_string(loadCount) + (store ? " store" : " load") + (loadCount == 1 ? "" : "s") + " of " +
+                            std::to_string(repeat * registersPerRepeat) + " registers per thread, then tcgen05.wait::" + (store ? "st" : "ld"));
         ctx_.explain.record(std::move(d));
         return ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), loads,
-                        std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::WaitLoad, span),
+                        std::make_shared<ir::Tcgen05Sync>(store ? ir::Tcgen05SyncKind::WaitStore : ir::Tcgen05SyncKind::WaitLoad, span),
                         std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceBefore, span)});
     }
 

@@ -13,7 +13,7 @@ namespace {
 
 class OneThreadStores : public ir::Mutator {
 public:
-    OneThreadStores(const ir::Kernel &k, PassContext &ctx) : uniformity_(k.body), ctx_(ctx) {}
+    OneThreadStores(const ir::Kernel &k, PassContext &ctx) : uniformity_(k.body), ctx_(ctx), scope_(&k.body) {}
     using ir::Mutator::mutate;
 
 protected:
@@ -34,8 +34,10 @@ protected:
     }
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = std::exchange(firstThread_, n.firstThread());
+        const ir::Stmt *outerScope = std::exchange(scope_, &n.body);
         ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
         firstThread_ = outer;
+        scope_ = outerScope;
         return out;
     }
 
@@ -61,6 +63,12 @@ protected:
     // (lower-gemms: its first), so that thread commits, once.
     ir::Stmt mutateTcgen05Commit(const ir::Stmt &self, const ir::Tcgen05Commit &n) override {
         if (divergent_) return self;
+        if (!issuesMmas(*scope_)) {
+            ctx_.diags.error(n.span, "tcgen05_mma_arrive arrives once the MMAs of the thread that runs it complete, and thread " +
+                                         std::to_string(firstThread_) + " issues no tcgen05 gemm here (it would arrive at once): " +
+                                         "write it in the branch or ws(...) role whose gemms it waits for");
+            return self;
+        }
         Decision d;
         d.where = n.span;
         d.op = "tcgen05_mma_arrive on '" + n.barrier->name + "'";
@@ -68,6 +76,19 @@ protected:
         d.why = "the thread that issues this role's tcgen05.mma: a commit tracks the MMAs of its own thread; one arrival";
         ctx_.explain.record(std::move(d));
         return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
+    }
+
+    // Whether `scope` (a role's body, or the kernel's outside its roles) issues a tcgen05.mma.
+    static bool issuesMmas(const ir::Stmt &scope) {
+        std::set<const ir::StmtNode *> mmas, otherRoles;
+        ir::forEachStmt(scope, [&](const ir::Stmt &s) {
+            if (ir::as<ir::Tcgen05Mma>(s)) mmas.insert(s.get());
+            if (ir::as<ir::WarpSpecialize>(s))
+                ir::forEachStmt(s, [&](const ir::Stmt &x) { otherRoles.insert(x.get()); });
+        });
+        for (const ir::StmtNode *m : mmas)
+            if (!otherRoles.count(m)) return true;
+        return false;
     }
 
     // Consecutive one-thread stores share one branch.
@@ -107,6 +128,7 @@ private:
 
     ir::Uniformity uniformity_;
     PassContext &ctx_;
+    const ir::Stmt *scope_;   // the body of the role (or kernel) being walked
     std::set<const ir::StmtNode *> guards_;   // the branches made here
     bool divergent_ = false;
     int64_t firstThread_ = 0;   // the first thread of the block, or of the warp-specialized role

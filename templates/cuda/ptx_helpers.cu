@@ -612,6 +612,12 @@ __device__ __forceinline__ void tilet_tcgen05_wait_ld()
 {
     asm volatile("tcgen05.wait::ld.sync.aligned;\n" ::: "memory");
 }
+// @helper tcgen05_wait_st
+// This thread's tcgen05.st stores are in tensor memory.
+__device__ __forceinline__ void tilet_tcgen05_wait_st()
+{
+    asm volatile("tcgen05.wait::st.sync.aligned;\n" ::: "memory");
+}
 // @helper tcgen05_fence_before
 // Orders this thread's tcgen05 operations before the thread synchronisation that follows.
 __device__ __forceinline__ void tilet_tcgen05_fence_before()

@@ -1396,7 +1396,7 @@ inline void tmemLoadLanes(unsigned address, unsigned lanes, unsigned line) {
                             std::to_string(tid.x / 32) + " reaches only lanes " + std::to_string(base) + "-" + std::to_string(base + 31));
 }
 // tcgen05.ld.32x32b.xN: lane l reads N columns of lane (address >> 16) + l.
-template <int N> void tmemLoad_32x32b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+template <int N> void tmem_load_32x32b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
     tmemLoadLanes(address, 32, line);
     unsigned lane = (address >> 16) + tid.x % 32, column = address & 0xffff;
     uint32_t values[N];
@@ -1409,7 +1409,7 @@ template <int N> void tmemLoad_32x32b(void *dst, unsigned address, unsigned line
 }
 // tcgen05.ld.16x256b.xN: 16 lanes, 8 columns per repetition; register i of
 // lane l holds lane l / 4 + 8 * (i / 2 % 2), column 2 * (l % 4) + i % 2 + 8 * (i / 4).
-template <int N> void tmemLoad_16x256b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
+template <int N> void tmem_load_16x256b(void *dst, unsigned address, unsigned line = __builtin_LINE()) {
     tmemLoadLanes(address, 16, line);
     unsigned l = tid.x % 32;
     uint32_t values[4 * N];
@@ -1420,6 +1420,30 @@ template <int N> void tmemLoad_16x256b(void *dst, unsigned address, unsigned lin
         tmemRecord(lane, column, false, a);
     }
     std::memcpy(dst, values, sizeof(values));
+}
+// tcgen05.st: the registers of tcgen05.ld with the same shape, in its order, to the same cells.
+template <int N> void tmem_store_32x32b(const void *src, unsigned address, unsigned line = __builtin_LINE()) {
+    tmemLoadLanes(address, 32, line);
+    unsigned lane = (address >> 16) + tid.x % 32, column = address & 0xffff;
+    uint32_t values[N];
+    std::memcpy(values, src, sizeof(values));
+    rc::Actor a = actorOf("writes", line);
+    for (int i = 0; i < N; ++i) {
+        tmemCell(lane, column + unsigned(i), line) = values[i];
+        tmemRecord(lane, column + unsigned(i), true, a);
+    }
+}
+template <int N> void tmem_store_16x256b(const void *src, unsigned address, unsigned line = __builtin_LINE()) {
+    tmemLoadLanes(address, 16, line);
+    unsigned l = tid.x % 32;
+    uint32_t values[4 * N];
+    std::memcpy(values, src, sizeof(values));
+    rc::Actor a = actorOf("writes", line);
+    for (int i = 0; i < 4 * N; ++i) {
+        unsigned lane = (address >> 16) + l / 4 + 8 * (unsigned(i) / 2 % 2), column = (address & 0xffff) + 2 * (l % 4) + unsigned(i) % 2 + 8 * (unsigned(i) / 4);
+        tmemCell(lane, column, line) = values[i];
+        tmemRecord(lane, column, true, a);
+    }
 }
 } // namespace emu
 
@@ -1470,6 +1494,7 @@ inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {
     emu::transact(bar, 0, 1, bar.line);
 }
 inline void tilet_tcgen05_wait_ld() {}   // the model's loads are complete when they return
+inline void tilet_tcgen05_wait_st() {}   // and its stores
 inline void tilet_tcgen05_fence_before() {}
 inline void tilet_tcgen05_fence_after() {}
 inline void tilet_fence_proxy_async() { emu::rc::self->fence(); }

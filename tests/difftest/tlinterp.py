@@ -587,23 +587,29 @@ class KernelTranslator:
         conditions for every thread number."""
         if not self.thread_mode or self.divergent or self.parallel_depth:
             return None
-        branches, node = [], s
-        while node is not None:
+        def thread_test(node):
+            """The condition of `node` compiled, when it reads thread indices only."""
             try:
-                code = self.cond(node.kids[0]).code
-                test = compile(code, "<cond>", "eval")
+                test = compile(self.cond(node.kids[0]).code, "<cond>", "eval")
             except (Unsupported, InvalidProgram, SyntaxError):
                 return None
-            names = {n for n in test.co_names}
-            if not names <= {f"_tx{i}" for i in range(len(self.thread_names))} | set(RUNTIME_GLOBALS):
-                return None
+            names = set(test.co_names)
+            return test if names <= {f"_tx{i}" for i in range(len(self.thread_names))} | set(RUNTIME_GLOBALS) else None
+
+        branches, node = [], s
+        test = thread_test(s)
+        if test is None:
+            return None
+        while node is not None:
             rest = node.kids[1:]
             branches.append((test, rest[0]))
             node = None
             if len(rest) > 1:
+                # An `else if` on the thread index continues the chain; any
+                # other else (one on something else included) is its last branch.
                 inner = rest[1].kids
-                if len(inner) == 1 and inner[0].kind == "If":
-                    node = inner[0]
+                if len(inner) == 1 and inner[0].kind == "If" and thread_test(inner[0]) is not None:
+                    node, test = inner[0], thread_test(inner[0])
                 else:
                     branches.append((None, rest[1]))
         if not any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")

@@ -194,7 +194,7 @@ def rewrite_device(device):
                     lambda m: f"emu::wgmma{'RS' if m.group(7) else ''}<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(5)]}, "
                               f"{OPERAND_TYPES[m.group(6) or m.group(5)]}, {m.group(8)}, {m.group(9)}>(", device)
     device = device.replace("tilet_wgmma_desc(", "emu::wgmmaDesc(")
-    device = re.sub(r"tilet_tmem_load_(32x32b|16x256b)_x(\d+)\(", r"emu::tmemLoad_\1<\2>(", device)
+    device = re.sub(r"tilet_tmem_(load|store)_(32x32b|16x256b)_x(\d+)\(", r"emu::tmem_\1_\2<\3>(", device)
     device = device.replace("tilet_tma_load_im2col_4d(", "emu::tmaLoadIm2col(")
     device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
     device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)
