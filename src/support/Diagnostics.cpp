@@ -117,7 +117,13 @@ void DiagnosticEngine::renderText(const Diagnostic &diag) {
     // the marker line so the caret lines up whatever the tab width.
     const SourceLoc &b = diag.range.begin;
     std::string_view line = sources_.line(b.file, b.line);
-    out_ << "  " << line << '\n';
+    // Other control characters print as spaces (one column each, as they
+    // count): a vertical tab or form feed copied through would start a new
+    // line in the terminal and in tools that split the output into lines.
+    std::string shown(line);
+    for (char &c : shown)
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = ' ';
+    out_ << "  " << shown << '\n';
     uint32_t lastCol = diag.range.end.line == b.line ? diag.range.end.col : countCodePoints(line);
     if (lastCol < b.col) lastCol = b.col;
     std::string marker;

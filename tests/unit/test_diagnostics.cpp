@@ -29,6 +29,19 @@ TEST(Diagnostics, TabsInTheSourceKeepTheCaretAligned) {
     EXPECT_EQ(out.str(), "t.tl:1:2: error: bad\n  \tx = 1;\n  \t^\n");
 }
 
+// A vertical tab or form feed in the source line would start a new line of
+// output (Python's splitlines splits there): they print as spaces (found by
+// scripts/fuzz: a mutant's "// EXPECT: ... error: ..." comment after a \v
+// read as an error without a location).
+TEST(Diagnostics, ControlCharactersInTheSourcePrintAsSpaces) {
+    SourceManager sm;
+    FileId f = sm.add("v.tl", "\x0b// x\x0c y\n");
+    std::ostringstream out;
+    DiagnosticEngine d(sm, out);
+    d.error(SourceRange::at({f, 1, 1}), "invalid character (byte 0xb)");
+    EXPECT_EQ(out.str(), "v.tl:1:1: error: invalid character (byte 0xb)\n   // x  y\n  ^\n");
+}
+
 TEST(Diagnostics, ColumnsCountCodePoints) {
     SourceManager sm;
     FileId f = sm.add("u.tl", "// \xc3\xa9\xc3\xa9 x\n");
