@@ -400,6 +400,14 @@ bool tmemAllRowsOfOneStage(const Region &r) {
     return constInt(r.mins[rowDim]) == 0 && r.extents[rowDim] == (*shape)[rowDim] && (rowDim == 0 || r.extents[0] == 1);
 }
 
+bool Region::coversBuffer() const {
+    std::optional<std::vector<int64_t>> shape = buffer->constShape();
+    if (!shape || shape->size() != extents.size()) return false;
+    for (size_t d = 0; d < shape->size(); ++d)
+        if (constInt(mins[d]) != 0 || extents[d] != (*shape)[d]) return false;
+    return true;
+}
+
 std::vector<int64_t> Region::tileShape() const {
     std::vector<int64_t> out;
     for (int64_t e : extents) {

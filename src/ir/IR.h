@@ -216,6 +216,8 @@ struct Region {
     SourceRange span;
     // Extents with the unit dimensions removed (the "tile shape").
     std::vector<int64_t> tileShape() const;
+    // Whether it is all of a buffer of constant shape.
+    bool coversBuffer() const;
 };
 
 // Tensor memory holds [rows, cols] tiles, or [stages, rows, cols] (TileLang's

@@ -415,19 +415,10 @@ private:
 
 } // namespace
 
-static bool wholeBuffer(const ir::Region &r) {
-    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
-    if (!shape) return false;
-    for (size_t d = 0; d < shape->size(); ++d) {
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != (*shape)[d]) return false;
-    }
-    return true;
-}
-
 std::string gemmNotGeneratedYet(const ir::Gemm &g) {
     std::string inst = ir::gemmInstName(g.inst);
     if (g.inst == ir::GemmInst::WGMMA) {
-        if (!wholeBuffer(g.c)) return "a gemm into part of a fragment is";
+        if (!g.c.coversBuffer()) return "a gemm into part of a fragment is";
         return "";
     }
     if (g.inst == ir::GemmInst::TCGEN05) {
@@ -441,7 +432,7 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         return "";
     }
     if (g.inst != ir::GemmInst::MMA && g.inst != ir::GemmInst::FMA) return "gemm code generation (" + inst + ") is";
-    if (g.c.buffer->scope == ir::MemScope::Fragment && !wholeBuffer(g.c)) return "a gemm into part of a fragment is";
+    if (g.c.buffer->scope == ir::MemScope::Fragment && !g.c.coversBuffer()) return "a gemm into part of a fragment is";
     if (g.inst == ir::GemmInst::FMA) {
         if (g.a.buffer->scope == ir::MemScope::Fragment) return "a gemm computed with FMA from a fragment A operand is";
         return "";
@@ -451,7 +442,7 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
     if (g.a.buffer->dtype != g.b.buffer->dtype) return "an mma.sync gemm with A and B of different dtypes is";
     if (g.a.buffer->scope == ir::MemScope::Fragment) {
         if (g.transposeA) return "an mma.sync gemm with a transposed register A operand is";
-        if (!wholeBuffer(g.a)) return "an mma.sync gemm reading part of a register A operand is";
+        if (!g.a.coversBuffer()) return "an mma.sync gemm reading part of a register A operand is";
     }
     return "";
 }

@@ -14,14 +14,6 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
-bool wholeRegion(const ir::Region &r) {
-    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
-    if (!shape) return false;
-    for (size_t d = 0; d < shape->size(); ++d)
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != (*shape)[d]) return false;
-    return true;
-}
-
 class Lowerer : public RoleMutator {
 public:
     Lowerer(const ir::Kernel &k, PassContext &ctx) : RoleMutator(k), ctx_(ctx) {}
@@ -36,7 +28,7 @@ protected:
         std::string what = store ? "a tensor-memory store" : "a tensor-memory load";
         // All rows of one stage of the tile, any run of its columns (a 32-bit element is a column).
         std::vector<int64_t> shape = cells.tileShape();
-        if (!ir::tmemAllRowsOfOneStage(cells) || shape.size() != 2 || !wholeRegion(fragmentRegion) || fragmentRegion.tileShape() != shape)
+        if (!ir::tmemAllRowsOfOneStage(cells) || shape.size() != 2 || !fragmentRegion.coversBuffer() || fragmentRegion.tileShape() != shape)
             return notYet(c, "a copy of part of a tensor-memory tile's rows is"), self;
         ir::TmemTiling t{shape[0], shape[1], roleThreads()};
         if (!t.knownRows())

@@ -20,14 +20,6 @@ using ir::Stmt;
 // 255 registers a thread has, the rest for addresses and the store's staging.
 constexpr int64_t kChunkRegisters = 128;
 
-bool whole(const ir::Region &r) {
-    std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
-    if (!shape || shape->size() != r.extents.size()) return false;
-    for (size_t d = 0; d < shape->size(); ++d)
-        if (ir::constInt(r.mins[d]) != 0 || r.extents[d] != (*shape)[d]) return false;
-    return true;
-}
-
 // How many statements touch each buffer.
 std::map<const ir::BufferNode *, int> usesOf(const Stmt &body) {
     std::map<const ir::BufferNode *, int> uses;
@@ -72,11 +64,13 @@ private:
         const ir::Copy *load = ir::as<ir::Copy>(first), *store = ir::as<ir::Copy>(second);
         if (!load || !store || load->inst != ir::CopyInst::TMemLoad) return nullptr;
         const ir::Buffer &fragment = load->dst.buffer;
-        if (store->src.buffer != fragment || !whole(load->dst) || !whole(store->src) || uses_[fragment.get()] != 2) return nullptr;
-        if (load->src.extents.size() != 2 || load->dst.extents != load->src.extents || store->dst.extents.size() != 2 ||
-            store->dst.extents != load->src.extents)
+        if (store->src.buffer != fragment || !load->dst.coversBuffer() || !store->src.coversBuffer() || uses_[fragment.get()] != 2) return nullptr;
+        // Columns are the last dimension of each region (a tensor-memory tile may have a stage in front).
+        std::vector<int64_t> tile = load->src.tileShape();
+        if (tile.size() != 2 || load->dst.extents != tile || store->dst.tileShape() != tile || load->src.extents.back() != tile[1] ||
+            store->dst.extents.back() != tile[1])
             return nullptr;
-        int64_t rows = load->src.extents[0], cols = load->src.extents[1], threads = roleThreads();
+        int64_t rows = tile[0], cols = tile[1], threads = roleThreads();
         int64_t perThread = rows * cols / threads;
         if (perThread <= kChunkRegisters) return nullptr;
         int64_t width = cols;
@@ -89,12 +83,12 @@ private:
         ir::VarRef j = ir::makeVar("chunk");
         Expr offset = ir::mul(j, ir::intImm(width));
         ir::Copy l = *load, s = *store;
-        l.src.mins[1] = plus(l.src.mins[1], offset);
-        l.src.extents[1] = width;
-        l.dst.extents[1] = width;
-        s.src.extents[1] = width;
-        s.dst.mins[1] = plus(s.dst.mins[1], offset);
-        s.dst.extents[1] = width;
+        l.src.mins.back() = plus(l.src.mins.back(), offset);
+        l.src.extents.back() = width;
+        l.dst.extents.back() = width;
+        s.src.extents.back() = width;
+        s.dst.mins.back() = plus(s.dst.mins.back(), offset);
+        s.dst.extents.back() = width;
         Stmt body = ir::seq({std::make_shared<ir::Copy>(l), std::make_shared<ir::Copy>(s)});
 
         Decision d;
