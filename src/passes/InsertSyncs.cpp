@@ -48,6 +48,7 @@
 #include <optional>
 #include <functional>
 #include <set>
+#include <utility>
 
 namespace tilet {
 
@@ -148,8 +149,13 @@ struct State {
     // them yet (the bytes land later), so a barrier leaves them here; the
     // wait_group that retires their group moves them to `writes`.
     std::vector<Range> landing;
+    // A wait on an mbarrier that every thread of the scope made since the
+    // scope's last barrier (its location): until a barrier, some of them may
+    // still be inside it (see Inserter::paceWaiters).
+    std::optional<SourceRange> unpacedWait;
 
     void add(const State &o) {
+        if (!unpacedWait) unpacedWait = o.unpacedWait;
         addUnique(reads, o.reads);
         addUnique(writes, o.writes);
         addUnique(unfenced, o.unfenced);
@@ -185,6 +191,7 @@ struct State {
     void barrier() {
         reads.clear();
         writes.clear();
+        unpacedWait.reset();
     }
     // fence.proxy.async: shared writes (and with `global`, global ones) are fenced.
     void fenced(bool global) {
@@ -447,6 +454,15 @@ public:
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s); b && b->barrierId > 0) idThreads_[b->barrierId] = b->threads;
         });
+        // The waits a statement after them in program order may complete
+        // another phase of (see paceWaiters).
+        std::vector<const ir::BarrierWait *> waits;
+        ir::forEachEffect(body, [&](const ir::Stmt &s, const ir::Effects &fx) {
+            if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) waits.push_back(w);
+            if (!advancesAnMbarrier(fx)) return;
+            for (const ir::BarrierWait *w : waits)
+                if (advances(fx, w->barrier.get())) waitsAdvancedLater_.insert(w);
+        });
     }
 
     // The decisions behind the barriers and fences of the result, for --explain.
@@ -540,18 +556,80 @@ private:
     }
     void insertBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out, const Conflict &why, const std::string &placement = {}) {
         std::optional<Conflict> fence = unfencedAsync(state);
-        const char *fenceName = fenceBeforeRelease(state, span, out, nullptr);
+        const char *fenceName = nullptr;
+        std::optional<Decision> d = placeBarrier(state, span, out, fenceName);
+        if (!d) return;
+        d->where = why.later.span;
+        d->why = describe(why);
+        if (!placement.empty()) d->details.push_back(placement);
+        if (fence && why.kind != Conflict::AsyncAfterGeneric) d->details.push_back(std::string(fenceName) + " first: " + describeFence(*fence));
+        log.push_back(std::move(*d));
+    }
+    // A barrier of the scope (after the fence pending writes need, whose
+    // name goes to `fenceName`); while recording, its decision for the
+    // caller to complete.
+    std::optional<Decision> placeBarrier(State &state, SourceRange span, std::vector<ir::Stmt> &out, const char *&fenceName) {
+        fenceName = fenceBeforeRelease(state, span, out, nullptr);
         out.push_back(barrierStmt(span));
         state.barrier();
-        if (!recording()) return;
+        if (!recording()) return std::nullopt;
         Decision d;
-        d.where = why.later.span;
         d.op = "barrier";
         d.choice = barrierName() + (fenceName ? std::string(" after ") + fenceName : "");
-        d.why = describe(why);
-        if (!placement.empty()) d.details.push_back(placement);
-        if (fence && why.kind != Conflict::AsyncAfterGeneric) d.details.push_back(std::string(fenceName) + " first: " + describeFence(*fence));
-        log.push_back(std::move(d));
+        return d;
+    }
+
+    // mbarrier.try_wait.parity tells only whether the phase of a parity has
+    // completed since the barrier's current one began (PTX ISA, "mbarrier"):
+    // a thread still inside a wait while the barrier completes two more
+    // phases sees its parity come round again and waits for ever. Threads
+    // that wait and then arrive themselves keep the phases from running
+    // ahead of them; but when every thread of the scope waited and one of
+    // them alone then arrives, issues a TMA load or commits tcgen05.mma (what
+    // the lowering makes of a role's collective copy, gemm or
+    // tcgen05_mma_arrive), that thread can run phases ahead of the others
+    // (TileLang elects it with a warp shuffle, which holds the warp
+    // together). A barrier of the scope right before it holds them together.
+    void paceWaiters(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
+        if (!state.unpacedWait || !ir::as<ir::IfThenElse>(s) || !advancesAnMbarrier(s)) return;
+        SourceRange wait = *state.unpacedWait;
+        const char *fenceName = nullptr;
+        std::optional<Decision> d = placeBarrier(state, here(s), out, fenceName);
+        if (!d) return;
+        d->where = here(s);
+        d->why = std::string("every thread of the ") + (barrierId_ == 0 ? "block" : "role") + " waits on an mbarrier at " + wait.lineColumn() +
+                 " and one of them alone then completes mbarrier phases here: without a barrier it could run two phases ahead of a "
+                 "thread still in that wait, which would see the parity it waits for come round again and wait for ever "
+                 "(PTX ISA, mbarrier.try_wait.parity)";
+        log.push_back(std::move(*d));
+    }
+    // Whether `s` arrives on an mbarrier or issues what completes on one (TMA, tcgen05.commit).
+    static bool advancesAnMbarrier(const ir::Stmt &s) {
+        bool found = false;
+        ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { found = found || advancesAnMbarrier(fx); });
+        return found;
+    }
+    static bool advancesAnMbarrier(const ir::Effects &fx) { return advances(fx, nullptr); }
+    // Whether effects `fx` arrive on mbarrier array `b` (null: any) or complete transactions on it.
+    static bool advances(const ir::Effects &fx, const ir::BufferNode *b) {
+        for (const ir::SyncEffect &e : fx.syncs)
+            if ((e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx) && (!b || e.barrier == b)) return true;
+        for (const ir::Access &a : fx.accesses)
+            if (a.completesOn && (!b || a.completesOn == b)) return true;
+        return false;
+    }
+    // Whether every thread of the scope arrives on an mbarrier in `body`
+    // (an arrival outside control flow threads may take differently).
+    bool everyThreadArrives(const ir::Stmt &body) const {
+        if (!body) return false;
+        if (ir::as<ir::BarrierArrive>(body)) return true;
+        if (const ir::Seq *q = ir::as<ir::Seq>(body))
+            return std::any_of(q->stmts.begin(), q->stmts.end(), [&](const ir::Stmt &x) { return everyThreadArrives(x); });
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(body)) return everyThreadArrives(l->body);
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(body)) return everyThreadArrives(a->body);
+        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(body); i && !uniformity_.threadDependent(i->cond))
+            return everyThreadArrives(i->thenBody) && everyThreadArrives(i->elseBody);
+        return false;
     }
 
     // `unit`'s accesses join the state, numbered in order.
@@ -629,7 +707,9 @@ private:
             barrierThreads_ = w.threads();
             State inside;
             Nested inRole(nested_);
+            bool outerPaced = std::exchange(pacedByArrivals_, false);
             ir::Stmt body = process(w.body, inside);
+            pacedByArrivals_ = outerPaced;
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, body, w.span));
@@ -729,6 +809,7 @@ private:
         }
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
             state.published(w->barrier.get());
+            if (!pacedByArrivals_ && (loops_ > 0 || waitsAdvancedLater_.count(w))) state.unpacedWait = here(s);
             return s;
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
@@ -762,6 +843,7 @@ private:
         checkDivergentBranch(s);
         State unit = located(accessesOf(s, &lets_));
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
+        paceWaiters(s, state, out);
         admit(state, unit);
         // Waits some threads make in here: what completes on their barriers is
         // known to those threads, which a barrier can pass on.
@@ -846,7 +928,11 @@ private:
             head.push_back(process(f.body, st));
             return ir::seq(std::move(head));
         };
+        bool outerPaced = std::exchange(pacedByArrivals_, everyThreadArrives(f.body));
+        ++loops_;
         ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); });
+        --loops_;
+        pacedByArrivals_ = outerPaced;
         return body == self ? self : ir::rebuildFor(f, f.min, f.extent, body);
     }
 
@@ -866,7 +952,11 @@ private:
             admit(st, cond);
             return ir::seq(std::move(head));
         };
+        bool outerPaced = std::exchange(pacedByArrivals_, everyThreadArrives(w.body));
+        ++loops_;
         ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); });
+        --loops_;
+        pacedByArrivals_ = outerPaced;
         return body == self ? self : std::make_shared<ir::While>(w.cond, body, w.span);
     }
 
@@ -942,6 +1032,12 @@ private:
     SourceRange context_;    // the innermost statement with a location being walked
     int nested_ = 0;         // loops, branches and roles around the statement being walked
     bool clusterStarted_ = false;   // a cluster barrier has run since the kernel began
+    // Every thread of the scope arrives on an mbarrier in each iteration of
+    // the innermost loop being walked: its waits cannot fall phases behind
+    // (see paceWaiters), as the phases wait for their arrivals.
+    bool pacedByArrivals_ = false;
+    int loops_ = 0;   // loops around the statement being walked: a wait in one may see its barrier again
+    std::set<const ir::BarrierWait *> waitsAdvancedLater_;   // waits on a barrier a later statement arrives on
     struct Nested {
         explicit Nested(int &depth) : depth_(depth) { ++depth_; }
         ~Nested() { --depth_; }

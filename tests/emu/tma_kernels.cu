@@ -306,6 +306,8 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
 #line 24 "tma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
+    __syncthreads();
+#line 25 "tma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 25 "tma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[1], 16384);
@@ -373,7 +375,7 @@ tma_gemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             *reinterpret_cast<uint2*>(&C[i_thread * 128 + i_1 * 1024 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 377 "tma_kernels.cu"
+#line 379 "tma_kernels.cu"
 } // tma_gemm_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -434,7 +436,7 @@ bulk_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 37 "tma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 438 "tma_kernels.cu"
+#line 440 "tma_kernels.cu"
 } // bulk_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -495,7 +497,7 @@ multicast_kernel(const __half* __restrict__ A, __half* __restrict__ C, const __g
     }
 #line 43 "tma_kernels.tl"
     tilet_cluster_sync();
-#line 499 "tma_kernels.cu"
+#line 501 "tma_kernels.cu"
 } // multicast_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -539,7 +541,7 @@ exchange_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
 #line 57 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
-#line 543 "tma_kernels.cu"
+#line 545 "tma_kernels.cu"
 } // exchange_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -599,5 +601,5 @@ handoff_kernel(const __half* __restrict__ A, __half* __restrict__ C) {
 #line 68 "tma_kernels.tl"
         *reinterpret_cast<uint4*>(&C[bx * 4096 + i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&t[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]);
     }
-#line 603 "tma_kernels.cu"
+#line 605 "tma_kernels.cu"
 } // handoff_kernel

@@ -332,6 +332,8 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
     tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
 #line 23 "wgmma_kernels.tl"
     tma_phase[0] = tma_phase[0] ^ 1;
+    __syncthreads();
+#line 24 "wgmma_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 24 "wgmma_kernels.tl"
         tilet_mbarrier_arrive_expect_tx(&tma_barrier[1], 16384);
@@ -390,7 +392,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 394 "wgmma_kernels.cu"
+#line 396 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -474,7 +476,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 478 "wgmma_kernels.cu"
+#line 480 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -554,7 +556,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 558 "wgmma_kernels.cu"
+#line 560 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -626,7 +628,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 630 "wgmma_kernels.cu"
+#line 632 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -710,7 +712,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 714 "wgmma_kernels.cu"
+#line 716 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -782,7 +784,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 786 "wgmma_kernels.cu"
+#line 788 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -866,7 +868,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 870 "wgmma_kernels.cu"
+#line 872 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -941,5 +943,5 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 945 "wgmma_kernels.cu"
+#line 947 "wgmma_kernels.cu"
 } // wg_n24_kernel

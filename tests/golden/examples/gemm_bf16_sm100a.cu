@@ -307,6 +307,8 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
             for (int k = 0; k < 128; ++k) {
                 const int s = step % 4;
                 tilet_mbarrier_wait(&loaded[s], (step / 4) & 1);
+                __syncwarp();
+#line 84 "gemm_bf16_sm100a.tl"
                 if (static_cast<int>(threadIdx.x) == 32) {
 #line 84 "gemm_bf16_sm100a.tl"
                     tilet_tcgen05_fence_after();
@@ -321,6 +323,8 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
                 }
                 step = step + 1;
             }
+            __syncwarp();
+#line 88 "gemm_bf16_sm100a.tl"
             if (static_cast<int>(threadIdx.x) == 32) {
 #line 88 "gemm_bf16_sm100a.tl"
                 tilet_tcgen05_commit(&tmem_full[round % 2]);
@@ -418,5 +422,5 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
 #line 42 "gemm_bf16_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 422 "gemm_bf16_sm100a.cu"
+#line 426 "gemm_bf16_sm100a.cu"
 } // gemm_bf16_sm100a_kernel
