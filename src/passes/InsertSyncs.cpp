@@ -618,11 +618,12 @@ private:
             if (a.completesOn && (!b || a.completesOn == b)) return true;
         return false;
     }
-    // Whether every thread of the scope arrives on an mbarrier in `body`
-    // (an arrival outside control flow threads may take differently).
+    // Whether every thread of the scope arrives on an mbarrier of its own
+    // block in `body` (an arrival outside control flow threads may take
+    // differently).
     bool everyThreadArrives(const ir::Stmt &body) const {
         if (!body) return false;
-        if (ir::as<ir::BarrierArrive>(body)) return true;
+        if (const ir::BarrierArrive *a = ir::as<ir::BarrierArrive>(body)) return !a->remoteRank;
         if (const ir::Seq *q = ir::as<ir::Seq>(body))
             return std::any_of(q->stmts.begin(), q->stmts.end(), [&](const ir::Stmt &x) { return everyThreadArrives(x); });
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(body)) return everyThreadArrives(l->body);
@@ -631,6 +632,40 @@ private:
             return everyThreadArrives(i->thenBody) && everyThreadArrives(i->elseBody);
         return false;
     }
+    // The mbarrier arrays that code in `body` some threads of the scope run
+    // and others skip (the one-thread guards) arrives on or completes
+    // transactions on: a wait on one of those is not held back by the
+    // scope's own arrivals.
+    std::set<const ir::BufferNode *> advancedByOneThread(const ir::Stmt &body) const {
+        std::set<const ir::BufferNode *> out;
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s);
+            if (!i || !uniformity_.threadDependent(i->cond)) return;
+            ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
+                for (const ir::SyncEffect &e : fx.syncs)
+                    if (e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx) out.insert(e.barrier);
+                for (const ir::Access &a : fx.accesses)
+                    if (a.completesOn) out.insert(a.completesOn);
+            });
+        });
+        return out;
+    }
+    // Entering the body of a loop (or of a role): whether its threads all
+    // arrive in each pass, and which barriers its one-thread guards advance.
+    struct PacingScope {
+        PacingScope(Inserter &in, const ir::Stmt &body, bool arrivalsPace)
+            : in_(in), outerPaced_(in.pacedByArrivals_), outerAdvanced_(std::move(in.advancedByOneThread_)) {
+            in.pacedByArrivals_ = arrivalsPace && in.everyThreadArrives(body);
+            in.advancedByOneThread_ = in.advancedByOneThread(body);
+        }
+        ~PacingScope() {
+            in_.pacedByArrivals_ = outerPaced_;
+            in_.advancedByOneThread_ = std::move(outerAdvanced_);
+        }
+        Inserter &in_;
+        bool outerPaced_;
+        std::set<const ir::BufferNode *> outerAdvanced_;
+    };
 
     // `unit`'s accesses join the state, numbered in order.
     void admit(State &state, State unit) {
@@ -707,9 +742,9 @@ private:
             barrierThreads_ = w.threads();
             State inside;
             Nested inRole(nested_);
-            bool outerPaced = std::exchange(pacedByArrivals_, false);
+            // A role inside a loop runs its body once per iteration of it.
+            PacingScope pacing(*this, w.body, loops_ > 0);
             ir::Stmt body = process(w.body, inside);
-            pacedByArrivals_ = outerPaced;
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, body, w.span));
@@ -809,7 +844,8 @@ private:
         }
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
             state.published(w->barrier.get());
-            if (!pacedByArrivals_ && (loops_ > 0 || waitsAdvancedLater_.count(w))) state.unpacedWait = here(s);
+            bool paced = pacedByArrivals_ && !advancedByOneThread_.count(w->barrier.get());
+            if (!paced && (loops_ > 0 || waitsAdvancedLater_.count(w))) state.unpacedWait = here(s);
             return s;
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
@@ -928,11 +964,11 @@ private:
             head.push_back(process(f.body, st));
             return ir::seq(std::move(head));
         };
-        bool outerPaced = std::exchange(pacedByArrivals_, everyThreadArrives(f.body));
+        PacingScope pacing(*this, f.body, true);
+        std::optional<int64_t> trips = ir::constInt(f.extent);
         ++loops_;
-        ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); });
+        ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); }, trips && *trips > 0);
         --loops_;
-        pacedByArrivals_ = outerPaced;
         return body == self ? self : ir::rebuildFor(f, f.min, f.extent, body);
     }
 
@@ -952,11 +988,10 @@ private:
             admit(st, cond);
             return ir::seq(std::move(head));
         };
-        bool outerPaced = std::exchange(pacedByArrivals_, everyThreadArrives(w.body));
+        PacingScope pacing(*this, w.body, true);
         ++loops_;
-        ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); });
+        ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); }, false);
         --loops_;
-        pacedByArrivals_ = outerPaced;
         return body == self ? self : std::make_shared<ir::While>(w.cond, body, w.span);
     }
 
@@ -966,7 +1001,7 @@ private:
     // body, or `self` while probing.
     ir::Stmt processIterations(const ir::Stmt &self, const ir::Stmt &body, State &state, std::vector<ir::Stmt> &out,
                                const std::function<ir::Stmt(State &, std::vector<ir::Stmt>)> &walk,
-                               const std::function<State(const State &)> &next) {
+                               const std::function<State(const State &)> &next, bool runsAtLeastOnce) {
         if (probing()) {
             // A probe asks only whether a range from before meets a hazard:
             // the first iteration shows it, and the loop may run zero times.
@@ -986,6 +1021,14 @@ private:
         ir::Stmt walked = walk(state, {});
         // Entered again with the state its end leaves behind?
         State wrap = next(state);
+        if (wrap.unpacedWait && !entry.unpacedWait) {
+            // A wait late in one iteration paces what the next one issues first.
+            log.resize(logged);
+            state = entry;
+            state.unpacedWait = wrap.unpacedWait;
+            walked = walk(state, {});
+            wrap = next(state);
+        }
         if (std::optional<Conflict> c = probe(body, wrap)) {
             log.resize(logged);   // the body is walked again from the new barrier
             std::vector<ir::Stmt> head;
@@ -994,7 +1037,9 @@ private:
             walked = walk(fresh, std::move(head));
             state = fresh;
         }
+        std::optional<SourceRange> afterLast = state.unpacedWait;
         state.add(entry);   // the loop may run zero times
+        if (runsAtLeastOnce) state.unpacedWait = afterLast;
         return walked;
     }
 
@@ -1036,6 +1081,7 @@ private:
     // the innermost loop being walked: its waits cannot fall phases behind
     // (see paceWaiters), as the phases wait for their arrivals.
     bool pacedByArrivals_ = false;
+    std::set<const ir::BufferNode *> advancedByOneThread_;   // of that loop's body (see advancedByOneThread)
     int loops_ = 0;   // loops around the statement being walked: a wait in one may see its barrier again
     std::set<const ir::BarrierWait *> waitsAdvancedLater_;   // waits on a barrier a later statement arrives on
     struct Nested {

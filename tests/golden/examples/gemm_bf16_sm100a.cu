@@ -323,8 +323,6 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
                 }
                 step = step + 1;
             }
-            __syncwarp();
-#line 88 "gemm_bf16_sm100a.tl"
             if (static_cast<int>(threadIdx.x) == 32) {
 #line 88 "gemm_bf16_sm100a.tl"
                 tilet_tcgen05_commit(&tmem_full[round % 2]);
@@ -422,5 +420,5 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
 #line 42 "gemm_bf16_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 426 "gemm_bf16_sm100a.cu"
+#line 424 "gemm_bf16_sm100a.cu"
 } // gemm_bf16_sm100a_kernel

@@ -6,11 +6,6 @@
 #include <cuda_fp16.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
-// Barrier of the `threads` threads (whole warps) that use named barrier `id`.
-__device__ __forceinline__ void tilet_named_barrier(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -175,8 +170,6 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
     for (int ko = 0; ko < 64; ++ko) {
         if (threadIdx.x / 128 == 0) {
             tilet_mbarrier_wait(&compute_is_done[0], (ko + 1) % 2);
-            tilet_named_barrier(1, 128);
-#line 30 "gemm_ws_manual_sm90.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
 #line 30 "gemm_ws_manual_sm90.tl"
                 tilet_mbarrier_expect_tx(&data_is_ready[0], 16384);
@@ -244,5 +237,5 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             }
         }
     }
-#line 248 "gemm_ws_manual_sm90.cu"
+#line 241 "gemm_ws_manual_sm90.cu"
 } // gemm_ws_kernel
