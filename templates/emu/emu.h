@@ -660,8 +660,24 @@ struct MBarrier {
     struct Waiter {
         int parity;
         bool woken;
+        long long phase = 0;   // the phase whose completion woke it
     };
     std::vector<Waiter *> waiters;
+    // Waits that have returned, each having seen phase `phase` complete (-1:
+    // a wait for the parity before the first phase). A parity wait cannot
+    // tell phase k from k + 2 (PTX ISA, mbarrier.try_wait.parity), so the
+    // next phase must complete after each of them: some arrival of it (or
+    // the issue of its transactions) ordered after the wait. Otherwise a
+    // run in which the thread reached its wait later would find the parity
+    // come round again and wait for ever.
+    struct Seen {
+        uint32_t slot;
+        rc::Clock epoch;   // the waiter's epoch right after the wait
+        long long phase;
+        unsigned line;
+    };
+    std::vector<Seen> seen;
+    std::map<uint32_t, long long> lastSeen;   // by thread slot: the phase its last wait saw complete
 };
 inline std::mutex mbarrierMutex;
 inline std::condition_variable mbarrierChanged;
@@ -695,9 +711,23 @@ inline MBarrier &mbarrierAt(SharedPtr<unsigned long long> bar, unsigned line, bo
                    b.init.line, "the mbarrier.init");
     return b;
 }
+// A wait that returned having seen phase `s.phase`, while phase s.phase + 1
+// completed without anything ordered after it (see MBarrier::seen).
+inline void reportLostPhase(const MBarrier &b, const MBarrier::Seen &s) {
+    rc::report("lost-phase", s.line,
+               rc::run->who(s.slot) + " waited here for a phase of " + b.name +
+                   ", and the next phase completed with no arrival ordered after that wait: had the thread reached the wait later, it "
+                   "would have found the parity come round again and waited for ever (mbarrier.try_wait.parity cannot tell a phase "
+                   "from the one two later); the threads that arrive must wait for the waiting ones (a barrier before the one thread "
+                   "that arrives)");
+}
 // A phase completes when its arrivals and its transaction bytes are both done.
 inline void settle(MBarrier &b) {
     if (b.pending == 0 && b.tx == 0) {
+        long long phase = b.completed;
+        for (const MBarrier::Seen &s : b.seen)
+            if (s.phase + 1 == phase && b.acc[s.slot] < s.epoch) reportLostPhase(b, s);
+        b.seen.erase(std::remove_if(b.seen.begin(), b.seen.end(), [&](const MBarrier::Seen &s) { return s.phase + 1 <= phase; }), b.seen.end());
         ++b.completed;
         b.byParity[(b.completed - 1) & 1].swap(b.acc);
         b.acc.assign(rc::run->slots, 0);
@@ -706,6 +736,7 @@ inline void settle(MBarrier &b) {
         for (auto it = b.waiters.begin(); it != b.waiters.end();) {
             if (static_cast<int>(b.completed & 1) != (*it)->parity) {
                 (*it)->woken = true;
+                (*it)->phase = phase;
                 ++woken;
                 it = b.waiters.erase(it);
             } else {
@@ -781,13 +812,34 @@ inline void tilet_mbarrier_arrive(emu::SharedPtr<unsigned long long> bar) { emu:
 inline void tilet_mbarrier_wait(emu::SharedPtr<unsigned long long> bar, int parity) {
     std::unique_lock<std::mutex> lock(emu::mbarrierMutex);
     emu::MBarrier &b = emu::mbarrierAt(bar, bar.line);
+    long long phase = static_cast<long long>(b.completed) - 1;
     if (static_cast<int>(b.completed & 1) == parity) {
+        // The phase of this parity after the last one this thread saw: if
+        // it has completed, the parity came round again and the thread
+        // would wait for ever (the run would end as a deadlock).
+        auto last = b.lastSeen.find(emu::rc::self->slot);
+        long long next = (last == b.lastSeen.end() ? -1 : last->second) + 1;
+        if ((next & 1) != parity) ++next;
+        if (next < static_cast<long long>(b.completed))
+            emu::rc::report("lost-phase", bar.line,
+                            emu::rc::run->who(emu::rc::self->slot) + " waits for phase " + std::to_string(next) + " (parity " + std::to_string(parity) +
+                                ") of " + b.name + ", which completed " + std::to_string(b.completed - next) +
+                                " phases ago: the parity came round again and the thread would wait for ever; the threads that arrive must "
+                                "wait for the waiting ones (a barrier before the one thread that arrives)",
+                            0, "", true);
         emu::MBarrier::Waiter w{parity, false};
         b.waiters.push_back(&w);
         emu::rc::run->blocking(*emu::rc::self, "the phase of parity " + std::to_string(parity) + " of " + b.name, bar.line);
         emu::mbarrierChanged.wait(lock, [&] { return w.woken; });
+        phase = w.phase;
     }
     emu::rc::self->acquire(b.byParity[parity & 1]);
+    // What this thread does from here on is ordered after the wait.
+    emu::rc::self->tick();
+    emu::MBarrier::Seen seen{emu::rc::self->slot, emu::rc::self->now(), phase, bar.line};
+    b.lastSeen[seen.slot] = phase;
+    if (static_cast<long long>(b.completed) > phase + 1) emu::reportLostPhase(b, seen);   // the next phase completed before the wait returned
+    else b.seen.push_back(seen);
 }
 // Waiting at cluster scope: the emulator's clocks order every block of the cluster alike.
 inline void tilet_mbarrier_wait_cluster(emu::SharedPtr<unsigned long long> bar, int parity) { tilet_mbarrier_wait(bar, parity); }
