@@ -463,6 +463,19 @@ public:
             for (const ir::BarrierWait *w : waits)
                 if (advances(fx, w->barrier.get())) waitsAdvancedLater_.insert(w);
         });
+        // Roles run side by side: in one, a wait on a barrier that a role
+        // advances may see it advance again whatever the program order.
+        std::set<const ir::BufferNode *> advancedInRoles;
+        std::vector<const ir::BarrierWait *> waitsInRoles;
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            if (!ir::as<ir::WarpSpecialize>(s)) return;
+            ir::forEachEffect(s, [&](const ir::Stmt &x, const ir::Effects &fx) {
+                if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(x)) waitsInRoles.push_back(w);
+                addAdvanced(fx, advancedInRoles);
+            });
+        });
+        for (const ir::BarrierWait *w : waitsInRoles)
+            if (advancedInRoles.count(w->barrier.get())) waitsAdvancedLater_.insert(w);
     }
 
     // The decisions behind the barriers and fences of the result, for --explain.
@@ -609,14 +622,22 @@ private:
         ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { found = found || advancesAnMbarrier(fx); });
         return found;
     }
-    static bool advancesAnMbarrier(const ir::Effects &fx) { return advances(fx, nullptr); }
-    // Whether effects `fx` arrive on mbarrier array `b` (null: any) or complete transactions on it.
+    static bool advancesAnMbarrier(const ir::Effects &fx) {
+        std::set<const ir::BufferNode *> barriers;
+        addAdvanced(fx, barriers);
+        return !barriers.empty();
+    }
     static bool advances(const ir::Effects &fx, const ir::BufferNode *b) {
+        std::set<const ir::BufferNode *> barriers;
+        addAdvanced(fx, barriers);
+        return barriers.count(b) > 0;
+    }
+    // The mbarrier arrays effects `fx` arrive on or complete transactions on (TMA, tcgen05.commit).
+    static void addAdvanced(const ir::Effects &fx, std::set<const ir::BufferNode *> &out) {
         for (const ir::SyncEffect &e : fx.syncs)
-            if ((e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx) && (!b || e.barrier == b)) return true;
+            if (e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx) out.insert(e.barrier);
         for (const ir::Access &a : fx.accesses)
-            if (a.completesOn && (!b || a.completesOn == b)) return true;
-        return false;
+            if (a.completesOn) out.insert(a.completesOn);
     }
     // Whether every thread of the scope arrives on an mbarrier of its own
     // block in `body` (an arrival outside control flow threads may take
@@ -641,12 +662,7 @@ private:
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s);
             if (!i || !uniformity_.threadDependent(i->cond)) return;
-            ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
-                for (const ir::SyncEffect &e : fx.syncs)
-                    if (e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx) out.insert(e.barrier);
-                for (const ir::Access &a : fx.accesses)
-                    if (a.completesOn) out.insert(a.completesOn);
-            });
+            ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { addAdvanced(fx, out); });
         });
         return out;
     }
