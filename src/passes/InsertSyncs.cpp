@@ -459,9 +459,10 @@ public:
         std::vector<const ir::BarrierWait *> waits;
         ir::forEachEffect(body, [&](const ir::Stmt &s, const ir::Effects &fx) {
             if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) waits.push_back(w);
-            if (!advancesAnMbarrier(fx)) return;
+            std::set<const ir::BufferNode *> advanced;
+            addAdvanced(fx, advanced);
             for (const ir::BarrierWait *w : waits)
-                if (advances(fx, w->barrier.get())) waitsAdvancedLater_.insert(w);
+                if (advanced.count(w->barrier.get())) waitsAdvancedLater_.insert(w);
         });
         // Roles run side by side: in one, a wait on a barrier that a role
         // advances may see it advance again whatever the program order.
@@ -619,18 +620,12 @@ private:
     // Whether `s` arrives on an mbarrier or issues what completes on one (TMA, tcgen05.commit).
     static bool advancesAnMbarrier(const ir::Stmt &s) {
         bool found = false;
-        ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { found = found || advancesAnMbarrier(fx); });
+        ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
+            std::set<const ir::BufferNode *> advanced;
+            addAdvanced(fx, advanced);
+            found = found || !advanced.empty();
+        });
         return found;
-    }
-    static bool advancesAnMbarrier(const ir::Effects &fx) {
-        std::set<const ir::BufferNode *> barriers;
-        addAdvanced(fx, barriers);
-        return !barriers.empty();
-    }
-    static bool advances(const ir::Effects &fx, const ir::BufferNode *b) {
-        std::set<const ir::BufferNode *> barriers;
-        addAdvanced(fx, barriers);
-        return barriers.count(b) > 0;
     }
     // The mbarrier arrays effects `fx` arrive on or complete transactions on (TMA, tcgen05.commit).
     static void addAdvanced(const ir::Effects &fx, std::set<const ir::BufferNode *> &out) {
