@@ -493,6 +493,14 @@ private:
             out_.close();
             return;
         }
+        case ir::StmtKind::Elect: {
+            const ir::Elect &el = *ir::as<ir::Elect>(s);
+            out_.open(el.unit == ir::Elect::Unit::WarpGroup ? std::string("if (threadIdx.x % 128 == 0)")
+                                                            : "if (threadIdx.x == " + std::to_string(el.firstThread) + ")");
+            block(el.body);
+            out_.close();
+            return;
+        }
         case ir::StmtKind::PdlTrigger:
             helper("pdl_trigger");
             out_.line("tilet_pdl_trigger();");

@@ -124,6 +124,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
     case StmtKind::IfThenElse:
     case StmtKind::While:
     case StmtKind::WarpSpecialize:
+    case StmtKind::Elect:
     case StmtKind::SetMaxNReg:
     case StmtKind::TmaPrefetch:   // reads a kernel parameter (the tensor map), no buffer
         return;

@@ -1015,6 +1015,22 @@ struct WarpSpecialize : StmtNode {
     const Stmt body;
 };
 
+// The body runs in one thread, the others skip it (CUTLASS's elect_one_sync):
+// the first thread of the enclosing role or block (`firstThread`), or the
+// first of each of its warp groups. Specialize-warps makes the producer's
+// loop one thread's (it alone waits, issues the TMA loads and arrives) and
+// a wgmma consumer's release one arrival per warp group, made after the
+// group met at its wgmma.commit_group: the arrive counts CUTLASS's
+// pipelines use, instead of one per thread.
+struct Elect : StmtNode {
+    enum class Unit { Scope, WarpGroup };
+    static constexpr StmtKind kKind = StmtKind::Elect;
+    Elect(Unit u, int64_t first, Stmt b, SourceRange s = {}) : StmtNode(kKind, s), unit(u), firstThread(first), body(std::move(b)) {}
+    const Unit unit;
+    const int64_t firstThread;   // Unit::Scope: threadIdx.x of the one thread
+    const Stmt body;
+};
+
 struct SetMaxNReg : StmtNode {
     static constexpr StmtKind kKind = StmtKind::SetMaxNReg;
     SetMaxNReg(int64_t c, bool inc, SourceRange s = {}) : StmtNode(kKind, s), count(c), increase(inc) {}

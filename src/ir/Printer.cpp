@@ -347,6 +347,11 @@ public:
             block("ws warps" + intList(w.warps), w.body);
             return;
         }
+        case StmtKind::Elect: {
+            auto &el = static_cast<const Elect &>(*s);
+            block(el.unit == Elect::Unit::WarpGroup ? std::string("elect one per warp group") : "elect thread " + std::to_string(el.firstThread), el.body);
+            return;
+        }
         case StmtKind::SetMaxNReg: {
             auto &m = static_cast<const SetMaxNReg &>(*s);
             line("set_max_nreg " + std::to_string(m.count) + (m.increase ? " inc" : " dec"));

@@ -93,6 +93,7 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         findPerThreadRegisters(i->elseBody, d);
         return;
     }
+    if (const Elect *e = as<Elect>(s)) return findPerThreadRegisters(e->body, true);
     // Inside a role, "alike" is among the role's threads: a register
     // allocated there is only seen by them; one allocated outside and
     // written there differs between the role's threads and the others.

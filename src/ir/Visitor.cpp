@@ -146,6 +146,7 @@ void Visitor::visitBarrierArrive(const BarrierArrive &n) {
 void Visitor::visitBarrierWait(const BarrierWait &n) { visit(n.index); visit(n.parity); }
 void Visitor::visitClusterSync(const ClusterSync &) {}
 void Visitor::visitWarpSpecialize(const WarpSpecialize &n) { visit(n.body); }
+void Visitor::visitElect(const Elect &n) { visit(n.body); }
 void Visitor::visitSetMaxNReg(const SetMaxNReg &) {}
 void Visitor::visitPdlTrigger(const PdlTrigger &) {}
 void Visitor::visitPdlSync(const PdlSync &) {}
@@ -557,6 +558,12 @@ Stmt Mutator::mutateWarpSpecialize(const Stmt &self, const WarpSpecialize &n) {
     Stmt b = mutate(n.body);
     if (b == n.body) return self;
     return std::make_shared<WarpSpecialize>(n.warps, b, n.span);
+}
+
+Stmt Mutator::mutateElect(const Stmt &self, const Elect &n) {
+    Stmt b = mutate(n.body);
+    if (b == n.body) return self;
+    return std::make_shared<Elect>(n.unit, n.firstThread, b, n.span);
 }
 
 Stmt Mutator::mutateSetMaxNReg(const Stmt &self, const SetMaxNReg &) { return self; }

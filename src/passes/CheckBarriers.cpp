@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace tilet {
 
@@ -163,6 +164,19 @@ public:
             roleFirstGroup_ = outerFirst;
             return;
         }
+        case ir::StmtKind::Elect: {
+            // One thread runs the body: the agent holding it walks it, and
+            // its arrivals are that thread's one.
+            const ir::Elect &el = *ir::as<ir::Elect>(s);
+            const int64_t first = group_ * currentAgents.threads;
+            bool holds = el.unit == ir::Elect::Unit::WarpGroup ? first % ir::WarpSpecialize::kGroupThreads == 0
+                                                               : first <= el.firstThread && el.firstThread < first + currentAgents.threads;
+            if (!holds) return;
+            bool outer = std::exchange(oneThread_, true);
+            walk(el.body, false);
+            oneThread_ = outer;
+            return;
+        }
         default: {
             if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
@@ -195,9 +209,9 @@ public:
                     ev.arrivals = 1;
                     push(std::move(ev));
                 } else if (e.kind == ir::SyncKind::MbarrierArrive) {
-                    // Every thread of the agent arrives (on a peer's barrier: counted here, by symmetry).
+                    // Every thread of the agent arrives, or its elected one (on a peer's barrier: counted here, by symmetry).
                     Event ev{Event::Arrive, e.barrier, index(*e.index), 0, {}, s->span, {}};
-                    ev.arrivals = currentAgents.threads;
+                    ev.arrivals = oneThread_ ? 1 : currentAgents.threads;
                     push(std::move(ev));
                 }
             }
@@ -305,6 +319,7 @@ private:
     std::vector<std::pair<std::string, int64_t>> loops_;
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;
+    bool oneThread_ = false;    // inside an Elect: arrivals are one thread's
 };
 
 // ------------------------------------------------------------ simulation

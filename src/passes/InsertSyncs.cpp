@@ -153,9 +153,18 @@ struct State {
     // scope's last barrier (its location): until a barrier, some of them may
     // still be inside it (see Inserter::paceWaiters).
     std::optional<SourceRange> unpacedWait;
+    // Since that wait, each warp group of the scope committed a wgmma group
+    // and then waited for wgmma groups to retire. A retired wgmma was issued
+    // by every warp of its group (it is the warp group's one operation), so
+    // an arrival one thread of each group makes after such a wait comes
+    // after its whole group issued -- for a pipeline's release, after the
+    // group passed the wait on the stage it releases (see paceWaiters).
+    enum class Wgmma { None, Committed, Retired } wgmmaSinceWait = Wgmma::None;
 
     void add(const State &o) {
+        Wgmma mine = unpacedWait ? wgmmaSinceWait : Wgmma::Retired, theirs = o.unpacedWait ? o.wgmmaSinceWait : Wgmma::Retired;
         if (!unpacedWait) unpacedWait = o.unpacedWait;
+        wgmmaSinceWait = unpacedWait ? std::min(mine, theirs) : Wgmma::None;
         addUnique(reads, o.reads);
         addUnique(writes, o.writes);
         addUnique(unfenced, o.unfenced);
@@ -192,6 +201,7 @@ struct State {
         reads.clear();
         writes.clear();
         unpacedWait.reset();
+        wgmmaSinceWait = Wgmma::None;
     }
     // fence.proxy.async: shared writes (and with `global`, global ones) are fenced.
     void fenced(bool global) {
@@ -604,8 +614,14 @@ private:
     // tcgen05_mma_arrive), that thread can run phases ahead of the others
     // (TileLang elects it with a warp shuffle, which holds the warp
     // together). A barrier of the scope right before it holds them together.
+    // One thread per warp group arriving after its group's wgmma retired (an
+    // Elect of each warp group, a wgmma consumer's release, see
+    // State::wgmmaSinceWait) cannot run ahead of its group, and the barrier
+    // waits for every group.
     void paceWaiters(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
-        if (!state.unpacedWait || !ir::as<ir::IfThenElse>(s) || !advancesAnMbarrier(s)) return;
+        const ir::Elect *elect = ir::as<ir::Elect>(s);
+        if (!state.unpacedWait || (!ir::as<ir::IfThenElse>(s) && !elect) || !advancesAnMbarrier(s)) return;
+        if (elect && elect->unit == ir::Elect::Unit::WarpGroup && state.wgmmaSinceWait == State::Wgmma::Retired) return;
         SourceRange wait = *state.unpacedWait;
         const char *fenceName = nullptr;
         std::optional<Decision> d = placeBarrier(state, here(s), out, fenceName);
@@ -656,7 +672,7 @@ private:
         std::set<const ir::BufferNode *> out;
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s);
-            if (!i || !uniformity_.threadDependent(i->cond)) return;
+            if (!ir::as<ir::Elect>(s) && (!i || !uniformity_.threadDependent(i->cond))) return;
             ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) { addAdvanced(fx, out); });
         });
         return out;
@@ -856,7 +872,10 @@ private:
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
             state.published(w->barrier.get());
             bool paced = pacedByArrivals_ && !advancedByOneThread_.count(w->barrier.get());
-            if (!paced && (loops_ > 0 || waitsAdvancedLater_.count(w))) state.unpacedWait = here(s);
+            if (!paced && (loops_ > 0 || waitsAdvancedLater_.count(w))) {
+                state.unpacedWait = here(s);
+                state.wgmmaSinceWait = State::Wgmma::None;
+            }
             return s;
         }
         if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
@@ -892,6 +911,10 @@ private:
         if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
         paceWaiters(s, state, out);
         admit(state, unit);
+        if (const ir::WgmmaSync *w = ir::as<ir::WgmmaSync>(s); w && state.unpacedWait) {
+            if (w->sync == ir::WgmmaSyncKind::Commit && state.wgmmaSinceWait == State::Wgmma::None) state.wgmmaSinceWait = State::Wgmma::Committed;
+            if (w->sync == ir::WgmmaSyncKind::Wait && state.wgmmaSinceWait == State::Wgmma::Committed) state.wgmmaSinceWait = State::Wgmma::Retired;
+        }
         // Waits some threads make in here: what completes on their barriers is
         // known to those threads, which a barrier can pass on.
         ir::forEachStmt(s, [&](const ir::Stmt &x) {
@@ -1037,6 +1060,7 @@ private:
             log.resize(logged);
             state = entry;
             state.unpacedWait = wrap.unpacedWait;
+            state.wgmmaSinceWait = wrap.wgmmaSinceWait;
             walked = walk(state, {});
             wrap = next(state);
         }
@@ -1049,8 +1073,12 @@ private:
             state = fresh;
         }
         std::optional<SourceRange> afterLast = state.unpacedWait;
+        State::Wgmma wgmmaAfterLast = state.wgmmaSinceWait;
         state.add(entry);   // the loop may run zero times
-        if (runsAtLeastOnce) state.unpacedWait = afterLast;
+        if (runsAtLeastOnce) {
+            state.unpacedWait = afterLast;
+            state.wgmmaSinceWait = wgmmaAfterLast;
+        }
         return walked;
     }
 

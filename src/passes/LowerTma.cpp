@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace tilet {
 
@@ -41,6 +42,13 @@ protected:
         firstThread_ = n.firstThread();
         Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
         firstThread_ = outer;
+        return out;
+    }
+
+    Stmt mutateElect(const Stmt &self, const ir::Elect &n) override {
+        bool outer = std::exchange(elected_, true);
+        Stmt out = ir::Mutator::mutateElect(self, n);
+        elected_ = outer;
         return out;
     }
 
@@ -83,8 +91,6 @@ protected:
         std::vector<Stmt> issue;
         int64_t bytes = elementBytes;
         for (int64_t e : global.extents) bytes *= e;
-        Expr elected = ir::isThread(firstThread_);
-
         Expr barrierIndex;
         ir::Buffer barrier;
         bool own = false;
@@ -120,7 +126,7 @@ protected:
             issue.push_back(boxes(0));
         }
         if (!load) issue.push_back(std::make_shared<ir::TmaStoreWait>(c.span));
-        Stmt issued = std::make_shared<ir::IfThenElse>(elected, ir::seq(std::move(issue)), nullptr, c.span);
+        Stmt issued = byOneThread(ir::seq(std::move(issue)), c.span);
 
         Decision d;
         d.where = c.span;
@@ -213,7 +219,7 @@ protected:
         d.details.push_back("one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + g.barrier->name +
                             "'; the padding and the pixels past the last image read as zeros");
         ctx_.explain.record(std::move(d));
-        return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), ir::seq(std::move(issue)), nullptr, g.span);
+        return byOneThread(ir::seq(std::move(issue)), g.span);
     }
 
 private:
@@ -240,7 +246,6 @@ private:
         int64_t bytes = dtypeBits(global.buffer->dtype) / 8;
         for (int64_t e : global.extents) bytes *= e;
         alignAtLeast(global.buffer, 16);
-        Expr elected = ir::isThread(firstThread_);
         Decision d;
         d.where = c.span;
         d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of '" + global.buffer->name + "'";
@@ -253,14 +258,21 @@ private:
         if (!load) {
             Stmt issue = ir::seq({std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, nullptr, nullptr, c.span),
                                   std::make_shared<ir::TmaStoreWait>(c.span)});
-            return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), std::make_shared<ir::IfThenElse>(elected, issue, nullptr, c.span)});
+            return ir::seq({std::make_shared<ir::FenceProxyAsync>(c.span), byOneThread(issue, c.span)});
         }
         bool own = false;
         auto [barrier, index] = loadBarrier(c, own);
         Stmt issue = ir::seq({std::make_shared<ir::BarrierExpectTx>(barrier, index, bytes, own, c.span),
                               std::make_shared<ir::BulkCopy>(c.dst.buffer, c.dst.mins, c.src.buffer, c.src.mins, bytes, barrier, index, c.span)});
-        Stmt issued = std::make_shared<ir::IfThenElse>(elected, issue, nullptr, c.span);
+        Stmt issued = byOneThread(issue, c.span);
         return own ? ir::seq({issued, waitForOwn(barrier, index, c.span)}) : issued;
+    }
+
+    // What one thread issues: the block's or role's first, unless the code
+    // already runs in one elected thread alone.
+    Stmt byOneThread(Stmt issue, SourceRange span) const {
+        if (elected_) return issue;
+        return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), std::move(issue), nullptr, span);
     }
 
     void alignAtLeast(const ir::Buffer &b, int64_t bytes) { edits.alignAtLeast(b, bytes); }
@@ -305,6 +317,7 @@ private:
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     int64_t firstThread_ = 0;   // the thread that issues TMA here: the block's or the role's first
+    bool elected_ = false;      // inside an Elect: one thread runs the code already
     size_t ownBarriers_ = 0;
 };
 

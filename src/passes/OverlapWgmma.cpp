@@ -1,10 +1,12 @@
 // OverlapWgmma.cpp -- see OverlapWgmma.h.
 #include "passes/OverlapWgmma.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
 
 #include <set>
+#include <utility>
 
 namespace tilet {
 
@@ -38,17 +40,24 @@ private:
 
 class Overlapper : public ir::Mutator {
 public:
-    explicit Overlapper(PassContext &ctx) : ctx_(ctx) {}
+    Overlapper(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), scopeThreads_(k.threads) {}
     using ir::Mutator::mutate;
+    ir::BufferEdits edits;   // release barriers' arrive counts, one per warp group
 
 protected:
+    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outer = std::exchange(scopeThreads_, n.wholeWarpGroups() ? n.threads() : 0);
+        Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        scopeThreads_ = outer;
+        return out;
+    }
+
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         Stmt base = ir::Mutator::mutateFor(self, n);
         const ir::For &f = *ir::as<ir::For>(base);
         const ir::Seq *body = ir::as<ir::Seq>(f.body);
         if (f.forKind != ir::ForKind::Serial || !body) return base;
 
-        // One wgmma wait in the loop, ending a statement that the release follows.
         std::vector<const ir::WgmmaSync *> waits;
         std::set<const ir::BufferNode *> accumulators, operands;
         ir::forEachStmt(f.body, [&](const Stmt &s) {
@@ -59,27 +68,73 @@ protected:
                 operands.insert(w->b.buffer.get());
             }
         });
-        if (waits.size() != 1 || waits.front()->pending != 0) return base;
+        // The release: the arrivals right after a statement that ends in a
+        // wait for every wgmma group (one per block of the cluster with multicast).
         size_t at = body->stmts.size();
         for (size_t i = 0; i + 1 < body->stmts.size(); ++i) {
-            if (lastStatement(body->stmts[i]) == waits.front() && ir::as<ir::BarrierArrive>(body->stmts[i + 1])) at = i;
+            const ir::StmtNode *last = lastStatement(body->stmts[i]);
+            const ir::WgmmaSync *w = last && last->kind == ir::StmtKind::WgmmaSync ? static_cast<const ir::WgmmaSync *>(last) : nullptr;
+            if (w && w->sync == ir::WgmmaSyncKind::Wait && w->pending == 0 && ir::as<ir::BarrierArrive>(body->stmts[i + 1])) at = i;
         }
         if (at == body->stmts.size()) return base;
-        // The release: the arrivals right after the wait (one per block of the cluster with multicast).
         std::vector<const ir::BarrierArrive *> releases;
         for (size_t i = at + 1; i < body->stmts.size() && ir::as<ir::BarrierArrive>(body->stmts[i]); ++i)
             releases.push_back(ir::as<ir::BarrierArrive>(body->stmts[i]));
+        std::optional<int64_t> perGroup = arrivalsPerGroup(f, releases);
+        if (perGroup) edits.edit(releases.front()->barrier).arriveCounts.assign(releases.front()->barrier->arriveCounts.size(), *perGroup);
+        auto release = [&](const std::vector<Stmt> &arrivals) {
+            if (perGroup) return Stmt(std::make_shared<ir::Elect>(ir::Elect::Unit::WarpGroup, 0, ir::seq(arrivals), releases.front()->span));
+            return ir::seq(arrivals);
+        };
+        Decision d;
+        d.where = releases.front()->span;
+        if (perGroup)
+            d.details.push_back("one thread of each warp group releases the stage, after its wait retired the group's wgmma (" + std::to_string(*perGroup) +
+                                (*perGroup == 1 ? " arrival" : " arrivals") + " per phase of '" + releases.front()->barrier->name + "', not " +
+                                std::to_string(releases.front()->barrier->arriveCounts.front()) +
+                                "): only wgmma reads the stages in the loop, and a wgmma is the whole warp group's (CUTLASS's consumer_release)");
+
+        if (Stmt overlapped = overlap(f, *body, at, waits, releases, operands, accumulators, release)) {
+            d.op = "wgmma in flight";
+            d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
+                       releases.front()->barrier->name + "'";
+            d.why = "the wait only gates the release of the stage the MMAs read, so the tensor cores keep the next group queued while this one "
+                    "runs; the last group is waited for after the loop";
+            ctx_.explain.record(std::move(d));
+            return overlapped;
+        }
+        if (!perGroup) return base;
+        // The loop keeps its waits; only its release changes.
+        std::vector<Stmt> stmts(body->stmts.begin(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1));
+        stmts.push_back(release(std::vector<Stmt>(body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1),
+                                                  body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()))));
+        stmts.insert(stmts.end(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body->stmts.end());
+        d.op = "stage release";
+        d.choice = "one thread of each warp group releases the stage of '" + releases.front()->barrier->name + "'";
+        d.why = "the wgmma groups that read it are retired (wgmma.wait_group 0) right before";
+        ctx_.explain.record(std::move(d));
+        return ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(stmts)));
+    }
+
+private:
+    // The loop with its wgmma group in flight across iterations, or null:
+    // the wait before the release must be the loop's only one, the release
+    // depend on the iteration, every operand be a shared tile in two or more
+    // versions (a single buffer would deadlock, and registers -- A of wgmma
+    // from registers -- are rewritten by the next iteration while the group
+    // still reads them), and nothing else in the loop read or write the
+    // accumulators: not their registers, nor the fragments they hold (a
+    // parallel loop or a reduction over the accumulator, not lowered to
+    // registers yet), which the group still in flight would write under them.
+    template <class Release>
+    Stmt overlap(const ir::For &f, const ir::Seq &body, size_t at, const std::vector<const ir::WgmmaSync *> &waits,
+                 const std::vector<const ir::BarrierArrive *> &releases, const std::set<const ir::BufferNode *> &operands,
+                 const std::set<const ir::BufferNode *> &accumulators, const Release &release) const {
+        if (waits.size() != 1 || lastStatement(body.stmts[at]) != waits.front()) return nullptr;
         for (const ir::BarrierArrive *r : releases)
-            if (!ir::usesVar(r->index, f.var.get())) return base;
-        // Every operand must be a shared tile in two or more versions: a single
-        // buffer would deadlock, and registers (A of wgmma from registers) are
-        // rewritten by the next iteration while the group still reads them.
+            if (!ir::usesVar(r->index, f.var.get())) return nullptr;
         for (const ir::BufferNode *b : operands)
-            if (b->scope != ir::MemScope::Shared || b->pipelineVersions < 2) return base;
-        // Nothing else in the loop may read or write the accumulators: not
-        // their registers, nor the fragments they hold (a parallel loop or a
-        // reduction over the accumulator, not lowered to registers yet), which
-        // the wgmma group still in flight would write under them.
+            if (b->scope != ir::MemScope::Shared || b->pipelineVersions < 2) return nullptr;
         bool touched = false;
         ir::forEachEffect(f.body, [&](const Stmt &s, const ir::Effects &fx) {
             if (ir::as<ir::Wgmma>(s)) return;
@@ -88,46 +143,73 @@ protected:
                 touched = touched || accumulators.count(b) || (b->registers && accumulators.count(b->registers.get()));
             }
         });
-        if (touched) return base;
+        if (touched) return nullptr;
+        std::optional<int64_t> trips = ir::constInt(f.extent);
+        if (trips && *trips <= 0) return nullptr;
 
-        // The rewrite.
         auto releaseAt = [&](const Expr &k) {
             std::vector<Stmt> out;
             for (const ir::BarrierArrive *r : releases)
                 out.push_back(std::make_shared<ir::BarrierArrive>(r->barrier, ir::substitute(r->index, {{f.var, k}}), r->remoteRank, r->span));
-            return ir::seq(std::move(out));
+            return release(out);
         };
         SourceRange span = releases.front()->span;
-        std::vector<Stmt> stmts(body->stmts.begin(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at));
-        stmts.push_back(WaitRelaxer(waits.front()).mutate(body->stmts[at]));
+        std::vector<Stmt> stmts(body.stmts.begin(), body.stmts.begin() + static_cast<std::ptrdiff_t>(at));
+        stmts.push_back(WaitRelaxer(waits.front()).mutate(body.stmts[at]));
         stmts.push_back(std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.var, f.min), releaseAt(ir::sub(f.var, ir::intImm(1))), nullptr, span));
-        stmts.insert(stmts.end(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body->stmts.end());
+        stmts.insert(stmts.end(), body.stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body.stmts.end());
         auto loop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(stmts)));
         Stmt drain = ir::seq({std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span), releaseAt(ir::sub(ir::add(f.min, f.extent), ir::intImm(1)))});
-        std::optional<int64_t> trips = ir::constInt(f.extent);
         if (!trips) drain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)), drain, nullptr, span);
-        else if (*trips <= 0) return base;
-
-        Decision d;
-        d.where = span;
-        d.op = "wgmma in flight";
-        d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
-                   releases.front()->barrier->name + "'";
-        d.why = "the wait only gates the release of the stage the MMAs read, so the tensor cores keep the next group queued while this one "
-                "runs; the last group is waited for after the loop";
-        ctx_.explain.record(std::move(d));
         return ir::seq({loop, drain});
     }
 
-private:
+    // The arrive count when the release is one thread's per warp group
+    // (CUTLASS's consumer_release) instead of every thread's: the loop runs
+    // in whole warp groups, nothing but wgmma reads or writes the stages in
+    // it (a wgmma retired in the elected thread was issued by its whole
+    // group), and the releases are the barrier's only arrivals, every
+    // thread arriving once per release. Nullopt otherwise.
+    std::optional<int64_t> arrivalsPerGroup(const ir::For &f, const std::vector<const ir::BarrierArrive *> &releases) const {
+        constexpr int64_t kGroup = ir::WarpSpecialize::kGroupThreads;
+        if (scopeThreads_ <= 0 || scopeThreads_ % kGroup != 0) return std::nullopt;
+        const ir::Buffer &barrier = releases.front()->barrier;
+        int64_t arrivals = 0;   // statements that arrive on it (a copy's remote barrier and tcgen05.commit too)
+        ir::forEachEffect(kernel_.body, [&](const Stmt &, const ir::Effects &fx) {
+            for (const ir::SyncEffect &e : fx.syncs)
+                if (e.kind == ir::SyncKind::MbarrierArrive && e.barrier == barrier.get()) ++arrivals;
+        });
+        if (arrivals != static_cast<int64_t>(releases.size())) return std::nullopt;
+        for (const ir::BarrierArrive *r : releases)
+            if (r->barrier.get() != barrier.get()) return std::nullopt;
+        const int64_t perThread = static_cast<int64_t>(releases.size());
+        for (int64_t count : barrier->arriveCounts)
+            if (count != scopeThreads_ * perThread) return std::nullopt;
+        // The stages: the pipelined (versioned) shared tiles the loop touches.
+        bool wgmmaReads = false, otherAccess = false;
+        ir::forEachEffect(f.body, [&](const Stmt &s, const ir::Effects &fx) {
+            for (const ir::Access &a : fx.accesses) {
+                if (a.buffer->scope != ir::MemScope::Shared || a.buffer->pipelineVersions < 2) continue;
+                if (ir::as<ir::Wgmma>(s)) wgmmaReads = true;
+                else otherAccess = true;
+            }
+        });
+        if (!wgmmaReads || otherAccess) return std::nullopt;
+        return scopeThreads_ / kGroup * perThread;
+    }
+
+    const ir::Kernel &kernel_;
     PassContext &ctx_;
+    int64_t scopeThreads_;   // the threads of the enclosing role (0: not whole warp groups) or block
 };
 
 } // namespace
 
 ir::Kernel overlapWgmma(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Overlapper(ctx).mutate(kernel.body);
+    Overlapper overlapper(kernel, ctx);
+    out.body = overlapper.mutate(kernel.body);
+    overlapper.edits.applyTo(out);
     return out;
 }
 

@@ -328,7 +328,8 @@ private:
         // cluster, so a stage is empty only when the consumers of all blocks
         // have released it: every consumer arrives on every block's barrier.
         const int64_t blocks = plan.multicast ? kernel_.cluster[0] * kernel_.cluster[1] * kernel_.cluster[2] : 1;
-        full->arriveCounts.assign(static_cast<size_t>(S), kGroupThreads);
+        // One producer thread waits, issues and arrives.
+        full->arriveCounts.assign(static_cast<size_t>(S), 1);
         empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads * blocks);
         full->clusterScope = empty->clusterScope = plan.multicast;
 
@@ -358,7 +359,13 @@ private:
             produce.push_back(selectVersion(*versions, pStage, ir::substitute(issued, {{f.var, pk}})));
         }
         produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, nullptr, f.span));
-        Stmt producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind, ir::seq(std::move(produce)), f.span);
+        // Each iteration is the role's first thread's: it alone waits, issues
+        // and arrives (CUTLASS's producer; the other producer threads would
+        // only wait, and with nothing to hold them to that thread's pace
+        // they could fall phases behind). The loop stays every thread's,
+        // which ptxas allocates registers for as before.
+        Stmt producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind,
+                                                      std::make_shared<ir::Elect>(ir::Elect::Unit::Scope, 0, ir::seq(std::move(produce)), f.span), f.span);
         // The bindings the producer uses, bound again (with their own
         // variables) around its loop, since the consumer role keeps the originals.
         std::vector<std::pair<ir::VarRef, Expr>> rebound;
@@ -455,7 +462,8 @@ private:
         d.why = ctx_.target.name + " has TMA and every global->shared copy of the loop can use it";
         d.details.push_back("the block grows from " + std::to_string(consumerThreads) + " to " + std::to_string(out.threads) +
                             " threads; the kernel's other statements run on the consumer warp groups");
-        d.details.push_back("'" + full->name + "[" + std::to_string(S) + "]' (128 producer arrivals + the TMA bytes) hands each stage to the consumers, '" +
+        d.details.push_back("one thread of warp group 0 runs the producer's iterations; '" + full->name + "[" + std::to_string(S) +
+                            "]' (its one arrival + the TMA bytes) hands each stage to the consumers, '" +
                             empty->name + "[" + std::to_string(S) + "]' (" + std::to_string(consumerThreads * blocks) +
                             " consumer arrivals) hands it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
         if (plan.multicast)

@@ -12,9 +12,11 @@ namespace tilet {
 // the ws(...) regions a kernel author would write by hand:
 //
 //   ws(0) {                       // producer warp group: setmaxnreg.dec 24
-//     for k: wait(empty[k % S], phase ^ 1)
-//            TMA loads into version k % S, completing on full[k % S]
-//            arrive(full[k % S])
+//     for k: elect thread 0 {
+//              wait(empty[k % S], phase ^ 1)
+//              TMA loads into version k % S, completing on full[k % S]
+//              arrive(full[k % S])
+//            }
 //   }
 //   ws(1 ...) {                   // consumer warp groups: setmaxnreg.inc 240/160
 //     statements before the loop
@@ -22,8 +24,10 @@ namespace tilet {
 //     statements after the loop
 //   }
 //
-// with phase = (k / S) % 2. full[s] counts the producer's 128 arrivals plus
-// the TMA bytes; empty[s] counts the consumers' T arrivals. Because the
+// with phase = (k / S) % 2. full[s] counts the producer thread's one
+// arrival plus the TMA bytes; empty[s] counts the consumers' T arrivals
+// (overlap-wgmma makes them one per warp group when only wgmma reads the
+// stages). Because the
 // result is ordinary ws(...) code, check-barriers verifies it like a
 // hand-written protocol and the later passes lower it the same way.
 //

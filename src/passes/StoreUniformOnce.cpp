@@ -41,6 +41,9 @@ protected:
         return out;
     }
 
+    // An Elect's body runs in one thread already.
+    ir::Stmt mutateElect(const ir::Stmt &self, const ir::Elect &) override { return self; }
+
     ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &n) override {
         bool memory = n.buffer->scope == ir::MemScope::Shared || n.buffer->scope == ir::MemScope::Global;
         if (divergent_ || !memory || n.op != ir::StoreOp::Assign || uniformity_.threadDependent(n.value)) return self;

@@ -80,6 +80,18 @@ struct Block {
     // Each thread's clocks at the issue of each wgmma of the group it commits
     // (two sets: a commit's are read while the next commit's are written).
     std::array<std::vector<std::vector<std::shared_ptr<const rc::Clocks>>>, 2> groupClocks;
+    // The wgmma groups each warp group committed, by commit count: the
+    // first wait_group of any of its threads that retires one runs the MMAs
+    // of all 128 threads (see tilet_wgmma_wait).
+    struct WgmmaGroup {
+        std::mutex mutex;
+        std::vector<std::function<void()>> mmas;
+        rc::Clocks progress;   // the join of the threads' progress at their first issue of the group
+        unsigned joined = 0;
+        bool retired = false;
+    };
+    std::mutex wgmmaMutex;
+    std::map<std::pair<unsigned, unsigned>, std::shared_ptr<WgmmaGroup>> wgmmaGroups;   // (warp group, commit) -> group
     std::mutex namedMutex;
     std::map<int, std::unique_ptr<rc::Barrier>> named;   // bar.sync id -> its barrier
     // Distributed shared memory: the latest access to this block's shared
@@ -282,9 +294,10 @@ struct WgmmaRead {
     unsigned line = 0;
 };
 inline thread_local std::vector<std::function<void()>> openWgmma;
-inline thread_local std::vector<std::vector<std::function<void()>>> committedWgmma;
+inline thread_local std::vector<std::shared_ptr<Block::WgmmaGroup>> committedWgmma;
 inline thread_local std::vector<WgmmaRead> openWgmmaReads;
 inline thread_local std::vector<std::shared_ptr<const rc::Clocks>> openWgmmaClocks;   // this thread's clocks at each open wgmma's issue
+inline thread_local rc::Clocks openWgmmaProgress;   // this thread's progress clocks at the open group's first issue
 inline thread_local unsigned wgmmaCommits = 0;
 // tcgen05.mma issued by this thread and not yet committed (see tcgen05Mma).
 inline thread_local std::vector<std::function<void(const rc::Actor &)>> openTcgen05;
@@ -336,24 +349,25 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                     ts->slot = s;
                     ts->vc.assign(run.slots, 0);
                     ts->vc[s] = 1;   // epoch 1: the thread's start (see remoteAccess)
+                    ts->progress = ts->vc;
                     run.states.push_back(std::move(ts));
                 }
                 std::vector<std::unique_ptr<Block>> blocks;
                 Cluster cl;
                 clearMBarriers();   // a barrier used before this cluster initialises it must not find an old one
-                cl.sync = std::make_unique<rc::Barrier>(size * threads, true, "a cluster barrier (barrier.cluster)");
+                cl.sync = std::make_unique<rc::Barrier>(size * threads, rc::Orders::Memory, "a cluster barrier (barrier.cluster)");
                 for (unsigned r = 0; r < size; ++r) {
                     auto b = std::make_unique<Block>();
                     b->rank = r;
                     Dim id{cx + r % c.x, cy + (r / c.x) % c.y, cz + r / (c.x * c.y)};
                     b->name = "(" + std::to_string(id.x) + "," + std::to_string(id.y) + "," + std::to_string(id.z) + ")";
                     run.blockNames.push_back(b->name);
-                    b->sync = std::make_unique<rc::Barrier>(threads, true, "__syncthreads() of block " + b->name);
-                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<rc::Barrier>(32, false, "a warp-wide instruction"));
+                    b->sync = std::make_unique<rc::Barrier>(threads, rc::Orders::Memory, "__syncthreads() of block " + b->name);
+                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<rc::Barrier>(32, rc::Orders::Nothing, "a warp-wide instruction"));
                     b->lanes.assign(threads, 0);
                     b->aux.assign(threads, 0);
                     for (unsigned gr = 0; gr < threads / 128; ++gr)
-                        b->groups.push_back(std::make_unique<rc::Barrier>(128, false, "a warp group's wgmma"));
+                        b->groups.push_back(std::make_unique<rc::Barrier>(128, rc::Orders::Nothing, "a warp group's wgmma"));
                     b->rsSlots.assign(threads, {});
                     b->groupClocks[0].assign(threads, {});
                     b->groupClocks[1].assign(threads, {});
@@ -389,6 +403,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             openWgmmaReads.clear();
                             committedWgmmaReads.clear();
                             openWgmmaClocks.clear();
+                            openWgmmaProgress.clear();
                             wgmmaCommits = 0;
                             pendingBulk.clear();
                             unfencedInits.clear();
@@ -654,6 +669,7 @@ struct MBarrier {
     uint32_t agent = 0;
     rc::Clock agentClock = 0;
     rc::Clocks acc, byParity[2];   // the current phase's clocks; those of the last completed phase of each parity
+    rc::Clocks progress, progressByParity[2];   // the same of the threads' progress (ThreadState::progress)
     rc::Access init;
     bool initFenced = false;
     std::string name;
@@ -726,11 +742,13 @@ inline void settle(MBarrier &b) {
     if (b.pending == 0 && b.tx == 0) {
         long long phase = b.completed;
         for (const MBarrier::Seen &s : b.seen)
-            if (s.phase + 1 == phase && b.acc[s.slot] < s.epoch) reportLostPhase(b, s);
+            if (s.phase + 1 == phase && b.progress[s.slot] < s.epoch) reportLostPhase(b, s);
         b.seen.erase(std::remove_if(b.seen.begin(), b.seen.end(), [&](const MBarrier::Seen &s) { return s.phase + 1 <= phase; }), b.seen.end());
         ++b.completed;
         b.byParity[(b.completed - 1) & 1].swap(b.acc);
         b.acc.assign(rc::run->slots, 0);
+        b.progressByParity[(b.completed - 1) & 1].swap(b.progress);
+        b.progress.assign(rc::run->slots, 0);
         b.pending = b.expected;
         int woken = 0;
         for (auto it = b.waiters.begin(); it != b.waiters.end();) {
@@ -751,6 +769,7 @@ inline void settle(MBarrier &b) {
 inline void arriveLocked(MBarrier &b, int arrivals) {
     if (arrivals) {
         rc::joinInto(b.acc, rc::self->vc);
+        rc::joinInto(b.progress, rc::self->progress);
         rc::self->tick();
     }
     b.pending -= arrivals;
@@ -775,6 +794,7 @@ inline void tmaComplete(SharedPtr<unsigned long long> bar, const rc::Clocks &iss
     MBarrier &b = mbarrierAt(bar, line, true);
     // The TMA writes follow their issue: a waiter of the phase is ordered after both.
     rc::joinInto(b.acc, issued);
+    rc::joinInto(b.progress, issued);
     b.acc[agent.first] = std::max(b.acc[agent.first], agent.second);
     b.tx -= bytes;
     settle(b);
@@ -791,6 +811,7 @@ inline void tilet_mbarrier_init(emu::SharedPtr<unsigned long long> bar, int coun
     b.acc.assign(emu::rc::run->slots, 0);
     b.byParity[0].assign(emu::rc::run->slots, 0);
     b.byParity[1].assign(emu::rc::run->slots, 0);
+    b.progress = b.progressByParity[0] = b.progressByParity[1] = b.acc;
     b.init = {emu::rc::self->now(), emu::rc::self->slot, bar.line};
     b.name = "mbarrier " + emu::barrierName(bar);
     emu::rc::run->agents[b.agent - emu::rc::run->threads] = b.name;
@@ -834,6 +855,7 @@ inline void tilet_mbarrier_wait(emu::SharedPtr<unsigned long long> bar, int pari
         phase = w.phase;
     }
     emu::rc::self->acquire(b.byParity[parity & 1]);
+    emu::rc::self->acquireProgress(b.progressByParity[parity & 1]);
     // What this thread does from here on is ordered after the wait.
     emu::rc::self->tick();
     emu::MBarrier::Seen seen{emu::rc::self->slot, emu::rc::self->now(), phase, bar.line};
@@ -863,7 +885,7 @@ inline void tilet_named_barrier(int id, int threads, unsigned line = __builtin_L
         std::lock_guard<std::mutex> lock(emu::block->namedMutex);
         auto &slot = emu::block->named[id];
         if (!slot)
-            slot = std::make_unique<emu::rc::Barrier>(static_cast<unsigned>(threads), true,
+            slot = std::make_unique<emu::rc::Barrier>(static_cast<unsigned>(threads), emu::rc::Orders::Memory,
                                                       "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + " of block " + emu::block->name);
         else if (slot->count() != static_cast<unsigned>(threads))
             emu::rc::report("race", line, "bar.sync " + std::to_string(id) + " used with " + std::to_string(threads) + " threads and with " +
@@ -880,7 +902,7 @@ inline void tilet_syncwarp(unsigned line = __builtin_LINE()) {
         std::lock_guard<std::mutex> lock(emu::block->namedMutex);
         int warp = static_cast<int>(emu::tid.x / 32);
         auto &slot = emu::block->named[-1 - warp];   // below the bar.sync ids
-        if (!slot) slot = std::make_unique<emu::rc::Barrier>(32u, true, "__syncwarp() of warp " + std::to_string(warp) + " of block " + emu::block->name);
+        if (!slot) slot = std::make_unique<emu::rc::Barrier>(32u, emu::rc::Orders::Memory, "__syncwarp() of warp " + std::to_string(warp) + " of block " + emu::block->name);
         b = slot.get();
     }
     b->arriveAndWait(line);
@@ -1197,18 +1219,21 @@ inline void wgmmaOperands(const WgmmaRead &op, bool record) {
 // every thread its clocks, until the commit checks them.
 inline void wgmmaIssue(const WgmmaRead &op) {
     if (tid.x % 128 == 0) openWgmmaReads.push_back(op);
+    if (openWgmmaProgress.empty()) openWgmmaProgress = rc::self->progress;
     openWgmmaClocks.push_back(rc::self->snapshot());
 }
 // wgmma is asynchronous: the MMAs of a group read shared memory and write
 // the accumulators at some point before the wait_group that retires the
-// group. The model runs them exactly there, so a stage released (and
-// refilled) before its MMAs are waited for, or accumulators read too early,
-// give wrong results.
+// group. The group is the warp group's (one collective operation), so the
+// model runs all 128 threads' MMAs at the first wait_group of any of them
+// that retires it: a stage released (and refilled) before its MMAs are
+// waited for, or accumulators read too early, give wrong results, and a
+// stage one thread per warp group releases after its wait is read in full.
 template <int M, int N, int K, class TA, class TB, int TransA, int TransB, class D>
 void wgmma(D *d, unsigned long long a, unsigned long long b, int scaleD, unsigned line = __builtin_LINE()) {
     wgmmaIssue(WgmmaRead{a, b, true, TransA != 0, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
+    unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;   // the issuing thread's: another thread of the group may run the MMA
     openWgmma.push_back([=] {
-        unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
             for (int e = 0; e < 4; ++e) {
                 int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
@@ -1242,8 +1267,8 @@ void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD, unsigned
     }
     group.arriveAndWait(line);
     wgmmaIssue(WgmmaRead{0, b, false, false, TransB != 0, N, K, sizeof(TA), sizeof(TB), nullptr, line});
+    unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
     openWgmma.push_back([=] {
-        unsigned warp = (tid.x / 32) % 4, lane = tid.x % 32;
         for (int j = 0; j < N / 8; ++j) {
             for (int e = 0; e < 4; ++e) {
                 int row = int(16 * warp + lane / 4 + 8 * (e / 2)), col = 8 * j + int(2 * (lane % 4)) + e % 2;
@@ -1296,6 +1321,12 @@ inline void threadExit() {
     for (const AsyncCopy &c : openGroup) rc::report("unwaited", c.dst.line, r.who(rc::self->slot) + " exits with this cp.async not committed and waited for");
     for (auto &group : committedWgmmaReads)
         for (const WgmmaRead &op : group) rc::report("unwaited", op.line, r.who(rc::self->slot) + "'s warp group exits with this wgmma not retired by a wgmma.wait_group");
+    // (Its MMAs write this thread's registers, which are gone: nobody runs them now.)
+    for (auto &group : committedWgmma) {
+        std::lock_guard<std::mutex> lock(group->mutex);
+        group->retired = true;
+    }
+    committedWgmma.clear();
     for (const WgmmaRead &op : openWgmmaReads) rc::report("unwaited", op.line, r.who(rc::self->slot) + "'s warp group exits with this wgmma not committed and waited for");
     for (const BulkRead &b : pendingBulk)
         rc::report("unwaited", b.line,
@@ -1315,15 +1346,43 @@ inline void threadExit() {
 } // namespace emu
 inline void tilet_wgmma_fence() {}
 inline void tilet_wgmma_commit(unsigned line = __builtin_LINE()) {
+    {
+        // Joined before the commit's meeting, so the group is complete when any thread waits.
+        using emu::block;
+        std::shared_ptr<emu::Block::WgmmaGroup> group;
+        {
+            std::lock_guard<std::mutex> lock(block->wgmmaMutex);
+            auto key = std::make_pair(emu::tid.x / 128, emu::wgmmaCommits);
+            auto &slot = block->wgmmaGroups[key];
+            if (!slot) slot = std::make_shared<emu::Block::WgmmaGroup>();
+            group = slot;
+            if (++group->joined == 128) block->wgmmaGroups.erase(key);
+        }
+        std::lock_guard<std::mutex> lock(group->mutex);
+        for (auto &mma : emu::openWgmma) group->mmas.push_back(std::move(mma));
+        if (group->progress.empty()) group->progress.assign(emu::rc::run->slots, 0);
+        if (!emu::openWgmmaProgress.empty()) emu::rc::joinInto(group->progress, emu::openWgmmaProgress);
+        emu::openWgmmaProgress.clear();
+        emu::committedWgmma.push_back(std::move(group));
+    }
     emu::wgmmaCommit(line);
-    emu::committedWgmma.push_back(std::move(emu::openWgmma));
     emu::openWgmma.clear();
     emu::committedWgmmaReads.push_back(std::move(emu::openWgmmaReads));
     emu::openWgmmaReads.clear();
 }
 template <int N> void tilet_wgmma_wait() {
     while (emu::committedWgmma.size() > size_t(N)) {
-        for (auto &mma : emu::committedWgmma.front()) mma();
+        // The group is the warp group's: the first of its threads to retire it
+        // runs every thread's MMAs, and every thread that retires it knows
+        // that each thread of the group had issued it.
+        {
+            emu::Block::WgmmaGroup &group = *emu::committedWgmma.front();
+            std::lock_guard<std::mutex> lock(group.mutex);
+            if (!group.retired)
+                for (auto &mma : group.mmas) mma();
+            group.retired = true;
+            emu::rc::self->acquireProgress(group.progress);
+        }
         emu::committedWgmma.erase(emu::committedWgmma.begin());
         for (const emu::WgmmaRead &op : emu::committedWgmmaReads.front()) emu::wgmmaOperands(op, true);
         emu::committedWgmmaReads.erase(emu::committedWgmmaReads.begin());

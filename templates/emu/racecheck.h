@@ -201,6 +201,11 @@ struct ThreadState {
     uint32_t slot = 0;
     unsigned tid = 0, rank = 0;
     Clocks vc;
+    // What this thread's progress is known to follow: vc, plus what a
+    // collective instruction implies about execution but not memory (a
+    // retired wgmma group was issued by every thread of its warp group).
+    // Only the lost-phase check reads it.
+    Clocks progress;
     std::shared_ptr<const Clocks> snap;
     std::mutex fenceMutex;
     std::vector<Clock> fences;   // epochs at which this thread executed fence.proxy.async
@@ -210,13 +215,15 @@ struct ThreadState {
     Clock now() const { return vc[slot]; }
     // Ends the epoch: what follows is not ordered before what was published.
     void tick() {
-        ++vc[slot];
+        progress[slot] = ++vc[slot];
         snap.reset();
     }
     void acquire(const Clocks &c) {
         joinInto(vc, c);
+        joinInto(progress, c);
         snap.reset();
     }
+    void acquireProgress(const Clocks &c) { joinInto(progress, c); }
     // The clocks as of now, shared by the asynchronous operations issued in this epoch.
     std::shared_ptr<const Clocks> snapshot() {
         if (!snap) snap = std::make_shared<const Clocks>(vc);
@@ -299,14 +306,16 @@ inline thread_local Run *run = nullptr;
 
 // ---- barriers
 
-// A barrier of `count` threads. With `syncClocks` (bar.sync, barrier.cluster)
-// it joins the arrivals' clocks and every thread leaves with the join; the
-// emulator's own rendezvous (shuffles, ldmatrix, a warp group issuing wgmma)
-// synchronise nothing in the PTX memory model and do not. Waits count as
-// blocked for deadlock detection.
+// A barrier of `count` threads. With Orders::Memory (bar.sync,
+// barrier.cluster) it joins the arrivals' clocks (and progress clocks) and
+// every thread leaves with the join; the emulator's own rendezvous
+// (shuffles, ldmatrix, a warp group issuing wgmma) synchronise nothing in
+// the PTX memory model and do not. Waits count as blocked for deadlock
+// detection.
+enum class Orders { Nothing, Memory };
 class Barrier {
 public:
-    Barrier(unsigned count, bool syncClocks, std::string what) : count_(count), sync_(syncClocks), what_(std::move(what)) {}
+    Barrier(unsigned count, Orders orders, std::string what) : count_(count), sync_(orders == Orders::Memory), what_(std::move(what)) {}
     unsigned count() const { return count_; }
     void arriveAndWait(unsigned line = 0) {
         ThreadState &ts = *self;
@@ -315,7 +324,9 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             if (sync_) {
                 if (acc_.empty()) acc_.assign(run->slots, 0);
+                if (progressAcc_.empty()) progressAcc_.assign(run->slots, 0);
                 joinInto(acc_, ts.vc);
+                joinInto(progressAcc_, ts.progress);
                 ts.tick();
             }
             generation = generation_.load(std::memory_order_relaxed);
@@ -325,6 +336,8 @@ public:
                 if (sync_) {
                     result_.swap(acc_);
                     acc_.assign(run->slots, 0);
+                    progressResult_.swap(progressAcc_);
+                    progressAcc_.assign(run->slots, 0);
                 }
                 arrived_ = 0;
                 run->blocked.fetch_sub(static_cast<int>(count_) - 1);
@@ -336,7 +349,10 @@ public:
         // queue for it one by one.
         while (generation_.load(std::memory_order_acquire) == generation) generation_.wait(generation, std::memory_order_acquire);
         // Safe without a copy: the next phase cannot complete before this thread arrives again.
-        if (sync_) ts.acquire(result_);
+        if (sync_) {
+            ts.acquire(result_);
+            ts.acquireProgress(progressResult_);
+        }
     }
 
 private:
@@ -345,7 +361,7 @@ private:
     unsigned count_, arrived_ = 0;
     bool sync_;
     std::string what_;
-    Clocks acc_, result_;
+    Clocks acc_, result_, progressAcc_, progressResult_;
 };
 
 // ---- shadow memory

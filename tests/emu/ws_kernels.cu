@@ -397,8 +397,8 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 91 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 91 "ws_kernels.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
 #line 91 "ws_kernels.tl"
@@ -408,8 +408,8 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 91 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 91 "ws_kernels.tl"
-        tilet_mbarrier_init(&stage_empty[0], 128);
-        tilet_mbarrier_init(&stage_empty[1], 128);
+        tilet_mbarrier_init(&stage_empty[0], 1);
+        tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
     }
 #line 91 "ws_kernels.tl"
@@ -421,22 +421,18 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 91 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
 #line 91 "ws_kernels.tl"
-            tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 92 "ws_kernels.tl"
+            if (threadIdx.x == 0) {
+#line 91 "ws_kernels.tl"
+                tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
 #line 92 "ws_kernels.tl"
                 tilet_tma_load_2d(&a_s[ko % 2 * 2048], &tma_A, &stage_full[ko % 2], ko * 32, 0);
-            }
-#line 93 "ws_kernels.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 93 "ws_kernels.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
 #line 93 "ws_kernels.tl"
                 tilet_tma_load_2d(&b_s[ko % 2 * 2048], &tma_B, &stage_full[ko % 2], 0, ko * 32);
-            }
 #line 91 "ws_kernels.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 2]);
+                tilet_mbarrier_arrive(&stage_full[ko % 2]);
+            }
         }
     }
 #line 91 "ws_kernels.tl"
@@ -478,7 +474,10 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 91 "ws_kernels.tl"
             if (ko > 0) {
 #line 91 "ws_kernels.tl"
-                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
+                if (threadIdx.x % 128 == 0) {
+#line 91 "ws_kernels.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
+                }
             }
         }
 #line 91 "ws_kernels.tl"
@@ -486,7 +485,10 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 91 "ws_kernels.tl"
             tilet_wgmma_wait<0>();
 #line 91 "ws_kernels.tl"
-            tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
+            if (threadIdx.x % 128 == 0) {
+#line 91 "ws_kernels.tl"
+                tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
+            }
         }
 #line 96 "ws_kernels.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
@@ -511,5 +513,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 515 "ws_kernels.cu"
+#line 517 "ws_kernels.cu"
 } // auto_dyn_kernel

@@ -178,8 +178,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 41 "flash_attention_fwd_sm90.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
 #line 41 "flash_attention_fwd_sm90.tl"
@@ -189,8 +189,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 41 "flash_attention_fwd_sm90.tl"
-        tilet_mbarrier_init(&stage_empty[0], 256);
-        tilet_mbarrier_init(&stage_empty[1], 256);
+        tilet_mbarrier_init(&stage_empty[0], 2);
+        tilet_mbarrier_init(&stage_empty[1], 2);
         tilet_fence_barrier_init();
     }
 #line 41 "flash_attention_fwd_sm90.tl"
@@ -202,26 +202,22 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
         for (int k = 0; k < 32; ++k) {
 #line 41 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 42 "flash_attention_fwd_sm90.tl"
+            if (threadIdx.x == 0) {
+#line 41 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 32768);
 #line 42 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&K_shared[k % 2 * 8192], &tma_K, &stage_full[k % 2], 0, by, k * 128, bz);
 #line 42 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&K_shared[k % 2 * 8192 + 16384], &tma_K, &stage_full[k % 2], 64, by, k * 128, bz);
-            }
-#line 43 "flash_attention_fwd_sm90.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 43 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 32768);
 #line 43 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&V_shared[k % 2 * 8192], &tma_V, &stage_full[k % 2], 0, by, k * 128, bz);
 #line 43 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&V_shared[k % 2 * 8192 + 16384], &tma_V, &stage_full[k % 2], 64, by, k * 128, bz);
-            }
 #line 41 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_arrive(&stage_full[k % 2]);
+                tilet_mbarrier_arrive(&stage_full[k % 2]);
+            }
         }
     }
 #line 41 "flash_attention_fwd_sm90.tl"
@@ -426,7 +422,10 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 61 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<0>();
 #line 41 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_arrive(&stage_empty[k % 2]);
+            if (threadIdx.x % 128 == 0) {
+#line 41 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_arrive(&stage_empty[k % 2]);
+            }
         }
 #line 63 "flash_attention_fwd_sm90.tl"
         #pragma unroll
@@ -465,5 +464,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 469 "flash_attention_fwd_sm90.cu"
+#line 468 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel

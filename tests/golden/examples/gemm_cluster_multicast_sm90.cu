@@ -173,10 +173,10 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
 #line 27 "gemm_cluster_multicast_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
-        tilet_mbarrier_init(&stage_full[3], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
+        tilet_mbarrier_init(&stage_full[3], 1);
         tilet_fence_barrier_init();
     }
 #line 27 "gemm_cluster_multicast_sm90.tl"
@@ -186,10 +186,10 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
 #line 27 "gemm_cluster_multicast_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-        tilet_mbarrier_init(&stage_empty[0], 512);
-        tilet_mbarrier_init(&stage_empty[1], 512);
-        tilet_mbarrier_init(&stage_empty[2], 512);
-        tilet_mbarrier_init(&stage_empty[3], 512);
+        tilet_mbarrier_init(&stage_empty[0], 4);
+        tilet_mbarrier_init(&stage_empty[1], 4);
+        tilet_mbarrier_init(&stage_empty[2], 4);
+        tilet_mbarrier_init(&stage_empty[3], 4);
         tilet_fence_barrier_init();
     }
 #line 27 "gemm_cluster_multicast_sm90.tl"
@@ -201,9 +201,9 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
 #line 27 "gemm_cluster_multicast_sm90.tl"
         for (int ko = 0; ko < 128; ++ko) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-            tilet_mbarrier_wait_cluster(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 28 "gemm_cluster_multicast_sm90.tl"
+            if (threadIdx.x == 0) {
+#line 27 "gemm_cluster_multicast_sm90.tl"
+                tilet_mbarrier_wait_cluster(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 16384);
 #line 28 "gemm_cluster_multicast_sm90.tl"
                 if (tilet_cluster_ctarank() == 0) {
@@ -217,9 +217,6 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
                         tilet_tma_load_2d(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], ko * 64, by * 128);
                     }
                 }
-            }
-#line 29 "gemm_cluster_multicast_sm90.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
 #line 29 "gemm_cluster_multicast_sm90.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 32768);
 #line 29 "gemm_cluster_multicast_sm90.tl"
@@ -230,9 +227,9 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
                 tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 32768], &tma_B, &stage_full[ko % 4], bx * 256 + 128, ko * 64);
 #line 29 "gemm_cluster_multicast_sm90.tl"
                 tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 49152], &tma_B, &stage_full[ko % 4], bx * 256 + 192, ko * 64);
-            }
 #line 27 "gemm_cluster_multicast_sm90.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 4]);
+                tilet_mbarrier_arrive(&stage_full[ko % 4]);
+            }
         }
     }
 #line 27 "gemm_cluster_multicast_sm90.tl"
@@ -276,17 +273,23 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
 #line 27 "gemm_cluster_multicast_sm90.tl"
             if (ko > 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-                tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 0);
+                if (threadIdx.x % 128 == 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-                tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 1);
+                    tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 0);
+#line 27 "gemm_cluster_multicast_sm90.tl"
+                    tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 1);
+                }
             }
         }
 #line 27 "gemm_cluster_multicast_sm90.tl"
         tilet_wgmma_wait<0>();
 #line 27 "gemm_cluster_multicast_sm90.tl"
-        tilet_mbarrier_arrive_cluster(&stage_empty[3], 0);
+        if (threadIdx.x % 128 == 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
-        tilet_mbarrier_arrive_cluster(&stage_empty[3], 1);
+            tilet_mbarrier_arrive_cluster(&stage_empty[3], 0);
+#line 27 "gemm_cluster_multicast_sm90.tl"
+            tilet_mbarrier_arrive_cluster(&stage_empty[3], 1);
+        }
 #line 32 "gemm_cluster_multicast_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
 #line 32 "gemm_cluster_multicast_sm90.tl"
@@ -312,5 +315,5 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
     }
 #line 19 "gemm_cluster_multicast_sm90.tl"
     tilet_cluster_sync();
-#line 316 "gemm_cluster_multicast_sm90.cu"
+#line 319 "gemm_cluster_multicast_sm90.cu"
 } // gemm_multicast_kernel

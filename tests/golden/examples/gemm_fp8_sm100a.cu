@@ -217,9 +217,9 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 29 "gemm_fp8_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 29 "gemm_fp8_sm100a.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
         tilet_fence_barrier_init();
     }
 #line 29 "gemm_fp8_sm100a.tl"
@@ -243,22 +243,18 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 29 "gemm_fp8_sm100a.tl"
         for (int k = 0; k < 64; ++k) {
 #line 29 "gemm_fp8_sm100a.tl"
-            tilet_mbarrier_wait(&stage_empty[k % 3], (k / 3 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 30 "gemm_fp8_sm100a.tl"
+            if (threadIdx.x == 0) {
+#line 29 "gemm_fp8_sm100a.tl"
+                tilet_mbarrier_wait(&stage_empty[k % 3], (k / 3 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[k % 3], 16384);
 #line 30 "gemm_fp8_sm100a.tl"
                 tilet_tma_load_2d(&A_shared[k % 3 * 16384], &tma_A, &stage_full[k % 3], k * 128, by * 128);
-            }
-#line 31 "gemm_fp8_sm100a.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 31 "gemm_fp8_sm100a.tl"
                 tilet_mbarrier_expect_tx(&stage_full[k % 3], 32768);
 #line 31 "gemm_fp8_sm100a.tl"
                 tilet_tma_load_2d(&B_shared[k % 3 * 32768], &tma_B, &stage_full[k % 3], k * 128, bx * 256);
-            }
 #line 29 "gemm_fp8_sm100a.tl"
-            tilet_mbarrier_arrive(&stage_full[k % 3]);
+                tilet_mbarrier_arrive(&stage_full[k % 3]);
+            }
         }
     }
 #line 29 "gemm_fp8_sm100a.tl"
@@ -350,5 +346,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 19 "gemm_fp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 256);
     }
-#line 354 "gemm_fp8_sm100a.cu"
+#line 350 "gemm_fp8_sm100a.cu"
 } // gemm_fp8_kernel

@@ -127,10 +127,10 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 28 "gemm_fp8_sm120a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 28 "gemm_fp8_sm120a.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
-        tilet_mbarrier_init(&stage_full[3], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
+        tilet_mbarrier_init(&stage_full[3], 1);
         tilet_fence_barrier_init();
     }
 #line 28 "gemm_fp8_sm120a.tl"
@@ -153,22 +153,18 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 28 "gemm_fp8_sm120a.tl"
         for (int ko = 0; ko < 128; ++ko) {
 #line 28 "gemm_fp8_sm120a.tl"
-            tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_fp8_sm120a.tl"
+            if (threadIdx.x == 0) {
+#line 28 "gemm_fp8_sm120a.tl"
+                tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 8192);
 #line 29 "gemm_fp8_sm120a.tl"
                 tilet_tma_load_2d(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], ko * 64, by * 128);
-            }
-#line 30 "gemm_fp8_sm120a.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 30 "gemm_fp8_sm120a.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 8192);
 #line 30 "gemm_fp8_sm120a.tl"
                 tilet_tma_load_2d(&B_shared[ko % 4 * 8192], &tma_B, &stage_full[ko % 4], ko * 64, bx * 128);
-            }
 #line 28 "gemm_fp8_sm120a.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 4]);
+                tilet_mbarrier_arrive(&stage_full[ko % 4]);
+            }
         }
     }
 #line 28 "gemm_fp8_sm120a.tl"
@@ -281,5 +277,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             }
         }
     }
-#line 285 "gemm_fp8_sm120a.cu"
+#line 281 "gemm_fp8_sm120a.cu"
 } // gemm_fp8_kernel

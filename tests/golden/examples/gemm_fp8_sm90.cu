@@ -153,10 +153,10 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 26 "gemm_fp8_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "gemm_fp8_sm90.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
-        tilet_mbarrier_init(&stage_full[3], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
+        tilet_mbarrier_init(&stage_full[3], 1);
         tilet_fence_barrier_init();
     }
 #line 26 "gemm_fp8_sm90.tl"
@@ -166,10 +166,10 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 26 "gemm_fp8_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "gemm_fp8_sm90.tl"
-        tilet_mbarrier_init(&stage_empty[0], 256);
-        tilet_mbarrier_init(&stage_empty[1], 256);
-        tilet_mbarrier_init(&stage_empty[2], 256);
-        tilet_mbarrier_init(&stage_empty[3], 256);
+        tilet_mbarrier_init(&stage_empty[0], 2);
+        tilet_mbarrier_init(&stage_empty[1], 2);
+        tilet_mbarrier_init(&stage_empty[2], 2);
+        tilet_mbarrier_init(&stage_empty[3], 2);
         tilet_fence_barrier_init();
     }
 #line 26 "gemm_fp8_sm90.tl"
@@ -181,22 +181,18 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 26 "gemm_fp8_sm90.tl"
         for (int ko = 0; ko < 64; ++ko) {
 #line 26 "gemm_fp8_sm90.tl"
-            tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 27 "gemm_fp8_sm90.tl"
+            if (threadIdx.x == 0) {
+#line 26 "gemm_fp8_sm90.tl"
+                tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 16384);
 #line 27 "gemm_fp8_sm90.tl"
                 tilet_tma_load_2d(&A_shared[ko % 4 * 16384], &tma_A, &stage_full[ko % 4], ko * 128, by * 128);
-            }
-#line 28 "gemm_fp8_sm90.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 28 "gemm_fp8_sm90.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 32768);
 #line 28 "gemm_fp8_sm90.tl"
                 tilet_tma_load_2d(&B_shared[ko % 4 * 32768], &tma_B, &stage_full[ko % 4], ko * 128, bx * 256);
-            }
 #line 26 "gemm_fp8_sm90.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 4]);
+                tilet_mbarrier_arrive(&stage_full[ko % 4]);
+            }
         }
     }
 #line 26 "gemm_fp8_sm90.tl"
@@ -240,13 +236,19 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 26 "gemm_fp8_sm90.tl"
             if (ko > 0) {
 #line 26 "gemm_fp8_sm90.tl"
-                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 4]);
+                if (threadIdx.x % 128 == 0) {
+#line 26 "gemm_fp8_sm90.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 4]);
+                }
             }
         }
 #line 26 "gemm_fp8_sm90.tl"
         tilet_wgmma_wait<0>();
 #line 26 "gemm_fp8_sm90.tl"
-        tilet_mbarrier_arrive(&stage_empty[3]);
+        if (threadIdx.x % 128 == 0) {
+#line 26 "gemm_fp8_sm90.tl"
+            tilet_mbarrier_arrive(&stage_empty[3]);
+        }
 #line 31 "gemm_fp8_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
 #line 31 "gemm_fp8_sm90.tl"
@@ -288,5 +290,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             }
         }
     }
-#line 292 "gemm_fp8_sm90.cu"
+#line 294 "gemm_fp8_sm90.cu"
 } // gemm_fp8_kernel

@@ -207,8 +207,8 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 29 "gemm_tcgen05_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 29 "gemm_tcgen05_sm100a.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
 #line 29 "gemm_tcgen05_sm100a.tl"
@@ -231,22 +231,18 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 29 "gemm_tcgen05_sm100a.tl"
         for (int k = 0; k < 64; ++k) {
 #line 29 "gemm_tcgen05_sm100a.tl"
-            tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 30 "gemm_tcgen05_sm100a.tl"
+            if (threadIdx.x == 0) {
+#line 29 "gemm_tcgen05_sm100a.tl"
+                tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 16384);
 #line 30 "gemm_tcgen05_sm100a.tl"
                 tilet_tma_load_2d(&A_shared[k % 2 * 8192], &tma_A, &stage_full[k % 2], k * 64, by * 128);
-            }
-#line 31 "gemm_tcgen05_sm100a.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 31 "gemm_tcgen05_sm100a.tl"
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 16384);
 #line 31 "gemm_tcgen05_sm100a.tl"
                 tilet_tma_load_2d(&B_shared[k % 2 * 8192], &tma_B, &stage_full[k % 2], k * 64, bx * 128);
-            }
 #line 29 "gemm_tcgen05_sm100a.tl"
-            tilet_mbarrier_arrive(&stage_full[k % 2]);
+                tilet_mbarrier_arrive(&stage_full[k % 2]);
+            }
         }
     }
 #line 29 "gemm_tcgen05_sm100a.tl"
@@ -318,5 +314,5 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 20 "gemm_tcgen05_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 128);
     }
-#line 322 "gemm_tcgen05_sm100a.cu"
+#line 318 "gemm_tcgen05_sm100a.cu"
 } // gemm_tcgen05_kernel

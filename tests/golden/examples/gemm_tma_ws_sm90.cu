@@ -151,10 +151,10 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 27 "gemm_tma_ws_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
-        tilet_mbarrier_init(&stage_full[3], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
+        tilet_mbarrier_init(&stage_full[3], 1);
         tilet_fence_barrier_init();
     }
 #line 27 "gemm_tma_ws_sm90.tl"
@@ -164,10 +164,10 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 27 "gemm_tma_ws_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
-        tilet_mbarrier_init(&stage_empty[0], 256);
-        tilet_mbarrier_init(&stage_empty[1], 256);
-        tilet_mbarrier_init(&stage_empty[2], 256);
-        tilet_mbarrier_init(&stage_empty[3], 256);
+        tilet_mbarrier_init(&stage_empty[0], 2);
+        tilet_mbarrier_init(&stage_empty[1], 2);
+        tilet_mbarrier_init(&stage_empty[2], 2);
+        tilet_mbarrier_init(&stage_empty[3], 2);
         tilet_fence_barrier_init();
     }
 #line 27 "gemm_tma_ws_sm90.tl"
@@ -179,16 +179,12 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 27 "gemm_tma_ws_sm90.tl"
         for (int ko = 0; ko < 128; ++ko) {
 #line 27 "gemm_tma_ws_sm90.tl"
-            tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 28 "gemm_tma_ws_sm90.tl"
+            if (threadIdx.x == 0) {
+#line 27 "gemm_tma_ws_sm90.tl"
+                tilet_mbarrier_wait(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 16384);
 #line 28 "gemm_tma_ws_sm90.tl"
                 tilet_tma_load_2d(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], ko * 64, by * 128);
-            }
-#line 29 "gemm_tma_ws_sm90.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_tma_ws_sm90.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 32768);
 #line 29 "gemm_tma_ws_sm90.tl"
                 tilet_tma_load_2d(&B_shared[ko % 4 * 4096], &tma_B, &stage_full[ko % 4], bx * 256, ko * 64);
@@ -198,9 +194,9 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
                 tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 32768], &tma_B, &stage_full[ko % 4], bx * 256 + 128, ko * 64);
 #line 29 "gemm_tma_ws_sm90.tl"
                 tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 49152], &tma_B, &stage_full[ko % 4], bx * 256 + 192, ko * 64);
-            }
 #line 27 "gemm_tma_ws_sm90.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 4]);
+                tilet_mbarrier_arrive(&stage_full[ko % 4]);
+            }
         }
     }
 #line 27 "gemm_tma_ws_sm90.tl"
@@ -244,13 +240,19 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 27 "gemm_tma_ws_sm90.tl"
             if (ko > 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
-                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 4]);
+                if (threadIdx.x % 128 == 0) {
+#line 27 "gemm_tma_ws_sm90.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 4]);
+                }
             }
         }
 #line 27 "gemm_tma_ws_sm90.tl"
         tilet_wgmma_wait<0>();
 #line 27 "gemm_tma_ws_sm90.tl"
-        tilet_mbarrier_arrive(&stage_empty[3]);
+        if (threadIdx.x % 128 == 0) {
+#line 27 "gemm_tma_ws_sm90.tl"
+            tilet_mbarrier_arrive(&stage_empty[3]);
+        }
 #line 32 "gemm_tma_ws_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
 #line 32 "gemm_tma_ws_sm90.tl"
@@ -292,5 +294,5 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             }
         }
     }
-#line 296 "gemm_tma_ws_sm90.cu"
+#line 298 "gemm_tma_ws_sm90.cu"
 } // gemm_tma_ws_kernel

@@ -143,9 +143,9 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
 #line 23 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 23 "../../../examples/gemm_relu.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
         tilet_fence_barrier_init();
     }
 #line 23 "../../../examples/gemm_relu.tl"
@@ -155,9 +155,9 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
 #line 23 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 23 "../../../examples/gemm_relu.tl"
-        tilet_mbarrier_init(&stage_empty[0], 128);
-        tilet_mbarrier_init(&stage_empty[1], 128);
-        tilet_mbarrier_init(&stage_empty[2], 128);
+        tilet_mbarrier_init(&stage_empty[0], 1);
+        tilet_mbarrier_init(&stage_empty[1], 1);
+        tilet_mbarrier_init(&stage_empty[2], 1);
         tilet_fence_barrier_init();
     }
 #line 23 "../../../examples/gemm_relu.tl"
@@ -169,24 +169,20 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
 #line 23 "../../../examples/gemm_relu.tl"
         for (int ko = 0; ko < 128; ++ko) {
 #line 23 "../../../examples/gemm_relu.tl"
-            tilet_mbarrier_wait(&stage_empty[ko % 3], (ko / 3 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 24 "../../../examples/gemm_relu.tl"
+            if (threadIdx.x == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
+                tilet_mbarrier_wait(&stage_empty[ko % 3], (ko / 3 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 3], 8192);
 #line 24 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&A_shared[ko % 3 * 4096], &tma_A, &stage_full[ko % 3], ko * 32, by * 128);
-            }
-#line 25 "../../../examples/gemm_relu.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 25 "../../../examples/gemm_relu.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 3], 8192);
 #line 25 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&B_shared[ko % 3 * 2048], &tma_B, &stage_full[ko % 3], bx * 128, ko * 32);
 #line 25 "../../../examples/gemm_relu.tl"
                 tilet_tma_load_2d(&B_shared[ko % 3 * 2048 + 6144], &tma_B, &stage_full[ko % 3], bx * 128 + 64, ko * 32);
-            }
 #line 23 "../../../examples/gemm_relu.tl"
-            tilet_mbarrier_arrive(&stage_full[ko % 3]);
+                tilet_mbarrier_arrive(&stage_full[ko % 3]);
+            }
         }
     }
 #line 23 "../../../examples/gemm_relu.tl"
@@ -236,13 +232,19 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
 #line 23 "../../../examples/gemm_relu.tl"
             if (ko > 0) {
 #line 23 "../../../examples/gemm_relu.tl"
-                tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 3]);
+                if (threadIdx.x % 128 == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 3]);
+                }
             }
         }
 #line 23 "../../../examples/gemm_relu.tl"
         tilet_wgmma_wait<0>();
 #line 23 "../../../examples/gemm_relu.tl"
-        tilet_mbarrier_arrive(&stage_empty[1]);
+        if (threadIdx.x % 128 == 0) {
+#line 23 "../../../examples/gemm_relu.tl"
+            tilet_mbarrier_arrive(&stage_empty[1]);
+        }
 #line 28 "../../../examples/gemm_relu.tl"
         #pragma unroll
         for (int i_2 = 0; i_2 < 2; ++i_2) {
@@ -288,5 +290,5 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
             }
         }
     }
-#line 292 "gemm_relu_sm90a.cu"
+#line 294 "gemm_relu_sm90a.cu"
 } // gemm_relu_kernel

@@ -163,8 +163,8 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "im2col_tma.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
 #line 26 "im2col_tma.tl"
@@ -174,8 +174,8 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "im2col_tma.tl"
-        tilet_mbarrier_init(&stage_empty[0], 128);
-        tilet_mbarrier_init(&stage_empty[1], 128);
+        tilet_mbarrier_init(&stage_empty[0], 1);
+        tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
     }
 #line 26 "im2col_tma.tl"
@@ -187,22 +187,18 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
         for (int k = 0; k < 9; ++k) {
 #line 26 "im2col_tma.tl"
-            tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 27 "im2col_tma.tl"
+            if (threadIdx.x == 0) {
+#line 26 "im2col_tma.tl"
+                tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 8192);
 #line 27 "im2col_tma.tl"
                 tilet_tma_load_im2col_4d(&data_shared[k % 2 * 4096], &tma_data, &stage_full[k % 2], 0, -1, -1, by, static_cast<unsigned short>(k % 3), static_cast<unsigned short>(k * 64 / 192));
-            }
-#line 28 "im2col_tma.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 28 "im2col_tma.tl"
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 8192);
 #line 28 "im2col_tma.tl"
                 tilet_tma_load_2d(&filter_shared[k % 2 * 4096], &tma_filter_flat, &stage_full[k % 2], 0, k * 64);
-            }
 #line 26 "im2col_tma.tl"
-            tilet_mbarrier_arrive(&stage_full[k % 2]);
+                tilet_mbarrier_arrive(&stage_full[k % 2]);
+            }
         }
     }
 #line 26 "im2col_tma.tl"
@@ -244,13 +240,19 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
             if (k > 0) {
 #line 26 "im2col_tma.tl"
-                tilet_mbarrier_arrive(&stage_empty[(k - 1) % 2]);
+                if (threadIdx.x % 128 == 0) {
+#line 26 "im2col_tma.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(k - 1) % 2]);
+                }
             }
         }
 #line 26 "im2col_tma.tl"
         tilet_wgmma_wait<0>();
 #line 26 "im2col_tma.tl"
-        tilet_mbarrier_arrive(&stage_empty[0]);
+        if (threadIdx.x % 128 == 0) {
+#line 26 "im2col_tma.tl"
+            tilet_mbarrier_arrive(&stage_empty[0]);
+        }
 #line 31 "im2col_tma.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
 #line 31 "im2col_tma.tl"
@@ -274,5 +276,5 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
             }
         }
     }
-#line 278 "im2col_tma.cu"
+#line 280 "im2col_tma.cu"
 } // conv_kernel

@@ -142,9 +142,9 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 14 "ws_let_trip_count.tl"
-        tilet_mbarrier_init(&stage_full[0], 128);
-        tilet_mbarrier_init(&stage_full[1], 128);
-        tilet_mbarrier_init(&stage_full[2], 128);
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
+        tilet_mbarrier_init(&stage_full[2], 1);
         tilet_fence_barrier_init();
     }
 #line 14 "ws_let_trip_count.tl"
@@ -154,9 +154,9 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 14 "ws_let_trip_count.tl"
-        tilet_mbarrier_init(&stage_empty[0], 128);
-        tilet_mbarrier_init(&stage_empty[1], 128);
-        tilet_mbarrier_init(&stage_empty[2], 128);
+        tilet_mbarrier_init(&stage_empty[0], 1);
+        tilet_mbarrier_init(&stage_empty[1], 1);
+        tilet_mbarrier_init(&stage_empty[2], 1);
         tilet_fence_barrier_init();
     }
 #line 14 "ws_let_trip_count.tl"
@@ -172,24 +172,20 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
         for (int k = k0; k < kt; ++k) {
 #line 14 "ws_let_trip_count.tl"
-            tilet_mbarrier_wait(&stage_empty[(k - k0) % 3], ((k - k0) / 3 % 2) ^ 1);
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 15 "ws_let_trip_count.tl"
+            if (threadIdx.x == 0) {
+#line 14 "ws_let_trip_count.tl"
+                tilet_mbarrier_wait(&stage_empty[(k - k0) % 3], ((k - k0) / 3 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
 #line 15 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&A_s[(k - k0) % 3 * 8192], &tma_A, &stage_full[(k - k0) % 3], k * 64, by * 128);
-            }
-#line 16 "ws_let_trip_count.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 16 "ws_let_trip_count.tl"
                 tilet_mbarrier_expect_tx(&stage_full[(k - k0) % 3], 16384);
 #line 16 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096], &tma_B, &stage_full[(k - k0) % 3], bx * 128, k * 64);
 #line 16 "ws_let_trip_count.tl"
                 tilet_tma_load_2d(&B_s[(k - k0) % 3 * 4096 + 12288], &tma_B, &stage_full[(k - k0) % 3], bx * 128 + 64, k * 64);
-            }
 #line 14 "ws_let_trip_count.tl"
-            tilet_mbarrier_arrive(&stage_full[(k - k0) % 3]);
+                tilet_mbarrier_arrive(&stage_full[(k - k0) % 3]);
+            }
         }
     }
 #line 14 "ws_let_trip_count.tl"
@@ -241,7 +237,10 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
             if (k > k0) {
 #line 14 "ws_let_trip_count.tl"
-                tilet_mbarrier_arrive(&stage_empty[(k - k0 - 1) % 3]);
+                if (threadIdx.x % 128 == 0) {
+#line 14 "ws_let_trip_count.tl"
+                    tilet_mbarrier_arrive(&stage_empty[(k - k0 - 1) % 3]);
+                }
             }
         }
 #line 14 "ws_let_trip_count.tl"
@@ -249,7 +248,10 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
             tilet_wgmma_wait<0>();
 #line 14 "ws_let_trip_count.tl"
-            tilet_mbarrier_arrive(&stage_empty[(kt - k0 - 1) % 3]);
+            if (threadIdx.x % 128 == 0) {
+#line 14 "ws_let_trip_count.tl"
+                tilet_mbarrier_arrive(&stage_empty[(kt - k0 - 1) % 3]);
+            }
         }
 #line 19 "ws_let_trip_count.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
@@ -278,5 +280,5 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
     }
-#line 282 "ws_let_trip_count.cu"
+#line 284 "ws_let_trip_count.cu"
 } // gemm_kt_kernel
