@@ -46,7 +46,8 @@ protected:
     }
 
     Stmt mutateElect(const Stmt &self, const ir::Elect &n) override {
-        bool outer = std::exchange(elected_, true);
+        // (An Elect of each warp group still runs in several threads of a role.)
+        bool outer = std::exchange(elected_, elected_ || n.unit == ir::Elect::Unit::Scope);
         Stmt out = ir::Mutator::mutateElect(self, n);
         elected_ = outer;
         return out;
