@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
 #include "ir/Verifier.h"
+#include "passes/AllocateRoleRegisters.h"
 #include "passes/AnalyzeParams.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/HoistLoopAllocations.h"
@@ -90,7 +91,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -120,6 +121,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // which every later pass (the protocol check first) treats like a
         // hand-written one.
         run("specialize-warps", specializeWarps, checked);
+        // setmaxnreg for ws(...) roles written by hand: each role gets its own
+        // copy of the kernel, which the protocol check then verifies.
+        run("allocate-role-registers", allocateRoleRegisters, checked);
         // mbarrier protocols and ws(...) roles, simulated: deadlocks, over-arrivals and races are errors.
         run("check-barriers", checkBarriers, checked);
         // Gemm instruction, warp partition and operand swizzles (TileLang's Gemm::SelectInst); before

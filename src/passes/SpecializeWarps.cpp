@@ -30,19 +30,6 @@ using ir::Expr;
 using ir::Stmt;
 
 constexpr int64_t kGroupThreads = ir::WarpSpecialize::kGroupThreads;
-constexpr int64_t kProducerRegisters = 24;
-
-// The consumers' setmaxnreg: the register file that is left once the
-// producer warp group dropped to kProducerRegisters, shared by the consumer
-// groups in multiples of 8, at most 240 (TileLang's 240 for one or two
-// consumer groups and 160 for three, on 64K-register SMs); TileLang does
-// not reallocate for four or more.
-std::optional<int64_t> consumerRegisters(int64_t groups, const Target &target) {
-    if (groups > 3) return std::nullopt;
-    int64_t perThread = (target.registersPerSm / kGroupThreads - kProducerRegisters) / groups;
-    return std::min<int64_t>(240, perThread / 8 * 8);
-}
-
 std::vector<const ir::For *> pipelinedLoops(const Stmt &body) {
     std::vector<const ir::For *> loops;
     ir::forEachStmt(body, [&](const Stmt &s) {
@@ -214,7 +201,9 @@ private:
                 ctx_.diags.error(loop->span, "warp_specialize = true cannot be honoured: " + why);
                 continue;
             }
-            record(*loop, "not warp-specialized", why + "; the loop keeps a cp.async pipeline");
+            bool holdsRoles = false;
+            ir::forEachStmt(loop->body, [&](const Stmt &s) { holdsRoles = holdsRoles || ir::as<ir::WarpSpecialize>(s); });
+            record(*loop, "not warp-specialized", holdsRoles ? why : why + "; the loop keeps a cp.async pipeline");
         }
         return kernel_;
     }
@@ -432,12 +421,12 @@ private:
         consumerLoop->pipeline.reset();
 
         // The two roles, inside the kernel's scopes and the new barriers.
-        std::optional<int64_t> registers = ctx_.target.has(Feature::Setmaxnreg) ? consumerRegisters(consumerGroups, ctx_.target) : std::nullopt;
+        std::optional<RegisterSplit> registers = warpGroupRegisterSplit(ctx_.target, consumerGroups);
         std::vector<int64_t> consumerRoles;
         for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
         Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
-        Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(kProducerRegisters, false, f.span) : nullptr, producerLoop});
-        Stmt consumer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(*registers, true, f.span) : nullptr, consumerStatements});
+        Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->producer, false, f.span) : nullptr, producerLoop});
+        Stmt consumer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->consumer, true, f.span) : nullptr, consumerStatements});
         Stmt body = std::make_shared<ir::Allocate>(
             full,
             std::make_shared<ir::Allocate>(empty,
@@ -472,8 +461,8 @@ private:
                                 " arrivals per phase), the barriers are initialised before a cluster barrier, and the blocks meet at a cluster "
                                 "barrier before they exit");
         if (registers)
-            d.details.push_back("setmaxnreg: the producer drops to " + std::to_string(kProducerRegisters) + " registers per thread, the consumers rise to " +
-                                std::to_string(*registers));
+            d.details.push_back("setmaxnreg: the producer drops to " + std::to_string(registers->producer) + " registers per thread, the consumers rise to " +
+                                std::to_string(registers->consumer));
         else if (!ctx_.target.has(Feature::Setmaxnreg))
             d.details.push_back("no setmaxnreg: " + ctx_.target.name + " cannot reallocate registers between warp groups");
         else

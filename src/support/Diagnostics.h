@@ -96,6 +96,7 @@ public:
     unsigned warningCount() const { return warnings_; }
     bool hasErrors() const { return errors_ > 0; }
     const std::vector<Diagnostic> &reported() const { return reported_; }
+    const SourceManager &sources() const { return sources_; }
 
     // Text: "2 errors generated." and the like (nothing when there was
     // nothing); SARIF: the whole log.

@@ -24,6 +24,13 @@ std::string targetsWith(Feature f) {
 
 std::string lacks(const Target &t, Feature f) { return std::string(featureText(f)) + " needs " + targetsWith(f) + "; " + t.name + " has none"; }
 
+std::optional<RegisterSplit> warpGroupRegisterSplit(const Target &t, int64_t consumerGroups) {
+    constexpr int64_t kGroupThreads = 128, kProducerRegisters = 24;
+    if (!t.has(Feature::Setmaxnreg) || consumerGroups < 1 || consumerGroups > 3) return std::nullopt;
+    int64_t perThread = (t.registersPerSm / kGroupThreads - kProducerRegisters) / consumerGroups;
+    return RegisterSplit{kProducerRegisters, std::min<int64_t>(240, perThread / 8 * 8)};
+}
+
 TargetTable::TargetTable() {
     for (const Target &t : builtinTargets()) targets_[t.name] = t;
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,18 @@ struct Target {
 std::string targetsWith(Feature f);
 // "<feature> needs <targetsWith>; <t.name> has none".
 std::string lacks(const Target &t, Feature f);
+
+// setmaxnreg's split of the register file between warp-specialized roles
+// (TileLang's AnnotateWarpGroupRegAlloc): the producer warp group, which only
+// issues TMA, drops to 24 registers per thread and the consumer warp groups
+// share what is left, in multiples of 8, at most 240 -- 240 for one or two
+// consumer groups and 160 for three on 64K-register SMs. None for four or
+// more consumer groups (TileLang does not reallocate then) or a target
+// without setmaxnreg.
+struct RegisterSplit {
+    int64_t producer = 0, consumer = 0;
+};
+std::optional<RegisterSplit> warpGroupRegisterSplit(const Target &t, int64_t consumerGroups);
 
 // The built-in targets, oldest first (generated from templates/targets.yaml).
 const std::vector<Target> &builtinTargets();

@@ -33,6 +33,20 @@ int main() {
     double e = 0;
     for (size_t i = 0; i < a.size(); ++i) e = std::max(e, std::fabs(double(a[i]) - 1 - B[i]));
     failed += harness::report("ring filled by tma_copy (transaction bytes plus the producer's arrivals)", e, 1e-6);
+    std::fill(B, B + a.size(), 0.0f);
+    float *S = harness::alloc<float>(w), *O = harness::alloc<float>(tiles / 2 * w);
+    if (ring_split(A, B, S, O, nullptr) != cudaSuccess) return 1;
+    e = 0;
+    for (int i = 0; i < w; ++i) {
+        double sum = 0;
+        for (int k = 0; k < tiles; ++k) {
+            e = std::max(e, std::fabs(double(a[k * w + i]) * 2 - B[k * w + i]));
+            if (k % 2 == 1) e = std::max(e, std::fabs(double(a[k * w + i]) + 1 - O[k / 2 * w + i]));
+            sum += a[k * w + i];
+        }
+        e = std::max(e, std::fabs(sum - S[i]));
+    }
+    failed += harness::report("roles inside a loop every thread runs, split into one copy per role (setmaxnreg)", e, 1e-5);
     for (int K : {8, 40, 200}) {
         std::vector<float> x = harness::random(size_t(64) * K, -1, 1, 72), y = harness::random(size_t(K) * 64, -1, 1, 73);
         __half *X = harness::alloc<__half>(x.size()), *Y = harness::alloc<__half>(y.size());

@@ -332,6 +332,8 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 65 "ws_kernels.tl"
     __syncthreads();
     if (threadIdx.x / 128 == 0) {
+#line 66 "ws_kernels.tl"
+        tilet_setmaxnreg_dec<24>();
         for (int k = 0; k < 8; ++k) {
 #line 67 "ws_kernels.tl"
             tilet_named_barrier(1, 128);
@@ -349,6 +351,8 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
     if (threadIdx.x / 128 == 1) {
 #line 73 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 73 "ws_kernels.tl"
+        tilet_setmaxnreg_inc<240>();
         for (int k = 0; k < 8; ++k) {
 #line 74 "ws_kernels.tl"
             tilet_named_barrier(2, 128);
@@ -375,143 +379,282 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 379 "ws_kernels.cu"
+#line 383 "ws_kernels.cu"
 } // ring_tma_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ S, float* __restrict__ O) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 90 "ws_kernels.tl"
+    float* slots = reinterpret_cast<float*>(tilet_smem + 0);
+    float sum[4];
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+#line 92 "ws_kernels.tl"
+    if (static_cast<int>(threadIdx.x) == 0) {
+#line 92 "ws_kernels.tl"
+        tilet_mbarrier_init(&full[0], 128);
+        tilet_mbarrier_init(&full[1], 128);
+        tilet_fence_barrier_init();
+    }
+#line 92 "ws_kernels.tl"
+    __syncthreads();
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
+#line 93 "ws_kernels.tl"
+    if (static_cast<int>(threadIdx.x) == 0) {
+#line 93 "ws_kernels.tl"
+        tilet_mbarrier_init(&empty[0], 128);
+        tilet_mbarrier_init(&empty[1], 128);
+        tilet_fence_barrier_init();
+    }
+#line 93 "ws_kernels.tl"
+    __syncthreads();
+    if (threadIdx.x / 128 == 0) {
+#line 94 "ws_kernels.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 94 "ws_kernels.tl"
+        tilet_setmaxnreg_inc<240>();
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+#line 95 "ws_kernels.tl"
+            sum[v] = 0.0f;
+        }
+        for (int k = 0; k < 8; ++k) {
+#line 97 "ws_kernels.tl"
+            tilet_named_barrier(1, 128);
+            const int s = k % 2;
+#line 105 "ws_kernels.tl"
+            tilet_mbarrier_wait(&full[s], k / 2 % 2);
+            const int i_thread = role_thread % 32 * 4;
+#line 106 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 106 "ws_kernels.tl"
+                __align__(16) float B_vec[4];
+#line 106 "ws_kernels.tl"
+                __align__(16) float slots_vec[4];
+#line 106 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&slots_vec[0]) = *reinterpret_cast<uint4*>(&slots[s * 128 + i_thread]);
+#line 106 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 107 "ws_kernels.tl"
+                    B_vec[v] = slots_vec[v] * 2.0f;
+                    sum[v] = sum[v] + slots_vec[v];
+                }
+#line 106 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&B[k * 128 + i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+            }
+            else {
+#line 106 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 106 "ws_kernels.tl"
+                    const int i = i_thread + v;
+                    if (role_thread / 32 == 0) {
+#line 107 "ws_kernels.tl"
+                        B[k * 128 + i] = slots[s * 128 + i] * 2.0f;
+                    }
+#line 108 "ws_kernels.tl"
+                    sum[v] = sum[v] + slots[s * 128 + i];
+                }
+            }
+            if (k % 2 == 1) {
+#line 113 "ws_kernels.tl"
+                const int i_thread_1 = role_thread % 32 * 4;
+#line 113 "ws_kernels.tl"
+                if (role_thread / 32 == 0) {
+#line 113 "ws_kernels.tl"
+                    __align__(16) float O_vec[4];
+#line 113 "ws_kernels.tl"
+                    __align__(16) float slots_vec[4];
+#line 113 "ws_kernels.tl"
+                    *reinterpret_cast<uint4*>(&slots_vec[0]) = *reinterpret_cast<uint4*>(&slots[s * 128 + i_thread_1]);
+#line 113 "ws_kernels.tl"
+                    #pragma unroll
+                    for (int v = 0; v < 4; ++v) {
+#line 114 "ws_kernels.tl"
+                        O_vec[v] = slots_vec[v] + 1.0f;
+                    }
+#line 113 "ws_kernels.tl"
+                    *reinterpret_cast<uint4*>(&O[k / 2 * 128 + i_thread_1]) = *reinterpret_cast<uint4*>(&O_vec[0]);
+                }
+            }
+#line 119 "ws_kernels.tl"
+            tilet_mbarrier_arrive(&empty[s]);
+        }
+#line 123 "ws_kernels.tl"
+        const int i_thread = role_thread % 32 * 4;
+#line 123 "ws_kernels.tl"
+        if (role_thread / 32 == 0) {
+#line 123 "ws_kernels.tl"
+            __align__(16) float S_vec[4];
+#line 123 "ws_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 4; ++v) {
+#line 123 "ws_kernels.tl"
+                S_vec[v] = sum[v];
+            }
+#line 123 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&S[i_thread]) = *reinterpret_cast<uint4*>(&S_vec[0]);
+        }
+    }
+#line 99 "ws_kernels.tl"
+    if (threadIdx.x / 128 == 1) {
+#line 99 "ws_kernels.tl"
+        tilet_setmaxnreg_dec<24>();
+#line 97 "ws_kernels.tl"
+        for (int k = 0; k < 8; ++k) {
+#line 97 "ws_kernels.tl"
+            tilet_named_barrier(2, 128);
+            const int s = k % 2;
+#line 100 "ws_kernels.tl"
+            tilet_mbarrier_wait(&empty[s], (k / 2 + 1) % 2);
+            if (static_cast<int>(threadIdx.x) == 128) {
+#line 101 "ws_kernels.tl"
+                tilet_mbarrier_expect_tx(&full[s], 512);
+#line 101 "ws_kernels.tl"
+                tilet_bulk_load(&slots[s * 128], &A[k * 128], 512, &full[s]);
+            }
+#line 102 "ws_kernels.tl"
+            tilet_mbarrier_arrive(&full[s]);
+        }
+    }
+#line 522 "ws_kernels.cu"
+} // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
-#line 86 "ws_kernels.tl"
+#line 129 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 86 "ws_kernels.tl"
+#line 129 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_A);
-#line 86 "ws_kernels.tl"
+#line 129 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_B);
     }
-#line 87 "ws_kernels.tl"
+#line 130 "ws_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[32];
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 2 mbarriers
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     __syncthreads();
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 16400);   // 2 mbarriers
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
     }
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     __syncthreads();
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     if (threadIdx.x / 128 == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         tilet_setmaxnreg_dec<24>();
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
             if (threadIdx.x == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
                 tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 92 "ws_kernels.tl"
+#line 135 "ws_kernels.tl"
                 tilet_tma_load_2d(&a_s[ko % 2 * 2048], &tma_A, &stage_full[ko % 2], ko * 32, 0);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 93 "ws_kernels.tl"
+#line 136 "ws_kernels.tl"
                 tilet_tma_load_2d(&b_s[ko % 2 * 2048], &tma_B, &stage_full[ko % 2], 0, ko * 32);
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_full[ko % 2]);
             }
         }
     }
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
     if (threadIdx.x / 128 == 1) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         tilet_setmaxnreg_inc<240>();
-#line 90 "ws_kernels.tl"
+#line 133 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 90 "ws_kernels.tl"
+#line 133 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 90 "ws_kernels.tl"
+#line 133 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 90 "ws_kernels.tl"
+#line 133 "ws_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4] = 0.0f;
                 }
             }
         }
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
             tilet_mbarrier_wait(&stage_full[ko % 2], ko / 2 % 2);
-#line 94 "ws_kernels.tl"
+#line 137 "ws_kernels.tl"
             tilet_wgmma_fence();
-#line 94 "ws_kernels.tl"
+#line 137 "ws_kernels.tl"
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
-#line 94 "ws_kernels.tl"
+#line 137 "ws_kernels.tl"
                 tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
             }
-#line 94 "ws_kernels.tl"
+#line 137 "ws_kernels.tl"
             tilet_wgmma_commit();
-#line 94 "ws_kernels.tl"
+#line 137 "ws_kernels.tl"
             tilet_wgmma_wait<1>();
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
             if (ko > 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
                 if (threadIdx.x % 128 == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
                     tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
                 }
             }
         }
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
         if ((K + 31) / 32 > 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
             tilet_wgmma_wait<0>();
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
             if (threadIdx.x % 128 == 0) {
-#line 91 "ws_kernels.tl"
+#line 134 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
             }
         }
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
         const int j_thread = role_thread % 4 * 2;
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
                 __align__(8) float C_vec[2];
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
                 }
-#line 96 "ws_kernels.tl"
+#line 139 "ws_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
-#line 517 "ws_kernels.cu"
+#line 660 "ws_kernels.cu"
 } // auto_dyn_kernel

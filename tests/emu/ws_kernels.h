@@ -48,6 +48,17 @@ cudaError_t ring_dyn(const float* A, float* B, int n, cudaStream_t stream);
 // check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream);
 
+// ring_split: grid (1), 256 threads per block, 1056 bytes of dynamic shared memory.
+//   A: f32 [8, 128], read, 16-byte aligned
+//   B: f32 [8, 128], written, 16-byte aligned
+//   S: f32 [128], written, 16-byte aligned
+//   O: f32 [4, 128], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
+cudaError_t ring_split(const float* A, float* B, float* S, float* O, cudaStream_t stream);
+
 // auto_dyn: grid (1), 256 threads per block, 16416 bytes of dynamic shared memory.
 //   A: f16 [64, K], read, 16-byte aligned
 //   B: f16 [K, 64], read, 16-byte aligned

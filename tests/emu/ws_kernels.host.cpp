@@ -90,6 +90,7 @@ static cudaError_t tilet_check_device(const char *kernel) {
 extern "C" void ring_kernel(const float* __restrict__ A, float* __restrict__ B);
 extern "C" void ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n);
 extern "C" void ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B);
+extern "C" void ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ S, float* __restrict__ O);
 extern "C" void auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const CUtensorMap tma_A, const CUtensorMap tma_B);
 
 extern "C" cudaError_t ws_kernels_init(void) {
@@ -188,6 +189,44 @@ extern "C" cudaError_t ring_tma(const float* A, float* B, cudaStream_t stream) {
     config.stream = stream;
     return cudaLaunchKernelEx(&config, ring_tma_kernel, A, B);
 } // ring_tma
+
+extern "C" cudaError_t ring_split(const float* A, float* B, float* S, float* O, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "ring_split: tensor 'A' (f32 [8, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "ring_split: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "ring_split: tensor 'B' (f32 [8, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "ring_split: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (S == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "ring_split: tensor 'S' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(S) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "ring_split: tensor 'S' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(S));
+    if (O == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "ring_split: tensor 'O' (f32 [4, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(O) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "ring_split: tensor 'O' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(O));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "ring_split: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("ring_split");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 1056;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, ring_split_kernel, A, B, S, O);
+} // ring_split
 
 extern "C" cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream) {
     tilet_last_error[0] = '\0';

@@ -57,6 +57,11 @@ def compile_cu(nvcc, arches, cu_path, obj, extra=()):
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
         return "fail", "nvcc failed\n" + log, 0
+    # A ptxas warning is a silent loss: "setmaxnreg ignored; unable to
+    # determine register count at entry", wgmma serialized, and the like.
+    warnings = re.findall(r"^ptxas warning.*$", log, re.M)
+    if warnings:
+        return "fail", "ptxas warned\n" + "\n".join(warnings), 0
     spills = [int(s) for s in re.findall(r"(\d+) bytes spill stores, \d+ bytes spill loads", log)]
     return "ok", log, max(spills, default=0)
 

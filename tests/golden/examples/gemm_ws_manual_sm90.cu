@@ -6,6 +6,16 @@
 #include <cuda_fp16.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
+// Raises this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+// Lowers this warp group's register budget to N per thread.
+template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -146,29 +156,13 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
     }
 #line 22 "gemm_ws_manual_sm90.tl"
     __syncthreads();
-#line 24 "gemm_ws_manual_sm90.tl"
-    if (threadIdx.x / 128 == 1) {
-        #pragma unroll
-        for (int i_2 = 0; i_2 < 2; ++i_2) {
-#line 25 "gemm_ws_manual_sm90.tl"
-            #pragma unroll
-            for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 25 "gemm_ws_manual_sm90.tl"
-                #pragma unroll
-                for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 25 "gemm_ws_manual_sm90.tl"
-                    #pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-#line 25 "gemm_ws_manual_sm90.tl"
-                        C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
-                    }
-                }
-            }
-        }
-    }
+#line 28 "gemm_ws_manual_sm90.tl"
+    if (threadIdx.x / 128 == 0) {
+#line 28 "gemm_ws_manual_sm90.tl"
+        tilet_setmaxnreg_dec<24>();
 #line 27 "gemm_ws_manual_sm90.tl"
-    for (int ko = 0; ko < 64; ++ko) {
-        if (threadIdx.x / 128 == 0) {
+        for (int ko = 0; ko < 64; ++ko) {
+#line 29 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_wait(&compute_is_done[0], (ko + 1) % 2);
             if (static_cast<int>(threadIdx.x) == 0) {
 #line 30 "gemm_ws_manual_sm90.tl"
@@ -188,7 +182,33 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
 #line 32 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_arrive(&data_is_ready[0]);
         }
-        if (threadIdx.x / 128 == 1) {
+    }
+#line 24 "gemm_ws_manual_sm90.tl"
+    if (threadIdx.x / 128 == 1) {
+#line 24 "gemm_ws_manual_sm90.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 24 "gemm_ws_manual_sm90.tl"
+        tilet_setmaxnreg_inc<240>();
+        #pragma unroll
+        for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 25 "gemm_ws_manual_sm90.tl"
+            #pragma unroll
+            for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 25 "gemm_ws_manual_sm90.tl"
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 25 "gemm_ws_manual_sm90.tl"
+                    #pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+#line 25 "gemm_ws_manual_sm90.tl"
+                        C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
+                    }
+                }
+            }
+        }
+#line 27 "gemm_ws_manual_sm90.tl"
+        for (int ko = 0; ko < 64; ++ko) {
+#line 35 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_wait(&data_is_ready[0], ko % 2);
             tilet_wgmma_fence();
 #line 36 "gemm_ws_manual_sm90.tl"
@@ -207,10 +227,7 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             tilet_wgmma_wait<0>();
             tilet_mbarrier_arrive(&compute_is_done[0]);
         }
-    }
-    if (threadIdx.x / 128 == 1) {
-#line 40 "gemm_ws_manual_sm90.tl"
-        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+#line 41 "gemm_ws_manual_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
 #line 41 "gemm_ws_manual_sm90.tl"
         const int j_thread = role_thread % 4 * 2;
@@ -237,5 +254,5 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             }
         }
     }
-#line 241 "gemm_ws_manual_sm90.cu"
+#line 258 "gemm_ws_manual_sm90.cu"
 } // gemm_ws_kernel
