@@ -20,12 +20,12 @@ bool isEmpty(const Stmt &s) {
     return !s || (q && q->stmts.empty());
 }
 
-// Control flow and scopes: what every role may run a copy of.
+// Control flow and scalar bindings: what every role may run a copy of. (An
+// allocation is not: buffers are allocated for the block, outside roles.)
 bool isControl(const ir::StmtNode &s) {
     switch (s.kind) {
     case ir::StmtKind::Seq:
     case ir::StmtKind::LetStmt:
-    case ir::StmtKind::Allocate:
     case ir::StmtKind::For:
     case ir::StmtKind::IfThenElse:
     case ir::StmtKind::While: return true;
@@ -42,35 +42,45 @@ bool isBarrierOp(const ir::StmtNode &s) {
     }
 }
 
+// Reads no memory of its own (a binding's value, a loop's bounds, a branch's
+// condition): what the protocol check does not follow.
+bool readsNoMemory(const Stmt &s) {
+    for (const ir::Access &a : ir::ownEffects(s).accesses)
+        if (a.buffer->scope != ir::MemScope::Barrier) return false;
+    return true;
+}
+
+// A copy that is a TMA load for certain (copy selection comes later):
+// tma_copy or prefer = tma, global -> shared.
+bool isTmaLoad(const Stmt &s) {
+    const ir::Copy *c = ir::as<ir::Copy>(s);
+    return c && (c->copyKind == ir::CopyKind::TmaCopy || c->prefer == ir::CopyPreference::Tma) && c->src.buffer->scope == ir::MemScope::Global &&
+           c->dst.buffer->scope == ir::MemScope::Shared;
+}
+
 // What a warp group that only loads runs: TMA loads and the barriers that
 // hand their tiles over, in control flow. TileLang's rule is the same in
 // spirit (no cp.async and no store to shared or local memory in the producer).
-bool onlyLoads(const ir::StmtNode &s) {
-    if (isControl(s) || isBarrierOp(s)) return true;
-    switch (s.kind) {
-    case ir::StmtKind::Copy: {
-        // Copies TMA loads for certain (copy selection comes later): tma_copy,
-        // a multicast copy_cluster, prefer = tma.
-        const ir::Copy &c = static_cast<const ir::Copy &>(s);
-        return c.copyKind == ir::CopyKind::TmaCopy || (c.copyKind == ir::CopyKind::CopyCluster && c.clusterMask) || c.prefer == ir::CopyPreference::Tma;
-    }
-    default: return false;
-    }
-}
+bool onlyLoads(const Stmt &s) { return ((isControl(*s) || isBarrierOp(*s)) && readsNoMemory(s)) || isTmaLoad(s); }
+
+// Statements every role may run a copy of: they need next to no registers.
+bool allowedInEveryRole(const Stmt &s) { return (isControl(*s) || isBarrierOp(*s)) && readsNoMemory(s); }
+
+bool notARole(const Stmt &s) { return !ir::as<ir::WarpSpecialize>(s); }
 
 // The first statement under `s` for which `allowed` fails, not looking inside
 // ws(...) when `skipRoles` (null when there is none).
-const ir::StmtNode *firstNot(const Stmt &s, bool (*allowed)(const ir::StmtNode &), bool skipRoles) {
+const ir::StmtNode *firstNot(const Stmt &s, bool (*allowed)(const Stmt &), bool skipRoles) {
     const ir::StmtNode *found = nullptr;
     struct Finder : ir::Visitor {
-        bool (*allowed)(const ir::StmtNode &);
+        bool (*allowed)(const Stmt &);
         bool skipRoles;
         const ir::StmtNode **found;
         using ir::Visitor::visit;
         void visit(const Stmt &x) override {
             if (*found || !x) return;
             if (skipRoles && ir::as<ir::WarpSpecialize>(x)) return;
-            if (!allowed(*x)) {
+            if (!allowed(x)) {
                 *found = x.get();
                 return;
             }
@@ -84,8 +94,6 @@ const ir::StmtNode *firstNot(const Stmt &s, bool (*allowed)(const ir::StmtNode &
     finder.visit(s);
     return found;
 }
-
-bool allowedInEveryRole(const ir::StmtNode &s) { return isControl(s) || isBarrierOp(s); }
 
 bool holdsRole(const Stmt &s) {
     bool holds = false;
@@ -146,6 +154,8 @@ public:
         where_ = blocks.front()->span;
         if (written) return skip("set_max_nreg at " + written->span.lineColumn() + " is kept as written; setmaxnreg is added nowhere else");
         if (!ctx_.target.has(Feature::Setmaxnreg)) return skip(lacks(ctx_.target, Feature::Setmaxnreg));
+        // insert-syncs places a cluster's barriers where every thread of the block meets.
+        if (kernel_.hasCluster) return skip("the kernel runs in clusters, whose barriers every thread of the block reaches at the same point");
 
         // The roles: each ws(...) is whole warp groups, and two either are the same role or share no warp.
         std::map<Warps, const ir::WarpSpecialize *> roles;   // by first warp
@@ -153,7 +163,7 @@ public:
         for (const ir::WarpSpecialize *w : blocks) {
             std::string role = "the role at " + w->span.lineColumn();
             if (!w->wholeWarpGroups()) return skip(role + " is not whole warp groups, and setmaxnreg is made by whole warp groups (PTX ISA, \"setmaxnreg\")");
-            if (firstNot(w->body, [](const ir::StmtNode &x) { return x.kind != ir::StmtKind::WarpSpecialize; }, false)) return skip(role + " holds another ws(...)");
+            if (firstNot(w->body, notARole, false)) return skip(role + " holds another ws(...)");
             if (roles.emplace(w->warps, w).second) {
                 for (int64_t warp : w->warps) {
                     if (static_cast<size_t>(warp) >= covered.size()) return skip(role + " names warps the block does not have");
@@ -167,11 +177,15 @@ public:
 
         // The one warp group that only loads.
         const Warps *loader = nullptr;
+        if (roles.size() < 2) return skip("the block is one role, so there is no register split to make");
         for (const auto &[warps, first] : roles) {
-            bool loads = true;
-            for (const ir::WarpSpecialize *w : blocks)
-                if (w->warps == warps && firstNot(w->body, onlyLoads, false)) loads = false;
-            if (!loads) continue;
+            bool loads = true, loadsSome = false;
+            for (const ir::WarpSpecialize *w : blocks) {
+                if (w->warps != warps) continue;
+                if (firstNot(w->body, onlyLoads, false)) loads = false;
+                ir::forEachStmt(w->body, [&](const Stmt &x) { loadsSome = loadsSome || isTmaLoad(x); });
+            }
+            if (!loads || !loadsSome) continue;
             if (loader) return skip(groupsText(*loader) + " and " + groupsText(warps) + " both only load, and the split is made for one loading warp group");
             loader = &warps;
         }
@@ -228,12 +242,13 @@ private:
         return kernel_;
     }
 
-    // Split, statements of different roles lose the order the program gave
-    // them (insert-syncs would have put a block barrier between them): the
-    // roles' own barriers must order what they share. The protocol check
-    // judges shared memory, so its first complaint about the split kernel is
-    // the reason not to split; global and tensor memory one role writes and
-    // another uses it does not see, so such a kernel is not split.
+    // Split, statements of different roles lose the order of the program as
+    // written (which the protocol check assumes at the edges of each run of
+    // ws(...) blocks): the roles' own barriers must order what they share.
+    // The check judges shared memory, so its first complaint about the split
+    // kernel (or its giving up) is the reason not to split; global and tensor
+    // memory one role writes and another uses it does not follow, so such a
+    // kernel is not split.
     std::optional<std::string> unordered(const ir::Kernel &split) {
         std::map<const ir::BufferNode *, std::map<int64_t, bool>> users;   // buffer -> first warp -> writes
         ir::forEachStmt(split.body, [&](const Stmt &x) {
@@ -249,7 +264,7 @@ private:
             for (const auto &[warp, writes] : roles)
                 if (writes)
                     return "'" + buffer->name + "' is written by warp group " + std::to_string(warp / 4) +
-                           " and used by another role, and only the program's order of the roles keeps them apart";
+                           " and used by another role, and the barrier-protocol check does not follow global or tensor memory between roles";
         }
         std::ostringstream discarded;
         DiagnosticEngine trial(ctx_.diags.sources(), discarded);
@@ -257,8 +272,10 @@ private:
         Explain unrecorded;
         PassContext trialCtx{ctx_.target, trial, unrecorded};
         checkBarriers(split, trialCtx);
-        for (const Diagnostic &d : trial.reported())
+        for (const Diagnostic &d : trial.reported()) {
             if (d.severity == Severity::Error) return "split into one copy per role, the kernel would fail the barrier-protocol check at " + d.range.lineColumn() + ": " + d.message;
+            if (d.severity == Severity::Warning) return "split into one copy per role, " + d.message;
+        }
         return std::nullopt;
     }
 
@@ -295,8 +312,15 @@ private:
         }
         Stmt common = ir::seq(region);
         if (const ir::StmtNode *other = firstNot(common, allowedInEveryRole, true)) {
-            skip("the statement at " + other->span.lineColumn() + " runs in every role after the roles begin at " + where_.lineColumn() +
-                 ", and the loading warp group would run it in " + std::to_string(split.producer) + " registers");
+            std::string at = other->span.lineColumn();
+            if (other->kind == ir::StmtKind::Allocate)
+                skip("the allocation at " + at + " comes after the roles begin at " + where_.lineColumn() + ", and buffers are allocated for the whole block");
+            else if (isControl(*other) || isBarrierOp(*other))
+                skip("the statement at " + at + " reads memory in every role after the roles begin at " + where_.lineColumn() +
+                     ", which each role's copy would read with nothing ordering it after the other roles' writes");
+            else
+                skip("the statement at " + at + " runs in every role after the roles begin at " + where_.lineColumn() + ", and the loading warp group would run it in " +
+                     std::to_string(split.producer) + " registers");
             return std::nullopt;
         }
         splitAt_ = region.front()->span;

@@ -24,18 +24,20 @@ namespace tilet {
 //        ws(1) { setmaxnreg.inc 240; for k { C } E }
 //
 // Every thread runs the statements it ran before, in the same order; what
-// the split loses is the order between statements of different roles, which
-// insert-syncs would have kept with a block barrier. So the protocol check
-// (which runs next, on the split kernel) is tried on the split kernel first,
-// and a race there keeps the kernel as written; so do global or tensor
-// memory one role writes and another uses (the check follows shared memory
-// only). Also not done, and explained, when the target has no setmaxnreg,
+// the split loses is the program order between statements of different
+// roles, which the protocol check assumes at the edges of each run of
+// ws(...) blocks. So the check (which runs next, on the split kernel) is
+// tried on the split kernel first: a race, or a protocol it cannot check,
+// keeps the kernel as written; so do global or tensor memory one role writes
+// and another uses (the check follows shared memory only), and statements
+// every role runs after the roles begin that read memory. Also not done, and
+// explained, when the target has no setmaxnreg, the kernel runs in clusters,
 // the program sets registers itself (set_max_nreg is kept as written), the
 // roles are not whole warp groups that partition the block, not exactly one
-// warp group only loads (its copies must be TMA for certain: tma_copy, a
-// multicast copy_cluster, prefer = tma), or any other statement runs in
-// every role after the first role begins (the loading warp group would run
-// it in 24 registers).
+// warp group only loads (TMA loads for certain, tma_copy or prefer = tma,
+// global -> shared, and barrier operations), or any other statement -- an
+// allocation included -- runs in every role after the first role begins
+// (the loading warp group would run it in 24 registers).
 ir::Kernel allocateRoleRegisters(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet
