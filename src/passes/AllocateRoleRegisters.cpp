@@ -102,7 +102,7 @@ bool holdsRole(const Stmt &s) {
 }
 
 // The kernel as run by one role: its ws(...) bodies inline, the others'
-// gone, and loops, branches and scopes left with nothing to do dropped. A
+// gone, and loops, branches and bindings left with nothing to do dropped. A
 // `pipelined` loop that holds roles is a plain loop in each copy: it was
 // not software-pipelined (the roles' barriers pace it), and a pipelined loop
 // inside ws(...) would ask for a pipeline in that role.
@@ -124,7 +124,6 @@ protected:
     }
     Stmt mutateWhile(const Stmt &self, const ir::While &n) override { return dropEmpty(ir::Mutator::mutateWhile(self, n), [](const Stmt &s) { return ir::as<ir::While>(s)->body; }); }
     Stmt mutateLetStmt(const Stmt &self, const ir::LetStmt &n) override { return dropEmpty(ir::Mutator::mutateLetStmt(self, n), [](const Stmt &s) { return ir::as<ir::LetStmt>(s)->body; }); }
-    Stmt mutateAllocate(const Stmt &self, const ir::Allocate &n) override { return dropEmpty(ir::Mutator::mutateAllocate(self, n), [](const Stmt &s) { return ir::as<ir::Allocate>(s)->body; }); }
     Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override {
         Stmt out = ir::Mutator::mutateIfThenElse(self, n);
         const ir::IfThenElse *i = ir::as<ir::IfThenElse>(out);
