@@ -415,4 +415,21 @@ bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly) {
     return found;
 }
 
+std::set<const Seq *> blockSequences(const Stmt &body) {
+    std::set<const Seq *> out;
+    std::function<void(const Stmt &)> walk = [&](const Stmt &s) {
+        if (!s) return;
+        if (const Seq *q = as<Seq>(s)) {
+            out.insert(q);
+            for (const Stmt &x : q->stmts) walk(x);
+        } else if (const LetStmt *l = as<LetStmt>(s)) {
+            walk(l->body);
+        } else if (const Allocate *a = as<Allocate>(s)) {
+            walk(a->body);
+        }
+    };
+    walk(body);
+    return out;
+}
+
 } // namespace tilet::ir

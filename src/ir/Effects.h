@@ -17,6 +17,7 @@
 #include "ir/IR.h"
 
 #include <functional>
+#include <set>
 #include <vector>
 
 namespace tilet::ir {
@@ -105,5 +106,15 @@ void forEachEffect(const Stmt &s, const std::function<void(const Stmt &, const E
 
 // Whether `s` or a statement inside it accesses `b` (writes it, with `writesOnly`).
 bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly = false);
+
+// The sequences of a kernel body the whole block walks in program order:
+// the body's, and those reached from it through bindings and allocations
+// only (not through a loop, a branch or a role). The block meets at the
+// edges of each run of ws(...) regions in one of them: check-barriers
+// assumes a block barrier there, and insert-syncs puts one there when the
+// accesses of roles on either side conflict. Within a run, or in a loop or
+// branch, only the program's own barriers order one role's accesses before
+// another's.
+std::set<const Seq *> blockSequences(const Stmt &body);
 
 } // namespace tilet::ir

@@ -15,6 +15,7 @@
 #include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
+#include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
 
@@ -74,12 +75,16 @@ bool overlap(const std::vector<ir::Interval> &a, const std::vector<ir::Interval>
 
 class Unroller {
 public:
-    Unroller(const ir::Kernel &k, int64_t group, int64_t dynamicTrips) : kernel_(k), group_(group), trips_(dynamicTrips) {}
+    // `takeRunTimeBranches`: whether the block takes the branches whose
+    // condition, alike in every thread, is known only at run time.
+    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, bool takeRunTimeBranches)
+        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), takeBranches_(takeRunTimeBranches),
+          blockSequences_(ir::blockSequences(k.body)) {}
     std::vector<Event> events;
     bool overflow = false;
     std::vector<SourceRange> unknownBranches;   // data-dependent branches holding barrier operations
 
-    void walk(const Stmt &s, bool top) {
+    void walk(const Stmt &s) {
         if (!s || overflow) return;
         if (events.size() > kMaxEvents) {
             overflow = true;
@@ -88,15 +93,16 @@ public:
         switch (s->kind) {
         case ir::StmtKind::Seq: {
             const std::vector<Stmt> &stmts = ir::as<ir::Seq>(s)->stmts;
+            bool top = blockSequences_.count(ir::as<ir::Seq>(s)) > 0;
             bool inRun = false;
             for (const Stmt &x : stmts) {
                 bool ws = ir::as<ir::WarpSpecialize>(x) != nullptr;
-                // Outside loops, the block's threads meet at the edges of a run
-                // of ws(...) regions (insert-syncs puts a barrier there when the
-                // regions touch what is around them).
+                // In the block's own sequences, the block meets at the edges of
+                // a run of ws(...) regions (ir::blockSequences: insert-syncs puts
+                // a barrier there when accesses on either side conflict).
                 if (top && ws != inRun) events.push_back({Event::SyncAll, nullptr, 0, 0, {}, x->span, {}});
                 inRun = ws;
-                walk(x, top);
+                walk(x);
             }
             if (top && inRun) events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
             return;
@@ -104,11 +110,11 @@ public:
         case ir::StmtKind::LetStmt: {
             const ir::LetStmt &l = *ir::as<ir::LetStmt>(s);
             env_.push_back({l.var, evaluate(l.value)});
-            walk(l.body, top);
+            walk(l.body);
             env_.pop_back();
             return;
         }
-        case ir::StmtKind::Allocate: walk(ir::as<ir::Allocate>(s)->body, top); return;
+        case ir::StmtKind::Allocate: walk(ir::as<ir::Allocate>(s)->body); return;
         case ir::StmtKind::For: {
             const ir::For &f = *ir::as<ir::For>(s);
             if (f.forKind == ir::ForKind::Parallel) {
@@ -123,7 +129,7 @@ public:
             for (int64_t i = 0; i < count && !overflow; ++i) {
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
                 loops_.push_back({f.var->name, lo ? *lo + i : i});
-                walk(f.body, false);
+                walk(f.body);
                 loops_.pop_back();
                 env_.pop_back();
             }
@@ -134,7 +140,7 @@ public:
             const ir::While &w = *ir::as<ir::While>(s);
             for (int64_t i = 0; i < trips_ && !overflow; ++i) {
                 loops_.push_back({"while", i});
-                walk(w.body, false);
+                walk(w.body);
                 loops_.pop_back();
             }
             return;
@@ -143,12 +149,25 @@ public:
             const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
             std::optional<int64_t> c = ir::constInt(evaluate(i.cond));
             if (c) {
-                walk(*c ? i.thenBody : i.elseBody, false);
+                walk(*c ? i.thenBody : i.elseBody);
                 return;
             }
             bool barriers = false;
             ir::forEachStmt(s, [&](const Stmt &x) { barriers = barriers || ir::as<ir::BarrierArrive>(x) || ir::as<ir::BarrierWait>(x); });
-            if (barriers) unknownBranches.push_back(i.span);
+            if (barriers) {
+                unknownBranches.push_back(i.span);
+                return;
+            }
+            // Shared accesses only. A condition that differs between threads
+            // sends some of them each way: both arms run. One alike in every
+            // thread sends the whole block one way, tried both ways (see
+            // checkBarriers).
+            if (uniformity_.threadDependent(i.cond)) {
+                walk(i.thenBody);
+                walk(i.elseBody);
+            } else {
+                walk(takeBranches_ ? i.thenBody : i.elseBody);
+            }
             return;
         }
         case ir::StmtKind::WarpSpecialize: {
@@ -159,7 +178,7 @@ public:
             int64_t outerFirst = roleFirstGroup_;
             inRole_ = true;
             roleFirstGroup_ = w.warps.front() / agentWarps;
-            walk(w.body, false);
+            walk(w.body);
             inRole_ = outer;
             roleFirstGroup_ = outerFirst;
             return;
@@ -173,7 +192,7 @@ public:
                                                                : first <= el.firstThread && el.firstThread < first + currentAgents.threads;
             if (!holds) return;
             bool outer = std::exchange(oneThread_, true);
-            walk(el.body, false);
+            walk(el.body);
             oneThread_ = outer;
             return;
         }
@@ -312,8 +331,11 @@ private:
     }
 
     const ir::Kernel &kernel_;
+    const ir::Uniformity &uniformity_;
     int64_t group_;
     int64_t trips_;
+    bool takeBranches_;
+    std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
     std::vector<std::pair<std::string, int64_t>> loops_;
@@ -345,6 +367,9 @@ public:
         size_t G = events_.size();
         pc_.assign(G, 0);
         clocks_.assign(G, Clock(G, 0));
+        // A group's own count starts at 1, what the others know of it at 0:
+        // its first access is ordered before none of theirs.
+        for (size_t g = 0; g < G; ++g) clocks_[g][g] = 1;
         barriers_.clear();
         accesses_.clear();
         pruneAt_ = 256;
@@ -599,6 +624,17 @@ bool hasDynamicLoop(const ir::Kernel &k) {
     return found;
 }
 
+// Whether a branch's condition is alike in every thread but known only at
+// run time (a tensor element, a scalar parameter).
+bool hasRunTimeBranch(const ir::Kernel &k, const ir::Uniformity &uniformity) {
+    bool found = false;
+    ir::forEachStmt(k.body, [&](const Stmt &s) {
+        const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s);
+        if (i && !ir::constInt(ir::simplify(i->cond)) && !uniformity.threadDependent(i->cond)) found = true;
+    });
+    return found;
+}
+
 } // namespace
 
 ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
@@ -609,12 +645,14 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     });
     int64_t groups = std::max<int64_t>(1, kernel.threads / currentAgents.threads);
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
+    ir::Uniformity uniformity(kernel.body);
+    std::vector<bool> branchWays = hasRunTimeBranch(kernel, uniformity) ? std::vector<bool>{true, false} : std::vector<bool>{true};
     size_t totalEvents = 0, schedules = 0;
-    for (int64_t t : trips) {
+    for (int64_t t : trips) for (bool taken : branchWays) {
         std::vector<std::vector<Event>> events;
         for (int64_t g = 0; g < groups; ++g) {
-            Unroller u(kernel, g, t);
-            u.walk(kernel.body, true);
+            Unroller u(kernel, uniformity, g, t, taken);
+            u.walk(kernel.body);
             if (u.overflow) {
                 ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
                                                    std::to_string(kMaxEvents) + " barrier and shared-memory operations per " + std::string(currentAgents.name),
@@ -641,6 +679,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
                 for (const auto &[where, text] : p->notes) d.note(where, text);
                 if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
+                if (branchWays.size() > 1) d.note({}, std::string("with branches on run-time values ") + (taken ? "taken" : "not taken"));
                 ctx.diags.report(std::move(d));
                 return kernel;
             }

@@ -68,6 +68,7 @@ struct Range {
                                                    // an async read: complete for them
     ir::Proxy proxy = ir::Proxy::Generic;
     int64_t role = -1;       // made inside ws(...) by the role whose first warp this is; -1: by the block
+    int64_t segment = 0;     // a role's: where the block last met before it (Inserter::segment_)
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
     SourceRange span;        // the access, for --explain
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
@@ -459,7 +460,7 @@ std::string describeFence(const Conflict &c) {
 class Inserter {
 public:
     Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, DiagnosticEngine *diags)
-        : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags) {
+        : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags), blockSequences_(ir::blockSequences(body)) {
         // Named barriers already in the kernel (specialize-warps' pacing) keep theirs.
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s); b && b->barrierId > 0) idThreads_[b->barrierId] = b->threads;
@@ -498,8 +499,15 @@ public:
         std::vector<ir::Stmt> out;
         if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
             const std::vector<ir::Stmt> &stmts = seq->stmts;
+            // The block meets at the edges of a run of roles in its own
+            // sequences (ir::blockSequences): roles' accesses on either side
+            // conflict like any others.
+            bool meets = blockSequences_.count(seq) > 0, inRun = false;
             for (size_t i = 0; i < stmts.size(); ++i) {
-                if (ir::as<ir::WarpSpecialize>(stmts[i])) {
+                bool roles = ir::as<ir::WarpSpecialize>(stmts[i]) != nullptr;
+                if (meets && roles != inRun) ++segment_;
+                inRun = roles;
+                if (roles) {
                     size_t end = i;
                     while (end < stmts.size() && ir::as<ir::WarpSpecialize>(stmts[end])) ++end;
                     processRoles({stmts.begin() + static_cast<std::ptrdiff_t>(i), stmts.begin() + static_cast<std::ptrdiff_t>(end)}, state, out);
@@ -508,6 +516,7 @@ public:
                 }
                 if (ir::Stmt y = processStmt(stmts[i], state, out)) out.push_back(y);
             }
+            if (meets && inRun) ++segment_;
             return std::make_shared<ir::Seq>(std::move(out), s->span);
         }
         if (ir::as<ir::WarpSpecialize>(s)) {
@@ -708,9 +717,10 @@ private:
         bool found = false;
         auto conflict = [&](const Range &r, const std::vector<Range> &set, Conflict::Kind kind) {
             for (const Range &x : set) {
-                // Accesses of ws(...) roles are ordered by the program's
-                // mbarriers (check-barriers proves it), never by block barriers.
-                if (r.role >= 0 && x.role >= 0) continue;
+                // Accesses of ws(...) roles between two meetings of the block
+                // are ordered by the program's mbarriers (check-barriers
+                // proves it), never by block barriers.
+                if (r.role >= 0 && x.role >= 0 && r.segment == x.segment) continue;
                 if (r.singleIssuer && x.singleIssuer && !x.waitedBySome) continue;
                 if (!r.overlaps(x)) continue;
                 if (!found) conflict_ = Conflict{kind, x, r};
@@ -758,6 +768,8 @@ private:
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
         for (const ir::Stmt &r : regions) all.add(located(accessesOf(r, &lets_)));
+        for (std::vector<Range> *list : {&all.reads, &all.writes, &all.unfenced, &all.inFlight, &all.landing})
+            for (Range &r : *list) r.segment = segment_;
         if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());
         all.unfenced.clear();
         all.inFlight.clear();
@@ -1122,6 +1134,8 @@ private:
     bool pacedByArrivals_ = false;
     std::set<const ir::BufferNode *> advancedByOneThread_;   // of that loop's body (see advancedByOneThread)
     int loops_ = 0;   // loops around the statement being walked: a wait in one may see its barrier again
+    std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
+    int64_t segment_ = 0;   // how many times the block has met so far there
     std::set<const ir::BarrierWait *> waitsAdvancedLater_;   // waits on a barrier a later statement arrives on
     struct Nested {
         explicit Nested(int &depth) : depth_(depth) { ++depth_; }

@@ -47,6 +47,21 @@ int main() {
         e = std::max(e, std::fabs(sum - S[i]));
     }
     failed += harness::report("roles inside a loop every thread runs, split into one copy per role (setmaxnreg)", e, 1e-5);
+    float *C = harness::alloc<float>(w);
+    if (roles_in_sequence(A, B, C, nullptr) != cudaSuccess) return 1;
+    e = 0;
+    for (int i = 0; i < w; ++i) {
+        e = std::max(e, std::fabs(double(a[i]) * 2 + 1 - B[i]));
+        e = std::max(e, std::fabs(double(a[i]) + 1 - C[i]));
+    }
+    failed += harness::report("one role's write read by another after a statement every thread runs (a block barrier between)", e, 1e-6);
+    for (int go : {1, 0}) {
+        if (roles_after_branch(A, B, go, nullptr) != cudaSuccess) return 1;
+        e = 0;
+        for (int i = 0; i < w; ++i) e = std::max(e, std::fabs(double(a[i]) * (go ? 2 : 3) + 1 - B[i]));
+        std::printf("go = %d: ", go);
+        failed += harness::report("a role's write under a run-time branch read by a role after it (a block barrier between)", e, 1e-6);
+    }
     for (int K : {8, 40, 200}) {
         std::vector<float> x = harness::random(size_t(64) * K, -1, 1, 72), y = harness::random(size_t(K) * 64, -1, 1, 73);
         __half *X = harness::alloc<__half>(x.size()), *Y = harness::alloc<__half>(y.size());

@@ -522,139 +522,300 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
 } // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
+roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 132 "ws_kernels.tl"
+    float* x = reinterpret_cast<float*>(tilet_smem + 0);
+    if (threadIdx.x / 128 == 1) {
+#line 133 "ws_kernels.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        const int i_thread = role_thread % 32 * 4;
+#line 134 "ws_kernels.tl"
+        if (role_thread / 32 == 0) {
+#line 134 "ws_kernels.tl"
+            __align__(16) float x_vec[4];
+#line 134 "ws_kernels.tl"
+            __align__(16) float A_vec[4];
+#line 134 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 134 "ws_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 4; ++v) {
+#line 135 "ws_kernels.tl"
+                x_vec[v] = A_vec[v] * 2.0f;
+            }
+#line 134 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&x[i_thread]) = *reinterpret_cast<uint4*>(&x_vec[0]);
+        }
+    }
+#line 138 "ws_kernels.tl"
+    for (int k = 0; k < 2; ++k) {
+        if (threadIdx.x / 128 == 0) {
+#line 139 "ws_kernels.tl"
+            const int role_thread = static_cast<int>(threadIdx.x) % 128;
+            const int i_thread = role_thread % 32 * 4;
+#line 140 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 140 "ws_kernels.tl"
+                __align__(16) float C_vec[4];
+#line 140 "ws_kernels.tl"
+                __align__(16) float A_vec[4];
+#line 140 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 140 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 141 "ws_kernels.tl"
+                    C_vec[v] = A_vec[v] + 1.0f;
+                }
+#line 140 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&C[i_thread]) = *reinterpret_cast<uint4*>(&C_vec[0]);
+            }
+        }
+    }
+#line 145 "ws_kernels.tl"
+    __syncthreads();
+#line 145 "ws_kernels.tl"
+    if (threadIdx.x / 128 == 0) {
+#line 145 "ws_kernels.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        const int i_thread = role_thread % 32 * 4;
+#line 146 "ws_kernels.tl"
+        if (role_thread / 32 == 0) {
+#line 146 "ws_kernels.tl"
+            __align__(16) float B_vec[4];
+#line 146 "ws_kernels.tl"
+            __align__(16) float x_vec[4];
+#line 146 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&x_vec[0]) = *reinterpret_cast<uint4*>(&x[i_thread]);
+#line 146 "ws_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 4; ++v) {
+#line 147 "ws_kernels.tl"
+                B_vec[v] = x_vec[v] + 1.0f;
+            }
+#line 146 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+        }
+    }
+#line 602 "ws_kernels.cu"
+} // roles_in_sequence_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, int go) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 156 "ws_kernels.tl"
+    float* x = reinterpret_cast<float*>(tilet_smem + 0);
+    if (go > 0) {
+        if (threadIdx.x / 128 == 1) {
+#line 158 "ws_kernels.tl"
+            const int role_thread = static_cast<int>(threadIdx.x) % 128;
+            const int i_thread = role_thread % 32 * 4;
+#line 159 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 159 "ws_kernels.tl"
+                __align__(16) float x_vec[4];
+#line 159 "ws_kernels.tl"
+                __align__(16) float A_vec[4];
+#line 159 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 159 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 160 "ws_kernels.tl"
+                    x_vec[v] = A_vec[v] * 2.0f;
+                }
+#line 159 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&x[i_thread]) = *reinterpret_cast<uint4*>(&x_vec[0]);
+            }
+        }
+    }
+    else {
+        if (threadIdx.x / 128 == 0) {
+#line 164 "ws_kernels.tl"
+            const int role_thread = static_cast<int>(threadIdx.x) % 128;
+            const int i_thread = role_thread % 32 * 4;
+#line 165 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 165 "ws_kernels.tl"
+                __align__(16) float x_vec[4];
+#line 165 "ws_kernels.tl"
+                __align__(16) float A_vec[4];
+#line 165 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 165 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 166 "ws_kernels.tl"
+                    x_vec[v] = A_vec[v] * 3.0f;
+                }
+#line 165 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&x[i_thread]) = *reinterpret_cast<uint4*>(&x_vec[0]);
+            }
+        }
+    }
+#line 170 "ws_kernels.tl"
+    __syncthreads();
+#line 170 "ws_kernels.tl"
+    if (threadIdx.x / 128 == 0) {
+#line 170 "ws_kernels.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        const int i_thread = role_thread % 32 * 4;
+#line 171 "ws_kernels.tl"
+        if (role_thread / 32 == 0) {
+#line 171 "ws_kernels.tl"
+            __align__(16) float B_vec[4];
+#line 171 "ws_kernels.tl"
+            __align__(16) float x_vec[4];
+#line 171 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&x_vec[0]) = *reinterpret_cast<uint4*>(&x[i_thread]);
+#line 171 "ws_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 4; ++v) {
+#line 172 "ws_kernels.tl"
+                B_vec[v] = x_vec[v] + 1.0f;
+            }
+#line 171 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+        }
+    }
+#line 683 "ws_kernels.cu"
+} // roles_after_branch_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
 auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
-#line 129 "ws_kernels.tl"
+#line 179 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 129 "ws_kernels.tl"
+#line 179 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_A);
-#line 129 "ws_kernels.tl"
+#line 179 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_B);
     }
-#line 130 "ws_kernels.tl"
+#line 180 "ws_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[32];
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 2 mbarriers
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     __syncthreads();
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 16400);   // 2 mbarriers
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
     }
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     __syncthreads();
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     if (threadIdx.x / 128 == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         tilet_setmaxnreg_dec<24>();
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
             if (threadIdx.x == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
                 tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 135 "ws_kernels.tl"
+#line 185 "ws_kernels.tl"
                 tilet_tma_load_2d(&a_s[ko % 2 * 2048], &tma_A, &stage_full[ko % 2], ko * 32, 0);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 136 "ws_kernels.tl"
+#line 186 "ws_kernels.tl"
                 tilet_tma_load_2d(&b_s[ko % 2 * 2048], &tma_B, &stage_full[ko % 2], 0, ko * 32);
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_full[ko % 2]);
             }
         }
     }
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
     if (threadIdx.x / 128 == 1) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         tilet_setmaxnreg_inc<240>();
-#line 133 "ws_kernels.tl"
+#line 183 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 133 "ws_kernels.tl"
+#line 183 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 133 "ws_kernels.tl"
+#line 183 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 133 "ws_kernels.tl"
+#line 183 "ws_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4] = 0.0f;
                 }
             }
         }
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
             tilet_mbarrier_wait(&stage_full[ko % 2], ko / 2 % 2);
-#line 137 "ws_kernels.tl"
+#line 187 "ws_kernels.tl"
             tilet_wgmma_fence();
-#line 137 "ws_kernels.tl"
+#line 187 "ws_kernels.tl"
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
-#line 137 "ws_kernels.tl"
+#line 187 "ws_kernels.tl"
                 tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
             }
-#line 137 "ws_kernels.tl"
+#line 187 "ws_kernels.tl"
             tilet_wgmma_commit();
-#line 137 "ws_kernels.tl"
+#line 187 "ws_kernels.tl"
             tilet_wgmma_wait<1>();
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
             if (ko > 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
                 if (threadIdx.x % 128 == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
                     tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
                 }
             }
         }
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
         if ((K + 31) / 32 > 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
             tilet_wgmma_wait<0>();
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
             if (threadIdx.x % 128 == 0) {
-#line 134 "ws_kernels.tl"
+#line 184 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
             }
         }
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
         const int j_thread = role_thread % 4 * 2;
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
                 __align__(8) float C_vec[2];
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
                 }
-#line 139 "ws_kernels.tl"
+#line 189 "ws_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
-#line 660 "ws_kernels.cu"
+#line 821 "ws_kernels.cu"
 } // auto_dyn_kernel

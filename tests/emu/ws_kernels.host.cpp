@@ -91,6 +91,8 @@ extern "C" void ring_kernel(const float* __restrict__ A, float* __restrict__ B);
 extern "C" void ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n);
 extern "C" void ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B);
 extern "C" void ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ S, float* __restrict__ O);
+extern "C" void roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ C);
+extern "C" void roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, int go);
 extern "C" void auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const CUtensorMap tma_A, const CUtensorMap tma_B);
 
 extern "C" cudaError_t ws_kernels_init(void) {
@@ -227,6 +229,70 @@ extern "C" cudaError_t ring_split(const float* A, float* B, float* S, float* O, 
     config.stream = stream;
     return cudaLaunchKernelEx(&config, ring_split_kernel, A, B, S, O);
 } // ring_split
+
+extern "C" cudaError_t roles_in_sequence(const float* A, float* B, float* C, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roles_in_sequence: tensor 'A' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roles_in_sequence: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roles_in_sequence: tensor 'B' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roles_in_sequence: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roles_in_sequence: tensor 'C' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roles_in_sequence: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "roles_in_sequence: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("roles_in_sequence");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 512;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, roles_in_sequence_kernel, A, B, C);
+} // roles_in_sequence
+
+extern "C" cudaError_t roles_after_branch(const float* A, float* B, int go, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roles_after_branch: tensor 'A' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roles_after_branch: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "roles_after_branch: tensor 'B' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "roles_after_branch: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "roles_after_branch: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("roles_after_branch");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 512;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, roles_after_branch_kernel, A, B, go);
+} // roles_after_branch
 
 extern "C" cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream) {
     tilet_last_error[0] = '\0';
