@@ -54,6 +54,7 @@ struct Event {
     std::string when;      // "k = 3, j = 1", the loop values
     int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
     int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
+    bool inRole = false;                   // Read, Write: made inside ws(...)
 };
 
 using Clock = std::vector<int64_t>;
@@ -73,13 +74,68 @@ bool overlap(const std::vector<ir::Interval> &a, const std::vector<ir::Interval>
 
 // ------------------------------------------------------------ unrolling
 
+// Which way the block goes at branches on run-time conditions alike in
+// every thread: by condition (a condition and its negation are one key),
+// those not listed `otherwise`.
+// A run-time condition: its key (the same for a condition and its
+// negation: a > b is !(a <= b), a != b is !(a == b), !c is c negated), as
+// the program would write the key and its negation.
+struct Condition {
+    std::string key, holds, fails;
+    bool negated = false;   // the condition is the key's negation
+};
+
+Condition conditionOf(const Expr &cond) {
+    auto text = [](const Expr &e) {
+        std::string t = ir::toString(e);
+        return t.size() > 2 && t.front() == '(' && t.back() == ')' ? t.substr(1, t.size() - 2) : t;
+    };
+    if (const ir::Unary *u = ir::as<ir::Unary>(cond); u && u->op == ir::UnaryOp::Not) {
+        Condition c = conditionOf(u->a);
+        c.negated = !c.negated;
+        return c;
+    }
+    if (const ir::Binary *b = ir::as<ir::Binary>(cond)) {
+        auto with = [&](ir::BinaryOp op) { return text(std::make_shared<ir::Binary>(b->dtype, op, b->a, b->b)); };
+        switch (b->op) {
+        case ir::BinaryOp::Gt: return {with(ir::BinaryOp::Le), with(ir::BinaryOp::Le), text(cond), true};
+        case ir::BinaryOp::Ge: return {with(ir::BinaryOp::Lt), with(ir::BinaryOp::Lt), text(cond), true};
+        case ir::BinaryOp::Ne: return {with(ir::BinaryOp::Eq), with(ir::BinaryOp::Eq), text(cond), true};
+        case ir::BinaryOp::Le: return {text(cond), text(cond), with(ir::BinaryOp::Gt), false};
+        case ir::BinaryOp::Lt: return {text(cond), text(cond), with(ir::BinaryOp::Ge), false};
+        case ir::BinaryOp::Eq: return {text(cond), text(cond), with(ir::BinaryOp::Ne), false};
+        default: break;
+        }
+    }
+    return {text(cond), text(cond), "!(" + text(cond) + ")", false};
+}
+
+struct BranchWays {
+    std::map<std::string, bool> ways;   // by Condition::key: whether it holds
+    std::map<std::string, Condition> conditions;
+    bool otherwise = true;
+    bool holds(const std::string &key) const {
+        auto it = ways.find(key);
+        return it == ways.end() ? otherwise : it->second;
+    }
+    std::string describe() const {
+        if (ways.empty()) return std::string("with branches on run-time values ") + (otherwise ? "taken" : "not taken");
+        std::string s;
+        for (const auto &[key, value] : ways) {
+            const Condition &c = conditions.at(key);
+            s += (s.empty() ? "when " : " and ") + (value ? c.holds : c.fails);
+        }
+        return s;
+    }
+};
+
 class Unroller {
 public:
-    // `takeRunTimeBranches`: whether the block takes the branches whose
-    // condition, alike in every thread, is known only at run time.
-    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, bool takeRunTimeBranches)
-        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), takeBranches_(takeRunTimeBranches),
-          blockSequences_(ir::blockSequences(k.body)) {}
+    // `ways`: which way the block goes at each branch whose condition,
+    // alike in every thread, is known only at run time.
+    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, const BranchWays &ways)
+        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), ways_(ways), blockSequences_(ir::blockSequences(k.body)) {}
+    std::vector<Condition> conditions;   // the run-time conditions met, in order
     std::vector<Event> events;
     bool overflow = false;
     std::vector<SourceRange> unknownBranches;   // data-dependent branches holding barrier operations
@@ -121,6 +177,7 @@ public:
                 parallelAccesses(f);
                 return;
             }
+            accesses(ir::ownEffects(s), s->span);   // its bounds
             std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
             int64_t count = n ? *n : trips_;
             // A run-time start stays symbolic: iteration i is `min + i`, so
@@ -138,16 +195,21 @@ public:
         case ir::StmtKind::While: {
             // Its trip count is known at run time only: tried like a loop's.
             const ir::While &w = *ir::as<ir::While>(s);
+            ir::Effects condition = ir::ownEffects(s);
             for (int64_t i = 0; i < trips_ && !overflow; ++i) {
                 loops_.push_back({"while", i});
+                accesses(condition, s->span);
                 walk(w.body);
                 loops_.pop_back();
             }
+            accesses(condition, s->span);   // read once more, to leave
             return;
         }
         case ir::StmtKind::IfThenElse: {
             const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
-            std::optional<int64_t> c = ir::constInt(evaluate(i.cond));
+            accesses(ir::ownEffects(s), s->span);   // its condition's
+            Expr cond = evaluate(i.cond);
+            std::optional<int64_t> c = ir::constInt(cond);
             if (c) {
                 walk(*c ? i.thenBody : i.elseBody);
                 return;
@@ -162,11 +224,11 @@ public:
             // sends some of them each way: both arms run. One alike in every
             // thread sends the whole block one way, tried both ways (see
             // checkBarriers).
-            if (uniformity_.threadDependent(i.cond)) {
+            if (uniformity_.threadDependent(cond)) {
                 walk(i.thenBody);
                 walk(i.elseBody);
             } else {
-                walk(takeBranches_ ? i.thenBody : i.elseBody);
+                walk(taken(cond) ? i.thenBody : i.elseBody);
             }
             return;
         }
@@ -200,11 +262,7 @@ public:
             if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
             ir::Effects fx = ir::ownEffects(s);
-            for (const ir::Access &a : fx.accesses) {
-                Event::Kind kind = a.writes() ? Event::Write : Event::Read;
-                if (a.region) region(*a.region, kind, s->span);
-                else element(*a.buffer, a.indices, kind, s->span, {});
-            }
+            accesses(fx, s->span);
             for (const ir::SyncEffect &e : fx.syncs) {
                 // Meetings: the block's __syncthreads outside ws(...) (written
                 // in the program, or specialize-warps' pacing), and a named
@@ -285,6 +343,7 @@ private:
         std::string when;
         for (const auto &[name, value] : loops_) when += (when.empty() ? "" : ", ") + name + " = " + std::to_string(value);
         e.when = when;
+        e.inRole = inRole_;
         events.push_back(std::move(e));
     }
 
@@ -330,11 +389,26 @@ private:
         });
     }
 
+    // The shared accesses of effects `fx` of a statement at `span`.
+    void accesses(const ir::Effects &fx, SourceRange span) {
+        for (const ir::Access &a : fx.accesses) {
+            Event::Kind kind = a.writes() ? Event::Write : Event::Read;
+            if (a.region) region(*a.region, kind, span);
+            else element(*a.buffer, a.indices, kind, span, {});
+        }
+    }
+    // Whether the block takes a branch on run-time condition `cond`.
+    bool taken(const Expr &cond) {
+        Condition c = conditionOf(cond);
+        if (std::none_of(conditions.begin(), conditions.end(), [&](const Condition &x) { return x.key == c.key; })) conditions.push_back(c);
+        return ways_.holds(c.key) != c.negated;
+    }
+
     const ir::Kernel &kernel_;
     const ir::Uniformity &uniformity_;
     int64_t group_;
     int64_t trips_;
-    bool takeBranches_;
+    const BranchWays &ways_;
     std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
@@ -473,6 +547,10 @@ private:
         }
         case Event::Read:
         case Event::Write: {
+            // Only roles' accesses of each other are ordered by the protocol
+            // alone: insert-syncs puts a barrier between the block's own
+            // code and any access it conflicts with.
+            if (!e.inRole) break;
             for (const Access &a : accesses_) {
                 if (a.group == g || a.event->buffer != e.buffer) continue;
                 if (a.event->kind == Event::Read && e.kind == Event::Read) continue;
@@ -624,15 +702,32 @@ bool hasDynamicLoop(const ir::Kernel &k) {
     return found;
 }
 
-// Whether a branch's condition is alike in every thread but known only at
-// run time (a tensor element, a scalar parameter).
-bool hasRunTimeBranch(const ir::Kernel &k, const ir::Uniformity &uniformity) {
-    bool found = false;
-    ir::forEachStmt(k.body, [&](const Stmt &s) {
-        const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s);
-        if (i && !ir::constInt(ir::simplify(i->cond)) && !uniformity.threadDependent(i->cond)) found = true;
-    });
-    return found;
+// The ways to try the kernel's branches on run-time conditions (alike in
+// every thread): with up to three such conditions (as its unrolled run meets
+// them), every combination; with more, all taken and none taken.
+std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t groups, int64_t trips) {
+    BranchWays all;
+    std::vector<Condition> keys;
+    for (int64_t g = 0; g < groups; ++g) {
+        Unroller u(kernel, uniformity, g, trips, all);
+        u.walk(kernel.body);
+        for (const Condition &c : u.conditions)
+            if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
+    }
+    if (keys.empty()) return {all};
+    BranchWays none;
+    none.otherwise = false;
+    if (keys.size() > 3) return {all, none};
+    std::vector<BranchWays> out;
+    for (size_t mask = 0; mask < (size_t(1) << keys.size()); ++mask) {
+        BranchWays w;
+        for (size_t i = 0; i < keys.size(); ++i) {
+            w.ways[keys[i].key] = (mask >> i & 1) == 0;
+            w.conditions[keys[i].key] = keys[i];
+        }
+        out.push_back(std::move(w));
+    }
+    return out;
 }
 
 } // namespace
@@ -646,12 +741,11 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     int64_t groups = std::max<int64_t>(1, kernel.threads / currentAgents.threads);
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
     ir::Uniformity uniformity(kernel.body);
-    std::vector<bool> branchWays = hasRunTimeBranch(kernel, uniformity) ? std::vector<bool>{true, false} : std::vector<bool>{true};
     size_t totalEvents = 0, schedules = 0;
-    for (int64_t t : trips) for (bool taken : branchWays) {
+    for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, groups, t)) {
         std::vector<std::vector<Event>> events;
         for (int64_t g = 0; g < groups; ++g) {
-            Unroller u(kernel, uniformity, g, t, taken);
+            Unroller u(kernel, uniformity, g, t, ways);
             u.walk(kernel.body);
             if (u.overflow) {
                 ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
@@ -679,7 +773,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
                 for (const auto &[where, text] : p->notes) d.note(where, text);
                 if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
-                if (branchWays.size() > 1) d.note({}, std::string("with branches on run-time values ") + (taken ? "taken" : "not taken"));
+                if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
                 ctx.diags.report(std::move(d));
                 return kernel;
             }

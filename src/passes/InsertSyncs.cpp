@@ -69,6 +69,10 @@ struct Range {
     ir::Proxy proxy = ir::Proxy::Generic;
     int64_t role = -1;       // made inside ws(...) by the role whose first warp this is; -1: by the block
     int64_t segment = 0;     // a role's: where the block last met before it (Inserter::segment_)
+    // A role's mbarrier operations on `buffer` (space: the barrier array):
+    // phases, not bytes. They conflict only with another role's across a
+    // meeting of the block, which check-barriers assumed orders them.
+    bool phases = false;
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
     SourceRange span;        // the access, for --explain
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
@@ -434,6 +438,10 @@ struct Conflict {
 
 std::string describe(const Conflict &c) {
     const Range &e = c.earlier, &l = c.later;
+    if (e.phases || l.phases)
+        return "mbarrier '" + e.buffer->name + "' is used at " + e.span.lineColumn() +
+               " by a ws(...) role before the block meets here and by a role after it: the barrier-protocol check took the meeting "
+               "as given (a role could otherwise complete a phase before another role's wait for the phase before)";
     std::string name = "'" + l.buffer->name + "'";
     if (l.buffer->scope == ir::MemScope::Global) name += " (global memory)";
     // Buffers whose lifetimes do not overlap may share bytes (plan-shared-memory).
@@ -720,7 +728,9 @@ private:
                 // Accesses of ws(...) roles between two meetings of the block
                 // are ordered by the program's mbarriers (check-barriers
                 // proves it), never by block barriers.
-                if (r.role >= 0 && x.role >= 0 && r.segment == x.segment) continue;
+                bool acrossMeeting = r.role >= 0 && x.role >= 0 && r.segment != x.segment;
+                if (r.role >= 0 && x.role >= 0 && !acrossMeeting) continue;
+                if ((r.phases || x.phases) && !acrossMeeting) continue;
                 if (r.singleIssuer && x.singleIssuer && !x.waitedBySome) continue;
                 if (!r.overlaps(x)) continue;
                 if (!found) conflict_ = Conflict{kind, x, r};
@@ -767,7 +777,27 @@ private:
 
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
-        for (const ir::Stmt &r : regions) all.add(located(accessesOf(r, &lets_)));
+        for (const ir::Stmt &r : regions) {
+            all.add(located(accessesOf(r, &lets_)));
+            // The mbarrier phases the role advances or waits for.
+            int64_t role = ir::as<ir::WarpSpecialize>(r)->warps.front();
+            ir::forEachEffect(r, [&](const ir::Stmt &x, const ir::Effects &fx) {
+                std::set<const ir::BufferNode *> used;
+                addAdvanced(fx, used);
+                for (const ir::SyncEffect &e : fx.syncs)
+                    if (e.kind == ir::SyncKind::MbarrierWait) used.insert(e.barrier);
+                for (const ir::BufferNode *b : used) {
+                    Range p;
+                    p.space = b;
+                    p.hi = 1;
+                    p.buffer = b;
+                    p.role = role;
+                    p.phases = true;
+                    p.span = x->span.valid() ? x->span : r->span;
+                    addUnique(all.writes, p);
+                }
+            });
+        }
         for (std::vector<Range> *list : {&all.reads, &all.writes, &all.unfenced, &all.inFlight, &all.landing})
             for (Range &r : *list) r.segment = segment_;
         if (hazard(state, all)) insertBarrier(state, regions.front()->span, out, conflict_, "placed before the ws(...) roles at " + regions.front()->span.lineColumn());

@@ -62,6 +62,20 @@ int main() {
         std::printf("go = %d: ", go);
         failed += harness::report("a role's write under a run-time branch read by a role after it (a block barrier between)", e, 1e-6);
     }
+    std::fill(B, B + a.size(), 0.0f);
+    if (block_then_role(A, B, nullptr) != cudaSuccess) return 1;
+    e = 0;
+    for (size_t i = 0; i < a.size(); ++i) e = std::max(e, std::fabs(double(a[i]) - B[i]));
+    failed += harness::report("the block writes a tile and a role reads it, in each iteration (block barriers)", e, 0);
+    std::fill(C, C + w, 0.0f);
+    if (phases_across(A, B, C, nullptr) != cudaSuccess) return 1;
+    e = 0;
+    for (int i = 0; i < w; ++i) {
+        double c = 0;
+        for (int r = 0; r < 64; ++r) c = float(float(c) * 0.5f + a[i]);
+        e = std::max({e, std::fabs(double(a[i]) + 1 - B[i]), std::fabs(c - C[i])});
+    }
+    failed += harness::report("one mbarrier's phases on both sides of a meeting of the block", e, 1e-6);
     for (int K : {8, 40, 200}) {
         std::vector<float> x = harness::random(size_t(64) * K, -1, 1, 72), y = harness::random(size_t(K) * 64, -1, 1, 73);
         __half *X = harness::alloc<__half>(x.size()), *Y = harness::alloc<__half>(y.size());

@@ -683,139 +683,246 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
+block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 181 "ws_kernels.tl"
+    float* s = reinterpret_cast<float*>(tilet_smem + 0);
+    for (int k = 0; k < 8; ++k) {
+#line 182 "ws_kernels.tl"
+        __syncthreads();
+        const int i_thread = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 183 "ws_kernels.tl"
+        if (static_cast<int>(threadIdx.x) / 32 == 0) {
+#line 183 "ws_kernels.tl"
+            *reinterpret_cast<uint4*>(&s[i_thread]) = *reinterpret_cast<const uint4*>(&A[k * 128 + i_thread]);
+        }
+#line 184 "ws_kernels.tl"
+        __syncthreads();
+#line 184 "ws_kernels.tl"
+        if (threadIdx.x / 128 == 1) {
+#line 184 "ws_kernels.tl"
+            const int role_thread = static_cast<int>(threadIdx.x) % 128;
+            const int i_thread_1 = role_thread % 32 * 4;
+#line 185 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 185 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&B[k * 128 + i_thread_1]) = *reinterpret_cast<uint4*>(&s[i_thread_1]);
+            }
+        }
+    }
+#line 714 "ws_kernels.cu"
+} // block_then_role_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 194 "ws_kernels.tl"
+    unsigned long long* b = reinterpret_cast<unsigned long long*>(tilet_smem + 0);   // 1 mbarrier
+#line 194 "ws_kernels.tl"
+    if (static_cast<int>(threadIdx.x) == 0) {
+#line 194 "ws_kernels.tl"
+        tilet_mbarrier_init(&b[0], 128);
+        tilet_fence_barrier_init();
+    }
+#line 194 "ws_kernels.tl"
+    __syncthreads();
+    if (threadIdx.x / 128 == 1) {
+        tilet_mbarrier_arrive(&b[0]);
+    }
+    if (threadIdx.x / 128 == 0) {
+#line 198 "ws_kernels.tl"
+        const int role_thread = static_cast<int>(threadIdx.x) % 128;
+        for (int r = 0; r < 64; ++r) {
+#line 199 "ws_kernels.tl"
+            tilet_named_barrier(1, 128);
+            const int i_thread = role_thread % 32 * 4;
+#line 200 "ws_kernels.tl"
+            if (role_thread / 32 == 0) {
+#line 200 "ws_kernels.tl"
+                __align__(16) float C_vec[4];
+#line 200 "ws_kernels.tl"
+                __align__(16) float A_vec[4];
+#line 200 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&C_vec[0]) = *reinterpret_cast<uint4*>(&C[i_thread]);
+#line 200 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 200 "ws_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+#line 201 "ws_kernels.tl"
+                    C_vec[v] = C_vec[v] * 0.5f + A_vec[v];
+                }
+#line 200 "ws_kernels.tl"
+                *reinterpret_cast<uint4*>(&C[i_thread]) = *reinterpret_cast<uint4*>(&C_vec[0]);
+            }
+        }
+#line 204 "ws_kernels.tl"
+        tilet_mbarrier_wait(&b[0], 0);
+    }
+    const int i_thread = static_cast<int>(threadIdx.x) % 32 * 4;
+#line 206 "ws_kernels.tl"
+    if (static_cast<int>(threadIdx.x) / 32 == 0) {
+#line 206 "ws_kernels.tl"
+        __align__(16) float B_vec[4];
+#line 206 "ws_kernels.tl"
+        __align__(16) float A_vec[4];
+#line 206 "ws_kernels.tl"
+        *reinterpret_cast<uint4*>(&A_vec[0]) = *reinterpret_cast<const uint4*>(&A[i_thread]);
+#line 206 "ws_kernels.tl"
+        #pragma unroll
+        for (int v = 0; v < 4; ++v) {
+#line 207 "ws_kernels.tl"
+            B_vec[v] = A_vec[v] + 1.0f;
+        }
+#line 206 "ws_kernels.tl"
+        *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
+    }
+#line 209 "ws_kernels.tl"
+    __syncthreads();
+#line 209 "ws_kernels.tl"
+    if (threadIdx.x / 128 == 1) {
+        tilet_mbarrier_arrive(&b[0]);
+    }
+    if (threadIdx.x / 128 == 0) {
+        tilet_mbarrier_wait(&b[0], 1);
+    }
+#line 790 "ws_kernels.cu"
+} // phases_across_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
 auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
-#line 179 "ws_kernels.tl"
+#line 219 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 179 "ws_kernels.tl"
+#line 219 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_A);
-#line 179 "ws_kernels.tl"
+#line 219 "ws_kernels.tl"
         tilet_tma_prefetch(&tma_B);
     }
-#line 180 "ws_kernels.tl"
+#line 220 "ws_kernels.tl"
     __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
     float acc[32];
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 2 mbarriers
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_fence_barrier_init();
     }
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     __syncthreads();
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 16400);   // 2 mbarriers
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
     }
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     __syncthreads();
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     if (threadIdx.x / 128 == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         tilet_setmaxnreg_dec<24>();
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
             if (threadIdx.x == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
                 tilet_mbarrier_wait(&stage_empty[ko % 2], (ko / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 185 "ws_kernels.tl"
+#line 225 "ws_kernels.tl"
                 tilet_tma_load_2d(&a_s[ko % 2 * 2048], &tma_A, &stage_full[ko % 2], ko * 32, 0);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 4096);
-#line 186 "ws_kernels.tl"
+#line 226 "ws_kernels.tl"
                 tilet_tma_load_2d(&b_s[ko % 2 * 2048], &tma_B, &stage_full[ko % 2], 0, ko * 32);
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_full[ko % 2]);
             }
         }
     }
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
     if (threadIdx.x / 128 == 1) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         tilet_setmaxnreg_inc<240>();
-#line 183 "ws_kernels.tl"
+#line 223 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 183 "ws_kernels.tl"
+#line 223 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 183 "ws_kernels.tl"
+#line 223 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 183 "ws_kernels.tl"
+#line 223 "ws_kernels.tl"
                     acc[v + i_1 * 2 + j_1 * 4] = 0.0f;
                 }
             }
         }
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         for (int ko = 0; ko < (K + 31) / 32; ++ko) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
             tilet_mbarrier_wait(&stage_full[ko % 2], ko / 2 % 2);
-#line 187 "ws_kernels.tl"
+#line 227 "ws_kernels.tl"
             tilet_wgmma_fence();
-#line 187 "ws_kernels.tl"
+#line 227 "ws_kernels.tl"
             #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
-#line 187 "ws_kernels.tl"
+#line 227 "ws_kernels.tl"
                 tilet_wgmma_m64n64k16_f32_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ko % 2 * 2048 + ks * 16], 16, 512, 2), tilet_wgmma_desc(&b_s[ko % 2 * 2048 + ks * 1024], 8192, 1024, 1), 1);
             }
-#line 187 "ws_kernels.tl"
+#line 227 "ws_kernels.tl"
             tilet_wgmma_commit();
-#line 187 "ws_kernels.tl"
+#line 227 "ws_kernels.tl"
             tilet_wgmma_wait<1>();
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
             if (ko > 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
                 if (threadIdx.x % 128 == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
                     tilet_mbarrier_arrive(&stage_empty[(ko - 1) % 2]);
                 }
             }
         }
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
         if ((K + 31) / 32 > 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
             tilet_wgmma_wait<0>();
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
             if (threadIdx.x % 128 == 0) {
-#line 184 "ws_kernels.tl"
+#line 224 "ws_kernels.tl"
                 tilet_mbarrier_arrive(&stage_empty[((K + 31) / 32 - 1) % 2]);
             }
         }
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 * 16;
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
         const int j_thread = role_thread % 4 * 2;
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
                 __align__(8) float C_vec[2];
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
                     C_vec[v] = acc[v + i_1 * 2 + j_1 * 4];
                 }
-#line 189 "ws_kernels.tl"
+#line 229 "ws_kernels.tl"
                 *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
             }
         }
     }
-#line 821 "ws_kernels.cu"
+#line 928 "ws_kernels.cu"
 } // auto_dyn_kernel

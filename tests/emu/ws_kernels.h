@@ -79,6 +79,25 @@ cudaError_t roles_in_sequence(const float* A, float* B, float* C, cudaStream_t s
 // check failed, and why); an empty grid launches nothing and returns cudaSuccess.
 cudaError_t roles_after_branch(const float* A, float* B, int go, cudaStream_t stream);
 
+// block_then_role: grid (1), 256 threads per block, 512 bytes of dynamic shared memory.
+//   A: f32 [8, 128], read, 16-byte aligned
+//   B: f32 [8, 128], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
+cudaError_t block_then_role(const float* A, float* B, cudaStream_t stream);
+
+// phases_across: grid (1), 256 threads per block, 8 bytes of dynamic shared memory.
+//   A: f32 [128], read, 16-byte aligned
+//   B: f32 [128], written, 16-byte aligned
+//   C: f32 [128], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
+cudaError_t phases_across(const float* A, float* B, float* C, cudaStream_t stream);
+
 // auto_dyn: grid (1), 256 threads per block, 16416 bytes of dynamic shared memory.
 //   A: f16 [64, K], read, 16-byte aligned
 //   B: f16 [K, 64], read, 16-byte aligned

@@ -93,6 +93,8 @@ extern "C" void ring_tma_kernel(const float* __restrict__ A, float* __restrict__
 extern "C" void ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ S, float* __restrict__ O);
 extern "C" void roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ C);
 extern "C" void roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, int go);
+extern "C" void block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B);
+extern "C" void phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* __restrict__ C);
 extern "C" void auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C, int K, const CUtensorMap tma_A, const CUtensorMap tma_B);
 
 extern "C" cudaError_t ws_kernels_init(void) {
@@ -293,6 +295,70 @@ extern "C" cudaError_t roles_after_branch(const float* A, float* B, int go, cuda
     config.stream = stream;
     return cudaLaunchKernelEx(&config, roles_after_branch_kernel, A, B, go);
 } // roles_after_branch
+
+extern "C" cudaError_t block_then_role(const float* A, float* B, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "block_then_role: tensor 'A' (f32 [8, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "block_then_role: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "block_then_role: tensor 'B' (f32 [8, 128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "block_then_role: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "block_then_role: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("block_then_role");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 512;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, block_then_role_kernel, A, B);
+} // block_then_role
+
+extern "C" cudaError_t phases_across(const float* A, float* B, float* C, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "phases_across: tensor 'A' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "phases_across: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "phases_across: tensor 'B' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "phases_across: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "phases_across: tensor 'C' (f32 [128]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "phases_across: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "phases_across: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("phases_across");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 8;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, phases_across_kernel, A, B, C);
+} // phases_across
 
 extern "C" cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int K, cudaStream_t stream) {
     tilet_last_error[0] = '\0';
