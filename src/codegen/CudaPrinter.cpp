@@ -285,6 +285,13 @@ private:
             out_.line("tilet_" + key + "(&" + access(l.dst, {l.dstOffset}) + ", &" + access(l.src, l.srcIndices) + ");");
             return;
         }
+        case ir::StmtKind::StMatrix: {
+            const ir::StMatrix &l = *ir::as<ir::StMatrix>(s);
+            std::string key = "stmatrix_x" + std::to_string(l.count);
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(l.dst, l.dstIndices) + ", &" + access(l.src, {l.srcOffset}) + ");");
+            return;
+        }
         case ir::StmtKind::Mma: {
             const ir::Mma &m = *ir::as<ir::Mma>(s);
             std::string key = m.instruction.name;

@@ -239,6 +239,7 @@ std::string rewriteDevice(const std::string &cu) {
                                  R"(|tilet_cp_async_wait<\d+>\(\)|tilet_tma_store_wait\(\));)\s*$)");
     static const std::regex dp4a(R"(\btilet_dp4a_([su])8_([su])8\()");
     static const std::regex ldmatrix(R"(tilet_ldmatrix_x(\d)(_trans)?\()");
+    static const std::regex stmatrix(R"(tilet_stmatrix_x(\d)\()");
     static const std::regex cpAsync(R"(tilet_cp_async_(\d+)\()");
     static const std::regex tmemLoad(R"(tilet_tmem_(load|store)_(32x32b|16x256b)_x(\d+)\()");
     static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
@@ -250,6 +251,7 @@ std::string rewriteDevice(const std::string &cu) {
         if (std::regex_match(line, m, sync)) line = m[1].str() + "if (emu::keep(__LINE__)) " + m[2].str();
         line = replaceAll(line, dp4a, [&](const std::smatch &x) { return "emu::dp4a<" + flag(x[1] == "s") + ", " + flag(x[2] == "s") + ">("; });
         line = replaceAll(line, ldmatrix, [&](const std::smatch &x) { return "emu::ldmatrix<" + x[1].str() + ", " + flag(x[2].matched) + ">("; });
+        line = replaceAll(line, stmatrix, [&](const std::smatch &x) { return "emu::stmatrix<" + x[1].str() + ">("; });
         if (line.find("tilet_mma_") != std::string::npos)
             for (const auto &[helper, model] : mmaModels()) line = replaceText(line, helper, model);
         line = std::regex_replace(line, cpAsync, "emu::cpAsync<$1>(");

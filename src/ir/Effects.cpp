@@ -164,6 +164,15 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(element(n.dst, AccessMode::Write));
         return;
     }
+    case StmtKind::StMatrix: {
+        // Each lane's 16-byte row (count matrices: lanes 0 .. 8 * count - 1 give rows).
+        const StMatrix &n = *as<StMatrix>(s);
+        Access w = element(n.dst, AccessMode::Write, &n.dstIndices);
+        w.elements = 16 * 8 / dtypeBits(n.dst->dtype);
+        acc.push_back(w);
+        acc.push_back(element(n.src, AccessMode::Read));
+        return;
+    }
     case StmtKind::Mma: {
         const Mma &n = *as<Mma>(s);
         acc.push_back(element(n.a, AccessMode::Read));

@@ -525,6 +525,22 @@ struct LdMatrix : StmtNode {
     const bool trans;
 };
 
+// stmatrix.sync.aligned.m8n8.x{count}.shared.b16 (sm_90): ldmatrix backwards.
+// Lane l gives the address dst[dstIndices] of row l % 8 of matrix
+// (l / 8) % count; per matrix m, each lane's 32-bit register
+// src[srcOffset + m * 2 ...] (two 16-bit elements) is stored at row lane / 4,
+// bytes 4 * (lane % 4) -- the m16n8 accumulator's register pattern.
+struct StMatrix : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::StMatrix;
+    StMatrix(Buffer d, std::vector<Expr> di, Buffer sb, Expr off, int64_t n, SourceRange s = {})
+        : StmtNode(kKind, s), dst(std::move(d)), dstIndices(std::move(di)), src(std::move(sb)), srcOffset(std::move(off)), count(n) {}
+    const Buffer dst;             // shared, 16-bit elements
+    const std::vector<Expr> dstIndices;
+    const Buffer src;             // a local register array of the same 16-bit dtype
+    const Expr srcOffset;         // element index into src
+    const int64_t count;          // 1, 2 or 4
+};
+
 // mma.sync.aligned.m{m}n{n}k{k}.row.col: one atom of the warp's product,
 // d[dOffset..] += a[aOffset..] * b[bOffset..], with the register fragments of
 // the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.

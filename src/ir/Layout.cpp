@@ -1,5 +1,7 @@
 #include "ir/Layout.h"
 
+#include "ir/Simplify.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -138,6 +140,21 @@ std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t loca
         coords[m.dim] += (local % m.extent) * m.coordStride;
         local /= m.extent;
     }
+    return coords;
+}
+
+std::vector<Expr> elementAt(const TileLayout &l, const Expr &thread, const Expr &local) {
+    std::vector<Expr> coords(l.shape.size(), intImm(0));
+    for (size_t k = 0; k < l.threadModes.size(); ++k) {
+        const LayoutMode &m = l.threadModes[k];
+        if (m.dim != LayoutMode::kReplicate) coords[m.dim] = add(coords[m.dim], mul(threadDigit(l, k, thread), intImm(m.coordStride)));
+    }
+    for (size_t k = 0; k < l.localModes.size(); ++k) {
+        const LayoutMode &m = l.localModes[k];
+        Expr digit = mod(div(local, intImm(localStride(l, k))), intImm(m.extent));
+        coords[m.dim] = add(coords[m.dim], mul(digit, intImm(m.coordStride)));
+    }
+    for (Expr &c : coords) c = simplify(c);
     return coords;
 }
 

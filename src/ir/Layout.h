@@ -52,6 +52,9 @@ bool sameDistribution(const TileLayout &a, const TileLayout &b);
 // holds (for a loop layout: the iteration it runs).
 std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local);
 
+// The same with the thread and the local index as expressions.
+std::vector<Expr> elementAt(const TileLayout &l, const Expr &thread, const Expr &local);
+
 // Whether `thread` holds the element at `coords` (some coordinates may be
 // unknown: std::nullopt, any value). An unknown coordinate is held only if no
 // thread mode splits its dimension.

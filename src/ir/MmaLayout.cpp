@@ -2,6 +2,7 @@
 #include "ir/MmaLayout.h"
 
 #include "ir/Layout.h"
+#include "ir/Simplify.h"
 
 namespace tilet::ir {
 
@@ -186,6 +187,51 @@ TileLayout tmemLoadLayout(const TmemTiling &t) {
     addMode(l.localModes, 2, 0, 8);                  // register / 2 % 2: rows + 8
     addMode(l.localModes, t.groupCols() / 8, 1, 8);  // repetition: 8 columns further
     return l;
+}
+
+std::string stmatrixMismatch(const TileLayout &l) {
+    if (l.shape.size() != 2) return "stmatrix stores 2-D tiles; the fragment has " + std::to_string(l.shape.size()) + " dimensions";
+    if (l.replication() != 1) return "the fragment is replicated over threads (stmatrix stores each element once)";
+    if (l.threads % 32 != 0 || l.localSize() % 2 != 0) return "stmatrix moves whole warps' register pairs";
+    for (int64_t t = 0; t < l.threads; ++t) {
+        int64_t lane = t % 32;
+        for (int64_t p = 0; p < l.localSize(); p += 2) {
+            std::vector<int64_t> block = elementAt(l, t - lane, p), first = elementAt(l, t, p), second = elementAt(l, t, p + 1);
+            if (block[1] % 8 != 0 || first[0] != block[0] + lane / 4 || first[1] != block[1] + 2 * (lane % 4) || second[0] != first[0] ||
+                second[1] != first[1] + 1)
+                return "registers " + std::to_string(p) + " and " + std::to_string(p + 1) + " of thread " + std::to_string(t) +
+                       " are not in the m16n8 accumulator pattern of an 8x8 block";
+        }
+    }
+    return "";
+}
+
+std::vector<Expr> stmatrixRow(const TileLayout &l, const Expr &thread, const Expr &pair) {
+    // Lane 4 r of the warp holds column 0 of row r = lane % 8 of the block:
+    // its thread digits below the warp are those of 4 r, the others the
+    // calling thread's; register 2 pair's local digits (the lowest, the
+    // column within the pair, is 0).
+    std::vector<Expr> coords(l.shape.size(), intImm(0));
+    Expr fourR = mul(mod(thread, intImm(8)), intImm(4));
+    for (size_t k = 0; k < l.threadModes.size(); ++k) {
+        const LayoutMode &m = l.threadModes[k];
+        if (m.dim == LayoutMode::kReplicate) continue;
+        int64_t stride = threadStride(l, k);
+        Expr digit;
+        if (stride % 32 == 0) digit = threadDigit(l, k, thread);
+        else if (stride * m.extent <= 32) digit = mod(div(fourR, intImm(stride)), intImm(m.extent));
+        else digit = threadDigit(l, k, add(sub(thread, mod(thread, intImm(32))), fourR));
+        coords[m.dim] = add(coords[m.dim], mul(digit, intImm(m.coordStride)));
+    }
+    for (size_t k = 0; k < l.localModes.size(); ++k) {
+        const LayoutMode &m = l.localModes[k];
+        int64_t stride = localStride(l, k);
+        if (stride == 1) continue;   // the element within the pair: 0 (stmatrixMismatch: pairs are extent-2 column steps)
+        Expr digit = mod(div(pair, intImm(stride / 2)), intImm(m.extent));
+        coords[m.dim] = add(coords[m.dim], mul(digit, intImm(m.coordStride)));
+    }
+    for (Expr &c : coords) c = simplify(c);
+    return coords;
 }
 
 } // namespace tilet::ir

@@ -108,6 +108,18 @@ TileLayout wgmmaOperandALayout(const MmaTiling &t);
 // Register index of the first of the 8 A elements of m-atom a, k-step ks.
 Expr wgmmaOperandAOffset(const MmaTiling &t, const Expr &a, const Expr &ks);
 
+// stmatrix (m8n8, 16-bit elements) stores a [rows, cols] fragment whose
+// every pair of registers (2p, 2p + 1) holds, across a warp's 32 lanes, one
+// 8x8 block in the m16n8 accumulator pattern: lane l the elements
+// (r + l / 4, c + 2 (l % 4) + e), with c a multiple of 8 (16-byte rows).
+// The mma.sync and wgmma accumulator layouts are such. Empty when `l` fits,
+// else why not.
+std::string stmatrixMismatch(const TileLayout &l);
+// The element of the 8x8 block of register pair `pair` of the calling
+// thread's warp whose row `thread` (threadIdx.x from the layout's first
+// thread) gives to stmatrix: row lane % 8, column 0 of the block.
+std::vector<Expr> stmatrixRow(const TileLayout &l, const Expr &thread, const Expr &pair);
+
 } // namespace tilet::ir
 
 namespace tilet::ir {

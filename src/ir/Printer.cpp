@@ -186,6 +186,12 @@ public:
                  l.src->name + "[" + list(l.srcIndices) + "]");
             return;
         }
+        case StmtKind::StMatrix: {
+            auto &l = static_cast<const StMatrix &>(*s);
+            line("stmatrix.x" + std::to_string(l.count) + " " + l.dst->name + "[" + list(l.dstIndices) + "] <- " + l.src->name + "[" +
+                 expr(l.srcOffset) + "...]");
+            return;
+        }
         case StmtKind::Mma: {
             auto &m = static_cast<const Mma &>(*s);
             line(std::string(m.instruction.name) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +

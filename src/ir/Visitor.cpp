@@ -65,6 +65,10 @@ void Visitor::visitLdMatrix(const LdMatrix &n) {
     visit(n.dstOffset);
     for (const Expr &i : n.srcIndices) visit(i);
 }
+void Visitor::visitStMatrix(const StMatrix &n) {
+    for (const Expr &i : n.dstIndices) visit(i);
+    visit(n.srcOffset);
+}
 void Visitor::visitMma(const Mma &n) { visit(n.dOffset); visit(n.aOffset); visit(n.bOffset); }
 void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
 void Visitor::visitWgmma(const Wgmma &n) {
@@ -353,6 +357,15 @@ Stmt Mutator::mutateLdMatrix(const Stmt &self, const LdMatrix &n) {
     Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src);
     if (!changed && off == n.dstOffset && dst == n.dst && src == n.src) return self;
     return std::make_shared<LdMatrix>(dst, off, src, std::move(si), n.count, n.trans, n.span);
+}
+
+Stmt Mutator::mutateStMatrix(const Stmt &self, const StMatrix &n) {
+    bool changed = false;
+    std::vector<Expr> di = mutateIndices(*n.dst, n.dstIndices, changed);
+    Expr off = mutate(n.srcOffset);
+    Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src);
+    if (!changed && off == n.srcOffset && dst == n.dst && src == n.src) return self;
+    return std::make_shared<StMatrix>(dst, std::move(di), src, off, n.count, n.span);
 }
 
 Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {

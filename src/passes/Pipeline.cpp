@@ -11,6 +11,7 @@
 #include "passes/PredicatePipelineBranches.h"
 #include "passes/InferLayouts.h"
 #include "passes/InsertSyncs.h"
+#include "passes/LowerFragmentStores.h"
 #include "passes/LowerGemms.h"
 #include "passes/LowerParallelLoops.h"
 #include "passes/LowerReductions.h"
@@ -91,7 +92,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
     return names;
 }
@@ -155,6 +156,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("lower-gemms", lowerGemms, checked);
         // Copies out of tensor memory (tcgen05.ld); needs the fragment layouts.
         run("lower-tensor-memory", lowerTensorMemory, checked);
+        // Accumulators copied to shared memory with stmatrix; needs their registers.
+        run("lower-fragment-stores", lowerFragmentStores, checked);
         // A consumer loop's wgmma group stays in flight while the next is issued.
         run("overlap-wgmma", overlapWgmma, checked);
         // Reductions need the layouts of their fragments.

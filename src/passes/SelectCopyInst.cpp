@@ -8,6 +8,7 @@
 #include "passes/SelectCopyInst.h"
 
 #include "ir/Analysis.h"
+#include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/ScopedMutator.h"
@@ -16,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 namespace tilet {
 
@@ -25,7 +27,7 @@ using ir::CopyInst;
 
 class Selector : public ScopedMutator {
 public:
-    Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), ctx_(ctx) {
+    Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), ctx_(ctx), threads_(k.threads) {
         // Fragments that feed a gemm as its A operand carry the instruction's
         // operand layout, and accumulators its accumulator layout; only those
         // can move with ldmatrix (A) / stmatrix (accumulators).
@@ -33,7 +35,11 @@ public:
             if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
                 // (ldmatrix fills mma.sync's A layout; a wgmma's register A is loaded element by element)
                 if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA) operandFragments_.insert(g->a.buffer.get());
-                accumulatorFragments_.insert(g->c.buffer.get());
+                // The layout infer-layouts will give the accumulator (the instruction fixes it).
+                if (g->c.buffer->scope == ir::MemScope::Fragment && !accumulatorLayouts_.count(g->c.buffer.get())) {
+                    if (g->inst == ir::GemmInst::WGMMA) accumulatorLayouts_[g->c.buffer.get()] = ir::wgmmaAccumulatorLayout(ir::mmaTiling(*g));
+                    if (g->inst == ir::GemmInst::MMA) accumulatorLayouts_[g->c.buffer.get()] = ir::mmaAccumulatorLayout(ir::mmaTiling(*g));
+                }
             }
         });
     }
@@ -68,7 +74,9 @@ protected:
 
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         ++wsDepth_;
+        int64_t outerThreads = std::exchange(threads_, n.threads());
         ir::Stmt out = ScopedMutator::mutateWarpSpecialize(self, n);
+        threads_ = outerThreads;
         --wsDepth_;
         return out;
     }
@@ -329,16 +337,36 @@ private:
             else return CopyInst::LDSM;
         }
         if (s == ir::MemScope::Fragment && d == ir::MemScope::Shared) {
-            if (!t.has(Feature::Stmatrix)) rejected.push_back({"STSM", lacks(t, Feature::Stmatrix)});
-            else if (!accumulatorFragments_.count(c.src.buffer.get()))
-                rejected.push_back({"STSM", "fragment '" + c.src.buffer->name + "' does not have an MMA accumulator layout (it is not a gemm operand)"});
-            else if (dtypeBits(c.dst.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
-                rejected.push_back({"STSM", "stmatrix moves 16-bit elements without conversion"});
-            else return CopyInst::STSM;
+            std::optional<std::string> no = stmatrixObstacle(c);
+            if (!no) return CopyInst::STSM;
+            rejected.push_back({"STSM", *no});
         }
         if (s == ir::MemScope::TMem && d == ir::MemScope::Fragment) return CopyInst::TMemLoad;
         if (s == ir::MemScope::Fragment && d == ir::MemScope::TMem) return CopyInst::TMemStore;
         return CopyInst::Normal;
+    }
+
+    // Why stmatrix cannot store this copy (lower-fragment-stores' conditions,
+    // TileLang's LowerLDSM's for stores), if it cannot.
+    std::optional<std::string> stmatrixObstacle(const ir::Copy &c) const {
+        const ir::BufferNode &fragment = *c.src.buffer, &shared = *c.dst.buffer;
+        if (!ctx_.target.has(Feature::Stmatrix)) return lacks(ctx_.target, Feature::Stmatrix);
+        auto found = accumulatorLayouts_.find(&fragment);
+        if (found == accumulatorLayouts_.end())
+            return "fragment '" + fragment.name + "' is not the accumulator of an mma.sync or wgmma gemm (whose register pattern stmatrix stores)";
+        const ir::TileLayout &layout = found->second;
+        if (dtypeBits(shared.dtype) != 16) return "stmatrix stores 16-bit elements; '" + shared.name + "' holds " + std::string(dtypeName(shared.dtype));
+        if (!c.src.coversBuffer()) return "stmatrix stores a whole accumulator; this copy reads part of '" + fragment.name + "'";
+        std::optional<int64_t> rowLength = ir::constInt(shared.shape.back());
+        if (c.dst.tileShape() != layout.shape || c.dst.extents.back() != layout.shape.back() || !rowLength)
+            return "the destination is not a tile of '" + fragment.name + "''s shape with its rows along the last dimension of '" + shared.name + "'";
+        if (*rowLength % 8 != 0 || ir::knownDivisor(c.dst.mins.back()) % 8 != 0)
+            return "the rows of the destination in '" + shared.name + "' are not 16-byte aligned (stmatrix stores 16-byte rows)";
+        if (layout.threads != threads_)
+            return "the copy runs on " + std::to_string(threads_) + " threads and the accumulator's layout spans " + std::to_string(layout.threads);
+        std::string mismatch = ir::stmatrixMismatch(layout);
+        if (!mismatch.empty()) return mismatch;
+        return std::nullopt;
     }
 
     // ------------------------------------------------------------ the chain
@@ -434,7 +462,9 @@ private:
     }
 
     PassContext &ctx_;
-    std::set<const ir::BufferNode *> operandFragments_, accumulatorFragments_;
+    std::set<const ir::BufferNode *> operandFragments_;
+    std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
+    int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;
     std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them

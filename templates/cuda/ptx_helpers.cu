@@ -65,6 +65,39 @@ __device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *r
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
     memcpy(dst, r, sizeof(r));
 }
+// @helper stmatrix_x1
+// stmatrix: one 8x8 matrix of 16-bit elements from the warp's registers; lanes 0-7 give its row addresses.
+__device__ __forceinline__ void tilet_stmatrix_x1(void *row, const void *src)
+{
+    unsigned r[1];
+    memcpy(r, src, sizeof(r));
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0])
+                 : "memory");
+}
+// @helper stmatrix_x2
+// stmatrix: two 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_stmatrix_x2(void *row, const void *src)
+{
+    unsigned r[2];
+    memcpy(r, src, sizeof(r));
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1])
+                 : "memory");
+}
+// @helper stmatrix_x4
+// stmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_stmatrix_x4(void *row, const void *src)
+{
+    unsigned r[4];
+    memcpy(r, src, sizeof(r));
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
 // @helper dp4a_s8_s8
 // dp4a: c + the dot product of the four signed bytes at a and the four signed bytes at b
 // (read with memcpy: any alignment, and register arrays stay in registers).

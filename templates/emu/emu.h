@@ -539,6 +539,25 @@ template <int Count, bool Trans, class T> void ldmatrix(void *dst, SharedPtr<T> 
     std::memcpy(dst, regs, sizeof regs);
 }
 
+// ---- stmatrix (PTX ISA: "Warp-level matrix store instruction: stmatrix")
+
+// ldmatrix backwards: lane l gives the address of row l % 8 of matrix l / 8;
+// per matrix m, thread t's register m goes to row t / 4, bytes 4 * (t % 4).
+// The 16 bytes of a row count as written by the lane that gives its address.
+template <int Count, class T> void stmatrix(SharedPtr<T> row, const void *src) {
+    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
+    bool ok = lane < 8 * Count && sharedAccess(row.blk, row.off, 16, row.line, true, row.buffer, row.base);
+    block->lanes[t] = ok ? reinterpret_cast<uint64_t>(row.raw()) : 0;
+    block->warps[t / 32]->arriveAndWait();
+    unsigned regs[Count];
+    std::memcpy(regs, src, sizeof regs);
+    for (int m = 0; m < Count; ++m) {
+        auto *rowStart = reinterpret_cast<unsigned char *>(block->lanes[warpBase + 8 * m + lane / 4]);
+        if (rowStart) std::memcpy(rowStart + 4 * (lane % 4), &regs[m], 4);
+    }
+    block->warps[t / 32]->arriveAndWait();
+}
+
 // ---- mma.sync (PTX ISA: "Matrix fragments for mma.m16n8k*"), g = lane / 4, q = lane % 4
 
 inline double toDouble(__half x) { return __half2float(x); }

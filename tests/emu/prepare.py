@@ -180,6 +180,7 @@ def rewrite_device(device):
                     lambda m: f"emu::dp4a<{'true' if m.group(1) == 's' else 'false'}, {'true' if m.group(2) == 's' else 'false'}>(", device)
     device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
                     lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
+    device = re.sub(r"tilet_stmatrix_x(\d)\(", lambda m: f"emu::stmatrix<{m.group(1)}>(", device)
     device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
                     lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
     device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)

@@ -109,5 +109,27 @@ int main() {
             [&](int k, int j) { return double(__half2float(B[j * 64 + k])); }, false, [&](int i, int j) { return double(C[i * 24 + j]); });
         failed += harness::report("wgmma m64n24k16 (N = 8 mod 16)", err, 1e-4);
     }
+    {
+        __nv_bfloat16 *A = fill(128 * 64, 105, toBf16), *B = fill(64 * 256, 106, toBf16);
+        __nv_bfloat16 *C = harness::alloc<__nv_bfloat16>(128 * 256);
+        if (wg_stmatrix(A, B, C, nullptr) != cudaSuccess) return 1;
+        double err = reference::gemmError(
+            128, 256, 64, [&](int i, int k) { return double(__bfloat162float(A[i * 64 + k])); },
+            [&](int k, int j) { return double(__bfloat162float(B[k * 256 + j])); }, false,
+            [&](int i, int j) { return double(__bfloat162float(C[i * 256 + j])); });
+        // bf16 keeps 8 bits of mantissa: the stored result is within 2^-8 relative.
+        failed += harness::report("wgmma f32 accumulator -> bf16 by stmatrix -> TMA store, relative error", err, 8e-3);
+    }
+    {
+        __half *A = fill(64 * 64, 107, toHalf), *B = fill(64 * 64, 108, toHalf);
+        __half *C = harness::alloc<__half>(64 * 64), *D = harness::alloc<__half>(64 * 64);
+        if (wg_stmatrix_parts(A, B, C, D, nullptr) != cudaSuccess) return 1;
+        auto a = [&](int i, int k) { return double(__half2float(A[i * 64 + k])); };
+        auto b = [&](int k, int j) { return double(__half2float(B[k * 64 + j])); };
+        double err = reference::gemmError(64, 64, 64, a, b, false, [&](int i, int j) { return double(__half2float(C[i * 64 + j])); });
+        failed += harness::report("wgmma f16 accumulator by stmatrix into columns 8..71 of a stage, relative error", err, 4e-3);
+        err = reference::gemmError(64, 64, 64, a, b, false, [&](int i, int j) { return double(__half2float(D[i * 64 + j])); });
+        failed += harness::report("mma.sync f32 accumulator -> f16 by stmatrix into columns 16..79, relative error", err, 4e-3);
+    }
     return failed;
 }

@@ -8,6 +8,34 @@
 #include <cuda_fp8.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
+// ldmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_ldmatrix_x4(void *dst, const void *row)
+{
+    unsigned r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// ldmatrix.trans: four 8x8 matrices, each transposed.
+__device__ __forceinline__ void tilet_ldmatrix_x4_trans(void *dst, const void *row)
+{
+    unsigned r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+    memcpy(dst, r, sizeof(r));
+}
+// stmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_stmatrix_x4(void *row, const void *src)
+{
+    unsigned r[4];
+    memcpy(r, src, sizeof(r));
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -77,6 +105,19 @@ __device__ __forceinline__ void tilet_fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// Commits this thread's TMA stores and waits until they have read shared memory.
+__device__ __forceinline__ void tilet_tma_store_wait()
+{
+    asm volatile("cp.async.bulk.commit_group;\n"
+                 "cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// 1D TMA: `bytes` contiguous bytes shared -> global, in this thread's bulk group.
+__device__ __forceinline__ void tilet_bulk_store(void *dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 :: "l"(dst), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(bytes)
+                 : "memory");
+}
 // A wgmma shared-memory matrix descriptor: start address, leading- and
 // stride-dimension byte offsets (all in 16-byte units), swizzle mode
 // (1: 128B, 2: 64B, 3: 32B).
@@ -100,6 +141,26 @@ __device__ __forceinline__ void tilet_wgmma_commit()
 template <int N> __device__ __forceinline__ void tilet_wgmma_wait()
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// mma.sync: D (16x8, f32) += A (16x16, f16) * B (16x8, f16) for one warp.
+__device__ __forceinline__ void tilet_mma_m16n8k16_f32_f16(float *d, const void *a, const void *b)
+{
+    unsigned ra[4], rb[2];
+    memcpy(ra, a, sizeof(ra));
+    memcpy(rb, b, sizeof(rb));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+// wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
+// read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
+template <int TransA, int TransB>
+__device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_bf16(float *d, unsigned long long a, unsigned long long b, int scaleD)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(scaleD), "n"(TransA), "n"(TransB));
 }
 // wgmma: D (64 x 128 per warp group, f32) = A * B + (scaleD ? D : 0), A and B
 // read through shared-memory descriptors; TransA / TransB: M- / N-major operands.
@@ -284,7 +345,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             }
         }
     }
-#line 288 "wgmma_kernels.cu"
+#line 349 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -392,7 +453,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 396 "wgmma_kernels.cu"
+#line 457 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -476,7 +537,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 480 "wgmma_kernels.cu"
+#line 541 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -556,7 +617,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 560 "wgmma_kernels.cu"
+#line 621 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -628,7 +689,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 632 "wgmma_kernels.cu"
+#line 693 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -712,7 +773,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 716 "wgmma_kernels.cu"
+#line 777 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -784,7 +845,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 788 "wgmma_kernels.cu"
+#line 849 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -868,7 +929,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 872 "wgmma_kernels.cu"
+#line 933 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -943,5 +1004,273 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 947 "wgmma_kernels.cu"
+#line 1008 "wgmma_kernels.cu"
 } // wg_n24_kernel
+
+extern "C" __global__ void __launch_bounds__(256, 1)
+wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 117 "wgmma_kernels.tl"
+    __nv_bfloat16* a_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 32768);
+    __nv_bfloat16* b_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
+    float acc[128];
+    __nv_bfloat16* c_s = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 121 "wgmma_kernels.tl"
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 121 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 121 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 2048 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 2048 + j_thread]);
+    }
+#line 122 "wgmma_kernels.tl"
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 32;
+#line 122 "wgmma_kernels.tl"
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 32 * 8;
+#line 122 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 8; ++i_1) {
+#line 122 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 256 + i_1 * 2048 + j_thread_1]);
+    }
+#line 123 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 123 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 123 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 123 "wgmma_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 123 "wgmma_kernels.tl"
+                    acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
+                }
+            }
+        }
+    }
+#line 124 "wgmma_kernels.tl"
+    const int group_n = static_cast<int>(threadIdx.x) / 128;
+#line 124 "wgmma_kernels.tl"
+    tilet_wgmma_fence();
+#line 124 "wgmma_kernels.tl"
+    tilet_fence_proxy_async();
+#line 124 "wgmma_kernels.tl"
+    __syncthreads();
+#line 124 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+#line 124 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int a = 0; a < 2; ++a) {
+#line 124 "wgmma_kernels.tl"
+            tilet_wgmma_m64n128k16_f32_bf16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 8192 + ks * 1024], 8192, 1024, 1), 1);
+        }
+    }
+#line 124 "wgmma_kernels.tl"
+    tilet_wgmma_commit();
+#line 124 "wgmma_kernels.tl"
+    tilet_wgmma_wait<0>();
+    __nv_bfloat16 acc_pack[8];
+#line 125 "wgmma_kernels.tl"
+    __syncthreads();
+#line 125 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int g = 0; g < 16; ++g) {
+#line 125 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int e = 0; e < 8; ++e) {
+#line 125 "wgmma_kernels.tl"
+            acc_pack[e] = static_cast<__nv_bfloat16>(acc[g * 8 + e]);
+        }
+#line 125 "wgmma_kernels.tl"
+        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 256 + static_cast<int>(threadIdx.x) / 32 % 4 * 4096 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 2048 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 32 * 16384 + static_cast<int>(threadIdx.x) / 128 * 128 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 16 * 8], &acc_pack[0]);
+    }
+#line 126 "wgmma_kernels.tl"
+    tilet_fence_proxy_async();
+#line 126 "wgmma_kernels.tl"
+    __syncthreads();
+#line 126 "wgmma_kernels.tl"
+    if (static_cast<int>(threadIdx.x) == 0) {
+#line 126 "wgmma_kernels.tl"
+        tilet_bulk_store(&C[0], &c_s[0], 65536);
+#line 126 "wgmma_kernels.tl"
+        tilet_tma_store_wait();
+    }
+#line 1104 "wgmma_kernels.cu"
+} // wg_stmatrix_kernel
+
+extern "C" __global__ void __launch_bounds__(128, 1)
+wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, __half* __restrict__ D) {
+    extern __shared__ __align__(1024) unsigned char tilet_smem[];
+#line 133 "wgmma_kernels.tl"
+    __half* a_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    __half* b_s = reinterpret_cast<__half*>(tilet_smem + 8192);
+    __half acc[32];
+    float acc2[32];
+    __half* c_s = reinterpret_cast<__half*>(tilet_smem + 0);
+    const int i_thread = static_cast<int>(threadIdx.x) / 8;
+#line 138 "wgmma_kernels.tl"
+    const int j_thread = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 138 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 138 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
+    }
+#line 139 "wgmma_kernels.tl"
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
+#line 139 "wgmma_kernels.tl"
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 139 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 139 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
+    }
+#line 140 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 140 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 140 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+#line 140 "wgmma_kernels.tl"
+                acc[v + i_1 * 2 + j_1 * 4] = static_cast<__half>(0.0f);
+            }
+        }
+    }
+#line 141 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 141 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 141 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 141 "wgmma_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 141 "wgmma_kernels.tl"
+                    acc2[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = 0.0f;
+                }
+            }
+        }
+    }
+#line 142 "wgmma_kernels.tl"
+    tilet_wgmma_fence();
+#line 142 "wgmma_kernels.tl"
+    tilet_fence_proxy_async();
+#line 142 "wgmma_kernels.tl"
+    __syncthreads();
+#line 142 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+#line 142 "wgmma_kernels.tl"
+        tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+    }
+#line 142 "wgmma_kernels.tl"
+    tilet_wgmma_commit();
+#line 142 "wgmma_kernels.tl"
+    tilet_wgmma_wait<0>();
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+#line 143 "wgmma_kernels.tl"
+    const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
+#line 143 "wgmma_kernels.tl"
+    const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 143 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+#line 143 "wgmma_kernels.tl"
+        __half a_s_frag[16];
+#line 143 "wgmma_kernels.tl"
+        __half b_s_frag[16];
+#line 143 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+#line 143 "wgmma_kernels.tl"
+            tilet_ldmatrix_x4(&a_s_frag[i * 8], &a_s[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
+        }
+#line 143 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int jg = 0; jg < 2; ++jg) {
+#line 143 "wgmma_kernels.tl"
+            tilet_ldmatrix_x4_trans(&b_s_frag[jg * 8], &b_s[ks * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((warp_n * 32 + jg * 16 + lane / 16 * 8) ^ ((lane & 7) * 8))]);
+        }
+#line 143 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int i = 0; i < 2; ++i) {
+#line 143 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int j = 0; j < 4; ++j) {
+#line 143 "wgmma_kernels.tl"
+                tilet_mma_m16n8k16_f32_f16(&acc2[j * 4 + i * 16], &a_s_frag[i * 8], &b_s_frag[j * 4]);
+            }
+        }
+    }
+#line 144 "wgmma_kernels.tl"
+    __half acc_pack[8];
+#line 144 "wgmma_kernels.tl"
+    __syncthreads();
+#line 144 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+#line 144 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int e = 0; e < 8; ++e) {
+#line 144 "wgmma_kernels.tl"
+            acc_pack[e] = acc[g * 8 + e];
+        }
+#line 144 "wgmma_kernels.tl"
+        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 80 + static_cast<int>(threadIdx.x) / 32 * 1280 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 640 + g * 16 + static_cast<int>(threadIdx.x) % 32 / 8 / 2 * 8 + 5128], &acc_pack[0]);
+    }
+#line 145 "wgmma_kernels.tl"
+    __half acc2_pack[8];
+#line 145 "wgmma_kernels.tl"
+    tilet_fence_proxy_async();
+#line 145 "wgmma_kernels.tl"
+    __syncthreads();
+#line 145 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int g = 0; g < 4; ++g) {
+#line 145 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int e = 0; e < 8; ++e) {
+#line 145 "wgmma_kernels.tl"
+            acc2_pack[e] = static_cast<__half>(acc2[g * 8 + e]);
+        }
+#line 145 "wgmma_kernels.tl"
+        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 80 + static_cast<int>(threadIdx.x) / 32 % 2 * 2560 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 640 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 8 * 1280 + static_cast<int>(threadIdx.x) / 64 * 32 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 4 * 8 + 16], &acc2_pack[0]);
+    }
+#line 146 "wgmma_kernels.tl"
+    const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;
+#line 146 "wgmma_kernels.tl"
+    const int j_thread_2 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 146 "wgmma_kernels.tl"
+    tilet_fence_proxy_async();
+#line 146 "wgmma_kernels.tl"
+    __syncthreads();
+#line 146 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 146 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&C[i_thread_2 * 64 + i_1 * 1024 + j_thread_2]) = *reinterpret_cast<uint4*>(&c_s[i_thread_2 * 80 + i_1 * 1280 + j_thread_2 + 5128]);
+    }
+#line 147 "wgmma_kernels.tl"
+    const int i_thread_3 = static_cast<int>(threadIdx.x) / 8;
+#line 147 "wgmma_kernels.tl"
+    const int j_thread_3 = static_cast<int>(threadIdx.x) % 8 * 8;
+#line 147 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_1 = 0; i_1 < 4; ++i_1) {
+#line 147 "wgmma_kernels.tl"
+        *reinterpret_cast<uint4*>(&D[i_thread_3 * 64 + i_1 * 1024 + j_thread_3]) = *reinterpret_cast<uint4*>(&c_s[i_thread_3 * 80 + i_1 * 1280 + j_thread_3 + 16]);
+    }
+#line 1276 "wgmma_kernels.cu"
+} // wg_stmatrix_parts_kernel

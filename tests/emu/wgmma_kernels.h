@@ -147,6 +147,37 @@ cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaStream_t stre
 cudaError_t wg_n24(const unsigned short* A, const unsigned short* B, float* C, cudaStream_t stream);
 #endif
 
+// wg_stmatrix: grid (1), 256 threads per block, 65536 bytes of dynamic shared memory.
+//   A: bf16 [128, 64], read, 16-byte aligned
+//   B: bf16 [64, 256], read, 16-byte aligned
+//   C: bf16 [128, 256], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
+cudaError_t wg_stmatrix(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_stmatrix(const unsigned short* A, const unsigned short* B, unsigned short* C, cudaStream_t stream);
+#endif
+
+// wg_stmatrix_parts: grid (1), 128 threads per block, 20480 bytes of dynamic shared memory.
+//   A: f16 [64, 64], read, 16-byte aligned
+//   B: f16 [64, 64], read, 16-byte aligned
+//   C: f16 [64, 64], written, 16-byte aligned
+//   D: f16 [64, 64], written, 16-byte aligned
+// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+// for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
+// cudaErrorInvalidConfiguration for a grid beyond the limits (wgmma_kernels_last_error() says which
+// check failed, and why); an empty grid launches nothing and returns cudaSuccess.
+#ifdef __cplusplus
+cudaError_t wg_stmatrix_parts(const __half* A, const __half* B, __half* C, __half* D, cudaStream_t stream);
+#else
+// C: 16-bit and 8-bit floats as pointers to their bits, bool as _Bool.
+cudaError_t wg_stmatrix_parts(const unsigned short* A, const unsigned short* B, unsigned short* C, unsigned short* D, cudaStream_t stream);
+#endif
+
 // Why the last launch function this thread called returned an error of its
 // own checks -- the kernel, the parameter, what was expected and what was
 // found -- or "" when none failed. Compile the .host.cpp with

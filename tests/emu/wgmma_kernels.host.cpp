@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <mutex>
 
 // ---- TMA tensor maps
 // The encoders (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col) are driver
@@ -96,11 +97,30 @@ extern "C" void wg_int8_kernel(const signed char* __restrict__ A, const signed c
 extern "C" void wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C);
 extern "C" void wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
 extern "C" void wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* __restrict__ C);
+extern "C" void wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C);
+extern "C" void wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, __half* __restrict__ D);
 
 extern "C" cudaError_t wgmma_kernels_init(void) {
-    // No kernel needs more than the default 48 KiB of dynamic shared memory or a cluster above 8 blocks.
+    cudaError_t err = cudaSuccess;
+    err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&wg_stmatrix_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+    if (err != cudaSuccess) return err;
     return cudaSuccess;
 } // wgmma_kernels_init
+
+// wgmma_kernels_init once per device, before the first launch on it (thread-safe): a launch needs no
+// call beforehand. Devices 64 and up take the lock on every launch (the opt-in is idempotent).
+static cudaError_t tilet_init_once(void) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    static std::atomic<unsigned long long> ready{0};
+    if (device < 64 && (ready.load(std::memory_order_acquire) >> device & 1)) return cudaSuccess;
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    err = wgmma_kernels_init();
+    if (err == cudaSuccess && device < 64) ready.fetch_or(1ull << device, std::memory_order_release);
+    return err;
+} // tilet_init_once
 
 extern "C" cudaError_t wg_nn(const __half* A, const __half* B, float* C, cudaStream_t stream) {
     tilet_last_error[0] = '\0';
@@ -423,3 +443,77 @@ extern "C" cudaError_t wg_n24(const __half* A, const __half* B, float* C, cudaSt
     config.stream = stream;
     return cudaLaunchKernelEx(&config, wg_n24_kernel, A, B, C);
 } // wg_n24
+
+extern "C" cudaError_t wg_stmatrix(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix: tensor 'A' (bf16 [128, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix: tensor 'B' (bf16 [64, 256]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix: tensor 'C' (bf16 [128, 256]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_stmatrix: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_stmatrix");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    const cudaError_t init_status = tilet_init_once();
+    if (init_status != cudaSuccess) return init_status;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(256, 1, 1);
+    config.dynamicSmemBytes = 65536;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_stmatrix_kernel, A, B, C);
+} // wg_stmatrix
+
+extern "C" cudaError_t wg_stmatrix_parts(const __half* A, const __half* B, __half* C, __half* D, cudaStream_t stream) {
+    tilet_last_error[0] = '\0';
+#ifndef TILET_NO_CHECKS
+    if (A == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix_parts: tensor 'A' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix_parts: tensor 'A' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(A));
+    if (B == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix_parts: tensor 'B' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(B) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix_parts: tensor 'B' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(B));
+    if (C == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix_parts: tensor 'C' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix_parts: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
+    if (D == nullptr)
+        return tilet_fail(cudaErrorInvalidValue, "wg_stmatrix_parts: tensor 'D' (f16 [64, 64]) is a null pointer");
+    if (reinterpret_cast<std::uintptr_t>(D) % 16 != 0)
+        return tilet_fail(cudaErrorMisalignedAddress, "wg_stmatrix_parts: tensor 'D' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(D));
+#endif
+    const long long grid_x = static_cast<long long>(1);
+    const long long grid_y = 1;
+    const long long grid_z = 1;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
+    if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
+        return tilet_fail(cudaErrorInvalidConfiguration, "wg_stmatrix_parts: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
+#ifndef TILET_NO_CHECKS
+    const cudaError_t device_status = tilet_check_device("wg_stmatrix_parts");
+    if (device_status != cudaSuccess) return device_status;
+#endif
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+    config.blockDim = dim3(128, 1, 1);
+    config.dynamicSmemBytes = 20480;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, wg_stmatrix_parts_kernel, A, B, C, D);
+} // wg_stmatrix_parts

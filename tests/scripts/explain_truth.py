@@ -31,6 +31,7 @@ INSTRUCTIONS = [
     (r"fence\.proxy\.async", r"tilet_fence_proxy_async\(\);", True),
     (r"cp\.async(?!\.bulk)|CPAsync", r"tilet_cp_async_(?:\d|zfill)", True),
     (r"ldmatrix", r"tilet_ldmatrix", True),
+    (r"stmatrix|\bSTSM\b", r"tilet_stmatrix", True),
     (r"mma\.sync|\bMMA\b", r"tilet_mma_m", True),
     (r"wgmma|WGMMA", r"tilet_wgmma_m", True),
     (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store)", True),

@@ -107,6 +107,58 @@ TEST(MmaLayout, AccumulatorLayoutMatchesThePtxTable) {
     }
 }
 
+// stmatrix as the PTX ISA defines it ("stmatrix": lane l gives the address
+// of row l % 8 of matrix l / 8; thread t's register m lands at row t / 4,
+// bytes 4 (t % 4) of matrix m), fed with the row addresses the generator
+// computes (stmatrixRow) and each thread's register pairs in order, stores
+// every element of the accumulator where its coordinates say.
+void expectStmatrixStoresEveryElement(const TileLayout &l) {
+    ASSERT_EQ(stmatrixMismatch(l), "") << l.str();
+    VarRef thread = makeVar("t");
+    int64_t pairs = l.localSize() / 2, count = pairs % 4 == 0 ? 4 : pairs % 2 == 0 ? 2 : 1;
+    std::set<std::vector<int64_t>> stored;
+    for (int64_t warp = 0; warp < l.threads / 32; ++warp) {
+        for (int64_t g = 0; g < pairs / count; ++g) {
+            std::array<std::vector<int64_t>, 32> rowOf;   // the row each lane gives
+            for (int64_t lane = 0; lane < 32; ++lane) {
+                Expr t = intImm(warp * 32 + lane);
+                Expr pair = add(intImm(g * count), mod(div(mod(t, intImm(32)), intImm(8)), intImm(count)));
+                for (const Expr &c : stmatrixRow(l, thread, pair)) rowOf[lane].push_back(value(substitute(c, {{thread, t}})));
+            }
+            for (int64_t lane = 0; lane < 32; ++lane) {
+                for (int64_t m = 0; m < count; ++m) {
+                    for (int64_t e = 0; e < 2; ++e) {
+                        std::vector<int64_t> at = rowOf[8 * m + lane / 4];
+                        at[1] += 2 * (lane % 4) + e;
+                        int64_t local = 2 * (g * count + m) + e;
+                        ASSERT_EQ(at, coordinate(l, warp * 32 + lane, local)) << l.str() << " warp " << warp << " lane " << lane << " register " << local;
+                        stored.insert(at);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(static_cast<int64_t>(stored.size()), l.shape[0] * l.shape[1]) << l.str();
+}
+
+TEST(MmaLayout, StmatrixStoresTheAccumulatorRegisters) {
+    for (const MmaAtom &atom : atoms())
+        for (const MmaTiling &t : tilings(atom)) expectStmatrixStoresEveryElement(mmaAccumulatorLayout(t));
+    for (auto [M, N, warpM, warpN, n] : std::vector<std::array<int64_t, 5>>{{64, 64, 4, 1, 64}, {128, 256, 8, 1, 256}, {128, 128, 4, 2, 64}}) {
+        MmaTiling t;
+        t.M = M;
+        t.N = N;
+        t.K = 16;
+        t.warpM = warpM;
+        t.warpN = warpN;
+        t.threads = 32 * warpM * warpN;
+        t.atom = {64, n, 16, DType::F16};
+        expectStmatrixStoresEveryElement(wgmmaAccumulatorLayout(t));
+    }
+    // A layout of one element per thread and step is not the accumulator pattern.
+    EXPECT_NE(stmatrixMismatch(canonicalLayout({64, 64}, 128, 2)), "");
+}
+
 TEST(MmaLayout, RegisterALayoutMatchesThePtxTable) {
     for (const MmaAtom &atom : atoms()) {
         int64_t bits = dtypeBits(atom.operand);

@@ -6,6 +6,16 @@
 #include <cuda_fp16.h>
 
 // ---- PTX helpers (inline assembly, see the PTX ISA) ----
+// stmatrix: four 8x8 matrices; lane l gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void tilet_stmatrix_x4(void *row, const void *src)
+{
+    unsigned r[4];
+    memcpy(r, src, sizeof(r));
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
 // cp.async of 16 bytes global -> shared, bypassing L1 (.cg); zeros when !valid.
 __device__ __forceinline__ void tilet_cp_async_16(void *dst, const void *src, bool valid)
 {
@@ -211,32 +221,20 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
         }
     }
 #line 39 "blocksparse_gemm.tl"
-    const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
-#line 39 "blocksparse_gemm.tl"
-    const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
+    __half C_local_pack[8];
 #line 39 "blocksparse_gemm.tl"
     __syncthreads();
 #line 39 "blocksparse_gemm.tl"
     #pragma unroll
-    for (int i_2 = 0; i_2 < 2; ++i_2) {
+    for (int g = 0; g < 16; ++g) {
 #line 39 "blocksparse_gemm.tl"
         #pragma unroll
-        for (int j_1 = 0; j_1 < 16; ++j_1) {
+        for (int e = 0; e < 8; ++e) {
 #line 39 "blocksparse_gemm.tl"
-            #pragma unroll
-            for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 39 "blocksparse_gemm.tl"
-                __align__(4) __half C_shared_vec[2];
-#line 39 "blocksparse_gemm.tl"
-                #pragma unroll
-                for (int v = 0; v < 2; ++v) {
-#line 39 "blocksparse_gemm.tl"
-                    C_shared_vec[v] = static_cast<__half>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 64]);
-                }
-#line 39 "blocksparse_gemm.tl"
-                *reinterpret_cast<unsigned int*>(&C_shared[i_thread * 128 + i_1 * 1024 + i_2 * 8192 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_shared_vec[0]);
-            }
+            C_local_pack[e] = static_cast<__half>(C_local[g * 8 + e]);
         }
+#line 39 "blocksparse_gemm.tl"
+        tilet_stmatrix_x4(&C_shared[static_cast<int>(threadIdx.x) % 8 * 128 + static_cast<int>(threadIdx.x) / 32 * 2048 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 1024 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 32 * 8192 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 16 * 8], &C_local_pack[0]);
     }
 #line 40 "blocksparse_gemm.tl"
     tilet_fence_proxy_async();
@@ -249,5 +247,5 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
 #line 40 "blocksparse_gemm.tl"
         tilet_tma_store_wait();
     }
-#line 253 "blocksparse_gemm.cu"
+#line 251 "blocksparse_gemm.cu"
 } // blocksparse_matmul_kernel
