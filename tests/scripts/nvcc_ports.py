@@ -55,7 +55,6 @@ SPILLS = {
     ("gemm_fp8_2xacc.tl", "sm_80"): "two 128x128 f32 accumulators on 128 threads (FMA: no fp8 tensor cores on sm_80)",
     ("gemm_fp8.tl", "sm_100a"): "mma.sync with register accumulators until tcgen05 is lowered (issue 13)",
     ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
-    ("mha_inference.tl", "sm_100a"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (mma.sync until tcgen05)",
     ("mha_bwd_bhsd.tl", "sm_80"): "flash_bwd holds five 64x64 f32 fragments (qkT, dsT, dv, dk, dq) and two f16 casts on 128 threads: 192 registers of fragments",
     ("gemv_alloc_reducer.tl", "sm_90a"): "replication = all: a 128-element f32 reducer in every thread (128 registers) beside a 128x128 f16 tile on 256 threads",
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
