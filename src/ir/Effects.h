@@ -111,8 +111,8 @@ bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly = false);
 // the body's, and those reached from it through bindings and allocations
 // only (not through a loop, a branch or a role). The block meets at the
 // edges of each run of ws(...) regions in one of them: check-barriers
-// assumes a block barrier there, and insert-syncs puts one there when the
-// accesses of roles on either side conflict. Within a run, or in a loop or
+// assumes a block barrier there, and insert-syncs puts one there when roles
+// on either side access the same memory or use the same mbarrier. Within a run, or in a loop or
 // branch, only the program's own barriers order one role's accesses before
 // another's.
 std::set<const Seq *> blockSequences(const Stmt &body);

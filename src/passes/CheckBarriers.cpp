@@ -74,14 +74,11 @@ bool overlap(const std::vector<ir::Interval> &a, const std::vector<ir::Interval>
 
 // ------------------------------------------------------------ unrolling
 
-// Which way the block goes at branches on run-time conditions alike in
-// every thread: by condition (a condition and its negation are one key),
-// those not listed `otherwise`.
-// A run-time condition: its key (the same for a condition and its
-// negation: a > b is !(a <= b), a != b is !(a == b), !c is c negated), as
-// the program would write the key and its negation.
+// A run-time condition: its key, as the program would write it (the same
+// for a condition and its negation: a > b is !(a <= b), a != b is
+// !(a == b), !c is c negated), and the key's negation.
 struct Condition {
-    std::string key, holds, fails;
+    std::string key, fails;
     bool negated = false;   // the condition is the key's negation
 };
 
@@ -98,18 +95,20 @@ Condition conditionOf(const Expr &cond) {
     if (const ir::Binary *b = ir::as<ir::Binary>(cond)) {
         auto with = [&](ir::BinaryOp op) { return text(std::make_shared<ir::Binary>(b->dtype, op, b->a, b->b)); };
         switch (b->op) {
-        case ir::BinaryOp::Gt: return {with(ir::BinaryOp::Le), with(ir::BinaryOp::Le), text(cond), true};
-        case ir::BinaryOp::Ge: return {with(ir::BinaryOp::Lt), with(ir::BinaryOp::Lt), text(cond), true};
-        case ir::BinaryOp::Ne: return {with(ir::BinaryOp::Eq), with(ir::BinaryOp::Eq), text(cond), true};
-        case ir::BinaryOp::Le: return {text(cond), text(cond), with(ir::BinaryOp::Gt), false};
-        case ir::BinaryOp::Lt: return {text(cond), text(cond), with(ir::BinaryOp::Ge), false};
-        case ir::BinaryOp::Eq: return {text(cond), text(cond), with(ir::BinaryOp::Ne), false};
+        case ir::BinaryOp::Gt: return {with(ir::BinaryOp::Le), text(cond), true};
+        case ir::BinaryOp::Ge: return {with(ir::BinaryOp::Lt), text(cond), true};
+        case ir::BinaryOp::Ne: return {with(ir::BinaryOp::Eq), text(cond), true};
+        case ir::BinaryOp::Le: return {text(cond), with(ir::BinaryOp::Gt), false};
+        case ir::BinaryOp::Lt: return {text(cond), with(ir::BinaryOp::Ge), false};
+        case ir::BinaryOp::Eq: return {text(cond), with(ir::BinaryOp::Ne), false};
         default: break;
         }
     }
-    return {text(cond), text(cond), "!(" + text(cond) + ")", false};
+    return {text(cond), "!(" + text(cond) + ")", false};
 }
 
+// Which way the block goes at branches on run-time conditions alike in
+// every thread: by condition, those not listed `otherwise`.
 struct BranchWays {
     std::map<std::string, bool> ways;   // by Condition::key: whether it holds
     std::map<std::string, Condition> conditions;
@@ -123,7 +122,7 @@ struct BranchWays {
         std::string s;
         for (const auto &[key, value] : ways) {
             const Condition &c = conditions.at(key);
-            s += (s.empty() ? "when " : " and ") + (value ? c.holds : c.fails);
+            s += (s.empty() ? "when " : " and ") + (value ? c.key : c.fails);
         }
         return s;
     }
