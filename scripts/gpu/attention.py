@@ -30,6 +30,7 @@ from common import expect, result, torch  # noqa: E402
 # check: (launch function, tolerance)
 CASES = {
     "flash_attention_fwd_sm90": ("flash_attention_fwd", 2e-2),
+    "flash_attention_fwd_sm100a": ("flash_attention_fwd", 2e-2),
 }
 
 

@@ -48,7 +48,7 @@ namespace {
 
 std::string wgmmaHelper(const std::string &key, const ir::Wgmma &w);
 std::string mmaSyncHelper(const ir::Mma &m);
-std::string tcgen05MmaHelper(const Instruction &inst);
+std::string tcgen05MmaHelper(const std::string &key, const Instruction &inst, bool aInTensorMemory);
 std::string tmemMoveHelper(const std::string &key, ir::TmemLoadShape shape, bool store, int64_t repeat);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
 
@@ -429,8 +429,8 @@ private:
         }
         case ir::StmtKind::Tcgen05Mma: {
             const ir::Tcgen05Mma &m = *ir::as<ir::Tcgen05Mma>(s);
-            std::string key = m.instruction.name;
-            if (!generated_.count(key)) generated_[key] = tcgen05MmaHelper(m.instruction);
+            std::string key = std::string(m.instruction.name) + (m.aInTensorMemory() ? "_ts" : "");
+            if (!generated_.count(key)) generated_[key] = tcgen05MmaHelper(key, m.instruction, m.aInTensorMemory());
             helper("tcgen05_desc");
             auto desc = [&](const ir::WgmmaOperand &o) {
                 // PTX ISA, "Shared memory descriptor" (tcgen05): none 0, 128B 2, 64B 4, 32B 6.
@@ -440,7 +440,8 @@ private:
             };
             std::ostringstream idesc;
             idesc << "0x" << std::hex << m.instructionDescriptor << "u";
-            out_.line("tilet_" + key + "(" + e(m.dAddress) + ", " + desc(m.a) + ", " + desc(m.b) + ", " + idesc.str() + ", " + e(m.enableInputD) + ");");
+            std::string a = m.aInTensorMemory() ? e(m.aAddress) : desc(m.a);
+            out_.line("tilet_" + key + "(" + e(m.dAddress) + ", " + a + ", " + desc(m.b) + ", " + idesc.str() + ", " + e(m.enableInputD) + ");");
             return;
         }
         case ir::StmtKind::Tcgen05Commit: {
@@ -638,16 +639,20 @@ std::string mmaSyncHelper(const ir::Mma &m) {
 }
 
 // tcgen05.mma, spelled from its catalog entry: one thread issues it for the
-// CTA; D in tensor memory, A and B through shared-memory descriptors,
-// `enable` 0 overwrites D (PTX ISA, "tcgen05.mma").
-std::string tcgen05MmaHelper(const Instruction &inst) {
+// CTA; D in tensor memory, B through a shared-memory descriptor, A through
+// one too or (the TS form) in tensor memory, `enable` 0 overwrites D (PTX
+// ISA, "tcgen05.mma").
+std::string tcgen05MmaHelper(const std::string &key, const Instruction &inst, bool aInTensorMemory) {
     std::string text = "// " + std::string(inst.ptx) + ": D (tensor memory at d) = A * B + (enable ? D : 0), one thread issuing for\n";
-    text += "// the CTA; A and B through shared-memory descriptors, idesc the instruction descriptor.\n";
-    text += "__device__ __forceinline__ void tilet_" + std::string(inst.name) +
-            "(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable)\n{\n";
+    text += aInTensorMemory ? "// the CTA; A in tensor memory at a (row r in lane r, K packed along the columns), B through a shared-memory\n"
+                              "// descriptor, idesc the instruction descriptor.\n"
+                            : "// the CTA; A and B through shared-memory descriptors, idesc the instruction descriptor.\n";
+    text += "__device__ __forceinline__ void tilet_" + key + "(unsigned d, " + (aInTensorMemory ? "unsigned" : "unsigned long long") +
+            " a, unsigned long long b, unsigned idesc, int enable)\n{\n";
     text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %4, 0;\\n\"\n";
-    text += "                 \"" + std::string(inst.ptx) + " [%0], %1, %2, %3, p;\\n}\\n\"\n";
-    text += "                 :: \"r\"(d), \"l\"(a), \"l\"(b), \"r\"(idesc), \"r\"(enable));\n";
+    text += "                 \"" + std::string(inst.ptx) + " [%0], " + (aInTensorMemory ? "[%1]" : "%1") + ", %2, %3, p;\\n}\\n\"\n";
+    text += "                 :: \"r\"(d), " + (aInTensorMemory ? std::string("\"r\"(a)") : std::string("\"l\"(a)")) +
+            ", \"l\"(b), \"r\"(idesc), \"r\"(enable));\n";
     return text + "}\n";
 }
 

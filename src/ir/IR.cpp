@@ -393,6 +393,11 @@ Expr tmemColumn(const Region &r) {
     return column;
 }
 
+bool samePartition(const TmemPartition &a, const TmemPartition &b) {
+    return a.rows == b.rows && a.cols == b.cols && a.threads == b.threads && a.firstColumn && b.firstColumn &&
+           structurallyEqual(a.firstColumn, b.firstColumn);
+}
+
 bool tmemAllRowsOfOneStage(const Region &r) {
     std::optional<std::vector<int64_t>> shape = r.buffer->constShape();
     if (!shape || shape->size() < 2 || r.extents.size() != shape->size()) return false;

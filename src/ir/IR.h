@@ -749,14 +749,20 @@ struct TmemDealloc : StmtNode {
 // "Instruction descriptor": formats, majors, N >> 3, M >> 4).
 struct Tcgen05Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Mma;
-    Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, WgmmaOperand b, uint32_t idesc, Expr enable, Buffer completion,
-               SourceRange s = {})
-        : StmtNode(kKind, s), instruction(inst), d(std::move(d)), dAddress(std::move(dAddr)), a(std::move(a)), b(std::move(b)),
-          instructionDescriptor(idesc), enableInputD(std::move(enable)), completesOn(std::move(completion)) {}
+    Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, Expr aAddr, WgmmaOperand b, uint32_t idesc, Expr enable,
+               Buffer completion, SourceRange s = {})
+        : StmtNode(kKind, s), instruction(inst), d(std::move(d)), dAddress(std::move(dAddr)), a(std::move(a)), aAddress(std::move(aAddr)),
+          b(std::move(b)), instructionDescriptor(idesc), enableInputD(std::move(enable)), completesOn(std::move(completion)) {}
     const Instruction &instruction;   // the catalog's tcgen05.mma entry
     const Buffer d;                   // the tensor-memory accumulator (for effects and names)
     const Expr dAddress;
-    const WgmmaOperand a, b;
+    // A is a shared tile read through a descriptor (the SS form) or, when
+    // a.buffer is tensor memory, the k-step's columns at aAddress (the TS
+    // form; a.indices then name its first element, for effects).
+    const WgmmaOperand a;
+    const Expr aAddress;   // TS form only
+    const WgmmaOperand b;
+    bool aInTensorMemory() const { return a.buffer->scope == MemScope::TMem; }
     const uint32_t instructionDescriptor;
     const Expr enableInputD;
     // The mbarrier the issuing thread's tcgen05.commit arrives on: D is
@@ -786,6 +792,18 @@ const char *tmemLoadShapeName(TmemLoadShape s);        // "32x32b"
 int64_t tmemLoadColumnsPerRepeat(TmemLoadShape s);     // 1, 8
 int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s);   // 1, 4
 
+// Which thread moves which cells of a tensor-memory tile: its rows by lane
+// and each warp group's share of its columns, fixed by the tile's shape, the
+// threads moving it and its first column (ir::TmemTiling). The moves of one
+// buffer with the same partition, made by the same threads, reach each cell
+// from one thread only -- a thread's own moves are ordered by its program
+// and tcgen05's waits, so they need no barrier between them.
+struct TmemPartition {
+    int64_t rows = 0, cols = 0, threads = 0;
+    Expr firstColumn;
+};
+bool samePartition(const TmemPartition &a, const TmemPartition &b);
+
 // tcgen05.ld.sync.aligned.<shape>.x<repeat>.b32 by a whole warp, from column
 // address & 0xffff of the lanes from address >> 16, into regs[regOffset ...]
 // (repeat * tmemLoadRegistersPerRepeat(shape) registers), complete after
@@ -794,9 +812,9 @@ int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s);   // 1, 4
 // tcgen05.wait::st.
 struct TmemMove : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmemMove;
-    TmemMove(TmemLoadShape sh, bool st, Buffer t, Expr addr, Buffer r, Expr off, int64_t n, SourceRange s = {})
+    TmemMove(TmemLoadShape sh, bool st, Buffer t, Expr addr, Buffer r, Expr off, int64_t n, TmemPartition p, SourceRange s = {})
         : StmtNode(kKind, s), shape(sh), store(st), tmem(std::move(t)), address(std::move(addr)), regs(std::move(r)), regOffset(std::move(off)),
-          repeat(n) {}
+          repeat(n), partition(std::move(p)) {}
     const TmemLoadShape shape;
     const bool store;    // tcgen05.st (registers -> tensor memory); else tcgen05.ld
     const Buffer tmem;   // the tensor-memory buffer (for effects and names)
@@ -804,6 +822,7 @@ struct TmemMove : StmtNode {
     const Buffer regs;
     const Expr regOffset;
     const int64_t repeat;
+    const TmemPartition partition;   // the copy's, for insert-syncs
 };
 
 // tcgen05.wait::ld: this thread's tensor-memory loads have landed in its

@@ -227,7 +227,8 @@ public:
             };
             std::ostringstream idesc;
             idesc << std::hex << m.instructionDescriptor;
-            line(std::string(m.instruction.name) + " " + m.d->name + "@" + expr(m.dAddress) + " = " + operand(m.a) + " * " + operand(m.b) + " + " +
+            std::string a = m.aInTensorMemory() ? m.a.buffer->name + "@" + expr(m.aAddress) : operand(m.a);
+            line(std::string(m.instruction.name) + " " + m.d->name + "@" + expr(m.dAddress) + " = " + a + " * " + operand(m.b) + " + " +
                  expr(m.enableInputD) + " * d, idesc 0x" + idesc.str());
             return;
         }

@@ -101,6 +101,7 @@ void Visitor::visitTmemDealloc(const TmemDealloc &n) { visit(n.address); }
 void Visitor::visitTcgen05Mma(const Tcgen05Mma &n) {
     visit(n.dAddress);
     for (const Expr &e : n.a.indices) visit(e);
+    if (n.aAddress) visit(n.aAddress);
     for (const Expr &e : n.b.indices) visit(e);
     visit(n.enableInputD);
 }
@@ -108,6 +109,7 @@ void Visitor::visitTcgen05Commit(const Tcgen05Commit &n) { visit(n.index); }
 void Visitor::visitTmemMove(const TmemMove &n) {
     visit(n.address);
     visit(n.regOffset);
+    visit(n.partition.firstColumn);
 }
 void Visitor::visitTcgen05Sync(const Tcgen05Sync &) {}
 void Visitor::visitTmaPrefetch(const TmaPrefetch &) {}
@@ -438,10 +440,10 @@ Stmt Mutator::mutateTmemDealloc(const Stmt &self, const TmemDealloc &n) {
 Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
     bool changed = false;
     WgmmaOperand a = mutateOperand(n.a, changed), b = mutateOperand(n.b, changed);
-    Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD);
+    Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD), aAddress = n.aAddress ? mutate(n.aAddress) : nullptr;
     Buffer dBuf = mutateBuffer(n.d), completion = mutateBuffer(n.completesOn);
-    if (!changed && d == n.dAddress && enable == n.enableInputD && dBuf == n.d && completion == n.completesOn) return self;
-    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, b, n.instructionDescriptor, enable, completion, n.span);
+    if (!changed && d == n.dAddress && aAddress == n.aAddress && enable == n.enableInputD && dBuf == n.d && completion == n.completesOn) return self;
+    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, aAddress, b, n.instructionDescriptor, enable, completion, n.span);
 }
 Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     Expr i = mutate(n.index);
@@ -452,8 +454,10 @@ Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
 Stmt Mutator::mutateTmemMove(const Stmt &self, const TmemMove &n) {
     Expr a = mutate(n.address), off = mutate(n.regOffset);
     Buffer tmem = mutateBuffer(n.tmem), regs = mutateBuffer(n.regs);
-    if (a == n.address && off == n.regOffset && tmem == n.tmem && regs == n.regs) return self;
-    return std::make_shared<TmemMove>(n.shape, n.store, tmem, a, regs, off, n.repeat, n.span);
+    TmemPartition partition = n.partition;
+    partition.firstColumn = mutate(n.partition.firstColumn);
+    if (a == n.address && off == n.regOffset && tmem == n.tmem && regs == n.regs && partition.firstColumn == n.partition.firstColumn) return self;
+    return std::make_shared<TmemMove>(n.shape, n.store, tmem, a, regs, off, n.repeat, partition, n.span);
 }
 Stmt Mutator::mutateTcgen05Sync(const Stmt &self, const Tcgen05Sync &) { return self; }
 Stmt Mutator::mutateTmaPrefetch(const Stmt &self, const TmaPrefetch &n) {

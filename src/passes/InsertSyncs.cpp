@@ -96,6 +96,9 @@ struct Range {
     // thread's cp.async groups were committed since it was; -1 while its
     // group is still open. cp.async.wait_group N lands it once this is >= N.
     int64_t groupsAfter = -1;
+    // A tcgen05.ld/st: the cells of each thread (TmemPartition). Two moves of
+    // one partition by the same threads touch different cells in different threads.
+    const ir::TmemMove *tmemMove = nullptr;
 
     bool disjointVersion(const Range &o) const {
         if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
@@ -109,7 +112,12 @@ struct Range {
         if ((ownerBase == nullptr) != (o.ownerBase == nullptr) || (ownerBase && !ir::structurallyEqual(ownerBase, o.ownerBase))) return false;
         return std::max(ownerHi, o.ownerHi) - std::min(ownerLo, o.ownerLo) <= std::abs(ownerStride);
     }
-    bool overlaps(const Range &o) const { return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o); }
+    bool partitionedAlike(const Range &o) const {
+        return tmemMove && o.tmemMove && buffer == o.buffer && role == o.role && ir::samePartition(tmemMove->partition, o.tmemMove->partition);
+    }
+    bool overlaps(const Range &o) const {
+        return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o) && !partitionedAlike(o);
+    }
 };
 
 // Two records of one access (the same statement walked again: a loop's
@@ -126,7 +134,8 @@ bool sameAccess(const Range &a, const Range &b) {
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
-           sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter;   // one statement's copies of two iterations land apart
+           sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
+           a.tmemMove == b.tmemMove;
 }
 
 void addUnique(std::vector<Range> &list, const Range &r) {
@@ -369,6 +378,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.span = a.span;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
         range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::TmaLoad>(s);
+        range.tmemMove = a.buffer->scope == ir::MemScope::TMem ? ir::as<ir::TmemMove>(s) : nullptr;
         if (a.writes()) {
             Range w = range;
             w.publishedBy = a.completesOn;

@@ -270,7 +270,20 @@ private:
         int64_t N = c[1], K = g.transposeA ? a[0] : a[1];
         ir::VarRef ks = ir::makeVar("ks"), jn = ir::makeVar("jn");
         Expr kOrigin = ir::mul(ks, ir::intImm(g.atomK));
-        ir::WgmmaOperand aOp = wgmmaOperand(g.a, g.transposeA, ir::intImm(0), kOrigin);
+        bool aInTensorMemory = g.a.buffer->scope == ir::MemScope::TMem;
+        // The TS form reads the k-step's A from tensor memory: row r in lane
+        // r, K packed along the 32-bit columns as tcgen05.st left it.
+        ir::WgmmaOperand aOp;
+        Expr aAddress;
+        int64_t aStepColumns = g.atomK * dtypeBits(g.a.buffer->dtype) / 32;
+        if (aInTensorMemory) {
+            aOp.buffer = g.a.buffer;
+            aOp.indices = g.a.mins;
+            aOp.indices.back() = ir::add(aOp.indices.back(), kOrigin);
+            aAddress = ir::add(g.a.buffer->tmemAddress, ir::cast(DType::UInt32, ir::add(ir::tmemColumn(g.a), ir::mul(ks, ir::intImm(aStepColumns)))));
+        } else {
+            aOp = wgmmaOperand(g.a, g.transposeA, ir::intImm(0), kOrigin);
+        }
         ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOrigin);
         // An N atom's accumulators start atomN * bits / 32 columns further.
         int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
@@ -288,7 +301,7 @@ private:
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(g.b.buffer->dtype)]) << 10 | uint32_t(aOp.mnMajor) << 15 |
                          uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(g.atomM >> 4) << 24;
-        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, bOp, idesc, enable, g.mbar, span);
+        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
         Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
                               std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
@@ -298,8 +311,13 @@ private:
         d.op = "gemm tcgen05";
         d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" +
                    std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'";
-        d.why = "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") + "-major through shared-memory descriptors (" +
-                ir::swizzleName(aOp.swizzle) + " / " + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, " +
+        d.why = aInTensorMemory ? "A in tensor memory (the TS form: '" + g.a.buffer->name + "', " + std::to_string(aStepColumns) +
+                                      " columns per k-step, K packed along each row's lane) and B " + (bOp.mnMajor ? "N" : "K") +
+                                      "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, "
+                                : "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
+                                      "-major through shared-memory descriptors (" + ir::swizzleName(aOp.swizzle) + " / " +
+                                      ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, ";
+        d.why +=
                 std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'" +
                 (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
         std::ostringstream hex;
@@ -425,8 +443,14 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
             return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";
-        if (g.a.buffer->scope != ir::MemScope::Shared) return "a tcgen05 gemm with A in tensor memory (the TS form) is";
         if (!ir::tmemAllRowsOfOneStage(g.c)) return "a gemm into part of a tensor-memory tile's rows is";
+        if (g.a.buffer->scope == ir::MemScope::TMem) {
+            // Layout F (M = 64) keeps a row's lanes apart; the TS form here reads row r from lane r.
+            if (g.atomM != 128) return "a tcgen05 gemm of 64 rows with A in tensor memory (the TS form) is";
+            if (!ir::tmemAllRowsOfOneStage(g.a)) return "a tcgen05 gemm reading part of a tensor-memory A tile's rows is";
+            std::optional<int64_t> k0 = ir::constInt(g.a.mins.back());
+            if (!k0 || *k0 % g.atomK != 0) return "a tcgen05 gemm whose tensor-memory A starts inside a k-step is";
+        }
         for (const ir::Buffer &b : {g.a.buffer, g.b.buffer})
             if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";

@@ -33,9 +33,22 @@ protected:
         ir::TmemTiling t{shape[0], shape[1], roleThreads()};
         if (!t.knownRows())
             return notYet(c, what + " of " + std::to_string(shape[0]) + " rows (a tcgen05.mma accumulator has 128 or 64) is"), self;
-        if (dtypeBits(tmem.dtype) != 32 || fragment.dtype != tmem.dtype)
+        if (fragment.dtype != tmem.dtype)
             return notYet(c, what + " between " + std::string(dtypeName(tmem.dtype)) + " tensor memory and a " + std::string(dtypeName(fragment.dtype)) +
-                                 " fragment (16-bit packing) is"),
+                                 " fragment is"),
+                   self;
+        // Narrower elements pack along a row, several to a 32-bit column
+        // (as a TS-form tcgen05.mma reads A): a register moves one column's
+        // worth of consecutive elements, so the fragment's array is the
+        // registers' bytes.
+        int64_t bits = dtypeBits(tmem.dtype), perWord = 32 / bits;
+        if (bits != 32 && bits != 16 && bits != 8) return notYet(c, what + " of " + std::string(dtypeName(tmem.dtype)) + " elements is"), self;
+        if (perWord > 1 && t.shape() != ir::TmemLoadShape::Lanes32x32b)
+            return notYet(c, what + " of " + std::to_string(bits) + "-bit elements in a 64-row tile (PTX data-path layout F) is"), self;
+        std::optional<int64_t> firstElement = ir::constInt(cells.mins.back());
+        if (perWord > 1 && (!firstElement || *firstElement % perWord != 0 || t.groupCols() % perWord != 0))
+            return notYet(c, what + " of " + std::to_string(bits) + "-bit elements that splits a 32-bit column (" + std::to_string(perWord) +
+                                 " elements each) is"),
                    self;
         if (!t.fits())
             return notYet(c, what + " of " + std::to_string(t.cols) + " columns on " + std::to_string(roleThreads()) +
@@ -50,21 +63,23 @@ protected:
         ir::TmemLoadShape loadShape = t.shape();
         int64_t perRepeat = ir::tmemLoadColumnsPerRepeat(loadShape), registersPerRepeat = ir::tmemLoadRegistersPerRepeat(loadShape);
         // Each tcgen05.ld moves up to 32 registers per thread.
+        int64_t groupWords = t.groupCols() / perWord;
         int64_t repeat = 32 / registersPerRepeat;
-        while (t.groupCols() % (repeat * perRepeat) != 0) repeat /= 2;
+        while (groupWords % (repeat * perRepeat) != 0) repeat /= 2;
         int64_t loadColumns = repeat * perRepeat;
         Expr tid = roleThread();
         // Both shapes start at the warp's quarter: lane 0 of its 32, where
         // layout F keeps the 16 rows of that warp.
         Expr laneBase = ir::mul(ir::mod(ir::div(tid, ir::intImm(32)), ir::intImm(4)), ir::intImm(32 << 16));
-        Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(t.groupCols()));
+        Expr groupColumn = ir::mul(ir::div(tid, ir::intImm(128)), ir::intImm(groupWords));
         ir::VarRef column = ir::makeVar("col");
         Expr start = ir::tmemColumn(cells);
         Expr firstColumn = ir::constInt(start) == 0 ? groupColumn : ir::add(start, groupColumn);
         Expr address = ir::add(tmem.tmemAddress, ir::cast(DType::UInt32, ir::add(ir::add(laneBase, firstColumn), ir::mul(column, ir::intImm(loadColumns)))));
         Stmt load = std::make_shared<ir::TmemMove>(loadShape, store, cells.buffer, address, fragment.registers,
-                                                   ir::mul(column, ir::intImm(repeat * registersPerRepeat)), repeat, span);
-        int64_t loadCount = t.groupCols() / loadColumns;
+                                                   ir::mul(column, ir::intImm(repeat * registersPerRepeat * perWord)), repeat,
+                                                   ir::TmemPartition{t.rows, t.cols, t.threads, start}, span);
+        int64_t loadCount = groupWords / loadColumns;
         Stmt loads = loadCount == 1 ? ir::substitute(load, {{column, ir::intImm(0)}})
                                     : std::make_shared<ir::For>(column, ir::intImm(0), ir::intImm(loadCount), ir::ForKind::Unrolled, load, span);
 
@@ -78,6 +93,8 @@ protected:
                     : "a 64-row tile keeps rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F): each warp " + verb +
                           " its 16 lanes, in the m16n8 accumulator layout";
         if (t.groups() > 1) d.why += ", its warp group " + std::to_string(t.groupCols()) + " of the " + std::to_string(t.cols) + " columns";
+        if (perWord > 1)
+            d.why += "; " + std::to_string(perWord) + " " + std::string(dtypeName(tmem.dtype)) + " elements of a row to each 32-bit column and register";
         d.details.push_back(std::to_string(loadCount) + (store ? " store" : " load") + (loadCount == 1 ? "" : "s") + " of " +
                             std::to_string(repeat * registersPerRepeat) + " registers per thread, then tcgen05.wait::" + (store ? "st" : "ld"));
         ctx_.explain.record(std::move(d));

@@ -102,6 +102,7 @@ private:
                               "; tcgen05 accumulates in tensor memory (alloc_tmem)");
         const Instruction *inst = nullptr;
         if (Option o = pick(InstrClass::Tcgen05Mma, s, blockScaled, inst); !o.ok) return o;
+        if (s.sa == ir::MemScope::TMem && s.transA) return Option::no("tcgen05 reads A from tensor memory K-major only (transpose_A = false)");
         int64_t k = inst->k.lo;
         int64_t atomM = s.M % 128 == 0 ? 128 : s.M % 64 == 0 ? 64 : s.M % 32 == 0 ? 32 : 0;
         if (!atomM) return Option::no("M = " + str(s.M) + " is not a multiple of 32, 64 or 128");

@@ -1430,13 +1430,18 @@ inline uint32_t &tmemCell(unsigned lane, unsigned column, unsigned line) {
                             std::to_string(block->tmemColumns) + " allocated columns");
     return block->tmem[size_t(lane) * kTmemColumns + column];
 }
-// The race detector's view of a tensor-memory cell: tcgen05.ld by a warp's
-// threads, tcgen05.mma by the agent of the barrier its commit arrives on.
+// The race detector's view of a tensor-memory cell: tcgen05.ld/st by a
+// warp's threads, tcgen05.mma by the agent of the barrier its commit arrives
+// on. Tensor memory has no proxies (no fence.proxy.async orders it): an
+// MMA's accesses are recorded as the generic ones of that agent, ordered by
+// the clocks its commit and the waits carry.
 inline void tmemRecord(unsigned lane, unsigned column, bool write, const rc::Actor &a) {
     rc::Where where{&block->name, "tensor memory", 0, true};
     size_t cell = size_t(lane) * kTmemColumns + column;
-    if (write) block->tmemShadow->write(cell, 1, a, where);
-    else block->tmemShadow->read(cell, 1, a, where);
+    rc::Actor generic = a;
+    generic.async = false;
+    if (write) block->tmemShadow->write(cell, 1, generic, where);
+    else block->tmemShadow->read(cell, 1, generic, where);
 }
 // A tcgen05 descriptor, kept as the wgmma model's (its swizzle codes 2, 4, 6
 // are wgmma's 1, 2, 3).
@@ -1465,12 +1470,37 @@ inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long 
     }
     return 0;
 }
+// The element (row, k) of an A operand in tensor memory (the TS form, M =
+// 128): row r in lane r, K packed along the 32-bit columns, element k in
+// column k / (4 / size), its bytes (k % (4 / size)) * size on.
+template <class T> double tmemOperand(unsigned address, int row, int k, unsigned line) {
+    constexpr unsigned perColumn = 4 / sizeof(T);
+    uint32_t word = tmemCell((address >> 16) + unsigned(row), (address & 0xffff) + unsigned(k) / perColumn, line);
+    T value;
+    std::memcpy(&value, reinterpret_cast<const unsigned char *>(&word) + (unsigned(k) % perColumn) * sizeof(T), sizeof(T));
+    return toDouble(value);
+}
+inline double tcgen05TmemOperand(Tcgen05Kind kind, unsigned fmt, unsigned address, int row, int k, unsigned line) {
+    switch (kind) {
+    case Tcgen05Kind::F16: return fmt == 1 ? tmemOperand<__nv_bfloat16>(address, row, k, line) : tmemOperand<__half>(address, row, k, line);
+    case Tcgen05Kind::Tf32: return tmemOperand<float>(address, row, k, line);
+    case Tcgen05Kind::F8f6f4:
+        if (fmt > 1) tmemFault(line, "issues a tcgen05 kind::f8f6f4 with an A format the model does not cover (e4m3 and e5m2 only)");
+        return fmt == 1 ? tmemOperand<__nv_fp8_e5m2>(address, row, k, line) : tmemOperand<__nv_fp8_e4m3>(address, row, k, line);
+    case Tcgen05Kind::I8: return fmt == 1 ? tmemOperand<signed char>(address, row, k, line) : tmemOperand<unsigned char>(address, row, k, line);
+    }
+    return 0;
+}
 // The instruction descriptor: formats, majors, N >> 3 at bit 17, M >> 4 at bit 24.
-template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line) {
+// With aInTmem (the TS form), `a` is A's tensor-memory address, else its descriptor.
+template <Tcgen05Kind Kind, int K>
+void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false) {
     unsigned cFmt = (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
     if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
+    if (aInTmem && (m != 128 || aMn)) tmemFault(line, "issues a TS-form tcgen05.mma with M = " + std::to_string(m) + (aMn ? " and A MN-major" : "") +
+                                                      "; the model covers M = 128, A K-major");
     // Where row r of D lives (PTX ISA, "Data path layout organization"):
     // M = 128 (layout D) lane r; M = 64 (layout F) lane 32 * (r / 16) + r % 16.
     auto laneOf = [m](int row) { return m == 128 ? unsigned(row) : unsigned(32 * (row / 16) + row % 16); };
@@ -1490,13 +1520,24 @@ template <Tcgen05Kind Kind, int K> void tcgen05Mma(unsigned d, unsigned long lon
                     block->shadow->read(at, size, actor, where);
                 }
         };
-        check(a, aMn, m, aFmt);
+        if (aInTmem) {
+            // A's columns are read by the MMA as well (tcgen05.st before it must be ordered).
+            unsigned size = 0;
+            tcgen05Operand(Kind, aFmt, 0, false, 0, 0, size);
+            for (int r = 0; r < m; ++r)
+                for (int k = 0; k < K; k += int(4 / size)) tmemRecord((unsigned(a) >> 16) + unsigned(r), (unsigned(a) & 0xffff) + unsigned(k) / (4 / size), false, actor);
+        } else {
+            check(a, aMn, m, aFmt);
+        }
         check(b, bMn, n, bFmt);
         for (int row = 0; row < m; ++row)
             for (int col = 0; col < n; ++col) {
                 double sum = 0;
                 unsigned size = 0;
-                for (int k = 0; k < K; ++k) sum += tcgen05Operand(Kind, aFmt, a, aMn, row, k, size) * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
+                for (int k = 0; k < K; ++k) {
+                    double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, row, k, size);
+                    sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
+                }
                 uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
                 if (enable) tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), false, actor);
                 rc::Actor writer = actor;
@@ -1608,6 +1649,19 @@ inline void tilet_tcgen05_mma_f8f6f4(unsigned d, unsigned long long a, unsigned 
 }
 inline void tilet_tcgen05_mma_i8(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
     emu::tcgen05Mma<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line);
+}
+// The TS forms: A in tensor memory at a.
+inline void tilet_tcgen05_mma_f16_ts(unsigned d, unsigned a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::F16, 16>(d, a, b, idesc, enable, line, true);
+}
+inline void tilet_tcgen05_mma_tf32_ts(unsigned d, unsigned a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::Tf32, 8>(d, a, b, idesc, enable, line, true);
+}
+inline void tilet_tcgen05_mma_f8f6f4_ts(unsigned d, unsigned a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line, true);
+}
+inline void tilet_tcgen05_mma_i8_ts(unsigned d, unsigned a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line, true);
 }
 // The committing thread's MMAs run, then arrive once on the barrier.
 inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {

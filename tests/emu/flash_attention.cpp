@@ -1,11 +1,15 @@
 // Emulated examples/flash_attention_fwd_sm90.tl (warp-specialized: TMA
 // producer for K and V, two consumer warp groups with wgmma, online softmax
-// in registers, P from registers) at BATCH = 1, HEADS = 2, SEQ = 384,
-// DIM = 128 (3 key/value tiles, so the 2 stages wrap), against a
-// double-precision softmax(Q Kᵀ / √D) V.
+// in registers, P from registers) and flash_attention_fwd_sm100a.tl
+// (tcgen05: S and O in tensor memory, P stored there for the TS form) at
+// BATCH = 1, HEADS = 2, SEQ = 384, DIM = 128 (3 key/value tiles, so the
+// stages wrap), against a double-precision softmax(Q Kᵀ / √D) V.
 #include "harness.h"
 
-#include "emu_flash_attention.h"
+#ifndef EMU_HEADER
+#define EMU_HEADER "emu_flash_attention.h"
+#endif
+#include EMU_HEADER
 
 #include <cmath>
 

@@ -36,6 +36,10 @@ INSTRUCTIONS = [
     (r"wgmma|WGMMA", r"tilet_wgmma_m", True),
     (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store)", True),
     (r"cp\.async\.bulk\b", r"tilet_bulk_(?:load|store)", True),
+    (r"tcgen05\.mma", r"tilet_tcgen05_mma_", True),
+    (r"\bTS form\b", r"tilet_tcgen05_mma_\w+_ts\(", True),
+    (r"tcgen05\.ld\b", r"tilet_tmem_load_", True),
+    (r"tcgen05\.st\b", r"tilet_tmem_store_", True),
     # (the program may set registers itself: set_max_nreg)
     (r"(?<!no )setmaxnreg", r"tilet_setmaxnreg_(?:inc|dec)<", "set_max_nreg("),
 ]
