@@ -444,6 +444,11 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
             return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";
         if (!ir::tmemAllRowsOfOneStage(g.c)) return "a gemm into part of a tensor-memory tile's rows is";
+        // PTX ISA, "Packing format for matrix D in Tensor Memory": a 16-bit D
+        // keeps one value per 32-bit column, unlike the packed pairs tensor
+        // memory holds for A (and tcgen05.ld/st move here).
+        if (dtypeBits(g.c.buffer->dtype) != 32)
+            return "a tcgen05 gemm into a " + std::string(dtypeName(g.c.buffer->dtype)) + " accumulator (one value per 32-bit column) is";
         if (g.a.buffer->scope == ir::MemScope::TMem) {
             // Layout F (M = 64) keeps a row's lanes apart; the TS form here reads row r from lane r.
             if (g.atomM != 128) return "a tcgen05 gemm of 64 rows with A in tensor memory (the TS form) is";
