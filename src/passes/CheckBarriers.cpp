@@ -20,6 +20,7 @@
 #include "passes/ParallelNest.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -445,7 +446,7 @@ public:
         for (size_t g = 0; g < G; ++g) clocks_[g][g] = 1;
         barriers_.clear();
         accesses_.clear();
-        pruneAt_ = 256;
+        serial_ = 0;
         while (true) {
             bool progressed = false;
             if (preferred >= 0) {
@@ -480,10 +481,20 @@ private:
         Clock pendingClock;
         std::vector<Clock> phaseClocks;
     };
+    // A recorded access: its group's own clock component at it is all the
+    // ordering test needs (a later access of another group is ordered after
+    // it when that group knows this stamp); `serial` counts accesses across
+    // groups, so that a race names the earliest access it conflicts with.
     struct Access {
-        size_t group;
-        Clock clock;
+        int64_t stamp;
+        uint64_t serial;
         const Event *event;
+    };
+    // The accesses of one buffer by group, in stamp order: those of group h
+    // another group g does not know of yet are the suffix above clock[h].
+    struct Accesses {
+        std::vector<std::vector<Access>> byGroup;
+        std::vector<size_t> pruneAt;
     };
 
     BarrierState &barrier(const ir::BufferNode *b, int64_t element) {
@@ -550,21 +561,36 @@ private:
             // alone: insert-syncs puts a barrier between the block's own
             // code and any access it conflicts with.
             if (!e.inRole) break;
-            for (const Access &a : accesses_) {
-                if (a.group == g || a.event->buffer != e.buffer) continue;
-                if (a.event->kind == Event::Read && e.kind == Event::Read) continue;
-                if (!overlap(a.event->box, e.box)) continue;
-                if (a.clock[a.group] <= clock[a.group]) continue;   // ordered: a happened before this
+            Accesses &seen = accesses_[e.buffer];
+            if (seen.byGroup.empty()) {
+                seen.byGroup.resize(events_.size());
+                seen.pruneAt.assign(events_.size(), 256);
+            }
+            const Access *race = nullptr;
+            size_t raceGroup = 0;
+            for (size_t h = 0; h < events_.size(); ++h) {
+                if (h == g) continue;
+                const std::vector<Access> &list = seen.byGroup[h];
+                // Ordered: what happened before this (stamps up to what g knows of h).
+                auto first = std::upper_bound(list.begin(), list.end(), clock[h], [](int64_t known, const Access &a) { return known < a.stamp; });
+                for (auto a = first; a != list.end(); ++a) {
+                    if (a->event->kind == Event::Read && e.kind == Event::Read) continue;
+                    if (!overlap(a->event->box, e.box)) continue;
+                    if (!race || a->serial < race->serial) race = &*a, raceGroup = h;
+                    break;
+                }
+            }
+            if (race) {
                 std::string what = e.kind == Event::Write ? "writes" : "reads";
-                std::string other = a.event->kind == Event::Write ? "writes" : "reads";
+                std::string other = race->event->kind == Event::Write ? "writes" : "reads";
                 problem_ = Problem{e.span,
                                    "race on shared buffer '" + e.buffer->name + "': " + describe(e, g) + " " + what + " it here while " +
-                                       describe(*a.event, a.group) + " " + other + " the same elements with no barrier phase ordering the two",
-                                   {{a.event->span, "the other access, by " + describe(*a.event, a.group)}}};
+                                       describe(*race->event, raceGroup) + " " + other + " the same elements with no barrier phase ordering the two",
+                                   {{race->event->span, "the other access, by " + describe(*race->event, raceGroup)}}};
                 return false;
             }
-            accesses_.push_back({g, clock, &e});
-            if (accesses_.size() >= pruneAt_) prune();
+            seen.byGroup[g].push_back({clock[g], serial_++, &e});
+            if (seen.byGroup[g].size() >= seen.pruneAt[g]) prune(seen, g);
             break;
         }
         }
@@ -664,22 +690,22 @@ private:
     std::vector<size_t> pc_;
     std::vector<Clock> clocks_;
     std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
-    std::vector<Access> accesses_;
-    size_t pruneAt_ = 256;
+    std::map<const ir::BufferNode *, Accesses> accesses_;   // by buffer
+    uint64_t serial_ = 0;
 
     // An access every other group has synchronised past (their clocks have
     // seen it) cannot race with anything to come: drop it, so that the check
     // of each access looks at the unordered window only.
-    void prune() {
-        std::vector<Access> kept;
-        for (Access &a : accesses_) {
-            bool seen = true;
-            for (size_t h = 0; h < clocks_.size() && seen; ++h)
-                seen = h == a.group || clocks_[h][a.group] >= a.clock[a.group];
-            if (!seen) kept.push_back(std::move(a));
-        }
-        accesses_ = std::move(kept);
-        pruneAt_ = std::max<size_t>(256, 2 * accesses_.size());
+    // Drops group g's accesses of one buffer that every other group already
+    // knows of (a group that is done accesses nothing more).
+    void prune(Accesses &accesses, size_t g) {
+        int64_t known = std::numeric_limits<int64_t>::max();
+        for (size_t h = 0; h < clocks_.size(); ++h)
+            if (h != g && pc_[h] < events_[h].size()) known = std::min(known, clocks_[h][g]);
+        std::vector<Access> &list = accesses.byGroup[g];
+        auto first = std::upper_bound(list.begin(), list.end(), known, [](int64_t k, const Access &a) { return k < a.stamp; });
+        list.erase(list.begin(), first);
+        accesses.pruneAt[g] = std::max<size_t>(256, 2 * list.size());
     }
     std::optional<Problem> problem_;
 };
