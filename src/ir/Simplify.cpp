@@ -179,7 +179,9 @@ protected:
             default: break;
             }
         }
-        if (a == n.a && b == n.b) return self;
+        // Constant operands fold (binary() folds them): a substitution may
+        // have made them constant without rebuilding the node.
+        if (a == n.a && b == n.b && !(constInt(a) && constInt(b))) return self;
         return binary(n.op, a, b, n.span);
     }
 

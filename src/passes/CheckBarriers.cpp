@@ -56,6 +56,11 @@ struct Event {
     int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
     int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
     bool inRole = false;                   // Read, Write: made inside ws(...)
+    // Read, Write: by the MMAs of a tcgen05 gemm the group issued, which
+    // access the operands until a tcgen05.commit of the group arrives and
+    // that phase completes. Arrive: such a commit (a tcgen05 gemm's own, or
+    // tcgen05_mma_arrive), which also completes the group's MMAs before it.
+    bool byMma = false;
 };
 
 using Clock = std::vector<int64_t>;
@@ -179,10 +184,20 @@ public:
             }
             accesses(ir::ownEffects(s), s->span);   // its bounds
             std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
+            Expr extent = evaluate(f.extent);
             int64_t count = n ? *n : trips_;
+            // A run-time trip count is tried as trips_, or as its bound when
+            // lower (`min(ceildiv(seq_len, N), ...)`, at most seq_len / N).
+            ir::BoundsScope scope;
+            ir::Interval bound = ir::boundsOf(extent, scope);
+            if (!n && bound.hi != ir::Interval::kMax) count = std::max<int64_t>(0, std::min(count, bound.hi));
             // A run-time start stays symbolic: iteration i is `min + i`, so
             // what is relative to the start ((k - min) % stages) is known.
             Expr start = evaluate(f.min);
+            // The trip count tried is the loop's inside it: its last
+            // iteration (`if (k == loop_range - 1)`) is known.
+            bool assumed = !n && lo;
+            if (assumed) assumedExtents_.push_back({extent, count});
             for (int64_t i = 0; i < count && !overflow; ++i) {
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
                 loops_.push_back({f.var->name, lo ? *lo + i : i});
@@ -190,6 +205,7 @@ public:
                 loops_.pop_back();
                 env_.pop_back();
             }
+            if (assumed) assumedExtents_.pop_back();
             return;
         }
         case ir::StmtKind::While: {
@@ -262,7 +278,12 @@ public:
             if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
             ir::Effects fx = ir::ownEffects(s);
+            // A gemm with mbar is tcgen05's: MMAs and their commit to mbar.
+            const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
+            bool mma = (gemm && gemm->mbar) || ir::as<ir::Tcgen05Commit>(s);
+            size_t before = events.size();
             accesses(fx, s->span);
+            for (size_t i = before; i < events.size(); ++i) events[i].byMma = mma;
             for (const ir::SyncEffect &e : fx.syncs) {
                 // Meetings: the block's __syncthreads outside ws(...) (written
                 // in the program, or specialize-warps' pacing), and a named
@@ -284,6 +305,7 @@ public:
                     if (group_ != (inRole_ ? roleFirstGroup_ : 0)) continue;
                     Event ev{Event::Arrive, e.barrier, e.index ? index(*e.index) : 0, 0, {}, s->span, {}};
                     ev.arrivals = 1;
+                    ev.byMma = mma;
                     push(std::move(ev));
                 } else if (e.kind == ir::SyncKind::MbarrierArrive) {
                     // Every thread of the agent arrives, or its elected one (on a peer's barrier: counted here, by symmetry).
@@ -315,10 +337,25 @@ private:
     private:
         const std::map<const ir::BufferNode *, Expr> &values_;
     };
+    // The run-time extents of the loops around, as the trip counts tried.
+    class AssumedExtents : public ir::Mutator {
+    public:
+        explicit AssumedExtents(const std::vector<std::pair<Expr, int64_t>> &extents) : extents_(extents) {}
+        Expr mutate(const Expr &e) override {
+            for (const auto &[extent, trips] : extents_)
+                if (ir::structurallyEqual(e, extent)) return ir::intImm(trips, e->dtype);
+            return ir::Mutator::mutate(e);
+        }
+
+    private:
+        const std::vector<std::pair<Expr, int64_t>> &extents_;
+    };
     Expr evaluate(const Expr &e) const {
         Expr out = ir::substitute(e, env_);
         if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
-        return ir::simplify(out);
+        out = ir::simplify(out);
+        if (!assumedExtents_.empty()) out = ir::simplify(AssumedExtents(assumedExtents_).mutate(out));
+        return out;
     }
     // A store to a one-element register: its value, when the run knows it.
     void record(const ir::Store &st) {
@@ -412,6 +449,7 @@ private:
     std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
+    std::vector<std::pair<Expr, int64_t>> assumedExtents_;   // see AssumedExtents
     std::vector<std::pair<std::string, int64_t>> loops_;
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;
@@ -440,7 +478,8 @@ public:
     std::optional<Problem> run(int64_t preferred) {
         size_t G = events_.size();
         pc_.assign(G, 0);
-        clocks_.assign(G, Clock(G, 0));
+        clocks_.assign(G, Clock(slots(), 0));
+        mmaStamp_.assign(G, 0);
         // A group's own count starts at 1, what the others know of it at 0:
         // its first access is ordered before none of theirs.
         for (size_t g = 0; g < G; ++g) clocks_[g][g] = 1;
@@ -503,7 +542,7 @@ private:
         if (it != barriers_.end()) return it->second;
         BarrierState s;
         s.expected = s.pending = b->arriveCounts[static_cast<size_t>(element)];
-        s.pendingClock = Clock(events_.size(), 0);
+        s.pendingClock = Clock(slots(), 0);
         return barriers_.emplace(key, s).first->second;
     }
 
@@ -532,6 +571,8 @@ private:
             BarrierState &b = barrier(e.buffer, e.element);
             b.pending -= e.arrivals;
             b.pendingClock = join(b.pendingClock, clock);
+            // A commit: the group's MMAs so far complete before this arrival.
+            if (e.byMma) b.pendingClock[mmaSlot(g)] = std::max(b.pendingClock[mmaSlot(g)], mmaStamp_[g]);
             if (b.pending < 0) {
                 problem_ = Problem{e.span,
                                    "'" + e.buffer->name + "[" + std::to_string(e.element) + "]' receives more arrivals in one phase than its arrive count of " +
@@ -543,7 +584,7 @@ private:
             if (b.pending == 0) {
                 ++b.completed;
                 b.phaseClocks.push_back(b.pendingClock);
-                b.pendingClock = Clock(events_.size(), 0);
+                b.pendingClock = Clock(slots(), 0);
                 b.pending = b.expected;
             }
             break;
@@ -563,12 +604,12 @@ private:
             if (!e.inRole) break;
             Accesses &seen = accesses_[e.buffer];
             if (seen.byGroup.empty()) {
-                seen.byGroup.resize(events_.size());
-                seen.pruneAt.assign(events_.size(), 256);
+                seen.byGroup.resize(slots());
+                seen.pruneAt.assign(slots(), 256);
             }
             const Access *race = nullptr;
             size_t raceGroup = 0;
-            for (size_t h = 0; h < events_.size(); ++h) {
+            for (size_t h = 0; h < slots(); ++h) {
                 if (h == g) continue;
                 const std::vector<Access> &list = seen.byGroup[h];
                 // Ordered: what happened before this (stamps up to what g knows of h).
@@ -581,16 +622,28 @@ private:
                 }
             }
             if (race) {
-                std::string what = e.kind == Event::Write ? "writes" : "reads";
-                std::string other = race->event->kind == Event::Write ? "writes" : "reads";
+                // The MMAs a group issued access their operands until a
+                // tcgen05.commit of the group arrives and that phase completes.
+                bool mmas = raceGroup >= events_.size(), write = race->event->kind == Event::Write;
+                std::string what = std::string(e.kind == Event::Write ? "write" : "read") + (e.byMma ? "" : "s");
+                std::string other = std::string(write ? "write" : "read") + (mmas ? "" : "s");
+                std::string by = e.byMma ? "the tcgen05 MMAs " + describe(e, g) + " issues" : describe(e, g);
+                std::string them = mmas ? "the tcgen05 MMAs " + describe(*race->event, raceGroup - events_.size()) + " issued" : describe(*race->event, raceGroup);
+                std::string until = mmas ? " (they " + std::string(write ? "write" : "read") +
+                                               " it until a tcgen05.commit of theirs arrives on an mbarrier and that phase completes: wait for "
+                                               "the phase before reusing the elements)"
+                                         : "";
                 problem_ = Problem{e.span,
-                                   "race on shared buffer '" + e.buffer->name + "': " + describe(e, g) + " " + what + " it here while " +
-                                       describe(*race->event, raceGroup) + " " + other + " the same elements with no barrier phase ordering the two",
-                                   {{race->event->span, "the other access, by " + describe(*race->event, raceGroup)}}};
+                                   "race on shared buffer '" + e.buffer->name + "': " + by + " " + what + " it here while " + them + " " + other +
+                                       " the same elements with no barrier phase ordering the two" + until,
+                                   {{race->event->span, "the other access, by " + them}}};
                 return false;
             }
-            seen.byGroup[g].push_back({clock[g], serial_++, &e});
-            if (seen.byGroup[g].size() >= seen.pruneAt[g]) prune(seen, g);
+            // The MMAs' accesses are their own: only a wait on the phase a
+            // later commit completes orders them, not the issuing group's program.
+            size_t slot = e.byMma ? mmaSlot(g) : g;
+            seen.byGroup[slot].push_back({e.byMma ? ++mmaStamp_[g] : clock[g], serial_++, &e});
+            if (seen.byGroup[slot].size() >= seen.pruneAt[slot]) prune(seen, slot);
             break;
         }
         }
@@ -614,7 +667,7 @@ private:
             any = true;
         }
         if (!any) return false;
-        Clock all(G, 0);
+        Clock all(slots(), 0);
         for (size_t g = 0; g < G; ++g) all = join(all, clocks_[g]);
         for (size_t g = 0; g < G; ++g) {
             if (pc_[g] >= events_[g].size()) continue;
@@ -634,7 +687,7 @@ private:
         bool any = false;
         for (const auto &[id, groups] : waiting) {
             if (static_cast<int64_t>(groups.size()) < events_[groups.front()][pc_[groups.front()]].groups) continue;
-            Clock all(events_.size(), 0);
+            Clock all(slots(), 0);
             for (size_t g : groups) all = join(all, clocks_[g]);
             for (size_t g : groups) {
                 clocks_[g] = all;
@@ -688,7 +741,10 @@ private:
     const std::vector<std::vector<Event>> &events_;
     const ir::Kernel &kernel_;
     std::vector<size_t> pc_;
-    std::vector<Clock> clocks_;
+    std::vector<Clock> clocks_;   // per group: a component per group, then one per group's MMAs
+    std::vector<int64_t> mmaStamp_;   // per group: its MMAs' accesses so far
+    size_t slots() const { return 2 * events_.size(); }
+    size_t mmaSlot(size_t g) const { return events_.size() + g; }
     std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
     std::map<const ir::BufferNode *, Accesses> accesses_;   // by buffer
     uint64_t serial_ = 0;

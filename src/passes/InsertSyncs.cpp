@@ -506,6 +506,24 @@ public:
         });
         for (const ir::BarrierWait *w : waitsInRoles)
             if (advancedInRoles.count(w->barrier.get())) waitsAdvancedLater_.insert(w);
+        // Which barriers' phases can lead to which: a role (or the block's
+        // own code) that waits on one and arrives on (or completes
+        // transactions on) another. Loops make program order moot.
+        std::set<const ir::StmtNode *> inRoles;
+        auto chains = [&](const ir::Stmt &region, bool roles) {
+            std::set<const ir::BufferNode *> waited, advanced;
+            ir::forEachEffect(region, [&](const ir::Stmt &x, const ir::Effects &fx) {
+                if (roles) inRoles.insert(x.get());
+                else if (inRoles.count(x.get())) return;   // the block's own code: not its roles'
+                if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(x)) waited.insert(w->barrier.get());
+                addAdvanced(fx, advanced);
+            });
+            for (const ir::BufferNode *w : waited) barrierLeadsTo_[w].insert(advanced.begin(), advanced.end());
+        };
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            if (ir::as<ir::WarpSpecialize>(s)) chains(s, true);
+        });
+        chains(body, false);
     }
 
     // The decisions behind the barriers and fences of the result, for --explain.
@@ -677,18 +695,52 @@ private:
         for (const ir::Access &a : fx.accesses)
             if (a.completesOn) out.insert(a.completesOn);
     }
-    // Whether every thread of the scope arrives on an mbarrier of its own
-    // block in `body` (an arrival outside control flow threads may take
-    // differently).
-    bool everyThreadArrives(const ir::Stmt &body) const {
-        if (!body) return false;
-        if (const ir::BarrierArrive *a = ir::as<ir::BarrierArrive>(body)) return !a->remoteRank;
-        if (const ir::Seq *q = ir::as<ir::Seq>(body))
-            return std::any_of(q->stmts.begin(), q->stmts.end(), [&](const ir::Stmt &x) { return everyThreadArrives(x); });
-        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(body)) return everyThreadArrives(l->body);
-        if (const ir::Allocate *a = ir::as<ir::Allocate>(body)) return everyThreadArrives(a->body);
-        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(body); i && !uniformity_.threadDependent(i->cond))
-            return everyThreadArrives(i->thenBody) && everyThreadArrives(i->elseBody);
+    // The mbarrier arrays of its own block every thread of the scope arrives
+    // on in `body` (arrivals outside control flow threads may take
+    // differently; a uniform branch counts what both arms arrive on).
+    std::set<const ir::BufferNode *> arrivedByEveryThread(const ir::Stmt &body) const {
+        std::set<const ir::BufferNode *> out;
+        if (!body) return out;
+        if (const ir::BarrierArrive *a = ir::as<ir::BarrierArrive>(body)) {
+            if (!a->remoteRank) out.insert(a->barrier.get());
+            return out;
+        }
+        if (const ir::Seq *q = ir::as<ir::Seq>(body)) {
+            for (const ir::Stmt &x : q->stmts) {
+                std::set<const ir::BufferNode *> more = arrivedByEveryThread(x);
+                out.insert(more.begin(), more.end());
+            }
+            return out;
+        }
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(body)) return arrivedByEveryThread(l->body);
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(body)) return arrivedByEveryThread(a->body);
+        if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(body); i && !uniformity_.threadDependent(i->cond)) {
+            std::set<const ir::BufferNode *> other = arrivedByEveryThread(i->elseBody);
+            for (const ir::BufferNode *b : arrivedByEveryThread(i->thenBody))
+                if (other.count(b)) out.insert(b);
+        }
+        return out;
+    }
+    // Whether a phase the one-thread guards of the scope complete can lead
+    // to a phase of `waited` without every thread of the scope: through the
+    // kernel's chains of waits and arrivals (barrierLeadsTo_), stopping at
+    // the barriers every thread of the scope arrives on (their phases wait
+    // for a thread that has not passed its waits yet). TileLang's
+    // FlashAttention for Blackwell: the MMA warp's commit to bmm1_full lets
+    // the softmax warp group complete a phase of bmm1_empty, which the MMA
+    // warp waits on, while one of its lanes has not reached that wait; its
+    // arrivals on dma1_empty hold nothing of that back.
+    bool guardsReach(const ir::BufferNode *waited) const {
+        std::set<const ir::BufferNode *> seen;
+        std::vector<const ir::BufferNode *> todo(advancedByOneThread_.begin(), advancedByOneThread_.end());
+        while (!todo.empty()) {
+            const ir::BufferNode *b = todo.back();
+            todo.pop_back();
+            if (b == waited) return true;
+            if (arrivedByScope_.count(b) || !seen.insert(b).second) continue;
+            auto next = barrierLeadsTo_.find(b);
+            if (next != barrierLeadsTo_.end()) todo.insert(todo.end(), next->second.begin(), next->second.end());
+        }
         return false;
     }
     // The mbarrier arrays that code in `body` some threads of the scope run
@@ -708,17 +760,20 @@ private:
     // arrive in each pass, and which barriers its one-thread guards advance.
     struct PacingScope {
         PacingScope(Inserter &in, const ir::Stmt &body, bool arrivalsPace)
-            : in_(in), outerPaced_(in.pacedByArrivals_), outerAdvanced_(std::move(in.advancedByOneThread_)) {
-            in.pacedByArrivals_ = arrivalsPace && in.everyThreadArrives(body);
+            : in_(in), outerPaced_(in.pacedByArrivals_), outerAdvanced_(std::move(in.advancedByOneThread_)),
+              outerArrived_(std::move(in.arrivedByScope_)) {
+            in.arrivedByScope_ = in.arrivedByEveryThread(body);
+            in.pacedByArrivals_ = arrivalsPace && !in.arrivedByScope_.empty();
             in.advancedByOneThread_ = in.advancedByOneThread(body);
         }
         ~PacingScope() {
             in_.pacedByArrivals_ = outerPaced_;
             in_.advancedByOneThread_ = std::move(outerAdvanced_);
+            in_.arrivedByScope_ = std::move(outerArrived_);
         }
         Inserter &in_;
         bool outerPaced_;
-        std::set<const ir::BufferNode *> outerAdvanced_;
+        std::set<const ir::BufferNode *> outerAdvanced_, outerArrived_;
     };
 
     // `unit`'s accesses join the state, numbered in order.
@@ -923,7 +978,7 @@ private:
         }
         if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s)) {
             state.published(w->barrier.get());
-            bool paced = pacedByArrivals_ && !advancedByOneThread_.count(w->barrier.get());
+            bool paced = pacedByArrivals_ && !guardsReach(w->barrier.get());
             if (!paced && (loops_ > 0 || waitsAdvancedLater_.count(w))) {
                 state.unpacedWait = here(s);
                 state.wgmmaSinceWait = State::Wgmma::None;
@@ -1177,6 +1232,9 @@ private:
     std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     int64_t segment_ = 0;   // how many times the block has met so far there
     std::set<const ir::BarrierWait *> waitsAdvancedLater_;   // waits on a barrier a later statement arrives on
+    // A barrier's phases lead to the barriers code waiting on it advances (see guardsReach).
+    std::map<const ir::BufferNode *, std::set<const ir::BufferNode *>> barrierLeadsTo_;
+    std::set<const ir::BufferNode *> arrivedByScope_;   // barriers every thread of the pacing scope arrives on
     struct Nested {
         explicit Nested(int &depth) : depth_(depth) { ++depth_; }
         ~Nested() { --depth_; }

@@ -85,28 +85,37 @@ private:
             SourceRange span;   // its `if` (an else branch: the last `if` of the chain)
         };
         std::vector<Branch> branches;
-        ThreadRange rest{0, threads_};
+        // The threads no earlier condition took; each branch takes one
+        // range of them (TileLang's `if 128 <= tx < 160: ... elif tx < 128:`
+        // leaves two ranges after its first branch, the second taking one).
+        std::vector<bool> rest(static_cast<size_t>(threads_), true);
+        auto take = [&](ThreadRange r) -> std::optional<ThreadRange> {
+            ThreadRange taken{0, 0};
+            for (int64_t t = std::max<int64_t>(r.lo, 0); t < std::min(r.hi, threads_); ++t) {
+                if (!rest[static_cast<size_t>(t)]) continue;
+                if (taken.empty()) taken = {t, t + 1};
+                else if (taken.hi == t) taken.hi = t + 1;
+                else return std::nullopt;   // two ranges: no role
+            }
+            for (int64_t t = taken.lo; t < taken.hi; ++t) rest[static_cast<size_t>(t)] = false;
+            return taken;
+        };
         for (const ir::IfThenElse *i = &first; i;) {
             std::optional<ThreadRange> r = rangeOf(i->cond);
             if (!r) return std::nullopt;
-            ThreadRange taken = *r & rest;
-            branches.push_back({taken, i->thenBody, i->span});
+            std::optional<ThreadRange> taken = take(*r);
+            if (!taken) return std::nullopt;
+            branches.push_back({*taken, i->thenBody, i->span});
             if (!i->elseBody) break;
-            // What the condition leaves for the else branch must be one range too.
-            if (taken.empty()) {
-            } else if (taken.lo == rest.lo) {
-                rest.lo = taken.hi;
-            } else if (taken.hi == rest.hi) {
-                rest.hi = taken.lo;
-            } else {
-                return std::nullopt;
-            }
             const ir::IfThenElse *next = ir::as<ir::IfThenElse>(i->elseBody);
             if (next && programBranches_.count(next) && rangeOf(next->cond)) {
                 i = next;
                 continue;
             }
-            if (i->elseBody) branches.push_back({rest, i->elseBody, i->span});
+            // What the conditions leave for the else branch must be one range too.
+            std::optional<ThreadRange> others = take({0, threads_});
+            if (!others) return std::nullopt;
+            branches.push_back({*others, i->elseBody, i->span});
             i = nullptr;
         }
         bool spreads = false;

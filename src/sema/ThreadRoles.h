@@ -15,7 +15,8 @@ namespace tilet {
 // condition leaves (TileLang bounds the thread variable under the branch).
 // Such a chain of conditions on the linear thread index (`tx < c`,
 // `tx >= c`, `tx / 32 == w`, their `&&`), at a place every thread reaches
-// alike, becomes one role per branch over the warps of its thread range,
+// alike, becomes one role per branch over the warps of its thread range (one
+// range of the threads no earlier condition took),
 // when one of its branches holds work spread over threads (a tile operation
 // or a parallel loop); a branch whose range is not whole warps is an error
 // then. Chains that hold only thread-level code stay branches, and so do

@@ -61,8 +61,8 @@ SPILLS = {
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd_sm100.tl", "sm_100a"): ("variant 'ss', 128x128 tiles on 128 threads: S_reg and O_reg (128 f32 registers each) live together "
-                                           "through the softmax: 256 registers, over the consumers' 240 (setmaxnreg); the 'ts' kernels, on 256 "
-                                           "threads, do not spill"),
+                                           "through the softmax: 256 registers, over the consumers' 240 (setmaxnreg); so do flashattn_wasp's, on "
+                                           "its softmax warp group (255 registers); the 'ts' kernels, on 256 threads, do not spill"),
 }
 
 
