@@ -394,8 +394,14 @@ Expr tmemColumn(const Region &r) {
 }
 
 bool samePartition(const TmemPartition &a, const TmemPartition &b) {
-    return a.rows == b.rows && a.cols == b.cols && a.threads == b.threads && a.firstColumn && b.firstColumn &&
-           structurallyEqual(a.firstColumn, b.firstColumn);
+    if (a.rows != b.rows || a.cols != b.cols || a.threads != b.threads) return false;
+    // One warp group over a 128-row tile: thread r has lane r whatever the
+    // columns. Otherwise the columns decide which thread has a cell, so
+    // the first columns must be the same number (the same expression may
+    // take another value in another iteration: a sliding window).
+    if (a.rows == 128 && a.threads == 128) return true;
+    std::optional<int64_t> x = a.firstColumn ? constInt(a.firstColumn) : std::nullopt, y = b.firstColumn ? constInt(b.firstColumn) : std::nullopt;
+    return x && y && *x == *y;
 }
 
 bool tmemAllRowsOfOneStage(const Region &r) {

@@ -795,9 +795,10 @@ int64_t tmemLoadRegistersPerRepeat(TmemLoadShape s);   // 1, 4
 // Which thread moves which cells of a tensor-memory tile: its rows by lane
 // and each warp group's share of its columns, fixed by the tile's shape, the
 // threads moving it and its first column (ir::TmemTiling). The moves of one
-// buffer with the same partition, made by the same threads, reach each cell
-// from one thread only -- a thread's own moves are ordered by its program
-// and tcgen05's waits, so they need no barrier between them.
+// buffer with the same partition (the same constant first column, or any
+// for one warp group over 128 rows), made by the same threads, reach each
+// cell from one thread only -- a thread's own moves are ordered by its
+// program and tcgen05's waits, so they need no barrier between them.
 struct TmemPartition {
     int64_t rows = 0, cols = 0, threads = 0;
     Expr firstColumn;

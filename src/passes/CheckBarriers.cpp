@@ -190,13 +190,18 @@ public:
             // lower (`min(ceildiv(seq_len, N), ...)`, at most seq_len / N).
             ir::BoundsScope scope;
             ir::Interval bound = ir::boundsOf(extent, scope);
-            if (!n && bound.hi != ir::Interval::kMax) count = std::max<int64_t>(0, std::min(count, bound.hi));
+            if (!n && bound.hi != ir::Interval::kMax) count = std::min(count, bound.hi);
+            if (!n && bound.lo != ir::Interval::kMin) count = std::max(count, bound.lo);
+            count = std::max<int64_t>(0, count);
             // A run-time start stays symbolic: iteration i is `min + i`, so
             // what is relative to the start ((k - min) % stages) is known.
             Expr start = evaluate(f.min);
             // The trip count tried is the loop's inside it: its last
             // iteration (`if (k == loop_range - 1)`) is known.
-            bool assumed = !n && lo;
+            // (Not an extent that reads memory: the body may change it.)
+            bool readsMemory = false;
+            ir::forEachExpr(extent, [&](const Expr &x) { readsMemory = readsMemory || ir::as<ir::Load>(x); });
+            bool assumed = !n && lo && !readsMemory;
             if (assumed) assumedExtents_.push_back({extent, count});
             for (int64_t i = 0; i < count && !overflow; ++i) {
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
