@@ -317,9 +317,8 @@ private:
                                 : "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
                                       "-major through shared-memory descriptors (" + ir::swizzleName(aOp.swizzle) + " / " +
                                       ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, ";
-        d.why +=
-                std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'" +
-                (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
+        d.why += std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'" +
+                 (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
         std::ostringstream hex;
         hex << std::hex << idesc;
         d.details.push_back("instruction descriptor 0x" + hex.str());
