@@ -407,11 +407,12 @@ private:
             return;
         }
         case ir::StmtKind::BarrierInit: {
-            const ir::BufferNode &b = *ir::as<ir::BarrierInit>(s)->barrier;
             helper("mbarrier_init");
-            const std::string &name = names_.buffer(&b);
-            for (size_t i = 0; i < b.arriveCounts.size(); ++i)
-                out_.line("tilet_mbarrier_init(&" + name + "[" + std::to_string(i) + "], " + std::to_string(b.arriveCounts[i]) + ");");
+            for (const ir::Buffer &b : ir::as<ir::BarrierInit>(s)->barriers) {
+                const std::string &name = names_.buffer(b.get());
+                for (size_t i = 0; i < b->arriveCounts.size(); ++i)
+                    out_.line("tilet_mbarrier_init(&" + name + "[" + std::to_string(i) + "], " + std::to_string(b->arriveCounts[i]) + ");");
+            }
             out_.line("tilet_fence_barrier_init();");
             return;
         }

@@ -379,7 +379,9 @@ void operandEffects(const Stmt &s, Effects &fx) {
         syn.push_back(e);
         return;
     }
-    case StmtKind::BarrierInit: syn.push_back(sync(SyncKind::MbarrierInit, as<BarrierInit>(s)->barrier)); return;
+    case StmtKind::BarrierInit:
+        for (const Buffer &b : as<BarrierInit>(s)->barriers) syn.push_back(sync(SyncKind::MbarrierInit, b));
+        return;
     case StmtKind::BarrierArrive: {
         const BarrierArrive &n = *as<BarrierArrive>(s);
         SyncEffect e = sync(SyncKind::MbarrierArrive, n.barrier, &n.index);

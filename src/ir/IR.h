@@ -999,8 +999,10 @@ struct SyncThreads : StmtNode {
 // lower-tile-ops puts it under `threadIdx.x == 0`.
 struct BarrierInit : StmtNode {
     static constexpr StmtKind kKind = StmtKind::BarrierInit;
-    explicit BarrierInit(Buffer b, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)) {}
-    const Buffer barrier;
+    // The barriers allocated together, initialised by one thread behind one
+    // fence.mbarrier_init.
+    explicit BarrierInit(std::vector<Buffer> b, SourceRange s = {}) : StmtNode(kKind, s), barriers(std::move(b)) {}
+    const std::vector<Buffer> barriers;
 };
 
 struct BarrierArrive : StmtNode {

@@ -337,7 +337,12 @@ public:
             line(b.barrierId ? "named_barrier " + std::to_string(b.barrierId) + " threads=" + std::to_string(b.threads) : "sync_threads");
             return;
         }
-        case StmtKind::BarrierInit: line("barrier_init " + static_cast<const BarrierInit &>(*s).barrier->name); return;
+        case StmtKind::BarrierInit: {
+            std::string names;
+            for (const Buffer &b : static_cast<const BarrierInit &>(*s).barriers) names += (names.empty() ? "" : ", ") + b->name;
+            line("barrier_init " + names);
+            return;
+        }
         case StmtKind::BarrierArrive: {
             auto &b = static_cast<const BarrierArrive &>(*s);
             line("barrier_arrive " + b.barrier->name + "[" + expr(b.index) + "]" + (b.remoteRank ? " in block " + expr(b.remoteRank) : ""));

@@ -550,9 +550,10 @@ Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
 
 Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }
 Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &n) {
-    Buffer barrier = mutateBuffer(n.barrier);
-    if (barrier == n.barrier) return self;
-    return std::make_shared<BarrierInit>(barrier, n.span);
+    std::vector<Buffer> barriers;
+    for (const Buffer &b : n.barriers) barriers.push_back(mutateBuffer(b));
+    if (barriers == n.barriers) return self;
+    return std::make_shared<BarrierInit>(std::move(barriers), n.span);
 }
 
 Stmt Mutator::mutateBarrierArrive(const Stmt &self, const BarrierArrive &n) {

@@ -206,16 +206,48 @@ protected:
 
     // mbarriers are initialised where they are allocated, before any thread
     // uses them; ones other blocks of the cluster use, before any block does.
+    // The barriers allocated in one run of allocations and bindings (no
+    // statement between them) are initialised together, at the first: one
+    // fence and one block (or cluster) barrier for all.
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &a) override {
-        ir::Stmt base = ir::Mutator::mutateAllocate(self, a);
-        if (a.buffer->scope != ir::MemScope::Barrier) return base;
-        // After the body: a copy_cluster in it may have found the barrier to be cluster-scoped.
-        ir::Stmt visible = edits_.current(a.buffer).clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
+        if (a.buffer->scope != ir::MemScope::Barrier) return ir::Mutator::mutateAllocate(self, a);
+        std::vector<const ir::Allocate *> barriers;
+        std::vector<const ir::StmtNode *> others;   // the allocations and bindings between them, outermost first
+        ir::Stmt s = self;
+        for (;;) {
+            if (const ir::Allocate *in = ir::as<ir::Allocate>(s)) {
+                if (in->buffer->scope == ir::MemScope::Barrier) barriers.push_back(in);
+                else others.push_back(in);
+                s = in->body;
+            } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+                others.push_back(l);
+                s = l->body;
+            } else {
+                break;
+            }
+        }
+        ir::Stmt body = mutate(s);
+        for (auto o = others.rbegin(); o != others.rend(); ++o) {
+            if ((*o)->kind == ir::StmtKind::LetStmt) {
+                const auto *l = static_cast<const ir::LetStmt *>(*o);
+                body = std::make_shared<ir::LetStmt>(l->var, mutate(l->value), body, l->span);
+            } else {
+                body = std::make_shared<ir::Allocate>(static_cast<const ir::Allocate *>(*o)->buffer, body, (*o)->span);
+            }
+        }
+        // After the body: a copy_cluster in it may have found a barrier to be cluster-scoped.
+        bool clusterScope = false;
+        std::vector<ir::Buffer> buffers;
+        for (const ir::Allocate *b : barriers) {
+            clusterScope = clusterScope || edits_.current(b->buffer).clusterScope;
+            buffers.push_back(b->buffer);
+        }
+        ir::Stmt visible = clusterScope ? ir::Stmt(std::make_shared<ir::ClusterSync>(a.span)) : std::make_shared<ir::SyncThreads>(a.span);
         // Thread 0 initialises (the first thread of every role, and the one that issues TMA).
-        ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::isThread(0),
-                                                         std::make_shared<ir::BarrierInit>(a.buffer, a.span), nullptr, a.span);
-        ir::Stmt body = ir::seq({init, visible, ir::as<ir::Allocate>(base)->body});
-        return std::make_shared<ir::Allocate>(a.buffer, body, a.span);
+        ir::Stmt init = std::make_shared<ir::IfThenElse>(ir::isThread(0), std::make_shared<ir::BarrierInit>(std::move(buffers), a.span), nullptr, a.span);
+        body = ir::seq({init, visible, body});
+        for (auto b = barriers.rbegin(); b != barriers.rend(); ++b) body = std::make_shared<ir::Allocate>((*b)->buffer, body, (*b)->span);
+        return body;
     }
 
     // FMA gemms: a parallel loop over C, each element summing over K.

@@ -68,51 +68,62 @@ protected:
                 operands.insert(w->b.buffer.get());
             }
         });
-        // The release: the arrivals right after a statement that ends in a
-        // wait for every wgmma group (one per block of the cluster with multicast).
-        size_t at = body->stmts.size();
+        // The releases: the arrivals right after a statement that ends in a
+        // wait for every wgmma group (one per block of the cluster with
+        // multicast). A loop whose tiles have separate barriers has several.
+        std::vector<size_t> sites;
         for (size_t i = 0; i + 1 < body->stmts.size(); ++i) {
             const ir::StmtNode *last = lastStatement(body->stmts[i]);
             const ir::WgmmaSync *w = last && last->kind == ir::StmtKind::WgmmaSync ? static_cast<const ir::WgmmaSync *>(last) : nullptr;
-            if (w && w->sync == ir::WgmmaSyncKind::Wait && w->pending == 0 && ir::as<ir::BarrierArrive>(body->stmts[i + 1])) at = i;
+            if (w && w->sync == ir::WgmmaSyncKind::Wait && w->pending == 0 && ir::as<ir::BarrierArrive>(body->stmts[i + 1])) sites.push_back(i);
         }
-        if (at == body->stmts.size()) return base;
-        std::vector<const ir::BarrierArrive *> releases;
-        for (size_t i = at + 1; i < body->stmts.size() && ir::as<ir::BarrierArrive>(body->stmts[i]); ++i)
-            releases.push_back(ir::as<ir::BarrierArrive>(body->stmts[i]));
-        std::optional<int64_t> perGroup = arrivalsPerGroup(f, releases);
-        if (perGroup) edits.edit(releases.front()->barrier).arriveCounts.assign(releases.front()->barrier->arriveCounts.size(), *perGroup);
-        auto release = [&](const std::vector<Stmt> &arrivals) {
-            if (perGroup) return Stmt(std::make_shared<ir::Elect>(ir::Elect::Unit::WarpGroup, 0, ir::seq(arrivals), releases.front()->span));
-            return ir::seq(arrivals);
-        };
-        Decision d;
-        d.where = releases.front()->span;
-        if (perGroup)
-            d.details.push_back("one thread of each warp group releases the stage, after its wait retired the group's wgmma (" + std::to_string(*perGroup) +
-                                (*perGroup == 1 ? " arrival" : " arrivals") + " per phase of '" + releases.front()->barrier->name + "', not " +
-                                std::to_string(releases.front()->barrier->arriveCounts.front()) +
-                                "): only wgmma reads the stages in the loop, and a wgmma is the whole warp group's (CUTLASS's consumer_release)");
+        if (sites.empty()) return base;
+        std::vector<Stmt> stmts;
+        bool changed = false;
+        size_t next = 0;   // the first statement of the body not yet in `stmts`
+        for (size_t at : sites) {
+            std::vector<const ir::BarrierArrive *> releases;
+            for (size_t i = at + 1; i < body->stmts.size() && ir::as<ir::BarrierArrive>(body->stmts[i]); ++i)
+                releases.push_back(ir::as<ir::BarrierArrive>(body->stmts[i]));
+            std::optional<int64_t> perGroup = arrivalsPerGroup(f, releases);
+            if (perGroup) edits.edit(releases.front()->barrier).arriveCounts.assign(releases.front()->barrier->arriveCounts.size(), *perGroup);
+            auto release = [&](const std::vector<Stmt> &arrivals) {
+                if (perGroup) return Stmt(std::make_shared<ir::Elect>(ir::Elect::Unit::WarpGroup, 0, ir::seq(arrivals), releases.front()->span));
+                return ir::seq(arrivals);
+            };
+            Decision d;
+            d.where = releases.front()->span;
+            if (perGroup)
+                d.details.push_back("one thread of each warp group releases the stage, after its wait retired the group's wgmma (" + std::to_string(*perGroup) +
+                                    (*perGroup == 1 ? " arrival" : " arrivals") + " per phase of '" + releases.front()->barrier->name + "', not " +
+                                    std::to_string(releases.front()->barrier->arriveCounts.front()) +
+                                    "): only wgmma reads the stages in the loop, and a wgmma is the whole warp group's (CUTLASS's consumer_release)");
 
-        if (Stmt overlapped = overlap(f, *body, at, waits, releases, operands, accumulators, release)) {
-            d.op = "wgmma in flight";
-            d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
-                       releases.front()->barrier->name + "'";
-            d.why = "the wait only gates the release of the stage the MMAs read, so the tensor cores keep the next group queued while this one "
-                    "runs; the last group is waited for after the loop";
+            if (sites.size() == 1) {
+                if (Stmt overlapped = overlap(f, *body, at, waits, releases, operands, accumulators, release)) {
+                    d.op = "wgmma in flight";
+                    d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
+                               releases.front()->barrier->name + "'";
+                    d.why = "the wait only gates the release of the stage the MMAs read, so the tensor cores keep the next group queued while this one "
+                            "runs; the last group is waited for after the loop";
+                    ctx_.explain.record(std::move(d));
+                    return overlapped;
+                }
+            }
+            if (!perGroup) continue;
+            // The loop keeps its waits; only this release changes.
+            auto from = body->stmts.begin();
+            stmts.insert(stmts.end(), from + static_cast<std::ptrdiff_t>(next), from + static_cast<std::ptrdiff_t>(at + 1));
+            next = at + 1 + releases.size();
+            stmts.push_back(release(std::vector<Stmt>(from + static_cast<std::ptrdiff_t>(at + 1), from + static_cast<std::ptrdiff_t>(next))));
+            changed = true;
+            d.op = "stage release";
+            d.choice = "one thread of each warp group releases the stage of '" + releases.front()->barrier->name + "'";
+            d.why = "the wgmma groups that read it are retired (wgmma.wait_group 0) right before";
             ctx_.explain.record(std::move(d));
-            return overlapped;
         }
-        if (!perGroup) return base;
-        // The loop keeps its waits; only its release changes.
-        std::vector<Stmt> stmts(body->stmts.begin(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1));
-        stmts.push_back(release(std::vector<Stmt>(body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1),
-                                                  body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()))));
-        stmts.insert(stmts.end(), body->stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body->stmts.end());
-        d.op = "stage release";
-        d.choice = "one thread of each warp group releases the stage of '" + releases.front()->barrier->name + "'";
-        d.why = "the wgmma groups that read it are retired (wgmma.wait_group 0) right before";
-        ctx_.explain.record(std::move(d));
+        if (!changed) return base;
+        stmts.insert(stmts.end(), body->stmts.begin() + static_cast<std::ptrdiff_t>(next), body->stmts.end());
         return ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(stmts)));
     }
 

@@ -172,6 +172,73 @@ struct Plan {
     std::vector<const ir::LetStmt *> producerLets;   // bindings inside `statements` the producer uses, outermost first
 };
 
+// The tile a producer (a copy or an im2col gather) fills.
+const ir::Buffer &producedTile(const Stmt &producer) {
+    if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return g->dst.buffer;
+    return ir::as<ir::Copy>(producer)->dst.buffer;
+}
+
+std::string bufferName(const Stmt &producer) { return producedTile(producer)->name; }
+
+// Producers whose tiles the consumers first read in the same statement, and
+// the barriers that hand their stages over. Tiles first read in different
+// statements get their own barriers (FlashAttention-3's separate K and V
+// pipelines): the consumers start on the first tile before the second has
+// landed, and each stage goes back as soon as its last reader is done.
+struct StageGroup {
+    std::vector<Stmt> producers;   // in program order
+    size_t first = 0, last = 0;    // the consumers [first, last) read the group's tiles
+    std::string releasedAfter;     // the barrier of an asynchronous read that moves the release later ("" if none)
+    ir::Buffer full, empty;
+};
+
+std::vector<StageGroup> stageGroups(const Plan &plan) {
+    const std::vector<Stmt> &consumers = plan.consumers;
+    std::vector<StageGroup> groups;
+    for (const Stmt &p : plan.producers) {
+        const ir::BufferNode *tile = producedTile(p).get();
+        size_t first = consumers.size(), last = 0;
+        for (size_t i = 0; i < consumers.size(); ++i) {
+            if (!usesBuffer(consumers[i], tile)) continue;
+            first = std::min(first, i);
+            last = std::max(last, i + 1);
+        }
+        // A tile no consumer reads is waited for first and released last.
+        if (first == consumers.size()) first = 0, last = consumers.size();
+        // An asynchronous read of a stage (a tcgen05 gemm's, completing on
+        // its mbar) lasts until the wait on that barrier: the stage is
+        // released after it.
+        std::string releasedAfter;
+        for (size_t i = first; i < last && i < consumers.size(); ++i) {
+            ir::forEachEffect(consumers[i], [&](const Stmt &, const ir::Effects &e) {
+                for (const ir::Access &a : e.accesses) {
+                    if (!a.completesOn || !a.reads() || a.buffer != tile) continue;
+                    for (size_t j = i + 1; j < consumers.size(); ++j) {
+                        bool waits = false;
+                        ir::forEachEffect(consumers[j], [&](const Stmt &, const ir::Effects &w) {
+                            for (const ir::SyncEffect &y : w.syncs) waits = waits || (y.kind == ir::SyncKind::MbarrierWait && y.barrier == a.completesOn);
+                        });
+                        if (waits) {
+                            if (j + 1 > last) releasedAfter = a.completesOn->name;
+                            last = std::max(last, j + 1);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        auto same = std::find_if(groups.begin(), groups.end(), [&](const StageGroup &g) { return g.first == first; });
+        if (same == groups.end()) {
+            groups.push_back(StageGroup{{p}, first, last, releasedAfter, nullptr, nullptr});
+            continue;
+        }
+        same->producers.push_back(p);
+        if (last > same->last) same->last = last, same->releasedAfter = releasedAfter;
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const StageGroup &a, const StageGroup &b) { return a.first < b.first; });
+    return groups;
+}
+
 class Specializer {
 public:
     Specializer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
@@ -310,17 +377,26 @@ private:
         std::optional<VersionedBuffers> versions = versionBuffers(kernel_.body, f, plan.producers, plan.consumers, S, "pipelined copy", ctx_.diags);
         if (!versions) return kernel_;
 
+        std::vector<StageGroup> groups = stageGroups(plan);
         std::set<std::string> taken = bufferNames(kernel_);
-        auto full = ir::makeBuffer(unusedName(taken, "stage_full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
-        auto empty = ir::makeBuffer(unusedName(taken, "stage_empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
         // With multicast, one block's TMA writes a stage in every block of the
         // cluster, so a stage is empty only when the consumers of all blocks
         // have released it: every consumer arrives on every block's barrier.
         const int64_t blocks = plan.multicast ? kernel_.cluster[0] * kernel_.cluster[1] * kernel_.cluster[2] : 1;
-        // One producer thread waits, issues and arrives.
-        full->arriveCounts.assign(static_cast<size_t>(S), 1);
-        empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads * blocks);
-        full->clusterScope = empty->clusterScope = plan.multicast;
+        for (StageGroup &g : groups) {
+            // One group keeps the plain names; several are named after their first tile.
+            std::string prefix = groups.size() == 1 ? "stage_" : bufferName(g.producers.front()) + "_";
+            auto full = ir::makeBuffer(unusedName(taken, prefix + "full"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+            taken.insert(full->name);
+            auto empty = ir::makeBuffer(unusedName(taken, prefix + "empty"), DType::UInt64, {ir::intImm(S)}, ir::MemScope::Barrier, f.span);
+            taken.insert(empty->name);
+            // One producer thread waits, issues and arrives.
+            full->arriveCounts.assign(static_cast<size_t>(S), 1);
+            empty->arriveCounts.assign(static_cast<size_t>(S), consumerThreads * blocks);
+            full->clusterScope = empty->clusterScope = plan.multicast;
+            g.full = full;
+            g.empty = empty;
+        }
 
         // Iteration k uses version (k - min) % S in phase ((k - min) / S) % 2.
         auto stageOf = [&](const Expr &k) { return S == 1 ? ir::intImm(0) : ir::mod(ir::sub(k, f.min), ir::intImm(S)); };
@@ -329,25 +405,28 @@ private:
         // The producer: its own loop variable, the copies completing on full[stage].
         ir::VarRef pk = ir::makeVar(f.var->name, f.var->dtype, f.var->span);
         Expr pStage = stageOf(pk), pPhase = phaseOf(pk);
-        std::vector<Stmt> produce{std::make_shared<ir::BarrierWait>(empty, pStage, ir::binary(ir::BinaryOp::BitXor, pPhase, ir::intImm(1)), f.span)};
-        for (const Stmt &p : plan.producers) {
-            Stmt issued;
-            if (const ir::Im2Col *g = ir::as<ir::Im2Col>(p)) {
-                auto gather = std::make_shared<ir::Im2Col>(*g);
-                gather->barrier = full;
-                gather->barrierIndex = pStage;
-                gather->producerRole = true;
-                issued = gather;
-            } else {
-                auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(p));
-                copy->barrier = full;
-                copy->barrierIndex = pStage;
-                copy->producerRole = true;
-                issued = copy;
+        std::vector<Stmt> produce;
+        for (const StageGroup &g : groups) {
+            produce.push_back(std::make_shared<ir::BarrierWait>(g.empty, pStage, ir::binary(ir::BinaryOp::BitXor, pPhase, ir::intImm(1)), f.span));
+            for (const Stmt &p : g.producers) {
+                Stmt issued;
+                if (const ir::Im2Col *gather = ir::as<ir::Im2Col>(p)) {
+                    auto issue = std::make_shared<ir::Im2Col>(*gather);
+                    issue->barrier = g.full;
+                    issue->barrierIndex = pStage;
+                    issue->producerRole = true;
+                    issued = issue;
+                } else {
+                    auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(p));
+                    copy->barrier = g.full;
+                    copy->barrierIndex = pStage;
+                    copy->producerRole = true;
+                    issued = copy;
+                }
+                produce.push_back(selectVersion(*versions, pStage, ir::substitute(issued, {{f.var, pk}})));
             }
-            produce.push_back(selectVersion(*versions, pStage, ir::substitute(issued, {{f.var, pk}})));
+            produce.push_back(std::make_shared<ir::BarrierArrive>(g.full, pStage, nullptr, f.span));
         }
-        produce.push_back(std::make_shared<ir::BarrierArrive>(full, pStage, nullptr, f.span));
         // Each iteration is the role's first thread's: it alone waits, issues
         // and arrives (CUTLASS's producer; the other producer threads would
         // only wait, and with nothing to hold them to that thread's pace
@@ -368,46 +447,18 @@ private:
         for (auto it = producerBindings.rbegin(); it != producerBindings.rend(); ++it)
             producerLoop = std::make_shared<ir::LetStmt>(it->first, it->second, producerLoop, f.span);
 
-        // The consumer: waits before the first statement that reads a loaded
-        // tile, releases the version after the last one.
+        // The consumer: waits for each group before the first statement that
+        // reads its tiles, releases the group's version after the last one.
         Expr cStage = stageOf(f.var), cPhase = phaseOf(f.var);
-        size_t first = plan.consumers.size(), last = 0;
-        for (size_t i = 0; i < plan.consumers.size(); ++i) {
-            for (const auto &[old, v] : versions->replacement) {
-                if (!usesBuffer(plan.consumers[i], old)) continue;
-                first = std::min(first, i);
-                last = std::max(last, i + 1);
-            }
-        }
-        if (first == plan.consumers.size()) first = 0, last = plan.consumers.size();
-        // An asynchronous read of a stage (a tcgen05 gemm's, completing on its
-        // mbar) lasts until the wait on that barrier: the stage is released after it.
-        std::string releasedAfter;
-        for (size_t i = first; i < last && i < plan.consumers.size(); ++i) {
-            ir::forEachEffect(plan.consumers[i], [&](const Stmt &, const ir::Effects &e) {
-                for (const ir::Access &a : e.accesses) {
-                    if (!a.completesOn || !a.reads()) continue;
-                    for (size_t j = i + 1; j < plan.consumers.size(); ++j) {
-                        bool waits = false;
-                        ir::forEachEffect(plan.consumers[j], [&](const Stmt &, const ir::Effects &w) {
-                            for (const ir::SyncEffect &y : w.syncs) waits = waits || (y.kind == ir::SyncKind::MbarrierWait && y.barrier == a.completesOn);
-                        });
-                        if (waits) {
-                            if (j + 1 > last) releasedAfter = a.completesOn->name;
-                            last = std::max(last, j + 1);
-                            break;
-                        }
-                    }
-                }
-            });
-        }
         std::vector<Stmt> consume;
         for (size_t i = 0; i <= plan.consumers.size(); ++i) {
-            if (i == first) consume.push_back(std::make_shared<ir::BarrierWait>(full, cStage, cPhase, f.span));
-            if (i == last) {
+            for (const StageGroup &g : groups) {
+                if (g.last != i) continue;
                 for (int64_t r = 0; r < blocks; ++r)
-                    consume.push_back(std::make_shared<ir::BarrierArrive>(empty, cStage, plan.multicast ? ir::intImm(r) : nullptr, f.span));
+                    consume.push_back(std::make_shared<ir::BarrierArrive>(g.empty, cStage, plan.multicast ? ir::intImm(r) : nullptr, f.span));
             }
+            for (const StageGroup &g : groups)
+                if (g.first == i) consume.push_back(std::make_shared<ir::BarrierWait>(g.full, cStage, cPhase, f.span));
             if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
         }
         // The consumers pace themselves like any loop (Pacer, above): the ring
@@ -427,13 +478,10 @@ private:
         Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
         Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->producer, false, f.span) : nullptr, producerLoop});
         Stmt consumer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->consumer, true, f.span) : nullptr, consumerStatements});
-        Stmt body = std::make_shared<ir::Allocate>(
-            full,
-            std::make_shared<ir::Allocate>(empty,
-                                           ir::seq({std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups({0}), producer, f.span),
-                                                    std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups(consumerRoles), consumer, f.span)}),
-                                           f.span),
-            f.span);
+        Stmt body = ir::seq({std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups({0}), producer, f.span),
+                             std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups(consumerRoles), consumer, f.span)});
+        for (auto g = groups.rbegin(); g != groups.rend(); ++g)
+            body = std::make_shared<ir::Allocate>(g->full, std::make_shared<ir::Allocate>(g->empty, body, f.span), f.span);
         for (auto it = plan.scopes.rbegin(); it != plan.scopes.rend(); ++it) {
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(*it)) body = std::make_shared<ir::LetStmt>(l->var, l->value, body, l->span);
             else body = std::make_shared<ir::Allocate>(ir::as<ir::Allocate>(*it)->buffer, body, (*it)->span);
@@ -451,13 +499,30 @@ private:
         d.why = ctx_.target.name + " has TMA and every global->shared copy of the loop can use it";
         d.details.push_back("the block grows from " + std::to_string(consumerThreads) + " to " + std::to_string(out.threads) +
                             " threads; the kernel's other statements run on the consumer warp groups");
-        d.details.push_back("one thread of warp group 0 runs the producer's iterations; '" + full->name + "[" + std::to_string(S) +
-                            "]' (its one arrival + the TMA bytes) hands each stage to the consumers, '" +
-                            empty->name + "[" + std::to_string(S) + "]' (" + std::to_string(consumerThreads * blocks) +
-                            " consumer arrivals) hands it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
+        std::string fulls, empties;
+        for (const StageGroup &g : groups) {
+            fulls += std::string(fulls.empty() ? "" : ", ") + "'" + g.full->name + "[" + std::to_string(S) + "]'";
+            empties += std::string(empties.empty() ? "" : ", ") + "'" + g.empty->name + "[" + std::to_string(S) + "]'";
+        }
+        d.details.push_back("one thread of warp group 0 runs the producer's iterations; " + fulls + " (its one arrival + the TMA bytes) hand" +
+                            (groups.size() == 1 ? "s" : "") + " each stage to the consumers, " + empties + " (" +
+                            std::to_string(consumerThreads * blocks) + " consumer arrivals) hand" + (groups.size() == 1 ? "s" : "") +
+                            " it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
+        if (groups.size() > 1) {
+            std::string each;
+            for (const StageGroup &g : groups) {
+                std::string tiles;
+                for (const Stmt &p : g.producers) tiles += std::string(tiles.empty() ? "'" : ", '") + bufferName(p) + "'";
+                each += std::string(each.empty() ? "" : "; ") + tiles + " on '" + g.full->name + "'/'" + g.empty->name + "', read from " +
+                        plan.consumers[std::min(g.first, plan.consumers.size() - 1)]->span.lineColumn() + " to " +
+                        plan.consumers[std::max<size_t>(g.last, 1) - 1]->span.lineColumn();
+            }
+            d.details.push_back("tiles first read by different statements have separate barriers, so the consumers start on one before the next "
+                                "has landed and each stage goes back after its own last reader (FlashAttention-3's separate K and V pipelines): " + each);
+        }
         if (plan.multicast)
-            d.details.push_back("multicast loads fill a stage in all " + std::to_string(blocks) + " blocks of the cluster: every consumer arrives on '" +
-                                empty->name + "' of every block (" + std::to_string(consumerThreads * blocks) +
+            d.details.push_back("multicast loads fill a stage in all " + std::to_string(blocks) + " blocks of the cluster: every consumer arrives on " +
+                                empties + " of every block (" + std::to_string(consumerThreads * blocks) +
                                 " arrivals per phase), the barriers are initialised before a cluster barrier, and the blocks meet at a cluster "
                                 "barrier before they exit");
         if (registers)
@@ -478,9 +543,10 @@ private:
         if (!pacedBy.empty())
             d.details.push_back("the consumers meet (bar.sync 2, " + std::to_string(consumerThreads) + ") at the end of each iteration: '" + pacedBy +
                                 "' is waited for by parity in every iteration, and a thread two phases behind would wait forever");
-        if (!releasedAfter.empty())
-            d.details.push_back("the consumers release a stage after their wait on '" + releasedAfter +
-                                "': the asynchronous MMAs read it until they arrive there");
+        for (const StageGroup &g : groups)
+            if (!g.releasedAfter.empty())
+                d.details.push_back("the consumers release a stage" + (groups.size() == 1 ? std::string() : " of '" + g.empty->name + "'") +
+                                    " after their wait on '" + g.releasedAfter + "': the asynchronous MMAs read it until they arrive there");
         ctx_.explain.record(std::move(d));
         return out;
     }

@@ -139,25 +139,19 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 13 "ws_kernels.tl"
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
 #line 14 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 14 "ws_kernels.tl"
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
-        tilet_fence_barrier_init();
-    }
-#line 14 "ws_kernels.tl"
-    __syncthreads();
-    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-#line 15 "ws_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 15 "ws_kernels.tl"
         tilet_mbarrier_init(&empty[0], 128);
         tilet_mbarrier_init(&empty[1], 128);
         tilet_fence_barrier_init();
     }
-#line 15 "ws_kernels.tl"
+#line 14 "ws_kernels.tl"
     __syncthreads();
+#line 16 "ws_kernels.tl"
     if (threadIdx.x / 128 == 1) {
 #line 16 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
@@ -204,7 +198,7 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 208 "ws_kernels.cu"
+#line 202 "ws_kernels.cu"
 } // ring_kernel
 
 extern "C" __global__ void __launch_bounds__(384, 1)
@@ -213,25 +207,19 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
 #line 38 "ws_kernels.tl"
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
 #line 39 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 39 "ws_kernels.tl"
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
-        tilet_fence_barrier_init();
-    }
-#line 39 "ws_kernels.tl"
-    __syncthreads();
-    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-#line 40 "ws_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 40 "ws_kernels.tl"
         tilet_mbarrier_init(&empty[0], 256);
         tilet_mbarrier_init(&empty[1], 256);
         tilet_fence_barrier_init();
     }
-#line 40 "ws_kernels.tl"
+#line 39 "ws_kernels.tl"
     __syncthreads();
+#line 41 "ws_kernels.tl"
     if (threadIdx.x / 128 == 2) {
 #line 41 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
@@ -303,7 +291,7 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 307 "ws_kernels.cu"
+#line 295 "ws_kernels.cu"
 } // ring_dyn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -312,25 +300,19 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 63 "ws_kernels.tl"
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
 #line 64 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 64 "ws_kernels.tl"
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
-        tilet_fence_barrier_init();
-    }
-#line 64 "ws_kernels.tl"
-    __syncthreads();
-    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-#line 65 "ws_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 65 "ws_kernels.tl"
         tilet_mbarrier_init(&empty[0], 128);
         tilet_mbarrier_init(&empty[1], 128);
         tilet_fence_barrier_init();
     }
-#line 65 "ws_kernels.tl"
+#line 64 "ws_kernels.tl"
     __syncthreads();
+#line 66 "ws_kernels.tl"
     if (threadIdx.x / 128 == 0) {
 #line 66 "ws_kernels.tl"
         tilet_setmaxnreg_dec<24>();
@@ -379,7 +361,7 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 383 "ws_kernels.cu"
+#line 365 "ws_kernels.cu"
 } // ring_tma_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -389,25 +371,19 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
     float* slots = reinterpret_cast<float*>(tilet_smem + 0);
     float sum[4];
     unsigned long long* full = reinterpret_cast<unsigned long long*>(tilet_smem + 1024);   // 2 mbarriers
+    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
 #line 92 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 92 "ws_kernels.tl"
         tilet_mbarrier_init(&full[0], 128);
         tilet_mbarrier_init(&full[1], 128);
-        tilet_fence_barrier_init();
-    }
-#line 92 "ws_kernels.tl"
-    __syncthreads();
-    unsigned long long* empty = reinterpret_cast<unsigned long long*>(tilet_smem + 1040);   // 2 mbarriers
-#line 93 "ws_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 93 "ws_kernels.tl"
         tilet_mbarrier_init(&empty[0], 128);
         tilet_mbarrier_init(&empty[1], 128);
         tilet_fence_barrier_init();
     }
-#line 93 "ws_kernels.tl"
+#line 92 "ws_kernels.tl"
     __syncthreads();
+#line 94 "ws_kernels.tl"
     if (threadIdx.x / 128 == 0) {
 #line 94 "ws_kernels.tl"
         const int role_thread = static_cast<int>(threadIdx.x) % 128;
@@ -518,7 +494,7 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
             tilet_mbarrier_arrive(&full[s]);
         }
     }
-#line 522 "ws_kernels.cu"
+#line 498 "ws_kernels.cu"
 } // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -598,7 +574,7 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 602 "ws_kernels.cu"
+#line 578 "ws_kernels.cu"
 } // roles_in_sequence_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -679,7 +655,7 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 683 "ws_kernels.cu"
+#line 659 "ws_kernels.cu"
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -710,7 +686,7 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
             }
         }
     }
-#line 714 "ws_kernels.cu"
+#line 690 "ws_kernels.cu"
 } // block_then_role_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -786,7 +762,7 @@ phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* 
     if (threadIdx.x / 128 == 0) {
         tilet_mbarrier_wait(&b[0], 1);
     }
-#line 790 "ws_kernels.cu"
+#line 766 "ws_kernels.cu"
 } // phases_across_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -806,19 +782,12 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 224 "ws_kernels.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 16384);   // 2 mbarriers
 #line 224 "ws_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 224 "ws_kernels.tl"
-        tilet_mbarrier_init(&stage_full[0], 1);
-        tilet_mbarrier_init(&stage_full[1], 1);
-        tilet_fence_barrier_init();
-    }
-#line 224 "ws_kernels.tl"
-    __syncthreads();
-#line 224 "ws_kernels.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 16400);   // 2 mbarriers
 #line 224 "ws_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 224 "ws_kernels.tl"
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
@@ -924,5 +893,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 928 "ws_kernels.cu"
+#line 897 "ws_kernels.cu"
 } // auto_dyn_kernel

@@ -224,23 +224,17 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 34 "flash_attention_fwd_sm100a.tl"
 #line 35 "flash_attention_fwd_sm100a.tl"
     unsigned long long* s_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 100352);   // 1 mbarrier
+    unsigned long long* o_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 100368);   // 1 mbarrier
 #line 35 "flash_attention_fwd_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 35 "flash_attention_fwd_sm100a.tl"
         tilet_mbarrier_init(&s_ready[0], 1);
+        tilet_mbarrier_init(&o_ready[0], 1);
         tilet_fence_barrier_init();
     }
 #line 35 "flash_attention_fwd_sm100a.tl"
     __syncthreads();
-    unsigned long long* o_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 100368);   // 1 mbarrier
-#line 36 "flash_attention_fwd_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 36 "flash_attention_fwd_sm100a.tl"
-        tilet_mbarrier_init(&o_ready[0], 1);
-        tilet_fence_barrier_init();
-    }
-#line 36 "flash_attention_fwd_sm100a.tl"
-    __syncthreads();
+#line 37 "flash_attention_fwd_sm100a.tl"
     float S_reg[64];
     __nv_bfloat16 P_reg[64];
     float O_reg[64];
@@ -250,21 +244,20 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
     float scores_sum[1];
     float logsum[1];
 #line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100384);   // 1 mbarrier
+    unsigned long long* K_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100384);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* K_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100400);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* V_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100416);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* V_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100432);   // 1 mbarrier
 #line 52 "flash_attention_fwd_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 52 "flash_attention_fwd_sm100a.tl"
-        tilet_mbarrier_init(&stage_full[0], 1);
-        tilet_fence_barrier_init();
-    }
-#line 52 "flash_attention_fwd_sm100a.tl"
-    __syncthreads();
-#line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100400);   // 1 mbarrier
-#line 52 "flash_attention_fwd_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 52 "flash_attention_fwd_sm100a.tl"
-        tilet_mbarrier_init(&stage_empty[0], 256);
+        tilet_mbarrier_init(&K_shared_full[0], 1);
+        tilet_mbarrier_init(&K_shared_empty[0], 256);
+        tilet_mbarrier_init(&V_shared_full[0], 1);
+        tilet_mbarrier_init(&V_shared_empty[0], 256);
         tilet_fence_barrier_init();
     }
 #line 52 "flash_attention_fwd_sm100a.tl"
@@ -278,20 +271,24 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 52 "flash_attention_fwd_sm100a.tl"
             if (threadIdx.x == 0) {
 #line 52 "flash_attention_fwd_sm100a.tl"
-                tilet_mbarrier_wait(&stage_empty[0], (k % 2) ^ 1);
-                tilet_mbarrier_expect_tx(&stage_full[0], 32768);
+                tilet_mbarrier_wait(&K_shared_empty[0], (k % 2) ^ 1);
+                tilet_mbarrier_expect_tx(&K_shared_full[0], 32768);
 #line 53 "flash_attention_fwd_sm100a.tl"
-                tilet_tma_load_4d(&K_shared[0], &tma_K, &stage_full[0], 0, by, k * 128, bz);
+                tilet_tma_load_4d(&K_shared[0], &tma_K, &K_shared_full[0], 0, by, k * 128, bz);
 #line 53 "flash_attention_fwd_sm100a.tl"
-                tilet_tma_load_4d(&K_shared[8192], &tma_K, &stage_full[0], 64, by, k * 128, bz);
-#line 80 "flash_attention_fwd_sm100a.tl"
-                tilet_mbarrier_expect_tx(&stage_full[0], 32768);
-#line 80 "flash_attention_fwd_sm100a.tl"
-                tilet_tma_load_4d(&V_shared[0], &tma_V, &stage_full[0], 0, by, k * 128, bz);
-#line 80 "flash_attention_fwd_sm100a.tl"
-                tilet_tma_load_4d(&V_shared[8192], &tma_V, &stage_full[0], 64, by, k * 128, bz);
+                tilet_tma_load_4d(&K_shared[8192], &tma_K, &K_shared_full[0], 64, by, k * 128, bz);
 #line 52 "flash_attention_fwd_sm100a.tl"
-                tilet_mbarrier_arrive(&stage_full[0]);
+                tilet_mbarrier_arrive(&K_shared_full[0]);
+#line 52 "flash_attention_fwd_sm100a.tl"
+                tilet_mbarrier_wait(&V_shared_empty[0], (k % 2) ^ 1);
+#line 80 "flash_attention_fwd_sm100a.tl"
+                tilet_mbarrier_expect_tx(&V_shared_full[0], 32768);
+#line 80 "flash_attention_fwd_sm100a.tl"
+                tilet_tma_load_4d(&V_shared[0], &tma_V, &V_shared_full[0], 0, by, k * 128, bz);
+#line 80 "flash_attention_fwd_sm100a.tl"
+                tilet_tma_load_4d(&V_shared[8192], &tma_V, &V_shared_full[0], 64, by, k * 128, bz);
+#line 52 "flash_attention_fwd_sm100a.tl"
+                tilet_mbarrier_arrive(&V_shared_full[0]);
             }
         }
     }
@@ -336,7 +333,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 52 "flash_attention_fwd_sm100a.tl"
         for (int k = 0; k < 32; ++k) {
 #line 52 "flash_attention_fwd_sm100a.tl"
-            tilet_mbarrier_wait(&stage_full[0], k % 2);
+            tilet_mbarrier_wait(&K_shared_full[0], k % 2);
 #line 54 "flash_attention_fwd_sm100a.tl"
             if (static_cast<int>(threadIdx.x) == 128) {
 #line 54 "flash_attention_fwd_sm100a.tl"
@@ -352,6 +349,9 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
 #line 55 "flash_attention_fwd_sm100a.tl"
             tilet_mbarrier_wait(&s_ready[0], k % 2);
+#line 52 "flash_attention_fwd_sm100a.tl"
+            tilet_mbarrier_arrive(&K_shared_empty[0]);
+#line 56 "flash_attention_fwd_sm100a.tl"
             tilet_tcgen05_fence_after();
 #line 56 "flash_attention_fwd_sm100a.tl"
             #pragma unroll
@@ -459,6 +459,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             tilet_tcgen05_wait_st();
 #line 78 "flash_attention_fwd_sm100a.tl"
             tilet_tcgen05_fence_before();
+#line 52 "flash_attention_fwd_sm100a.tl"
+            tilet_mbarrier_wait(&V_shared_full[0], k % 2);
 #line 81 "flash_attention_fwd_sm100a.tl"
             tilet_named_barrier(2, 256);
 #line 81 "flash_attention_fwd_sm100a.tl"
@@ -477,7 +479,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 82 "flash_attention_fwd_sm100a.tl"
             tilet_mbarrier_wait(&o_ready[0], k % 2);
 #line 52 "flash_attention_fwd_sm100a.tl"
-            tilet_mbarrier_arrive(&stage_empty[0]);
+            tilet_mbarrier_arrive(&V_shared_empty[0]);
 #line 52 "flash_attention_fwd_sm100a.tl"
             tilet_named_barrier(2, 256);
         }
@@ -527,5 +529,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 24 "flash_attention_fwd_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 531 "flash_attention_fwd_sm100a.cu"
+#line 533 "flash_attention_fwd_sm100a.cu"
 } // flash_attention_fwd_kernel

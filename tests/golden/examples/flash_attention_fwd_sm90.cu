@@ -174,23 +174,24 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
     float scores_sum[2];
     float logsum[2];
 #line 41 "flash_attention_fwd_sm90.tl"
-    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163840);   // 2 mbarriers
+    unsigned long long* K_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163840);   // 2 mbarriers
+#line 41 "flash_attention_fwd_sm90.tl"
+    unsigned long long* K_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163856);   // 2 mbarriers
+#line 41 "flash_attention_fwd_sm90.tl"
+    unsigned long long* V_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163872);   // 2 mbarriers
+#line 41 "flash_attention_fwd_sm90.tl"
+    unsigned long long* V_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163888);   // 2 mbarriers
 #line 41 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 41 "flash_attention_fwd_sm90.tl"
-        tilet_mbarrier_init(&stage_full[0], 1);
-        tilet_mbarrier_init(&stage_full[1], 1);
-        tilet_fence_barrier_init();
-    }
-#line 41 "flash_attention_fwd_sm90.tl"
-    __syncthreads();
-#line 41 "flash_attention_fwd_sm90.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163856);   // 2 mbarriers
-#line 41 "flash_attention_fwd_sm90.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 41 "flash_attention_fwd_sm90.tl"
-        tilet_mbarrier_init(&stage_empty[0], 2);
-        tilet_mbarrier_init(&stage_empty[1], 2);
+        tilet_mbarrier_init(&K_shared_full[0], 1);
+        tilet_mbarrier_init(&K_shared_full[1], 1);
+        tilet_mbarrier_init(&K_shared_empty[0], 2);
+        tilet_mbarrier_init(&K_shared_empty[1], 2);
+        tilet_mbarrier_init(&V_shared_full[0], 1);
+        tilet_mbarrier_init(&V_shared_full[1], 1);
+        tilet_mbarrier_init(&V_shared_empty[0], 2);
+        tilet_mbarrier_init(&V_shared_empty[1], 2);
         tilet_fence_barrier_init();
     }
 #line 41 "flash_attention_fwd_sm90.tl"
@@ -204,19 +205,24 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x == 0) {
 #line 41 "flash_attention_fwd_sm90.tl"
-                tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
-                tilet_mbarrier_expect_tx(&stage_full[k % 2], 32768);
+                tilet_mbarrier_wait(&K_shared_empty[k % 2], (k / 2 % 2) ^ 1);
+                tilet_mbarrier_expect_tx(&K_shared_full[k % 2], 32768);
 #line 42 "flash_attention_fwd_sm90.tl"
-                tilet_tma_load_4d(&K_shared[k % 2 * 8192], &tma_K, &stage_full[k % 2], 0, by, k * 128, bz);
+                tilet_tma_load_4d(&K_shared[k % 2 * 8192], &tma_K, &K_shared_full[k % 2], 0, by, k * 128, bz);
 #line 42 "flash_attention_fwd_sm90.tl"
-                tilet_tma_load_4d(&K_shared[k % 2 * 8192 + 16384], &tma_K, &stage_full[k % 2], 64, by, k * 128, bz);
-                tilet_mbarrier_expect_tx(&stage_full[k % 2], 32768);
-#line 43 "flash_attention_fwd_sm90.tl"
-                tilet_tma_load_4d(&V_shared[k % 2 * 8192], &tma_V, &stage_full[k % 2], 0, by, k * 128, bz);
-#line 43 "flash_attention_fwd_sm90.tl"
-                tilet_tma_load_4d(&V_shared[k % 2 * 8192 + 16384], &tma_V, &stage_full[k % 2], 64, by, k * 128, bz);
+                tilet_tma_load_4d(&K_shared[k % 2 * 8192 + 16384], &tma_K, &K_shared_full[k % 2], 64, by, k * 128, bz);
 #line 41 "flash_attention_fwd_sm90.tl"
-                tilet_mbarrier_arrive(&stage_full[k % 2]);
+                tilet_mbarrier_arrive(&K_shared_full[k % 2]);
+#line 41 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_wait(&V_shared_empty[k % 2], (k / 2 % 2) ^ 1);
+#line 43 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_expect_tx(&V_shared_full[k % 2], 32768);
+#line 43 "flash_attention_fwd_sm90.tl"
+                tilet_tma_load_4d(&V_shared[k % 2 * 8192], &tma_V, &V_shared_full[k % 2], 0, by, k * 128, bz);
+#line 43 "flash_attention_fwd_sm90.tl"
+                tilet_tma_load_4d(&V_shared[k % 2 * 8192 + 16384], &tma_V, &V_shared_full[k % 2], 64, by, k * 128, bz);
+#line 41 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_arrive(&V_shared_full[k % 2]);
             }
         }
     }
@@ -269,7 +275,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
         for (int k = 0; k < 32; ++k) {
 #line 41 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_wait(&stage_full[k % 2], k / 2 % 2);
+            tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
 #line 44 "flash_attention_fwd_sm90.tl"
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 44 "flash_attention_fwd_sm90.tl"
@@ -290,6 +296,12 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             tilet_wgmma_commit();
 #line 44 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<0>();
+#line 41 "flash_attention_fwd_sm90.tl"
+            if (threadIdx.x % 128 == 0) {
+#line 41 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_arrive(&K_shared_empty[k % 2]);
+            }
+#line 45 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 45 "flash_attention_fwd_sm90.tl"
@@ -409,6 +421,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
                     }
                 }
             }
+#line 41 "flash_attention_fwd_sm90.tl"
+            tilet_mbarrier_wait(&V_shared_full[k % 2], k / 2 % 2);
 #line 61 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_fence();
 #line 61 "flash_attention_fwd_sm90.tl"
@@ -424,7 +438,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 41 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 41 "flash_attention_fwd_sm90.tl"
-                tilet_mbarrier_arrive(&stage_empty[k % 2]);
+                tilet_mbarrier_arrive(&V_shared_empty[k % 2]);
             }
         }
 #line 63 "flash_attention_fwd_sm90.tl"
@@ -464,5 +478,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 468 "flash_attention_fwd_sm90.cu"
+#line 482 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel

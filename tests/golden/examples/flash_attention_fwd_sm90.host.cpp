@@ -92,7 +92,7 @@ extern "C" void flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, 
 
 extern "C" cudaError_t flash_attention_fwd_sm90_init(void) {
     cudaError_t err = cudaSuccess;
-    err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&flash_attention_fwd_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, 163872);
+    err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&flash_attention_fwd_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, 163904);
     if (err != cudaSuccess) return err;
     return cudaSuccess;
 } // flash_attention_fwd_sm90_init
@@ -163,7 +163,7 @@ extern "C" cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bf
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(384, 1, 1);
-    config.dynamicSmemBytes = 163872;
+    config.dynamicSmemBytes = 163904;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, flash_attention_fwd_kernel, Q, K, V, O, tma_K, tma_V);
 } // flash_attention_fwd

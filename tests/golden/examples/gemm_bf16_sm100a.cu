@@ -200,6 +200,9 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
     float C_local[64];
     __nv_bfloat16* C_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 196608);
     unsigned long long* loaded = reinterpret_cast<unsigned long long*>(tilet_smem + 212992);   // 4 mbarriers
+    unsigned long long* consumed = reinterpret_cast<unsigned long long*>(tilet_smem + 213024);   // 4 mbarriers
+    unsigned long long* tmem_full = reinterpret_cast<unsigned long long*>(tilet_smem + 213056);   // 2 mbarriers
+    unsigned long long* tmem_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 213072);   // 2 mbarriers
 #line 51 "gemm_bf16_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 51 "gemm_bf16_sm100a.tl"
@@ -207,41 +210,17 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
         tilet_mbarrier_init(&loaded[1], 32);
         tilet_mbarrier_init(&loaded[2], 32);
         tilet_mbarrier_init(&loaded[3], 32);
-        tilet_fence_barrier_init();
-    }
-#line 51 "gemm_bf16_sm100a.tl"
-    __syncthreads();
-    unsigned long long* consumed = reinterpret_cast<unsigned long long*>(tilet_smem + 213024);   // 4 mbarriers
-#line 52 "gemm_bf16_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 52 "gemm_bf16_sm100a.tl"
         tilet_mbarrier_init(&consumed[0], 1);
         tilet_mbarrier_init(&consumed[1], 1);
         tilet_mbarrier_init(&consumed[2], 1);
         tilet_mbarrier_init(&consumed[3], 1);
-        tilet_fence_barrier_init();
-    }
-#line 52 "gemm_bf16_sm100a.tl"
-    __syncthreads();
-    unsigned long long* tmem_full = reinterpret_cast<unsigned long long*>(tilet_smem + 213056);   // 2 mbarriers
-#line 53 "gemm_bf16_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 53 "gemm_bf16_sm100a.tl"
         tilet_mbarrier_init(&tmem_full[0], 1);
         tilet_mbarrier_init(&tmem_full[1], 1);
-        tilet_fence_barrier_init();
-    }
-#line 53 "gemm_bf16_sm100a.tl"
-    __syncthreads();
-    unsigned long long* tmem_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 213072);   // 2 mbarriers
-#line 54 "gemm_bf16_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 54 "gemm_bf16_sm100a.tl"
         tilet_mbarrier_init(&tmem_empty[0], 128);
         tilet_mbarrier_init(&tmem_empty[1], 128);
         tilet_fence_barrier_init();
     }
-#line 54 "gemm_bf16_sm100a.tl"
+#line 51 "gemm_bf16_sm100a.tl"
     __syncthreads();
 #line 56 "gemm_bf16_sm100a.tl"
     if (threadIdx.x / 32 == 0) {
@@ -420,5 +399,5 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
 #line 42 "gemm_bf16_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 424 "gemm_bf16_sm100a.cu"
+#line 403 "gemm_bf16_sm100a.cu"
 } // gemm_bf16_sm100a_kernel

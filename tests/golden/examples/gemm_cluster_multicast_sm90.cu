@@ -171,21 +171,14 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
 #line 27 "gemm_cluster_multicast_sm90.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 196608);   // 4 mbarriers
 #line 27 "gemm_cluster_multicast_sm90.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
+#line 27 "gemm_cluster_multicast_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_cluster_multicast_sm90.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
         tilet_mbarrier_init(&stage_full[3], 1);
-        tilet_fence_barrier_init();
-    }
-#line 27 "gemm_cluster_multicast_sm90.tl"
-    tilet_cluster_sync();
-#line 27 "gemm_cluster_multicast_sm90.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
-#line 27 "gemm_cluster_multicast_sm90.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
         tilet_mbarrier_init(&stage_empty[0], 4);
         tilet_mbarrier_init(&stage_empty[1], 4);
         tilet_mbarrier_init(&stage_empty[2], 4);
@@ -315,5 +308,5 @@ gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* 
     }
 #line 19 "gemm_cluster_multicast_sm90.tl"
     tilet_cluster_sync();
-#line 319 "gemm_cluster_multicast_sm90.cu"
+#line 312 "gemm_cluster_multicast_sm90.cu"
 } // gemm_multicast_kernel

@@ -205,38 +205,23 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 27 "gemm_fp8_sm100a.tl"
     float C_local[128];
     unsigned long long* mbar = reinterpret_cast<unsigned long long*>(tilet_smem + 147520);   // 1 mbarrier
+    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 147456);   // 3 mbarriers
+#line 29 "gemm_fp8_sm100a.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 147488);   // 3 mbarriers
 #line 28 "gemm_fp8_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 28 "gemm_fp8_sm100a.tl"
         tilet_mbarrier_init(&mbar[0], 1);
-        tilet_fence_barrier_init();
-    }
-#line 28 "gemm_fp8_sm100a.tl"
-    __syncthreads();
-    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 147456);   // 3 mbarriers
-#line 29 "gemm_fp8_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_fp8_sm100a.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
-        tilet_fence_barrier_init();
-    }
-#line 29 "gemm_fp8_sm100a.tl"
-    __syncthreads();
-#line 29 "gemm_fp8_sm100a.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 147488);   // 3 mbarriers
-#line 29 "gemm_fp8_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_fp8_sm100a.tl"
         tilet_mbarrier_init(&stage_empty[0], 256);
         tilet_mbarrier_init(&stage_empty[1], 256);
         tilet_mbarrier_init(&stage_empty[2], 256);
         tilet_fence_barrier_init();
     }
-#line 29 "gemm_fp8_sm100a.tl"
+#line 28 "gemm_fp8_sm100a.tl"
     __syncthreads();
-#line 29 "gemm_fp8_sm100a.tl"
     if (threadIdx.x / 128 == 0) {
 #line 29 "gemm_fp8_sm100a.tl"
         tilet_setmaxnreg_dec<24>();
@@ -346,5 +331,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 19 "gemm_fp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 256);
     }
-#line 350 "gemm_fp8_sm100a.cu"
+#line 335 "gemm_fp8_sm100a.cu"
 } // gemm_fp8_kernel

@@ -125,21 +125,14 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 28 "gemm_fp8_sm120a.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 65536);   // 4 mbarriers
 #line 28 "gemm_fp8_sm120a.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 65568);   // 4 mbarriers
+#line 28 "gemm_fp8_sm120a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 28 "gemm_fp8_sm120a.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
         tilet_mbarrier_init(&stage_full[3], 1);
-        tilet_fence_barrier_init();
-    }
-#line 28 "gemm_fp8_sm120a.tl"
-    __syncthreads();
-#line 28 "gemm_fp8_sm120a.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 65568);   // 4 mbarriers
-#line 28 "gemm_fp8_sm120a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 28 "gemm_fp8_sm120a.tl"
         tilet_mbarrier_init(&stage_empty[0], 256);
         tilet_mbarrier_init(&stage_empty[1], 256);
         tilet_mbarrier_init(&stage_empty[2], 256);
@@ -277,5 +270,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             }
         }
     }
-#line 281 "gemm_fp8_sm120a.cu"
+#line 274 "gemm_fp8_sm120a.cu"
 } // gemm_fp8_kernel

@@ -151,21 +151,14 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 26 "gemm_fp8_sm90.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 196608);   // 4 mbarriers
 #line 26 "gemm_fp8_sm90.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
+#line 26 "gemm_fp8_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "gemm_fp8_sm90.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
         tilet_mbarrier_init(&stage_full[3], 1);
-        tilet_fence_barrier_init();
-    }
-#line 26 "gemm_fp8_sm90.tl"
-    __syncthreads();
-#line 26 "gemm_fp8_sm90.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
-#line 26 "gemm_fp8_sm90.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 26 "gemm_fp8_sm90.tl"
         tilet_mbarrier_init(&stage_empty[0], 2);
         tilet_mbarrier_init(&stage_empty[1], 2);
         tilet_mbarrier_init(&stage_empty[2], 2);
@@ -290,5 +283,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             }
         }
     }
-#line 294 "gemm_fp8_sm90.cu"
+#line 287 "gemm_fp8_sm90.cu"
 } // gemm_fp8_kernel

@@ -195,36 +195,21 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 27 "gemm_tcgen05_sm100a.tl"
     float C_local[128];
     unsigned long long* mbar = reinterpret_cast<unsigned long long*>(tilet_smem + 65568);   // 1 mbarrier
+    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 65536);   // 2 mbarriers
+#line 29 "gemm_tcgen05_sm100a.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 65552);   // 2 mbarriers
 #line 28 "gemm_tcgen05_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 28 "gemm_tcgen05_sm100a.tl"
         tilet_mbarrier_init(&mbar[0], 1);
-        tilet_fence_barrier_init();
-    }
-#line 28 "gemm_tcgen05_sm100a.tl"
-    __syncthreads();
-    unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 65536);   // 2 mbarriers
-#line 29 "gemm_tcgen05_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_tcgen05_sm100a.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
-        tilet_fence_barrier_init();
-    }
-#line 29 "gemm_tcgen05_sm100a.tl"
-    __syncthreads();
-#line 29 "gemm_tcgen05_sm100a.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 65552);   // 2 mbarriers
-#line 29 "gemm_tcgen05_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 29 "gemm_tcgen05_sm100a.tl"
         tilet_mbarrier_init(&stage_empty[0], 128);
         tilet_mbarrier_init(&stage_empty[1], 128);
         tilet_fence_barrier_init();
     }
-#line 29 "gemm_tcgen05_sm100a.tl"
+#line 28 "gemm_tcgen05_sm100a.tl"
     __syncthreads();
-#line 29 "gemm_tcgen05_sm100a.tl"
     if (threadIdx.x / 128 == 0) {
 #line 29 "gemm_tcgen05_sm100a.tl"
         tilet_setmaxnreg_dec<24>();
@@ -314,5 +299,5 @@ gemm_tcgen05_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __
 #line 20 "gemm_tcgen05_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 128);
     }
-#line 318 "gemm_tcgen05_sm100a.cu"
+#line 303 "gemm_tcgen05_sm100a.cu"
 } // gemm_tcgen05_kernel

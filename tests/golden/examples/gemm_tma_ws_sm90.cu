@@ -149,21 +149,14 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 27 "gemm_tma_ws_sm90.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 196608);   // 4 mbarriers
 #line 27 "gemm_tma_ws_sm90.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
+#line 27 "gemm_tma_ws_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
         tilet_mbarrier_init(&stage_full[3], 1);
-        tilet_fence_barrier_init();
-    }
-#line 27 "gemm_tma_ws_sm90.tl"
-    __syncthreads();
-#line 27 "gemm_tma_ws_sm90.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
-#line 27 "gemm_tma_ws_sm90.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 27 "gemm_tma_ws_sm90.tl"
         tilet_mbarrier_init(&stage_empty[0], 2);
         tilet_mbarrier_init(&stage_empty[1], 2);
         tilet_mbarrier_init(&stage_empty[2], 2);
@@ -294,5 +287,5 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             }
         }
     }
-#line 298 "gemm_tma_ws_sm90.cu"
+#line 291 "gemm_tma_ws_sm90.cu"
 } // gemm_tma_ws_kernel

@@ -139,22 +139,15 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
     float C_local[128];
     unsigned long long* data_is_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 1 mbarrier
+    unsigned long long* compute_is_done = reinterpret_cast<unsigned long long*>(tilet_smem + 32784);   // 1 mbarrier
 #line 21 "gemm_ws_manual_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 21 "gemm_ws_manual_sm90.tl"
         tilet_mbarrier_init(&data_is_ready[0], 128);
-        tilet_fence_barrier_init();
-    }
-#line 21 "gemm_ws_manual_sm90.tl"
-    __syncthreads();
-    unsigned long long* compute_is_done = reinterpret_cast<unsigned long long*>(tilet_smem + 32784);   // 1 mbarrier
-#line 22 "gemm_ws_manual_sm90.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 22 "gemm_ws_manual_sm90.tl"
         tilet_mbarrier_init(&compute_is_done[0], 128);
         tilet_fence_barrier_init();
     }
-#line 22 "gemm_ws_manual_sm90.tl"
+#line 21 "gemm_ws_manual_sm90.tl"
     __syncthreads();
 #line 28 "gemm_ws_manual_sm90.tl"
     if (threadIdx.x / 128 == 0) {
@@ -254,5 +247,5 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             }
         }
     }
-#line 258 "gemm_ws_manual_sm90.cu"
+#line 251 "gemm_ws_manual_sm90.cu"
 } // gemm_ws_kernel

@@ -141,20 +141,13 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
 #line 23 "../../../examples/gemm_relu.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 49152);   // 3 mbarriers
 #line 23 "../../../examples/gemm_relu.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 49184);   // 3 mbarriers
+#line 23 "../../../examples/gemm_relu.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 23 "../../../examples/gemm_relu.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
-        tilet_fence_barrier_init();
-    }
-#line 23 "../../../examples/gemm_relu.tl"
-    __syncthreads();
-#line 23 "../../../examples/gemm_relu.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 49184);   // 3 mbarriers
-#line 23 "../../../examples/gemm_relu.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 23 "../../../examples/gemm_relu.tl"
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_mbarrier_init(&stage_empty[2], 1);
@@ -290,5 +283,5 @@ gemm_relu_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __h
             }
         }
     }
-#line 294 "gemm_relu_sm90a.cu"
+#line 287 "gemm_relu_sm90a.cu"
 } // gemm_relu_kernel

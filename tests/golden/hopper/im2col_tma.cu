@@ -161,19 +161,12 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 32768);   // 2 mbarriers
 #line 26 "im2col_tma.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 26 "im2col_tma.tl"
-        tilet_mbarrier_init(&stage_full[0], 1);
-        tilet_mbarrier_init(&stage_full[1], 1);
-        tilet_fence_barrier_init();
-    }
-#line 26 "im2col_tma.tl"
-    __syncthreads();
-#line 26 "im2col_tma.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 32784);   // 2 mbarriers
 #line 26 "im2col_tma.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 26 "im2col_tma.tl"
+        tilet_mbarrier_init(&stage_full[0], 1);
+        tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_fence_barrier_init();
@@ -276,5 +269,5 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
             }
         }
     }
-#line 280 "im2col_tma.cu"
+#line 273 "im2col_tma.cu"
 } // conv_kernel

@@ -140,20 +140,13 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 98304);   // 3 mbarriers
 #line 14 "ws_let_trip_count.tl"
+    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 98336);   // 3 mbarriers
+#line 14 "ws_let_trip_count.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 14 "ws_let_trip_count.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
-        tilet_fence_barrier_init();
-    }
-#line 14 "ws_let_trip_count.tl"
-    __syncthreads();
-#line 14 "ws_let_trip_count.tl"
-    unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 98336);   // 3 mbarriers
-#line 14 "ws_let_trip_count.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 14 "ws_let_trip_count.tl"
         tilet_mbarrier_init(&stage_empty[0], 1);
         tilet_mbarrier_init(&stage_empty[1], 1);
         tilet_mbarrier_init(&stage_empty[2], 1);
@@ -280,5 +273,5 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
     }
-#line 284 "ws_let_trip_count.cu"
+#line 277 "ws_let_trip_count.cu"
 } // gemm_kt_kernel
