@@ -305,7 +305,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         } else if (n.inst == CopyInst::CPAsync) {
             w.asynchronous = true;
         }
-        w.remote = n.dstBlock != nullptr || n.clusterMask != 0;
+        w.remote = n.dstBlock != nullptr || n.multicast();
         acc.push_back(r);
         acc.push_back(w);
         // tma_copy(..., barrier = b): the load adds its bytes to b's phase.

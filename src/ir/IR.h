@@ -874,7 +874,11 @@ struct Copy : StmtNode {
     EvictionPolicy eviction = EvictionPolicy::Normal;
     Buffer barrier;           // barrier=, may be null
     Expr barrierIndex;
-    int64_t clusterMask = 0;  // copy_cluster / tma_copy multicast
+    // copy_cluster / tma_copy multicast: the cluster_mask of each block rank
+    // of the cluster (empty: no multicast). A mask computed from
+    // block_rank_in_cluster() differs between blocks.
+    std::vector<int64_t> clusterMasks;
+    bool multicast() const { return !clusterMasks.empty(); }
     Expr dstBlock;            // copy_cluster SM-to-SM
     Buffer remoteBarrier;
     bool inPipeline = false;  // inside a (non warp-specialized) pipelined loop

@@ -285,7 +285,7 @@ public:
             if (c.inPipeline) text += " in-pipeline";
             if (c.producerRole) text += " producer-role";
             if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
-            if (c.clusterMask) text += " cluster_mask=" + std::to_string(c.clusterMask);
+            for (size_t r = 0; r < c.clusterMasks.size(); ++r) text += (r == 0 ? " cluster_mask=" : "/") + std::to_string(c.clusterMasks[r]);
             line(text);
             return;
         }

@@ -25,6 +25,24 @@ using ir::Stmt;
 // (8 rows of its width), and any box to 128 bytes.
 int64_t tmaAlignment(ir::SharedSwizzle s) { return s == ir::SharedSwizzle::None ? 128 : 8 * ir::swizzleBytes(s); }
 
+// One multicast of a copy: the blocks of `mask`, for which block `issuer`
+// (the lowest) issues.
+struct Multicast {
+    int64_t mask, issuer;
+};
+
+// The distinct masks of the blocks that are in their own mask (sema checked
+// that the blocks a mask reaches all compute it), by issuer.
+std::vector<Multicast> multicastGroups(const std::vector<int64_t> &masks) {
+    std::vector<Multicast> groups;
+    for (size_t r = 0; r < masks.size(); ++r) {
+        if (!((masks[r] >> r) & 1)) continue;
+        int64_t issuer = std::countr_zero(static_cast<uint64_t>(masks[r]));
+        if (issuer == static_cast<int64_t>(r)) groups.push_back({masks[r], issuer});
+    }
+    return groups;
+}
+
 class Lowerer : public ir::Mutator {
 public:
     Lowerer(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
@@ -111,18 +129,25 @@ protected:
             }
             return ir::seq(std::move(out));
         };
-        if (c.clusterMask) {
+        std::vector<Multicast> groups = multicastGroups(c.clusterMasks);
+        if (!groups.empty()) {
             multicast = true;
-            // The lowest block of the mask issues for all of them (each still
-            // expects the bytes that land in it); blocks outside the mask load
-            // their own copy.
+            // The lowest block of each mask issues for all of them (each still
+            // expects the bytes that land in it); blocks outside their own
+            // mask load their own copy.
             Expr blockRank = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.span);
-            int64_t issuer = std::countr_zero(static_cast<uint64_t>(c.clusterMask));
-            Expr outside = ir::binary(ir::BinaryOp::Eq,
-                                      ir::binary(ir::BinaryOp::BitAnd, ir::binary(ir::BinaryOp::Shr, ir::intImm(c.clusterMask), blockRank), ir::intImm(1)),
-                                      ir::intImm(0));
-            issue.push_back(std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, blockRank, ir::intImm(issuer)), boxes(c.clusterMask),
-                                                             std::make_shared<ir::IfThenElse>(outside, boxes(0), nullptr, c.span), c.span));
+            auto bitOf = [&](int64_t bits) { return ir::binary(ir::BinaryOp::BitAnd, ir::binary(ir::BinaryOp::Shr, ir::intImm(bits), blockRank), ir::intImm(1)); };
+            int64_t outsideBlocks = 0;
+            for (size_t r = 0; r < c.clusterMasks.size(); ++r)
+                if (!((c.clusterMasks[r] >> r) & 1)) outsideBlocks |= int64_t(1) << r;
+            Stmt chain;
+            if (groups.size() == 1)   // outside the one mask
+                chain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, bitOf(groups.front().mask), ir::intImm(0)), boxes(0), nullptr, c.span);
+            else if (outsideBlocks)
+                chain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Ne, bitOf(outsideBlocks), ir::intImm(0)), boxes(0), nullptr, c.span);
+            for (auto g = groups.rbegin(); g != groups.rend(); ++g)
+                chain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Eq, blockRank, ir::intImm(g->issuer)), boxes(g->mask), chain, c.span);
+            issue.push_back(chain);
         } else {
             issue.push_back(boxes(0));
         }
@@ -139,13 +164,22 @@ protected:
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
                                                    : "'" + shared.buffer->name + "' is stored with the " + ir::swizzleName(swizzle) +
                                                          " swizzle, which TMA applies per box of that width";
-        if (c.clusterMask && !c.producerRole)
+        if (c.multicast() && !c.producerRole)
             d.details.push_back("the blocks of the cluster meet at a cluster barrier before the load (barriers initialised, the tile free "
                                 "everywhere) and before they exit");
-        if (c.clusterMask)
-            d.details.push_back("multicast: the block of rank " + std::to_string(std::countr_zero(static_cast<uint64_t>(c.clusterMask))) +
-                                " issues for the blocks of cluster_mask " + std::to_string(c.clusterMask) +
+        if (groups.size() == 1)
+            d.details.push_back("multicast: the block of rank " + std::to_string(groups.front().issuer) + " issues for the blocks of cluster_mask " +
+                                std::to_string(groups.front().mask) +
                                 ", whose barriers each count the bytes; a block outside the mask loads its own");
+        if (groups.size() > 1) {
+            std::string each;
+            for (const Multicast &g : groups)
+                each += std::string(each.empty() ? "" : ", ") + "block " + std::to_string(g.issuer) + " for mask " + std::to_string(g.mask);
+            bool someOutside = false;
+            for (size_t r = 0; r < c.clusterMasks.size(); ++r) someOutside = someOutside || !((c.clusterMasks[r] >> r) & 1);
+            d.details.push_back("multicast: cluster_mask differs between blocks; the lowest block of each mask issues for its blocks (" + each +
+                                "), whose barriers each count the bytes" + (someOutside ? "; a block outside its own mask loads its own" : ""));
+        }
         if (load)
             d.details.push_back(own ? "one thread arrives on an mbarrier of tilet's expecting " + std::to_string(bytes) +
                                           " bytes; every thread waits for its phase"
@@ -155,7 +189,7 @@ protected:
             d.details.push_back("every thread executes fence.proxy.async, so its shared writes are visible to the async proxy; one thread issues and waits until the boxes are read");
         ctx_.explain.record(std::move(d));
 
-        if (own && c.clusterMask) {
+        if (own && c.multicast()) {
             // A multicast writes other blocks' shared memory and completes on
             // their barriers: every block must have initialised its barriers
             // and be done with the tile before the issuer starts, and no

@@ -32,7 +32,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             // Multicast needs every block's consumers to release a stage before
             // one block overwrites it everywhere: the warp-specialized pipeline
             // has that protocol, a copy on its own does not.
-            if (tma && c.clusterMask != 0 && c.barrier && !c.producerRole) {
+            if (tma && c.multicast() && c.barrier && !c.producerRole) {
                 notYet(c.span, "a TMA multicast completing on the program's barrier (tma_copy with cluster_mask) is");
                 break;
             }
@@ -73,7 +73,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 case ir::StmtKind::Copy: {
                     // Their block-wide barriers would wait for the other roles' threads.
                     const ir::Copy &c = *ir::as<ir::Copy>(x);
-                    if (c.clusterMask && !c.producerRole) notYet(x->span, "a multicast copy_cluster inside ws(...) is");
+                    if (c.multicast() && !c.producerRole) notYet(x->span, "a multicast copy_cluster inside ws(...) is");
                     if (c.dstBlock && c.remoteBarrier) notYet(x->span, "a copy_cluster with remote_barrier inside ws(...) is");
                     break;
                 }

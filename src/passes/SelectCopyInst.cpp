@@ -383,7 +383,7 @@ private:
             return CopyInst::Unselected;
         };
 
-        if (c.clusterMask) {
+        if (c.multicast()) {
             Option o = tmaTensorCopy(c, true, true, ctx_.target);
             if (!o.ok) return fail("cluster_mask needs a descriptor TMA load (BulkLoad)", o.reason);
             inst = CopyInst::BulkLoad;

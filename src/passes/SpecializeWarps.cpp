@@ -310,7 +310,7 @@ private:
                 plan.consumers.push_back(s);
                 continue;
             }
-            bool multicast = c->copyKind == ir::CopyKind::CopyCluster && c->clusterMask && !c->barrier;
+            bool multicast = c->copyKind == ir::CopyKind::CopyCluster && c->multicast() && !c->barrier;
             if ((c->copyKind != ir::CopyKind::Copy && !multicast) || c->barrier)
                 return fail(why, "the " + std::string(ir::copyKindName(c->copyKind)) + " at " + c->span.lineColumn() +
                                      " is not a plain copy or a copy_cluster multicast");

@@ -94,6 +94,7 @@ public:
     std::optional<ir::Expr> checkInteger(const ast::Expr &e, const char *what);
     std::optional<ir::Expr> checkCondition(const ast::Expr &e, const char *what);
     std::optional<int64_t> checkConstInt(const ast::Expr &e, const char *what);
+    std::optional<std::vector<int64_t>> checkClusterMasks(const ast::Expr &e);
     // Blocks in a cluster of the kernel being checked (1 without cluster(...));
     // at most 16, as checkLaunch records only a valid cluster.
     int64_t clusterBlocks() const { return kernel_ ? kernel_->cluster[0] * kernel_->cluster[1] * kernel_->cluster[2] : 1; }

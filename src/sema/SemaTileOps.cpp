@@ -9,6 +9,7 @@
 #include "sema/SemaImpl.h"
 
 #include "ir/Simplify.h"
+#include "ir/Visitor.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
@@ -34,6 +35,65 @@ bool isRegionExpr(const ast::Expr &e) {
 } // namespace
 
 // ------------------------------------------------------------------ regions
+
+namespace {
+
+// block_rank_in_cluster() replaced by one block's rank.
+class RankOfBlock : public ir::Mutator {
+public:
+    explicit RankOfBlock(int64_t rank) : rank_(rank) {}
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Expr mutateSpecialReg(const ir::Expr &self, const ir::SpecialReg &n) override {
+        return n.special == ir::SpecialKind::ClusterCtaRank ? ir::intImm(rank_) : self;
+    }
+
+private:
+    int64_t rank_;
+};
+
+} // namespace
+
+// A multicast's cluster_mask for each block of the cluster: a constant, or
+// computed from block_rank_in_cluster() and constants (so that, in a 2-D
+// cluster, A goes to the blocks of a row and B to those of a column).
+// Every block a multicast reaches must compute the same mask, so that they
+// agree on the block that issues it.
+std::optional<std::vector<int64_t>> Checker::checkClusterMasks(const ast::Expr &e) {
+    std::optional<ir::Expr> mask = checkInteger(e, "cluster_mask");
+    if (!mask) return std::nullopt;
+    const int64_t blocks = badCluster_ ? 1 : clusterBlocks();
+    std::vector<int64_t> masks;
+    for (int64_t r = 0; r < blocks; ++r) {
+        std::optional<int64_t> m = ir::constInt(ir::simplify(RankOfBlock(r).mutate(*mask)));
+        if (!m) {
+            diags_.error(e.range, "cluster_mask must be a compile-time constant integer, or computed from block_rank_in_cluster() and constants");
+            return std::nullopt;
+        }
+        std::string whose = ir::constInt(*mask) ? "" : " for block " + std::to_string(r);
+        if (*m <= 0 || *m >= (1 << 16)) {
+            diags_.error(e.range, "cluster_mask must be a non-zero 16-bit mask of block ranks, found " + std::to_string(*m) + whose);
+            return std::nullopt;
+        }
+        if (!badCluster_ && *m >= (int64_t(1) << blocks)) {
+            diags_.error(e.range, "cluster_mask " + std::to_string(*m) + whose + " names block " + std::to_string(std::bit_width(uint64_t(*m)) - 1) +
+                                      ", but the cluster has " + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s"));
+            return std::nullopt;
+        }
+        masks.push_back(*m);
+    }
+    for (int64_t q = 0; q < blocks; ++q) {
+        for (int64_t r = 0; r < blocks; ++r) {
+            if (!((masks[q] >> r) & 1) || masks[r] == masks[q]) continue;
+            diags_.error(e.range, "cluster_mask is " + std::to_string(masks[q]) + " for block " + std::to_string(q) + ", which multicasts to block " +
+                                      std::to_string(r) + ", but " + std::to_string(masks[r]) + " for block " + std::to_string(r) +
+                                      ": the blocks a multicast reaches must compute the same mask, so that they agree on the block that issues it");
+            return std::nullopt;
+        }
+    }
+    return masks;
+}
 
 std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char *role) {
     const ast::Name *name = nullptr;
@@ -407,18 +467,9 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         if (!checkBarrierRef(*p, copy->barrier, copy->barrierIndex)) ok = false;
     }
     if (const ast::Expr *p = args->keyword("cluster_mask")) {
-        std::optional<int64_t> m = checkConstInt(*p, "cluster_mask");
-        if (!m) ok = false;
-        else if (*m <= 0 || *m >= (1 << 16)) {
-            diags_.error(p->range, "cluster_mask must be a non-zero 16-bit mask of block ranks, found " + std::to_string(*m));
-            ok = false;
-        } else if (!badCluster_ && *m >= (int64_t(1) << clusterBlocks())) {
-            diags_.error(p->range, "cluster_mask " + std::to_string(*m) + " names block " + std::to_string(std::bit_width(uint64_t(*m)) - 1) +
-                                       ", but the cluster has " + std::to_string(clusterBlocks()) + " block" + (clusterBlocks() == 1 ? "" : "s"));
-            ok = false;
-        } else {
-            copy->clusterMask = *m;
-        }
+        std::optional<std::vector<int64_t>> masks = checkClusterMasks(*p);
+        if (!masks) ok = false;
+        else copy->clusterMasks = std::move(*masks);
     }
     if (const ast::Expr *p = args->keyword("dst_block")) {
         std::optional<ir::Expr> b = checkInteger(*p, "dst_block");
@@ -435,7 +486,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
         if (!checkBarrierRef(*p, copy->remoteBarrier, unusedIndex)) ok = false;
     }
     if (kind == ir::CopyKind::CopyCluster) {
-        if (copy->clusterMask && copy->dstBlock) {
+        if (copy->multicast() && copy->dstBlock) {
             diags_.error(c.range, "copy_cluster takes cluster_mask (multicast) or dst_block (SM-to-SM), not both");
             ok = false;
         } else if (!args->keyword("cluster_mask") && !args->keyword("dst_block")) {
@@ -447,7 +498,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
             ok = false;
         }
     }
-    if (copy->clusterMask && (ss != ir::MemScope::Global || ds != ir::MemScope::Shared)) {
+    if (copy->multicast() && (ss != ir::MemScope::Global || ds != ir::MemScope::Shared)) {
         diags_.error(c.range, "cluster_mask multicasts a load from global to shared memory; this copy is " + std::string(ir::memScopeName(ss)) +
                                   " to " + ir::memScopeName(ds));
         ok = false;

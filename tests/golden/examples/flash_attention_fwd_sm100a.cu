@@ -225,11 +225,23 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 35 "flash_attention_fwd_sm100a.tl"
     unsigned long long* s_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 100352);   // 1 mbarrier
     unsigned long long* o_ready = reinterpret_cast<unsigned long long*>(tilet_smem + 100368);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* K_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100384);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* K_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100400);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* V_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100416);   // 1 mbarrier
+#line 52 "flash_attention_fwd_sm100a.tl"
+    unsigned long long* V_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100432);   // 1 mbarrier
 #line 35 "flash_attention_fwd_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 35 "flash_attention_fwd_sm100a.tl"
         tilet_mbarrier_init(&s_ready[0], 1);
         tilet_mbarrier_init(&o_ready[0], 1);
+        tilet_mbarrier_init(&K_shared_full[0], 1);
+        tilet_mbarrier_init(&K_shared_empty[0], 256);
+        tilet_mbarrier_init(&V_shared_full[0], 1);
+        tilet_mbarrier_init(&V_shared_empty[0], 256);
         tilet_fence_barrier_init();
     }
 #line 35 "flash_attention_fwd_sm100a.tl"
@@ -243,25 +255,6 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
     float scores_scale[1];
     float scores_sum[1];
     float logsum[1];
-#line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* K_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100384);   // 1 mbarrier
-#line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* K_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100400);   // 1 mbarrier
-#line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* V_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 100416);   // 1 mbarrier
-#line 52 "flash_attention_fwd_sm100a.tl"
-    unsigned long long* V_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 100432);   // 1 mbarrier
-#line 52 "flash_attention_fwd_sm100a.tl"
-    if (static_cast<int>(threadIdx.x) == 0) {
-#line 52 "flash_attention_fwd_sm100a.tl"
-        tilet_mbarrier_init(&K_shared_full[0], 1);
-        tilet_mbarrier_init(&K_shared_empty[0], 256);
-        tilet_mbarrier_init(&V_shared_full[0], 1);
-        tilet_mbarrier_init(&V_shared_empty[0], 256);
-        tilet_fence_barrier_init();
-    }
-#line 52 "flash_attention_fwd_sm100a.tl"
-    __syncthreads();
 #line 52 "flash_attention_fwd_sm100a.tl"
     if (threadIdx.x / 128 == 0) {
 #line 52 "flash_attention_fwd_sm100a.tl"
@@ -529,5 +522,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 24 "flash_attention_fwd_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 533 "flash_attention_fwd_sm100a.cu"
+#line 526 "flash_attention_fwd_sm100a.cu"
 } // flash_attention_fwd_kernel

@@ -90,24 +90,6 @@ __device__ __forceinline__ void tilet_tma_prefetch(const CUtensorMap *map)
 {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"(map) : "memory");
 }
-// TMA: the box at (c0, ...) (innermost first) of the tensor map into shared
-// memory; completes its bytes as transactions on the mbarrier.
-__device__ __forceinline__ void tilet_tma_load_2d(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
-{
-#if __CUDA_ARCH__ >= 1200
-    // sm_120: the CTA's own shared memory as the destination (PTX ISA 8.6);
-    // ptxas keeps a stack frame for the cluster form there.
-    asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
-                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
-                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
-                 : "memory");
-#else
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
-                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map),
-                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1)
-                 : "memory");
-#endif
-}
 // The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
 __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)
 {
@@ -153,160 +135,184 @@ __device__ __forceinline__ void tilet_wgmma_m64n256k16_f32_bf16(float *d, unsign
 extern "C" __global__ void __launch_bounds__(384, 1)
 gemm_multicast_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
-#line 19 "gemm_cluster_multicast_sm90.tl"
+#line 22 "gemm_cluster_multicast_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 19 "gemm_cluster_multicast_sm90.tl"
+#line 22 "gemm_cluster_multicast_sm90.tl"
         tilet_tma_prefetch(&tma_A);
-#line 19 "gemm_cluster_multicast_sm90.tl"
+#line 22 "gemm_cluster_multicast_sm90.tl"
         tilet_tma_prefetch(&tma_B);
     }
-#line 20 "gemm_cluster_multicast_sm90.tl"
-    const int bx = static_cast<int>(blockIdx.x);
-#line 20 "gemm_cluster_multicast_sm90.tl"
-    const int by = static_cast<int>(blockIdx.y);
 #line 23 "gemm_cluster_multicast_sm90.tl"
+    const int bx = static_cast<int>(blockIdx.x);
+#line 23 "gemm_cluster_multicast_sm90.tl"
+    const int by = static_cast<int>(blockIdx.y);
+#line 26 "gemm_cluster_multicast_sm90.tl"
     __nv_bfloat16* A_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 131072);
     __nv_bfloat16* B_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     float C_local[128];
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     unsigned long long* stage_full = reinterpret_cast<unsigned long long*>(tilet_smem + 196608);   // 4 mbarriers
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     unsigned long long* stage_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 196640);   // 4 mbarriers
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         tilet_mbarrier_init(&stage_full[0], 1);
         tilet_mbarrier_init(&stage_full[1], 1);
         tilet_mbarrier_init(&stage_full[2], 1);
         tilet_mbarrier_init(&stage_full[3], 1);
-        tilet_mbarrier_init(&stage_empty[0], 4);
-        tilet_mbarrier_init(&stage_empty[1], 4);
-        tilet_mbarrier_init(&stage_empty[2], 4);
-        tilet_mbarrier_init(&stage_empty[3], 4);
+        tilet_mbarrier_init(&stage_empty[0], 8);
+        tilet_mbarrier_init(&stage_empty[1], 8);
+        tilet_mbarrier_init(&stage_empty[2], 8);
+        tilet_mbarrier_init(&stage_empty[3], 8);
         tilet_fence_barrier_init();
     }
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     tilet_cluster_sync();
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     if (threadIdx.x / 128 == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         tilet_setmaxnreg_dec<24>();
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         for (int ko = 0; ko < 128; ++ko) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
             if (threadIdx.x == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
                 tilet_mbarrier_wait_cluster(&stage_empty[ko % 4], (ko / 4 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 16384);
-#line 28 "gemm_cluster_multicast_sm90.tl"
+#line 31 "gemm_cluster_multicast_sm90.tl"
                 if (tilet_cluster_ctarank() == 0) {
-#line 28 "gemm_cluster_multicast_sm90.tl"
+#line 31 "gemm_cluster_multicast_sm90.tl"
                     tilet_tma_load_2d_multicast(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], 3, ko * 64, by * 128);
                 }
                 else {
-#line 28 "gemm_cluster_multicast_sm90.tl"
-                    if (((3 >> tilet_cluster_ctarank()) & 1) == 0) {
-#line 28 "gemm_cluster_multicast_sm90.tl"
-                        tilet_tma_load_2d(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], ko * 64, by * 128);
+#line 31 "gemm_cluster_multicast_sm90.tl"
+                    if (tilet_cluster_ctarank() == 2) {
+#line 31 "gemm_cluster_multicast_sm90.tl"
+                        tilet_tma_load_2d_multicast(&A_shared[ko % 4 * 8192], &tma_A, &stage_full[ko % 4], 12, ko * 64, by * 128);
                     }
                 }
-#line 29 "gemm_cluster_multicast_sm90.tl"
+#line 32 "gemm_cluster_multicast_sm90.tl"
                 tilet_mbarrier_expect_tx(&stage_full[ko % 4], 32768);
-#line 29 "gemm_cluster_multicast_sm90.tl"
-                tilet_tma_load_2d(&B_shared[ko % 4 * 4096], &tma_B, &stage_full[ko % 4], bx * 256, ko * 64);
-#line 29 "gemm_cluster_multicast_sm90.tl"
-                tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 16384], &tma_B, &stage_full[ko % 4], bx * 256 + 64, ko * 64);
-#line 29 "gemm_cluster_multicast_sm90.tl"
-                tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 32768], &tma_B, &stage_full[ko % 4], bx * 256 + 128, ko * 64);
-#line 29 "gemm_cluster_multicast_sm90.tl"
-                tilet_tma_load_2d(&B_shared[ko % 4 * 4096 + 49152], &tma_B, &stage_full[ko % 4], bx * 256 + 192, ko * 64);
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                if (tilet_cluster_ctarank() == 0) {
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                    tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096], &tma_B, &stage_full[ko % 4], 5, bx * 256, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                    tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 16384], &tma_B, &stage_full[ko % 4], 5, bx * 256 + 64, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                    tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 32768], &tma_B, &stage_full[ko % 4], 5, bx * 256 + 128, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                    tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 49152], &tma_B, &stage_full[ko % 4], 5, bx * 256 + 192, ko * 64);
+                }
+                else {
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                    if (tilet_cluster_ctarank() == 1) {
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                        tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096], &tma_B, &stage_full[ko % 4], 10, bx * 256, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                        tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 16384], &tma_B, &stage_full[ko % 4], 10, bx * 256 + 64, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                        tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 32768], &tma_B, &stage_full[ko % 4], 10, bx * 256 + 128, ko * 64);
+#line 32 "gemm_cluster_multicast_sm90.tl"
+                        tilet_tma_load_2d_multicast(&B_shared[ko % 4 * 4096 + 49152], &tma_B, &stage_full[ko % 4], 10, bx * 256 + 192, ko * 64);
+                    }
+                }
+#line 30 "gemm_cluster_multicast_sm90.tl"
                 tilet_mbarrier_arrive(&stage_full[ko % 4]);
             }
         }
     }
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
     if (threadIdx.x / 128 == 1 || threadIdx.x / 128 == 2) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         const int role_thread = static_cast<int>(threadIdx.x) - 128;
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         tilet_setmaxnreg_inc<240>();
-#line 26 "gemm_cluster_multicast_sm90.tl"
+#line 29 "gemm_cluster_multicast_sm90.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 32; ++j_1) {
-#line 26 "gemm_cluster_multicast_sm90.tl"
+#line 29 "gemm_cluster_multicast_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 26 "gemm_cluster_multicast_sm90.tl"
+#line 29 "gemm_cluster_multicast_sm90.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 26 "gemm_cluster_multicast_sm90.tl"
+#line 29 "gemm_cluster_multicast_sm90.tl"
                     C_local[v + i_1 * 2 + j_1 * 4] = 0.0f;
                 }
             }
         }
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         for (int ko = 0; ko < 128; ++ko) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
             tilet_mbarrier_wait_cluster(&stage_full[ko % 4], ko / 4 % 2);
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
             tilet_wgmma_fence();
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
                 tilet_wgmma_m64n256k16_f32_bf16<0, 1>(&C_local[0], tilet_wgmma_desc(&A_shared[ko % 4 * 8192 + group_m * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&B_shared[ko % 4 * 4096 + ks * 1024], 32768, 1024, 1), 1);
             }
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
             tilet_wgmma_commit();
-#line 30 "gemm_cluster_multicast_sm90.tl"
+#line 33 "gemm_cluster_multicast_sm90.tl"
             tilet_wgmma_wait<1>();
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
             if (ko > 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
                 if (threadIdx.x % 128 == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
                     tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 0);
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
                     tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 1);
+#line 30 "gemm_cluster_multicast_sm90.tl"
+                    tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 2);
+#line 30 "gemm_cluster_multicast_sm90.tl"
+                    tilet_mbarrier_arrive_cluster(&stage_empty[(ko - 1) % 4], 3);
                 }
             }
         }
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         tilet_wgmma_wait<0>();
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
         if (threadIdx.x % 128 == 0) {
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
             tilet_mbarrier_arrive_cluster(&stage_empty[3], 0);
-#line 27 "gemm_cluster_multicast_sm90.tl"
+#line 30 "gemm_cluster_multicast_sm90.tl"
             tilet_mbarrier_arrive_cluster(&stage_empty[3], 1);
+#line 30 "gemm_cluster_multicast_sm90.tl"
+            tilet_mbarrier_arrive_cluster(&stage_empty[3], 2);
+#line 30 "gemm_cluster_multicast_sm90.tl"
+            tilet_mbarrier_arrive_cluster(&stage_empty[3], 3);
         }
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
         const int j_thread = role_thread % 4 * 2;
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 32; ++j_1) {
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
                 __align__(4) __nv_bfloat16 C_vec[2];
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
                     C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
                 }
-#line 32 "gemm_cluster_multicast_sm90.tl"
+#line 35 "gemm_cluster_multicast_sm90.tl"
                 *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + bx * 256 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
             }
         }
     }
-#line 19 "gemm_cluster_multicast_sm90.tl"
+#line 22 "gemm_cluster_multicast_sm90.tl"
     tilet_cluster_sync();
-#line 312 "gemm_cluster_multicast_sm90.cu"
+#line 318 "gemm_cluster_multicast_sm90.cu"
 } // gemm_multicast_kernel

@@ -134,9 +134,9 @@ extern "C" cudaError_t gemm_multicast(const __nv_bfloat16* A, const __nv_bfloat1
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
     if (grid_x < 0 || grid_y < 0 || grid_z < 0 || grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535)
         return tilet_fail(cudaErrorInvalidConfiguration, "gemm_multicast: the grid (%lld, %lld, %lld) is outside CUDA's limits (x up to 2^31 - 1, y and z up to 65535)", grid_x, grid_y, grid_z);
-    // The grid is made of whole 2 x 1 x 1 clusters.
-    if (grid_x % 2 != 0 || grid_y % 1 != 0 || grid_z % 1 != 0)
-        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_multicast: the grid (%lld, %lld, %lld) is not made of whole 2 x 1 x 1 clusters", grid_x, grid_y, grid_z);
+    // The grid is made of whole 2 x 2 x 1 clusters.
+    if (grid_x % 2 != 0 || grid_y % 2 != 0 || grid_z % 1 != 0)
+        return tilet_fail(cudaErrorInvalidConfiguration, "gemm_multicast: the grid (%lld, %lld, %lld) is not made of whole 2 x 2 x 1 clusters", grid_x, grid_y, grid_z);
 #ifndef TILET_NO_CHECKS
     const cudaError_t device_status = tilet_check_device("gemm_multicast");
     if (device_status != cudaSuccess) return device_status;
@@ -167,7 +167,7 @@ extern "C" cudaError_t gemm_multicast(const __nv_bfloat16* A, const __nv_bfloat1
     cudaLaunchAttribute attributes[1] = {};
     attributes[0].id = cudaLaunchAttributeClusterDimension;
     attributes[0].val.clusterDim.x = 2;
-    attributes[0].val.clusterDim.y = 1;
+    attributes[0].val.clusterDim.y = 2;
     attributes[0].val.clusterDim.z = 1;
     config.attrs = attributes;
     config.numAttrs = 1;
