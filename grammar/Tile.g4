@@ -226,7 +226,7 @@ syncBuiltin
 
 exprBuiltin
     : CAST | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
-    | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID
+    | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID | FAST_EXP | FAST_EXP2
     | BLOCK_RANK_IN_CLUSTER | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
     ;
 
@@ -349,6 +349,8 @@ LOG               : 'log';
 LOG2              : 'log2';
 SQRT              : 'sqrt';
 RSQRT             : 'rsqrt';
+FAST_EXP          : '__exp';
+FAST_EXP2         : '__exp2';
 TANH              : 'tanh';
 ERF               : 'erf';
 SIN               : 'sin';

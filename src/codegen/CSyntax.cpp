@@ -252,6 +252,8 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::MathFunc::Floor: return fn("floor") + "(" + arg(0) + ")";
         case ir::MathFunc::Ceil: return fn("ceil") + "(" + arg(0) + ")";
         case ir::MathFunc::Pow: return fn("pow") + "(" + arg(0) + ", " + arg(1) + ")";
+        case ir::MathFunc::FastExp: return "__expf(" + arg(0) + ")";
+        case ir::MathFunc::FastExp2: needHelper("ex2_approx_ftz"); return "tilet_ex2_approx_ftz(" + arg(0) + ")";
         case ir::MathFunc::Sigmoid: {
             precedence = kMul;
             std::string inner = operand(m.args[0], kUnary);

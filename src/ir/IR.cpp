@@ -143,6 +143,8 @@ const char *mathFuncName(MathFunc f) {
     case MathFunc::Log2: return "log2";
     case MathFunc::Sqrt: return "sqrt";
     case MathFunc::Rsqrt: return "rsqrt";
+    case MathFunc::FastExp: return "__exp";
+    case MathFunc::FastExp2: return "__exp2";
     case MathFunc::Tanh: return "tanh";
     case MathFunc::Erf: return "erf";
     case MathFunc::Sin: return "sin";

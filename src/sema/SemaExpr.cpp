@@ -140,6 +140,8 @@ const MathBuiltin kMath[] = {
     {"ceil", ir::MathFunc::Ceil, 1, [](double x) { return std::ceil(x); }},
     {"sigmoid", ir::MathFunc::Sigmoid, 1, sigmoidD},
     {"pow", ir::MathFunc::Pow, 2, nullptr},
+    {"__exp", ir::MathFunc::FastExp, 1, [](double x) { return std::exp(x); }},
+    {"__exp2", ir::MathFunc::FastExp2, 1, [](double x) { return std::exp2(x); }},
 };
 
 bool isStatementBuiltin(const std::string &name) {
@@ -976,6 +978,8 @@ std::optional<Value> Checker::mathCall(const ast::Call &c, ir::MathFunc f, const
         allConst = allConst && v.constant.has_value();
         if (!v.untyped && v.type() == DType::F64) t = DType::F64;
     }
+    // The approximations exist in f32 only.
+    if (f == ir::MathFunc::FastExp || f == ir::MathFunc::FastExp2) t = DType::F32;
     Value out;
     out.range = c.range;
     if (allConst) {

@@ -98,6 +98,15 @@ __device__ __forceinline__ void tilet_stmatrix_x4(void *row, const void *src)
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
                  : "memory");
 }
+// @helper ex2_approx_ftz
+// 2^x with the special function unit's approximation (PTX ISA ex2.approx.ftz.f32:
+// subnormal inputs and results flushed to zero), FlashAttention-3's exponential.
+__device__ __forceinline__ float tilet_ex2_approx_ftz(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 // @helper dp4a_s8_s8
 // dp4a: c + the dot product of the four signed bytes at a and the four signed bytes at b
 // (read with memcpy: any alignment, and register arrays stay in registers).

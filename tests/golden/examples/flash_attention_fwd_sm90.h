@@ -20,7 +20,7 @@ extern "C" {
 // cudaSuccess or the CUDA error.
 cudaError_t flash_attention_fwd_sm90_init(void);
 
-// flash_attention_fwd: grid (32, 32, 4), 384 threads per block, 163904 bytes of dynamic shared memory.
+// flash_attention_fwd: grid (32, 32, 4), 384 threads per block, 163912 bytes of dynamic shared memory.
 //   Q: bf16 [4, 4096, 32, 128], read, 16-byte aligned
 //   K: bf16 [4, 4096, 32, 128], read, 16-byte aligned
 //   V: bf16 [4, 4096, 32, 128], read, 16-byte aligned

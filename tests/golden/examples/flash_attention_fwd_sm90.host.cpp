@@ -88,11 +88,11 @@ static cudaError_t tilet_check_device(const char *kernel) {
 #endif
 
 // Kernels defined in flash_attention_fwd_sm90.cu (nvcc emits host stubs with these names).
-extern "C" void flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K, const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, const CUtensorMap tma_K, const CUtensorMap tma_V);
+extern "C" void flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K, const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, const CUtensorMap tma_K, const CUtensorMap tma_V, const CUtensorMap tma_Q);
 
 extern "C" cudaError_t flash_attention_fwd_sm90_init(void) {
     cudaError_t err = cudaSuccess;
-    err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&flash_attention_fwd_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, 163904);
+    err = cudaFuncSetAttribute(reinterpret_cast<const void *>(&flash_attention_fwd_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, 163912);
     if (err != cudaSuccess) return err;
     return cudaSuccess;
 } // flash_attention_fwd_sm90_init
@@ -158,12 +158,20 @@ extern "C" cudaError_t flash_attention_fwd(const __nv_bfloat16* Q, const __nv_bf
     const cudaError_t tma_V_status = tilet_encode_tensor_map(&tma_V, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, V, tma_V_sizes, tma_V_strides, tma_V_box, CU_TENSOR_MAP_SWIZZLE_128B);
     if (tma_V_status != cudaSuccess)
         return tilet_fail(tma_V_status, "flash_attention_fwd: TMA cannot describe tensor 'V' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
+    // tma_Q: boxes of 4-d tiles of 'Q' (sizes and box innermost first)
+    CUtensorMap tma_Q;
+    const cuuint64_t tma_Q_sizes[4] = {static_cast<cuuint64_t>(128), static_cast<cuuint64_t>(32), static_cast<cuuint64_t>(4096), static_cast<cuuint64_t>(4)};
+    const cuuint64_t tma_Q_strides[3] = {static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2, static_cast<cuuint64_t>(4096) * static_cast<cuuint64_t>(32) * static_cast<cuuint64_t>(128) * 2};
+    const cuuint32_t tma_Q_box[4] = {64, 1, 128, 1};
+    const cudaError_t tma_Q_status = tilet_encode_tensor_map(&tma_Q, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, Q, tma_Q_sizes, tma_Q_strides, tma_Q_box, CU_TENSOR_MAP_SWIZZLE_128B);
+    if (tma_Q_status != cudaSuccess)
+        return tilet_fail(tma_Q_status, "flash_attention_fwd: TMA cannot describe tensor 'Q' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     const cudaError_t init_status = tilet_init_once();
     if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
     config.blockDim = dim3(384, 1, 1);
-    config.dynamicSmemBytes = 163904;
+    config.dynamicSmemBytes = 163912;
     config.stream = stream;
-    return cudaLaunchKernelEx(&config, flash_attention_fwd_kernel, Q, K, V, O, tma_K, tma_V);
+    return cudaLaunchKernelEx(&config, flash_attention_fwd_kernel, Q, K, V, O, tma_K, tma_V, tma_Q);
 } // flash_attention_fwd
