@@ -275,7 +275,10 @@ def _fmax(a, b):
 
 MATH1 = {"exp": "_exp", "exp2": "_exp2", "log": "_log", "log2": "_log2", "sqrt": "_sqrt", "rsqrt": "_rsqrt",
          "tanh": "math.tanh", "erf": "math.erf", "sin": "math.sin", "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil",
-         "sigmoid": "_sigmoid"}
+         "sigmoid": "_sigmoid", "__exp": "_exp", "__exp2": "_exp2"}
+# The f32 approximations (__exp, __exp2) are computed exactly: the comparison's
+# tolerance covers their few ulps of error.
+F32_ONLY = ("__exp", "__exp2")
 
 
 # ------------------------------------------------------------------ values while translating
@@ -1550,7 +1553,7 @@ class KernelTranslator:
             name = "pow"
         if name in MATH1 or name == "pow":
             vals = [self.expr(p) for p in pos]
-            ty = "f64" if any(v.ty == "f64" for v in vals) else "f32"
+            ty = "f64" if any(v.ty == "f64" for v in vals) and name not in F32_ONLY else "f32"
             if all(v.untyped for v in vals):
                 fn = {"pow": _pow, **{k: eval(v) for k, v in MATH1.items()}}[name]
                 c = float(fn(*[float(v.const) for v in vals]))
