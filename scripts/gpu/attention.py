@@ -27,17 +27,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from common import expect, result, torch  # noqa: E402
 
-# check: (launch function, tolerance)
+# check: (launch function, tolerance, causal)
 CASES = {
-    "flash_attention_fwd_sm90": ("flash_attention_fwd", 2e-2),
-    "flash_attention_fwd_sm100a": ("flash_attention_fwd", 2e-2),
+    "flash_attention_fwd_sm90": ("flash_attention_fwd", 2e-2, False),
+    "flash_attention_fwd_causal_sm90": ("flash_attention_fwd_causal", 2e-2, True),
+    "flash_attention_fwd_sm100a": ("flash_attention_fwd", 2e-2, False),
 }
 
 
 def shapes(name, header):
     """(batch, seq, heads, dim, init function) of the translation, after
     checking the header agrees with the case."""
-    func, _ = CASES[name]
+    func = CASES[name][0]
     params, order, init = common.launch_params(header, func)
     expect(order == ["Q", "K", "V", "O"], f"{func} takes tensors {order}, the case expects Q, K, V, O")
     q = params["Q"]
@@ -47,19 +48,23 @@ def shapes(name, header):
     return (*q.dims, init)
 
 
-def reference(q, k, v):
-    """softmax(Q Kᵀ / √D) V in f32 for [B, S, H, D] tensors, a batch at a time."""
+def reference(q, k, v, causal):
+    """softmax(Q Kᵀ / √D) V in f32 for [B, S, H, D] tensors, a batch at a time;
+    causal: query row r sees keys 0 .. r."""
     torch.set_float32_matmul_precision("highest")
     out = torch.empty(q.shape, dtype=torch.float32, device=q.device)
     scale = q.shape[-1] ** -0.5
     for i in range(q.shape[0]):
         qb, kb, vb = (t[i].float().transpose(0, 1) for t in (q, k, v))  # [H, S, D]
-        p = torch.softmax((qb @ kb.transpose(1, 2)) * scale, dim=-1)
+        s = (qb @ kb.transpose(1, 2)) * scale
+        if causal:
+            s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
+        p = torch.softmax(s, dim=-1)
         out[i] = (p @ vb).transpose(0, 1)
     return out
 
 
-def baseline(q, k, v):
+def baseline(q, k, v, causal):
     """(name, function, note, bhsd) of the fastest attention available here;
     bhsd: the function returns [B, H, S, D] (SDPA's layout), not [B, S, H, D]."""
     skipped = []
@@ -67,7 +72,7 @@ def baseline(q, k, v):
         import flash_attn_interface  # FlashAttention-3 (hopper/ of the flash-attention repository)
 
         def fa3():
-            out = flash_attn_interface.flash_attn_func(q, k, v)
+            out = flash_attn_interface.flash_attn_func(q, k, v, causal=causal)
             return out[0] if isinstance(out, tuple) else out  # some versions also return the LSE
         fa3()
         return "FlashAttention-3", fa3, None, False
@@ -80,7 +85,7 @@ def baseline(q, k, v):
 
         def cudnn():
             with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                return sdpa(qt, kt, vt)
+                return sdpa(qt, kt, vt, is_causal=causal)
         cudnn()
         torch.cuda.synchronize()
         return "SDPA cuDNN backend", cudnn, "; ".join(skipped) or None, True
@@ -90,14 +95,16 @@ def baseline(q, k, v):
         import flash_attn
 
         def fa2():
-            return flash_attn.flash_attn_func(q, k, v)
+            return flash_attn.flash_attn_func(q, k, v, causal=causal)
         fa2()
         return "FlashAttention-2", fa2, "; ".join(skipped), False
     except Exception as e:
         skipped.append(f"FA2: {type(e).__name__}")
     if sdpa is not None:
-        return "SDPA default backend", lambda: sdpa(qt, kt, vt), "; ".join(skipped), True
+        return "SDPA default backend", lambda: sdpa(qt, kt, vt, is_causal=causal), "; ".join(skipped), True
     skipped.append(f"no SDPA in torch {torch.__version__}")
+    if causal:
+        return "PyTorch eager (masked softmax(QKᵀ)V)", lambda: reference(q, k, v, True), "; ".join(skipped), False
     scale = q.shape[-1] ** -0.5
     return ("PyTorch eager (softmax(QKᵀ)V)", lambda: torch.softmax((qt @ kt.transpose(2, 3)) * scale, dim=-1) @ vt,
             "; ".join(skipped), True)
@@ -108,7 +115,7 @@ def max_error(ref, out):
 
 
 def check(name, lib, header, device):
-    func, tolerance = CASES[name]
+    func, tolerance, causal = CASES[name]
     B, S, H, D, init = shapes(name, header)
     if lib is None:
         return True
@@ -120,9 +127,9 @@ def check(name, lib, header, device):
     common.call(launch, last_error, [q, k, v, o])
     if device == "cuda":
         torch.cuda.synchronize()
-    ref = reference(q, k, v)
+    ref = reference(q, k, v, causal)
     error = max_error(ref, o)
-    flops = 4.0 * B * H * S * S * D
+    flops = 4.0 * B * H * S * S * D / (2 if causal else 1)   # causal: the half of the scores below the diagonal
     fields = dict(shape=shape, tolerance=tolerance, flops=flops)
     if device == "cpu":
         return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error,
@@ -130,7 +137,7 @@ def check(name, lib, header, device):
 
     ms = common.time_ms(lambda: common.call(launch, last_error, [q, k, v, o]))
     error, note = common.worst(error, max_error(ref, o))
-    base_name, base_fn, base_note, bhsd = baseline(q, k, v)
+    base_name, base_fn, base_note, bhsd = baseline(q, k, v, causal)
     base_out = base_fn()
     base_error = max_error(ref, base_out.transpose(1, 2) if bhsd else base_out)
     base_ms = common.time_ms(base_fn)
