@@ -130,7 +130,13 @@ std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vect
 }
 
 std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local) {
-    std::vector<int64_t> coords(l.shape.size(), 0);
+    std::vector<int64_t> coords;
+    elementAt(l, thread, local, coords);
+    return coords;
+}
+
+void elementAt(const TileLayout &l, int64_t thread, int64_t local, std::vector<int64_t> &coords) {
+    coords.assign(l.shape.size(), 0);
     for (const LayoutMode &m : l.threadModes) {
         int64_t digit = thread % m.extent;
         thread /= m.extent;
@@ -140,7 +146,6 @@ std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t loca
         coords[m.dim] += (local % m.extent) * m.coordStride;
         local /= m.extent;
     }
-    return coords;
 }
 
 std::vector<Expr> elementAt(const TileLayout &l, const Expr &thread, const Expr &local) {

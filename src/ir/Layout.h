@@ -51,6 +51,8 @@ bool sameDistribution(const TileLayout &a, const TileLayout &b);
 // The coordinates of the element that local index `local` of thread `thread`
 // holds (for a loop layout: the iteration it runs).
 std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local);
+// The same into `coords` (no allocation in a loop over every element).
+void elementAt(const TileLayout &l, int64_t thread, int64_t local, std::vector<int64_t> &coords);
 
 // The same with the thread and the local index as expressions.
 std::vector<Expr> elementAt(const TileLayout &l, const Expr &thread, const Expr &local);

@@ -710,12 +710,34 @@ private:
     // Why the threads of `loop` cannot access `a` in place ("" when they can).
     std::string ownershipProblem(const Access &a, const ir::TileLayout &loop, const std::vector<IndexUse> &uses, bool write) const {
         const ir::TileLayout &held = *layoutOf(a.buffer);
+        // The loop spreads its iterations as the fragment its elements, and
+        // iteration (i, j, ...) accesses element (i, j, ...): each thread runs
+        // exactly the iterations of the elements it holds (the common case,
+        // decided without visiting every element).
+        bool identity = uses.size() == held.shape.size();
+        for (size_t d = 0; identity && d < uses.size(); ++d) identity = uses[d].loopDim == static_cast<int>(d) && !uses[d].value;
+        if (identity && loop == held) return "";
+        // The same pair of distributions recurs (each softmax loop reads a row
+        // vector the same way): one that holds is checked once.
+        std::string key = held.str() + "|" + loop.str() + "|" + (write ? "w" : "r");
+        for (const IndexUse &u : uses) key += "|" + std::to_string(u.loopDim) + ":" + (u.value ? std::to_string(*u.value) : "-");
+        if (holding_.count(key)) return "";
+        std::string problem = elementwiseProblem(a, held, loop, uses, write);
+        if (problem.empty()) holding_.insert(key);
+        return problem;
+    }
+
+    std::string elementwiseProblem(const Access &a, const ir::TileLayout &held, const ir::TileLayout &loop, const std::vector<IndexUse> &uses,
+                                   bool write) const {
         constexpr int64_t kMaxChecked = int64_t(1) << 22;   // iterations checked one by one
         if (loop.localSize() > kMaxChecked / std::max<int64_t>(loop.threads, 1))
             return "the loop has more than " + std::to_string(kMaxChecked) + " iterations per block, too many to check which thread holds each element";
-        auto elementOf = [&](const std::vector<int64_t> &iteration) {
-            std::vector<std::optional<int64_t>> coords;
-            for (const IndexUse &u : uses) coords.push_back(u.loopDim >= 0 ? std::optional<int64_t>(iteration[u.loopDim]) : u.value);
+        std::vector<int64_t> iteration;
+        std::vector<std::optional<int64_t>> coords(uses.size());
+        auto elementOf = [&](int64_t t, int64_t l) -> const std::vector<std::optional<int64_t>> & {
+            ir::elementAt(loop, t, l, iteration);
+            for (size_t d = 0; d < uses.size(); ++d)
+                coords[d] = uses[d].loopDim >= 0 ? std::optional<int64_t>(iteration[static_cast<size_t>(uses[d].loopDim)]) : uses[d].value;
             return coords;
         };
         auto show = [&](const std::vector<std::optional<int64_t>> &coords) {
@@ -730,7 +752,7 @@ private:
         }
         for (int64_t t = 0; problem.empty() && t < loop.threads; ++t) {
             for (int64_t l = 0; problem.empty() && l < loop.localSize(); ++l) {
-                std::vector<std::optional<int64_t>> coords = elementOf(ir::elementAt(loop, t, l));
+                elementOf(t, l);
                 if (!ir::holds(held, t, coords)) {
                     problem = "thread " + std::to_string(t) + " runs the iteration that " + (write ? "writes " : "reads ") + show(coords) +
                               " but does not hold that element";
@@ -877,6 +899,7 @@ private:
     PassContext &ctx_;
     ir::BufferEdits edits_;   // the layouts decided so far
     int64_t threads_;   // the threads a parallel loop here is spread over
+    mutable std::set<std::string> holding_;   // ownership checks that held (ownershipProblem's keys)
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
     std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): too large for the registers, a reducer with replication = none
