@@ -311,9 +311,9 @@ struct Cast : ExprNode {
     const Expr value;
 };
 
-// FastExp and FastExp2 are f32 approximations (TileLang's T.__exp: CUDA's
-// __expf; __exp2: the PTX ISA's ex2.approx.ftz.f32, FlashAttention-3's
-// exponential): subnormal inputs and results are flushed to zero.
+// FastExp and FastExp2 are f32 approximations: TileLang's T.__exp (CUDA's
+// __expf), and __exp2, the PTX ISA's ex2.approx.ftz.f32 (FlashAttention-3's
+// exponential), which flushes subnormal inputs and results to zero.
 enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil, Pow, Sigmoid, FastExp, FastExp2 };
 const char *mathFuncName(MathFunc f);
 

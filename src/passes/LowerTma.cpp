@@ -167,16 +167,16 @@ protected:
         if (c.multicast() && !c.producerRole)
             d.details.push_back("the blocks of the cluster meet at a cluster barrier before the load (barriers initialised, the tile free "
                                 "everywhere) and before they exit");
+        bool someOutside = false;   // a block of the cluster that loads its own copy
+        for (size_t r = 0; r < c.clusterMasks.size(); ++r) someOutside = someOutside || !((c.clusterMasks[r] >> r) & 1);
         if (groups.size() == 1)
             d.details.push_back("multicast: the block of rank " + std::to_string(groups.front().issuer) + " issues for the blocks of cluster_mask " +
-                                std::to_string(groups.front().mask) +
-                                ", whose barriers each count the bytes; a block outside the mask loads its own");
+                                std::to_string(groups.front().mask) + ", whose barriers each count the bytes" +
+                                (someOutside ? "; a block outside the mask loads its own" : ""));
         if (groups.size() > 1) {
             std::string each;
             for (const Multicast &g : groups)
                 each += std::string(each.empty() ? "" : ", ") + "block " + std::to_string(g.issuer) + " for mask " + std::to_string(g.mask);
-            bool someOutside = false;
-            for (size_t r = 0; r < c.clusterMasks.size(); ++r) someOutside = someOutside || !((c.clusterMasks[r] >> r) & 1);
             d.details.push_back("multicast: cluster_mask differs between blocks; the lowest block of each mask issues for its blocks (" + each +
                                 "), whose barriers each count the bytes" + (someOutside ? "; a block outside its own mask loads its own" : ""));
         }

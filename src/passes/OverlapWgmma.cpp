@@ -142,6 +142,12 @@ private:
                  const std::vector<const ir::BarrierArrive *> &releases, const std::set<const ir::BufferNode *> &operands,
                  const std::set<const ir::BufferNode *> &accumulators, const Release &release) const {
         if (waits.size() != 1 || lastStatement(body.stmts[at]) != waits.front()) return nullptr;
+        // Another arrival in the loop (the release of another group of tiles,
+        // which the same wgmma may read) would hand its stage back while the
+        // group still in flight reads it.
+        size_t arrivals = 0;
+        ir::forEachStmt(f.body, [&](const Stmt &s) { arrivals += ir::as<ir::BarrierArrive>(s) ? 1 : 0; });
+        if (arrivals != releases.size()) return nullptr;
         for (const ir::BarrierArrive *r : releases)
             if (!ir::usesVar(r->index, f.var.get())) return nullptr;
         for (const ir::BufferNode *b : operands)

@@ -451,14 +451,20 @@ private:
         // reads its tiles, releases the group's version after the last one.
         Expr cStage = stageOf(f.var), cPhase = phaseOf(f.var);
         std::vector<Stmt> consume;
+        auto release = [&](const StageGroup &g) {
+            for (int64_t r = 0; r < blocks; ++r)
+                consume.push_back(std::make_shared<ir::BarrierArrive>(g.empty, cStage, plan.multicast ? ir::intImm(r) : nullptr, f.span));
+        };
         for (size_t i = 0; i <= plan.consumers.size(); ++i) {
-            for (const StageGroup &g : groups) {
-                if (g.last != i) continue;
-                for (int64_t r = 0; r < blocks; ++r)
-                    consume.push_back(std::make_shared<ir::BarrierArrive>(g.empty, cStage, plan.multicast ? ir::intImm(r) : nullptr, f.span));
-            }
+            // Releases first (a stage goes back as early as it can), except a
+            // group read by no statement (a loop of copies only), released
+            // right after its own wait.
+            for (const StageGroup &g : groups)
+                if (g.last == i && g.first < i) release(g);
             for (const StageGroup &g : groups)
                 if (g.first == i) consume.push_back(std::make_shared<ir::BarrierWait>(g.full, cStage, cPhase, f.span));
+            for (const StageGroup &g : groups)
+                if (g.last == i && g.first == i) release(g);
             if (i < plan.consumers.size()) consume.push_back(selectVersion(*versions, cStage, plan.consumers[i]));
         }
         // The consumers pace themselves like any loop (Pacer, above): the ring
@@ -513,8 +519,8 @@ private:
             for (const StageGroup &g : groups) {
                 std::string tiles;
                 for (const Stmt &p : g.producers) tiles += std::string(tiles.empty() ? "'" : ", '") + bufferName(p) + "'";
-                each += std::string(each.empty() ? "" : "; ") + tiles + " on '" + g.full->name + "'/'" + g.empty->name + "', read from " +
-                        plan.consumers[std::min(g.first, plan.consumers.size() - 1)]->span.lineColumn() + " to " +
+                each += std::string(each.empty() ? "" : "; ") + tiles + " on '" + g.full->name + "'/'" + g.empty->name + "', waited for before " +
+                        plan.consumers[std::min(g.first, plan.consumers.size() - 1)]->span.lineColumn() + " and released after " +
                         plan.consumers[std::max<size_t>(g.last, 1) - 1]->span.lineColumn();
             }
             d.details.push_back("tiles first read by different statements have separate barriers, so the consumers start on one before the next "

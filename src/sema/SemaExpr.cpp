@@ -8,6 +8,7 @@
 #include "support/InternalError.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tilet::sema {
 
@@ -124,6 +125,11 @@ struct MathBuiltin {
 
 double sigmoidD(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double rsqrtD(double x) { return 1.0 / std::sqrt(x); }
+// ex2.approx.ftz.f32: an f32 result below the smallest normal is zero.
+double fastExp2D(double x) {
+    double r = std::exp2(x);
+    return r < std::numeric_limits<float>::min() ? 0.0 : r;
+}
 
 const MathBuiltin kMath[] = {
     {"exp", ir::MathFunc::Exp, 1, [](double x) { return std::exp(x); }},
@@ -141,7 +147,7 @@ const MathBuiltin kMath[] = {
     {"sigmoid", ir::MathFunc::Sigmoid, 1, sigmoidD},
     {"pow", ir::MathFunc::Pow, 2, nullptr},
     {"__exp", ir::MathFunc::FastExp, 1, [](double x) { return std::exp(x); }},
-    {"__exp2", ir::MathFunc::FastExp2, 1, [](double x) { return std::exp2(x); }},
+    {"__exp2", ir::MathFunc::FastExp2, 1, fastExp2D},
 };
 
 bool isStatementBuiltin(const std::string &name) {

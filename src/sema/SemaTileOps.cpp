@@ -68,7 +68,15 @@ std::optional<std::vector<int64_t>> Checker::checkClusterMasks(const ast::Expr &
     for (int64_t r = 0; r < blocks; ++r) {
         std::optional<int64_t> m = ir::constInt(ir::simplify(RankOfBlock(r).mutate(*mask)));
         if (!m) {
-            diags_.error(e.range, "cluster_mask must be a compile-time constant integer, or computed from block_rank_in_cluster() and constants");
+            // Only the rank and constants, yet no constant: the arithmetic overflowed.
+            bool rankOnly = true;
+            ir::forEachExpr(*mask, [&](const ir::Expr &x) {
+                const ir::SpecialReg *reg = ir::as<ir::SpecialReg>(x);
+                bool leaf = x->kind == ir::ExprKind::Var || x->kind == ir::ExprKind::Load || x->kind == ir::ExprKind::SpecialReg;
+                if (leaf && !(reg && reg->special == ir::SpecialKind::ClusterCtaRank)) rankOnly = false;
+            });
+            diags_.error(e.range, rankOnly ? "cluster_mask overflows for block " + std::to_string(r) + " of the cluster"
+                                           : "cluster_mask must be a compile-time constant integer, or computed from block_rank_in_cluster() and constants");
             return std::nullopt;
         }
         std::string whose = ir::constInt(*mask) ? "" : " for block " + std::to_string(r);

@@ -1700,10 +1700,11 @@ template <int N> void tilet_setmaxnreg_dec() {}
 #define __shfl_up_sync(...) emu::shuffleUp(__VA_ARGS__)
 
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-// The f32 approximations (CUDA's __expf; ex2.approx.ftz.f32): exact here,
-// with subnormal inputs and results flushed to zero as the hardware does.
+// The f32 approximations, exact here: CUDA's __expf (ex2.approx.f32 of
+// x log2 e: subnormal results kept unless nvcc flushes them, -ftz=true) and
+// ex2.approx.ftz.f32 (subnormal inputs and results flushed to zero).
 inline float flushSubnormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
-inline float __expf(float x) { return flushSubnormal(std::exp(flushSubnormal(x))); }
+inline float __expf(float x) { return std::exp(x); }
 inline float tilet_ex2_approx_ftz(float x) { return flushSubnormal(std::exp2(flushSubnormal(x))); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline int min(int a, int b) { return a < b ? a : b; }
