@@ -406,6 +406,13 @@ private:
             }
             return;
         }
+        case ir::StmtKind::IssueTurn: {
+            const ir::IssueTurn &t = *ir::as<ir::IssueTurn>(s);
+            bool take = t.action == ir::IssueTurn::Action::Take;
+            helper(take ? "issue_turn_wait" : "issue_turn_pass");
+            out_.line(std::string(take ? "tilet_issue_turn_wait(" : "tilet_issue_turn_pass(") + e(t.barrierId) + ", " + std::to_string(t.threads) + ");");
+            return;
+        }
         case ir::StmtKind::BarrierInit: {
             helper("mbarrier_init");
             for (const ir::Buffer &b : ir::as<ir::BarrierInit>(s)->barriers) {

@@ -379,6 +379,9 @@ void operandEffects(const Stmt &s, Effects &fx) {
         syn.push_back(e);
         return;
     }
+    // Orders when the warp groups issue, not what they read or write (see
+    // IssueTurn): no pass may count on it to order an access.
+    case StmtKind::IssueTurn: return;
     case StmtKind::BarrierInit:
         for (const Buffer &b : as<BarrierInit>(s)->barriers) syn.push_back(sync(SyncKind::MbarrierInit, b));
         return;

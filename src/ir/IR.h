@@ -1001,6 +1001,22 @@ struct SyncThreads : StmtNode {
     const int64_t threads;
 };
 
+// FlashAttention-3's warp-scheduler barrier: two consumer warp groups take
+// turns at issuing their tensor-core work, so that one's softmax runs while
+// the other's GEMMs do (ping-pong). `Take` waits for this warp group's turn
+// (bar.sync id, threads); `Pass` hands the turn to the other warp group
+// (bar.arrive id, threads) without waiting. The id is computed from the
+// warp group. It orders when instructions are issued, not memory: no pass
+// relies on it for a read or a write, so it has no effects.
+struct IssueTurn : StmtNode {
+    enum class Action { Take, Pass };
+    static constexpr StmtKind kKind = StmtKind::IssueTurn;
+    IssueTurn(Action a, Expr id, int64_t n, SourceRange s = {}) : StmtNode(kKind, s), action(a), barrierId(std::move(id)), threads(n) {}
+    const Action action;
+    const Expr barrierId;
+    const int64_t threads;
+};
+
 // Initialises every mbarrier of `barrier` with its arrive count, then fences
 // so that the async proxy sees it. The thread that runs it does all of them:
 // lower-tile-ops puts it under `threadIdx.x == 0`.

@@ -337,6 +337,12 @@ public:
             line(b.barrierId ? "named_barrier " + std::to_string(b.barrierId) + " threads=" + std::to_string(b.threads) : "sync_threads");
             return;
         }
+        case StmtKind::IssueTurn: {
+            auto &t = static_cast<const IssueTurn &>(*s);
+            line(std::string(t.action == IssueTurn::Action::Take ? "issue_turn_take " : "issue_turn_pass ") + expr(t.barrierId) + " threads=" +
+                 std::to_string(t.threads));
+            return;
+        }
         case StmtKind::BarrierInit: {
             std::string names;
             for (const Buffer &b : static_cast<const BarrierInit &>(*s).barriers) names += (names.empty() ? "" : ", ") + b->name;

@@ -144,6 +144,7 @@ void Visitor::visitAtomicAdd(const AtomicAdd &n) {
     visit(n.value);
 }
 void Visitor::visitSyncThreads(const SyncThreads &) {}
+void Visitor::visitIssueTurn(const IssueTurn &n) { visit(n.barrierId); }
 void Visitor::visitBarrierInit(const BarrierInit &) {}
 void Visitor::visitBarrierArrive(const BarrierArrive &n) {
     visit(n.index);
@@ -549,6 +550,11 @@ Stmt Mutator::mutateAtomicAdd(const Stmt &self, const AtomicAdd &n) {
 }
 
 Stmt Mutator::mutateSyncThreads(const Stmt &self, const SyncThreads &) { return self; }
+Stmt Mutator::mutateIssueTurn(const Stmt &self, const IssueTurn &n) {
+    Expr id = mutate(n.barrierId);
+    if (id == n.barrierId) return self;
+    return std::make_shared<IssueTurn>(n.action, id, n.threads, n.span);
+}
 Stmt Mutator::mutateBarrierInit(const Stmt &self, const BarrierInit &n) {
     std::vector<Buffer> barriers;
     for (const Buffer &b : n.barriers) barriers.push_back(mutateBuffer(b));

@@ -18,6 +18,7 @@
 #include "passes/LowerTileOps.h"
 #include "passes/LowerTma.h"
 #include "passes/OverlapWgmma.h"
+#include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
 #include "passes/PlanTensorMemory.h"
@@ -93,7 +94,7 @@ private:
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
         "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "lower-reductions",
-        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "flatten-buffers", "simplify"};
+        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -172,6 +173,10 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("plan-shared-memory", planSharedMemory, scalar);
         // Barriers; before flattening, so pipelined buffers' versions can be told apart.
         run("insert-syncs", insertSyncs, scalar);
+        // Two consumer warp groups with work between their wgmma take turns at
+        // the tensor cores (FlashAttention-3's ping-pong); after insert-syncs,
+        // whose barriers would otherwise make a turn wait for itself.
+        run("pingpong-consumers", pingpongConsumers, scalar);
         // Flat (and swizzled) offsets, after every pass that reasons about dimensions.
         run("flatten-buffers", flattenBuffers, flat);
         run("simplify", simplifyKernel, flat);

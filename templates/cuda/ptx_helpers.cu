@@ -234,6 +234,21 @@ __device__ __forceinline__ void tilet_named_barrier(int id, int threads)
 {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// @helper issue_turn_wait
+// Ping-pong of two consumer warp groups (FlashAttention-3's warp-scheduler
+// barrier): waits on named barrier `id` until the other warp group hands
+// this one its turn to issue tensor-core work. `threads`: both warp groups.
+__device__ __forceinline__ void tilet_issue_turn_wait(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// @helper issue_turn_pass
+// Hands the turn to the warp group that waits on named barrier `id`: counts
+// this warp group's threads there and goes on without waiting.
+__device__ __forceinline__ void tilet_issue_turn_pass(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // @helper mbarrier_init
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)

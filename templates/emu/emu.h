@@ -413,6 +413,15 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                         });
                     }
                 for (std::thread &th : pool) th.join();
+                // A named barrier left with arrivals when the block exits: a
+                // bar.arrive that no bar.sync met (the turns of ping-pong warp
+                // groups out of balance).
+                for (const auto &b : blocks)
+                    for (const auto &[id, barrier] : b->named)
+                        if (id >= 0 && barrier->pending())
+                            rc::report("barrier", barrier->lastArrival(),
+                                       barrier->what() + " is left with " + std::to_string(barrier->pending()) + " of its " + std::to_string(barrier->count()) +
+                                           " threads arrived when the block exits: an arrival no bar.sync met");
             }
 }
 template <class Kernel, class... Args> void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args... args) {
@@ -898,21 +907,23 @@ template <class T> emu::SharedPtr<T> tilet_map_shared_rank(emu::SharedPtr<T> loc
 inline void tilet_cluster_sync(unsigned line = __builtin_LINE()) { emu::cluster->sync->arriveAndWait(line); }
 inline int tilet_cluster_ctarank() { return static_cast<int>(emu::clusterRank); }
 // bar.sync id, threads: a barrier of `threads` threads, one per id and block.
-inline void tilet_named_barrier(int id, int threads, unsigned line = __builtin_LINE()) {
-    emu::rc::Barrier *b;
-    {
-        std::lock_guard<std::mutex> lock(emu::block->namedMutex);
-        auto &slot = emu::block->named[id];
-        if (!slot)
-            slot = std::make_unique<emu::rc::Barrier>(static_cast<unsigned>(threads), emu::rc::Orders::Memory,
-                                                      "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + " of block " + emu::block->name);
-        else if (slot->count() != static_cast<unsigned>(threads))
-            emu::rc::report("race", line, "bar.sync " + std::to_string(id) + " used with " + std::to_string(threads) + " threads and with " +
-                                              std::to_string(slot->count()));
-        b = slot.get();
-    }
-    b->arriveAndWait(line);
+namespace emu {
+inline rc::Barrier &namedBarrier(int id, int threads, unsigned line) {
+    std::lock_guard<std::mutex> lock(block->namedMutex);
+    auto &slot = block->named[id];
+    if (!slot)
+        slot = std::make_unique<rc::Barrier>(static_cast<unsigned>(threads), rc::Orders::Memory,
+                                             "bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + " of block " + block->name);
+    else if (slot->count() != static_cast<unsigned>(threads))
+        rc::report("race", line, "bar.sync " + std::to_string(id) + " used with " + std::to_string(threads) + " threads and with " + std::to_string(slot->count()));
+    return *slot;
 }
+} // namespace emu
+inline void tilet_named_barrier(int id, int threads, unsigned line = __builtin_LINE()) { emu::namedBarrier(id, threads, line).arriveAndWait(line); }
+// Ping-pong turns: bar.sync, and bar.arrive (the calling thread counts
+// toward the barrier's phase and goes on).
+inline void tilet_issue_turn_wait(int id, int threads, unsigned line = __builtin_LINE()) { emu::namedBarrier(id, threads, line).arriveAndWait(line); }
+inline void tilet_issue_turn_pass(int id, int threads, unsigned line = __builtin_LINE()) { emu::namedBarrier(id, threads, line).arrive(line); }
 // __syncwarp(): a barrier of the 32 lanes of the calling thread's warp (a
 // role of one warp meets there), one per warp and block.
 inline void tilet_syncwarp(unsigned line = __builtin_LINE()) {

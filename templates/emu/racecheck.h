@@ -331,18 +331,10 @@ public:
             }
             generation = generation_.load(std::memory_order_relaxed);
             if (++arrived_ < count_) {
+                ++waiting_;
                 run->blocking(ts, what_, line);
             } else {
-                if (sync_) {
-                    result_.swap(acc_);
-                    acc_.assign(run->slots, 0);
-                    progressResult_.swap(progressAcc_);
-                    progressAcc_.assign(run->slots, 0);
-                }
-                arrived_ = 0;
-                run->blocked.fetch_sub(static_cast<int>(count_) - 1);
-                generation_.store(generation + 1, std::memory_order_release);
-                generation_.notify_all();
+                completeLocked(generation);
             }
         }
         // The waiters wake on the generation, not the mutex, so they do not
@@ -355,10 +347,37 @@ public:
         }
     }
 
+    // bar.arrive: counts the calling thread toward the phase and goes on. It
+    // joins no clock: tilet uses it only to pace warp groups (IssueTurn),
+    // never to order memory, so the detector does not count on it either.
+    void arrive(unsigned line = 0) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lastArrival_ = line;
+        if (++arrived_ == count_) completeLocked(generation_.load(std::memory_order_relaxed));
+    }
+    // Threads counted toward a phase that has not completed (after the
+    // kernel: arrivals no wait met), and the line of the last bar.arrive.
+    unsigned pending() const { return arrived_; }
+    unsigned lastArrival() const { return lastArrival_; }
+    const std::string &what() const { return what_; }
+
 private:
+    void completeLocked(uint32_t generation) {
+        if (sync_) {
+            result_.swap(acc_);
+            acc_.assign(run->slots, 0);
+            progressResult_.swap(progressAcc_);
+            progressAcc_.assign(run->slots, 0);
+        }
+        arrived_ = 0;
+        run->blocked.fetch_sub(static_cast<int>(waiting_));
+        waiting_ = 0;
+        generation_.store(generation + 1, std::memory_order_release);
+        generation_.notify_all();
+    }
     std::mutex mutex_;
     std::atomic<uint32_t> generation_{0};
-    unsigned count_, arrived_ = 0;
+    unsigned count_, arrived_ = 0, waiting_ = 0, lastArrival_ = 0;
     bool sync_;
     std::string what_;
     Clocks acc_, result_, progressAcc_, progressResult_;

@@ -40,6 +40,7 @@ INSTRUCTIONS = [
     (r"\bTS form\b", r"tilet_tcgen05_mma_\w+_ts\(", True),
     (r"tcgen05\.ld\b", r"tilet_tmem_load_", True),
     (r"tcgen05\.st\b", r"tilet_tmem_store_", True),
+    (r"bar\.arrive", r"tilet_issue_turn_pass\(", True),
     # (the program may set registers itself: set_max_nreg)
     (r"(?<!no )setmaxnreg", r"tilet_setmaxnreg_(?:inc|dec)<", "set_max_nreg("),
 ]

@@ -25,6 +25,19 @@ template <int N> __device__ __forceinline__ void tilet_setmaxnreg_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
+// Ping-pong of two consumer warp groups (FlashAttention-3's warp-scheduler
+// barrier): waits on named barrier `id` until the other warp group hands
+// this one its turn to issue tensor-core work. `threads`: both warp groups.
+__device__ __forceinline__ void tilet_issue_turn_wait(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// Hands the turn to the warp group that waits on named barrier `id`: counts
+// this warp group's threads there and goes on without waiting.
+__device__ __forceinline__ void tilet_issue_turn_pass(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // mbarrier.init: a phase completes after `count` arrivals.
 __device__ __forceinline__ void tilet_mbarrier_init(unsigned long long *bar, int count)
 {
@@ -291,6 +304,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             scores_max[i_1] = -CUDART_INF_F;
         }
 #line 43 "flash_attention_fwd_sm90.tl"
+        const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
+#line 43 "flash_attention_fwd_sm90.tl"
         for (int k = 0; k < 32; ++k) {
 #line 43 "flash_attention_fwd_sm90.tl"
             tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
@@ -312,6 +327,11 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
 #line 46 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_commit();
+#line 46 "flash_attention_fwd_sm90.tl"
+            if (warp_group == 0 || k > 0) {
+#line 46 "flash_attention_fwd_sm90.tl"
+                tilet_issue_turn_pass((warp_group ^ 1) + 14, 256);
+            }
 #line 46 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<0>();
 #line 43 "flash_attention_fwd_sm90.tl"
@@ -442,6 +462,8 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 43 "flash_attention_fwd_sm90.tl"
             tilet_mbarrier_wait(&V_shared_full[k % 2], k / 2 % 2);
 #line 63 "flash_attention_fwd_sm90.tl"
+            tilet_issue_turn_wait(warp_group + 14, 256);
+#line 63 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_fence();
 #line 63 "flash_attention_fwd_sm90.tl"
             #pragma unroll
@@ -458,6 +480,10 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 43 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_arrive(&V_shared_empty[k % 2]);
             }
+        }
+        if (warp_group == 1) {
+#line 46 "flash_attention_fwd_sm90.tl"
+            tilet_issue_turn_pass(14, 256);
         }
 #line 65 "flash_attention_fwd_sm90.tl"
         #pragma unroll
@@ -496,5 +522,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 500 "flash_attention_fwd_sm90.cu"
+#line 526 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel
