@@ -540,6 +540,8 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
     out->threadLocal = f.threadLocal;
     out->requested = f.requested;
     out->preferAsync = f.preferAsync;
+    out->pingpong = f.pingpong;
+    out->consumerStages = f.consumerStages;
     return out;
 }
 

@@ -419,6 +419,10 @@ struct For : StmtNode {
                                             // scalar fallback is explained
     bool preferAsync = false;               // parallel(..., prefer_async = true): its element copies
                                             // global -> shared may be cp.async (select-copy-inst)
+    std::optional<bool> pingpong;           // pipelined(..., pingpong = ...): whether its consumer warp
+                                            // groups take turns (pingpong-consumers); unset: where they can
+    int64_t consumerStages = 0;             // the consumers' loop of automatic warp specialization:
+                                            // the stages of the ring the producer fills
 };
 
 // A copy of `f` with new bounds and body, keeping its scheduling facts.

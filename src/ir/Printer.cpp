@@ -146,6 +146,7 @@ public:
                 if (f.pipeline->warpSpecialize) text += std::string(", warp_specialize=") + (*f.pipeline->warpSpecialize ? "true" : "false");
                 text += ")";
             }
+            if (f.pingpong) text += std::string(" pingpong=") + (*f.pingpong ? "true" : "false");
             if (f.threadLayout) text += " layout " + f.threadLayout->str();
             block(text, f.body);
             return;

@@ -20,7 +20,7 @@ constexpr int64_t kGroup = ir::WarpSpecialize::kGroupThreads;
 
 // The statements a loop body runs in every iteration, in order: through
 // Seqs, bindings and allocations, not into loops or branches.
-void straightLine(const Stmt &s, std::vector<const ir::StmtNode *> &out) {
+void straightLine(const Stmt &s, std::vector<Stmt> &out) {
     if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
         for (const Stmt &x : q->stmts) straightLine(x, out);
     } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
@@ -28,12 +28,29 @@ void straightLine(const Stmt &s, std::vector<const ir::StmtNode *> &out) {
     } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
         straightLine(a->body, out);
     } else if (s) {
-        out.push_back(s.get());
+        out.push_back(s);
     }
 }
 
 bool isWgmmaSync(const ir::StmtNode *s, ir::WgmmaSyncKind k) {
     return s->kind == ir::StmtKind::WgmmaSync && static_cast<const ir::WgmmaSync *>(s)->sync == k;
+}
+
+// Whether a statement of `line` between `from` and `to` computes something
+// while the other warp group's GEMMs could run: it reads memory or
+// registers and issues no wgmma (a clear of the next accumulator only writes).
+bool workBetween(const std::vector<Stmt> &line, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+        const Stmt &s = line[i];
+        if (s->kind == ir::StmtKind::WgmmaSync) continue;
+        bool wgmma = false, reads = false;
+        ir::forEachEffect(s, [&](const Stmt &x, const ir::Effects &fx) {
+            wgmma = wgmma || ir::as<ir::Wgmma>(x);
+            for (const ir::Access &a : fx.accesses) reads = reads || a.reads();
+        });
+        if (reads && !wgmma) return true;
+    }
+    return false;
 }
 
 // Puts `take` before one statement of a sequence and `pass` after another.
@@ -66,21 +83,18 @@ private:
 class Pingpong : public ir::Mutator {
 public:
     Pingpong(const ir::Kernel &k, PassContext &ctx) : uniformity_(k.body), ctx_(ctx) {
-        // Two consecutive named barriers no other barrier of the kernel uses,
-        // from the top of PTX's 16 (insert-syncs takes role barriers from 1 up).
-        std::set<int64_t> used;
         ir::forEachStmt(k.body, [&](const Stmt &s) {
-            if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) used.insert(b->barrierId);
+            if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) usedIds_.insert(b->barrierId);
         });
-        for (int64_t id = 14; id > 0 && !firstId_; --id)
-            if (!used.count(id) && !used.count(id + 1)) firstId_ = id;
     }
     using ir::Mutator::mutate;
 
 protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
-        if (!n.wholeWarpGroups() || n.warpGroups().size() != 2 || !firstId_) return self;
+        // Other roles are walked too, for the loops that ask for turns.
+        if (!n.wholeWarpGroups() || n.warpGroups().size() != 2) return ir::Mutator::mutateWarpSpecialize(self, n);
         role_ = &n;
+        firstId_ = 0;
         roleArrivals_.clear();
         ir::forEachEffect(n.body, [&](const Stmt &, const ir::Effects &fx) {
             for (const ir::SyncEffect &e : fx.syncs)
@@ -106,13 +120,40 @@ protected:
         if (!uniform) ++divergence_;
         Stmt base = ir::Mutator::mutateFor(self, n);
         if (!uniform) --divergence_;
-        if (!role_ || base != self || n.forKind != ir::ForKind::Serial) return base;
-        std::string whyNot = divergence_ || !uniform ? "the two warp groups may not run the loop alike (it is under a branch, or its bounds depend on the thread)" : "";
-        if (Stmt turns = alternate(n, whyNot)) return turns;
+        if (n.pingpong == false) {
+            if (role_) record(n, "none", "pingpong = false");
+            return base;
+        }
+        // Not given to them: a loop inside the role's loop took the turns.
+        if ((!role_ || base != self) && !n.pingpong) return base;
+        std::string given, whyNot;
+        if (!role_)
+            given = "the loop is not run by two consumer warp groups of their own (a ws(...) role of two warp groups, as automatic "
+                    "warp specialization makes for 256 consumer threads)";
+        else if (n.forKind != ir::ForKind::Serial) given = "the loop is not serial";
+        else if (base != self) given = "a loop inside it takes the turns";
+        else if (divergence_ || !uniform) given = "the two warp groups may not run the loop alike (it is under a branch, or its bounds depend on the thread)";
+        Stmt turns = alternate(n, given, whyNot);
+        if (turns) return turns;
+        if (n.pingpong) {
+            std::string reason = !whyNot.empty() ? whyNot : !given.empty() ? given : "the loop does not issue two or more wgmma groups per iteration";
+            ctx_.diags.error(n.span, "pingpong = true cannot be honoured: " + reason);
+        } else if (!whyNot.empty()) {
+            record(n, "none", whyNot);
+        }
         return base;
     }
 
 private:
+    void record(const ir::For &f, const std::string &choice, const std::string &why) {
+        Decision d;
+        d.where = f.span;
+        d.op = "warp-group ping-pong";
+        d.choice = choice;
+        d.why = why;
+        ctx_.explain.record(std::move(d));
+    }
+
     template <class F> Stmt divergent(const Stmt &, F &&walk) {
         ++divergence_;
         Stmt out = walk();
@@ -120,16 +161,17 @@ private:
         return out;
     }
 
-    // The loop with the warp groups' turns, or null when it does not
-    // qualify. A loop issuing two or more wgmma groups that does not says
-    // why (`whyNot`, or the first condition it fails).
-    Stmt alternate(const ir::For &f, std::string whyNot) {
-        std::vector<const ir::StmtNode *> line;
+    // The loop with the warp groups' turns, or null. A loop that issues two
+    // or more wgmma groups per iteration and does not qualify gets the
+    // reason in `whyNot`: `given` (the caller's), or the first condition it
+    // fails; another loop leaves `whyNot` empty.
+    Stmt alternate(const ir::For &f, const std::string &given, std::string &whyNot) {
+        std::vector<Stmt> line;
         straightLine(f.body, line);
-        std::vector<const ir::StmtNode *> fences, commits;
-        for (const ir::StmtNode *s : line) {
-            if (isWgmmaSync(s, ir::WgmmaSyncKind::Fence)) fences.push_back(s);
-            if (isWgmmaSync(s, ir::WgmmaSyncKind::Commit)) commits.push_back(s);
+        std::vector<size_t> fences, commits;   // their positions in `line`
+        for (size_t i = 0; i < line.size(); ++i) {
+            if (isWgmmaSync(line[i].get(), ir::WgmmaSyncKind::Fence)) fences.push_back(i);
+            if (isWgmmaSync(line[i].get(), ir::WgmmaSyncKind::Commit)) commits.push_back(i);
         }
         size_t fencesAnywhere = 0, commitsAnywhere = 0;
         std::string meeting;   // what makes one warp group wait for the other, if anything
@@ -142,48 +184,59 @@ private:
                 what = b->barrierId == 0 ? "__syncthreads()" : "bar.sync " + std::to_string(b->barrierId) + ", " + std::to_string(b->threads);
             if (ir::as<ir::ClusterSync>(s)) what = "a cluster barrier";
             if (ir::as<ir::IssueTurn>(s) || ir::as<ir::WarpSpecialize>(s)) what = "a turn or role of their own";
+            if (ir::as<ir::CallExtern>(s)) what = "hand-written device code, which may synchronise";
             if (const ir::BarrierWait *w = ir::as<ir::BarrierWait>(s); w && roleArrivals_.count(w->barrier.get()))
                 what = "a wait on '" + w->barrier->name + "', on which the warp groups themselves arrive";
             if (!what.empty()) meeting = what + " at line " + std::to_string(s->span.begin.line);
         });
-        if (commits.empty() || commitsAnywhere < 2) return nullptr;   // nothing to alternate here
-        const ir::StmtNode *firstCommit = commits.empty() ? nullptr : commits.front(), *lastFence = fences.empty() ? nullptr : fences.back();
+        if (commitsAnywhere < 2) return nullptr;   // nothing to alternate
+        size_t firstCommit = commits.empty() ? 0 : commits.front(), lastFence = fences.empty() ? 0 : fences.back();
         std::optional<int64_t> trips = ir::constInt(f.extent);
-        if (!whyNot.empty()) {
-        } else if (!meeting.empty()) {
-            whyNot = "one warp group waits for the other in the loop (" + meeting + "), so a turn could wait for itself";
-        } else if (fences.size() != fencesAnywhere || commits.size() != commitsAnywhere || fences.size() != commits.size()) {
+        if (!given.empty()) whyNot = given;
+        else if (!meeting.empty()) whyNot = "one warp group waits for the other in the loop (" + meeting + "), so a turn could wait for itself";
+        else if (fences.size() != fencesAnywhere || commits.size() != commitsAnywhere || fences.size() != commits.size())
             whyNot = "some of its wgmma groups are issued under a branch or in an inner loop";
-        } else if (std::find(line.begin(), line.end(), firstCommit) > std::find(line.begin(), line.end(), lastFence)) {
+        else if (firstCommit > lastFence)
             whyNot = "its wgmma groups overlap";
-        } else if (trips && *trips <= 0) {
-            return nullptr;
+        else if (trips && *trips <= 0)
+            whyNot = "the loop runs no iteration";
+        else if (f.consumerStages == 0)
+            whyNot = "only the consumers' loop of automatic warp specialization takes turns: its stage ring shows that waiting for a turn never "
+                     "holds back a release the producer needs first";
+        else if (f.consumerStages < 2)
+            whyNot = "its tiles have one stage: a warp group waiting for its turn could hold back the release the producer needs before the "
+                     "other warp group can hand it on";
+        else if (!workBetween(line, firstCommit, lastFence))
+            whyNot = "nothing but its wgmma runs between the first and last wgmma groups: the turns would only stall them";
+        if (whyNot.empty() && !firstId_) {
+            // Two consecutive named barriers no other barrier of the kernel
+            // uses, from the top of PTX's 16 (insert-syncs takes role
+            // barriers from 1 up); one pair per role.
+            for (int64_t id = 14; id > 0 && !firstId_; --id)
+                if (!usedIds_.count(id) && !usedIds_.count(id + 1)) firstId_ = id;
+            if (firstId_) usedIds_.insert({firstId_, firstId_ + 1});
+            else whyNot = "no two named barriers are free";
         }
-        if (!whyNot.empty()) {
-            Decision d;
-            d.where = f.span;
-            d.op = "warp-group ping-pong";
-            d.choice = "none";
-            d.why = whyNot;
-            ctx_.explain.record(std::move(d));
-            return nullptr;
-        }
+        if (!whyNot.empty()) return nullptr;
 
         const int64_t threads = role_->threads();
         ir::VarRef groupVar = ir::makeVar("warp_group", DType::Int32, f.span);
         Expr group = groupVar;
         auto isGroup = [&](int64_t g) { return ir::binary(ir::BinaryOp::Eq, group, ir::intImm(g)); };
         auto passTo = [&](Expr id, SourceRange span) { return std::make_shared<ir::IssueTurn>(ir::IssueTurn::Action::Pass, std::move(id), threads, span); };
-        SourceRange takeSpan = lastFence->span, passSpan = firstCommit->span;
+        SourceRange takeSpan = line[lastFence]->span, passSpan = line[firstCommit]->span;
         Stmt take = std::make_shared<ir::IssueTurn>(ir::IssueTurn::Action::Take, ir::add(ir::intImm(firstId_), group), threads, takeSpan);
         // Warp group 1 does not pass in the first iteration: warp group 0's
         // first pass is the only turn in play, so the two alternate.
         Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Gt, f.var, f.min));
         Expr other = ir::add(ir::binary(ir::BinaryOp::BitXor, group, ir::intImm(1)), ir::intImm(firstId_));
         Stmt pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
-        PlaceTurns place(lastFence, take, firstCommit, pass);
+        PlaceTurns place(line[lastFence].get(), take, line[firstCommit].get(), pass);
         Stmt body = place.mutate(f.body);
-        if (place.placed != 2) return nullptr;   // a statement outside any Seq: leave the loop as it is
+        if (place.placed != 2) {   // a statement outside any Seq
+            whyNot = "its wgmma groups are not statements of a sequence";
+            return nullptr;
+        }
 
         // Its pass in the first iteration withheld, warp group 1 owes warp
         // group 0 the turn of its last iteration.
@@ -209,7 +262,8 @@ private:
 
     ir::Uniformity uniformity_;
     PassContext &ctx_;
-    int64_t firstId_ = 0;                      // named barriers firstId_ and firstId_ + 1; 0: none free
+    std::set<int64_t> usedIds_;                // named barriers the kernel uses
+    int64_t firstId_ = 0;                      // the role's turns: named barriers firstId_ and firstId_ + 1; 0: none yet
     const ir::WarpSpecialize *role_ = nullptr; // the role of two warp groups being walked
     std::set<const ir::BufferNode *> roleArrivals_;   // mbarriers the role itself arrives on
     int divergence_ = 0;                       // branches, elected threads and thread-dependent loops around

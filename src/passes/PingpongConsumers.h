@@ -27,9 +27,15 @@ namespace tilet {
 // work is issued, never memory. The pass runs after insert-syncs, and
 // only where nothing in the loop makes one warp group wait for the other
 // (a barrier of the role or the block, a cluster barrier, an mbarrier the
-// role itself arrives on) and both run the loop alike (its bounds are the
-// same in every thread, it is under no branch within the role): otherwise
-// a turn could wait for an arrival that waits for it.
+// role itself arrives on, hand-written device code), both run the loop
+// alike (its bounds are the same in every thread, it is under no branch
+// within the role), and the loop is the consumers' loop of automatic warp
+// specialization with two or more stages: otherwise a turn could wait for
+// an arrival that waits for it (with one stage, through the producer: the
+// other warp group's next wait needs a load that needs this warp group's
+// release after its turn). Where there is no work between the wgmma groups
+// the turns would only stall them. `pipelined(..., pingpong = false)` turns
+// the pass off for a loop, `pingpong = true` makes its reason an error.
 ir::Kernel pingpongConsumers(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet

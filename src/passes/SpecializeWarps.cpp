@@ -476,6 +476,7 @@ private:
         if (pacing) consume.push_back(std::make_shared<ir::SyncThreads>(f.span, 2, consumerThreads));
         auto consumerLoop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(consume)));
         consumerLoop->pipeline.reset();
+        consumerLoop->consumerStages = S;
 
         // The two roles, inside the kernel's scopes and the new barriers.
         std::optional<RegisterSplit> registers = warpGroupRegisterSplit(ctx_.target, consumerGroups);

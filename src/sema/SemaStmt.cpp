@@ -459,7 +459,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     bool pipelined = s.loopKind == ast::LoopKind::Pipelined;
     // Loop arguments are checked like builtin call arguments.
     std::vector<std::string> keywords;
-    if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize"};
+    if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize", "pingpong"};
     std::optional<CallArgs> args = loopArgs(s, keywords);
     if (!args) return nullptr;
     size_t maxPositional = pipelined ? 2 : 3;
@@ -528,6 +528,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         }
     }
     std::optional<ir::PipelineInfo> pipeline;
+    std::optional<bool> pingpong;
     if (pipelined) {
         ir::PipelineInfo info;
         if (const ast::Expr *st = args->keyword("stages")) {
@@ -540,6 +541,10 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
             std::optional<bool> b = checkConstBool(*ws, "warp_specialize");
             if (!b) ok = false;
             else info.warpSpecialize = *b;
+        }
+        if (const ast::Expr *pp = args->keyword("pingpong")) {
+            if (std::optional<bool> b = checkConstBool(*pp, "pingpong")) pingpong = *b;
+            else ok = false;
         }
         size_t bodySize = s.body.size();
         auto readList = [&](const char *key, std::vector<int64_t> &out) {
@@ -609,6 +614,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         loop = std::make_shared<ir::For>(counter, ir::intImm(0), count, kind, inner, s.range);
     }
     loop->pipeline = pipeline;
+    loop->pingpong = pingpong;
     loop->requested = vectorized;
     return loop;
 }

@@ -328,6 +328,7 @@ public:
                 joinInto(acc_, ts.vc);
                 joinInto(progressAcc_, ts.progress);
                 ts.tick();
+                ++joined_;
             }
             generation = generation_.load(std::memory_order_relaxed);
             if (++arrived_ < count_) {
@@ -340,7 +341,10 @@ public:
         // The waiters wake on the generation, not the mutex, so they do not
         // queue for it one by one.
         while (generation_.load(std::memory_order_acquire) == generation) generation_.wait(generation, std::memory_order_acquire);
-        // Safe without a copy: the next phase cannot complete before this thread arrives again.
+        // Safe without a copy: the next phase cannot complete before this
+        // thread arrives again -- unless bar.arrive fills it for threads
+        // that never wait, a protocol out of balance that the end of the
+        // block reports (and completeLocked publishes nothing for such a phase).
         if (sync_) {
             ts.acquire(result_);
             ts.acquireProgress(progressResult_);
@@ -363,7 +367,12 @@ public:
 
 private:
     void completeLocked(uint32_t generation) {
-        if (sync_) {
+        // A phase completed by bar.arrive alone (an unbalanced ping-pong,
+        // which the end-of-block check reports) has no one to publish to,
+        // and must not replace what the previous phase's waiters may still
+        // be reading.
+        if (sync_ && joined_ > 0) {
+            joined_ = 0;
             result_.swap(acc_);
             acc_.assign(run->slots, 0);
             progressResult_.swap(progressAcc_);
@@ -377,7 +386,7 @@ private:
     }
     std::mutex mutex_;
     std::atomic<uint32_t> generation_{0};
-    unsigned count_, arrived_ = 0, waiting_ = 0, lastArrival_ = 0;
+    unsigned count_, arrived_ = 0, waiting_ = 0, joined_ = 0, lastArrival_ = 0;
     bool sync_;
     std::string what_;
     Clocks acc_, result_, progressAcc_, progressResult_;
