@@ -113,6 +113,8 @@ Condition conditionOf(const Expr &cond) {
     return {text(cond), "!(" + text(cond) + ")", false};
 }
 
+using BlockIndex = std::array<int64_t, 3>;
+
 // Which way the block goes at branches on run-time conditions alike in
 // every thread: by condition, those not listed `otherwise`.
 struct BranchWays {
@@ -138,8 +140,12 @@ class Unroller {
 public:
     // `ways`: which way the block goes at each branch whose condition,
     // alike in every thread, is known only at run time.
-    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, const BranchWays &ways)
-        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), ways_(ways), blockSequences_(ir::blockSequences(k.body)) {}
+    // `block`: the block index the run assumes (branches on it go that
+    // block's way), or none (they are run-time conditions).
+    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, const BranchWays &ways,
+             const std::optional<BlockIndex> &block)
+        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), ways_(ways), block_(block),
+          blockSequences_(ir::blockSequences(k.body)) {}
     std::vector<Condition> conditions;   // the run-time conditions met, in order
     std::vector<Event> events;
     bool overflow = false;
@@ -355,8 +361,28 @@ private:
     private:
         const std::vector<std::pair<Expr, int64_t>> &extents_;
     };
+    // blockIdx.{x,y,z} as the block the run assumes.
+    class KnownBlock : public ir::Mutator {
+    public:
+        explicit KnownBlock(const BlockIndex &block) : block_(block) {}
+        using ir::Mutator::mutate;
+
+    protected:
+        Expr mutateSpecialReg(const Expr &self, const ir::SpecialReg &n) override {
+            switch (n.special) {
+            case ir::SpecialKind::BlockIdxX: return ir::intImm(block_[0]);
+            case ir::SpecialKind::BlockIdxY: return ir::intImm(block_[1]);
+            case ir::SpecialKind::BlockIdxZ: return ir::intImm(block_[2]);
+            default: return self;
+            }
+        }
+
+    private:
+        const BlockIndex &block_;
+    };
     Expr evaluate(const Expr &e) const {
         Expr out = ir::substitute(e, env_);
+        if (block_) out = KnownBlock(*block_).mutate(out);
         if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
         out = ir::simplify(out);
         if (!assumedExtents_.empty()) out = ir::simplify(AssumedExtents(assumedExtents_).mutate(out));
@@ -451,6 +477,7 @@ private:
     int64_t group_;
     int64_t trips_;
     const BranchWays &ways_;
+    std::optional<BlockIndex> block_;
     std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
@@ -791,11 +818,12 @@ bool hasDynamicLoop(const ir::Kernel &k) {
 // The ways to try the kernel's branches on run-time conditions (alike in
 // every thread): with up to three such conditions (as its unrolled run meets
 // them), every combination; with more, all taken and none taken.
-std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t groups, int64_t trips) {
+std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t groups, int64_t trips,
+                                   const std::optional<BlockIndex> &block) {
     BranchWays all;
     std::vector<Condition> keys;
     for (int64_t g = 0; g < groups; ++g) {
-        Unroller u(kernel, uniformity, g, trips, all);
+        Unroller u(kernel, uniformity, g, trips, all, block);
         u.walk(kernel.body);
         for (const Condition &c : u.conditions)
             if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
@@ -816,6 +844,35 @@ std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformit
     return out;
 }
 
+// The blocks of a grid of constant size, or 0.
+int64_t gridBlocks(const ir::Kernel &kernel) {
+    int64_t n = 1;
+    for (const Expr &e : kernel.grid) {
+        std::optional<int64_t> d = ir::constInt(ir::simplify(e));
+        if (!d || *d <= 0) return 0;
+        n *= *d;
+    }
+    return n;
+}
+
+// The blocks whose protocols stand for all: every block of a grid of at
+// most four, else the first and the last (the extremes of a condition
+// monotone in the block index, like a persistent loop's `tile < tiles`).
+// None when the grid's size is known only at run time.
+std::vector<BlockIndex> representativeBlocks(const ir::Kernel &kernel) {
+    const int64_t n = gridBlocks(kernel);
+    if (n == 0) return {};
+    BlockIndex dims{1, 1, 1};
+    for (size_t d = 0; d < kernel.grid.size() && d < 3; ++d) dims[d] = *ir::constInt(ir::simplify(kernel.grid[d]));
+    auto blockAt = [&](int64_t linear) { return BlockIndex{linear % dims[0], linear / dims[0] % dims[1], linear / (dims[0] * dims[1])}; };
+    if (n <= 4) {
+        std::vector<BlockIndex> all;
+        for (int64_t i = 0; i < n; ++i) all.push_back(blockAt(i));
+        return all;
+    }
+    return {blockAt(0), blockAt(n - 1)};
+}
+
 } // namespace
 
 ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
@@ -828,41 +885,70 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
     ir::Uniformity uniformity(kernel.body);
     size_t totalEvents = 0, schedules = 0;
-    for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, groups, t)) {
-        std::vector<std::vector<Event>> events;
-        for (int64_t g = 0; g < groups; ++g) {
-            Unroller u(kernel, uniformity, g, t, ways);
-            u.walk(kernel.body);
-            if (u.overflow) {
-                ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
-                                                   std::to_string(kMaxEvents) + " barrier and shared-memory operations per " + std::string(currentAgents.name),
-                                  "unchecked-protocol");
-                return kernel;
+    // Runs the protocol of one block (`block`, or any block when none):
+    // false when it was reported or cannot be checked (`unknown` then holds
+    // the branches on run-time conditions with barrier operations).
+    std::vector<SourceRange> unknown;
+    auto check = [&](const std::optional<BlockIndex> &block) {
+        for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, groups, t, block)) {
+            std::vector<std::vector<Event>> events;
+            for (int64_t g = 0; g < groups; ++g) {
+                Unroller u(kernel, uniformity, g, t, ways, block);
+                u.walk(kernel.body);
+                if (u.overflow) {
+                    ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
+                                                       std::to_string(kMaxEvents) + " barrier and shared-memory operations per " + std::string(currentAgents.name),
+                                      "unchecked-protocol");
+                    return false;
+                }
+                // Arrivals that may or may not happen cannot be simulated: no verdict at all.
+                if (!u.unknownBranches.empty()) {
+                    unknown = u.unknownBranches;
+                    return false;
+                }
+                totalEvents += u.events.size();
+                events.push_back(std::move(u.events));
             }
-            // Arrivals that may or may not happen cannot be simulated: no verdict at all.
-            if (!u.unknownBranches.empty()) {
-                std::set<std::string> warned;   // a branch in a loop is met once per iteration
-                for (const SourceRange &r : u.unknownBranches)
-                    if (warned.insert(r.lineColumn()).second)
-                        ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
-                                                 "' is not checked: barrier operations here depend on a condition known only at run time",
-                                          "unchecked-protocol");
-                return kernel;
+            Simulator sim(events, kernel);
+            for (int64_t order = -1; order < groups; ++order) {
+                ++schedules;
+                if (std::optional<Problem> p = sim.run(order)) {
+                    Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
+                    for (const auto &[where, text] : p->notes) d.note(where, text);
+                    if (block) d.note({}, "in block (" + std::to_string((*block)[0]) + ", " + std::to_string((*block)[1]) + ", " + std::to_string((*block)[2]) + ")");
+                    if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
+                    if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
+                    ctx.diags.report(std::move(d));
+                    return false;
+                }
             }
-            totalEvents += u.events.size();
-            events.push_back(std::move(u.events));
         }
-        Simulator sim(events, kernel);
-        for (int64_t order = -1; order < groups; ++order) {
-            ++schedules;
-            if (std::optional<Problem> p = sim.run(order)) {
-                Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
-                for (const auto &[where, text] : p->notes) d.note(where, text);
-                if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
-                if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
-                ctx.diags.report(std::move(d));
-                return kernel;
+        return true;
+    };
+    // Branches with barrier operations on the block index (a persistent
+    // loop's last wave, which some blocks skip) go each block's own way: with
+    // a grid of constant size, the first and the last block are run (every
+    // block when there are at most four).
+    std::vector<BlockIndex> blocks;
+    if (!check(std::nullopt)) {
+        if (unknown.empty()) return kernel;   // reported, or too long to run
+        blocks = representativeBlocks(kernel);
+        bool checked = !blocks.empty();
+        for (const BlockIndex &b : blocks) {
+            unknown.clear();
+            if (!check(b)) {
+                checked = false;
+                break;
             }
+        }
+        if (!checked) {
+            std::set<std::string> warned;   // a branch in a loop is met once per iteration
+            for (const SourceRange &r : unknown)
+                if (warned.insert(r.lineColumn()).second)
+                    ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
+                                             "' is not checked: barrier operations here depend on a condition known only at run time",
+                                      "unchecked-protocol");
+            return kernel;
         }
     }
     Decision d;
@@ -871,6 +957,14 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     d.choice = "checked";
     d.why = currentAgents.of(groups) + ", " + std::to_string(totalEvents) +
             " barrier and shared-memory operations, " + std::to_string(schedules) + " schedules: no deadlock, no over-arrival, no unordered shared access";
+    if (!blocks.empty()) {
+        std::string which;
+        for (const BlockIndex &b : blocks)
+            which += (which.empty() ? "" : ", ") + std::string("(") + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
+        d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): run for block" +
+                            std::string(blocks.size() == 1 ? " " : "s ") + which +
+                            (blocks.size() > 2 || blocks.size() == static_cast<size_t>(gridBlocks(kernel)) ? " (every block)" : " (the first and the last)"));
+    }
     // The roles, as the simulation ran them (a branch on the thread index with tile work is one too).
     ir::forEachStmt(kernel.body, [&](const Stmt &x) {
         const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(x);

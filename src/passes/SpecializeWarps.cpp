@@ -20,6 +20,7 @@
 #include "passes/MultiVersion.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace tilet {
@@ -39,9 +40,11 @@ std::vector<const ir::For *> pipelinedLoops(const Stmt &body) {
     return loops;
 }
 
-// The statements from `s` down to `loop` when only Seqs, LetStmts and
-// Allocates lie between (the loop is one of the kernel's statements).
+// The statements from `s` down to `loop`, through sequences, bindings,
+// allocations, loops and branches (qualify() says which of them a producer
+// role can repeat). False when `loop` is elsewhere (inside a role, say).
 bool pathTo(const Stmt &s, const ir::For *loop, std::vector<Stmt> &path) {
+    if (!s) return false;
     path.push_back(s);
     if (s.get() == loop) return true;
     if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
@@ -51,9 +54,30 @@ bool pathTo(const Stmt &s, const ir::For *loop, std::vector<Stmt> &path) {
         if (pathTo(l->body, loop, path)) return true;
     } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
         if (pathTo(a->body, loop, path)) return true;
+    } else if (const ir::For *f = ir::as<ir::For>(s)) {
+        if (pathTo(f->body, loop, path)) return true;
+    } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
+        if (pathTo(i->thenBody, loop, path) || pathTo(i->elseBody, loop, path)) return true;
+    } else if (const ir::While *w = ir::as<ir::While>(s)) {
+        if (pathTo(w->body, loop, path)) return true;
     }
     path.pop_back();
     return false;
+}
+
+bool readsThreadIndex(const Expr &e) {
+    bool found = false;
+    ir::forEachExpr(e, [&](const Expr &x) {
+        const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x);
+        found = found || (r && r->special == ir::SpecialKind::ThreadIdx);
+    });
+    return found;
+}
+
+bool loadsMemory(const Expr &e) {
+    bool found = false;
+    ir::forEachExpr(e, [&](const Expr &x) { found = found || ir::as<ir::Load>(x); });
+    return found;
 }
 
 // Replaces one statement (by identity) with another.
@@ -169,7 +193,9 @@ struct Plan {
     std::vector<Stmt> scopes;   // the LetStmts and Allocates above the kernel's statements, outermost first
     bool multicast = false;     // a producer multicasts to the blocks of the cluster
     Stmt statements;            // the kernel's statements (below `scopes`)
-    std::vector<const ir::LetStmt *> producerLets;   // bindings inside `statements` the producer uses, outermost first
+    std::vector<Stmt> path;     // from `statements` down to the loop
+    std::set<const ir::LetStmt *> producerLets;   // bindings on the path the producer uses
+    int outerLoops = 0;         // loops around the pipelined loop (a persistent loop over tiles)
 };
 
 // The tile a producer (a copy or an im2col gather) fills.
@@ -331,35 +357,57 @@ private:
             s = ir::as<ir::LetStmt>(s) ? ir::as<ir::LetStmt>(s)->body : ir::as<ir::Allocate>(s)->body;
         }
         plan.statements = s;
-        std::vector<Stmt> path;
-        if (!pathTo(s, &loop, path)) return fail(why, "it is nested in another loop or a branch; the producer role runs it alone");
+        if (!pathTo(s, &loop, plan.path)) return fail(why, "it runs inside a ws(...) role or an elected thread");
+        // The producer role repeats the loops and branches around the loop
+        // (a persistent loop over the block's tiles, say) with the same
+        // bounds and conditions, so it must be able to compute them.
         std::vector<const ir::LetStmt *> innerLets;
-        for (const Stmt &p : path) {
+        std::vector<Expr> used{loop.min, loop.extent};
+        auto repeatable = [&](const Expr &e, const Stmt &around, const char *what) -> std::optional<std::string> {
+            if (loadsMemory(e))
+                return "it is nested in the " + std::string(what) + " at " + around->span.lineColumn() +
+                       ", which depends on a value loaded from memory that the producer role does not load";
+            if (readsThreadIndex(e)) return "it is nested in the " + std::string(what) + " at " + around->span.lineColumn() + ", which depends on the thread index";
+            used.push_back(e);
+            return std::nullopt;
+        };
+        for (const Stmt &p : plan.path) {
+            if (p.get() == &loop) break;
             if (ir::as<ir::Allocate>(p))
                 return fail(why, "'" + ir::as<ir::Allocate>(p)->buffer->name +
                                      "' is allocated after the kernel's first statement and would live inside the consumer role, which is not supported yet");
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(p)) innerLets.push_back(l);
+            if (ir::as<ir::While>(p)) return fail(why, "it is nested in the while loop at " + p->span.lineColumn() + ", which the producer role does not repeat yet");
+            if (const ir::For *o = ir::as<ir::For>(p)) {
+                if (o->forKind != ir::ForKind::Serial && o->forKind != ir::ForKind::Unrolled)
+                    return fail(why, "it is nested in the " + std::string(ir::forKindName(o->forKind)) + " loop at " + p->span.lineColumn());
+                for (const Expr &bound : {o->min, o->extent})
+                    if (std::optional<std::string> no = repeatable(bound, p, "loop")) return fail(why, *no);
+                ++plan.outerLoops;
+            }
+            if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(p))
+                if (std::optional<std::string> no = repeatable(i->cond, p, "branch")) return fail(why, *no);
         }
         for (const Stmt &p : plan.producers) {
             bool loads = false;
             ir::forEachExpr(p, [&](const Expr &e) { loads = loads || ir::as<ir::Load>(e); });
-            if (loads) return fail(why, "the copy at " + p->span.lineColumn() + " depends on a value loaded from memory, which the producer role does not load");
+            if (loads)
+                return fail(why, "the copy at " + p->span.lineColumn() + " depends on a value loaded from memory, which the producer role does not load");
         }
         // Bindings made after the kernel's first statement that the producer
-        // uses (its trip count, its copies' indices) are bound again inside
-        // the producer role; a binding that loads from memory is not.
-        std::vector<Expr> used{loop.min, loop.extent};
+        // uses (its trip count, its copies' indices, the bounds around it) are
+        // bound again inside the producer role; a binding that loads from
+        // memory is not.
         for (const Stmt &p : plan.producers) ir::forEachExpr(p, [&](const Expr &e) { used.push_back(e); });
         for (auto it = innerLets.rbegin(); it != innerLets.rend(); ++it) {
             const ir::LetStmt *l = *it;
             bool needed = std::any_of(used.begin(), used.end(), [&](const Expr &e) { return ir::usesVar(e, l->var.get()); });
             if (!needed) continue;
-            bool loads = false;
-            ir::forEachExpr(l->value, [&](const Expr &e) { loads = loads || ir::as<ir::Load>(e); });
-            if (loads)
+            if (loadsMemory(l->value))
                 return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() +
                                      "), which depends on a value loaded from memory that the producer role does not load");
-            plan.producerLets.insert(plan.producerLets.begin(), l);
+            if (readsThreadIndex(l->value)) return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() + "), which depends on the thread index");
+            plan.producerLets.insert(l);
             used.push_back(l->value);
         }
         return plan;
@@ -398,13 +446,41 @@ private:
             g.empty = empty;
         }
 
-        // Iteration k uses version (k - min) % S in phase ((k - min) / S) % 2.
-        auto stageOf = [&](const Expr &k) { return S == 1 ? ir::intImm(0) : ir::mod(ir::sub(k, f.min), ir::intImm(S)); };
-        auto phaseOf = [&](const Expr &k) { return ir::mod(ir::div(ir::sub(k, f.min), ir::intImm(S)), ir::intImm(2)); };
+        // Inside other loops (a persistent loop over the block's tiles) the
+        // ring goes on from one run of the loop to the next: each role counts
+        // the iterations of its earlier runs in a register of its own, `base`.
+        // Iteration k uses version (base + k - min) % S in phase
+        // ((base + k - min) / S) % 2.
+        ir::Buffer producerBase, consumerBase;
+        if (plan.outerLoops > 0) {
+            producerBase = ir::makeBuffer(unusedName(taken, "producer_ring_base"), DType::Int32, {}, ir::MemScope::Local, f.span);
+            taken.insert(producerBase->name);
+            consumerBase = ir::makeBuffer(unusedName(taken, "consumer_ring_base"), DType::Int32, {}, ir::MemScope::Local, f.span);
+            taken.insert(consumerBase->name);
+        }
+        auto iterationOf = [&](const Expr &k, const ir::Buffer &base) {
+            Expr run = ir::sub(k, f.min);
+            return base ? ir::add(std::make_shared<ir::Load>(base, std::vector<Expr>{}, f.span), run) : run;
+        };
+        auto stageOf = [&](const Expr &k, const ir::Buffer &base) { return S == 1 ? ir::intImm(0) : ir::mod(iterationOf(k, base), ir::intImm(S)); };
+        auto phaseOf = [&](const Expr &k, const ir::Buffer &base) { return ir::mod(ir::div(iterationOf(k, base), ir::intImm(S)), ir::intImm(2)); };
+        // After each run, base += its trip count; each role starts at 0.
+        std::optional<int64_t> trips = ir::constInt(f.extent);
+        Expr tripCount = trips ? ir::intImm(std::max<int64_t>(*trips, 0)) : ir::binary(ir::BinaryOp::Max, f.extent, ir::intImm(0));
+        auto advance = [&](const ir::Buffer &base, const Expr &trip) -> Stmt {
+            if (!base) return nullptr;
+            return std::make_shared<ir::Store>(base, std::vector<Expr>{}, ir::add(std::make_shared<ir::Load>(base, std::vector<Expr>{}, f.span), trip),
+                                               ir::StoreOp::Assign, f.span);
+        };
+        auto counted = [&](const ir::Buffer &base, const Stmt &role) -> Stmt {
+            if (!base) return role;
+            return std::make_shared<ir::Allocate>(
+                base, ir::seq({std::make_shared<ir::Store>(base, std::vector<Expr>{}, ir::intImm(0), ir::StoreOp::Assign, f.span), role}), f.span);
+        };
 
         // The producer: its own loop variable, the copies completing on full[stage].
         ir::VarRef pk = ir::makeVar(f.var->name, f.var->dtype, f.var->span);
-        Expr pStage = stageOf(pk), pPhase = phaseOf(pk);
+        Expr pStage = stageOf(pk, producerBase), pPhase = phaseOf(pk, producerBase);
         std::vector<Stmt> produce;
         for (const StageGroup &g : groups) {
             produce.push_back(std::make_shared<ir::BarrierWait>(g.empty, pStage, ir::binary(ir::BinaryOp::BitXor, pPhase, ir::intImm(1)), f.span));
@@ -434,22 +510,39 @@ private:
         // which ptxas allocates registers for as before.
         Stmt producerLoop = std::make_shared<ir::For>(pk, f.min, f.extent, f.forKind,
                                                       std::make_shared<ir::Elect>(ir::Elect::Unit::Scope, 0, ir::seq(std::move(produce)), f.span), f.span);
-        // The bindings the producer uses, bound again (with their own
-        // variables) around its loop, since the consumer role keeps the originals.
+        producerLoop = ir::seq({producerLoop, advance(producerBase, tripCount)});
+        // Around it, the loops, branches and bindings the producer needs from
+        // the path down to the loop, with their own variables, since the
+        // consumer role keeps the originals.
         std::vector<std::pair<ir::VarRef, Expr>> rebound;
-        std::vector<std::pair<ir::VarRef, Expr>> producerBindings;
-        for (const ir::LetStmt *l : plan.producerLets) {
-            ir::VarRef v = ir::makeVar(l->var->name, l->var->dtype, l->var->span);
-            producerBindings.push_back({v, ir::substitute(l->value, rebound)});
-            rebound.push_back({l->var, v});
-        }
-        producerLoop = ir::substitute(producerLoop, rebound);
-        for (auto it = producerBindings.rbegin(); it != producerBindings.rend(); ++it)
-            producerLoop = std::make_shared<ir::LetStmt>(it->first, it->second, producerLoop, f.span);
+        std::function<Stmt(size_t)> around = [&](size_t i) -> Stmt {
+            const Stmt &p = plan.path[i];
+            if (p.get() == &f) return ir::substitute(producerLoop, rebound);
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(p)) {
+                if (!plan.producerLets.count(l)) return around(i + 1);
+                ir::VarRef v = ir::makeVar(l->var->name, l->var->dtype, l->var->span);
+                Expr value = ir::substitute(l->value, rebound);
+                rebound.push_back({l->var, v});
+                return std::make_shared<ir::LetStmt>(v, value, around(i + 1), l->span);
+            }
+            if (const ir::For *o = ir::as<ir::For>(p)) {
+                ir::VarRef v = ir::makeVar(o->var->name, o->var->dtype, o->var->span);
+                Expr min = ir::substitute(o->min, rebound), extent = ir::substitute(o->extent, rebound);
+                rebound.push_back({o->var, v});
+                return std::make_shared<ir::For>(v, min, extent, o->forKind, around(i + 1), o->span);
+            }
+            if (const ir::IfThenElse *c = ir::as<ir::IfThenElse>(p)) {
+                Expr cond = ir::substitute(c->cond, rebound);
+                if (c->thenBody == plan.path[i + 1]) return std::make_shared<ir::IfThenElse>(cond, around(i + 1), nullptr, c->span);
+                return std::make_shared<ir::IfThenElse>(std::make_shared<ir::Unary>(DType::Bool, ir::UnaryOp::Not, cond, c->span), around(i + 1), nullptr, c->span);
+            }
+            return around(i + 1);   // a sequence: only the statement holding the loop
+        };
+        Stmt producerStatements = counted(producerBase, around(0));
 
         // The consumer: waits for each group before the first statement that
         // reads its tiles, releases the group's version after the last one.
-        Expr cStage = stageOf(f.var), cPhase = phaseOf(f.var);
+        Expr cStage = stageOf(f.var, consumerBase), cPhase = phaseOf(f.var, consumerBase);
         std::vector<Stmt> consume;
         auto release = [&](const StageGroup &g) {
             for (int64_t r = 0; r < blocks; ++r)
@@ -482,8 +575,8 @@ private:
         std::optional<RegisterSplit> registers = warpGroupRegisterSplit(ctx_.target, consumerGroups);
         std::vector<int64_t> consumerRoles;
         for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
-        Stmt consumerStatements = Replacer(&f, consumerLoop).mutate(plan.statements);
-        Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->producer, false, f.span) : nullptr, producerLoop});
+        Stmt consumerStatements = counted(consumerBase, Replacer(&f, ir::seq({consumerLoop, advance(consumerBase, tripCount)})).mutate(plan.statements));
+        Stmt producer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->producer, false, f.span) : nullptr, producerStatements});
         Stmt consumer = ir::seq({registers ? std::make_shared<ir::SetMaxNReg>(registers->consumer, true, f.span) : nullptr, consumerStatements});
         Stmt body = ir::seq({std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups({0}), producer, f.span),
                              std::make_shared<ir::WarpSpecialize>(ir::WarpSpecialize::warpsOfGroups(consumerRoles), consumer, f.span)});
@@ -507,6 +600,7 @@ private:
         d.details.push_back("the block grows from " + std::to_string(consumerThreads) + " to " + std::to_string(out.threads) +
                             " threads; the kernel's other statements run on the consumer warp groups");
         std::string fulls, empties;
+        const std::string position = plan.outerLoops > 0 ? "(base + k)" : "k";
         for (const StageGroup &g : groups) {
             fulls += std::string(fulls.empty() ? "" : ", ") + "'" + g.full->name + "[" + std::to_string(S) + "]'";
             empties += std::string(empties.empty() ? "" : ", ") + "'" + g.empty->name + "[" + std::to_string(S) + "]'";
@@ -514,7 +608,13 @@ private:
         d.details.push_back("one thread of warp group 0 runs the producer's iterations; " + fulls + " (its one arrival + the TMA bytes) hand" +
                             (groups.size() == 1 ? "s" : "") + " each stage to the consumers, " + empties + " (" +
                             std::to_string(consumerThreads * blocks) + " consumer arrivals) hand" + (groups.size() == 1 ? "s" : "") +
-                            " it back; stage k % " + std::to_string(S) + ", phase (k / " + std::to_string(S) + ") % 2");
+                            " it back; stage " + position + " % " + std::to_string(S) + ", phase (" + position + " / " + std::to_string(S) + ") % 2");
+        if (plan.outerLoops > 0)
+            d.details.push_back("the loop runs inside " + std::to_string(plan.outerLoops) + " other loop" + (plan.outerLoops == 1 ? "" : "s") +
+                                " (a persistent loop over the block's tiles, say), which both roles run: the ring goes on from one run of the loop to "
+                                "the next, each role adding every run's trip count to a register of its own ('" + producerBase->name + "', '" +
+                                consumerBase->name + "'), so the producer loads the next run's first stages while the consumers finish this one "
+                                "(the epilogue of one tile overlaps the loads of the next, as in CUTLASS's cooperative persistent kernels)");
         if (groups.size() > 1) {
             std::string each;
             for (const StageGroup &g : groups) {

@@ -158,11 +158,9 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
     if (threadIdx.x / 128 == 0) {
 #line 14 "ws_let_trip_count.tl"
         tilet_setmaxnreg_dec<24>();
-#line 14 "ws_let_trip_count.tl"
+#line 12 "ws_let_trip_count.tl"
         const int kt = K / 64;
-#line 14 "ws_let_trip_count.tl"
         const int k0 = kt / 2;
-#line 14 "ws_let_trip_count.tl"
         for (int k = k0; k < kt; ++k) {
 #line 14 "ws_let_trip_count.tl"
             if (threadIdx.x == 0) {
@@ -273,5 +271,5 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
     }
-#line 277 "ws_let_trip_count.cu"
+#line 275 "ws_let_trip_count.cu"
 } // gemm_kt_kernel
