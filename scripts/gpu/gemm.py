@@ -48,6 +48,7 @@ CASES = {
     "gemm_cluster_multicast_sm90": ("gemm_multicast", "bf16", False, "bf16", None, 8e-3),
     "gemm_tma_ws_sm90": ("gemm_tma_ws", "bf16", False, "bf16", None, 8e-3),
     "gemm_tma_ws_sm90_4096": ("gemm_tma_ws", "bf16", False, "bf16", None, 8e-3),
+    "gemm_persistent_sm90": ("gemm_persistent", "bf16", False, "bf16", None, 8e-3),
     "gemm_tcgen05_sm100a": ("gemm_tcgen05", "bf16", True, "bf16", None, 8e-3),
     "gemm_fp8_sm100a": ("gemm_fp8", "f8e4m3", True, "bf16", None, 2e-2),
     "gemm_bf16_sm100a": ("gemm_bf16_sm100a", "bf16", True, "bf16", None, 8e-3),

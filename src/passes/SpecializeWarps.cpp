@@ -4,11 +4,11 @@
 //    ws(...) of its own and whole warp groups qualifies.
 // 2. Split the loop body into producers (global->shared copies TMA can
 //    load) and consumers; every other global->shared copy disqualifies it.
-// 3. Check that the producers can run in their own role: the loop sits in
-//    the kernel's statement list (not in another loop or branch), their
-//    indices use only the loop variable and what is bound before the
-//    kernel's first statement, and the consumer side holds nothing a role
-//    cannot run yet.
+// 3. Check that the producers can run in their own role: the loops and
+//    branches around the loop (a persistent loop over tiles) are ones the
+//    producer can repeat (serial, with bounds and conditions that read no
+//    memory and no thread index), the bindings it needs likewise, and the
+//    consumer side holds nothing a role cannot run yet.
 // 4. Rewrite into the two roles (see the header) and record the decision.
 #include "passes/SpecializeWarps.h"
 

@@ -24,7 +24,12 @@ namespace tilet {
 //     statements after the loop
 //   }
 //
-// with phase = (k / S) % 2. full[s] counts the producer thread's one
+// with phase = (k / S) % 2. Inside other loops and branches (a persistent
+// loop over the block's tiles) the producer role repeats them, and each
+// role counts the iterations of the loop's earlier runs in a register of
+// its own (`base`), so that iteration k of a run uses stage (base + k) % S
+// in phase ((base + k) / S) % 2: the ring goes on across tiles, and the
+// producer fills the next tile's stages during this tile's epilogue. full[s] counts the producer thread's one
 // arrival plus the TMA bytes; empty[s] counts the consumers' T arrivals
 // (overlap-wgmma makes them one per warp group when only wgmma reads the
 // stages). Because the
