@@ -488,6 +488,12 @@ bool fitsIn(DType t, int64_t v) {
 
 } // namespace
 
+std::optional<int64_t> foldBinary(BinaryOp op, int64_t x, int64_t y, DType result) {
+    std::optional<int64_t> r = foldInt(op, x, y);
+    if (!r || !fitsIn(result, *r)) return std::nullopt;
+    return r;
+}
+
 Expr binary(BinaryOp op, Expr a, Expr b, SourceRange s) {
     TILET_ASSERT(a && b, "null operand to " << binaryOpName(op));
     DType t = resultType(op, a->dtype, b->dtype);

@@ -1169,6 +1169,9 @@ Expr intImm(int64_t v, DType t = DType::Int32);
 Expr floatImm(double v, DType t = DType::F32);
 Expr boolImm(bool v);
 Expr binary(BinaryOp op, Expr a, Expr b, SourceRange s = {});
+// x op y as binary() folds two constants into a `result` node; nullopt where
+// it keeps the node (overflow, division by zero, a value `result` cannot hold).
+std::optional<int64_t> foldBinary(BinaryOp op, int64_t x, int64_t y, DType result);
 Expr add(Expr a, Expr b);
 Expr sub(Expr a, Expr b);
 Expr mul(Expr a, Expr b);

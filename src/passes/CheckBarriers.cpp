@@ -188,7 +188,7 @@ public:
                 parallelAccesses(f);
                 return;
             }
-            accesses(ir::ownEffects(s), s->span);   // its bounds
+            accesses(effectsOf(s), s->span);   // its bounds
             std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
             Expr extent = evaluate(f.extent);
             int64_t count = n ? *n : trips_;
@@ -212,8 +212,10 @@ public:
             for (int64_t i = 0; i < count && !overflow; ++i) {
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
                 loops_.push_back({f.var->name, lo ? *lo + i : i});
+                loopsChanged();
                 walk(f.body);
                 loops_.pop_back();
+                loopsChanged();
                 env_.pop_back();
             }
             if (assumed) assumedExtents_.pop_back();
@@ -222,19 +224,21 @@ public:
         case ir::StmtKind::While: {
             // Its trip count is known at run time only: tried like a loop's.
             const ir::While &w = *ir::as<ir::While>(s);
-            ir::Effects condition = ir::ownEffects(s);
+            const ir::Effects &condition = effectsOf(s);
             for (int64_t i = 0; i < trips_ && !overflow; ++i) {
                 loops_.push_back({"while", i});
+                loopsChanged();
                 accesses(condition, s->span);
                 walk(w.body);
                 loops_.pop_back();
+                loopsChanged();
             }
             accesses(condition, s->span);   // read once more, to leave
             return;
         }
         case ir::StmtKind::IfThenElse: {
             const ir::IfThenElse &i = *ir::as<ir::IfThenElse>(s);
-            accesses(ir::ownEffects(s), s->span);   // its condition's
+            accesses(effectsOf(s), s->span);   // its condition's
             Expr cond = evaluate(i.cond);
             std::optional<int64_t> c = ir::constInt(cond);
             if (c) {
@@ -288,7 +292,7 @@ public:
         default: {
             if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
-            ir::Effects fx = ir::ownEffects(s);
+            const ir::Effects &fx = effectsOf(s);
             // A gemm with mbar is tcgen05's: MMAs and their commit to mbar.
             const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
             bool mma = (gemm && gemm->mbar) || ir::as<ir::Tcgen05Commit>(s);
@@ -380,7 +384,46 @@ private:
     private:
         const BlockIndex &block_;
     };
+    // The value of `e` when everything it reads is a constant here (the loop
+    // variables, the block, the registers followed): what evaluate() would
+    // fold it to, worked out without building a new expression (the run
+    // evaluates every index at every step). Nullopt: ask evaluate(), which
+    // also folds what only simplification can.
+    std::optional<int64_t> known(const Expr &e) const {
+        if (!assumedExtents_.empty()) return std::nullopt;
+        switch (e->kind) {
+        case ir::ExprKind::IntImm: return ir::as<ir::IntImm>(e)->value;
+        case ir::ExprKind::Var:
+            for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+                if (it->first.get() == e.get()) return ir::constInt(it->second);
+            return std::nullopt;
+        case ir::ExprKind::Load: {
+            auto it = registers_.find(ir::as<ir::Load>(e)->buffer.get());
+            return it == registers_.end() ? std::nullopt : ir::constInt(it->second);
+        }
+        case ir::ExprKind::SpecialReg: {
+            if (!block_) return std::nullopt;
+            switch (ir::as<ir::SpecialReg>(e)->special) {
+            case ir::SpecialKind::BlockIdxX: return (*block_)[0];
+            case ir::SpecialKind::BlockIdxY: return (*block_)[1];
+            case ir::SpecialKind::BlockIdxZ: return (*block_)[2];
+            default: return std::nullopt;
+            }
+        }
+        case ir::ExprKind::Binary: {
+            const ir::Binary &b = *ir::as<ir::Binary>(e);
+            if (isFloat(b.a->dtype) || isFloat(b.b->dtype)) return std::nullopt;
+            std::optional<int64_t> x = known(b.a);
+            if (!x) return std::nullopt;
+            std::optional<int64_t> y = known(b.b);
+            if (!y) return std::nullopt;
+            return ir::foldBinary(b.op, *x, *y, b.dtype);
+        }
+        default: return std::nullopt;
+        }
+    }
     Expr evaluate(const Expr &e) const {
+        if (std::optional<int64_t> v = known(e)) return ir::intImm(*v, e->dtype);
         Expr out = ir::substitute(e, env_);
         if (block_) out = KnownBlock(*block_).mutate(out);
         if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
@@ -398,7 +441,8 @@ private:
     }
 
     int64_t index(const Expr &e) const {
-        std::optional<int64_t> v = ir::constInt(evaluate(e));
+        std::optional<int64_t> v = known(e);
+        if (!v) v = ir::constInt(evaluate(e));
         return v ? *v : -1;   // -1: not known here
     }
 
@@ -408,9 +452,7 @@ private:
         // role's groups share it, and it is recorded for the role's first
         // group (the role's own barriers order its groups, see insert-syncs).
         if ((e.kind == Event::Read || e.kind == Event::Write) && group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
-        std::string when;
-        for (const auto &[name, value] : loops_) when += (when.empty() ? "" : ", ") + name + " = " + std::to_string(value);
-        e.when = when;
+        e.when = when_;
         e.inRole = inRole_;
         events.push_back(std::move(e));
     }
@@ -483,6 +525,18 @@ private:
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
     std::vector<std::pair<Expr, int64_t>> assumedExtents_;   // see AssumedExtents
     std::vector<std::pair<std::string, int64_t>> loops_;
+    std::string when_;   // loops_ as the events' text: "k = 3, j = 1"
+    void loopsChanged() {
+        when_.clear();
+        for (const auto &[name, value] : loops_) when_ += (when_.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+    }
+    // A statement's own effects, worked out once: the run meets it in every iteration.
+    std::map<const ir::StmtNode *, ir::Effects> effects_;
+    const ir::Effects &effectsOf(const Stmt &s) {
+        auto it = effects_.find(s.get());
+        if (it == effects_.end()) it = effects_.emplace(s.get(), ir::ownEffects(s)).first;
+        return it->second;
+    }
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;
     bool oneThread_ = false;    // inside an Elect: arrivals are one thread's
