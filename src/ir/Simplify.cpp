@@ -125,6 +125,19 @@ public:
     }
 
 protected:
+    // !c and -c of an integer constant (a branch's negated condition, once
+    // the condition is known).
+    Expr mutateUnary(const Expr &self, const Unary &n) override {
+        Expr a = mutate(n.a);
+        if (std::optional<int64_t> v = constInt(a); v && !isFloat(n.dtype)) {
+            if (n.op == UnaryOp::Not) return boolImm(*v == 0);
+            if (n.op == UnaryOp::Neg && *v != INT64_MIN) {
+                if (std::optional<int64_t> r = foldBinary(BinaryOp::Sub, 0, *v, n.dtype)) return intImm(*r, n.dtype);
+            }
+        }
+        if (a == n.a) return self;
+        return std::make_shared<Unary>(n.dtype, n.op, a, n.span);
+    }
     Expr mutateBinary(const Expr &self, const Binary &n) override {
         Expr a = mutate(n.a), b = mutate(n.b);
         if (isIndexType(n.dtype) && isIndexType(a->dtype) && isIndexType(b->dtype)) {

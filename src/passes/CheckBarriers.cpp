@@ -115,6 +115,29 @@ Condition conditionOf(const Expr &cond) {
 
 using BlockIndex = std::array<int64_t, 3>;
 
+// blockIdx.{x,y,z} as the block a run assumes.
+class KnownBlock : public ir::Mutator {
+public:
+    explicit KnownBlock(const BlockIndex &block) : block_(block) {}
+    using ir::Mutator::mutate;
+
+protected:
+    Expr mutateSpecialReg(const Expr &self, const ir::SpecialReg &n) override {
+        switch (n.special) {
+        case ir::SpecialKind::BlockIdxX: return ir::intImm(block_[0]);
+        case ir::SpecialKind::BlockIdxY: return ir::intImm(block_[1]);
+        case ir::SpecialKind::BlockIdxZ: return ir::intImm(block_[2]);
+        default: return self;
+        }
+    }
+
+private:
+    const BlockIndex &block_;
+};
+
+// The value of `e`, an expression of the block index, in block `b`.
+std::optional<int64_t> valueInBlock(const Expr &e, const BlockIndex &b) { return ir::constInt(ir::simplify(KnownBlock(b).mutate(e))); }
+
 // Which way the block goes at branches on run-time conditions alike in
 // every thread: by condition, those not listed `otherwise`.
 struct BranchWays {
@@ -150,6 +173,11 @@ public:
     std::vector<Event> events;
     bool overflow = false;
     std::vector<SourceRange> unknownBranches;   // data-dependent branches holding barrier operations
+    std::vector<Expr> unknownConditions;        // their conditions, as far as the run knows them
+    // In a run for one block: what the block index decided (a branch's
+    // condition, a loop's bounds), as an expression of the block index, and
+    // the value it took in this block.
+    std::vector<std::pair<Expr, int64_t>> blockChoices;
 
     void walk(const Stmt &s) {
         if (!s || overflow) return;
@@ -162,6 +190,7 @@ public:
             const std::vector<Stmt> &stmts = ir::as<ir::Seq>(s)->stmts;
             bool top = blockSequences_.count(ir::as<ir::Seq>(s)) > 0;
             bool inRun = false;
+            const size_t assumed = assumedExtents_.size();
             for (const Stmt &x : stmts) {
                 bool ws = ir::as<ir::WarpSpecialize>(x) != nullptr;
                 // In the block's own sequences, the block meets at the edges of
@@ -172,6 +201,7 @@ public:
                 walk(x);
             }
             if (top && inRun) events.push_back({Event::SyncAll, nullptr, 0, 0, {}, s->span, {}});
+            assumedExtents_.resize(assumed);
             return;
         }
         case ir::StmtKind::LetStmt: {
@@ -190,6 +220,8 @@ public:
             }
             accesses(effectsOf(s), s->span);   // its bounds
             std::optional<int64_t> lo = ir::constInt(evaluate(f.min)), n = ir::constInt(evaluate(f.extent));
+            noteBlockChoice(f.min, lo);
+            noteBlockChoice(f.extent, n);
             Expr extent = evaluate(f.extent);
             int64_t count = n ? *n : trips_;
             // A run-time trip count is tried as trips_, or as its bound when
@@ -213,12 +245,16 @@ public:
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
                 loops_.push_back({f.var->name, lo ? *lo + i : i});
                 loopsChanged();
+                const size_t inner = assumedExtents_.size();
                 walk(f.body);
+                assumedExtents_.resize(inner);
                 loops_.pop_back();
                 loopsChanged();
                 env_.pop_back();
             }
-            if (assumed) assumedExtents_.pop_back();
+            // The count stays assumed for the rest of the enclosing sequence:
+            // what follows the loop (a ring counter adding its trip count,
+            // specialize-warps') sees the count the loop ran.
             return;
         }
         case ir::StmtKind::While: {
@@ -241,6 +277,7 @@ public:
             accesses(effectsOf(s), s->span);   // its condition's
             Expr cond = evaluate(i.cond);
             std::optional<int64_t> c = ir::constInt(cond);
+            noteBlockChoice(i.cond, c);
             if (c) {
                 walk(*c ? i.thenBody : i.elseBody);
                 return;
@@ -249,6 +286,7 @@ public:
             ir::forEachStmt(s, [&](const Stmt &x) { barriers = barriers || ir::as<ir::BarrierArrive>(x) || ir::as<ir::BarrierWait>(x); });
             if (barriers) {
                 unknownBranches.push_back(i.span);
+                unknownConditions.push_back(cond);
                 return;
             }
             // Shared accesses only. A condition that differs between threads
@@ -365,25 +403,6 @@ private:
     private:
         const std::vector<std::pair<Expr, int64_t>> &extents_;
     };
-    // blockIdx.{x,y,z} as the block the run assumes.
-    class KnownBlock : public ir::Mutator {
-    public:
-        explicit KnownBlock(const BlockIndex &block) : block_(block) {}
-        using ir::Mutator::mutate;
-
-    protected:
-        Expr mutateSpecialReg(const Expr &self, const ir::SpecialReg &n) override {
-            switch (n.special) {
-            case ir::SpecialKind::BlockIdxX: return ir::intImm(block_[0]);
-            case ir::SpecialKind::BlockIdxY: return ir::intImm(block_[1]);
-            case ir::SpecialKind::BlockIdxZ: return ir::intImm(block_[2]);
-            default: return self;
-            }
-        }
-
-    private:
-        const BlockIndex &block_;
-    };
     // The value of `e` when everything it reads is a constant here (the loop
     // variables, the block, the registers followed): what evaluate() would
     // fold it to, worked out without building a new expression (the run
@@ -402,13 +421,21 @@ private:
             return it == registers_.end() ? std::nullopt : ir::constInt(it->second);
         }
         case ir::ExprKind::SpecialReg: {
-            if (!block_) return std::nullopt;
+            if (!block_ || blockHidden_) return std::nullopt;
             switch (ir::as<ir::SpecialReg>(e)->special) {
             case ir::SpecialKind::BlockIdxX: return (*block_)[0];
             case ir::SpecialKind::BlockIdxY: return (*block_)[1];
             case ir::SpecialKind::BlockIdxZ: return (*block_)[2];
             default: return std::nullopt;
             }
+        }
+        case ir::ExprKind::Unary: {
+            const ir::Unary &u = *ir::as<ir::Unary>(e);
+            if (isFloat(u.dtype) || u.op == ir::UnaryOp::BitNot) return std::nullopt;
+            std::optional<int64_t> x = known(u.a);
+            if (!x) return std::nullopt;
+            if (u.op == ir::UnaryOp::Not) return *x == 0 ? 1 : 0;
+            return ir::foldBinary(ir::BinaryOp::Sub, 0, *x, u.dtype);
         }
         case ir::ExprKind::Binary: {
             const ir::Binary &b = *ir::as<ir::Binary>(e);
@@ -425,11 +452,20 @@ private:
     Expr evaluate(const Expr &e) const {
         if (std::optional<int64_t> v = known(e)) return ir::intImm(*v, e->dtype);
         Expr out = ir::substitute(e, env_);
-        if (block_) out = KnownBlock(*block_).mutate(out);
+        if (block_ && !blockHidden_) out = KnownBlock(*block_).mutate(out);
         if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
         out = ir::simplify(out);
         if (!assumedExtents_.empty()) out = ir::simplify(AssumedExtents(assumedExtents_).mutate(out));
         return out;
+    }
+    // Notes `e` (a branch's condition, a loop's bound) among blockChoices
+    // when its `value` here comes from the block index.
+    void noteBlockChoice(const Expr &e, const std::optional<int64_t> &value) {
+        if (!block_ || !value) return;
+        blockHidden_ = true;
+        Expr symbolic = evaluate(e);
+        blockHidden_ = false;
+        if (!ir::constInt(symbolic)) blockChoices.push_back({symbolic, *value});
     }
     // A store to a one-element register: its value, when the run knows it.
     void record(const ir::Store &st) {
@@ -520,6 +556,7 @@ private:
     int64_t trips_;
     const BranchWays &ways_;
     std::optional<BlockIndex> block_;
+    bool blockHidden_ = false;   // evaluating as if the block were unknown (noteBlockChoice)
     std::set<const ir::Seq *> blockSequences_;   // where the block meets at the edges of a run of roles
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
@@ -909,22 +946,43 @@ int64_t gridBlocks(const ir::Kernel &kernel) {
     return n;
 }
 
-// The blocks whose protocols stand for all: every block of a grid of at
-// most four, else the first and the last (the extremes of a condition
-// monotone in the block index, like a persistent loop's `tile < tiles`).
-// None when the grid's size is known only at run time.
-std::vector<BlockIndex> representativeBlocks(const ir::Kernel &kernel) {
+// The grid's blocks in classes that go the same way at `conditions`
+// (expressions of the block index: a persistent loop's `tile < tiles` for
+// each wave), each class in linear block order. None when that cannot be
+// told: a grid of run-time size (or more than 65,536 blocks), a condition
+// that depends on more than the block index, more than 8 classes, or a
+// cluster (its blocks arrive on each other's barriers, so one block's
+// protocol is not its own).
+std::optional<std::vector<std::vector<BlockIndex>>> blockClasses(const ir::Kernel &kernel, const std::vector<Expr> &conditions) {
+    constexpr int64_t kMaxBlocks = 65536;
+    constexpr size_t kMaxClasses = 8;
+    if (kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2] > 1) return std::nullopt;
     const int64_t n = gridBlocks(kernel);
-    if (n == 0) return {};
+    if (n == 0 || n > kMaxBlocks) return std::nullopt;
     BlockIndex dims{1, 1, 1};
     for (size_t d = 0; d < kernel.grid.size() && d < 3; ++d) dims[d] = *ir::constInt(ir::simplify(kernel.grid[d]));
-    auto blockAt = [&](int64_t linear) { return BlockIndex{linear % dims[0], linear / dims[0] % dims[1], linear / (dims[0] * dims[1])}; };
-    if (n <= 4) {
-        std::vector<BlockIndex> all;
-        for (int64_t i = 0; i < n; ++i) all.push_back(blockAt(i));
-        return all;
+    std::map<std::vector<int64_t>, size_t> classOf;
+    std::vector<std::vector<BlockIndex>> classes;
+    for (int64_t linear = 0; linear < n; ++linear) {
+        BlockIndex b{linear % dims[0], linear / dims[0] % dims[1], linear / (dims[0] * dims[1])};
+        std::vector<int64_t> way;
+        for (const Expr &c : conditions) {
+            std::optional<int64_t> v = valueInBlock(c, b);
+            if (!v) return std::nullopt;
+            way.push_back(*v != 0);
+        }
+        auto [it, added] = classOf.emplace(way, classes.size());
+        if (added) {
+            if (classes.size() == kMaxClasses) return std::nullopt;
+            classes.emplace_back();
+        }
+        classes[it->second].push_back(b);
     }
-    return {blockAt(0), blockAt(n - 1)};
+    return classes;
+}
+
+std::string blockText(const BlockIndex &b) {
+    return "(" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
 }
 
 } // namespace
@@ -943,6 +1001,8 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     // false when it was reported or cannot be checked (`unknown` then holds
     // the branches on run-time conditions with barrier operations).
     std::vector<SourceRange> unknown;
+    std::vector<Expr> unknownConditions;
+    std::vector<std::pair<Expr, int64_t>> blockChoices;
     auto check = [&](const std::optional<BlockIndex> &block) {
         for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, groups, t, block)) {
             std::vector<std::vector<Event>> events;
@@ -958,8 +1018,10 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 // Arrivals that may or may not happen cannot be simulated: no verdict at all.
                 if (!u.unknownBranches.empty()) {
                     unknown = u.unknownBranches;
+                    unknownConditions = u.unknownConditions;
                     return false;
                 }
+                blockChoices.insert(blockChoices.end(), u.blockChoices.begin(), u.blockChoices.end());
                 totalEvents += u.events.size();
                 events.push_back(std::move(u.events));
             }
@@ -969,7 +1031,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 if (std::optional<Problem> p = sim.run(order)) {
                     Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
                     for (const auto &[where, text] : p->notes) d.note(where, text);
-                    if (block) d.note({}, "in block (" + std::to_string((*block)[0]) + ", " + std::to_string((*block)[1]) + ", " + std::to_string((*block)[2]) + ")");
+                    if (block) d.note({}, "in block " + blockText(*block));
                     if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
                     if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
                     ctx.diags.report(std::move(d));
@@ -980,20 +1042,33 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
         return true;
     };
     // Branches with barrier operations on the block index (a persistent
-    // loop's last wave, which some blocks skip) go each block's own way: with
-    // a grid of constant size, the first and the last block are run (every
-    // block when there are at most four).
+    // loop's last wave, which some blocks skip) go each block's own way. The
+    // grid's blocks fall into classes that go alike at every such branch;
+    // the check runs one block of each, then makes sure every decision the
+    // block index made in that run (a branch, a loop's bounds, nested ones
+    // included) is the same in every block of its class.
     std::vector<BlockIndex> blocks;
+    size_t totalBlocks = 0;
     if (!check(std::nullopt)) {
         if (unknown.empty()) return kernel;   // reported, or too long to run
-        blocks = representativeBlocks(kernel);
-        bool checked = !blocks.empty();
-        for (const BlockIndex &b : blocks) {
+        std::optional<std::vector<std::vector<BlockIndex>>> classes = blockClasses(kernel, unknownConditions);
+        bool checked = classes.has_value();
+        for (size_t c = 0; checked && c < classes->size(); ++c) {
+            const std::vector<BlockIndex> &members = (*classes)[c];
             unknown.clear();
-            if (!check(b)) {
+            blockChoices.clear();
+            if (!check(members.front())) {
+                if (unknown.empty()) return kernel;   // reported
                 checked = false;
                 break;
             }
+            std::map<std::string, std::pair<Expr, int64_t>> distinct;
+            for (const auto &[e, v] : blockChoices) distinct.emplace(ir::toString(e) + " = " + std::to_string(v), std::make_pair(e, v));
+            for (const auto &[key, choice] : distinct)
+                for (const BlockIndex &b : members)
+                    if (valueInBlock(choice.first, b) != choice.second) checked = false;
+            blocks.push_back(members.front());
+            totalBlocks += members.size();
         }
         if (!checked) {
             std::set<std::string> warned;   // a branch in a loop is met once per iteration
@@ -1002,6 +1077,10 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                     ctx.diags.warning(r, "the barrier protocol of '" + kernel.name +
                                              "' is not checked: barrier operations here depend on a condition known only at run time",
                                       "unchecked-protocol");
+            if (unknown.empty())
+                ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name +
+                                                   "' is not checked: barrier operations depend on the block index in ways that no few blocks stand for",
+                                  "unchecked-protocol");
             return kernel;
         }
     }
@@ -1013,11 +1092,11 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
             " barrier and shared-memory operations, " + std::to_string(schedules) + " schedules: no deadlock, no over-arrival, no unordered shared access";
     if (!blocks.empty()) {
         std::string which;
-        for (const BlockIndex &b : blocks)
-            which += (which.empty() ? "" : ", ") + std::string("(") + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
-        d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): run for block" +
-                            std::string(blocks.size() == 1 ? " " : "s ") + which +
-                            (blocks.size() > 2 || blocks.size() == static_cast<size_t>(gridBlocks(kernel)) ? " (every block)" : " (the first and the last)"));
+        for (const BlockIndex &b : blocks) which += (which.empty() ? "" : ", ") + blockText(b);
+        d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): the " + std::to_string(totalBlocks) +
+                            " blocks fall into " + std::to_string(blocks.size()) + " class" + (blocks.size() == 1 ? "" : "es") +
+                            " that take the same branches and loop bounds; run for block" + (blocks.size() == 1 ? " " : "s ") + which +
+                            ", one of each");
     }
     // The roles, as the simulation ran them (a branch on the thread index with tile work is one too).
     ir::forEachStmt(kernel.body, [&](const Stmt &x) {

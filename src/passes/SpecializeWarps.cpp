@@ -74,6 +74,24 @@ bool readsThreadIndex(const Expr &e) {
     return found;
 }
 
+// !cond, a comparison turned around where it is one.
+Expr negation(const Expr &cond) {
+    if (const ir::Binary *b = ir::as<ir::Binary>(cond)) {
+        std::optional<ir::BinaryOp> inverse;
+        switch (b->op) {
+        case ir::BinaryOp::Lt: inverse = ir::BinaryOp::Ge; break;
+        case ir::BinaryOp::Le: inverse = ir::BinaryOp::Gt; break;
+        case ir::BinaryOp::Gt: inverse = ir::BinaryOp::Le; break;
+        case ir::BinaryOp::Ge: inverse = ir::BinaryOp::Lt; break;
+        case ir::BinaryOp::Eq: inverse = ir::BinaryOp::Ne; break;
+        case ir::BinaryOp::Ne: inverse = ir::BinaryOp::Eq; break;
+        default: break;
+        }
+        if (inverse && !isFloat(b->a->dtype) && !isFloat(b->b->dtype)) return ir::binary(*inverse, b->a, b->b, cond->span);
+    }
+    return std::make_shared<ir::Unary>(DType::Bool, ir::UnaryOp::Not, cond, cond->span);
+}
+
 bool loadsMemory(const Expr &e) {
     bool found = false;
     ir::forEachExpr(e, [&](const Expr &x) { found = found || ir::as<ir::Load>(x); });
@@ -362,7 +380,7 @@ private:
         // (a persistent loop over the block's tiles, say) with the same
         // bounds and conditions, so it must be able to compute them.
         std::vector<const ir::LetStmt *> innerLets;
-        std::vector<Expr> used{loop.min, loop.extent};
+        std::vector<Expr> used;
         auto repeatable = [&](const Expr &e, const Stmt &around, const char *what) -> std::optional<std::string> {
             if (loadsMemory(e))
                 return "it is nested in the " + std::string(what) + " at " + around->span.lineColumn() +
@@ -371,6 +389,12 @@ private:
             used.push_back(e);
             return std::nullopt;
         };
+        for (const Expr &bound : {loop.min, loop.extent}) {
+            if (loadsMemory(bound))
+                return fail(why, "its bounds depend on a value loaded from memory, which the producer role does not load");
+            if (readsThreadIndex(bound)) return fail(why, "its bounds depend on the thread index");
+            used.push_back(bound);
+        }
         for (const Stmt &p : plan.path) {
             if (p.get() == &loop) break;
             if (ir::as<ir::Allocate>(p))
@@ -388,6 +412,14 @@ private:
             if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(p))
                 if (std::optional<std::string> no = repeatable(i->cond, p, "branch")) return fail(why, *no);
         }
+        // The blocks of a cluster fill each other's stages: they must run the
+        // loop alike, which loops and branches around it (a persistent loop
+        // whose last wave some blocks skip) do not promise.
+        if (plan.multicast && plan.path.size() > 1 && std::any_of(plan.path.begin(), plan.path.end(), [&](const Stmt &p) {
+                return p.get() != &loop && (ir::as<ir::For>(p) || ir::as<ir::IfThenElse>(p));
+            }))
+            return fail(why, "its copy_cluster multicast fills the stages of every block of the cluster, and inside other loops or branches the "
+                             "blocks may run the loop a different number of times");
         for (const Stmt &p : plan.producers) {
             bool loads = false;
             ir::forEachExpr(p, [&](const Expr &e) { loads = loads || ir::as<ir::Load>(e); });
@@ -534,7 +566,7 @@ private:
             if (const ir::IfThenElse *c = ir::as<ir::IfThenElse>(p)) {
                 Expr cond = ir::substitute(c->cond, rebound);
                 if (c->thenBody == plan.path[i + 1]) return std::make_shared<ir::IfThenElse>(cond, around(i + 1), nullptr, c->span);
-                return std::make_shared<ir::IfThenElse>(std::make_shared<ir::Unary>(DType::Bool, ir::UnaryOp::Not, cond, c->span), around(i + 1), nullptr, c->span);
+                return std::make_shared<ir::IfThenElse>(negation(cond), around(i + 1), nullptr, c->span);
             }
             return around(i + 1);   // a sequence: only the statement holding the loop
         };
