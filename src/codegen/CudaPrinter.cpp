@@ -314,7 +314,7 @@ private:
         }
         case ir::StmtKind::TmaStore: {
             const ir::TmaStore &t = *ir::as<ir::TmaStore>(s);
-            std::string key = "tma_store_" + std::to_string(t.coords.size()) + "d";
+            std::string key = (t.reduceAdd ? "tma_reduce_add_" : "tma_store_") + std::to_string(t.coords.size()) + "d";
             helper(key);
             std::string args = "&" + names_.var(t.desc->param.get()) + ", &" + access(t.src, t.srcIndices);
             for (const ir::Expr &c : t.coords) args += ", " + e(c);

@@ -244,7 +244,8 @@ std::string rewriteDevice(const std::string &cu) {
     static const std::regex tmemLoad(R"(tilet_tmem_(load|store)_(32x32b|16x256b)_x(\d+)\()");
     static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
     static const std::regex wgmma(R"(tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\()");
-    static const std::regex tmaLoad(R"(tilet_tma_load_\dd\()"), tmaMulticast(R"(tilet_tma_load_\dd_multicast\()"), tmaStore(R"(tilet_tma_store_\dd\()");
+    static const std::regex tmaLoad(R"(tilet_tma_load_\dd\()"), tmaMulticast(R"(tilet_tma_load_\dd_multicast\()"), tmaStore(R"(tilet_tma_store_\dd\()"),
+        tmaReduceAdd(R"(tilet_tma_reduce_add_\dd\()");
     auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
     for (std::string &line : lines) {
         std::smatch m;
@@ -269,6 +270,7 @@ std::string rewriteDevice(const std::string &cu) {
         line = std::regex_replace(line, tmaMulticast, "emu::tmaLoadMulticast(");
         line = std::regex_replace(line, tmaLoad, "emu::tmaLoad(");
         line = std::regex_replace(line, tmaStore, "emu::tmaStore(");
+        line = std::regex_replace(line, tmaReduceAdd, "emu::tmaReduceAdd(");
         line = replaceText(line, "const __grid_constant__ CUtensorMap", "const CUtensorMap");
         line = replaceText(line, "tilet_cp_async_wait<", "emu::cpAsyncWait<");
     }

@@ -623,12 +623,15 @@ struct TmaLoad : StmtNode {
 // group. Issued by one thread.
 struct TmaStore : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaStore;
-    TmaStore(TmaDescriptorRef d, Buffer src, std::vector<Expr> si, std::vector<Expr> c, SourceRange s = {})
-        : StmtNode(kKind, s), desc(std::move(d)), src(std::move(src)), srcIndices(std::move(si)), coords(std::move(c)) {}
+    TmaStore(TmaDescriptorRef d, Buffer src, std::vector<Expr> si, std::vector<Expr> c, SourceRange s = {}, bool add = false)
+        : StmtNode(kKind, s), desc(std::move(d)), src(std::move(src)), srcIndices(std::move(si)), coords(std::move(c)), reduceAdd(add) {}
     const TmaDescriptorRef desc;
     const Buffer src;
     const std::vector<Expr> srcIndices;
     const std::vector<Expr> coords;
+    // cp.reduce.async.bulk.tensor .add: the box is added into the tensor
+    // element by element (atomically with respect to other such adds).
+    const bool reduceAdd;
 };
 
 // cp.async.bulk (1D TMA, no tensor map): `bytes` contiguous bytes from
@@ -890,6 +893,9 @@ struct Copy : StmtNode {
     Buffer remoteBarrier;
     bool inPipeline = false;  // inside a (non warp-specialized) pipelined loop
     bool producerRole = false; // issued by the producer warp group of automatic warp specialization
+    // atomic_add(dst, src, use_tma = true): the shared tile is added into the
+    // global region by TMA (cp.reduce.async.bulk.tensor .add), not stored.
+    bool reduceAdd = false;
     // Decided by select_copy_inst:
     CopyInst inst = CopyInst::Unselected;
 };

@@ -260,7 +260,7 @@ public:
         }
         case StmtKind::TmaStore: {
             auto &t = static_cast<const TmaStore &>(*s);
-            line("tma_store " + t.src->name + "[" + list(t.srcIndices) + "] -> " + t.desc->name + "{" + list(t.coords) + "}");
+            line(std::string(t.reduceAdd ? "tma_reduce_add " : "tma_store ") + t.src->name + "[" + list(t.srcIndices) + "] -> " + t.desc->name + "{" + list(t.coords) + "}");
             return;
         }
         case StmtKind::BulkCopy: {
@@ -285,6 +285,7 @@ public:
             if (c.inst != CopyInst::Unselected) text += " inst=" + std::string(copyInstName(c.inst));
             if (c.inPipeline) text += " in-pipeline";
             if (c.producerRole) text += " producer-role";
+            if (c.reduceAdd) text += " reduce-add";
             if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
             for (size_t r = 0; r < c.clusterMasks.size(); ++r) text += (r == 0 ? " cluster_mask=" : "/") + std::to_string(c.clusterMasks[r]);
             line(text);

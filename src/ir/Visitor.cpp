@@ -410,7 +410,7 @@ Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
     Buffer src = mutateBuffer(n.src);
     if (!changed && desc == n.desc && src == n.src) return self;
-    return std::make_shared<TmaStore>(desc, src, std::move(si), std::move(c), n.span);
+    return std::make_shared<TmaStore>(desc, src, std::move(si), std::move(c), n.span, n.reduceAdd);
 }
 Stmt Mutator::mutateBulkCopy(const Stmt &self, const BulkCopy &n) {
     bool changed = false;

@@ -125,7 +125,7 @@ protected:
                 std::vector<Expr> sharedAt = shared.mins;
                 sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
                 if (load) out.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, mask, c.span));
-                else out.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span));
+                else out.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span, c.reduceAdd));
             }
             return ir::seq(std::move(out));
         };
@@ -158,7 +158,7 @@ protected:
         d.where = c.span;
         // (a packed tensor's bytes view is named as the tensor's bytes)
         bool bytesOfPacked = tensor.viewOf && isSubByte(tensor.viewOf->dtype);
-        d.op = std::string(load ? "TMA load" : "TMA store") + " of " + (bytesOfPacked ? "the bytes of '" + tensor.viewOf->name + "'" : "'" + tensor.name + "'");
+        d.op = std::string(load ? "TMA load" : c.reduceAdd ? "TMA reduce-add" : "TMA store") + (c.reduceAdd ? " into " : " of ") + (bytesOfPacked ? "the bytes of '" + tensor.viewOf->name + "'" : "'" + tensor.name + "'");
         d.choice = std::to_string(inner / segment) + " box" + (inner / segment == 1 ? "" : "es") + " of " + boxText(box) + " through tensor map '" +
                    desc->name + "' (encoded by the host)";
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"

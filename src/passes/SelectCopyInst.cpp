@@ -383,7 +383,13 @@ private:
             return CopyInst::Unselected;
         };
 
-        if (c.multicast()) {
+        if (c.reduceAdd) {
+            // Only the tensor form adds; a plain store would overwrite.
+            Option o = tmaTensorCopy(c, false, true, ctx_.target);
+            if (!o.ok) return fail("atomic_add(..., use_tma = true) cannot add with TMA", o.reason);
+            inst = CopyInst::BulkStore;
+            why = "atomic_add with use_tma = true: TMA adds the shared tile into global memory (cp.reduce.async.bulk.tensor .add)";
+        } else if (c.multicast()) {
             Option o = tmaTensorCopy(c, true, true, ctx_.target);
             if (!o.ok) return fail("cluster_mask needs a descriptor TMA load (BulkLoad)", o.reason);
             inst = CopyInst::BulkLoad;

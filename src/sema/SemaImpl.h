@@ -168,6 +168,7 @@ private:
     ir::Stmt checkFill(const ast::Call &c, bool clear);
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     ir::Stmt checkAtomicAdd(const ast::Call &c);
+    ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);
     ir::Stmt checkDp4a(const ast::Call &c);
     ir::Stmt checkImportSource(const ast::Call &c);
     ir::Stmt checkCallExtern(const ast::Call &c);

@@ -897,8 +897,14 @@ ir::Stmt Checker::checkIm2Col(const ast::Call &c) {
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
-    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order"});
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order", "use_tma"});
     if (!args) return nullptr;
+    bool useTma = false;
+    if (const ast::Expr *tma = args->keyword("use_tma")) {
+        std::optional<bool> b = checkConstBool(*tma, "use_tma");
+        if (!b) return nullptr;
+        useTma = *b;
+    }
     // TileLang's memory orders (its atomic_add's memory_order); consume is
     // acquire, as in C++ compilers and libcu++.
     ir::MemoryOrder memoryOrder = ir::MemoryOrder::Relaxed;
@@ -943,6 +949,10 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         srcIsBuffer = sym && (sym->kind == SymbolKind::Tensor || sym->kind == SymbolKind::Buffer) &&
                       (srcExpr.kind == ast::ExprKind::Name || (parallelDepth_ == 0 && !(elementRead && dst->hasUnknownExtents())));
     }
+    if (useTma && !srcIsBuffer) {
+        diags_.error(args->keyword("use_tma")->range, "use_tma = true adds a shared tile into a global tensor: atomic_add(C[...], C_shared, use_tma = true)");
+        return nullptr;
+    }
     if (dst->hasUnknownExtents() && !srcIsBuffer) {
         // atomic_add(C[i, j], value): one element.
         if (static_cast<int>(dst->mins.size()) != dst->buffer->rank()) {
@@ -965,6 +975,7 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         if (!src) return nullptr;
         ir::Region s, d;
         if (!resolveCopyRegions(*src, *dst, s, d, "atomic_add", c.range)) return nullptr;
+        if (useTma) return tmaReduceAdd(c, *args, s, d);
         return std::make_shared<ir::AtomicAdd>(d, s, nullptr, memoryOrder, c.range);
     }
     std::optional<ir::Region> d = completeRegion(*dst, {});
@@ -974,6 +985,34 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
     std::optional<ir::Expr> e = convert(*v, t, v->range);
     if (!e) return nullptr;
     return std::make_shared<ir::AtomicAdd>(*d, std::nullopt, *e, memoryOrder, c.range);
+}
+
+// atomic_add(C[...], C_shared, use_tma = true): TileLang's TMA reduction, a
+// copy whose shared tile TMA adds into the global region
+// (cp.reduce.async.bulk.tensor .add, PTX ISA 8.0, sm_90).
+ir::Stmt Checker::tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst) {
+    if (const ast::Expr *order = args.keyword("memory_order")) {
+        diags_.error(order->range, "a TMA reduction is relaxed: memory_order cannot be given with use_tma = true");
+        return nullptr;
+    }
+    if (src.buffer->scope != ir::MemScope::Shared || dst.buffer->scope != ir::MemScope::Global) {
+        diags_.error(c.calleeRange, "use_tma = true adds a shared tile into a global tensor; this adds " + std::string(ir::memScopeName(src.buffer->scope)) +
+                                        " '" + src.buffer->name + "' into " + ir::memScopeName(dst.buffer->scope) + " '" + dst.buffer->name + "'");
+        return nullptr;
+    }
+    DType t = dst.buffer->dtype;
+    if (src.buffer->dtype != t) {
+        diags_.error(c.calleeRange, "a TMA reduction does not convert: '" + src.buffer->name + "' holds " + std::string(dtypeName(src.buffer->dtype)) + ", '" +
+                                        dst.buffer->name + "' " + std::string(dtypeName(t)));
+        return nullptr;
+    }
+    if (!(t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::Int32 || t == DType::UInt32 || t == DType::UInt64)) {
+        diags_.error(c.calleeRange, "a TMA reduction adds f32, f16, bf16, int32, uint32 or uint64 elements, not " + std::string(dtypeName(t)));
+        return nullptr;
+    }
+    auto copy = std::make_shared<ir::Copy>(src, dst, c.range);
+    copy->reduceAdd = true;
+    return copy;
 }
 
 std::optional<std::pair<ir::Buffer, std::vector<ir::Expr>>> Checker::checkElementRef(const ast::Expr &e, const char *what) {

@@ -550,6 +550,56 @@ __device__ __forceinline__ void tilet_tma_store_5d(const CUtensorMap *map, const
                  :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
 }
+// @helper tma_reduce_add_1d
+// TMA: the shared-memory box added into the box at (c0, ...) of the tensor
+// map, element by element (atomically with respect to other reductions;
+// elements outside the tensor are skipped), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_reduce_add_1d(const CUtensorMap *map, const void *src, int c0)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%0, {%2}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0)
+                 : "memory");
+}
+// @helper tma_reduce_add_2d
+// TMA: the shared-memory box added into the box at (c0, ...) of the tensor
+// map, element by element (atomically with respect to other reductions;
+// elements outside the tensor are skipped), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_reduce_add_2d(const CUtensorMap *map, const void *src, int c0, int c1)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// @helper tma_reduce_add_3d
+// TMA: the shared-memory box added into the box at (c0, ...) of the tensor
+// map, element by element (atomically with respect to other reductions;
+// elements outside the tensor are skipped), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_reduce_add_3d(const CUtensorMap *map, const void *src, int c0, int c1, int c2)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+// @helper tma_reduce_add_4d
+// TMA: the shared-memory box added into the box at (c0, ...) of the tensor
+// map, element by element (atomically with respect to other reductions;
+// elements outside the tensor are skipped), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_reduce_add_4d(const CUtensorMap *map, const void *src, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+// @helper tma_reduce_add_5d
+// TMA: the shared-memory box added into the box at (c0, ...) of the tensor
+// map, element by element (atomically with respect to other reductions;
+// elements outside the tensor are skipped), in this thread's bulk group.
+__device__ __forceinline__ void tilet_tma_reduce_add_5d(const CUtensorMap *map, const void *src, int c0, int c1, int c2, int c3, int c4)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.5d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
+                 :: "l"(map), "r"(static_cast<unsigned>(__cvta_generic_to_shared(src))), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
 // @helper mbarrier_arrive_expect_tx
 // The calling thread arrives, and the phase also waits for `bytes` of TMA transactions.
 __device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long long *bar, int bytes)

@@ -1750,6 +1750,26 @@ template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
     p.blk->shadow->atomic(static_cast<size_t>(p.off), sizeof(T), a, where);
     return atomicAdd(p.raw(), value);
 }
+namespace emu {
+// cp.reduce.async.bulk.tensor .add: as a store, each element added into the
+// tensor with an atomic read-modify-write (reductions of other blocks to the
+// same elements do not race with it).
+template <class T, class... C> void tmaReduceAdd(const CUtensorMap *map, SharedPtr<T> src, C... c) {
+    TensorMapView v = view(map);
+    int coords[] = {static_cast<int>(c)...};
+    BulkRead r{src.blk, {}, rc::self->snapshot(), src.line, src.buffer, src.base};
+    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
+        if (dst) r.ranges.push_back({static_cast<size_t>(src.off) + at, v.elementBytes});
+    });
+    bulkRead(r);
+    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
+        if (!dst) return;
+        T value;
+        std::memcpy(static_cast<void *>(&value), reinterpret_cast<const unsigned char *>(src.raw()) + at, sizeof(T));
+        ::atomicAdd(reinterpret_cast<T *>(const_cast<unsigned char *>(dst)), value);
+    });
+}
+} // namespace emu
 
 #include <cuda_runtime.h>
 

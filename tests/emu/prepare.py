@@ -200,6 +200,7 @@ def rewrite_device(device):
     device = re.sub(r"tilet_tma_load_\dd\(", "emu::tmaLoad(", device)
     device = re.sub(r"tilet_tma_load_\dd_multicast\(", "emu::tmaLoadMulticast(", device)
     device = re.sub(r"tilet_tma_store_\dd\(", "emu::tmaStore(", device)
+    device = re.sub(r"tilet_tma_reduce_add_\dd\(", "emu::tmaReduceAdd(", device)
     device = device.replace("const __grid_constant__ CUtensorMap", "const CUtensorMap")
     device = device.replace("tilet_cp_async_wait<", "emu::cpAsyncWait<")
     return device

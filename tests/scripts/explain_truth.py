@@ -34,7 +34,7 @@ INSTRUCTIONS = [
     (r"stmatrix|\bSTSM\b", r"tilet_stmatrix", True),
     (r"mma\.sync|\bMMA\b", r"tilet_mma_m", True),
     (r"wgmma|WGMMA", r"tilet_wgmma_m", True),
-    (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store)", True),
+    (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store|reduce_add)", True),
     (r"cp\.async\.bulk\b", r"tilet_bulk_(?:load|store)", True),
     (r"tcgen05\.mma", r"tilet_tcgen05_mma_", True),
     (r"\bTS form\b", r"tilet_tcgen05_mma_\w+_ts\(", True),
