@@ -5,7 +5,11 @@
 //    accesses inside loops that enclose the buffer's allocation (the buffer
 //    is live across their iterations). Consecutive ws(...) regions run at
 //    the same time, so a buffer one of them touches is live across all of
-//    them.
+//    them. Where the kernel does not fit that way, it is planned again with
+//    a buffer that a single role alone touches keeping its lifetime in that
+//    role's program order (conflicting with every buffer of the run's other
+//    roles): automatic warp specialization puts a kernel's epilogue in the
+//    consumer role, where its tiles can then reuse the main loop's bytes.
 // 2. Largest buffers first, each goes to the lowest aligned offset that does
 //    not overlap a placed buffer with an intersecting lifetime.
 #include "passes/PlanSharedMemory.h"
@@ -17,6 +21,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace tilet {
 
@@ -28,10 +33,22 @@ struct Lifetime {
     int64_t bytes = 0, align = 16;
     size_t allocDepth = 0;   // loops enclosing the allocation
     int64_t order = 0;
+    bool widened = false;    // live across a whole run of ws(...) regions
+    int run = -1;            // the run of ws(...) regions whose one role `role` alone touches it (-1: none)
+    size_t role = 0;
 };
+
+// Whether two buffers may not share bytes.
+bool conflict(const Lifetime &a, const Lifetime &b) {
+    if (!(a.last < b.first || b.last < a.first)) return true;
+    return a.run >= 0 && a.run == b.run && a.role != b.role;   // different roles run at the same time
+}
 
 class LifetimeWalker : public ir::Visitor {
 public:
+    // `roleLifetimes`: a buffer a single role of a run of ws(...) regions
+    // touches keeps its own lifetime (else it lives across the whole run).
+    explicit LifetimeWalker(bool roleLifetimes) : roleLifetimes_(roleLifetimes) {}
     std::map<const ir::BufferNode *, Lifetime> lifetimes;
     std::vector<const ir::BufferNode *> order;
 
@@ -61,15 +78,36 @@ public:
                 visit(n.stmts[i++]);
                 continue;
             }
-            // A run of roles: every buffer touched in it lives from its start to its end.
+            // A run of roles: a buffer two roles touch lives from its start to
+            // its end; one a single role touches keeps its own lifetime, tagged
+            // with the run and the role (outermost runs only).
             int64_t start = position_ + 1;
             std::vector<const ir::BufferNode *> outer = std::move(touchedInRoles_);
             touchedInRoles_.clear();
             ++roleDepth_;
-            while (i < n.stmts.size() && ir::as<ir::WarpSpecialize>(n.stmts[i])) visit(n.stmts[i++]);
+            std::map<const ir::BufferNode *, std::set<size_t>> rolesOf;
+            for (size_t role = 0; i < n.stmts.size() && ir::as<ir::WarpSpecialize>(n.stmts[i]); ++role) {
+                size_t before = touchedInRoles_.size();
+                visit(n.stmts[i++]);
+                for (size_t t = before; t < touchedInRoles_.size(); ++t) rolesOf[touchedInRoles_[t]].insert(role);
+            }
             --roleDepth_;
-            for (const ir::BufferNode *b : touchedInRoles_) {
+            const int run = static_cast<int>(runs_.size());
+            runs_.push_back({start, position_});
+            for (const auto &[b, roles] : rolesOf) {
                 Lifetime &l = lifetimes[b];
+                if (roleLifetimes_ && roleDepth_ == 0 && roles.size() == 1 && l.run < 0 && !l.widened) {
+                    l.run = run;
+                    l.role = *roles.begin();
+                    continue;
+                }
+                // Live across the whole run (and across a run it was tagged with before).
+                if (l.run >= 0) {
+                    l.first = std::min(l.first, runs_[static_cast<size_t>(l.run)].first);
+                    l.last = std::max(l.last, runs_[static_cast<size_t>(l.run)].second);
+                    l.run = -1;
+                }
+                l.widened = true;
                 l.first = std::min(l.first, start);
                 l.last = std::max(l.last, position_);
             }
@@ -127,8 +165,10 @@ private:
     int64_t position_ = 0;
     std::vector<std::pair<int64_t, int64_t>> loops_;
     std::vector<std::vector<const ir::BufferNode *>> pendingByLoop_;
+    bool roleLifetimes_;
     int roleDepth_ = 0;
     std::vector<const ir::BufferNode *> touchedInRoles_;
+    std::vector<std::pair<int64_t, int64_t>> runs_;   // each run of ws(...) regions: its first and last position
 };
 
 int64_t alignUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -139,13 +179,20 @@ std::string shapeStr(const ir::BufferNode &b) {
     return s + "]";
 }
 
-} // namespace
-
-ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
-    ir::Kernel out = kernel;
-    LifetimeWalker walker;
-    walker.visit(kernel.body);
+// Where each buffer goes: the largest first, each at the lowest aligned
+// offset clear of the placed buffers it conflicts with.
+struct Placement {
     std::vector<Lifetime> buffers;
+    std::vector<std::pair<size_t, int64_t>> placed;   // buffer index, offset
+    int64_t total = 0, alignment = 16;
+    std::vector<std::string> reuse;
+};
+
+Placement place(const ir::Kernel &kernel, bool roleLifetimes) {
+    LifetimeWalker walker(roleLifetimes);
+    walker.visit(kernel.body);
+    Placement p;
+    std::vector<Lifetime> &buffers = p.buffers;
     for (const ir::BufferNode *b : walker.order) {
         Lifetime l = walker.lifetimes[b];
         l.bytes = *b->constElements() * dtypeBits(b->dtype) / 8;
@@ -161,15 +208,11 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
         if (buffers[a].bytes != buffers[b].bytes) return buffers[a].bytes > buffers[b].bytes;
         return buffers[a].first < buffers[b].first;
     });
-    std::vector<std::pair<size_t, int64_t>> placed;   // buffer index, offset
-    ir::BufferEdits offsets;
-    int64_t total = 0, alignment = 16;
-    std::vector<std::string> reuse;
     for (size_t i : byPriority) {
         Lifetime &l = buffers[i];
-        auto overlaps = [&](size_t j) { return !(buffers[j].last < l.first || l.last < buffers[j].first); };
+        auto overlaps = [&](size_t j) { return conflict(buffers[j], l); };
         std::vector<int64_t> candidates{0};
-        for (auto &[j, off] : placed) {
+        for (auto &[j, off] : p.placed) {
             if (overlaps(j)) candidates.push_back(alignUp(off + buffers[j].bytes, l.align));
         }
         std::sort(candidates.begin(), candidates.end());
@@ -177,20 +220,44 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
         for (int64_t c : candidates) {
             c = alignUp(c, l.align);
             bool free = true;
-            for (auto &[j, off] : placed) {
+            for (auto &[j, off] : p.placed) {
                 if (overlaps(j) && c < off + buffers[j].bytes && off < c + l.bytes) free = false;
             }
             if (free) { chosen = c; break; }
         }
-        for (auto &[j, off] : placed) {
+        for (auto &[j, off] : p.placed) {
             if (!overlaps(j) && chosen < off + buffers[j].bytes && off < chosen + l.bytes)
-                reuse.push_back("'" + l.buffer->name + "' reuses bytes of '" + buffers[j].buffer->name + "' (their lifetimes do not overlap)");
+                p.reuse.push_back("'" + l.buffer->name + "' reuses bytes of '" + buffers[j].buffer->name + "' (their lifetimes do not overlap" +
+                                  (l.run >= 0 && l.run == buffers[j].run ? ", in the one role that uses both" : "") + ")");
         }
-        placed.push_back({i, chosen});
-        offsets.edit(l.buffer).sharedOffset = chosen;
-        total = std::max(total, chosen + l.bytes);
-        alignment = std::max(alignment, l.align);
+        p.placed.push_back({i, chosen});
+        p.total = std::max(p.total, chosen + l.bytes);
+        p.alignment = std::max(p.alignment, l.align);
     }
+    return p;
+}
+
+} // namespace
+
+ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
+    ir::Kernel out = kernel;
+    // Every buffer of a run of roles first lives across the whole run: where
+    // that does not fit, a buffer one role alone uses keeps its own lifetime
+    // in that role (more bytes shared, at the cost of the barriers that
+    // sharing them needs).
+    Placement plan = place(kernel, false);
+    int64_t wholeRuns = plan.total;
+    bool roleLifetimes = false;
+    if (plan.total > ctx.target.maxSharedPerBlock) {
+        Placement tighter = place(kernel, true);
+        if (tighter.total < plan.total) plan = std::move(tighter), roleLifetimes = true;
+    }
+    const std::vector<Lifetime> &buffers = plan.buffers;
+    ir::BufferEdits offsets;
+    for (auto &[i, off] : plan.placed) offsets.edit(buffers[i].buffer).sharedOffset = off;
+    const int64_t total = plan.total, alignment = plan.alignment;
+    const std::vector<std::string> &reuse = plan.reuse;
+    const std::vector<std::pair<size_t, int64_t>> &placed = plan.placed;
     offsets.applyTo(out);
     out.dynamicSharedBytes = total;
     out.sharedAlignment = alignment;
@@ -213,6 +280,9 @@ ir::Kernel planSharedMemory(const ir::Kernel &kernel, PassContext &ctx) {
             const Lifetime &l = buffers[i];
             d.details.push_back("'" + l.buffer->name + "' at offset " + std::to_string(off) + ": " + std::to_string(l.bytes) + " bytes (" + shapeStr(*l.buffer) + ")");
         }
+        if (roleLifetimes)
+            d.details.push_back("with every buffer of the ws(...) roles live across all of them it would need " + std::to_string(wholeRuns) +
+                                " bytes: a buffer one role alone uses keeps its lifetime in that role, so later tiles of the role reuse its bytes");
         for (const std::string &r : reuse) d.details.push_back(r);
         ctx.explain.record(std::move(d));
     }

@@ -1164,17 +1164,23 @@ inline void bulkRead(BulkRead r) {
     pendingBulk.push_back(std::move(r));
     rc::self->tick();   // this thread's later writes are not ordered before the store
 }
-template <class T, class... C> void tmaStore(const CUtensorMap *map, SharedPtr<T> src, C... c) {
+// The box at `coords` of the tensor map written from `src` (a TMA store or
+// reduction): the bulk read of the tile is recorded, then `write(dst, from,
+// bytes)` runs for each element inside the tensor.
+template <class T, class Write> void tmaWriteBox(const CUtensorMap *map, SharedPtr<T> src, const int *coords, Write write) {
     TensorMapView v = view(map);
-    int coords[] = {static_cast<int>(c)...};
     BulkRead r{src.blk, {}, rc::self->snapshot(), src.line, src.buffer, src.base};
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
         if (dst) r.ranges.push_back({static_cast<size_t>(src.off) + at, v.elementBytes});
     });
     bulkRead(r);
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
-        if (dst) std::memcpy(const_cast<unsigned char *>(dst), reinterpret_cast<const unsigned char *>(src.raw()) + at, v.elementBytes);
+        if (dst) write(const_cast<unsigned char *>(dst), reinterpret_cast<const unsigned char *>(src.raw()) + at, v.elementBytes);
     });
+}
+template <class T, class... C> void tmaStore(const CUtensorMap *map, SharedPtr<T> src, C... c) {
+    int coords[] = {static_cast<int>(c)...};
+    tmaWriteBox(map, src, coords, [](unsigned char *dst, const unsigned char *from, size_t bytes) { std::memcpy(dst, from, bytes); });
 }
 } // namespace emu
 template <class T> void tilet_bulk_load(emu::SharedPtr<T> dst, const void *src, int bytes, emu::SharedPtr<unsigned long long> bar) {
@@ -1755,18 +1761,11 @@ namespace emu {
 // tensor with an atomic read-modify-write (reductions of other blocks to the
 // same elements do not race with it).
 template <class T, class... C> void tmaReduceAdd(const CUtensorMap *map, SharedPtr<T> src, C... c) {
-    TensorMapView v = view(map);
     int coords[] = {static_cast<int>(c)...};
-    BulkRead r{src.blk, {}, rc::self->snapshot(), src.line, src.buffer, src.base};
-    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
-        if (dst) r.ranges.push_back({static_cast<size_t>(src.off) + at, v.elementBytes});
-    });
-    bulkRead(r);
-    forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
-        if (!dst) return;
+    tmaWriteBox(map, src, coords, [](unsigned char *dst, const unsigned char *from, size_t) {
         T value;
-        std::memcpy(static_cast<void *>(&value), reinterpret_cast<const unsigned char *>(src.raw()) + at, sizeof(T));
-        ::atomicAdd(reinterpret_cast<T *>(const_cast<unsigned char *>(dst)), value);
+        std::memcpy(static_cast<void *>(&value), from, sizeof(T));
+        ::atomicAdd(reinterpret_cast<T *>(dst), value);
     });
 }
 } // namespace emu

@@ -14,7 +14,10 @@ import difftest
 
 def body_bounds(lines):
     """Indices of the kernel body's first line and of its closing '}'."""
-    start = next(i for i, l in enumerate(lines) if l.strip() == "{") + 1
+    # The body opens on a line of its own, or at the end of the kernel's
+    # header (`kernel k(...) grid(1) threads(128) {`).
+    start = next(i for i, l in enumerate(lines)
+                 if l.strip() == "{" or (l.lstrip().startswith("kernel ") and l.rstrip().endswith("{"))) + 1
     end = max(i for i, l in enumerate(lines) if l.strip() == "}")
     return start, end
 

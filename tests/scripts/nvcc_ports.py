@@ -36,6 +36,7 @@ NOT_TRANSLATED = {
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gqa_bwd_tma_reduce.tl", "sm_80"): "TMA reductions (atomic_add with use_tma = true): Hopper and later (the original asserts compute capability >= 9.0)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
@@ -57,6 +58,8 @@ SPILLS = {
     ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
     ("mha_bwd_bhsd.tl", "sm_80"): "flash_bwd holds five 64x64 f32 fragments (qkT, dsT, dv, dk, dq) and two f16 casts on 128 threads: 192 registers of fragments",
     ("gemv_alloc_reducer.tl", "sm_90a"): "replication = all: a 128-element f32 reducer in every thread (128 registers) beside a 128x128 f16 tile on 256 threads",
+    ("gqa_bwd_tma_reduce.tl", "sm_100a"): ("flash_bwd on mma.sync until tcgen05 is lowered: dk (128x192) and dv (128x128) f32 accumulators "
+                                           "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
