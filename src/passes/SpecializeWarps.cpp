@@ -381,20 +381,19 @@ private:
         // bounds and conditions, so it must be able to compute them.
         std::vector<const ir::LetStmt *> innerLets;
         std::vector<Expr> used;
-        auto repeatable = [&](const Expr &e, const Stmt &around, const char *what) -> std::optional<std::string> {
-            if (loadsMemory(e))
-                return "it is nested in the " + std::string(what) + " at " + around->span.lineColumn() +
-                       ", which depends on a value loaded from memory that the producer role does not load";
-            if (readsThreadIndex(e)) return "it is nested in the " + std::string(what) + " at " + around->span.lineColumn() + ", which depends on the thread index";
+        // What keeps the producer role from computing `e` itself, if anything.
+        auto obstacle = [](const Expr &e) -> std::optional<std::string> {
+            if (loadsMemory(e)) return "a value loaded from memory that the producer role does not load";
+            if (readsThreadIndex(e)) return "the thread index";
+            return std::nullopt;
+        };
+        auto repeatable = [&](const Expr &e, const std::string &what) -> std::optional<std::string> {
+            if (std::optional<std::string> no = obstacle(e)) return what + " on " + *no;
             used.push_back(e);
             return std::nullopt;
         };
-        for (const Expr &bound : {loop.min, loop.extent}) {
-            if (loadsMemory(bound))
-                return fail(why, "its bounds depend on a value loaded from memory, which the producer role does not load");
-            if (readsThreadIndex(bound)) return fail(why, "its bounds depend on the thread index");
-            used.push_back(bound);
-        }
+        for (const Expr &bound : {loop.min, loop.extent})
+            if (std::optional<std::string> no = repeatable(bound, "its bounds depend")) return fail(why, *no);
         for (const Stmt &p : plan.path) {
             if (p.get() == &loop) break;
             if (ir::as<ir::Allocate>(p))
@@ -406,11 +405,13 @@ private:
                 if (o->forKind != ir::ForKind::Serial && o->forKind != ir::ForKind::Unrolled)
                     return fail(why, "it is nested in the " + std::string(ir::forKindName(o->forKind)) + " loop at " + p->span.lineColumn());
                 for (const Expr &bound : {o->min, o->extent})
-                    if (std::optional<std::string> no = repeatable(bound, p, "loop")) return fail(why, *no);
+                    if (std::optional<std::string> no = repeatable(bound, "it is nested in the loop at " + p->span.lineColumn() + ", which depends"))
+                        return fail(why, *no);
                 ++plan.outerLoops;
             }
             if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(p))
-                if (std::optional<std::string> no = repeatable(i->cond, p, "branch")) return fail(why, *no);
+                if (std::optional<std::string> no = repeatable(i->cond, "it is nested in the branch at " + p->span.lineColumn() + ", which depends"))
+                    return fail(why, *no);
         }
         // The blocks of a cluster fill each other's stages: they must run the
         // loop alike, which loops and branches around it (a persistent loop
@@ -435,10 +436,8 @@ private:
             const ir::LetStmt *l = *it;
             bool needed = std::any_of(used.begin(), used.end(), [&](const Expr &e) { return ir::usesVar(e, l->var.get()); });
             if (!needed) continue;
-            if (loadsMemory(l->value))
-                return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() +
-                                     "), which depends on a value loaded from memory that the producer role does not load");
-            if (readsThreadIndex(l->value)) return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() + "), which depends on the thread index");
+            if (std::optional<std::string> no = obstacle(l->value))
+                return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() + "), which depends on " + *no);
             plan.producerLets.insert(l);
             used.push_back(l->value);
         }
