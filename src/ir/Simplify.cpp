@@ -131,9 +131,8 @@ protected:
         Expr a = mutate(n.a);
         if (std::optional<int64_t> v = constInt(a); v && !isFloat(n.dtype)) {
             if (n.op == UnaryOp::Not) return boolImm(*v == 0);
-            if (n.op == UnaryOp::Neg && *v != INT64_MIN) {
+            if (n.op == UnaryOp::Neg)   // (none where 0 - v overflows)
                 if (std::optional<int64_t> r = foldBinary(BinaryOp::Sub, 0, *v, n.dtype)) return intImm(*r, n.dtype);
-            }
         }
         if (a == n.a) return self;
         return std::make_shared<Unary>(n.dtype, n.op, a, n.span);

@@ -416,7 +416,7 @@ private:
         // The blocks of a cluster fill each other's stages: they must run the
         // loop alike, which loops and branches around it (a persistent loop
         // whose last wave some blocks skip) do not promise.
-        if (plan.multicast && plan.path.size() > 1 && std::any_of(plan.path.begin(), plan.path.end(), [&](const Stmt &p) {
+        if (plan.multicast && std::any_of(plan.path.begin(), plan.path.end(), [&](const Stmt &p) {
                 return p.get() != &loop && (ir::as<ir::For>(p) || ir::as<ir::IfThenElse>(p));
             }))
             return fail(why, "its copy_cluster multicast fills the stages of every block of the cluster, and inside other loops or branches the "
