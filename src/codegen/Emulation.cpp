@@ -71,6 +71,12 @@ const std::vector<std::pair<std::string, std::string>> &mmaModels() {
             {DType::F8E5M2, "__nv_fp8_e5m2"}};
         std::vector<std::pair<std::string, std::string>> out;
         for (const Instruction &i : catalog::all()) {
+            // Block-scaled: emu.h models kind::mxf4nvf4 (four factors to a word, the form lower-gemms generates).
+            if (i.cls == InstrClass::MmaSync && i.blockScaled() && i.k.lo == 4 * i.scaleVec && i.takes(i.a, DType::F4E2M1)) {
+                out.push_back({"tilet_" + std::string(i.name) + "(", "emu::mmaBlockScaled<" + std::to_string(i.m.lo) + ", " + std::to_string(i.n.lo) +
+                                                                       ", " + std::to_string(i.k.lo) + ", emu::E2M1, " + std::to_string(i.scaleVec) + ">("});
+                continue;
+            }
             if (i.cls != InstrClass::MmaSync || i.blockScaled() || i.layout != FragmentLayout::MmaM16N8) continue;
             unsigned first = static_cast<unsigned>(__builtin_ctz(i.a));   // f32 before tf32: both are floats to the model
             auto type = types.find(static_cast<DType>(first));

@@ -177,6 +177,10 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Mma &n = *as<Mma>(s);
         acc.push_back(element(n.a, AccessMode::Read));
         acc.push_back(element(n.b, AccessMode::Read));
+        if (n.scales) {
+            acc.push_back(element(n.scales->a, AccessMode::Read));
+            acc.push_back(element(n.scales->b, AccessMode::Read));
+        }
         acc.push_back(element(n.d, AccessMode::ReadWrite));
         return;
     }

@@ -551,11 +551,26 @@ struct StMatrix : StmtNode {
 // mma.sync.aligned.m{m}n{n}k{k}.row.col: one atom of the warp's product,
 // d[dOffset..] += a[aOffset..] * b[bOffset..], with the register fragments of
 // the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.
+// A block-scaled mma.sync's scale factors (PTX ISA, "Block Scaling for
+// mma.sync"): each lane's 32-bit word of them for A and for B, and which
+// lanes of each quad supply this atom's (thread-id-a: the pair 2t, 2t + 1
+// give rows g and g + 8; thread-id-b: lane t gives column g). One word
+// then serves two atoms along M and four along N.
+struct MmaScales {
+    Buffer a;
+    Expr aOffset;
+    Expr aThread;
+    Buffer b;
+    Expr bOffset;
+    Expr bThread;
+};
+
 struct Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Mma;
-    Mma(const Instruction &inst, DType operand, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {})
+    Mma(const Instruction &inst, DType operand, Buffer d, Expr dOff, Buffer a, Expr aOff, Buffer b, Expr bOff, SourceRange s = {},
+        std::optional<MmaScales> sc = std::nullopt)
         : StmtNode(kKind, s), instruction(inst), operand(operand), d(std::move(d)), dOffset(std::move(dOff)), a(std::move(a)),
-          aOffset(std::move(aOff)), b(std::move(b)), bOffset(std::move(bOff)) {}
+          aOffset(std::move(aOff)), b(std::move(b)), bOffset(std::move(bOff)), scales(std::move(sc)) {}
     const Instruction &instruction;   // the catalog's mma.sync entry (shape, PTX, helper)
     // A's and B's element type. The registers a and b hold are bytes when it
     // is packed (int4: eight elements to each 32-bit register).
@@ -566,6 +581,7 @@ struct Mma : StmtNode {
     const Expr aOffset;
     const Buffer b;
     const Expr bOffset;
+    const std::optional<MmaScales> scales;   // block-scaled kinds only
 };
 
 // ---- TMA (the tensor memory accelerator, sm_90+)
@@ -902,7 +918,13 @@ struct Copy : StmtNode {
 
 enum class GemmInst { Unselected, MMA, WGMMA, TCGEN05, FMA, MMABlockScaled, TCGEN05BlockScaled };
 const char *gemmInstName(GemmInst i);
+// mma.sync, plain or block-scaled: C in a warp's registers, the m16n8 fragments.
+inline bool isMmaSync(GemmInst i) { return i == GemmInst::MMA || i == GemmInst::MMABlockScaled; }
 enum class GemmPolicy { Square, FullRow, FullCol };
+// How gemm_blockscaled's scale words are stored (TileLang's sf_layout):
+// RowMajor, word [row, (k_start + k) / (4 g)]; ChunkKMajor, the 128-row x
+// 4-word chunks of TileLang's blockscaled_chunk_kmajor.
+enum class ScaleLayout { RowMajor, ChunkKMajor };
 const char *gemmPolicyName(GemmPolicy p);
 
 struct Gemm : StmtNode {
@@ -916,8 +938,12 @@ struct Gemm : StmtNode {
     Expr mbarIndex;
     bool use2cta = false;
     GemmInst explicitInst = GemmInst::Unselected;   // inst= given by the user
-    // gemm_blockscaled
+    // gemm_blockscaled: the scale factors, 32-bit words of four 8-bit
+    // factors each (docs/language.md).
     std::optional<Region> sfa, sfb;
+    Expr sfKStart;                                   // k_start: A's first column's K position in the factors (null: 0)
+    int64_t sfGranularityA = 0, sfGranularityB = 0;  // K elements per factor (0: not given)
+    ScaleLayout sfLayout = ScaleLayout::RowMajor;
     // Decided by select_gemm_inst:
     GemmInst inst = GemmInst::Unselected;
     int64_t threads = 0;                // the threads that run it: the block's, or inside ws(...) the role's

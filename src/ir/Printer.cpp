@@ -196,7 +196,10 @@ public:
         case StmtKind::Mma: {
             auto &m = static_cast<const Mma &>(*s);
             line(std::string(m.instruction.name) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +
-                 "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]");
+                 "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]" +
+                 (m.scales ? " scaled " + m.scales->a->name + "[" + expr(m.scales->aOffset) + "] (thread " + expr(m.scales->aThread) + "), " +
+                                 m.scales->b->name + "[" + expr(m.scales->bOffset) + "] (thread " + expr(m.scales->bThread) + ")"
+                           : std::string()));
             return;
         }
         case StmtKind::CpAsyncCommit: line("cp.async.commit_group"); return;

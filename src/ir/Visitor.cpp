@@ -69,7 +69,17 @@ void Visitor::visitStMatrix(const StMatrix &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     visit(n.srcOffset);
 }
-void Visitor::visitMma(const Mma &n) { visit(n.dOffset); visit(n.aOffset); visit(n.bOffset); }
+void Visitor::visitMma(const Mma &n) {
+    visit(n.dOffset);
+    visit(n.aOffset);
+    visit(n.bOffset);
+    if (n.scales) {
+        visit(n.scales->aOffset);
+        visit(n.scales->aThread);
+        visit(n.scales->bOffset);
+        visit(n.scales->bThread);
+    }
+}
 void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
 void Visitor::visitWgmma(const Wgmma &n) {
     visit(n.dOffset);
@@ -126,6 +136,7 @@ void Visitor::visitGemm(const Gemm &n) {
     visitRegion(n.c);
     visit(n.clearAccum);
     visit(n.mbarIndex);
+    visit(n.sfKStart);
     if (n.sfa) visitRegion(*n.sfa);
     if (n.sfb) visitRegion(*n.sfb);
 }
@@ -374,8 +385,20 @@ Stmt Mutator::mutateStMatrix(const Stmt &self, const StMatrix &n) {
 Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
     Expr d = mutate(n.dOffset), a = mutate(n.aOffset), b = mutate(n.bOffset);
     Buffer dBuf = mutateBuffer(n.d), aBuf = mutateBuffer(n.a), bBuf = mutateBuffer(n.b);
-    if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b) return self;
-    return std::make_shared<Mma>(n.instruction, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span);
+    std::optional<MmaScales> scales = n.scales;
+    bool scalesSame = true;
+    if (scales) {
+        scales->aOffset = mutate(n.scales->aOffset);
+        scales->bOffset = mutate(n.scales->bOffset);
+        scales->aThread = mutate(n.scales->aThread);
+        scales->bThread = mutate(n.scales->bThread);
+        scales->a = mutateBuffer(n.scales->a);
+        scales->b = mutateBuffer(n.scales->b);
+        scalesSame = scales->aOffset == n.scales->aOffset && scales->bOffset == n.scales->bOffset && scales->aThread == n.scales->aThread &&
+                     scales->bThread == n.scales->bThread && scales->a == n.scales->a && scales->b == n.scales->b;
+    }
+    if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b && scalesSame) return self;
+    return std::make_shared<Mma>(n.instruction, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span, std::move(scales));
 }
 
 Stmt Mutator::mutateCpAsyncCommit(const Stmt &self, const CpAsyncCommit &) { return self; }
@@ -489,10 +512,10 @@ Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
     Region a = mutateRegion(n.a), b = mutateRegion(n.b), c = mutateRegion(n.c);
     std::optional<Region> sfa = n.sfa ? std::optional<Region>(mutateRegion(*n.sfa)) : std::nullopt;
     std::optional<Region> sfb = n.sfb ? std::optional<Region>(mutateRegion(*n.sfb)) : std::nullopt;
-    Expr clear = mutate(n.clearAccum), mi = mutate(n.mbarIndex);
+    Expr clear = mutate(n.clearAccum), mi = mutate(n.mbarIndex), kStart = mutate(n.sfKStart);
     Buffer mbar = mutateBuffer(n.mbar);
     if (sameRegion(a, n.a) && sameRegion(b, n.b) && sameRegion(c, n.c) && sameRegion(sfa, n.sfa) && sameRegion(sfb, n.sfb) &&
-        clear == n.clearAccum && mi == n.mbarIndex && mbar == n.mbar)
+        clear == n.clearAccum && mi == n.mbarIndex && mbar == n.mbar && kStart == n.sfKStart)
         return self;
     auto g = std::make_shared<Gemm>(n);
     g->a = a;
@@ -500,6 +523,7 @@ Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
     g->c = c;
     g->sfa = sfa;
     g->sfb = sfb;
+    g->sfKStart = kStart;
     g->clearAccum = clear;
     g->mbarIndex = mi;
     g->mbar = mbar;

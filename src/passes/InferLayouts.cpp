@@ -128,7 +128,7 @@ public:
     void fixGemmLayouts(const ir::Stmt &body) {
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             const ir::Gemm *g = ir::as<ir::Gemm>(s);
-            if (!g || (g->inst != ir::GemmInst::MMA && g->inst != ir::GemmInst::WGMMA)) return;
+            if (!g || (!ir::isMmaSync(g->inst) && g->inst != ir::GemmInst::WGMMA)) return;
             ir::MmaTiling t = ir::mmaTiling(*g);
             if (g->inst == ir::GemmInst::WGMMA) {
                 setLayout({g->c.buffer, {}, g->span}, ir::wgmmaAccumulatorLayout(t), "the wgmma accumulator layout");

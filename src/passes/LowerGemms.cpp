@@ -95,7 +95,7 @@ protected:
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
         if (g.inst == ir::GemmInst::WGMMA) return lowerWgmma(g);
         if (g.inst == ir::GemmInst::TCGEN05) return lowerTcgen05(g);
-        if (g.inst != ir::GemmInst::MMA) return self;
+        if (!ir::isMmaSync(g.inst)) return self;
         return lower(g);
     }
 
@@ -180,6 +180,50 @@ private:
             }
         }
         return ir::seq(std::move(loads));
+    }
+
+    // A block-scaled gemm's scale words for k-step `ks` (docs/language.md,
+    // gemm_blockscaled): each lane loads the word of the row (A) or column
+    // (B) it supplies to the atoms' thread-id selectors (ir::MmaScales), one
+    // register for two atoms along M and one for four along N.
+    struct ScaleRegisters {
+        ir::Buffer a, b;
+        std::vector<Stmt> loads;
+    };
+    ScaleRegisters loadScales(const ir::Gemm &g, const ir::MmaTiling &t, const WarpCoordinates &w, const Expr &ks, SourceRange span) const {
+        const Instruction &inst = *g.instruction;
+        const int64_t wordK = 4 * inst.scaleVec;   // K elements per word
+        TILET_ASSERT(inst.k.lo == wordK, "a block-scaled mma.sync whose k-step is not one scale word");
+        ScaleRegisters out;
+        Expr quadLane = ir::mod(w.lane, ir::intImm(4));
+        // The word's index along K: the scale factors of positions k_start + ks * k on.
+        Expr word = g.sfKStart ? ir::add(ir::div(g.sfKStart, ir::intImm(wordK)), ks) : ks;
+        auto load = [&](const ir::Region &r, const Expr &row) -> Expr {
+            if (g.sfLayout == ir::ScaleLayout::RowMajor) return std::make_shared<ir::Load>(r.buffer, ir::regionIndices(r, {row, word}), span);
+            // TileLang's blockscaled_chunk_kmajor: word w of row r at w * 128 + (r % 32) * 4 + r / 32 of a 128 x 4 chunk.
+            Expr flat = ir::add(ir::add(ir::mul(ir::mod(word, ir::intImm(4)), ir::intImm(128)), ir::mul(ir::mod(row, ir::intImm(32)), ir::intImm(4))),
+                                ir::div(row, ir::intImm(32)));
+            return std::make_shared<ir::Load>(r.buffer, ir::regionIndices(r, {ir::div(flat, ir::intImm(4)), ir::mod(flat, ir::intImm(4))}), span);
+        };
+        // A: the lanes 2t, 2t + 1 of quad g give rows g and g + 8 of atom 2p + t.
+        int64_t aWords = (t.mAtoms() + 1) / 2, bWords = (t.nAtoms() + 3) / 4;
+        out.a = ir::makeBuffer(g.sfa->buffer->name + "_frag", DType::UInt32, {ir::intImm(aWords)}, ir::MemScope::Local, span);
+        out.b = ir::makeBuffer(g.sfb->buffer->name + "_frag", DType::UInt32, {ir::intImm(bWords)}, ir::MemScope::Local, span);
+        for (int64_t p = 0; p < aWords; ++p) {
+            int64_t atoms = std::min<int64_t>(2, t.mAtoms() - 2 * p);   // a last odd atom: both pairs load it
+            Expr atom = ir::add(ir::intImm(2 * p), ir::mod(ir::div(quadLane, ir::intImm(2)), ir::intImm(atoms)));
+            Expr row = ir::add(ir::add(ir::mul(w.warpM, ir::intImm(t.warpRows())), ir::mul(atom, ir::intImm(t.atom.m))),
+                               ir::add(ir::mul(ir::mod(w.lane, ir::intImm(2)), ir::intImm(8)), ir::div(w.lane, ir::intImm(4))));
+            out.loads.push_back(std::make_shared<ir::Store>(out.a, std::vector<Expr>{ir::intImm(p)}, load(*g.sfa, row), ir::StoreOp::Assign, span));
+        }
+        // B: lane t of quad g gives column g of atom 4p + t.
+        for (int64_t p = 0; p < bWords; ++p) {
+            int64_t atoms = std::min<int64_t>(4, t.nAtoms() - 4 * p);
+            Expr atom = ir::add(ir::intImm(4 * p), ir::mod(quadLane, ir::intImm(atoms)));
+            Expr col = ir::add(ir::add(ir::mul(w.warpN, ir::intImm(t.warpCols())), ir::mul(atom, ir::intImm(t.atom.n))), ir::div(w.lane, ir::intImm(4)));
+            out.loads.push_back(std::make_shared<ir::Store>(out.b, std::vector<Expr>{ir::intImm(p)}, load(*g.sfb, col), ir::StoreOp::Assign, span));
+        }
+        return out;
     }
 
     // A shared operand of a wgmma: the descriptor of its tile starting at
@@ -395,15 +439,26 @@ private:
                                  span));
         }
 
+        // The k-step's scale words (block-scaled kinds).
+        std::optional<ir::MmaScales> scales;
+        ScaleRegisters scaleRegs;
+        if (g.inst == ir::GemmInst::MMABlockScaled) {
+            scaleRegs = loadScales(g, t, w, ks, span);
+            for (Stmt &s : scaleRegs.loads) step.push_back(std::move(s));
+            scales = ir::MmaScales{scaleRegs.a, ir::div(i, ir::intImm(2)), ir::mod(i, ir::intImm(2)),
+                                   scaleRegs.b, ir::div(j, ir::intImm(4)), ir::mod(j, ir::intImm(4))};
+        }
+
         // One mma per atom of the warp's part of C.
         ir::Buffer aSource = aInRegisters ? g.a.buffer->registers : aFrag;
         Expr aOffset = aInRegisters ? ir::mmaOperandAOffset(t, i, ks) : ir::mul(i, ir::intImm(aElems));
         Stmt mma = std::make_shared<ir::Mma>(*g.instruction, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
-                                             ir::mul(j, ir::intImm(bElems)), span);
+                                             ir::mul(j, ir::intImm(bElems)), span, scales);
         step.push_back(unrolled(i, t.mAtoms(), unrolled(j, t.nAtoms(), mma, span), span));
 
         Stmt body = ir::seq(std::move(step));
         body = std::make_shared<ir::Allocate>(bFrag, body, span);
+        if (scales) body = std::make_shared<ir::Allocate>(scaleRegs.a, std::make_shared<ir::Allocate>(scaleRegs.b, body, span), span);
         if (aFrag) body = std::make_shared<ir::Allocate>(aFrag, body, span);
         body = unrolled(ks, t.kSteps(), body, span);
 
@@ -459,7 +514,10 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
             if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";
     }
-    if (g.inst != ir::GemmInst::MMA && g.inst != ir::GemmInst::FMA) return "gemm code generation (" + inst + ") is";
+    if (g.inst == ir::GemmInst::MMABlockScaled && g.instruction->k.lo != 4 * g.instruction->scaleVec)
+        return "a block-scaled mma.sync with one scale factor per row for its k-step (" + std::string(g.instruction->name) + ") is";
+    if (!ir::isMmaSync(g.inst) && g.inst != ir::GemmInst::FMA)
+        return "gemm code generation (" + inst + ") is";
     if (g.c.buffer->scope == ir::MemScope::Fragment && !g.c.coversBuffer()) return "a gemm into part of a fragment is";
     if (g.inst == ir::GemmInst::FMA) {
         if (g.a.buffer->scope == ir::MemScope::Fragment) return "a gemm computed with FMA from a fragment A operand is";

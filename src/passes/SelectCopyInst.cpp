@@ -38,7 +38,7 @@ public:
                 // The layout infer-layouts will give the accumulator (the instruction fixes it).
                 if (g->c.buffer->scope == ir::MemScope::Fragment && !accumulatorLayouts_.count(g->c.buffer.get())) {
                     if (g->inst == ir::GemmInst::WGMMA) accumulatorLayouts_[g->c.buffer.get()] = ir::wgmmaAccumulatorLayout(ir::mmaTiling(*g));
-                    if (g->inst == ir::GemmInst::MMA) accumulatorLayouts_[g->c.buffer.get()] = ir::mmaAccumulatorLayout(ir::mmaTiling(*g));
+                    if (ir::isMmaSync(g->inst)) accumulatorLayouts_[g->c.buffer.get()] = ir::mmaAccumulatorLayout(ir::mmaTiling(*g));
                 }
             }
         });

@@ -9,6 +9,8 @@
 // 4. Record the decision.
 #include "passes/SelectGemmInst.h"
 
+#include "ir/Analysis.h"
+
 #include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
 #include "passes/RoleMutator.h"
@@ -32,6 +34,7 @@ struct Shape {
     bool transA = false, transB = false;
     int64_t contA = 0, contB = 0;   // elements of a shared operand's storage row
     ir::MemScope sa = ir::MemScope::Shared, sb = ir::MemScope::Shared, sc = ir::MemScope::Fragment;
+    int64_t sfGranularity = 0;   // gemm_blockscaled: K elements per scale factor (0: not given)
 };
 
 std::string name(DType t) { return std::string(dtypeName(t)); }
@@ -89,6 +92,7 @@ private:
         s.sc = g.c.buffer->scope;
         if (std::optional<std::vector<int64_t>> a = g.a.buffer->constShape()) s.contA = a->back();
         if (std::optional<std::vector<int64_t>> b = g.b.buffer->constShape()) s.contB = b->back();
+        s.sfGranularity = g.sfGranularityA ? g.sfGranularityA : g.sfGranularityB;
         return s;
     }
 
@@ -175,6 +179,11 @@ private:
                 reject(formName(*i, s) + " needs " + what);
                 continue;
             }
+            if (blockScaled && s.sfGranularity && s.sfGranularity != i->scaleVec) {
+                reject(formName(*i, s) + " scales every " + str(i->scaleVec) + " elements of K, not every " + str(s.sfGranularity) +
+                       " (sf_a_granularity_k, sf_b_granularity_k)");
+                continue;
+            }
             if (s.K % i->k.lo != 0) {
                 reject("K = " + str(s.K) + " is not a multiple of the " + str(i->k.lo) + " one " + (cls == InstrClass::MmaSync ? "m" + str(i->m.lo) + "n" + str(i->n.lo) + "k" + str(i->k.lo) : clsName) + " step consumes");
                 continue;
@@ -204,16 +213,56 @@ private:
     }
 
     // The mma.sync entry of the catalog for the operand types on this target.
-    Option mmaAtom(const Shape &s, const Instruction *&inst) const {
+    Option mmaAtom(const Shape &s, const Instruction *&inst, bool blockScaled = false) const {
         if (s.sa == ir::MemScope::TMem || s.sc == ir::MemScope::TMem)
             return Option::no("mma.sync works on registers; tensor memory needs tcgen05");
-        if (Option o = pick(InstrClass::MmaSync, s, false, inst); !o.ok) return o;
+        if (Option o = pick(InstrClass::MmaSync, s, blockScaled, inst); !o.ok) return o;
         if (isSubByte(s.a)) {
             // Packed operands are moved in bytes by ldmatrix: rows of whole 16-byte runs from shared memory.
             if (s.sa != ir::MemScope::Shared) return Option::no("packed " + name(s.a) + " A operands are read from shared memory");
             for (int64_t cont : {s.contA, s.contB}) {
                 if (cont * dtypeBits(s.a) % 128 != 0) return Option::no("the shared rows of packed operands must be whole 16-byte runs; a row of " + str(cont) + " " + name(s.a) + " elements is not");
             }
+        }
+        return Option::yes();
+    }
+
+    // The scale-factor regions a block-scaled mma.sync reads word by word
+    // (docs/language.md, gemm_blockscaled): every word the gemm needs lies
+    // inside them.
+    Option mmaScaleOperands(const ir::Gemm &g, const Shape &s, const Instruction &inst) const {
+        int64_t wordK = 4 * inst.scaleVec;   // the K elements one word's four factors cover
+        if (g.sfKStart) {
+            int64_t divisor = ir::knownDivisor(g.sfKStart);   // 0 for k_start = 0
+            if (divisor != 0 && divisor % wordK != 0)
+                return Option::no("k_start must be a multiple of " + str(wordK) + " (the K elements of one scale word); it is not known to be");
+        }
+        for (bool isA : {true, false}) {
+            const ir::Region &r = isA ? *g.sfa : *g.sfb;
+            const char *operand = isA ? "SFA" : "SFB";
+            int64_t rows = isA ? s.M : s.N;
+            if (r.buffer->scope != ir::MemScope::Shared && r.buffer->scope != ir::MemScope::Global)
+                return Option::no(std::string(operand) + " '" + r.buffer->name + "' is a " + ir::memScopeName(r.buffer->scope) +
+                                  "; the scale words are read from shared or global memory");
+            const std::vector<int64_t> &shape = r.extents;   // 2-D (sema)
+            if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
+                // TileLang's blockscaled_chunk_kmajor: one 128-row tile's words for 256 elements of K.
+                if (shape != std::vector<int64_t>{128, 4} || rows > 128)
+                    return Option::no("sf_layout = blockscaled_chunk_kmajor reads one chunk of 128 rows x 4 words (" + std::string(operand) +
+                                      " is " + str(shape[0]) + " x " + str(shape[1]) + ") for at most 128 rows of " + (isA ? "A" : "B") +
+                                      " (the gemm has " + str(rows) + ")");
+                continue;
+            }
+            if (shape[0] < rows)
+                return Option::no(std::string(operand) + " has " + str(shape[0]) + " rows; it needs one for each of the " + str(rows) + " rows of " +
+                                  (isA ? "A" : "B"));
+            std::optional<int64_t> k0 = g.sfKStart ? ir::constInt(g.sfKStart) : std::optional<int64_t>(0);
+            if (!k0 && shape[1] * wordK <= s.K)
+                return Option::no(std::string(operand) + "'s " + str(shape[1]) + " words per row hold only this gemm's " + str(s.K) +
+                                  " elements of K, and row-major scale words are numbered from k_start, which is not 0 here (give the whole row of words, or no k_start)");
+            if (k0 && (*k0 + s.K) / wordK > shape[1])
+                return Option::no(std::string(operand) + " has " + str(shape[1]) + " words per row; K positions " + str(*k0) + " to " +
+                                  str(*k0 + s.K - 1) + " need " + str((*k0 + s.K) / wordK) + " (one per " + str(wordK) + ")");
         }
         return Option::yes();
     }
@@ -382,11 +431,15 @@ private:
             inst = GemmInst::TCGEN05;
             why = "use_2cta";
         } else if (blockScaled) {
-            Option scaledMma = mmaAtom(s, mma);
+            if (g.sfGranularityA && g.sfGranularityB && g.sfGranularityA != g.sfGranularityB)
+                return fail("gemm_blockscaled cannot be lowered", "A's and B's scale factors cover " + str(g.sfGranularityA) + " and " +
+                                                                      str(g.sfGranularityB) + " elements of K; the instructions scale both alike");
+            Option scaledMma = mmaAtom(s, mma, true);
             if (tc.ok) {
                 inst = GemmInst::TCGEN05BlockScaled;
                 why = "block-scaled " + std::string(tcInst->name) + ", C in tensor memory";
             } else if (scaledMma.ok) {
+                if (Option o = mmaScaleOperands(g, s, *mma); !o.ok) return fail("gemm_blockscaled cannot be lowered", o.reason);
                 inst = GemmInst::MMABlockScaled;
                 why = "block-scaled " + std::string(mma->name) + ", C in a fragment";
             } else {
@@ -419,13 +472,13 @@ private:
             fallBackToMma(s, mma, inst, why, rejected);
         }
         if (inst == GemmInst::Unselected) return fail("gemm cannot be lowered", why + "; mma.sync: " + rejected.back().reason);
-        if (inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled) {
+        if (ir::isMmaSync(inst)) {
             if (!partition(inst, s, g.policy, mma->warpRows, mma->warpCols, wm, wn, error)) return fail("gemm cannot be spread over the warps", error);
             g.atomM = mma->m.lo, g.atomN = mma->n.lo, g.atomK = mma->k.lo;
         } else if (inst != GemmInst::WGMMA) {   // wgmmaShape set the partition and the atom
             partition(inst, s, g.policy, 1, 1, wm, wn, error);
         }
-        g.instruction = inst == GemmInst::MMA || inst == GemmInst::MMABlockScaled ? mma
+        g.instruction = ir::isMmaSync(inst)                                        ? mma
                       : inst == GemmInst::WGMMA                                   ? wg
                       : inst == GemmInst::FMA                                     ? nullptr
                                                                                   : tcInst;
@@ -443,7 +496,7 @@ private:
         d.details.push_back(shape.str());
         if (g.atomM)
             d.details.push_back("instruction shape m" + str(g.atomM) + "n" + str(g.atomN) + "k" + str(g.atomK) +
-                                (inst == GemmInst::MMA ? ", " + str(s.M / wm / g.atomM) + " x " + str(s.N / wn / g.atomN) + " atoms per warp, " +
+                                (ir::isMmaSync(inst) ? ", " + str(s.M / wm / g.atomM) + " x " + str(s.N / wn / g.atomN) + " atoms per warp, " +
                                                              str(s.K / g.atomK) + " k-steps per tile"
                                                        : ""));
         if (inst == GemmInst::FMA)

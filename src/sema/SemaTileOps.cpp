@@ -641,13 +641,41 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         g->sfa = completeRegion(*sfa, {});
         g->sfb = completeRegion(*sfb, {});
         if (!g->sfa || !g->sfb) ok = false;
-        for (const char *key : {"k_start", "sf_a_granularity_k", "sf_b_granularity_k"}) {
-            if (const ast::Expr *p = args->keyword(key)) {
-                if (!checkInteger(*p, key)) ok = false;
+        if (const ast::Expr *p = args->keyword("k_start")) {
+            if (std::optional<ir::Expr> e = checkInteger(*p, "k_start")) g->sfKStart = *e;
+            else ok = false;
+        }
+        for (auto [key, field] : {std::pair{"sf_a_granularity_k", &g->sfGranularityA}, std::pair{"sf_b_granularity_k", &g->sfGranularityB}}) {
+            const ast::Expr *p = args->keyword(key);
+            if (!p) continue;
+            std::optional<int64_t> v = checkConstInt(*p, key);
+            if (!v) ok = false;
+            else if (*v <= 0) {
+                diags_.error(p->range, std::string(key) + " must be positive");
+                ok = false;
+            } else {
+                *field = *v;
             }
         }
+        if (!args->keyword("sf_a_granularity_k") || !args->keyword("sf_b_granularity_k")) {
+            // As TileLang: the factors' spacing decides their format (16: NVFP4's ue4m3, 32: the MX formats' ue8m0).
+            diags_.error(c.range, "gemm_blockscaled needs sf_a_granularity_k and sf_b_granularity_k (the K elements each scale factor covers)");
+            ok = false;
+        }
         if (const ast::Expr *p = args->keyword("sf_layout")) {
-            if (!checkWord(*p, {"rowmajor", "colmajor"}, "sf_layout")) ok = false;
+            std::optional<std::string> w = checkWord(*p, {"rowmajor", "blockscaled_chunk_kmajor"}, "sf_layout");
+            if (!w) ok = false;
+            else g->sfLayout = *w == "rowmajor" ? ir::ScaleLayout::RowMajor : ir::ScaleLayout::ChunkKMajor;
+        }
+        for (const std::optional<ir::Region> *sf : {&g->sfa, &g->sfb}) {
+            if (!*sf) continue;
+            const ir::Buffer &buf = (*sf)->buffer;
+            if (buf->dtype != DType::UInt32 || (*sf)->mins.size() != 2) {
+                diags_.error(sf == &g->sfa ? sfa->range : sfb->range,
+                             "scale factors are given as a 2-D uint32 region (four 8-bit factors to a word); '" + buf->name + "' is " +
+                                 std::to_string((*sf)->mins.size()) + "-D " + std::string(dtypeName(buf->dtype)));
+                ok = false;
+            }
         }
     }
     if (!ok) return nullptr;

@@ -67,6 +67,7 @@ struct Block {
     std::vector<std::unique_ptr<rc::Barrier>> warps;
     std::vector<uint64_t> lanes;   // shuffle and warp-instruction exchange slots, one per thread
     std::vector<uint64_t> aux;     // a second slot per thread (mma's B operand)
+    std::vector<uint64_t> scaleWords;   // a block-scaled mma's scale words per thread: A's low, B's high
     std::vector<unsigned char> shared;
     size_t sharedBytes = 0;
     std::unique_ptr<rc::Shadow> shadow;
@@ -366,6 +367,7 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                     for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<rc::Barrier>(32, rc::Orders::Nothing, "a warp-wide instruction"));
                     b->lanes.assign(threads, 0);
                     b->aux.assign(threads, 0);
+                    b->scaleWords.assign(threads, 0);
                     for (unsigned gr = 0; gr < threads / 128; ++gr)
                         b->groups.push_back(std::make_unique<rc::Barrier>(128, rc::Orders::Nothing, "a warp group's wgmma"));
                     b->rsSlots.assign(threads, {});
@@ -641,6 +643,68 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
             bElement<K, Bits>(i, l / 4, l % 4, k, n);
             B[k][n] = operandElement<T>(lb, i);
         }
+    }
+    block->warps[t / 32]->arriveAndWait();
+    for (int i = 0; i < 4; ++i) {
+        int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+        double sum = 0;
+        for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+        accumulate(d[i], sum);
+    }
+}
+
+// ---- block-scaled mma.sync (PTX ISA, "Block Scaling for mma.sync"):
+// D += (A * scale_A) (B * scale_B), here kind::mxf4nvf4 with e2m1 operands
+// (eight to a register, element 0 in the low nibble, the .s4 fragments) and
+// ue4m3 factors, four to a lane's 32-bit word (byte j: K elements 16j to
+// 16j + 15 of the atom). Row r of A takes its factors from lane
+// 4 (r % 8) + 2 threadA + r / 8, column n of B from lane 4 n + threadB.
+struct E2M1 {};
+template <> constexpr int operandBits<E2M1> = 4;
+template <> inline double operandElement<E2M1>(const void *regs, int i) {
+    static const double magnitude[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    int nibble = (static_cast<const unsigned char *>(regs)[i / 2] >> (4 * (i % 2))) & 0xF;
+    return nibble & 8 ? -magnitude[nibble & 7] : magnitude[nibble & 7];
+}
+// An unsigned e4m3 factor: 4 exponent bits (bias 7), 3 mantissa bits; 0x7F is NaN.
+inline double ue4m3(unsigned byte) {
+    byte &= 0x7F;
+    if (byte == 0x7F) return std::nan("");
+    unsigned exponent = byte >> 3, mantissa = byte & 7;
+    return exponent == 0 ? std::ldexp(double(mantissa), -9) : std::ldexp(double(8 + mantissa), int(exponent) - 10);
+}
+template <int M, int N, int K, class T, int Vec>
+void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsigned short threadA, unsigned sfb, unsigned short threadB) {
+    static_assert(M == 16 && N == 8 && K == 64 && Vec == 16, "emu models kind::mxf4nvf4 m16n8k64 with scale_vec::4X");
+    constexpr int AElems = M * K / 32, BElems = K * N / 32;
+    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
+    if (threadA > 1 || threadB > 3) throw std::runtime_error("emu: block-scaled mma thread-id selector out of range");
+    block->lanes[t] = reinterpret_cast<uint64_t>(a);
+    block->aux[t] = reinterpret_cast<uint64_t>(b);
+    block->scaleWords[t] = sfa | uint64_t(sfb) << 32;
+    block->warps[t / 32]->arriveAndWait();
+    double A[M][K] = {}, B[K][N] = {};
+    for (unsigned l = 0; l < 32; ++l) {
+        const void *la = reinterpret_cast<const void *>(block->lanes[warpBase + l]);
+        const void *lb = reinterpret_cast<const void *>(block->aux[warpBase + l]);
+        for (int i = 0; i < AElems; ++i) {
+            int r, c;
+            aElement<K, 4>(i, l / 4, l % 4, r, c);
+            A[r][c] = operandElement<T>(la, i);
+        }
+        for (int i = 0; i < BElems; ++i) {
+            int k, n;
+            bElement<K, 4>(i, l / 4, l % 4, k, n);
+            B[k][n] = operandElement<T>(lb, i);
+        }
+    }
+    for (int r = 0; r < M; ++r) {
+        uint64_t word = block->scaleWords[warpBase + 4 * (r % 8) + 2 * threadA + r / 8] & 0xFFFFFFFFu;
+        for (int k = 0; k < K; ++k) A[r][k] *= ue4m3(unsigned(word >> (8 * (k / Vec))) & 0xFF);
+    }
+    for (int n = 0; n < N; ++n) {
+        uint64_t word = block->scaleWords[warpBase + 4 * n + threadB] >> 32;
+        for (int k = 0; k < K; ++k) B[k][n] *= ue4m3(unsigned(word >> (8 * (k / Vec))) & 0xFF);
     }
     block->warps[t / 32]->arriveAndWait();
     for (int i = 0; i < 4; ++i) {

@@ -59,13 +59,15 @@ def close(got, ref, dtype, scale):
 
 # ------------------------------------------------------------------ data
 
-def make_data(interp, kernel, scalars, dyn, seed, ranges=None):
+def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None):
     """Inputs and initial outputs: quarters in [-2, 2] for floats, small
     integers (int8, int4 and uint4: the whole range, to probe C's integer
     promotion and the 4-bit formats' signs). `ranges` gives integer tensors
-    that hold counts or indices their valid range: {name: (lo, hi)}."""
+    that hold counts or indices their valid range: {name: (lo, hi)};
+    `byte_ranges` the range of every byte of an integer tensor's elements."""
     rng = random.Random(seed * 7919 + 1)
     ranges = ranges or {}
+    byte_ranges = byte_ranges or {}
     params, _ = interp.signature(kernel)
     tensors = {}
     for name, kind, dtype, dims in params:
@@ -74,8 +76,14 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None):
         n = 1
         for d in interp.shape_of(kernel, name, dyn):
             n *= d
-        if name in ranges:
+        if name in byte_ranges:
+            # Every byte of each element in the range (block-scale words: four 8-bit factors each).
+            lo, hi = byte_ranges[name]
+            vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(tldtypes.BITS[dtype] // 8)) for _ in range(n)]
+        elif name in ranges:
             vals = [rng.randint(*ranges[name]) for _ in range(n)]
+        elif dtype == "f4e2m1":
+            vals = [rng.choice(tldtypes.E2M1_VALUES) for _ in range(n)]
         elif dtype in tldtypes.FLOAT_TYPES:
             vals = [rng.randint(-8, 8) * 0.25 for _ in range(n)]
         elif dtype == "int8":
@@ -109,6 +117,7 @@ class Case:
         self.scalars, self.dyn, self.seed, self.features = scalars, dyn, seed, features
         self.flags = []          # further tilet flags (-D NAME=VALUE of a ported example)
         self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example)
+        self.byte_ranges = {}    # the range of each byte of an integer tensor's elements (bytes.NAME=LO..HI; '// difftest: bytes NAME=LO..HI')
         self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
         self.detail = ""
 
@@ -117,7 +126,7 @@ def interpret(case, tr):
     """The reference result, or sets case.outcome to invalid."""
     try:
         it = tlinterp.Interpreter(tr.ast, case.text)
-        data = make_data(it, case.kernel, case.scalars, case.dyn, case.seed, case.ranges)
+        data = make_data(it, case.kernel, case.scalars, case.dyn, case.seed, case.ranges, case.byte_ranges)
         before = {k: list(v) for k, v in data.items()}
         it.run(case.kernel, data, case.scalars, case.dyn)
         return it, before, data
@@ -405,11 +414,13 @@ def cases_from_manifest(manifest):
         fields = line.split()
         path, arch, kernel, flags = os.path.join(root, fields[0]), fields[1], fields[2], fields[3:]
         ranges = {}
-        for f in [f for f in flags if f.startswith("range.")]:
-            name, span = f[len("range."):].split("=", 1)
-            lo, hi = span.split("..")
-            ranges[name] = (int(lo), int(hi))
-            flags.remove(f)
+        byte_ranges = {}
+        for prefix, table in (("range.", ranges), ("bytes.", byte_ranges)):
+            for f in [f for f in flags if f.startswith(prefix)]:
+                name, span = f[len(prefix):].split("=", 1)
+                lo, hi = span.split("..")
+                table[name] = (int(lo, 0), int(hi, 0))
+                flags.remove(f)
         text = open(path).read()
         # The sizes are set in the text itself (as -D would set them), so
         # that the interpreter, which reads the source, sees them too.
@@ -423,6 +434,7 @@ def cases_from_manifest(manifest):
         c.path = f"{fields[0]} [{arch} {kernel}]"
         c.flags = ["-I", os.path.dirname(path)]   # the files its import_source statements name
         c.ranges = ranges
+        c.byte_ranges = byte_ranges
         cases.append(c)
     return cases
 
@@ -432,12 +444,17 @@ def case_from_file(k, path, arch):
     knew: arch, kernel, seed (of the data), scalars and dynamic sizes."""
     text = open(path).read()
     meta = {"arch": arch, "seed": "1"}
-    scalars, dyn = {}, {}
+    scalars, dyn, byte_ranges = {}, {}, {}
     for line in text.splitlines():
         if not line.startswith("// difftest:"):
             continue
         rest = line[len("// difftest:"):].strip()
-        if rest.startswith("scalars "):
+        if rest.startswith("bytes "):
+            for kv in rest[6:].split():
+                name, span = kv.split("=")
+                lo, hi = span.split("..")
+                byte_ranges[name] = (int(lo, 0), int(hi, 0))
+        elif rest.startswith("scalars "):
             for kv in rest[8:].split():
                 name, v = kv.split("=")
                 scalars[name] = float(v) if "." in v or "e" in v else int(v)
@@ -451,6 +468,7 @@ def case_from_file(k, path, arch):
                 meta[name] = v
     c = Case(k, text, meta["arch"], meta["kernel"], scalars, dyn, int(meta["seed"]))
     c.path = path
+    c.byte_ranges = byte_ranges
     return c
 
 

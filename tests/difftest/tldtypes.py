@@ -14,13 +14,13 @@ INT_TYPES = {
     "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
     "uint8": (8, False), "uint16": (16, False), "uint32": (32, False), "uint64": (64, False),
 }
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2"}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2", "f4e2m1"}
 # Narrow floats are computed in f32 (docs/language.md section 3).
-NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2"}
+NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2", "f4e2m1"}
 SUB_BYTE = {"f6e2m3", "f6e3m2", "f4e2m1"}
 ALL_TYPES = set(INT_TYPES) | FLOAT_TYPES | {"bool", "e8m0"} | SUB_BYTE
 
-BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8,
+BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8, "f4e2m1": 4,
         **{t: b for t, (b, _) in INT_TYPES.items()}}
 
 
@@ -128,7 +128,12 @@ def e5m2(x):
     return _round_mantissa(x, 2, -14, 57344.0)
 
 
-ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2}
+def e2m1(x):
+    # OCP MX e2m1: 1 mantissa bit, exponents 0..2 (bias 1), largest 6, no inf or NaN.
+    return _round_mantissa(x, 1, 0, 6.0, saturate_to=True)
+
+
+ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2, "f4e2m1": e2m1}
 
 
 class InvalidProgram(Exception):
@@ -221,8 +226,32 @@ _E5M2 = _fp8_table(2, 15, False)
 PACKED_INTS = {"int4", "uint4"}
 
 
+# e2m1 (OCP MX): sign, 2 exponent bits, 1 mantissa bit; two to a byte, element
+# 0 in the low nibble, as the packed integers.
+E2M1_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def _e2m1_bits(x):
+    if x == 0:
+        return 8 if math.copysign(1.0, x) < 0 else 0
+    return E2M1_VALUES.index(x)
+
+
+def ue4m3_value(b):
+    """A block-scale factor of kind::mxf4nvf4 (NVFP4): e4m3 without a sign."""
+    return fp8_value(b & 0x7F, 3, 7, True)
+
+
+def ue8m0_value(b):
+    """A block-scale factor of the MX formats: 2**(b - 127); 0xFF is NaN."""
+    return float("nan") if b == 0xFF else math.ldexp(1.0, b - 127)
+
+
 def to_bytes(values, t):
     """The device-memory image of a list of values of dtype t."""
+    if t == "f4e2m1":
+        nibbles = [_e2m1_bits(v) for v in values] + [0] * (len(values) % 2)
+        return bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, len(nibbles), 2))
     if t in PACKED_INTS:
         nibbles = [v & 0xF for v in values] + [0] * (len(values) % 2)
         return bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, len(nibbles), 2))
@@ -240,6 +269,8 @@ def to_bytes(values, t):
 
 
 def from_bytes(data, t, n):
+    if t == "f4e2m1":
+        return [E2M1_VALUES[(data[i // 2] >> 4 * (i % 2)) & 0xF] for i in range(n)]
     if t in PACKED_INTS:
         return [wrap_int(data[i // 2] >> 4 * (i % 2), t) for i in range(n)]
     if t in _STRUCT:

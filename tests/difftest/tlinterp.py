@@ -20,6 +20,7 @@ cannot hide as a tilet bug.
 import itertools
 import math
 import re
+import tldtypes
 
 from tldtypes import (INT_TYPES, FLOAT_TYPES, NARROW_FLOATS, InvalidProgram, arith_type, convert, f32, is_float,
                       is_int, wrap_int, ROUND, ALL_TYPES, BITS, to_bytes, from_bytes)
@@ -577,7 +578,7 @@ class KernelTranslator:
             raise Unsupported(f"statement {k}")
 
     # Tile work spread over the threads that run it.
-    SPREAD_WORK = {"copy", "tma_copy", "async_copy", "copy_cluster", "im2col", "gemm", "clear", "fill", "cumsum", "atomic_add",
+    SPREAD_WORK = {"copy", "tma_copy", "async_copy", "copy_cluster", "im2col", "gemm", "gemm_blockscaled", "clear", "fill", "cumsum", "atomic_add",
                    "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax"}
 
     def role_chain(self, s):
@@ -930,7 +931,7 @@ class KernelTranslator:
         return f"rt.region({sym.py}, [{', '.join(items)}])", sym
 
     # The buffer each tile operation writes, by argument position.
-    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "im2col": 1, "gemm": 2, "clear": 0, "fill": 0, "cumsum": 0,
+    WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "im2col": 1, "gemm": 2, "gemm_blockscaled": 2, "clear": 0, "fill": 0, "cumsum": 0,
                    "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1}
 
     def block_level_stmt(self, emit_at, d):
@@ -1019,6 +1020,18 @@ class KernelTranslator:
                 # gemm(..., mbar = b) completes asynchronously and arrives on b
                 # once (language.md, "TMEM GEMM"): in program order, the
                 # product is there by the time a wait on b returns.
+                self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
+            return
+        if name == "gemm_blockscaled":
+            a, b, c, sfa, sfb = (self.region(p)[0] for p in pos[:5])
+            ta = self.static_bool(kw.get("transpose_A"))
+            tb = self.static_bool(kw.get("transpose_B"))
+            clear = self.cond(kw["clear_accum"]).code if "clear_accum" in kw else "False"
+            k_start = self.integer(kw["k_start"]).code if "k_start" in kw else "0"
+            ga, gb = self.static_int(kw["sf_a_granularity_k"]), self.static_int(kw["sf_b_granularity_k"])
+            layout = kw["sf_layout"].text if "sf_layout" in kw else "rowmajor"
+            self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear}, scales=({sfa}, {sfb}, {k_start}, {ga}, {gb}, {layout!r}))")
+            if "mbar" in kw:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
         if name == "cumsum":
@@ -1940,7 +1953,29 @@ class Runtime:
                 value = convert(m, st if not clear else st, dt) if is_float(dt) or is_int(dt) else m
             d.data[d.flat(out_idx)] = value
 
-    def gemm(self, a, b, c, ta, tb, clear):
+    def scale_factor(self, sf, row, k, granularity, layout):
+        """gemm_blockscaled's factor for row `row` (of A, or of B as [N, K])
+        at K position `k` (k_start included), docs/language.md: four 8-bit
+        factors to a uint32 word, byte j the j-th `granularity` elements of
+        the word's 4 * granularity; ue4m3 every 16 elements (NVFP4), ue8m0
+        every 32 (the MX formats)."""
+        word_k, byte = k // (4 * granularity), (k // granularity) % 4
+        if layout == "rowmajor":
+            at = (row, word_k)
+        else:
+            # TileLang's blockscaled_chunk_kmajor: a 128-row x 4-word chunk.
+            flat = (word_k % 4) * 128 + (row % 32) * 4 + row // 32
+            at = divmod(flat, 4)
+        if at[0] >= sf.extents[0] or at[1] >= sf.extents[1]:
+            raise InvalidProgram(f"gemm_blockscaled reads scale word {list(at)} outside the {sf.extents} region of '{sf.buf.name}'")
+        idx = tuple(m + i for m, i in zip(sf.mins, at))
+        word = self.read(sf.buf, idx)
+        if word is None:
+            raise InvalidProgram(f"gemm_blockscaled reads '{sf.buf.name}'{list(idx)} before it is written")
+        b = (int(word) >> (8 * byte)) & 0xFF
+        return tldtypes.ue4m3_value(b) if granularity == 16 else tldtypes.ue8m0_value(b)
+
+    def gemm(self, a, b, c, ta, tb, clear, scales=None):
         a, b, c = (self.complete(r, []) for r in (a, b, c))
         for r in (a, b, c):
             self.check_inside(r)
@@ -1972,6 +2007,14 @@ class Runtime:
                 B[col][r] = float(v)
             else:
                 B[r][col] = float(v)
+        if scales:
+            sfa, sfb, k_start, ga, gb, layout = scales
+            sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
+            for i in range(m):
+                A[i] = [x * self.scale_factor(sfa, i, k_start + k, ga, layout) for k, x in enumerate(A[i])]
+            for j in range(n):
+                for k in range(ka):
+                    B[k][j] *= self.scale_factor(sfb, j, k_start + k, gb, layout)
         BT = list(zip(*B))
         ct = c.buf.dtype
         integer = is_int(ct)
