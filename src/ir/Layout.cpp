@@ -1,6 +1,7 @@
 #include "ir/Layout.h"
 
 #include "ir/Simplify.h"
+#include "support/InternalError.h"
 
 #include <algorithm>
 #include <numeric>
@@ -250,6 +251,7 @@ Expr bufferOffset(const BufferNode &b, const std::vector<Expr> &indices, DType t
     if (b.scope != MemScope::Shared || segmentBytes == 0) return add(mul(row, cast(t, b.shape.back())), col);
 
     int64_t elementBytes = dtypeBits(b.dtype) / 8;
+    TILET_ASSERT(elementBytes > 0, "swizzled access of packed '" << b.name << "' other than through its bytes");
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < b.shape.size(); ++d) rows *= *constInt(b.shape[d]);
     int64_t segment = segmentBytes / elementBytes;   // elements of a row in one segment

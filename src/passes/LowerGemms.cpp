@@ -198,12 +198,21 @@ private:
         Expr quadLane = ir::mod(w.lane, ir::intImm(4));
         // The word's index along K: the scale factors of positions k_start + ks * k on.
         Expr word = g.sfKStart ? ir::add(ir::div(g.sfKStart, ir::intImm(wordK)), ks) : ks;
+        // Element (row, col) of a scale region: its last two dimensions (a
+        // pipelined loop's stage comes first).
+        auto at = [&](const ir::Region &r, const Expr &row, const Expr &col) -> Expr {
+            std::vector<Expr> indices = r.mins;
+            size_t n = indices.size();
+            indices[n - 2] = ir::add(indices[n - 2], row);
+            indices[n - 1] = ir::add(indices[n - 1], col);
+            return std::make_shared<ir::Load>(r.buffer, std::move(indices), span);
+        };
         auto load = [&](const ir::Region &r, const Expr &row) -> Expr {
-            if (g.sfLayout == ir::ScaleLayout::RowMajor) return std::make_shared<ir::Load>(r.buffer, ir::regionIndices(r, {row, word}), span);
+            if (g.sfLayout == ir::ScaleLayout::RowMajor) return at(r, row, word);
             // TileLang's blockscaled_chunk_kmajor: word w of row r at w * 128 + (r % 32) * 4 + r / 32 of a 128 x 4 chunk.
             Expr flat = ir::add(ir::add(ir::mul(ir::mod(word, ir::intImm(4)), ir::intImm(128)), ir::mul(ir::mod(row, ir::intImm(32)), ir::intImm(4))),
                                 ir::div(row, ir::intImm(32)));
-            return std::make_shared<ir::Load>(r.buffer, ir::regionIndices(r, {ir::div(flat, ir::intImm(4)), ir::mod(flat, ir::intImm(4))}), span);
+            return at(r, ir::div(flat, ir::intImm(4)), ir::mod(flat, ir::intImm(4)));
         };
         // A: the lanes 2t, 2t + 1 of quad g give rows g and g + 8 of atom 2p + t.
         int64_t aWords = (t.mAtoms() + 1) / 2, bWords = (t.nAtoms() + 3) / 4;

@@ -244,7 +244,8 @@ private:
             if (r.buffer->scope != ir::MemScope::Shared && r.buffer->scope != ir::MemScope::Global)
                 return Option::no(std::string(operand) + " '" + r.buffer->name + "' is a " + ir::memScopeName(r.buffer->scope) +
                                   "; the scale words are read from shared or global memory");
-            const std::vector<int64_t> &shape = r.extents;   // 2-D (sema)
+            // 2-D (sema), after a pipelined loop's stage dimension
+            const std::vector<int64_t> shape(r.extents.end() - 2, r.extents.end());
             if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
                 // TileLang's blockscaled_chunk_kmajor: one 128-row tile's words for 256 elements of K.
                 if (shape != std::vector<int64_t>{128, 4} || rows > 128)
@@ -357,12 +358,13 @@ private:
         if (b.scope != ir::MemScope::Shared) return;
         std::vector<int64_t> shape = *b.constShape();
         int64_t cont = shape.back();
-        int64_t vec = 128 / dtypeBits(b.dtype);
-        ir::SharedSwizzle sw = dtypeBits(b.dtype) < 8 ? ir::SharedSwizzle::None   // packed sub-byte tiles stay linear
-                             : cont % (vec * 8) == 0 ? ir::SharedSwizzle::B128
-                             : cont % (vec * 4) == 0 ? ir::SharedSwizzle::B64
-                             : cont % (vec * 2) == 0 ? ir::SharedSwizzle::B32
-                                                     : ir::SharedSwizzle::None;
+        // In bytes: packed sub-byte tiles are swizzled as the bytes that hold
+        // them (every access of a packed buffer goes through its uint8 view).
+        int64_t rowBytes = cont * dtypeBits(b.dtype) / 8;
+        ir::SharedSwizzle sw = rowBytes % 128 == 0 ? ir::SharedSwizzle::B128
+                             : rowBytes % 64 == 0  ? ir::SharedSwizzle::B64
+                             : rowBytes % 32 == 0  ? ir::SharedSwizzle::B32
+                                                   : ir::SharedSwizzle::None;
         if (b.swizzle != ir::SharedSwizzle::None && b.swizzle != sw) sw = b.swizzle;   // a buffer keeps its first layout
         auto external = externFunctionOf_.find(r.buffer.get());
         if (external != externFunctionOf_.end()) sw = ir::SharedSwizzle::None;

@@ -43,7 +43,7 @@ int4_gemm_kernel(const unsigned char* __restrict__ A, const unsigned char* __res
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 10 "int4_gemm.tl"
-        *reinterpret_cast<uint4*>(&a_bytes[i_thread * 64 + i_1 * 2048 + j_thread]) = *reinterpret_cast<const uint4*>(&A_bytes[i_thread * 64 + i_1 * 2048 + j_thread]);
+        *reinterpret_cast<uint4*>(&a_bytes[i_thread * 64 + i_1 * 2048 + (j_thread ^ (((i_thread / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&A_bytes[i_thread * 64 + i_1 * 2048 + j_thread]);
     }
 #line 11 "int4_gemm.tl"
     const unsigned char* B_bytes = reinterpret_cast<const unsigned char*>(B);   // 'B' viewed as uint8[64, 64]
@@ -57,7 +57,7 @@ int4_gemm_kernel(const unsigned char* __restrict__ A, const unsigned char* __res
     #pragma unroll
     for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 11 "int4_gemm.tl"
-        *reinterpret_cast<uint4*>(&b_bytes[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]) = *reinterpret_cast<const uint4*>(&B_bytes[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
+        *reinterpret_cast<uint4*>(&b_bytes[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B_bytes[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
 #line 12 "int4_gemm.tl"
     unsigned char* a_bytes_1 = reinterpret_cast<unsigned char*>(tilet_smem + 0);   // 'a' viewed as uint8[64, 64]
@@ -88,13 +88,13 @@ int4_gemm_kernel(const unsigned char* __restrict__ A, const unsigned char* __res
         #pragma unroll
         for (int i = 0; i < 2; ++i) {
 #line 12 "int4_gemm.tl"
-            tilet_ldmatrix_x4(&a_frag[i * 16], &a_bytes_1[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ks * 32 + lane / 16 * 16]);
+            tilet_ldmatrix_x4(&a_frag[i * 16], &a_bytes_1[warp_m * 2048 + i * 1024 + lane / 8 % 2 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 16 * 16) ^ (lane % 8 / 2 * 16))]);
         }
 #line 12 "int4_gemm.tl"
         #pragma unroll
         for (int jg = 0; jg < 2; ++jg) {
 #line 12 "int4_gemm.tl"
-            tilet_ldmatrix_x4(&b_frag[jg * 16], &b_bytes_1[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ks * 32 + lane / 8 % 2 * 16]);
+            tilet_ldmatrix_x4(&b_frag[jg * 16], &b_bytes_1[warp_n * 2048 + jg * 1024 + lane / 16 * 512 + lane % 8 * 64 + ((ks * 32 + lane / 8 % 2 * 16) ^ (lane % 8 / 2 * 16))]);
         }
 #line 12 "int4_gemm.tl"
         #pragma unroll
