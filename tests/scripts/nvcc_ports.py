@@ -8,6 +8,7 @@ stays true). docs/tilelang-ports.md gives the same facts.
 usage: nvcc_ports.py TILET EXAMPLES_TILELANG_DIR
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -19,6 +20,10 @@ ARCHS = ["sm_80", "sm_90a", "sm_100a"]
 # (file, arch): why it does not translate there -- the original does not
 # support that architecture, or its configuration does not fit it.
 NOT_TRANSLATED = {
+    ("sm120_nvfp4_blockscaled_gemm.tl", "sm_80"): "block-scaled mma.sync (kind::mxf4nvf4): sm_120a only (the original is an sm_120 example)",
+    ("sm120_nvfp4_blockscaled_gemm.tl", "sm_90a"): "block-scaled mma.sync (kind::mxf4nvf4): sm_120a only (the original is an sm_120 example)",
+    ("sm120_nvfp4_blockscaled_gemm.tl", "sm_100a"): ("block-scaled mma.sync (kind::mxf4nvf4): sm_120a only; sm_100a scales in tcgen05.mma, "
+                                                     "with C in tensor memory, not in a fragment"),
     ("mla_decode.tl", "sm_80"): "237,568 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration targets Hopper)",
     ("mla_decode.tl", "sm_100a"): "237,568 bytes of shared memory; sm_100a has 232,448 (sm_90a: 231,424)",
     ("gemm_persistent_explicit.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
@@ -69,6 +74,12 @@ SPILLS = {
 }
 
 
+def declared_target(path):
+    """The architecture a port's `target ARCH;` line names ([] without one)."""
+    m = re.search(r"^target\s+(sm_\w+)\s*;", open(path).read(), re.M)
+    return [m.group(1)] if m else []
+
+
 def one(tilet, nvcc, arches, path, arch, tmp):
     name = os.path.basename(path)
     base = os.path.join(tmp, f"{name[:-3]}_{arch}")
@@ -117,8 +128,10 @@ def main():
     def task(pair, tmp):
         problems, note = one(tilet, nvcc, arches, pair[0], pair[1], tmp)
         return problems, [note] if note else []
-    problems, _ = run_all(task, [(p, a) for p in ports for a in ARCHS])
-    print(f"nvcc-ports: {len(ports) * len(ARCHS)} translation(s), {len(problems)} failure(s)")
+    # Every port for each of ARCHS, and a port whose `target` line names another architecture for that one too.
+    pairs = [(p, a) for p in ports for a in ARCHS + [t for t in declared_target(p) if t not in ARCHS]]
+    problems, _ = run_all(task, pairs)
+    print(f"nvcc-ports: {len(pairs)} translation(s), {len(problems)} failure(s)")
     return 1 if problems else 0
 
 
