@@ -248,10 +248,12 @@ private:
             const std::vector<int64_t> shape(r.extents.end() - 2, r.extents.end());
             if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
                 // TileLang's blockscaled_chunk_kmajor: one 128-row tile's words for 256 elements of K.
-                if (shape != std::vector<int64_t>{128, 4} || rows > 128)
-                    return Option::no("sf_layout = blockscaled_chunk_kmajor reads one chunk of 128 rows x 4 words (" + std::string(operand) +
-                                      " is " + str(shape[0]) + " x " + str(shape[1]) + ") for at most 128 rows of " + (isA ? "A" : "B") +
-                                      " (the gemm has " + str(rows) + ")");
+                if (shape != std::vector<int64_t>{128, 4})
+                    return Option::no("sf_layout = blockscaled_chunk_kmajor reads one chunk of 128 rows x 4 words; " + std::string(operand) +
+                                      " is " + str(shape[0]) + " x " + str(shape[1]));
+                if (rows > 128)
+                    return Option::no("a chunk of sf_layout = blockscaled_chunk_kmajor holds the factors of 128 rows; " + std::string(isA ? "A" : "B") +
+                                      " has " + str(rows));
                 continue;
             }
             if (shape[0] < rows)
