@@ -31,6 +31,7 @@ DTYPES = {
     "f8e4m3": (1, "float8_e4m3fn"), "f8e5m2": (1, "float8_e5m2"),
     "int8": (1, "int8"), "uint8": (1, "uint8"), "int16": (2, "int16"), "int32": (4, "int32"),
     "int64": (8, "int64"), "uint32": (4, "uint32"), "bool": (1, "bool"),
+    "f4e2m1": (0.5, "uint8"),   # packed, two to a byte: torch holds the bytes
 }
 
 

@@ -14,6 +14,7 @@ synchronizes, and exits 1 with the CUDA error if anything fails. Built with
 the translation's .cu and .host.cpp by scripts/gpu-check (no Python, no
 PyTorch under the sanitizer). Only the standard library: runs anywhere.
 """
+import math
 import os
 import sys
 
@@ -45,7 +46,7 @@ def driver(header, dyn):
                 count = 1
                 for d in p.dims:
                     count *= d if isinstance(d, int) else dyn.get(d, 1000)
-                size = max(1, count) * DTYPES[p.dtype][0]
+                size = math.ceil(max(1, count) * DTYPES[p.dtype][0])   # packed types: whole bytes
                 var = f"{func}_{p.name}"
                 out += [f"    void *{var} = nullptr;",
                         f'    CHECK("cudaMalloc {p.name}", cudaMalloc(&{var}, {size}));',

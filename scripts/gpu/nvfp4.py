@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""GPU check of the NVFP4 block-scaled GEMM example (gemm_nvfp4_sm120a.tl)
+against PyTorch.
+
+usage: nvfp4.py --list
+       nvfp4.py --check-tables SRC_DIR CHECK...
+       nvfp4.py [--cpu] --lib LIB --header HEADER CHECK
+
+The sizes come from the generated header (HEADER). A and B are random e2m1
+bytes (two values each, element 0 in the low nibble); every 16 elements of a
+row along K share a ue4m3 factor between 0.5 and 2.25, written in the
+example's chunked word layout (TileLang's blockscaled_chunk_kmajor: one 128 x
+4-word chunk per 128-row tile and 256-deep k-tile, word w of row r at
+w * 128 + (r % 32) * 4 + r / 32). The reference decodes both formats from
+their definitions and multiplies in f32 with TF32 off; the error of each
+element is relative to |reference| + the reference's RMS (common.relative_
+error); C is filled with NaN first. The baseline is cuBLAS's bf16 GEMM of the
+dequantized operands (torch.matmul), timed in the same process: PyTorch's
+own NVFP4 GEMM is not assumed to exist. --cpu runs a `tilet --cpu` library
+(the emulator; small shapes) with the same reference and no timing.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+from common import expect, result, torch  # noqa: E402
+
+# check: (launch function, tolerance). The output is bf16 (8 significant bits).
+CASES = {
+    "gemm_nvfp4_sm120a": ("gemm_nvfp4", 2e-2),
+}
+
+TILE_ROWS, TILE_K = 128, 256
+
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def shapes(name, header):
+    """(M, N, K, init function) of check `name`'s translation, after checking
+    the header agrees with the case."""
+    func, _ = CASES[name]
+    params, order, init = common.launch_params(header, func)
+    expect(order == ["A", "B", "SFA", "SFB", "C"], f"{func} takes tensors {order}, the case expects A, B, SFA, SFB, C")
+    a, b, sfa, sfb, c = (params[n] for n in order)
+    for p in (a, b, sfa, sfb, c):
+        expect(len(p.dims) == 2 and all(isinstance(d, int) for d in p.dims), f"{func}: {p} is not a fixed 2-d shape")
+    expect((a.dtype, b.dtype, sfa.dtype, sfb.dtype, c.dtype) == ("f4e2m1", "f4e2m1", "uint32", "uint32", "bf16"),
+           f"{func}: A, B, SFA, SFB, C hold {a.dtype}, {b.dtype}, {sfa.dtype}, {sfb.dtype}, {c.dtype}")
+    (M, K), N = a.dims, c.dims[1]
+    expect(b.dims == [N, K] and c.dims[0] == M, f"{func}: B is {b.dims} and C {c.dims}; the case expects [N, K] and [M, N]")
+    expect(K % 16 == 0, f"{func}: K = {K} is not whole 16-element scale blocks")
+    for p, rows in ((sfa, M), (sfb, N)):
+        want = [ceil_div(rows, TILE_ROWS) * ceil_div(K, TILE_K) * TILE_ROWS, 4]
+        expect(p.dims == want, f"{func}: {p.name} is {p.dims}; the chunked layout of {rows} rows needs {want}")
+    return M, N, K, init
+
+
+def chunk_words(factors, K):
+    """The scale words of `factors` ([rows, K / 16] bytes, int64) in the
+    chunked layout, as int32 (the bytes are at most 0x40: no sign)."""
+    rows = factors.shape[0]
+    k_tiles = ceil_div(K, TILE_K)
+    padded = torch.full((ceil_div(rows, TILE_ROWS) * TILE_ROWS, k_tiles * TILE_K // 16), 0x38, dtype=torch.int64, device=factors.device)
+    padded[:rows, :K // 16] = factors
+    # [tile, r / 32, r % 32, k-tile, word, byte] -> words [tile, k-tile, word, r % 32, r / 32]
+    f = padded.view(-1, 4, 32, k_tiles, 4, 4)
+    words = f[..., 0] | f[..., 1] << 8 | f[..., 2] << 16 | f[..., 3] << 24
+    return words.permute(0, 3, 4, 2, 1).reshape(-1, 4).to(torch.int32).contiguous()
+
+
+def dequantized(packed, factors, K):
+    """e2m1 values ([rows, K / 2] bytes) times their factors, in f32."""
+    e2m1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], device=packed.device)
+    codes = torch.stack([packed.long() & 0xF, packed.long() >> 4], dim=-1).reshape(packed.shape[0], K)
+    # ue4m3: 4 exponent bits (bias 7), 3 mantissa bits, no sign; the factors here are normal numbers.
+    scale = (1 + (factors & 7).float() / 8) * torch.pow(2.0, ((factors >> 3) - 7).float())
+    return e2m1[codes] * scale.repeat_interleave(16, dim=1)
+
+
+def check(name, lib, header, device):
+    func, tolerance = CASES[name]
+    M, N, K, init = shapes(name, header)
+    if lib is None:
+        return True
+    shape = f"{M}x{N}x{K}"
+    torch.manual_seed(0)
+    a = torch.randint(0, 256, (M, K // 2), device=device, dtype=torch.uint8)
+    b = torch.randint(0, 256, (N, K // 2), device=device, dtype=torch.uint8)
+    fa = torch.randint(0x30, 0x41, (M, K // 16), device=device, dtype=torch.int64)
+    fb = torch.randint(0x30, 0x41, (N, K // 16), device=device, dtype=torch.int64)
+    sfa, sfb = chunk_words(fa, K), chunk_words(fb, K)
+    c = torch.full((M, N), float("nan"), device=device, dtype=torch.bfloat16)
+    tensors = [a, b, sfa, sfb, c]
+    launch, last_error = common.load_launch(lib, init, func)
+    common.call(launch, last_error, tensors)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    torch.set_float32_matmul_precision("highest")
+    da, db = dequantized(a, fa, K), dequantized(b, fb, K)
+    ref = da @ db.t()
+    error = common.relative_error(ref, c)
+    flops = 2.0 * M * N * K
+    fields = dict(shape=shape, tolerance=tolerance, flops=flops)
+    if device == "cpu":
+        return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, note="tilet --cpu emulator, no timing", **fields)
+    ms = common.time_ms(lambda: common.call(launch, last_error, tensors))
+    error, note = common.worst(error, common.relative_error(ref, c))  # and after the last timed launch
+    a16, b16 = da.to(torch.bfloat16), db.to(torch.bfloat16).t()
+    base_ms = common.time_ms(lambda: torch.matmul(a16, b16))
+    base_error = common.relative_error(ref, torch.matmul(a16, b16))
+    return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, time_ms=ms, tflops=flops / ms / 1e9,
+                  baseline="cuBLAS bf16 of the dequantized operands (torch.matmul)", baseline_ms=base_ms,
+                  baseline_tflops=flops / base_ms / 1e9, baseline_max_error=base_error, ratio=base_ms / ms, note=note, **fields)
+
+
+if __name__ == "__main__":
+    sys.exit(common.main(sys.argv, CASES, check, __doc__))
