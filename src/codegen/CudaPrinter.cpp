@@ -294,12 +294,12 @@ private:
         }
         case ir::StmtKind::Mma: {
             const ir::Mma &m = *ir::as<ir::Mma>(s);
-            std::string key = m.instruction.name;
+            std::string key = catalog::helperKey(m.instruction, m.operand);
             if (!generated_.count(key)) generated_[key] = mmaSyncHelper(m);
             std::string scales;
             if (m.scales)
-                scales = ", " + access(m.scales->a, {m.scales->aOffset}) + ", " + e(m.scales->aThread) + ", " + access(m.scales->b, {m.scales->bOffset}) +
-                         ", " + e(m.scales->bThread);
+                scales = ", " + access(m.scales->a, {m.scales->aOffset}) + ", " + e(m.scales->aByte) + ", " + e(m.scales->aThread) + ", " +
+                         access(m.scales->b, {m.scales->bOffset}) + ", " + e(m.scales->bByte) + ", " + e(m.scales->bThread);
             out_.line("tilet_" + key + "(&" + access(m.d, {m.dOffset}) + ", &" + access(m.a, {m.aOffset}) + ", &" + access(m.b, {m.bOffset}) +
                       scales + ");");
             return;
@@ -639,15 +639,15 @@ std::string mmaSyncHelper(const ir::Mma &m) {
     const bool scaled = m.scales.has_value();
     if (scaled)
         text += "// Block-scaled (PTX ISA, \"Block Scaling for mma.sync\"): sfa and sfb are this lane's words of four\n"
-                "// 8-bit scale factors, one per " + std::to_string(inst.scaleVec) + " elements of K; A's rows g and g + 8 take theirs from\n"
-                "// lanes 4g + 2 sfa_thread and 4g + 2 sfa_thread + 1, B's column g from lane 4g + sfb_thread.\n";
-    text += "__device__ __forceinline__ void tilet_" + std::string(inst.name) + "(" + cType(acc) + " *d, const void *a, const void *b" +
-            (scaled ? ", unsigned sfa, unsigned short sfa_thread, unsigned sfb, unsigned short sfb_thread" : "") + ")\n{\n";
+                "// 8-bit scale factors, one per " + std::to_string(inst.scaleVec) + " elements of K, from byte sfa_byte (sfb_byte) on; A's rows g\n"
+                "// and g + 8 take theirs from lanes 4g + 2 sfa_thread and 4g + 2 sfa_thread + 1, B's column g from lane 4g + sfb_thread.\n";
+    text += "__device__ __forceinline__ void tilet_" + catalog::helperKey(inst, m.operand) + "(" + cType(acc) + " *d, const void *a, const void *b" +
+            (scaled ? ", unsigned sfa, unsigned short sfa_byte, unsigned short sfa_thread, unsigned sfb, unsigned short sfb_byte, unsigned short sfb_thread"
+                    : "") + ")\n{\n";
     text += "    unsigned ra[" + std::to_string(aRegs) + "], rb[" + std::to_string(bRegs) + "]" + (packed ? ", rd[" + std::to_string(dRegs) + "]" : "") + ";\n";
     text += "    memcpy(ra, a, sizeof(ra));\n    memcpy(rb, b, sizeof(rb));\n";
     if (packed) text += "    memcpy(rd, d, sizeof(rd));\n";
     std::string dList = numbered(0, dRegs);
-    // The selectors' byte-id is 0: with four factors to a word (scale_vec::4X) the lane's whole word is used.
     int64_t s0 = dRegs + aRegs + bRegs;
     std::string scaleList = scaled ? ", {%" + std::to_string(s0) + "}, {%" + std::to_string(s0 + 1) + ", %" + std::to_string(s0 + 2) + "}, {%" +
                                          std::to_string(s0 + 3) + "}, {%" + std::to_string(s0 + 4) + ", %" + std::to_string(s0 + 5) + "}"
@@ -657,7 +657,7 @@ std::string mmaSyncHelper(const ir::Mma &m) {
     std::string dConstraint = packed || isInteger(acc) ? "+r" : acc == DType::F64 ? "+d" : "+f";
     text += "                 : " + operands(dConstraint, packed ? "rd" : "d", dRegs) + "\n";
     text += "                 : " + operands("r", "ra", aRegs) + ", " + operands("r", "rb", bRegs) +
-            (scaled ? ", \"r\"(sfa), \"h\"((unsigned short)0), \"h\"(sfa_thread), \"r\"(sfb), \"h\"((unsigned short)0), \"h\"(sfb_thread)" : "") +
+            (scaled ? ", \"r\"(sfa), \"h\"(sfa_byte), \"h\"(sfa_thread), \"r\"(sfb), \"h\"(sfb_byte), \"h\"(sfb_thread)" : "") +
             ");\n";
     if (packed) text += "    memcpy(d, rd, sizeof(rd));\n";
     return text + "}\n";

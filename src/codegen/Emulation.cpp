@@ -71,10 +71,17 @@ const std::vector<std::pair<std::string, std::string>> &mmaModels() {
             {DType::F8E5M2, "__nv_fp8_e5m2"}};
         std::vector<std::pair<std::string, std::string>> out;
         for (const Instruction &i : catalog::all()) {
-            // Block-scaled: emu.h models kind::mxf4nvf4 (four factors to a word, the form lower-gemms generates).
-            if (i.cls == InstrClass::MmaSync && i.blockScaled() && i.k.lo == 4 * i.scaleVec && i.takes(i.a, DType::F4E2M1)) {
-                out.push_back({"tilet_" + std::string(i.name) + "(", "emu::mmaBlockScaled<" + std::to_string(i.m.lo) + ", " + std::to_string(i.n.lo) +
-                                                                       ", " + std::to_string(i.k.lo) + ", emu::E2M1, " + std::to_string(i.scaleVec) + ">("});
+            // Block-scaled: the forms lower-gemms generates, packed e2m1 with four
+            // factors to a k-step (kind::mxf4nvf4) and 8-bit operands with one.
+            if (i.cls == InstrClass::MmaSync && i.blockScaled()) {
+                for (DType t : {DType::F4E2M1, DType::F8E4M3, DType::F8E5M2}) {
+                    bool packedForm = dtypeBits(t) == 4 && i.k.lo == 4 * i.scaleVec;
+                    if (!i.takes(i.a, t) || (dtypeBits(t) != 8 && !packedForm)) continue;
+                    std::string type = t == DType::F4E2M1 ? "emu::E2M1" : types.at(t);
+                    out.push_back({"tilet_" + catalog::helperKey(i, t) + "(", "emu::mmaBlockScaled<" + std::to_string(i.m.lo) + ", " +
+                                                                               std::to_string(i.n.lo) + ", " + std::to_string(i.k.lo) + ", " + type +
+                                                                               ", " + std::to_string(i.scaleVec) + ">("});
+                }
                 continue;
             }
             if (i.cls != InstrClass::MmaSync || i.blockScaled() || i.layout != FragmentLayout::MmaM16N8) continue;

@@ -552,17 +552,21 @@ struct StMatrix : StmtNode {
 // d[dOffset..] += a[aOffset..] * b[bOffset..], with the register fragments of
 // the PTX ISA (ir/MmaLayout.h). Operand dtypes are the buffers' dtypes.
 // A block-scaled mma.sync's scale factors (PTX ISA, "Block Scaling for
-// mma.sync"): each lane's 32-bit word of them for A and for B, and which
-// lanes of each quad supply this atom's (thread-id-a: the pair 2t, 2t + 1
-// give rows g and g + 8; thread-id-b: lane t gives column g). One word
-// then serves two atoms along M and four along N.
+// mma.sync"): each lane's 32-bit word of them for A and for B, which lanes
+// of each quad supply this atom's (thread-id-a: the pair 2t, 2t + 1 give
+// rows g and g + 8; thread-id-b: lane t gives column g), and the first byte
+// of the word it reads (byte-id: 0 where the atom takes all four factors,
+// scale_vec::4X; the k-step's factor with one per row, scale_vec::1X). One
+// word then serves two atoms along M and four along N.
 struct MmaScales {
     Buffer a;
     Expr aOffset;
     Expr aThread;
+    Expr aByte;
     Buffer b;
     Expr bOffset;
     Expr bThread;
+    Expr bByte;
 };
 
 struct Mma : StmtNode {

@@ -197,8 +197,9 @@ public:
             auto &m = static_cast<const Mma &>(*s);
             line(std::string(m.instruction.name) + "." + std::string(dtypeName(m.operand)) + " " + m.d->name + "[" + expr(m.dOffset) +
                  "...] += " + m.a->name + "[" + expr(m.aOffset) + "...] * " + m.b->name + "[" + expr(m.bOffset) + "...]" +
-                 (m.scales ? " scaled " + m.scales->a->name + "[" + expr(m.scales->aOffset) + "] (thread " + expr(m.scales->aThread) + "), " +
-                                 m.scales->b->name + "[" + expr(m.scales->bOffset) + "] (thread " + expr(m.scales->bThread) + ")"
+                 (m.scales ? " scaled " + m.scales->a->name + "[" + expr(m.scales->aOffset) + "] (thread " + expr(m.scales->aThread) + ", byte " +
+                                 expr(m.scales->aByte) + "), " + m.scales->b->name + "[" + expr(m.scales->bOffset) + "] (thread " +
+                                 expr(m.scales->bThread) + ", byte " + expr(m.scales->bByte) + ")"
                            : std::string()));
             return;
         }

@@ -76,8 +76,10 @@ void Visitor::visitMma(const Mma &n) {
     if (n.scales) {
         visit(n.scales->aOffset);
         visit(n.scales->aThread);
+        visit(n.scales->aByte);
         visit(n.scales->bOffset);
         visit(n.scales->bThread);
+        visit(n.scales->bByte);
     }
 }
 void Visitor::visitCpAsyncCommit(const CpAsyncCommit &) {}
@@ -392,10 +394,13 @@ Stmt Mutator::mutateMma(const Stmt &self, const Mma &n) {
         scales->bOffset = mutate(n.scales->bOffset);
         scales->aThread = mutate(n.scales->aThread);
         scales->bThread = mutate(n.scales->bThread);
+        scales->aByte = mutate(n.scales->aByte);
+        scales->bByte = mutate(n.scales->bByte);
         scales->a = mutateBuffer(n.scales->a);
         scales->b = mutateBuffer(n.scales->b);
         scalesSame = scales->aOffset == n.scales->aOffset && scales->bOffset == n.scales->bOffset && scales->aThread == n.scales->aThread &&
-                     scales->bThread == n.scales->bThread && scales->a == n.scales->a && scales->b == n.scales->b;
+                     scales->bThread == n.scales->bThread && scales->aByte == n.scales->aByte && scales->bByte == n.scales->bByte &&
+                     scales->a == n.scales->a && scales->b == n.scales->b;
     }
     if (d == n.dOffset && a == n.aOffset && b == n.bOffset && dBuf == n.d && aBuf == n.a && bBuf == n.b && scalesSame) return self;
     return std::make_shared<Mma>(n.instruction, n.operand, dBuf, d, aBuf, a, bBuf, b, n.span, std::move(scales));

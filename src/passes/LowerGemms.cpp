@@ -185,19 +185,25 @@ private:
     // A block-scaled gemm's scale words for k-step `ks` (docs/language.md,
     // gemm_blockscaled): each lane loads the word of the row (A) or column
     // (B) it supplies to the atoms' thread-id selectors (ir::MmaScales), one
-    // register for two atoms along M and one for four along N.
+    // register for two atoms along M and one for four along N. A word holds
+    // the factors of one k-step (scale_vec::4X) or of four (1X: the k-step's
+    // byte is its byte-id).
     struct ScaleRegisters {
         ir::Buffer a, b;
         std::vector<Stmt> loads;
+        Expr byteId;
     };
     ScaleRegisters loadScales(const ir::Gemm &g, const ir::MmaTiling &t, const WarpCoordinates &w, const Expr &ks, SourceRange span) const {
         const Instruction &inst = *g.instruction;
         const int64_t wordK = 4 * inst.scaleVec;   // K elements per word
-        TILET_ASSERT(inst.k.lo == wordK, "a block-scaled mma.sync whose k-step is not one scale word");
+        const int64_t stepsPerWord = wordK / inst.k.lo;
+        TILET_ASSERT(stepsPerWord * inst.k.lo == wordK, "a block-scaled mma.sync whose k-steps do not tile a scale word");
         ScaleRegisters out;
+        out.byteId = stepsPerWord == 1 ? ir::intImm(0) : ir::mod(ks, ir::intImm(stepsPerWord));
         Expr quadLane = ir::mod(w.lane, ir::intImm(4));
-        // The word's index along K: the scale factors of positions k_start + ks * k on.
-        Expr word = g.sfKStart ? ir::add(ir::div(g.sfKStart, ir::intImm(wordK)), ks) : ks;
+        // The word's index along K: the scale factors of positions k_start + ks * k on (k_start is a multiple of wordK).
+        Expr stepWord = stepsPerWord == 1 ? ks : ir::div(ks, ir::intImm(stepsPerWord));
+        Expr word = g.sfKStart ? ir::add(ir::div(g.sfKStart, ir::intImm(wordK)), stepWord) : stepWord;
         // Element (row, col) of a scale region: its last two dimensions (a
         // pipelined loop's stage comes first).
         auto at = [&](const ir::Region &r, const Expr &row, const Expr &col) -> Expr {
@@ -454,8 +460,8 @@ private:
         if (g.inst == ir::GemmInst::MMABlockScaled) {
             scaleRegs = loadScales(g, t, w, ks, span);
             for (Stmt &s : scaleRegs.loads) step.push_back(std::move(s));
-            scales = ir::MmaScales{scaleRegs.a, ir::div(i, ir::intImm(2)), ir::mod(i, ir::intImm(2)),
-                                   scaleRegs.b, ir::div(j, ir::intImm(4)), ir::mod(j, ir::intImm(4))};
+            scales = ir::MmaScales{scaleRegs.a, ir::div(i, ir::intImm(2)), ir::mod(i, ir::intImm(2)), scaleRegs.byteId,
+                                   scaleRegs.b, ir::div(j, ir::intImm(4)), ir::mod(j, ir::intImm(4)), scaleRegs.byteId};
         }
 
         // One mma per atom of the warp's part of C.
@@ -523,8 +529,10 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
             if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";
     }
-    if (g.inst == ir::GemmInst::MMABlockScaled && g.instruction->k.lo != 4 * g.instruction->scaleVec)
-        return "a block-scaled mma.sync with one scale factor per row for its k-step (" + std::string(g.instruction->name) + ") is";
+    // kind::mxf8f6f4 reads 4- and 6-bit operands one to a byte, unlike tilet's packed tiles.
+    if (g.inst == ir::GemmInst::MMABlockScaled && g.instruction->k.lo != 4 * g.instruction->scaleVec && dtypeBits(g.a.buffer->dtype) != 8)
+        return "a block-scaled mma.sync of " + std::string(dtypeName(g.a.buffer->dtype)) + " operands with one factor per 32 elements (" +
+               std::string(g.instruction->name) + ", one element to a byte) is";
     if (!ir::isMmaSync(g.inst) && g.inst != ir::GemmInst::FMA)
         return "gemm code generation (" + inst + ") is";
     if (g.c.buffer->scope == ir::MemScope::Fragment && !g.c.coversBuffer()) return "a gemm into part of a fragment is";

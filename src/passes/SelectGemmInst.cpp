@@ -232,10 +232,22 @@ private:
     // inside them.
     Option mmaScaleOperands(const ir::Gemm &g, const Shape &s, const Instruction &inst) const {
         int64_t wordK = 4 * inst.scaleVec;   // the K elements one word's four factors cover
+        std::optional<int64_t> k0 = g.sfKStart ? ir::constInt(g.sfKStart) : std::optional<int64_t>(0);
         if (g.sfKStart) {
             int64_t divisor = ir::knownDivisor(g.sfKStart);   // 0 for k_start = 0
             if (divisor != 0 && divisor % wordK != 0)
                 return Option::no("k_start must be a multiple of " + str(wordK) + " (the K elements of one scale word); it is not known to be");
+            if (k0 && *k0 < 0) return Option::no("k_start = " + str(*k0) + " is negative; it is the gemm's first K position in the scale words");
+        }
+        if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
+            // A chunk's 4 words per row cover 4 * wordK elements of K; the gemm's must all be in it.
+            int64_t chunkK = 4 * wordK;
+            int64_t divisor = g.sfKStart ? ir::knownDivisor(g.sfKStart) : 0;
+            bool inChunk = k0 ? *k0 % chunkK + s.K <= chunkK : (divisor % chunkK == 0 && s.K <= chunkK);
+            if (!inChunk)
+                return Option::no("sf_layout = blockscaled_chunk_kmajor: a chunk holds the factors of " + str(chunkK) + " elements of K, and K positions " +
+                                  (k0 ? str(*k0) + " to " + str(*k0 + s.K - 1) : "k_start + 0 to k_start + " + str(s.K - 1)) +
+                                  (k0 ? " are not within one" : " are not known to be within one (k_start a multiple of " + str(chunkK) + ")"));
         }
         for (bool isA : {true, false}) {
             const ir::Region &r = isA ? *g.sfa : *g.sfb;
@@ -259,7 +271,6 @@ private:
             if (shape[0] < rows)
                 return Option::no(std::string(operand) + " has " + str(shape[0]) + " rows; it needs one for each of the " + str(rows) + " rows of " +
                                   (isA ? "A" : "B"));
-            std::optional<int64_t> k0 = g.sfKStart ? ir::constInt(g.sfKStart) : std::optional<int64_t>(0);
             if (!k0 && shape[1] * wordK <= s.K)
                 return Option::no(std::string(operand) + "'s " + str(shape[1]) + " words per row hold only this gemm's " + str(s.K) +
                                   " elements of K, and row-major scale words are numbered from k_start, which is not 0 here (give the whole row of words, or no k_start)");

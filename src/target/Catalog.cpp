@@ -55,6 +55,12 @@ std::string ptx(const Instruction &inst, int64_t n, int64_t k, DType a, DType b,
     return text;
 }
 
+std::string helperKey(const Instruction &inst, DType operand) {
+    std::string key = inst.name;
+    if (std::string_view(inst.ptx).find("{a}") != std::string_view::npos) key += "_" + ptxOperandType(operand);
+    return key;
+}
+
 const char *className(InstrClass c) {
     switch (c) {
     case InstrClass::MmaSync: return "mma.sync";

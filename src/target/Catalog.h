@@ -69,6 +69,10 @@ std::string ptxOperandType(DType t);
 std::string ptx(const Instruction &inst, int64_t n, int64_t k, DType a, DType b, DType c);
 
 const char *className(InstrClass c);
+// The name of the helper that issues `inst` for operands of type `operand`:
+// the entry's key, with the operand type where its PTX leaves that open
+// ("mma_m16n8k32_f32_mxf8f6f4_e4m3").
+std::string helperKey(const Instruction &inst, DType operand);
 // "registers", "shared or tmem".
 std::string locationText(uint8_t set);
 

@@ -654,10 +654,12 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
 }
 
 // ---- block-scaled mma.sync (PTX ISA, "Block Scaling for mma.sync"):
-// D += (A * scale_A) (B * scale_B), here kind::mxf4nvf4 with e2m1 operands
-// (eight to a register, element 0 in the low nibble, the .s4 fragments) and
-// ue4m3 factors, four to a lane's 32-bit word (byte j: K elements 16j to
-// 16j + 15 of the atom). Row r of A takes its factors from lane
+// D += (A * scale_A) (B * scale_B). kind::mxf4nvf4 (scale_vec::4X): e2m1
+// operands (eight to a register, element 0 in the low nibble, the .s4
+// fragments) and ue4m3 factors, bytes byteA.. of a lane's 32-bit word (byte
+// byteA + j: K elements 16j to 16j + 15 of the atom); kind::mxf8f6f4
+// (scale_vec::1X): 8-bit operands (the .e4m3 fragments) and one ue8m0
+// factor, byte byteA. Row r of A takes its factors from lane
 // 4 (r % 8) + 2 threadA + r / 8, column n of B from lane 4 n + threadB.
 struct E2M1 {};
 template <> constexpr int operandBits<E2M1> = 4;
@@ -673,12 +675,18 @@ inline double ue4m3(unsigned byte) {
     unsigned exponent = byte >> 3, mantissa = byte & 7;
     return exponent == 0 ? std::ldexp(double(mantissa), -9) : std::ldexp(double(8 + mantissa), int(exponent) - 10);
 }
+// A ue8m0 factor: 2^(byte - 127); 0xFF is NaN.
+inline double ue8m0(unsigned byte) { return byte == 0xFF ? std::nan("") : std::ldexp(1.0, int(byte) - 127); }
 template <int M, int N, int K, class T, int Vec>
-void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsigned short threadA, unsigned sfb, unsigned short threadB) {
-    static_assert(M == 16 && N == 8 && K == 64 && Vec == 16, "emu models kind::mxf4nvf4 m16n8k64 with scale_vec::4X");
-    constexpr int AElems = M * K / 32, BElems = K * N / 32;
+void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsigned short byteA, unsigned short threadA, unsigned sfb,
+                    unsigned short byteB, unsigned short threadB) {
+    static_assert(M == 16 && N == 8 && ((K == 64 && Vec == 16) || (K == 32 && Vec == 32)),
+                  "emu models kind::mxf4nvf4 m16n8k64 scale_vec::4X and kind::mxf8f6f4 m16n8k32 scale_vec::1X");
+    constexpr int Bits = operandBits<T>, AElems = M * K / 32, BElems = K * N / 32, Factors = K / Vec;
     unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
-    if (threadA > 1 || threadB > 3) throw std::runtime_error("emu: block-scaled mma thread-id selector out of range");
+    if (threadA > 1 || threadB > 3 || byteA + Factors > 4 || byteB + Factors > 4)
+        throw std::runtime_error("emu: block-scaled mma selector out of range");
+    auto factor = [](uint64_t word, int byte) { return Vec == 16 ? ue4m3(unsigned(word >> (8 * byte)) & 0xFF) : ue8m0(unsigned(word >> (8 * byte)) & 0xFF); };
     block->lanes[t] = reinterpret_cast<uint64_t>(a);
     block->aux[t] = reinterpret_cast<uint64_t>(b);
     block->scaleWords[t] = sfa | uint64_t(sfb) << 32;
@@ -689,22 +697,22 @@ void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsign
         const void *lb = reinterpret_cast<const void *>(block->aux[warpBase + l]);
         for (int i = 0; i < AElems; ++i) {
             int r, c;
-            aElement<K, 4>(i, l / 4, l % 4, r, c);
+            aElement<K, Bits>(i, l / 4, l % 4, r, c);
             A[r][c] = operandElement<T>(la, i);
         }
         for (int i = 0; i < BElems; ++i) {
             int k, n;
-            bElement<K, 4>(i, l / 4, l % 4, k, n);
+            bElement<K, Bits>(i, l / 4, l % 4, k, n);
             B[k][n] = operandElement<T>(lb, i);
         }
     }
     for (int r = 0; r < M; ++r) {
         uint64_t word = block->scaleWords[warpBase + 4 * (r % 8) + 2 * threadA + r / 8] & 0xFFFFFFFFu;
-        for (int k = 0; k < K; ++k) A[r][k] *= ue4m3(unsigned(word >> (8 * (k / Vec))) & 0xFF);
+        for (int k = 0; k < K; ++k) A[r][k] *= factor(word, byteA + k / Vec);
     }
     for (int n = 0; n < N; ++n) {
         uint64_t word = block->scaleWords[warpBase + 4 * n + threadB] >> 32;
-        for (int k = 0; k < K; ++k) B[k][n] *= ue4m3(unsigned(word >> (8 * (k / Vec))) & 0xFF);
+        for (int k = 0; k < K; ++k) B[k][n] *= factor(word, byteB + k / Vec);
     }
     block->warps[t / 32]->arriveAndWait();
     for (int i = 0; i < 4; ++i) {

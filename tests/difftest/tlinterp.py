@@ -1966,7 +1966,7 @@ class Runtime:
             # TileLang's blockscaled_chunk_kmajor: a 128-row x 4-word chunk.
             flat = (word_k % 4) * 128 + (row % 32) * 4 + row // 32
             at = divmod(flat, 4)
-        if at[0] >= sf.extents[0] or at[1] >= sf.extents[1]:
+        if not (0 <= at[0] < sf.extents[0] and 0 <= at[1] < sf.extents[1]):
             raise InvalidProgram(f"gemm_blockscaled reads scale word {list(at)} outside the {sf.extents} region of '{sf.buf.name}'")
         idx = tuple(m + i for m, i in zip(sf.mins, at))
         word = self.read(sf.buf, idx)

@@ -181,9 +181,12 @@ def rewrite_device(device):
     device = re.sub(r"tilet_ldmatrix_x(\d)(_trans)?\(",
                     lambda m: f"emu::ldmatrix<{m.group(1)}, {'true' if m.group(2) else 'false'}>(", device)
     device = re.sub(r"tilet_stmatrix_x(\d)\(", lambda m: f"emu::stmatrix<{m.group(1)}>(", device)
-    # Block-scaled kind::mxf4nvf4: e2m1 operands, four factors to a word, one per 16 elements.
+    # Block-scaled kind::mxf4nvf4: e2m1 operands, four factors to a word, one per 16 elements;
+    # kind::mxf8f6f4: 8-bit operands (the type in the helper's name), one factor per 32.
     device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_f32_mxf4nvf4\(",
                     lambda m: f"emu::mmaBlockScaled<{m.group(1)}, {m.group(2)}, {m.group(3)}, emu::E2M1, 16>(", device)
+    device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_f32_mxf8f6f4_(e4m3|e5m2)\(",
+                    lambda m: f"emu::mmaBlockScaled<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}, 32>(", device)
     device = re.sub(r"tilet_mma_m(\d+)n(\d+)k(\d+)_\w+?_(\w+)\(",
                     lambda m: f"emu::mma<{m.group(1)}, {m.group(2)}, {m.group(3)}, {OPERAND_TYPES[m.group(4)]}>(", device)
     device = re.sub(r"tilet_cp_async_(\d+)\(", r"emu::cpAsync<\1>(", device)

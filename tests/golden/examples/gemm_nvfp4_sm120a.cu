@@ -85,16 +85,16 @@ __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar
 }
 // mma.sync: D (16x8, f32) += A (16x64, f4e2m1) * B (64x8, f4e2m1) for one warp.
 // Block-scaled (PTX ISA, "Block Scaling for mma.sync"): sfa and sfb are this lane's words of four
-// 8-bit scale factors, one per 16 elements of K; A's rows g and g + 8 take theirs from
-// lanes 4g + 2 sfa_thread and 4g + 2 sfa_thread + 1, B's column g from lane 4g + sfb_thread.
-__device__ __forceinline__ void tilet_mma_m16n8k64_f32_mxf4nvf4(float *d, const void *a, const void *b, unsigned sfa, unsigned short sfa_thread, unsigned sfb, unsigned short sfb_thread)
+// 8-bit scale factors, one per 16 elements of K, from byte sfa_byte (sfb_byte) on; A's rows g
+// and g + 8 take theirs from lanes 4g + 2 sfa_thread and 4g + 2 sfa_thread + 1, B's column g from lane 4g + sfb_thread.
+__device__ __forceinline__ void tilet_mma_m16n8k64_f32_mxf4nvf4(float *d, const void *a, const void *b, unsigned sfa, unsigned short sfa_byte, unsigned short sfa_thread, unsigned sfb, unsigned short sfb_byte, unsigned short sfb_thread)
 {
     unsigned ra[4], rb[2];
     memcpy(ra, a, sizeof(ra));
     memcpy(rb, b, sizeof(rb));
     asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3}, {%10}, {%11, %12}, {%13}, {%14, %15};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "r"(sfa), "h"((unsigned short)0), "h"(sfa_thread), "r"(sfb), "h"((unsigned short)0), "h"(sfb_thread));
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "r"(sfa), "h"(sfa_byte), "h"(sfa_thread), "r"(sfb), "h"(sfb_byte), "h"(sfb_thread));
 }
 // ---- end of PTX helpers ----
 
@@ -246,7 +246,7 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
                     #pragma unroll
                     for (int j = 0; j < 4; ++j) {
 #line 44 "gemm_nvfp4_sm120a.tl"
-                        tilet_mma_m16n8k64_f32_mxf4nvf4(&C_local[j * 4 + i * 16], &A_shared_frag[i * 16], &B_shared_frag[j * 8], SFA_shared_frag[i / 2], i % 2, SFB_shared_frag[0], j);
+                        tilet_mma_m16n8k64_f32_mxf4nvf4(&C_local[j * 4 + i * 16], &A_shared_frag[i * 16], &B_shared_frag[j * 8], SFA_shared_frag[i / 2], 0, i % 2, SFB_shared_frag[0], 0, j);
                     }
                 }
             }
