@@ -490,6 +490,10 @@ private:
                    "; B: " + bPlan.why;
         d.why = std::to_string(t.kSteps()) + " k-step" + (t.kSteps() == 1 ? "" : "s") + " of " + std::to_string(t.mAtoms() * t.nAtoms()) +
                 " mma.sync per warp";
+        if (scales)
+            d.choice += "; scale factors: " + std::to_string(*ir::constInt(scaleRegs.a->shape[0])) + " word(s) of '" +
+                        g.sfa->buffer->name + "' and " + std::to_string(*ir::constInt(scaleRegs.b->shape[0])) + " of '" + g.sfb->buffer->name +
+                        "' per lane and k-step (one for two atoms along M, one for four along N; the mma's thread-id selectors pick the lanes)";
         ctx_.explain.record(std::move(d));
         return out;
     }

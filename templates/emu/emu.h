@@ -621,15 +621,10 @@ template <class D> void accumulate(D &d, double sum) {
     else d = static_cast<float>(d + sum);
 }
 
-// D (M x N, this lane's 4 elements) += A (M x K) * B (K x N), gathered from the warp's lanes.
-template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, const void *b) {
-    static_assert(M == 16 && N == 8, "emu models the m16n8 shapes");
+// A (M x K) and B (K x N) from the operand registers the warp's lanes
+// published in block->lanes and block->aux.
+template <int M, int N, int K, class T> void gatherOperands(unsigned warpBase, double (&A)[M][K], double (&B)[K][N]) {
     constexpr int Bits = operandBits<T>, AElems = M * K / 32, BElems = K * N / 32;
-    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
-    block->lanes[t] = reinterpret_cast<uint64_t>(a);
-    block->aux[t] = reinterpret_cast<uint64_t>(b);
-    block->warps[t / 32]->arriveAndWait();
-    double A[M][K] = {}, B[K][N] = {};
     for (unsigned l = 0; l < 32; ++l) {
         const void *la = reinterpret_cast<const void *>(block->lanes[warpBase + l]);
         const void *lb = reinterpret_cast<const void *>(block->aux[warpBase + l]);
@@ -644,6 +639,17 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
             B[k][n] = operandElement<T>(lb, i);
         }
     }
+}
+
+// D (M x N, this lane's 4 elements) += A (M x K) * B (K x N), gathered from the warp's lanes.
+template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, const void *b) {
+    static_assert(M == 16 && N == 8, "emu models the m16n8 shapes");
+    unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
+    block->lanes[t] = reinterpret_cast<uint64_t>(a);
+    block->aux[t] = reinterpret_cast<uint64_t>(b);
+    block->warps[t / 32]->arriveAndWait();
+    double A[M][K] = {}, B[K][N] = {};
+    gatherOperands<M, N, K, T>(warpBase, A, B);
     block->warps[t / 32]->arriveAndWait();
     for (int i = 0; i < 4; ++i) {
         int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
@@ -682,7 +688,7 @@ void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsign
                     unsigned short byteB, unsigned short threadB) {
     static_assert(M == 16 && N == 8 && ((K == 64 && Vec == 16) || (K == 32 && Vec == 32)),
                   "emu models kind::mxf4nvf4 m16n8k64 scale_vec::4X and kind::mxf8f6f4 m16n8k32 scale_vec::1X");
-    constexpr int Bits = operandBits<T>, AElems = M * K / 32, BElems = K * N / 32, Factors = K / Vec;
+    constexpr int Factors = K / Vec;
     unsigned t = tid.x, lane = t % 32, warpBase = t / 32 * 32;
     if (threadA > 1 || threadB > 3 || byteA + Factors > 4 || byteB + Factors > 4)
         throw std::runtime_error("emu: block-scaled mma selector out of range");
@@ -692,20 +698,7 @@ void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsign
     block->scaleWords[t] = sfa | uint64_t(sfb) << 32;
     block->warps[t / 32]->arriveAndWait();
     double A[M][K] = {}, B[K][N] = {};
-    for (unsigned l = 0; l < 32; ++l) {
-        const void *la = reinterpret_cast<const void *>(block->lanes[warpBase + l]);
-        const void *lb = reinterpret_cast<const void *>(block->aux[warpBase + l]);
-        for (int i = 0; i < AElems; ++i) {
-            int r, c;
-            aElement<K, Bits>(i, l / 4, l % 4, r, c);
-            A[r][c] = operandElement<T>(la, i);
-        }
-        for (int i = 0; i < BElems; ++i) {
-            int k, n;
-            bElement<K, Bits>(i, l / 4, l % 4, k, n);
-            B[k][n] = operandElement<T>(lb, i);
-        }
-    }
+    gatherOperands<M, N, K, T>(warpBase, A, B);
     for (int r = 0; r < M; ++r) {
         uint64_t word = block->scaleWords[warpBase + 4 * (r % 8) + 2 * threadA + r / 8] & 0xFFFFFFFFu;
         for (int k = 0; k < K; ++k) A[r][k] *= factor(word, byteA + k / Vec);
