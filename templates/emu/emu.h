@@ -641,6 +641,16 @@ template <int M, int N, int K, class T> void gatherOperands(unsigned warpBase, d
     }
 }
 
+// This lane's 4 elements of the m16n8 accumulator += their elements of A B.
+template <int M, int N, int K, class D> void accumulateProduct(D *d, unsigned lane, const double (&A)[M][K], const double (&B)[K][N]) {
+    for (int i = 0; i < 4; ++i) {
+        int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+        double sum = 0;
+        for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+        accumulate(d[i], sum);
+    }
+}
+
 // D (M x N, this lane's 4 elements) += A (M x K) * B (K x N), gathered from the warp's lanes.
 template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, const void *b) {
     static_assert(M == 16 && N == 8, "emu models the m16n8 shapes");
@@ -651,12 +661,7 @@ template <int M, int N, int K, class T, class D> void mma(D *d, const void *a, c
     double A[M][K] = {}, B[K][N] = {};
     gatherOperands<M, N, K, T>(warpBase, A, B);
     block->warps[t / 32]->arriveAndWait();
-    for (int i = 0; i < 4; ++i) {
-        int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
-        double sum = 0;
-        for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
-        accumulate(d[i], sum);
-    }
+    accumulateProduct<M, N, K>(d, lane, A, B);
 }
 
 // ---- block-scaled mma.sync (PTX ISA, "Block Scaling for mma.sync"):
@@ -708,12 +713,7 @@ void mmaBlockScaled(float *d, const void *a, const void *b, unsigned sfa, unsign
         for (int k = 0; k < K; ++k) B[k][n] *= factor(word, byteB + k / Vec);
     }
     block->warps[t / 32]->arriveAndWait();
-    for (int i = 0; i < 4; ++i) {
-        int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
-        double sum = 0;
-        for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
-        accumulate(d[i], sum);
-    }
+    accumulateProduct<M, N, K>(d, lane, A, B);
 }
 
 // ---- cp.async: copies land when a wait retires their group. The generic
