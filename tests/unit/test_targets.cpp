@@ -124,6 +124,21 @@ TEST(Catalog, PtxTemplatesAreFilledIn) {
     EXPECT_FALSE(mma.fits(DType::F16, DType::BF16, DType::F32));
 }
 
+TEST(Catalog, HelperKeysNameTheOperandTypeWhereThePtxLeavesItOpen) {
+    // One helper per PTX instruction: an entry whose PTX names the operand
+    // types itself keeps its key; one that leaves them open ({a}) gets the type.
+    EXPECT_EQ(catalog::helperKey(catalog::get("mma_m16n8k64_f32_mxf4nvf4"), DType::F4E2M1), "mma_m16n8k64_f32_mxf4nvf4");
+    EXPECT_EQ(catalog::helperKey(catalog::get("mma_m16n8k32_f32_mxf8f6f4"), DType::F8E4M3), "mma_m16n8k32_f32_mxf8f6f4_e4m3");
+    EXPECT_EQ(catalog::helperKey(catalog::get("mma_m16n8k32_f32_mxf8f6f4"), DType::F8E5M2), "mma_m16n8k32_f32_mxf8f6f4_e5m2");
+    EXPECT_EQ(catalog::helperKey(catalog::get("mma_m16n8k16_f32_bf16"), DType::BF16), "mma_m16n8k16_f32_bf16");
+    // Block-scaled entries: NVFP4's four ue4m3 factors per k-step, MXFP8's one ue8m0.
+    const Instruction &nvfp4 = catalog::get("mma_m16n8k64_f32_mxf4nvf4");
+    const Instruction &mxfp8 = catalog::get("mma_m16n8k32_f32_mxf8f6f4");
+    EXPECT_TRUE(nvfp4.blockScaled() && mxfp8.blockScaled());
+    EXPECT_EQ(nvfp4.k.lo / nvfp4.scaleVec, 4);
+    EXPECT_EQ(mxfp8.k.lo / mxfp8.scaleVec, 1);
+}
+
 TEST(Catalog, ShapeRanges) {
     const Instruction &wg = catalog::get("wgmma_bf16");
     EXPECT_TRUE(wg.n.contains(8) && wg.n.contains(256) && wg.n.contains(136));
