@@ -364,6 +364,10 @@ Buffer bytesView(const Buffer &packed) {
     return view;
 }
 
+Expr scaleChunkPosition(const Expr &row, const Expr &word) {
+    return add(add(mul(word, intImm(kScaleChunkRows)), mul(mod(row, intImm(32)), intImm(kScaleChunkRows / 32))), div(row, intImm(32)));
+}
+
 Region bytesRegion(const Region &r, const Buffer &view) {
     int64_t unit = packingUnit(r.buffer->dtype), unitBytes = unit * dtypeBits(r.buffer->dtype) / 8;
     TILET_ASSERT(r.extents.back() % unit == 0, "a region of packed '" << r.buffer->name << "' is not whole bytes");

@@ -929,6 +929,10 @@ enum class GemmPolicy { Square, FullRow, FullCol };
 // RowMajor, word [row, (k_start + k) / (4 g)]; ChunkKMajor, the 128-row x
 // 4-word chunks of TileLang's blockscaled_chunk_kmajor.
 enum class ScaleLayout { RowMajor, ChunkKMajor };
+constexpr int64_t kScaleChunkRows = 128, kScaleChunkWords = 4;
+// ChunkKMajor: the position of word `word` (< 4) of row `row` (< 128) in
+// its chunk, counted in words row by row: word * 128 + (row % 32) * 4 + row / 32.
+Expr scaleChunkPosition(const Expr &row, const Expr &word);
 const char *gemmPolicyName(GemmPolicy p);
 
 struct Gemm : StmtNode {

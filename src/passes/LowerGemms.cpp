@@ -215,10 +215,9 @@ private:
         };
         auto load = [&](const ir::Region &r, const Expr &row) -> Expr {
             if (g.sfLayout == ir::ScaleLayout::RowMajor) return at(r, row, word);
-            // TileLang's blockscaled_chunk_kmajor: word w of row r at w * 128 + (r % 32) * 4 + r / 32 of a 128 x 4 chunk.
-            Expr flat = ir::add(ir::add(ir::mul(ir::mod(word, ir::intImm(4)), ir::intImm(128)), ir::mul(ir::mod(row, ir::intImm(32)), ir::intImm(4))),
-                                ir::div(row, ir::intImm(32)));
-            return at(r, ir::div(flat, ir::intImm(4)), ir::mod(flat, ir::intImm(4)));
+            // TileLang's blockscaled_chunk_kmajor: the chunk's words in its rows of 4.
+            Expr flat = ir::scaleChunkPosition(row, ir::mod(word, ir::intImm(ir::kScaleChunkWords)));
+            return at(r, ir::div(flat, ir::intImm(ir::kScaleChunkWords)), ir::mod(flat, ir::intImm(ir::kScaleChunkWords)));
         };
         // A: the lanes 2t, 2t + 1 of quad g give rows g and g + 8 of atom 2p + t.
         int64_t aWords = (t.mAtoms() + 1) / 2, bWords = (t.nAtoms() + 3) / 4;

@@ -10,7 +10,6 @@
 #include "passes/SelectGemmInst.h"
 
 #include "ir/Analysis.h"
-
 #include "ir/BufferEdits.h"
 #include "ir/Visitor.h"
 #include "passes/RoleMutator.h"
@@ -92,7 +91,7 @@ private:
         s.sc = g.c.buffer->scope;
         if (std::optional<std::vector<int64_t>> a = g.a.buffer->constShape()) s.contA = a->back();
         if (std::optional<std::vector<int64_t>> b = g.b.buffer->constShape()) s.contB = b->back();
-        s.sfGranularity = g.sfGranularityA ? g.sfGranularityA : g.sfGranularityB;
+        s.sfGranularity = g.sfGranularityA;   // sema requires both; select-gemm-inst checks they agree
         return s;
     }
 
@@ -240,8 +239,8 @@ private:
             if (k0 && *k0 < 0) return Option::no("k_start = " + str(*k0) + " is negative; it is the gemm's first K position in the scale words");
         }
         if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
-            // A chunk's 4 words per row cover 4 * wordK elements of K; the gemm's must all be in it.
-            int64_t chunkK = 4 * wordK;
+            // A chunk's words per row cover kScaleChunkWords * wordK elements of K; the gemm's must all be in it.
+            int64_t chunkK = ir::kScaleChunkWords * wordK;
             int64_t divisor = g.sfKStart ? ir::knownDivisor(g.sfKStart) : 0;
             bool inChunk = k0 ? *k0 % chunkK + s.K <= chunkK : (divisor % chunkK == 0 && s.K <= chunkK);
             if (!inChunk)
@@ -259,13 +258,13 @@ private:
             // 2-D (sema), after a pipelined loop's stage dimension
             const std::vector<int64_t> shape(r.extents.end() - 2, r.extents.end());
             if (g.sfLayout == ir::ScaleLayout::ChunkKMajor) {
-                // TileLang's blockscaled_chunk_kmajor: one 128-row tile's words for 256 elements of K.
-                if (shape != std::vector<int64_t>{128, 4})
-                    return Option::no("sf_layout = blockscaled_chunk_kmajor reads one chunk of 128 rows x 4 words; " + std::string(operand) +
-                                      " is " + str(shape[0]) + " x " + str(shape[1]));
-                if (rows > 128)
-                    return Option::no("a chunk of sf_layout = blockscaled_chunk_kmajor holds the factors of 128 rows; " + std::string(isA ? "A" : "B") +
-                                      " has " + str(rows));
+                // TileLang's blockscaled_chunk_kmajor: one tile's words for chunkK elements of K.
+                if (shape != std::vector<int64_t>{ir::kScaleChunkRows, ir::kScaleChunkWords})
+                    return Option::no("sf_layout = blockscaled_chunk_kmajor reads one chunk of " + str(ir::kScaleChunkRows) + " rows x " +
+                                      str(ir::kScaleChunkWords) + " words; " + std::string(operand) + " is " + str(shape[0]) + " x " + str(shape[1]));
+                if (rows > ir::kScaleChunkRows)
+                    return Option::no("a chunk of sf_layout = blockscaled_chunk_kmajor holds the factors of " + str(ir::kScaleChunkRows) + " rows; " +
+                                      std::string(isA ? "A" : "B") + " has " + str(rows));
                 continue;
             }
             if (shape[0] < rows)
