@@ -453,7 +453,18 @@ private:
             std::ostringstream idesc;
             idesc << "0x" << std::hex << m.instructionDescriptor << "u";
             std::string a = m.aInTensorMemory() ? e(m.aAddress) : desc(m.a);
-            out_.line("tilet_" + key + "(" + e(m.dAddress) + ", " + a + ", " + desc(m.b) + ", " + idesc.str() + ", " + e(m.enableInputD) + ");");
+            std::string tail = m.scales ? ", " + e(m.scales->sfaAddress) + ", " + e(m.scales->sfbAddress) : "";
+            out_.line("tilet_" + key + "(" + e(m.dAddress) + ", " + a + ", " + desc(m.b) + ", " + (m.scales ? e(m.scales->descriptor) : idesc.str()) +
+                      ", " + e(m.enableInputD) + tail + ");");
+            return;
+        }
+        case ir::StmtKind::Tcgen05Copy: {
+            const ir::Tcgen05Copy &c = *ir::as<ir::Tcgen05Copy>(s);
+            helper("tcgen05_desc");
+            helper("tcgen05_cp_32x128b_warpx4");
+            out_.line("tilet_tcgen05_cp_32x128b_warpx4(" + e(ir::add(c.tmem->tmemAddress, ir::cast(DType::UInt32, c.column))) + ", tilet_tcgen05_desc(&" +
+                      access(c.src, c.srcIndices) + ", " + std::to_string(ir::kTcgen05CopyLeadingBytes) + ", " +
+                      std::to_string(ir::kTcgen05CopyStrideBytes) + ", 0));");
             return;
         }
         case ir::StmtKind::Tcgen05Commit: {
@@ -672,12 +683,17 @@ std::string tcgen05MmaHelper(const std::string &key, const Instruction &inst, bo
     text += aInTensorMemory ? "// the CTA; A in tensor memory at a (row r in lane r, K packed along the columns), B through a shared-memory\n"
                               "// descriptor, idesc the instruction descriptor.\n"
                             : "// the CTA; A and B through shared-memory descriptors, idesc the instruction descriptor.\n";
+    bool scaled = inst.blockScaled();
+    if (scaled)
+        text += "// Block-scaled: the factors' words in tensor memory at sfa and sfb (row m's in lane m, column m / 32), the byte\n"
+                "// each reads named by the scale-factor ids in idesc.\n";
     text += "__device__ __forceinline__ void tilet_" + key + "(unsigned d, " + (aInTensorMemory ? "unsigned" : "unsigned long long") +
-            " a, unsigned long long b, unsigned idesc, int enable)\n{\n";
+            " a, unsigned long long b, unsigned idesc, int enable" + (scaled ? ", unsigned sfa, unsigned sfb" : "") + ")\n{\n";
     text += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %4, 0;\\n\"\n";
-    text += "                 \"" + std::string(inst.ptx) + " [%0], " + (aInTensorMemory ? "[%1]" : "%1") + ", %2, %3, p;\\n}\\n\"\n";
+    text += "                 \"" + std::string(inst.ptx) + " [%0], " + (aInTensorMemory ? "[%1]" : "%1") + ", %2, %3, " +
+            (scaled ? "[%5], [%6], " : "") + "p;\\n}\\n\"\n";
     text += "                 :: \"r\"(d), " + (aInTensorMemory ? std::string("\"r\"(a)") : std::string("\"l\"(a)")) +
-            ", \"l\"(b), \"r\"(idesc), \"r\"(enable));\n";
+            ", \"l\"(b), \"r\"(idesc), \"r\"(enable)" + (scaled ? ", \"r\"(sfa), \"r\"(sfb)" : "") + ");\n";
     return text + "}\n";
 }
 

@@ -260,7 +260,22 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Tcgen05Mma &n = *as<Tcgen05Mma>(s);
         descriptorOperands(n.a, n.b, acc);
         acc.push_back(element(n.d, AccessMode::ReadWrite));
+        if (n.scales) {
+            acc.push_back(element(n.scales->sfa, AccessMode::Read));
+            acc.push_back(element(n.scales->sfb, AccessMode::Read));
+        }
         // All until the commit's arrival on completesOn (a wait on it publishes D).
+        for (Access &a : acc) {
+            a.asynchronous = true;
+            a.completesOn = n.completesOn.get();
+        }
+        return;
+    }
+    case StmtKind::Tcgen05Copy: {
+        // Run by the tensor core in order with the thread's tcgen05.mma, until its next commit.
+        const Tcgen05Copy &n = *as<Tcgen05Copy>(s);
+        acc.push_back(element(n.src, AccessMode::Read, &n.srcIndices, Proxy::Async));
+        acc.push_back(element(n.tmem, AccessMode::Write));
         for (Access &a : acc) {
             a.asynchronous = true;
             a.completesOn = n.completesOn.get();
@@ -328,15 +343,15 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(box(n.a, AccessMode::Read));
         acc.push_back(box(n.b, AccessMode::Read));
         acc.push_back(box(n.c, AccessMode::ReadWrite));
-        // With mbar = b (tcgen05), the MMAs read their operands and write C
-        // asynchronously, until b's phase completes.
+        if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
+        if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
+        // With mbar = b (tcgen05), the MMAs read their operands (scale
+        // factors included) and write C asynchronously, until b's phase completes.
         if (n.mbar)
             for (Access &a : acc) {
                 a.asynchronous = true;
                 a.completesOn = n.mbar.get();
             }
-        if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
-        if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
         // gemm(..., mbar = b): its MMAs' completion arrives on b once
         // (TileLang's tcgen05 gemm: one thread's tcgen05.commit).
         if (n.mbar) {
@@ -360,6 +375,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         if (n.src) acc.push_back(box(*n.src, AccessMode::Read));
         return;
     }
+    case StmtKind::ScaleTranspose: acc.push_back(box(as<ScaleTranspose>(s)->region, AccessMode::ReadWrite)); return;
     case StmtKind::Im2Col: {
         const Im2Col &n = *as<Im2Col>(s);
         Access r = element(n.image, AccessMode::Read), w = box(n.dst, AccessMode::Write);   // a gather: any element of the image

@@ -772,6 +772,17 @@ struct TmemDealloc : StmtNode {
     const int64_t columns;
 };
 
+// The scale factors of a block-scaled tcgen05.mma (PTX ISA, "tcgen05.mma"
+// .block_scale): 32-bit words of four 8-bit factors in tensor memory at
+// sfaAddress / sfbAddress, row m's (column n's) in lane m, column m / 32,
+// and the instruction descriptor of the k-step with the byte of each word it
+// reads (the scale-factor ids), known at run time.
+struct Tcgen05Scales {
+    Buffer sfa, sfb;
+    Expr sfaAddress, sfbAddress;
+    Expr descriptor;
+};
+
 // tcgen05.mma.cta_group::1, issued by one thread: D (tensor memory at
 // dAddress) = A * B + (enableInputD ? D : 0), A and B read through shared
 // memory descriptors (the async proxy); asynchronous until a tcgen05.commit's
@@ -780,9 +791,9 @@ struct TmemDealloc : StmtNode {
 struct Tcgen05Mma : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Mma;
     Tcgen05Mma(const Instruction &inst, Buffer d, Expr dAddr, WgmmaOperand a, Expr aAddr, WgmmaOperand b, uint32_t idesc, Expr enable,
-               Buffer completion, SourceRange s = {})
+               Buffer completion, std::optional<Tcgen05Scales> sc = std::nullopt, SourceRange s = {})
         : StmtNode(kKind, s), instruction(inst), d(std::move(d)), dAddress(std::move(dAddr)), a(std::move(a)), aAddress(std::move(aAddr)),
-          b(std::move(b)), instructionDescriptor(idesc), enableInputD(std::move(enable)), completesOn(std::move(completion)) {}
+          b(std::move(b)), instructionDescriptor(idesc), enableInputD(std::move(enable)), completesOn(std::move(completion)), scales(std::move(sc)) {}
     const Instruction &instruction;   // the catalog's tcgen05.mma entry
     const Buffer d;                   // the tensor-memory accumulator (for effects and names)
     const Expr dAddress;
@@ -798,6 +809,7 @@ struct Tcgen05Mma : StmtNode {
     // The mbarrier the issuing thread's tcgen05.commit arrives on: D is
     // written, and A and B read, until a wait on it sees that phase.
     const Buffer completesOn;
+    const std::optional<Tcgen05Scales> scales;   // block-scaled kinds only
 };
 
 // tcgen05.commit.cta_group::1.mbarrier::arrive::one: barrier[index] gets one
@@ -808,6 +820,30 @@ struct Tcgen05Commit : StmtNode {
     const Buffer barrier;
     const Expr index;
 };
+
+// tcgen05.cp.cta_group::1.32x128b.warpx4, issued by one thread (PTX ISA,
+// "tcgen05.cp"): a 32-row x 16-byte tile of shared memory -- the 512
+// contiguous bytes from src[srcIndices], read by the async proxy through a
+// descriptor -- into 4 columns of tensor memory from `column` of `tmem`,
+// row r into lane r of each of the four lane quarters (warpx4). The tensor
+// core runs it before the thread's later tcgen05.mma; its reads of shared
+// memory complete at the thread's next tcgen05.commit (on `completesOn`,
+// filled in by lower-gemms from the gemm that follows; null before).
+struct Tcgen05Copy : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Tcgen05Copy;
+    Tcgen05Copy(Buffer src, std::vector<Expr> idx, Buffer t, Expr col, Buffer completion, SourceRange s = {})
+        : StmtNode(kKind, s), src(std::move(src)), srcIndices(std::move(idx)), tmem(std::move(t)), column(std::move(col)),
+          completesOn(std::move(completion)) {}
+    const Buffer src;
+    const std::vector<Expr> srcIndices;
+    const Buffer tmem;
+    const Expr column;   // counted from tmem's first column
+    const Buffer completesOn;
+};
+constexpr int64_t kTcgen05CopyWords = 128;   // 32 rows x 16 bytes: the words of one tcgen05.cp 32x128b
+// Its source descriptor (PTX ISA, "Shared memory descriptor"): no swizzle,
+// 8-row groups of 16-byte rows 128 bytes apart -- the 512 bytes in order.
+constexpr int64_t kTcgen05CopyLeadingBytes = 0, kTcgen05CopyStrideBytes = 128;
 
 // The shapes of tcgen05.ld tilet issues (PTX ISA, "tcgen05.ld"). A warp
 // reaches only the 32 tensor-memory lanes of its quarter (warp id % 4).
@@ -988,6 +1024,18 @@ struct FinalizeReducer : StmtNode {
     static constexpr StmtKind kKind = StmtKind::FinalizeReducer;
     FinalizeReducer(Buffer r, SourceRange s = {}) : StmtNode(kKind, s), reducer(std::move(r)) {}
     const Buffer reducer;
+};
+
+// TileLang's tcgen05_sf_warp_transpose: the 32 threads of one warp reorder
+// each chunk of kTcgen05CopyWords words of a shared uint32 region in place,
+// word 32 j + l to 4 l + j (l < 32, j < 4) -- per-row words become the
+// 32 x 128-bit tile tcgen05.cp's 32x128b shape copies, row l holding the
+// words of rows l, l + 32, l + 64, l + 96. Lower-tile-ops writes the loads,
+// a __syncwarp and the stores.
+struct ScaleTranspose : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::ScaleTranspose;
+    ScaleTranspose(Region r, SourceRange s = {}) : StmtNode(kKind, s), region(std::move(r)) {}
+    const Region region;
 };
 
 // dst += src over a region; src is a region or (when srcRegion is empty) a scalar.

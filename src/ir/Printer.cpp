@@ -233,8 +233,17 @@ public:
             std::ostringstream idesc;
             idesc << std::hex << m.instructionDescriptor;
             std::string a = m.aInTensorMemory() ? m.a.buffer->name + "@" + expr(m.aAddress) : operand(m.a);
+            std::string scales = m.scales ? ", scales " + m.scales->sfa->name + "@" + expr(m.scales->sfaAddress) + " " + m.scales->sfb->name + "@" +
+                                                expr(m.scales->sfbAddress) + ", idesc " + expr(m.scales->descriptor)
+                                          : "";
             line(std::string(m.instruction.name) + " " + m.d->name + "@" + expr(m.dAddress) + " = " + a + " * " + operand(m.b) + " + " +
-                 expr(m.enableInputD) + " * d, idesc 0x" + idesc.str());
+                 expr(m.enableInputD) + " * d, idesc 0x" + idesc.str() + scales);
+            return;
+        }
+        case StmtKind::Tcgen05Copy: {
+            auto &c = static_cast<const Tcgen05Copy &>(*s);
+            line("tcgen05.cp.32x128b.warpx4 " + c.tmem->name + "@col " + expr(c.column) + " <- " + c.src->name + "[" + list(c.srcIndices) + "]" +
+                 (c.completesOn ? " -> " + c.completesOn->name : ""));
             return;
         }
         case StmtKind::Tcgen05Commit: {
@@ -293,6 +302,11 @@ public:
             if (c.barrier) text += " barrier=" + c.barrier->name + "[" + expr(c.barrierIndex) + "]";
             for (size_t r = 0; r < c.clusterMasks.size(); ++r) text += (r == 0 ? " cluster_mask=" : "/") + std::to_string(c.clusterMasks[r]);
             line(text);
+            return;
+        }
+        case StmtKind::ScaleTranspose: {
+            auto &t = static_cast<const ScaleTranspose &>(*s);
+            line("tcgen05_sf_warp_transpose " + region(t.region));
             return;
         }
         case StmtKind::Im2Col: {

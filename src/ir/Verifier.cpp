@@ -97,6 +97,7 @@ public:
     void visitFinalizeReducer(const FinalizeReducer &n) override { tileOp("finalize_reducer"); Visitor::visitFinalizeReducer(n); }
     void visitAtomicAdd(const AtomicAdd &n) override { tileOp("atomic_add"); Visitor::visitAtomicAdd(n); }
     void visitIm2Col(const Im2Col &n) override { tileOp("im2col"); Visitor::visitIm2Col(n); }
+    void visitScaleTranspose(const ScaleTranspose &n) override { tileOp("tcgen05_sf_warp_transpose"); Visitor::visitScaleTranspose(n); }
 
 private:
     void tileOp(const char *what) {

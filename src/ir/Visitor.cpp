@@ -116,8 +116,17 @@ void Visitor::visitTcgen05Mma(const Tcgen05Mma &n) {
     if (n.aAddress) visit(n.aAddress);
     for (const Expr &e : n.b.indices) visit(e);
     visit(n.enableInputD);
+    if (n.scales) {
+        visit(n.scales->sfaAddress);
+        visit(n.scales->sfbAddress);
+        visit(n.scales->descriptor);
+    }
 }
 void Visitor::visitTcgen05Commit(const Tcgen05Commit &n) { visit(n.index); }
+void Visitor::visitTcgen05Copy(const Tcgen05Copy &n) {
+    for (const Expr &e : n.srcIndices) visit(e);
+    visit(n.column);
+}
 void Visitor::visitTmemMove(const TmemMove &n) {
     visit(n.address);
     visit(n.regOffset);
@@ -145,6 +154,7 @@ void Visitor::visitGemm(const Gemm &n) {
 void Visitor::visitFill(const Fill &n) { visitRegion(n.dst); visit(n.value); }
 void Visitor::visitReduce(const Reduce &) {}
 void Visitor::visitFinalizeReducer(const FinalizeReducer &) {}
+void Visitor::visitScaleTranspose(const ScaleTranspose &n) { visitRegion(n.region); }
 void Visitor::visitIm2Col(const Im2Col &n) {
     visitRegion(n.dst);
     visit(n.nhwStep);
@@ -471,8 +481,24 @@ Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
     WgmmaOperand a = mutateOperand(n.a, changed), b = mutateOperand(n.b, changed);
     Expr d = mutate(n.dAddress), enable = mutate(n.enableInputD), aAddress = n.aAddress ? mutate(n.aAddress) : nullptr;
     Buffer dBuf = mutateBuffer(n.d), completion = mutateBuffer(n.completesOn);
+    std::optional<Tcgen05Scales> scales = n.scales;
+    if (scales) {
+        Tcgen05Scales &sc = *scales;
+        Buffer sfa = mutateBuffer(sc.sfa), sfb = mutateBuffer(sc.sfb);
+        Expr sfaAddress = mutate(sc.sfaAddress), sfbAddress = mutate(sc.sfbAddress), descriptor = mutate(sc.descriptor);
+        changed = changed || sfa != sc.sfa || sfb != sc.sfb || sfaAddress != sc.sfaAddress || sfbAddress != sc.sfbAddress || descriptor != sc.descriptor;
+        sc = {sfa, sfb, sfaAddress, sfbAddress, descriptor};
+    }
     if (!changed && d == n.dAddress && aAddress == n.aAddress && enable == n.enableInputD && dBuf == n.d && completion == n.completesOn) return self;
-    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, aAddress, b, n.instructionDescriptor, enable, completion, n.span);
+    return std::make_shared<Tcgen05Mma>(n.instruction, dBuf, d, a, aAddress, b, n.instructionDescriptor, enable, completion, scales, n.span);
+}
+Stmt Mutator::mutateTcgen05Copy(const Stmt &self, const Tcgen05Copy &n) {
+    bool changed = false;
+    std::vector<Expr> idx = mutateIndices(*n.src, n.srcIndices, changed);
+    Expr column = mutate(n.column);
+    Buffer src = mutateBuffer(n.src), tmem = mutateBuffer(n.tmem), completion = mutateBuffer(n.completesOn);
+    if (!changed && column == n.column && src == n.src && tmem == n.tmem && completion == n.completesOn) return self;
+    return std::make_shared<Tcgen05Copy>(src, idx, tmem, column, completion, n.span);
 }
 Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     Expr i = mutate(n.index);
@@ -552,6 +578,12 @@ Stmt Mutator::mutateFinalizeReducer(const Stmt &self, const FinalizeReducer &n) 
     Buffer r = mutateBuffer(n.reducer);
     if (r == n.reducer) return self;
     return std::make_shared<FinalizeReducer>(r, n.span);
+}
+
+Stmt Mutator::mutateScaleTranspose(const Stmt &self, const ScaleTranspose &n) {
+    Region r = mutateRegion(n.region);
+    if (sameRegion(r, n.region)) return self;
+    return std::make_shared<ScaleTranspose>(r, n.span);
 }
 
 Stmt Mutator::mutateIm2Col(const Stmt &self, const Im2Col &n) {

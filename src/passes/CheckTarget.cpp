@@ -80,6 +80,10 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
             if (!t.has(Feature::Tcgen05))
                 error(s->span, "tcgen05_mma_arrive (tcgen05.commit) needs " + targetsWith(Feature::Tcgen05) + "; " + t.name + " has none");
             break;
+        case ir::StmtKind::Tcgen05Copy:
+            if (!t.has(Feature::Tcgen05))
+                error(s->span, "tcgen05_cp_warpx4 (tcgen05.cp) needs " + targetsWith(Feature::Tcgen05) + "; " + t.name + " has none");
+            break;
         case ir::StmtKind::PdlTrigger:
         case ir::StmtKind::PdlSync:
             if (!t.has(Feature::Pdl)) error(s->span, lacks(t, Feature::Pdl));

@@ -310,6 +310,7 @@ const char *asyncAccessor(const ir::Stmt &s) {
     case ir::StmtKind::TmaStore: return "a TMA store";
     case ir::StmtKind::BulkCopy: return "a bulk copy";
     case ir::StmtKind::Tcgen05Mma: return "tcgen05.mma";
+    case ir::StmtKind::Tcgen05Copy: return "tcgen05.cp";
     default: return "an asynchronous operation";
     }
 }
@@ -377,7 +378,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.role = role;
         range.span = a.span;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
-        range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::TmaLoad>(s);
+        range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::Tcgen05Copy>(s) || ir::as<ir::TmaLoad>(s);
         range.tmemMove = a.buffer->scope == ir::MemScope::TMem ? ir::as<ir::TmemMove>(s) : nullptr;
         if (a.writes()) {
             Range w = range;

@@ -94,7 +94,7 @@ public:
 protected:
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
         if (g.inst == ir::GemmInst::WGMMA) return lowerWgmma(g);
-        if (g.inst == ir::GemmInst::TCGEN05) return lowerTcgen05(g);
+        if (g.inst == ir::GemmInst::TCGEN05 || g.inst == ir::GemmInst::TCGEN05BlockScaled) return lowerTcgen05(g);
         if (!ir::isMmaSync(g.inst)) return self;
         return lower(g);
     }
@@ -354,12 +354,31 @@ private:
             enable = std::make_shared<ir::Select>(DType::Int32, ir::binary(ir::BinaryOp::Eq, ks, ir::intImm(0)), keep, ir::intImm(1), span);
         }
         DType ab = g.a.buffer->dtype;
-        // PTX ISA, "Instruction descriptor": formats, majors (1: MN-major), N >> 3, M >> 4.
-        uint32_t idesc = static_cast<uint32_t>(inst.cCodes[static_cast<size_t>(g.c.buffer->dtype)]) << 4 |
-                         static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
+        bool scaled = g.inst == ir::GemmInst::TCGEN05BlockScaled;
+        // PTX ISA, "Instruction descriptor": formats, majors (1: MN-major), N >> 3, M >> 4;
+        // D's format at bit 4, except for the block-scaled kinds (always f32), which
+        // keep B's scale-factor id there and the factors' type at bit 23 (1: ue8m0).
+        uint32_t idesc = static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(g.b.buffer->dtype)]) << 10 | uint32_t(aOp.mnMajor) << 15 |
                          uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(g.atomM >> 4) << 24;
-        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, span);
+        if (!scaled) idesc |= static_cast<uint32_t>(inst.cCodes[static_cast<size_t>(g.c.buffer->dtype)]) << 4;
+        if (scaled && !inst.takes(inst.scale, DType::F8E4M3)) idesc |= 1u << 23;
+        std::optional<ir::Tcgen05Scales> scales;
+        Expr scaleByte;
+        if (scaled) {
+            // Each 32-bit word holds the factors of 4 runs of `granularity`
+            // elements of K; the k-step reads the byte of its run (its
+            // scale-factor id: A's at bit 29, B's at bit 4 of the descriptor).
+            // Row m's word is in lane m, column m / 32 (tcgen05.cp 32x128b.warpx4).
+            Expr kAt = g.sfKStart ? ir::add(g.sfKStart, kOrigin) : kOrigin;
+            scaleByte = ir::mod(ir::div(kAt, ir::intImm(g.sfGranularityA)), ir::intImm(4));
+            Expr descriptor = ir::binary(ir::BinaryOp::BitOr, ir::intImm(idesc),
+                                         ir::binary(ir::BinaryOp::BitOr, ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(29)),
+                                                    ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(4))));
+            auto address = [](const ir::Region &r) { return ir::add(r.buffer->tmemAddress, ir::cast(DType::UInt32, ir::tmemColumn(r))); };
+            scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa), address(*g.sfb), descriptor};
+        }
+        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, scales, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
         Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
                               std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
@@ -379,7 +398,17 @@ private:
                  (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
         std::ostringstream hex;
         hex << std::hex << idesc;
-        d.details.push_back("instruction descriptor 0x" + hex.str());
+        d.details.push_back("instruction descriptor 0x" + hex.str() + (scaled ? " | the k-step's scale-factor byte << 29 (A) and << 4 (B)" : ""));
+        if (scaled) {
+            std::optional<int64_t> k0 = g.sfKStart ? ir::constInt(g.sfKStart) : std::optional<int64_t>(0);
+            d.details.push_back("scale factors: words of '" + g.sfa->buffer->name + "' and '" + g.sfb->buffer->name +
+                                "' in tensor memory (row m's in lane m, column m / 32, as tcgen05.cp 32x128b.warpx4 leaves them); k-step ks reads byte ((" +
+                                (k0 && *k0 == 0 ? std::string("") : "k_start + ") + "ks * " + std::to_string(g.atomK) + ") / " +
+                                std::to_string(g.sfGranularityA) + ") mod 4 of each word, one " +
+                                (inst.takes(inst.scale, DType::F8E4M3) ? "ue4m3" : "ue8m0") + " factor for " + std::to_string(inst.scaleVec) +
+                                " elements of K (" + std::to_string(g.sfGranularityA / inst.scaleVec) + " k-step" +
+                                (g.sfGranularityA / inst.scaleVec == 1 ? "" : "s") + " share a byte)");
+        }
         ctx_.explain.record(std::move(d));
         return std::make_shared<ir::IfThenElse>(ir::isThread(g.firstThread), issue, nullptr, span);
     }
@@ -511,8 +540,10 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         if (!g.c.coversBuffer()) return "a gemm into part of a fragment is";
         return "";
     }
-    if (g.inst == ir::GemmInst::TCGEN05) {
+    if (g.inst == ir::GemmInst::TCGEN05 || g.inst == ir::GemmInst::TCGEN05BlockScaled) {
         if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
+        if (g.inst == ir::GemmInst::TCGEN05BlockScaled && g.a.buffer->scope == ir::MemScope::TMem)
+            return "a block-scaled tcgen05 gemm with A in tensor memory (the TS form) is";
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)
             return "a tcgen05 gemm of " + std::to_string(g.c.tileShape()[0]) + " rows (cta_group::1 without .ws: one instruction of M = 128 or 64) is";
         if (!ir::tmemAllRowsOfOneStage(g.c)) return "a gemm into part of a tensor-memory tile's rows is";

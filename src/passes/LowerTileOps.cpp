@@ -10,6 +10,7 @@
 #include "ir/Printer.h"
 #include "ir/Visitor.h"
 #include "passes/ParallelNest.h"
+#include "passes/RoleMutator.h"
 #include "support/InternalError.h"
 
 #include <functional>
@@ -95,9 +96,9 @@ ir::Stmt fragmentPartLoop(const ir::Region &frag, SourceRange span,
     });
 }
 
-class Lowerer : public ir::Mutator {
+class Lowerer : public RoleMutator {
 public:
-    explicit Lowerer(PassContext &ctx) : ctx_(ctx) {}
+    Lowerer(const ir::Kernel &k, PassContext &ctx) : RoleMutator(k), ctx_(ctx) {}
     using ir::Mutator::mutate;
     const ir::BufferEdits &decisions() const { return edits_; }
 
@@ -202,6 +203,46 @@ protected:
             std::vector<ir::Expr> at = ir::regionIndices(g.dst, {i, ir::add(ir::mul(r, c64(run)), lane)});
             return std::make_shared<ir::Store>(g.dst.buffer, at, value, op, g.span);
         });
+    }
+
+    // tcgen05_sf_warp_transpose: for each chunk, lane l reads the words
+    // 32 j + l (j < 4: a row of 32 words per j, no bank conflict) into
+    // registers; the warp meets once (__syncwarp); lane l writes each chunk's
+    // four to 4 l .. 4 l + 3 with one 16-byte store (512 bytes in four
+    // conflict-free waves).
+    ir::Stmt mutateScaleTranspose(const ir::Stmt &self, const ir::ScaleTranspose &t) override {
+        if (roleThreads() != 32) {
+            ctx_.diags.error(t.span, "tcgen05_sf_warp_transpose is one warp's work; " + std::to_string(roleThreads()) +
+                                         " threads run it here (write it in a branch of one warp, such as `else if (tx < 96)`)");
+            return self;
+        }
+        SourceRange span = t.span;
+        ir::Expr lane = ir::mod(ir::threadIdx(), ir::intImm(32));
+        int64_t chunks = t.region.extents.back() / ir::kTcgen05CopyWords;
+        auto at = [&](int64_t chunk, const ir::Expr &word) {
+            std::vector<ir::Expr> idx = t.region.mins;
+            idx.back() = ir::add(idx.back(), ir::add(ir::intImm(chunk * ir::kTcgen05CopyWords), word));
+            return idx;
+        };
+        ir::Buffer words = ir::makeBuffer("sf_words", DType::UInt32, {ir::intImm(4 * chunks)}, ir::MemScope::Local, span);
+        std::vector<ir::Stmt> out;
+        for (int64_t c = 0; c < chunks; ++c)
+            for (int64_t j = 0; j < 4; ++j) {
+                ir::Expr load = std::make_shared<ir::Load>(t.region.buffer, at(c, ir::add(ir::intImm(32 * j), lane)), span);
+                out.push_back(std::make_shared<ir::Store>(words, std::vector<ir::Expr>{ir::intImm(4 * c + j)}, load, ir::StoreOp::Assign, span));
+            }
+        out.push_back(std::make_shared<ir::SyncThreads>(span, -1));
+        for (int64_t c = 0; c < chunks; ++c)
+            out.push_back(std::make_shared<ir::VectorCopy>(t.region.buffer, at(c, ir::mul(lane, ir::intImm(4))), words,
+                                                           std::vector<ir::Expr>{ir::intImm(4 * c)}, 16, span));
+        Decision d;
+        d.where = span;
+        d.op = "tcgen05_sf_warp_transpose of '" + t.region.buffer->name + "'";
+        d.choice = std::to_string(chunks) + " chunk" + (chunks == 1 ? "" : "s") + " of " + std::to_string(ir::kTcgen05CopyWords) +
+                   " words: per lane 4 loads a chunk, one __syncwarp, one 16-byte store a chunk";
+        d.why = "lane l moves words 32j + l to 4l + j, so that tcgen05.cp 32x128b reads row l as the words of rows l, l + 32, l + 64, l + 96";
+        ctx_.explain.record(std::move(d));
+        return std::make_shared<ir::Allocate>(words, ir::seq(out), span);
     }
 
     // mbarriers are initialised where they are allocated, before any thread
@@ -320,7 +361,7 @@ private:
 
 ir::Kernel lowerTileOps(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    Lowerer lowerer(ctx);
+    Lowerer lowerer(kernel, ctx);
     out.body = lowerer.mutate(kernel.body);
     lowerer.decisions().applyTo(out);
     return out;

@@ -118,6 +118,11 @@ private:
             if (s.N % n == 0 && shapeExists) atomN = n;
         }
         if (!atomN) return Option::no("no tcgen05 atom divides N = " + str(s.N));
+        if (blockScaled && !inst->m.contains(atomM))
+            return Option::no("block-scaled tcgen05.mma has M = " + str(inst->m.lo) + " (one CTA); M = " + str(s.M) + " takes atoms of " + str(atomM));
+        if (blockScaled) {
+            if (Option o = tcgen05ScaleOperands(g, s); !o.ok) return o;
+        }
         g.atomM = atomM;
         g.atomN = atomN;
         g.atomK = k;
@@ -178,7 +183,15 @@ private:
                 reject(formName(*i, s) + " needs " + what);
                 continue;
             }
-            if (blockScaled && s.sfGranularity && s.sfGranularity != i->scaleVec) {
+            // tcgen05 reads each k-step's factor byte by its scale-factor id, so
+            // a multiple of the hardware's spacing spreads a factor over k-steps
+            // (TileLang's tcgen05_gemm_blockscaled); mma.sync's byte-id follows the spacing.
+            if (blockScaled && cls == InstrClass::Tcgen05Mma && s.sfGranularity % i->scaleVec != 0) {
+                reject(formName(*i, s) + " scales every " + str(i->scaleVec) + " elements of K, or a multiple of that; not every " +
+                       str(s.sfGranularity) + " (sf_a_granularity_k, sf_b_granularity_k)");
+                continue;
+            }
+            if (blockScaled && cls != InstrClass::Tcgen05Mma && s.sfGranularity && s.sfGranularity != i->scaleVec) {
                 reject(formName(*i, s) + " scales every " + str(i->scaleVec) + " elements of K, not every " + str(s.sfGranularity) +
                        " (sf_a_granularity_k, sf_b_granularity_k)");
                 continue;
@@ -276,6 +289,32 @@ private:
             if (k0 && (*k0 + s.K) / wordK > shape[1])
                 return Option::no(std::string(operand) + " has " + str(shape[1]) + " words per row; K positions " + str(*k0) + " to " +
                                   str(*k0 + s.K - 1) + " need " + str((*k0 + s.K) / wordK) + " (one per " + str(wordK) + ")");
+        }
+        return Option::yes();
+    }
+
+    // A block-scaled tcgen05.mma reads its factors from tensor memory, where
+    // tcgen05_cp_warpx4 puts them: row m's word in lane m, column m / 32.
+    Option tcgen05ScaleOperands(const ir::Gemm &g, const Shape &s) const {
+        for (bool isA : {true, false}) {
+            const ir::Region &r = isA ? *g.sfa : *g.sfb;
+            const char *operand = isA ? "SFA" : "SFB";
+            int64_t rows = isA ? s.M : s.N;
+            if (r.buffer->scope != ir::MemScope::TMem)
+                return Option::no(std::string(operand) + " '" + r.buffer->name + "' is a " + ir::memScopeName(r.buffer->scope) +
+                                  "; tcgen05.mma reads scale factors from tensor memory (alloc_tmem, filled by tcgen05_cp_warpx4)");
+            int64_t columns = r.extents.back();
+            if (columns * 32 < rows)
+                return Option::no(std::string(operand) + " '" + r.buffer->name + "' has " + str(columns) + " columns; the words of " + str(rows) +
+                                  " rows take " + str((rows + 31) / 32) + " (row m's in column m / 32)");
+        }
+        if (g.sfLayout != ir::ScaleLayout::RowMajor)
+            return Option::no("sf_layout = blockscaled_chunk_kmajor describes words in shared or global memory; tensor-memory factors have tcgen05.cp's layout");
+        if (g.sfKStart) {
+            int64_t divisor = ir::knownDivisor(g.sfKStart);
+            std::optional<int64_t> k0 = ir::constInt(g.sfKStart);
+            if ((k0 && *k0 < 0) || (divisor != 0 && divisor % 32 != 0))
+                return Option::no("k_start must be a non-negative multiple of 32 (a k-step's first K position)");
         }
         return Option::yes();
     }

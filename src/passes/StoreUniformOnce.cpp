@@ -58,6 +58,7 @@ protected:
         ctx_.explain.record(std::move(d));
         ir::Stmt guarded = std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
         guards_.insert(guarded.get());
+        made_.push_back(guarded);
         return guarded;
     }
 
@@ -81,6 +82,33 @@ protected:
         return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
     }
 
+    // TileLang's tcgen05_cp_warpx4 (one elected thread issues it): the
+    // thread that issues the role's tcgen05.mma, so that the tensor core runs
+    // the copy before the MMAs that read what it copied, and their commit
+    // covers it (PTX ISA, "tcgen05 Memory Consistency Model": pipelined
+    // tcgen05.cp -> tcgen05.mma of one thread).
+    ir::Stmt mutateTcgen05Copy(const ir::Stmt &self, const ir::Tcgen05Copy &n) override {
+        if (divergent_) return self;
+        if (!issuesMmas(*scope_)) {
+            ctx_.diags.error(n.span, "tcgen05_cp_warpx4 is issued by the thread that issues the role's tcgen05 gemms, and thread " +
+                                         std::to_string(firstThread_) + " issues none here: write it in the branch or role of the gemm_blockscaled it feeds");
+            return self;
+        }
+        Decision d;
+        d.where = n.span;
+        d.op = "tcgen05_cp_warpx4 of '" + n.src->name + "' into '" + n.tmem->name + "'";
+        d.choice = "tcgen05.cp.cta_group::1.32x128b.warpx4 by thread " + std::to_string(firstThread_) +
+                   " only, after tcgen05.fence::after_thread_sync";
+        d.why = "the thread that issues this role's tcgen05.mma: the tensor core runs its copies before the MMAs it issues after them, and its "
+                "commit to '" + (n.completesOn ? n.completesOn->name : std::string("?")) + "' covers them (the stage's shared words are read until then)";
+        ctx_.explain.record(std::move(d));
+        ir::Stmt guarded = std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
+        guards_.insert(guarded.get());
+        copyGuards_.insert(guarded.get());
+        made_.push_back(guarded);
+        return guarded;
+    }
+
     // Whether `scope` (a role's body, or the kernel's outside its roles) issues a tcgen05.mma.
     static bool issuesMmas(const ir::Stmt &scope) {
         std::set<const ir::StmtNode *> mmas, otherRoles;
@@ -100,12 +128,18 @@ protected:
         const ir::Seq *q = ir::as<ir::Seq>(base);
         if (!q) return base;
         std::vector<ir::Stmt> out, run;
+        bool changed = false;
         auto flush = [&] {
-            if (run.size() == 1) out.push_back(run[0]);
-            if (run.size() > 1) {
+            // tcgen05.cp after a wait on a barrier: ordered after it by
+            // tcgen05.fence::after_thread_sync, once for a run of them.
+            bool copies = !run.empty() && copyGuards_.count(run[0].get());
+            if (run.size() == 1 && !copies) out.push_back(run[0]);
+            if (run.size() > 1 || copies) {
                 std::vector<ir::Stmt> stores;
+                if (copies) stores.push_back(std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, run[0]->span));
                 for (const ir::Stmt &g : run) stores.push_back(ir::as<ir::IfThenElse>(g)->thenBody);
                 out.push_back(std::make_shared<ir::IfThenElse>(ir::as<ir::IfThenElse>(run[0])->cond, ir::seq(stores), nullptr, run[0]->span));
+                changed = true;
             }
             run.clear();
         };
@@ -114,7 +148,7 @@ protected:
             (guards_.count(x.get()) ? run : out).push_back(x);
         }
         flush();
-        if (out.size() == q->stmts.size()) return base;
+        if (!changed) return base;
         return ir::seq(out);
     }
 
@@ -133,6 +167,8 @@ private:
     PassContext &ctx_;
     const ir::Stmt *scope_;   // the body of the role (or kernel) being walked
     std::set<const ir::StmtNode *> guards_;   // the branches made here
+    std::set<const ir::StmtNode *> copyGuards_;   // those of tcgen05.cp
+    std::vector<ir::Stmt> made_;   // keeps them alive: a freed node's address could be taken by another
     bool divergent_ = false;
     int64_t firstThread_ = 0;   // the first thread of the block, or of the warp-specialized role
 };

@@ -13,8 +13,12 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
+// TileLang's T.gemm(..., mbar) into tensor memory waits for its MMAs; its
+// T.tcgen05_gemm (here inst = tcgen05) and T.tcgen05_gemm_blockscaled (here
+// gemm_blockscaled with factors in tensor memory) do not.
 bool isSynchronousTcgen05(const ir::Gemm &g) {
-    return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected;
+    bool blockScaledTcgen05 = g.sfa && g.sfa->buffer->scope == ir::MemScope::TMem;
+    return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected && !blockScaledTcgen05;
 }
 
 // How many statements of `body` may arrive on barrier `index` of `barrier`

@@ -39,6 +39,8 @@ std::optional<ir::Module> analyze(const LoadedProgram &program, const std::vecto
 
 namespace sema {
 
+ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags);
+
 namespace {
 // Blocks in a cluster: 8 portably, 16 with the non-portable cluster size
 // attribute on sm_90 (CUDA C++ Programming Guide, "Thread Block Clusters").
@@ -607,11 +609,47 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     expansion.visit(kernel.body);
     if (!expansion.ok()) return std::nullopt;
     kernel.body = formThreadRoles(kernel.body, kernel, programBranches_, diags_);
+    kernel.body = bindScaleCopies(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
     DivergentWorkCheck(kernel.body, threadCollectives_, diags_).walk(kernel.body);
     checkReducers(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
     return kernel;
+}
+
+// A tcgen05_cp_warpx4 completes -- its shared-memory reads end -- with the
+// tcgen05.commit after it in the same thread: that of the tcgen05 gemm
+// (mbar = b) that follows it in program order, which reads what it copied.
+ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags) {
+    std::map<const ir::StmtNode *, ir::Buffer> completion;
+    std::vector<const ir::Tcgen05Copy *> pending;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        if (const ir::Tcgen05Copy *c = ir::as<ir::Tcgen05Copy>(s)) pending.push_back(c);
+        const ir::Gemm *g = ir::as<ir::Gemm>(s);
+        if (!g || !g->mbar) return;
+        for (const ir::Tcgen05Copy *c : pending) completion[c] = g->mbar;
+        pending.clear();
+    });
+    for (const ir::Tcgen05Copy *c : pending)
+        diags.error(c->span, "tcgen05_cp_warpx4 copies scale factors for the tcgen05 gemm_blockscaled that follows it in the same branch or role, "
+                             "and completes with that gemm's commit (mbar); no such gemm follows here");
+    if (completion.empty()) return body;
+    class Bind : public ir::Mutator {
+    public:
+        explicit Bind(const std::map<const ir::StmtNode *, ir::Buffer> &c) : completion_(c) {}
+        using ir::Mutator::mutate;
+
+    protected:
+        ir::Stmt mutateTcgen05Copy(const ir::Stmt &self, const ir::Tcgen05Copy &n) override {
+            auto it = completion_.find(&n);
+            if (it == completion_.end()) return self;
+            return std::make_shared<ir::Tcgen05Copy>(n.src, n.srcIndices, n.tmem, n.column, it->second, n.span);
+        }
+
+    private:
+        const std::map<const ir::StmtNode *, ir::Buffer> &completion_;
+    };
+    return Bind(completion).mutate(body);
 }
 
 void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {

@@ -163,6 +163,7 @@ private:
     std::optional<ir::Region> completeRegion(const RegionRef &r, const std::vector<int64_t> &otherExtents);
     bool resolveCopyRegions(const RegionRef &src, const RegionRef &dst, ir::Region &srcOut, ir::Region &dstOut,
                             const char *op, SourceRange where);
+    ir::Stmt checkScaleFactorOp(const ast::Call &c);
     ir::Stmt checkCopy(const ast::Call &c, ir::CopyKind kind);
     ir::Stmt checkGemm(const ast::Call &c, bool blockScaled);
     ir::Stmt checkFill(const ast::Call &c, bool clear);

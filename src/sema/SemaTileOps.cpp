@@ -348,6 +348,20 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
         return std::make_shared<ir::Tcgen05Commit>(barrier, index, c.range);
     }
+    if (n == "tcgen05_cp_warpx4" || n == "tcgen05_sf_warp_transpose") return checkScaleFactorOp(c);
+    // TileLang's T.fence_proxy_async(): the thread's shared-memory writes are
+    // ordered before its later async-proxy accesses (and, through a barrier,
+    // before other threads' -- tcgen05.cp reading what the thread wrote).
+    // TileLang's T.sync_threads(): __syncthreads, met by every thread of the
+    // block (insert-syncs adds the barriers the program's accesses need either way).
+    if (n == "sync_threads") {
+        if (!matchArgs(c, 0, 0, {})) return nullptr;
+        return std::make_shared<ir::SyncThreads>(c.range);
+    }
+    if (n == "fence_proxy_async") {
+        if (!matchArgs(c, 0, 0, {})) return nullptr;
+        return std::make_shared<ir::FenceProxyAsync>(c.range);
+    }
     if (n == "use_swizzle") {
         diags_.error(c.range, "use_swizzle renumbers the blocks of the whole kernel: write it once, as a statement of the kernel's body "
                               "(not inside a loop, branch or role)");
@@ -396,6 +410,68 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     // Expression builtins used as statements.
     diags_.error(c.range, "the result of '" + n + "' is unused");
     return nullptr;
+}
+
+// ------------------------------------------------------------------ scale factors for tcgen05
+
+// TileLang's tcgen05_cp_warpx4(src, tmem, col_offset = 0) and
+// tcgen05_sf_warp_transpose(src): src is packed uint32 scale words in shared
+// memory, chunks of ir::kTcgen05CopyWords along its last dimension.
+ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
+    bool copy = c.callee == "tcgen05_cp_warpx4";
+    std::optional<CallArgs> args = matchArgs(c, copy ? 2 : 1, copy ? 3 : 1, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> ref = checkRegionArg(*args->positional[0], "scale-factor source");
+    if (!ref) return nullptr;
+    std::optional<ir::Region> src = completeRegion(*ref, {});
+    if (!src) return nullptr;
+    const int64_t chunk = ir::kTcgen05CopyWords;
+    bool contiguous = true;
+    for (size_t d = 0; d + 1 < src->extents.size(); ++d) contiguous = contiguous && src->extents[d] == 1;
+    int64_t words = src->extents.empty() ? 1 : src->extents.back();
+    if (src->buffer->scope != ir::MemScope::Shared || src->buffer->dtype != DType::UInt32 || !contiguous || words % chunk != 0) {
+        diags_.error(ref->range, c.callee + " takes packed scale words: a shared uint32 region of one row of a multiple of " + std::to_string(chunk) +
+                                     " words (e.g. SF_shared[stage]); '" + src->buffer->name + "' here is " +
+                                     std::string(ir::memScopeName(src->buffer->scope)) + " " + std::string(dtypeName(src->buffer->dtype)) + " " +
+                                     shapeStr(src->extents));
+        return nullptr;
+    }
+    int64_t chunks = words / chunk;
+    auto chunkStart = [&](int64_t i) {
+        std::vector<ir::Expr> idx = src->mins;
+        idx.back() = ir::add(idx.back(), ir::intImm(i * chunk));
+        return idx;
+    };
+    if (!copy) return std::make_shared<ir::ScaleTranspose>(*src, c.range);
+
+    std::optional<RegionRef> dref = checkRegionArg(*args->positional[1], "tensor-memory destination");
+    if (!dref) return nullptr;
+    std::optional<ir::Region> dst = completeRegion(*dref, {});
+    if (!dst) return nullptr;
+    const ir::Buffer &tmem = dst->buffer;
+    std::optional<std::vector<int64_t>> shape = tmem->constShape();
+    if (tmem->scope != ir::MemScope::TMem || tmem->dtype != DType::UInt32 || !shape || shape->size() != 2 || (*shape)[0] != 128 || !dst->coversBuffer()) {
+        diags_.error(dref->range, "tcgen05_cp_warpx4 copies into a whole tensor-memory buffer alloc_tmem([128, columns], uint32) (all 128 lanes: "
+                                  "warpx4 fills each lane quarter); '" + tmem->name + "' is not one");
+        return nullptr;
+    }
+    int64_t offset = 0;
+    if (args->positional.size() == 3) {
+        std::optional<int64_t> v = checkConstInt(*args->positional[2], "column offset");
+        if (!v) return nullptr;
+        offset = *v;
+    }
+    if (offset < 0 || offset % 4 != 0 || offset + 4 * chunks > (*shape)[1]) {
+        diags_.error(args->positional.size() == 3 ? args->positional[2]->range : c.range,
+                     "tcgen05_cp_warpx4 writes 4 columns per " + std::to_string(chunk) + " words: columns " + std::to_string(offset) + " to " +
+                         std::to_string(offset + 4 * chunks - 1) + ", and '" + tmem->name + "' has " + std::to_string((*shape)[1]) +
+                         " (the offset a non-negative multiple of 4)");
+        return nullptr;
+    }
+    std::vector<ir::Stmt> copies;
+    for (int64_t i = 0; i < chunks; ++i)
+        copies.push_back(std::make_shared<ir::Tcgen05Copy>(src->buffer, chunkStart(i), tmem, ir::intImm(offset + 4 * i), nullptr, c.range));
+    return ir::seq(copies);
 }
 
 // ------------------------------------------------------------------ copy

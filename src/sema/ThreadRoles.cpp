@@ -30,7 +30,9 @@ bool spreadsWork(const ir::Stmt &s) {
         case ir::StmtKind::Reduce:
         case ir::StmtKind::FinalizeReducer:
         case ir::StmtKind::AtomicAdd:
-        case ir::StmtKind::Im2Col: found = true; break;
+        case ir::StmtKind::Im2Col:
+        case ir::StmtKind::ScaleTranspose:
+        case ir::StmtKind::Tcgen05Copy: found = true; break;
         case ir::StmtKind::For: found = found || ir::as<ir::For>(x)->forKind == ir::ForKind::Parallel; break;
         default: break;
         }

@@ -706,6 +706,14 @@ __device__ __forceinline__ unsigned long long tilet_tcgen05_desc(const void *sme
     return ((address & 0x3FFFF) >> 4) | ((unsigned long long)((leading & 0x3FFFF) >> 4) << 16) |
            ((unsigned long long)((stride & 0x3FFFF) >> 4) << 32) | (1ull << 46) | ((unsigned long long)swizzle << 61);
 }
+// @helper tcgen05_cp_32x128b_warpx4
+// tcgen05.cp 32x128b.warpx4, one thread issuing for the CTA: 32 rows of 16 bytes through the shared-memory
+// descriptor into the 4 columns from taddr of every lane quarter (row r into lanes r, 32 + r, 64 + r, 96 + r).
+// The tensor core runs it before this thread's later tcgen05.mma; its next tcgen05.commit covers it.
+__device__ __forceinline__ void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, unsigned long long desc)
+{
+    asm volatile("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;\n" :: "r"(taddr), "l"(desc) : "memory");
+}
 // @helper tcgen05_commit
 // tcgen05.commit: one arrival on the mbarrier once this thread's earlier tcgen05.mma complete.
 __device__ __forceinline__ void tilet_tcgen05_commit(unsigned long long *bar)

@@ -1575,9 +1575,17 @@ inline double tcgen05TmemOperand(Tcgen05Kind kind, unsigned fmt, unsigned addres
 }
 // The instruction descriptor: formats, majors, N >> 3 at bit 17, M >> 4 at bit 24.
 // With aInTmem (the TS form), `a` is A's tensor-memory address, else its descriptor.
+// Block-scaled kinds (`scaled`): D is f32; bits 4-5 and 29-30 of idesc name
+// the byte of B's and A's factor words the MMA reads (its scale-factor ids)
+// and bit 23 the factors' type (1: ue8m0, 2^(b - 127)); row m's word is in
+// lane m, column m / 32 from sfa (column n's from sfb, lane n % 128), as
+// tcgen05.cp 32x128b.warpx4 leaves them.
 template <Tcgen05Kind Kind, int K>
-void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false) {
-    unsigned cFmt = (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
+void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false,
+                bool scaled = false, unsigned sfa = 0, unsigned sfb = 0) {
+    unsigned cFmt = scaled ? 1 : (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
+    unsigned sfIdA = (idesc >> 29) & 3, sfIdB = (idesc >> 4) & 3;
+    if (scaled && !((idesc >> 23) & 1)) tmemFault(line, "issues a block-scaled tcgen05.mma with ue4m3 factors, which the model does not cover");
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
     if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
@@ -1612,6 +1620,18 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
             check(a, aMn, m, aFmt);
         }
         check(b, bMn, n, bFmt);
+        // One ue8m0 factor per row of A and column of B for the MMA's K.
+        auto factor = [&](unsigned words, unsigned lane, unsigned column, unsigned id) {
+            tmemRecord((words >> 16) + lane, (words & 0xffff) + column, false, actor);
+            uint32_t word = tmemCell((words >> 16) + lane, (words & 0xffff) + column, line);
+            unsigned e = (word >> (8 * id)) & 0xff;
+            return e == 0xff ? std::nan("") : std::ldexp(1.0, int(e) - 127);
+        };
+        std::vector<double> fa(size_t(m), 1.0), fb(size_t(n), 1.0);
+        if (scaled) {
+            for (int row = 0; row < m; ++row) fa[size_t(row)] = factor(sfa, unsigned(row), unsigned(row) / 32, sfIdA);
+            for (int col = 0; col < n; ++col) fb[size_t(col)] = factor(sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
+        }
         for (int row = 0; row < m; ++row)
             for (int col = 0; col < n; ++col) {
                 double sum = 0;
@@ -1620,6 +1640,7 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
                     double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, row, k, size);
                     sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
                 }
+                sum *= fa[size_t(row)] * fb[size_t(col)];
                 uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
                 if (enable) tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), false, actor);
                 rc::Actor writer = actor;
@@ -1639,6 +1660,36 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
                     tmemFault(line, "issues a tcgen05.mma with f16 accumulators, which the model does not cover");
                 }
             }
+    });
+}
+// tcgen05.cp.32x128b.warpx4 from one thread: when the tensor core runs it
+// (at the thread's commit, before the MMAs issued after it), 32 rows of 16
+// bytes -- row r at start + (r / 8) * SBO + (r % 8) * 16, no swizzle -- go to
+// columns taddr .. + 3 of lanes r, 32 + r, 64 + r, 96 + r.
+inline void tcgen05Cp32x128bWarpx4(unsigned taddr, unsigned long long desc, unsigned line) {
+    if ((desc >> 60) & 3) tmemFault(line, "issues a tcgen05.cp with a swizzled descriptor, which the model does not cover");
+    if (taddr >> 16) tmemFault(line, "issues a tcgen05.cp.32x128b.warpx4 to lane " + std::to_string(taddr >> 16) + "; warpx4 fills lanes 0-127 from lane 0");
+    openTcgen05.push_back([=](const rc::Actor &actor) {
+        unsigned long long start = desc & 0xffffffffull, sbo = ((desc >> 46) & 0x3fff) << 4;
+        View view = viewAt(static_cast<long long>(start));
+        rc::Where where{&block->name, view.second, view.first};
+        rc::Actor writer = actor;
+        writer.verb = "writes";
+        for (unsigned r = 0; r < 32; ++r) {
+            unsigned long long at = start + (r / 8) * sbo + (r % 8) * 16;
+            if (at + 16 > block->sharedBytes) {
+                sharedAccess(block, static_cast<long long>(at), 16, line, false, view.second, view.first);   // reports
+                return;
+            }
+            block->shadow->read(at, 16, actor, where);
+            uint32_t words[4];
+            std::memcpy(words, sharedBaseRaw() + at, 16);
+            for (unsigned quarter = 0; quarter < 4; ++quarter)
+                for (unsigned c = 0; c < 4; ++c) {
+                    tmemCell(32 * quarter + r, (taddr & 0xffff) + c, line) = words[c];
+                    tmemRecord(32 * quarter + r, (taddr & 0xffff) + c, true, writer);
+                }
+        }
     });
 }
 // A warp reaches only the 32 lanes of its quarter (warp id % 4).
@@ -1744,6 +1795,13 @@ inline void tilet_tcgen05_mma_f8f6f4_ts(unsigned d, unsigned a, unsigned long lo
 }
 inline void tilet_tcgen05_mma_i8_ts(unsigned d, unsigned a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
     emu::tcgen05Mma<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line, true);
+}
+inline void tilet_tcgen05_mma_mxf8f6f4(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                       unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line, false, true, sfa, sfb);
+}
+inline void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, unsigned long long desc, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Cp32x128bWarpx4(taddr, desc, line);
 }
 // The committing thread's MMAs run, then arrive once on the barrier.
 inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {

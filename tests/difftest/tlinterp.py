@@ -579,7 +579,8 @@ class KernelTranslator:
 
     # Tile work spread over the threads that run it.
     SPREAD_WORK = {"copy", "tma_copy", "async_copy", "copy_cluster", "im2col", "gemm", "gemm_blockscaled", "clear", "fill", "cumsum", "atomic_add",
-                   "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax"}
+                   "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
+                   "tcgen05_sf_warp_transpose", "tcgen05_cp_warpx4"}
 
     def role_chain(self, s):
         """A chain `if c1 {A} else if c2 {B} ... else {Z}` whose conditions
@@ -932,7 +933,8 @@ class KernelTranslator:
 
     # The buffer each tile operation writes, by argument position.
     WRITTEN_ARG = {"copy": 1, "tma_copy": 1, "async_copy": 1, "copy_cluster": 1, "im2col": 1, "gemm": 2, "gemm_blockscaled": 2, "clear": 0, "fill": 0, "cumsum": 0,
-                   "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1}
+                   "reduce_sum": 1, "reduce_max": 1, "reduce_min": 1, "reduce_abssum": 1, "reduce_absmax": 1,
+                   "tcgen05_sf_warp_transpose": 0, "tcgen05_cp_warpx4": 1}
 
     def block_level_stmt(self, emit_at, d):
         """In thread mode a block-level operation (a tile operation, a
@@ -1023,13 +1025,15 @@ class KernelTranslator:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
         if name == "gemm_blockscaled":
-            a, b, c, sfa, sfb = (self.region(p)[0] for p in pos[:5])
+            (a, asym), (b, bsym), (c, csym), (sfa, sfasym), (sfb, sfbsym) = (self.region(p) for p in pos[:5])
             ta = self.static_bool(kw.get("transpose_A"))
             tb = self.static_bool(kw.get("transpose_B"))
             clear = self.cond(kw["clear_accum"]).code if "clear_accum" in kw else "False"
             k_start = self.integer(kw["k_start"]).code if "k_start" in kw else "0"
             ga, gb = self.static_int(kw["sf_a_granularity_k"]), self.static_int(kw["sf_b_granularity_k"])
             layout = kw["sf_layout"].text if "sf_layout" in kw else "rowmajor"
+            if "tmem" in (sfasym.buf.scope, sfbsym.buf.scope):
+                self.tmem_scales_gemm(asym, bsym, csym, sfasym, sfbsym, ga, gb, kw)
             self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear}, scales=({sfa}, {sfb}, {k_start}, {ga}, {gb}, {layout!r}))")
             if "mbar" in kw:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
@@ -1085,12 +1089,80 @@ class KernelTranslator:
             tag = self.fresh("cs")
             self.emit(d, f"yield {tag!r}")
             return
-        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle", "cp_async_commit", "cp_async_wait"):
-            # No effect on the values a kernel computes. use_swizzle only
-            # renumbers which block computes which tile: a one-to-one mapping
-            # gives the same tensors, so the emulated run checks that tilet's is.
+        if name == "tcgen05_sf_warp_transpose":
+            # One warp reorders the words in place (TileLang's
+            # T.tcgen05_sf_warp_transpose): done once for the warp's role.
+            if len(pos) != 1 or kw:
+                raise InvalidProgram("tcgen05_sf_warp_transpose(R) takes one region and no keywords")
+            r, sym = self.region(pos[0])
+            self.scale_words_operand(sym, name)
+            if self.role_threads != 32:
+                raise InvalidProgram(f"tcgen05_sf_warp_transpose is one warp's work: it runs in a role of 32 threads "
+                                     f"(a branch on the thread index), not {self.role_threads}")
+            self.emit(d, f"rt.sf_warp_transpose({r})")
+            return
+        if name == "tcgen05_cp_warpx4":
+            # tcgen05.cp.32x128b.warpx4, issued once by one thread of the role.
+            if len(pos) not in (2, 3) or kw:
+                raise InvalidProgram("tcgen05_cp_warpx4(R, T) or tcgen05_cp_warpx4(R, T, col_offset)")
+            r, sym = self.region(pos[0])
+            self.scale_words_operand(sym, name)
+            if pos[1].kind != "Name":
+                raise InvalidProgram("tcgen05_cp_warpx4's destination is a whole tensor-memory buffer, named")
+            tsym = self.lookup(pos[1].text)
+            self.scale_tmem_operand(tsym, name)
+            offset = self.static_int(pos[2]) if len(pos) == 3 else 0
+            self.emit(d, f"rt.cp_warpx4({r}, {tsym.py}, {offset})")
+            return
+        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle", "cp_async_commit", "cp_async_wait", "fence_proxy_async",
+                    "sync_threads"):
+            # No effect on the values a kernel computes (fence_proxy_async
+            # and sync_threads order memory: in program order, writes are
+            # already seen).
+            # use_swizzle only renumbers which block computes which tile: a
+            # one-to-one mapping gives the same tensors, so the emulated run
+            # checks that tilet's is.
             return
         raise Unsupported(f"tile operation {name}")
+
+    @staticmethod
+    def scale_words_operand(sym, what):
+        """The shared uint32 words that tcgen05_sf_warp_transpose and
+        tcgen05_cp_warpx4 take (the region's extents are checked when run)."""
+        info = sym.buf
+        if info is None or info.scope != "shared" or info.dtype != "uint32":
+            raise InvalidProgram(f"{what} takes a region of a shared uint32 buffer"
+                                 + (f", not of the {info.scope} {info.dtype} '{info.name}'" if info is not None else ""))
+
+    @staticmethod
+    def scale_tmem_operand(sym, what):
+        """A tensor-memory buffer of scale words: alloc_tmem([128, cols], uint32)."""
+        info = sym.buf
+        if info is None or info.scope != "tmem" or info.dtype != "uint32" or len(info.shape) != 2 or info.shape[0] != 128:
+            raise InvalidProgram(f"{what} takes a tensor-memory buffer alloc_tmem([128, cols], uint32) of scale words"
+                                 + (f", not the {info.scope} {info.dtype} {info.shape} '{info.name}'" if info is not None else ""))
+
+    def tmem_scales_gemm(self, asym, bsym, csym, sfasym, sfbsym, ga, gb, kw):
+        """gemm_blockscaled's form with its factors in tensor memory
+        (tcgen05.mma kind::mxf8f6f4, the factors put there by
+        tcgen05_cp_warpx4): both factor operands there, UE8M0 factors for a
+        multiple of 32 elements of K, fp8 operands, an f32 [128, N]
+        accumulator in tensor memory."""
+        for sym in (sfasym, sfbsym):
+            self.scale_tmem_operand(sym, "gemm_blockscaled with its scale factors in tensor memory")
+        if "sf_layout" in kw:
+            raise InvalidProgram("gemm_blockscaled: sf_layout is for scale factors in shared or global memory, not in tensor memory")
+        for g in (ga, gb):
+            if g <= 0 or g % 32:
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: a granularity of {g}, "
+                                     "not a multiple of 32 (one UE8M0 factor for 32 elements of K or more)")
+        for sym, what in ((asym, "A"), (bsym, "B")):
+            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2"):
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3 or f8e5m2 tile, "
+                                     f"not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
+        if csym.buf.scope != "tmem" or csym.buf.dtype != "f32":
+            raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory accumulates into an f32 tensor-memory tile, "
+                                 f"not the {csym.buf.scope} {csym.buf.dtype} '{csym.buf.name}'")
 
     @staticmethod
     def static_word(node, default):
@@ -1958,9 +2030,12 @@ class Runtime:
         at K position `k` (k_start included), docs/language.md: four 8-bit
         factors to a uint32 word, byte j the j-th `granularity` elements of
         the word's 4 * granularity; ue4m3 every 16 elements (NVFP4), ue8m0
-        every 32 (the MX formats)."""
+        every 32 (the MX formats). In tensor memory (tcgen05_cp_warpx4 put
+        them there) the word of row r is at lane r % 128, column r // 32."""
         word_k, byte = k // (4 * granularity), (k // granularity) % 4
-        if layout == "rowmajor":
+        if sf.buf.scope == "tmem":
+            at = (row % 128, row // 32)
+        elif layout == "rowmajor":
             at = (row, word_k)
         else:
             # TileLang's blockscaled_chunk_kmajor: a 128-row x 4-word chunk.
@@ -2010,6 +2085,8 @@ class Runtime:
         if scales:
             sfa, sfb, k_start, ga, gb, layout = scales
             sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
+            if sfa.buf.scope == "tmem" and m != 128:
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
             for i in range(m):
                 A[i] = [x * self.scale_factor(sfa, i, k_start + k, ga, layout) for k, x in enumerate(A[i])]
             for j in range(n):
@@ -2032,6 +2109,48 @@ class Runtime:
                 dot = dot + old
             # C accumulates in its own dtype; the reference rounds once.
             self.write(c.buf, idx, convert(dot, "int64" if integer else "f64", ct))
+
+    @staticmethod
+    def scale_words(r, what):
+        """The multi-indices of a region of scale words that
+        tcgen05_sf_warp_transpose and tcgen05_cp_warpx4 take, in order: one
+        row (every extent but the last 1) of a multiple of 128 words."""
+        if r.extents is None:
+            raise InvalidProgram(f"{what}: the region of '{r.buf.name}' has no extents (index its leading dimensions only, or slice)")
+        if any(e != 1 for e in r.extents[:-1]) or r.extents[-1] % 128:
+            raise InvalidProgram(f"{what}: the region of '{r.buf.name}' has extents {r.extents}; "
+                                 "it takes one row of a multiple of 128 words (every other extent 1)")
+        return list(r.elements())
+
+    def sf_warp_transpose(self, r):
+        """TileLang's tcgen05_sf_warp_transpose: in each chunk of 128 words,
+        word 4 l + j takes the value word 32 j + l held (l < 32, j < 4). A
+        word never written stays unwritten where it moves."""
+        self.check_inside(r)
+        idx = self.scale_words(r, "tcgen05_sf_warp_transpose")
+        old = [self.read(r.buf, i) for i in idx]
+        for c in range(0, len(idx), 128):
+            for l in range(32):
+                for j in range(4):
+                    self.write(r.buf, idx[c + 4 * l + j], old[c + 32 * j + l])
+
+    def cp_warpx4(self, r, t, col_offset):
+        """tcgen05.cp.32x128b.warpx4: chunk c of 128 words w (a 32-row x
+        16-byte tile) goes to the 32 lanes of each of the four lane
+        quarters: T[L, col_offset + 4 c + j] = w[4 (L % 32) + j]. A word
+        never written stays unwritten."""
+        self.check_inside(r)
+        idx = self.scale_words(r, "tcgen05_cp_warpx4")
+        chunks = len(idx) // 128
+        lanes, cols = t.shape
+        if col_offset < 0 or col_offset + 4 * chunks > cols:
+            raise InvalidProgram(f"tcgen05_cp_warpx4 writes columns {col_offset}..{col_offset + 4 * chunks - 1} "
+                                 f"of '{t.name}', which has {cols}")
+        for c in range(chunks):
+            words = [self.read(r.buf, i) for i in idx[128 * c:128 * (c + 1)]]
+            for lane in range(lanes):
+                for j in range(4):
+                    self.write(t, (lane, col_offset + 4 * c + j), words[4 * (lane % 32) + j])
 
     def atomic_add_element(self, buf, idx, v):
         f = buf.flat(idx)

@@ -28,7 +28,8 @@ INSTRUCTIONS = [
     # name (a regex in remarks), regex in the kernels, also required the other
     # way (True, or the builtin that writes the instruction by hand: then
     # required unless the program calls it)
-    (r"fence\.proxy\.async", r"tilet_fence_proxy_async\(\);", True),
+    # (the program may fence itself: fence_proxy_async)
+    (r"fence\.proxy\.async", r"tilet_fence_proxy_async\(\);", "fence_proxy_async("),
     (r"cp\.async(?!\.bulk)|CPAsync", r"tilet_cp_async_(?:\d|zfill)", True),
     (r"ldmatrix", r"tilet_ldmatrix", True),
     (r"stmatrix|\bSTSM\b", r"tilet_stmatrix", True),
@@ -38,6 +39,7 @@ INSTRUCTIONS = [
     (r"cp\.async\.bulk\b", r"tilet_bulk_(?:load|store)", True),
     (r"tcgen05\.mma", r"tilet_tcgen05_mma_", True),
     (r"\bTS form\b", r"tilet_tcgen05_mma_\w+_ts\(", True),
+    (r"tcgen05\.cp\b", r"tilet_tcgen05_cp_", True),
     (r"tcgen05\.ld\b", r"tilet_tmem_load_", True),
     (r"tcgen05\.st\b", r"tilet_tmem_store_", True),
     (r"bar\.arrive", r"tilet_issue_turn_pass\(", True),
