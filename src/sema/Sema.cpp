@@ -155,8 +155,24 @@ public:
         } else if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) {
             // A role's threads are the threads of the work inside it.
             const ir::StmtNode *outer = std::exchange(divergentAt_, nullptr);
+            const ir::StmtNode *outerRole = std::exchange(role_, s.get());
             walk(w->body);
             divergentAt_ = outer;
+            role_ = outerRole;
+        } else if (ir::as<ir::ScaleTranspose>(s)) {
+            report(s, "tcgen05_sf_warp_transpose", "all 32 lanes of its warp", "lanes that skip it would leave their words in place and its __syncwarp would not be met");
+        } else if (ir::as<ir::Tcgen05Copy>(s)) {
+            report(s, "tcgen05_cp_warpx4", "every thread of its branch or role (one of them issues it)", "it would be issued by each thread that takes it");
+        } else if (ir::as<ir::SyncThreads>(s)) {
+            // Only sync_threads() makes one here: __syncthreads, met by the whole block.
+            if (role_) {
+                Diagnostic d{Severity::Error, s->span, "sync_threads is met by every thread of the block, but this one is inside a role (a branch on the thread "
+                                                       "index that hands work to some warps): the others never reach it", {}, {}};
+                d.note(role_->span, "the role starts here");
+                diags_.report(std::move(d));
+                return;
+            }
+            report(s, "sync_threads", "every thread of the block", "a __syncthreads that only some threads reach hangs the block");
         } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s) ||
                    ir::as<ir::FinalizeReducer>(s)) {
             report(s, "a tile operation");
@@ -209,6 +225,7 @@ private:
     const std::set<const ir::StmtNode *> &collectives_;
     DiagnosticEngine &diags_;
     const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
+    const ir::StmtNode *role_ = nullptr;          // the enclosing ws(...) role
     std::set<const ir::StmtNode *> reported_;
     std::set<std::pair<const ir::StmtNode *, std::string>> reportedAt_;
 };
