@@ -277,3 +277,52 @@ def main(argv, cases, check, doc):
     except Exception as e:  # a missing library, a refused launch, a torch without the baseline op
         ok = result(name, "FAIL", note=f"{type(e).__name__}: {e}")
     return 0 if ok else 1
+
+
+# ---- block-scaled GEMMs (nvfp4.py, mxfp8.py)
+
+def block_scaled_operands(header, func, operand):
+    """(M, N, K, init, SFA, SFB) of a block-scaled GEMM's launch function
+    func(A, B, SFA, SFB, C): A [M, K] and B [N, K] of `operand`, uint32 scale
+    words (whose shape the runner checks against its layout), C [M, N] bf16."""
+    params, order, init = launch_params(header, func)
+    expect(order == ["A", "B", "SFA", "SFB", "C"], f"{func} takes tensors {order}, the case expects A, B, SFA, SFB, C")
+    a, b, sfa, sfb, c = (params[n] for n in order)
+    for p in (a, b, sfa, sfb, c):
+        expect(len(p.dims) == 2 and all(isinstance(d, int) for d in p.dims), f"{func}: {p} is not a fixed 2-d shape")
+    expect((a.dtype, b.dtype, sfa.dtype, sfb.dtype, c.dtype) == (operand, operand, "uint32", "uint32", "bf16"),
+           f"{func}: A, B, SFA, SFB, C hold {a.dtype}, {b.dtype}, {sfa.dtype}, {sfb.dtype}, {c.dtype}")
+    (M, K), N = a.dims, c.dims[1]
+    expect(b.dims == [N, K] and c.dims[0] == M, f"{func}: B is {b.dims} and C {c.dims}; the case expects [N, K] and [M, N]")
+    return M, N, K, init, sfa, sfb
+
+
+def run_block_scaled(name, lib, init, func, device, tensors, K, ref, tolerance, baselines):
+    """Launches func(A, B, SFA, SFB, C) on `tensors` (C filled with NaN),
+    compares C with `ref` ([M, N] f32, the dequantized product), and on CUDA
+    times it against the first of `baselines` that runs: (name, function,
+    whether its result is comparable with ref)."""
+    c = tensors[-1]
+    M, N = c.shape
+    launch, last_error = load_launch(lib, init, func)
+    call(launch, last_error, tensors)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    error = relative_error(ref, c)
+    flops = 2.0 * M * N * K
+    fields = dict(shape=f"{M}x{N}x{K}", tolerance=tolerance, flops=flops)
+    if device == "cpu":
+        return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, note="tilet --cpu emulator, no timing", **fields)
+    ms = time_ms(lambda: call(launch, last_error, tensors))
+    error, note = worst(error, relative_error(ref, c))  # and after the last timed launch
+    for baseline, base, comparable in baselines:
+        try:
+            out = base()
+            break
+        except (RuntimeError, TypeError, AttributeError):
+            continue
+    if comparable:
+        fields["baseline_max_error"] = relative_error(ref, out)
+    base_ms = time_ms(base)
+    return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, time_ms=ms, tflops=flops / ms / 1e9,
+                  baseline=baseline, baseline_ms=base_ms, baseline_tflops=flops / base_ms / 1e9, ratio=base_ms / ms, note=note, **fields)

@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from common import expect, result, torch  # noqa: E402
+from common import expect, torch  # noqa: E402
 
 # check: (launch function, tolerance). The output is bf16 (8 significant bits).
 CASES = {
@@ -42,15 +42,7 @@ def shapes(name, header):
     """(M, N, K, init function) of check `name`'s translation, after checking
     the header agrees with the case."""
     func, _ = CASES[name]
-    params, order, init = common.launch_params(header, func)
-    expect(order == ["A", "B", "SFA", "SFB", "C"], f"{func} takes tensors {order}, the case expects A, B, SFA, SFB, C")
-    a, b, sfa, sfb, c = (params[n] for n in order)
-    for p in (a, b, sfa, sfb, c):
-        expect(len(p.dims) == 2 and all(isinstance(d, int) for d in p.dims), f"{func}: {p} is not a fixed 2-d shape")
-    expect((a.dtype, b.dtype, sfa.dtype, sfb.dtype, c.dtype) == ("f8e4m3", "f8e4m3", "uint32", "uint32", "bf16"),
-           f"{func}: A, B, SFA, SFB, C hold {a.dtype}, {b.dtype}, {sfa.dtype}, {sfb.dtype}, {c.dtype}")
-    (M, K), N = a.dims, c.dims[1]
-    expect(b.dims == [N, K] and c.dims[0] == M, f"{func}: B is {b.dims} and C {c.dims}; the case expects [N, K] and [M, N]")
+    M, N, K, init, sfa, sfb = common.block_scaled_operands(header, func, "f8e4m3")
     expect(K % 32 == 0, f"{func}: K = {K} is not whole 32-element scale blocks")
     for p, rows in ((sfa, M), (sfb, N)):
         want = [ceil_div(K, K_TILE), rows]
@@ -74,7 +66,6 @@ def check(name, lib, header, device):
     M, N, K, init = shapes(name, header)
     if lib is None:
         return True
-    shape = f"{M}x{N}x{K}"
     torch.manual_seed(0)
 
     def values(rows):   # e4m3 bytes (torch 1.13, the dry run's, has no float8: the bytes are passed)
@@ -86,12 +77,6 @@ def check(name, lib, header, device):
     fb = torch.randint(123, 132, (N, K // 32), device=device, dtype=torch.int64)
     sfa, sfb = words(fa), words(fb)
     c = torch.full((M, N), float("nan"), device=device, dtype=torch.bfloat16)
-    tensors = [a, b, sfa, sfb, c]
-    launch, last_error = common.load_launch(lib, init, func)
-    common.call(launch, last_error, tensors)
-    if device == "cuda":
-        torch.cuda.synchronize()
-    torch.set_float32_matmul_precision("highest")
 
     def e4m3(v):   # sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 subnormal
         v = v.long()
@@ -102,28 +87,18 @@ def check(name, lib, header, device):
     def dequantized(v, f):
         return e4m3(v) * torch.pow(2.0, (f - 127).float()).repeat_interleave(32, dim=1)
 
+    torch.set_float32_matmul_precision("highest")
     da, db = dequantized(a, fa), dequantized(b, fb)
-    ref = da @ db.t()
-    error = common.relative_error(ref, c)
-    flops = 2.0 * M * N * K
-    fields = dict(shape=shape, tolerance=tolerance, flops=flops)
-    if device == "cpu":
-        return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, note="tilet --cpu emulator, no timing", **fields)
-    ms = common.time_ms(lambda: common.call(launch, last_error, tensors))
-    error, note = common.worst(error, common.relative_error(ref, c))  # and after the last timed launch
     one = torch.ones((), device=device)
-    try:
+
+    def scaled_mm():
         a8, b8 = a.view(torch.float8_e4m3fn), b.view(torch.float8_e4m3fn)
-        base = lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)  # noqa: E731
-        base()
-        baseline = "torch._scaled_mm e4m3, fast accumulation, per-tensor scales"
-    except (RuntimeError, TypeError, AttributeError):
-        a16, b16 = da.to(torch.bfloat16), db.to(torch.bfloat16).t()
-        base = lambda: torch.matmul(a16, b16)  # noqa: E731
-        baseline = "cuBLAS bf16 of the dequantized operands (torch.matmul)"
-    base_ms = common.time_ms(base)
-    return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, time_ms=ms, tflops=flops / ms / 1e9,
-                  baseline=baseline, baseline_ms=base_ms, baseline_tflops=flops / base_ms / 1e9, ratio=base_ms / ms, note=note, **fields)
+        return torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
+
+    a16, b16 = da.to(torch.bfloat16), db.to(torch.bfloat16).t()
+    baselines = [("torch._scaled_mm e4m3, fast accumulation, per-tensor scales", scaled_mm, False),
+                 ("cuBLAS bf16 of the dequantized operands (torch.matmul)", lambda: torch.matmul(a16, b16), True)]
+    return common.run_block_scaled(name, lib, init, func, device, [a, b, sfa, sfb, c], K, da @ db.t(), tolerance, baselines)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from common import expect, result, torch  # noqa: E402
+from common import expect, torch  # noqa: E402
 
 # check: (launch function, tolerance). The output is bf16 (8 significant bits).
 CASES = {
@@ -42,15 +42,7 @@ def shapes(name, header):
     """(M, N, K, init function) of check `name`'s translation, after checking
     the header agrees with the case."""
     func, _ = CASES[name]
-    params, order, init = common.launch_params(header, func)
-    expect(order == ["A", "B", "SFA", "SFB", "C"], f"{func} takes tensors {order}, the case expects A, B, SFA, SFB, C")
-    a, b, sfa, sfb, c = (params[n] for n in order)
-    for p in (a, b, sfa, sfb, c):
-        expect(len(p.dims) == 2 and all(isinstance(d, int) for d in p.dims), f"{func}: {p} is not a fixed 2-d shape")
-    expect((a.dtype, b.dtype, sfa.dtype, sfb.dtype, c.dtype) == ("f4e2m1", "f4e2m1", "uint32", "uint32", "bf16"),
-           f"{func}: A, B, SFA, SFB, C hold {a.dtype}, {b.dtype}, {sfa.dtype}, {sfb.dtype}, {c.dtype}")
-    (M, K), N = a.dims, c.dims[1]
-    expect(b.dims == [N, K] and c.dims[0] == M, f"{func}: B is {b.dims} and C {c.dims}; the case expects [N, K] and [M, N]")
+    M, N, K, init, sfa, sfb = common.block_scaled_operands(header, func, "f4e2m1")
     expect(K % 16 == 0, f"{func}: K = {K} is not whole 16-element scale blocks")
     for p, rows in ((sfa, M), (sfb, N)):
         want = [ceil_div(rows, TILE_ROWS) * ceil_div(K, TILE_K) * TILE_ROWS, 4]
@@ -85,7 +77,6 @@ def check(name, lib, header, device):
     M, N, K, init = shapes(name, header)
     if lib is None:
         return True
-    shape = f"{M}x{N}x{K}"
     torch.manual_seed(0)
     a = torch.randint(0, 256, (M, K // 2), device=device, dtype=torch.uint8)
     b = torch.randint(0, 256, (N, K // 2), device=device, dtype=torch.uint8)
@@ -93,27 +84,11 @@ def check(name, lib, header, device):
     fb = torch.randint(0x30, 0x41, (N, K // 16), device=device, dtype=torch.int64)
     sfa, sfb = chunk_words(fa, K), chunk_words(fb, K)
     c = torch.full((M, N), float("nan"), device=device, dtype=torch.bfloat16)
-    tensors = [a, b, sfa, sfb, c]
-    launch, last_error = common.load_launch(lib, init, func)
-    common.call(launch, last_error, tensors)
-    if device == "cuda":
-        torch.cuda.synchronize()
     torch.set_float32_matmul_precision("highest")
     da, db = dequantized(a, fa, K), dequantized(b, fb, K)
-    ref = da @ db.t()
-    error = common.relative_error(ref, c)
-    flops = 2.0 * M * N * K
-    fields = dict(shape=shape, tolerance=tolerance, flops=flops)
-    if device == "cpu":
-        return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, note="tilet --cpu emulator, no timing", **fields)
-    ms = common.time_ms(lambda: common.call(launch, last_error, tensors))
-    error, note = common.worst(error, common.relative_error(ref, c))  # and after the last timed launch
     a16, b16 = da.to(torch.bfloat16), db.to(torch.bfloat16).t()
-    base_ms = common.time_ms(lambda: torch.matmul(a16, b16))
-    base_error = common.relative_error(ref, torch.matmul(a16, b16))
-    return result(name, "PASS" if error <= tolerance else "FAIL", max_error=error, time_ms=ms, tflops=flops / ms / 1e9,
-                  baseline="cuBLAS bf16 of the dequantized operands (torch.matmul)", baseline_ms=base_ms,
-                  baseline_tflops=flops / base_ms / 1e9, baseline_max_error=base_error, ratio=base_ms / ms, note=note, **fields)
+    baselines = [("cuBLAS bf16 of the dequantized operands (torch.matmul)", lambda: torch.matmul(a16, b16), True)]
+    return common.run_block_scaled(name, lib, init, func, device, [a, b, sfa, sfb, c], K, da @ db.t(), tolerance, baselines)
 
 
 if __name__ == "__main__":
