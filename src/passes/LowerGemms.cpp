@@ -375,8 +375,12 @@ private:
             Expr descriptor = ir::binary(ir::BinaryOp::BitOr, ir::intImm(idesc),
                                          ir::binary(ir::BinaryOp::BitOr, ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(29)),
                                                     ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(4))));
-            auto address = [](const ir::Region &r) { return ir::add(r.buffer->tmemAddress, ir::cast(DType::UInt32, ir::tmemColumn(r))); };
-            scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa), address(*g.sfb), descriptor};
+            // An N atom's columns of B start atomN / 32 words further (select-gemm-inst: whole words).
+            auto address = [](const ir::Region &r, const Expr &words) {
+                return ir::add(r.buffer->tmemAddress, ir::cast(DType::UInt32, ir::add(ir::tmemColumn(r), words)));
+            };
+            scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa, ir::intImm(0)),
+                                       address(*g.sfb, ir::mul(jn, ir::intImm(g.atomN / 32))), descriptor};
         }
         Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, scales, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);

@@ -122,6 +122,10 @@ private:
             return Option::no("block-scaled tcgen05.mma has M = " + str(inst->m.lo) + " (one CTA); M = " + str(s.M) + " takes atoms of " + str(atomM));
         if (blockScaled) {
             if (Option o = tcgen05ScaleOperands(g, s); !o.ok) return o;
+            // Each N atom reads B's factor words from its first column's word (column n / 32).
+            if (s.N != atomN && atomN % 32 != 0)
+                return Option::no("N = " + str(s.N) + " takes tcgen05 atoms of N = " + str(atomN) + ", which do not start on a scale word of B (" +
+                                  "one per 32 columns)");
         }
         g.atomM = atomM;
         g.atomN = atomN;
