@@ -75,7 +75,7 @@ const std::vector<std::pair<std::string, std::string>> &mmaModels() {
             // factors to a k-step (kind::mxf4nvf4) and 8-bit operands with one.
             if (i.cls == InstrClass::MmaSync && i.blockScaled()) {
                 for (DType t : {DType::F4E2M1, DType::F8E4M3, DType::F8E5M2}) {
-                    bool packedForm = dtypeBits(t) == 4 && i.k.lo == 4 * i.scaleVec;
+                    bool packedForm = dtypeBits(t) == 4 && !i.subBytePadded;
                     if (!i.takes(i.a, t) || (dtypeBits(t) != 8 && !packedForm)) continue;
                     std::string type = t == DType::F4E2M1 ? "emu::E2M1" : types.at(t);
                     out.push_back({"tilet_" + catalog::helperKey(i, t) + "(", "emu::mmaBlockScaled<" + std::to_string(i.m.lo) + ", " +

@@ -425,6 +425,25 @@ bool Region::coversBuffer() const {
     return true;
 }
 
+bool Region::contiguous() const {
+    std::optional<std::vector<int64_t>> shape = buffer->constShape();
+    if (!shape || shape->size() != extents.size()) return false;
+    size_t d = 0;
+    while (d < extents.size() && extents[d] == 1) ++d;
+    for (++d; d < extents.size(); ++d)
+        if (constInt(mins[d]) != 0 || extents[d] != (*shape)[d]) return false;
+    return true;
+}
+
+std::vector<Expr> Region::indicesAt(int64_t offset) const {
+    std::vector<Expr> out = mins;
+    for (size_t d = extents.size(); d-- > 0;) {
+        if (int64_t at = offset % extents[d]) out[d] = simplify(add(mins[d], intImm(at)));
+        offset /= extents[d];
+    }
+    return out;
+}
+
 std::vector<int64_t> Region::tileShape() const {
     std::vector<int64_t> out;
     for (int64_t e : extents) {

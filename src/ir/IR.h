@@ -218,6 +218,12 @@ struct Region {
     std::vector<int64_t> tileShape() const;
     // Whether it is all of a buffer of constant shape.
     bool coversBuffer() const;
+    // Whether its elements are one run of the buffer's row-major storage:
+    // every dimension after the first of extent > 1 is covered whole.
+    bool contiguous() const;
+    // The indices of its element at row-major position `offset` (counted
+    // over its extents).
+    std::vector<Expr> indicesAt(int64_t offset) const;
 };
 
 // Tensor memory holds [rows, cols] tiles, or [stages, rows, cols] (TileLang's

@@ -339,10 +339,24 @@ private:
             aOp.indices = g.a.mins;
             aOp.indices.back() = ir::add(aOp.indices.back(), kOrigin);
             aAddress = ir::add(g.a.buffer->tmemAddress, ir::cast(DType::UInt32, ir::add(ir::tmemColumn(g.a), ir::mul(ks, ir::intImm(aStepColumns)))));
-        } else {
-            aOp = wgmmaOperand(g.a, g.transposeA, ir::intImm(0), kOrigin);
         }
-        ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOrigin);
+        // Packed operands (kind::mxf4nvf4's e2m1, K-major) are described as the
+        // bytes that hold them: a k-step of 64 4-bit elements is 32 bytes of a
+        // row, as one of 32 8-bit ones (PTX ISA, "Shared memory descriptor").
+        ir::Region aTile = g.a, bTile = g.b;
+        ir::Buffer aBytes, bBytes;
+        Expr kOriginStored = kOrigin;
+        if (isSubByte(g.b.buffer->dtype)) {
+            bBytes = ir::bytesView(g.b.buffer);
+            bTile = ir::bytesRegion(g.b, bBytes);
+            kOriginStored = ir::mul(ks, ir::intImm(g.atomK * dtypeBits(g.b.buffer->dtype) / 8));
+        }
+        if (!aInTensorMemory && isSubByte(g.a.buffer->dtype)) {
+            aBytes = ir::bytesView(g.a.buffer);
+            aTile = ir::bytesRegion(g.a, aBytes);
+        }
+        if (!aInTensorMemory) aOp = wgmmaOperand(aTile, g.transposeA, ir::intImm(0), kOriginStored);
+        ir::WgmmaOperand bOp = wgmmaOperand(bTile, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOriginStored);
         // An N atom's accumulators start atomN * bits / 32 columns further.
         int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
         Expr dColumn = ir::add(ir::tmemColumn(g.c), ir::mul(jn, ir::intImm(atomColumns)));
@@ -365,27 +379,40 @@ private:
         if (scaled && !inst.takes(inst.scale, DType::F8E4M3)) idesc |= 1u << 23;
         std::optional<ir::Tcgen05Scales> scales;
         Expr scaleByte;
+        int64_t wordsA = 0, wordsB = 0;   // the word sets of SFA and SFB
         if (scaled) {
             // Each 32-bit word holds the factors of 4 runs of `granularity`
-            // elements of K; the k-step reads the byte of its run (its
-            // scale-factor id: A's at bit 29, B's at bit 4 of the descriptor).
-            // Row m's word is in lane m, column m / 32 (tcgen05.cp 32x128b.warpx4).
+            // elements of K; the k-step reads the byte of its (first) run: its
+            // scale-factor id, A's at bit 29 and B's at bit 4 of the descriptor
+            // (0 for scale_vec::4X, whose k-step reads all four).
             Expr kAt = g.sfKStart ? ir::add(g.sfKStart, kOrigin) : kOrigin;
             scaleByte = ir::mod(ir::div(kAt, ir::intImm(g.sfGranularityA)), ir::intImm(4));
             Expr descriptor = ir::binary(ir::BinaryOp::BitOr, ir::intImm(idesc),
                                          ir::binary(ir::BinaryOp::BitOr, ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(29)),
                                                     ir::binary(ir::BinaryOp::Shl, scaleByte, ir::intImm(4))));
-            // An N atom's columns of B start atomN / 32 words further (select-gemm-inst: whole words).
+            // Word w of row m is in lane m, column w * ceil(rows / 32) + m / 32
+            // (tcgen05.cp 32x128b.warpx4 per 128 words); the k-step reads word
+            // (k / 4g) mod W of the W the buffer holds. An N atom's columns of B
+            // start atomN / 32 further (select-gemm-inst: whole words).
+            int64_t wordK = 4 * g.sfGranularityA, columnsA = (g.atomM + 31) / 32, columnsB = (N + 31) / 32;
+            wordsA = g.sfa->extents.back() / columnsA;
+            wordsB = g.sfb->extents.back() / columnsB;
+            auto wordColumn = [&](int64_t words, int64_t columnsPerWord) {
+                if (words == 1) return ir::intImm(0);
+                return ir::mul(ir::mod(ir::div(kAt, ir::intImm(wordK)), ir::intImm(words)), ir::intImm(columnsPerWord));
+            };
             auto address = [](const ir::Region &r, const Expr &words) {
                 return ir::add(r.buffer->tmemAddress, ir::cast(DType::UInt32, ir::add(ir::tmemColumn(r), words)));
             };
-            scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa, ir::intImm(0)),
-                                       address(*g.sfb, ir::mul(jn, ir::intImm(g.atomN / 32))), descriptor};
+            scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa, wordColumn(wordsA, columnsA)),
+                                       address(*g.sfb, ir::add(wordColumn(wordsB, columnsB), ir::mul(jn, ir::intImm(g.atomN / 32)))), descriptor};
         }
         Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, scales, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
         Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
                               std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
+        if (aBytes) issue = std::make_shared<ir::Allocate>(aBytes, issue, span);
+        if (bBytes) issue = std::make_shared<ir::Allocate>(bBytes, issue, span);
 
         Decision d;
         d.where = span;
@@ -405,13 +432,25 @@ private:
         d.details.push_back("instruction descriptor 0x" + hex.str() + (scaled ? " | the k-step's scale-factor byte << 29 (A) and << 4 (B)" : ""));
         if (scaled) {
             std::optional<int64_t> k0 = g.sfKStart ? ir::constInt(g.sfKStart) : std::optional<int64_t>(0);
-            d.details.push_back("scale factors: words of '" + g.sfa->buffer->name + "' and '" + g.sfb->buffer->name +
-                                "' in tensor memory (row m's in lane m, column m / 32, as tcgen05.cp 32x128b.warpx4 leaves them); k-step ks reads byte ((" +
-                                (k0 && *k0 == 0 ? std::string("") : "k_start + ") + "ks * " + std::to_string(g.atomK) + ") / " +
-                                std::to_string(g.sfGranularityA) + ") mod 4 of each word, one " +
-                                (inst.takes(inst.scale, DType::F8E4M3) ? "ue4m3" : "ue8m0") + " factor for " + std::to_string(inst.scaleVec) +
-                                " elements of K (" + std::to_string(g.sfGranularityA / inst.scaleVec) + " k-step" +
-                                (g.sfGranularityA / inst.scaleVec == 1 ? "" : "s") + " share a byte)");
+            std::string kAtText = "(" + (k0 && *k0 == 0 ? std::string("") : "k_start + ") + "ks * " + std::to_string(g.atomK) + ")";
+            int64_t factorsPerStep = g.atomK / inst.scaleVec;
+            std::string firstByte = factorsPerStep == 4 ? "0" : "s to s + " + std::to_string(factorsPerStep - 1) + ", s = (" + kAtText + " / " +
+                                                                   std::to_string(g.sfGranularityA) + ") mod 4 its scale-factor id,";
+            std::string which = factorsPerStep > 1 ? "bytes " + (factorsPerStep == 4 ? "0 to 3" : firstByte) + " of its word (" +
+                                                         std::to_string(factorsPerStep) + " " + (inst.takes(inst.scale, DType::F8E4M3) ? "ue4m3" : "ue8m0") +
+                                                         " factors, one for every " + std::to_string(inst.scaleVec) + " elements of K)"
+                                                   : "byte (" + kAtText + " / " + std::to_string(g.sfGranularityA) + ") mod 4 of its word, one " +
+                                                         (inst.takes(inst.scale, DType::F8E4M3) ? "ue4m3" : "ue8m0") + " factor for " +
+                                                         std::to_string(inst.scaleVec) + " elements of K (" +
+                                                         std::to_string(g.sfGranularityA / inst.scaleVec) + " k-step" +
+                                                         (g.sfGranularityA / inst.scaleVec == 1 ? "" : "s") + " share a byte)";
+            auto wordText = [&](const ir::Region &r, int64_t words) {
+                return "'" + r.buffer->name + "' holds " + std::to_string(words) + " word" + (words == 1 ? "" : "s") + " per row" +
+                       (words == 1 ? "" : " (the k-step's is word (" + kAtText + " / " + std::to_string(4 * g.sfGranularityA) + ") mod " +
+                                              std::to_string(words) + ")");
+            };
+            d.details.push_back("scale factors in tensor memory as tcgen05.cp 32x128b.warpx4 leaves them (word w of row m in lane m, column w * rows / 32 + m / 32): " +
+                                wordText(*g.sfa, wordsA) + ", " + wordText(*g.sfb, wordsB) + "; each k-step reads " + which);
         }
         ctx_.explain.record(std::move(d));
         return std::make_shared<ir::IfThenElse>(ir::isThread(g.firstThread), issue, nullptr, span);
@@ -563,12 +602,10 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
             std::optional<int64_t> k0 = ir::constInt(g.a.mins.back());
             if (!k0 || *k0 % g.atomK != 0) return "a tcgen05 gemm whose tensor-memory A starts inside a k-step is";
         }
-        for (const ir::Buffer &b : {g.a.buffer, g.b.buffer})
-            if (dtypeBits(b->dtype) < 8) return "a tcgen05 gemm with packed " + std::string(dtypeName(b->dtype)) + " operands is";
         return "";
     }
     // kind::mxf8f6f4 reads 4- and 6-bit operands one to a byte, unlike tilet's packed tiles.
-    if (g.inst == ir::GemmInst::MMABlockScaled && g.instruction->k.lo != 4 * g.instruction->scaleVec && dtypeBits(g.a.buffer->dtype) != 8)
+    if (g.inst == ir::GemmInst::MMABlockScaled && g.instruction->subBytePadded && dtypeBits(g.a.buffer->dtype) != 8)
         return "a block-scaled mma.sync of " + std::string(dtypeName(g.a.buffer->dtype)) + " operands with one factor per 32 elements (" +
                std::string(g.instruction->name) + ", one element to a byte) is";
     if (!ir::isMmaSync(g.inst) && g.inst != ir::GemmInst::FMA)

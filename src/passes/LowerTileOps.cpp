@@ -218,10 +218,13 @@ protected:
         }
         SourceRange span = t.span;
         ir::Expr lane = ir::mod(ir::threadIdx(), ir::intImm(32));
-        int64_t chunks = t.region.extents.back() / ir::kTcgen05CopyWords;
+        int64_t regionWords = 1;
+        for (int64_t e : t.region.extents) regionWords *= e;
+        int64_t chunks = regionWords / ir::kTcgen05CopyWords;
+        // Sema: the region is one run of storage of rows of a multiple of 128 words.
         auto at = [&](int64_t chunk, const ir::Expr &word) {
-            std::vector<ir::Expr> idx = t.region.mins;
-            idx.back() = ir::add(idx.back(), ir::add(ir::intImm(chunk * ir::kTcgen05CopyWords), word));
+            std::vector<ir::Expr> idx = t.region.indicesAt(chunk * ir::kTcgen05CopyWords);
+            idx.back() = ir::add(idx.back(), word);
             return idx;
         };
         ir::Buffer words = ir::makeBuffer("sf_words", DType::UInt32, {ir::intImm(4 * chunks)}, ir::MemScope::Local, span);

@@ -121,7 +121,7 @@ private:
         if (blockScaled && !inst->m.contains(atomM))
             return Option::no("block-scaled tcgen05.mma has M = " + str(inst->m.lo) + " (one CTA); M = " + str(s.M) + " takes atoms of " + str(atomM));
         if (blockScaled) {
-            if (Option o = tcgen05ScaleOperands(g, s); !o.ok) return o;
+            if (Option o = tcgen05ScaleOperands(g, s, k); !o.ok) return o;
             // Each N atom reads B's factor words from its first column's word (column n / 32).
             if (s.N != atomN && atomN % 32 != 0)
                 return Option::no("N = " + str(s.N) + " takes tcgen05 atoms of N = " + str(atomN) + ", which do not start on a scale word of B (" +
@@ -193,6 +193,16 @@ private:
             if (blockScaled && cls == InstrClass::Tcgen05Mma && s.sfGranularity % i->scaleVec != 0) {
                 reject(formName(*i, s) + " scales every " + str(i->scaleVec) + " elements of K, or a multiple of that; not every " +
                        str(s.sfGranularity) + " (sf_a_granularity_k, sf_b_granularity_k)");
+                continue;
+            }
+            if (cls == InstrClass::Tcgen05Mma && i->subBytePadded && (isSubByte(s.a) || isSubByte(s.b))) {
+                reject(std::string(i->ptx) + " reads " + name(isSubByte(s.a) ? s.a : s.b) + " operands one to a byte; tilet's tiles of them are packed");
+                continue;
+            }
+            // A k-step that reads several factors reads consecutive bytes of one word (scale_vec::4X).
+            if (blockScaled && cls == InstrClass::Tcgen05Mma && i->k.lo > i->scaleVec && s.sfGranularity != i->scaleVec) {
+                reject(std::string(i->ptx) + " reads " + str(i->k.lo / i->scaleVec) + " factors per k-step from consecutive bytes of a word, one for every " +
+                       str(i->scaleVec) + " elements of K; not one every " + str(s.sfGranularity) + " (sf_a_granularity_k, sf_b_granularity_k)");
                 continue;
             }
             if (blockScaled && cls != InstrClass::Tcgen05Mma && s.sfGranularity && s.sfGranularity != i->scaleVec) {
@@ -298,8 +308,9 @@ private:
     }
 
     // A block-scaled tcgen05.mma reads its factors from tensor memory, where
-    // tcgen05_cp_warpx4 puts them: row m's word in lane m, column m / 32.
-    Option tcgen05ScaleOperands(const ir::Gemm &g, const Shape &s) const {
+    // tcgen05_cp_warpx4 puts them: word w of row m in lane m, column
+    // w * ceil(rows / 32) + m / 32 (docs/language.md, gemm_blockscaled).
+    Option tcgen05ScaleOperands(const ir::Gemm &g, const Shape &s, int64_t atomK) const {
         for (bool isA : {true, false}) {
             const ir::Region &r = isA ? *g.sfa : *g.sfb;
             const char *operand = isA ? "SFA" : "SFB";
@@ -309,16 +320,17 @@ private:
                                   "; tcgen05.mma reads scale factors from tensor memory (alloc_tmem, filled by tcgen05_cp_warpx4)");
             int64_t columns = r.extents.back();
             if (columns * 32 < rows)
-                return Option::no(std::string(operand) + " '" + r.buffer->name + "' has " + str(columns) + " columns; the words of " + str(rows) +
-                                  " rows take " + str((rows + 31) / 32) + " (row m's in column m / 32)");
+                return Option::no(std::string(operand) + " '" + r.buffer->name + "' has " + str(columns) + " columns; a word set of " + str(rows) +
+                                  " rows takes " + str((rows + 31) / 32) + " (word w of row m in column w * " + str((rows + 31) / 32) +
+                                  " + m / 32)");
         }
         if (g.sfLayout != ir::ScaleLayout::RowMajor)
             return Option::no("sf_layout = blockscaled_chunk_kmajor describes words in shared or global memory; tensor-memory factors have tcgen05.cp's layout");
         if (g.sfKStart) {
             int64_t divisor = ir::knownDivisor(g.sfKStart);
             std::optional<int64_t> k0 = ir::constInt(g.sfKStart);
-            if ((k0 && *k0 < 0) || (divisor != 0 && divisor % 32 != 0))
-                return Option::no("k_start must be a non-negative multiple of 32 (a k-step's first K position)");
+            if ((k0 && *k0 < 0) || (divisor != 0 && divisor % atomK != 0))
+                return Option::no("k_start must be a non-negative multiple of " + str(atomK) + " (a k-step's first K position)");
         }
         return Option::yes();
     }

@@ -416,7 +416,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
 
 // TileLang's tcgen05_cp_warpx4(src, tmem, col_offset = 0) and
 // tcgen05_sf_warp_transpose(src): src is packed uint32 scale words in shared
-// memory, chunks of ir::kTcgen05CopyWords along its last dimension.
+// memory, one run of its storage taken in chunks of ir::kTcgen05CopyWords words.
 ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     bool copy = c.callee == "tcgen05_cp_warpx4";
     std::optional<CallArgs> args = matchArgs(c, copy ? 2 : 1, copy ? 3 : 1, {});
@@ -426,22 +426,20 @@ ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     std::optional<ir::Region> src = completeRegion(*ref, {});
     if (!src) return nullptr;
     const int64_t chunk = ir::kTcgen05CopyWords;
-    bool contiguous = true;
-    for (size_t d = 0; d + 1 < src->extents.size(); ++d) contiguous = contiguous && src->extents[d] == 1;
-    int64_t words = src->extents.empty() ? 1 : src->extents.back();
-    if (src->buffer->scope != ir::MemScope::Shared || src->buffer->dtype != DType::UInt32 || !contiguous || words % chunk != 0) {
-        diags_.error(ref->range, c.callee + " takes packed scale words: a shared uint32 region of one row of a multiple of " + std::to_string(chunk) +
-                                     " words (e.g. SF_shared[stage]); '" + src->buffer->name + "' here is " +
-                                     std::string(ir::memScopeName(src->buffer->scope)) + " " + std::string(dtypeName(src->buffer->dtype)) + " " +
-                                     shapeStr(src->extents));
+    int64_t words = 1;
+    for (int64_t e : src->extents) words *= e;
+    // Chunks are whole 128-word runs of the region's rows, one after another in storage.
+    if (src->buffer->scope != ir::MemScope::Shared || src->buffer->dtype != DType::UInt32 || !src->contiguous() || src->extents.empty() ||
+        src->extents.back() % chunk != 0) {
+        diags_.error(ref->range, c.callee + " takes packed scale words: a shared uint32 region, one run of its storage, of rows of a multiple of " +
+                                     std::to_string(chunk) + " words (e.g. SF_shared[stage] of a [stages, 128] or [stages, 4, 128] buffer); '" +
+                                     src->buffer->name + "' here is " + std::string(ir::memScopeName(src->buffer->scope)) + " " +
+                                     std::string(dtypeName(src->buffer->dtype)) + " " + shapeStr(src->extents) +
+                                     (src->contiguous() ? "" : ", not one run of its storage"));
         return nullptr;
     }
     int64_t chunks = words / chunk;
-    auto chunkStart = [&](int64_t i) {
-        std::vector<ir::Expr> idx = src->mins;
-        idx.back() = ir::add(idx.back(), ir::intImm(i * chunk));
-        return idx;
-    };
+    auto chunkStart = [&](int64_t i) { return src->indicesAt(i * chunk); };
     if (!copy) return std::make_shared<ir::ScaleTranspose>(*src, c.range);
 
     std::optional<RegionRef> dref = checkRegionArg(*args->positional[1], "tensor-memory destination");

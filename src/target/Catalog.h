@@ -45,6 +45,7 @@ struct Instruction {
     uint32_t scale;               // block-scaled: the scale factors' dtype set (0: not block-scaled)
     int32_t scaleVec;             // block-scaled: K elements per scale factor
     const char *note;             // "" or an extra comment line for its helper
+    bool subBytePadded;           // reads 4- and 6-bit operands one to a byte, not packed as tilet stores them
     // tcgen05.mma: instruction-descriptor codes by dtype (-1: none)
     std::array<int8_t, kDTypeCount> aCodes, cCodes;
 

@@ -50,7 +50,8 @@ public:
     std::string read(const std::string &name, const YAML::Node &body, const YAML::Mark &nameMark) {
         if (!body.IsMap()) return fail(body.Mark(), "instruction '" + name + "' must be a map of properties");
         static const std::set<std::string> known = {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in",
-                                                    "a_major", "b_major", "warp_tile", "layout", "ptx", "scale", "scale_vec", "note", "a_codes", "c_codes"};
+                                                    "a_major", "b_major", "warp_tile", "layout", "ptx", "scale", "scale_vec", "note", "a_codes", "c_codes",
+                                                    "sub_byte"};
         for (auto kv = body.begin(); kv != body.end(); ++kv)
             if (!known.count(kv->first.as<std::string>())) fail(kv->first.Mark(), "unknown instruction property '" + kv->first.as<std::string>() + "'");
         for (const char *key : {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in", "layout", "ptx"})
@@ -75,12 +76,13 @@ public:
         std::string scaleVec = body["scale_vec"] ? std::to_string(body["scale_vec"].as<int>()) : "0";
         if (body["scale"].IsDefined() != body["scale_vec"].IsDefined()) fail(nameMark, "a block-scaled instruction gives both 'scale' and 'scale_vec'");
         std::string note = body["note"] ? body["note"].as<std::string>() : "";
+        std::string subBytePadded = body["sub_byte"] ? choice(body["sub_byte"], {{"packed", "false"}, {"padded", "true"}}) : "false";
         std::string aCodes = codes(body["a_codes"]), cCodes = codes(body["c_codes"]);
         if (failed_) return "";
         return "    {" + quoted(name) + ", InstrClass::" + cls + ", Feature::" + feature + ", " + m + ", " + n + ", " + k + ", " + a + ", " + b + ", " +
                c + ", " + aFrom + ", " + bFrom + ", " + cIn + ", " + aMajor + ", " + bMajor + ", " + warpRows + ", " + warpCols +
                ", FragmentLayout::" + layout + ", " + quoted(body["ptx"].as<std::string>()) + ", " + scale + ", " + scaleVec + ", " + quoted(note) +
-               ", " + aCodes + ", " + cCodes + "},\n";
+               ", " + subBytePadded + ", " + aCodes + ", " + cCodes + "},\n";
     }
 
     bool failed() const { return failed_; }

@@ -1531,10 +1531,22 @@ template <class T> unsigned long long tcgen05Desc(SharedPtr<T> smem, unsigned le
     unsigned mode = swizzle == 2 ? 1 : swizzle == 4 ? 2 : swizzle == 6 ? 3 : 0;
     return wgmmaDesc(smem, leading, stride, mode);
 }
-// The element (mn, k) of an operand in the format `fmt` of the kind.
-enum class Tcgen05Kind { F16, Tf32, F8f6f4, I8 };
+// The element (mn, k) of an operand in the format `fmt` of the kind; `size`
+// the bytes it is read in. kind::mxf4nvf4 reads e2m1 packed, two to a byte
+// (element k in the low nibble of byte k / 2 when k is even), K-major.
+enum class Tcgen05Kind { F16, Tf32, F8f6f4, I8, Mxf4nvf4 };
+inline int tcgen05PerByte(Tcgen05Kind kind) { return kind == Tcgen05Kind::Mxf4nvf4 ? 2 : 1; }
 inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long desc, bool mnMajor, int mn, int k, unsigned &size) {
     switch (kind) {
+    case Tcgen05Kind::Mxf4nvf4: {
+        size = 1;
+        if (fmt != 1 || mnMajor) {
+            std::fprintf(stderr, "emu: tcgen05 kind::mxf4nvf4 models K-major e2m1 operands only\n");
+            std::abort();
+        }
+        unsigned char byte = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, k / 2));
+        return operandElement<E2M1>(&byte, k % 2);
+    }
     case Tcgen05Kind::F16:
         size = 2;
         return fmt == 1 ? wgmmaOperand<__nv_bfloat16>(desc, mnMajor, mn, k) : wgmmaOperand<__half>(desc, mnMajor, mn, k);
@@ -1570,22 +1582,27 @@ inline double tcgen05TmemOperand(Tcgen05Kind kind, unsigned fmt, unsigned addres
         if (fmt > 1) tmemFault(line, "issues a tcgen05 kind::f8f6f4 with an A format the model does not cover (e4m3 and e5m2 only)");
         return fmt == 1 ? tmemOperand<__nv_fp8_e5m2>(address, row, k, line) : tmemOperand<__nv_fp8_e4m3>(address, row, k, line);
     case Tcgen05Kind::I8: return fmt == 1 ? tmemOperand<signed char>(address, row, k, line) : tmemOperand<unsigned char>(address, row, k, line);
+    case Tcgen05Kind::Mxf4nvf4: tmemFault(line, "issues a block-scaled tcgen05.mma with A in tensor memory, which the model does not cover");
     }
     return 0;
 }
 // The instruction descriptor: formats, majors, N >> 3 at bit 17, M >> 4 at bit 24.
 // With aInTmem (the TS form), `a` is A's tensor-memory address, else its descriptor.
 // Block-scaled kinds (`scaled`): D is f32; bits 4-5 and 29-30 of idesc name
-// the byte of B's and A's factor words the MMA reads (its scale-factor ids)
-// and bit 23 the factors' type (1: ue8m0, 2^(b - 127)); row m's word is in
-// lane m, column m / 32 from sfa (column n's from sfb, lane n % 128), as
-// tcgen05.cp 32x128b.warpx4 leaves them.
-template <Tcgen05Kind Kind, int K>
+// the first byte of B's and A's factor words the MMA reads (its scale-factor
+// ids; byte id + k / Vec for element k: scale_vec::1X reads one, 4X all four)
+// and bit 23 the factors' type (1: ue8m0, 2^(b - 127); 0: ue4m3); row m's
+// word is in lane m, column m / 32 from sfa (column n's from sfb, lane
+// n % 128), as tcgen05.cp 32x128b.warpx4 leaves them.
+template <Tcgen05Kind Kind, int K, int Vec = K>
 void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false,
                 bool scaled = false, unsigned sfa = 0, unsigned sfb = 0) {
     unsigned cFmt = scaled ? 1 : (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
     unsigned sfIdA = (idesc >> 29) & 3, sfIdB = (idesc >> 4) & 3;
-    if (scaled && !((idesc >> 23) & 1)) tmemFault(line, "issues a block-scaled tcgen05.mma with ue4m3 factors, which the model does not cover");
+    bool ue8m0Factors = (idesc >> 23) & 1;
+    if (scaled && (sfIdA + K / Vec > 4 || sfIdB + K / Vec > 4))
+        tmemFault(line, "issues a block-scaled tcgen05.mma whose scale-factor id " + std::to_string(std::max(sfIdA, sfIdB)) + " leaves fewer than " +
+                            std::to_string(K / Vec) + " bytes of the word");
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
     if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
@@ -1600,7 +1617,7 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
             rc::Where where{&block->name, view.second, view.first};
             unsigned size = 0;
             for (int r = 0; r < rows; ++r)
-                for (int k = 0; k < K; ++k) {
+                for (int k = 0; k < K / tcgen05PerByte(Kind); ++k) {
                     tcgen05Operand(Kind, fmt, 0, false, 0, 0, size);
                     unsigned long long at = wgmmaOffset(desc, mn, r, k, size);
                     if (at + size > block->sharedBytes) {
@@ -1620,17 +1637,21 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
             check(a, aMn, m, aFmt);
         }
         check(b, bMn, n, bFmt);
-        // One ue8m0 factor per row of A and column of B for the MMA's K.
-        auto factor = [&](unsigned words, unsigned lane, unsigned column, unsigned id) {
+        // K / Vec factors per row of A and column of B for the MMA's K: bytes id .. of its word.
+        auto factors = [&](unsigned words, unsigned lane, unsigned column, unsigned id) {
             tmemRecord((words >> 16) + lane, (words & 0xffff) + column, false, actor);
             uint32_t word = tmemCell((words >> 16) + lane, (words & 0xffff) + column, line);
-            unsigned e = (word >> (8 * id)) & 0xff;
-            return e == 0xff ? std::nan("") : std::ldexp(1.0, int(e) - 127);
+            std::vector<double> out;
+            for (unsigned j = 0; j < unsigned(K / Vec); ++j) {
+                unsigned byte = (word >> (8 * (id + j))) & 0xff;
+                out.push_back(ue8m0Factors ? ue8m0(byte) : ue4m3(byte));
+            }
+            return out;
         };
-        std::vector<double> fa(size_t(m), 1.0), fb(size_t(n), 1.0);
+        std::vector<std::vector<double>> fa(size_t(m), std::vector<double>(size_t(K / Vec), 1.0)), fb(size_t(n), fa[0]);
         if (scaled) {
-            for (int row = 0; row < m; ++row) fa[size_t(row)] = factor(sfa, unsigned(row), unsigned(row) / 32, sfIdA);
-            for (int col = 0; col < n; ++col) fb[size_t(col)] = factor(sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
+            for (int row = 0; row < m; ++row) fa[size_t(row)] = factors(sfa, unsigned(row), unsigned(row) / 32, sfIdA);
+            for (int col = 0; col < n; ++col) fb[size_t(col)] = factors(sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
         }
         for (int row = 0; row < m; ++row)
             for (int col = 0; col < n; ++col) {
@@ -1638,9 +1659,8 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
                 unsigned size = 0;
                 for (int k = 0; k < K; ++k) {
                     double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, row, k, size);
-                    sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size);
+                    sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size) * fa[size_t(row)][size_t(k / Vec)] * fb[size_t(col)][size_t(k / Vec)];
                 }
-                sum *= fa[size_t(row)] * fb[size_t(col)];
                 uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
                 if (enable) tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), false, actor);
                 rc::Actor writer = actor;
@@ -1799,6 +1819,14 @@ inline void tilet_tcgen05_mma_i8_ts(unsigned d, unsigned a, unsigned long long b
 inline void tilet_tcgen05_mma_mxf8f6f4(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
                                        unsigned line = __builtin_LINE()) {
     emu::tcgen05Mma<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line, false, true, sfa, sfb);
+}
+inline void tilet_tcgen05_mma_mxf4nvf4(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                       unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::Mxf4nvf4, 64, 16>(d, a, b, idesc, enable, line, false, true, sfa, sfb);
+}
+inline void tilet_tcgen05_mma_mxf4(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                   unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma<emu::Tcgen05Kind::Mxf4nvf4, 64, 32>(d, a, b, idesc, enable, line, false, true, sfa, sfb);
 }
 inline void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, unsigned long long desc, unsigned line = __builtin_LINE()) {
     emu::tcgen05Cp32x128bWarpx4(taddr, desc, line);

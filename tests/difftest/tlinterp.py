@@ -1144,22 +1144,31 @@ class KernelTranslator:
 
     def tmem_scales_gemm(self, asym, bsym, csym, sfasym, sfbsym, ga, gb, kw):
         """gemm_blockscaled's form with its factors in tensor memory
-        (tcgen05.mma kind::mxf8f6f4, the factors put there by
-        tcgen05_cp_warpx4): both factor operands there, UE8M0 factors for a
-        multiple of 32 elements of K, fp8 operands, an f32 [128, N]
-        accumulator in tensor memory."""
+        (tcgen05.mma kind::mxf8f6f4 or kind::mxf4nvf4, the factors put there
+        by tcgen05_cp_warpx4): both factor operands there, shared operands
+        of one family -- f8e4m3 / f8e5m2 (which may mix) with UE8M0 factors
+        for a multiple of 32 elements of K, or f4e2m1 with UE4M3 factors for
+        16 (NVFP4) or UE8M0 ones for 32 (MXFP4) -- and an f32 [128, N] accumulator in tensor memory.
+        The factors' word sets and k_start are checked when run (gemm)."""
         for sym in (sfasym, sfbsym):
             self.scale_tmem_operand(sym, "gemm_blockscaled with its scale factors in tensor memory")
         if "sf_layout" in kw:
             raise InvalidProgram("gemm_blockscaled: sf_layout is for scale factors in shared or global memory, not in tensor memory")
+        for sym, what in ((asym, "A"), (bsym, "B")):
+            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2", "f4e2m1"):
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3, f8e5m2 "
+                                     f"or f4e2m1 tile, not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
+        fp4 = [sym.buf.dtype == "f4e2m1" for sym in (asym, bsym)]
+        if fp4[0] != fp4[1]:
+            raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: A is {asym.buf.dtype} and B "
+                                 f"{bsym.buf.dtype}; f4e2m1 (NVFP4, kind::mxf4nvf4) does not mix with fp8 operands")
         for g in (ga, gb):
-            if g <= 0 or g % 32:
+            if fp4[0] and g not in (16, 32):
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: f4e2m1 operands take a granularity "
+                                     f"of 16 (one UE4M3 factor for 16 elements of K, NVFP4) or 32 (UE8M0, MXFP4), not {g}")
+            if not fp4[0] and (g <= 0 or g % 32):
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: a granularity of {g}, "
                                      "not a multiple of 32 (one UE8M0 factor for 32 elements of K or more)")
-        for sym, what in ((asym, "A"), (bsym, "B")):
-            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2"):
-                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3 or f8e5m2 tile, "
-                                     f"not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
         if csym.buf.scope != "tmem" or csym.buf.dtype != "f32":
             raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory accumulates into an f32 tensor-memory tile, "
                                  f"not the {csym.buf.scope} {csym.buf.dtype} '{csym.buf.name}'")
@@ -2025,16 +2034,19 @@ class Runtime:
                 value = convert(m, st if not clear else st, dt) if is_float(dt) or is_int(dt) else m
             d.data[d.flat(out_idx)] = value
 
-    def scale_factor(self, sf, row, k, granularity, layout):
+    def scale_factor(self, sf, row, k, granularity, layout, sets=None):
         """gemm_blockscaled's factor for row `row` (of A, or of B as [N, K])
         at K position `k` (k_start included), docs/language.md: four 8-bit
         factors to a uint32 word, byte j the j-th `granularity` elements of
         the word's 4 * granularity; ue4m3 every 16 elements (NVFP4), ue8m0
         every 32 (the MX formats). In tensor memory (tcgen05_cp_warpx4 put
-        them there) the word of row r is at lane r % 128, column r // 32."""
+        them there) `sets` is (cpw, W), tmem_word_sets': word number w of row
+        r is at lane r % 128, column w * cpw + r // 32, and K position k
+        reads word number (k // (4 * granularity)) % W."""
         word_k, byte = k // (4 * granularity), (k // granularity) % 4
         if sf.buf.scope == "tmem":
-            at = (row % 128, row // 32)
+            cpw, count = sets
+            at = (row % 128, (word_k % count) * cpw + row // 32)
         elif layout == "rowmajor":
             at = (row, word_k)
         else:
@@ -2085,13 +2097,23 @@ class Runtime:
         if scales:
             sfa, sfb, k_start, ga, gb, layout = scales
             sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
-            if sfa.buf.scope == "tmem" and m != 128:
-                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
+            seta = setb = None
+            if sfa.buf.scope == "tmem":
+                if m != 128:
+                    raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
+                # One tcgen05.mma k-step is 32 fp8 or 64 f4e2m1 elements of K:
+                # the gemm starts on a k-step's boundary.
+                step = 64 if a.buf.dtype == "f4e2m1" else 32
+                if k_start < 0 or k_start % step:
+                    raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: k_start {k_start} is not "
+                                         f"a non-negative multiple of {step} (a k-step of {a.buf.dtype})")
+                seta = self.tmem_word_sets(sfa, m, "SFA")
+                setb = self.tmem_word_sets(sfb, n, "SFB")
             for i in range(m):
-                A[i] = [x * self.scale_factor(sfa, i, k_start + k, ga, layout) for k, x in enumerate(A[i])]
+                A[i] = [x * self.scale_factor(sfa, i, k_start + k, ga, layout, seta) for k, x in enumerate(A[i])]
             for j in range(n):
                 for k in range(ka):
-                    B[k][j] *= self.scale_factor(sfb, j, k_start + k, gb, layout)
+                    B[k][j] *= self.scale_factor(sfb, j, k_start + k, gb, layout, setb)
         BT = list(zip(*B))
         ct = c.buf.dtype
         integer = is_int(ct)
@@ -2111,15 +2133,43 @@ class Runtime:
             self.write(c.buf, idx, convert(dot, "int64" if integer else "f64", ct))
 
     @staticmethod
+    def tmem_word_sets(sf, rows, what):
+        """(cpw, W) of a tensor-memory factor buffer [128, columns] serving
+        `rows` rows (M for SFA, N for SFB): a word set (one word of every
+        row) takes cpw = ceil(rows / 32) columns, and the buffer holds
+        W = columns // cpw of them (K position k reads word set
+        (k // (4 g)) % W; W = 1 is the one word of each row at column
+        r // 32)."""
+        cpw = -(-rows // 32)
+        count = sf.extents[1] // cpw
+        if count < 1:
+            raise InvalidProgram(f"gemm_blockscaled: {what} '{sf.buf.name}' has {sf.extents[1]} columns, too few for the words of "
+                                 f"{rows} rows (a word set takes ceil({rows} / 32) = {cpw})")
+        return cpw, count
+
+    @staticmethod
     def scale_words(r, what):
         """The multi-indices of a region of scale words that
-        tcgen05_sf_warp_transpose and tcgen05_cp_warpx4 take, in order: one
-        row (every extent but the last 1) of a multiple of 128 words."""
+        tcgen05_sf_warp_transpose and tcgen05_cp_warpx4 take, in row-major
+        order: words contiguous in the buffer's row-major storage (every
+        dimension after the first of extent > 1 covered whole: min 0, extent
+        the buffer's), in rows of a multiple of 128 -- one row SF[stage] of a
+        [stages, 128 n] buffer, or SF[stage] / SF[stage, i] of
+        [stages, rows, 128 n]. Chunk c is words 128 c .. 128 c + 127."""
         if r.extents is None:
             raise InvalidProgram(f"{what}: the region of '{r.buf.name}' has no extents (index its leading dimensions only, or slice)")
-        if any(e != 1 for e in r.extents[:-1]) or r.extents[-1] % 128:
-            raise InvalidProgram(f"{what}: the region of '{r.buf.name}' has extents {r.extents}; "
-                                 "it takes one row of a multiple of 128 words (every other extent 1)")
+        lead = next((d for d, e in enumerate(r.extents) if e != 1), len(r.extents))
+        for d in range(lead + 1, len(r.extents)):
+            if r.mins[d] != 0 or r.extents[d] != r.buf.shape[d]:
+                raise InvalidProgram(f"{what}: the region of '{r.buf.name}' (from {r.mins}, extents {r.extents}) is not contiguous "
+                                     f"in its {r.buf.shape} buffer: dimension {d} is not covered whole, so its words are not "
+                                     "consecutive in row-major order")
+        count = 1
+        for e in r.extents:
+            count *= e
+        if not r.extents or r.extents[-1] % 128:
+            raise InvalidProgram(f"{what}: the region of '{r.buf.name}' has extents {r.extents}, {count} words; "
+                                 "its rows are a multiple of 128 words (chunks of 128 rows' words)")
         return list(r.elements())
 
     def sf_warp_transpose(self, r):

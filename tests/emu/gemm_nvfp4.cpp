@@ -1,11 +1,13 @@
-// Emulated NVFP4 block-scaled GEMM (gemm_nvfp4_sm120a.tl: e2m1 x e2m1 with a
-// ue4m3 factor per 16 elements of K, f32 accumulation, bf16 result) at
-// EMU_M x EMU_N x EMU_K against a double-precision reference that decodes the
-// formats from their definitions (OCP MX e2m1; e4m3 without its sign bit),
-// written apart from the emulator's model of the instruction. The scale
-// words are laid out as the example documents (TileLang's
-// blockscaled_chunk_kmajor: a 128 x 4-word chunk per 128-row tile and
-// 256-deep k-tile).
+// Emulated NVFP4 block-scaled GEMM (gemm_nvfp4_sm120a.tl and
+// gemm_nvfp4_sm100a.tl: e2m1 x e2m1 with a ue4m3 factor per 16 elements of
+// K, f32 accumulation, bf16 result) at EMU_M x EMU_N x EMU_K against a
+// double-precision reference that decodes the formats from their definitions
+// (OCP MX e2m1; e4m3 without its sign bit), written apart from the
+// emulator's model of the instructions. The scale words are laid out as each
+// example documents: sm120a's in TileLang's blockscaled_chunk_kmajor (a
+// 128 x 4-word chunk per 128-row tile and 256-deep k-tile); with
+// EMU_SF_WORDS_BY_K (sm100a's) SF[w, r] holds row r's factors for K
+// positions 64w .. 64w + 63.
 #include "harness.h"
 #include "references.h"
 
@@ -42,6 +44,15 @@ std::vector<unsigned> chunkWords(const std::vector<unsigned char> &factors, int 
     return words;
 }
 
+// The word-per-64-elements layout: SF[w, r], ceil(K / 64) x rows words.
+std::vector<unsigned> wordsByK(const std::vector<unsigned char> &factors, int rows, int K) {
+    const int blocks16 = (K + 15) / 16, wordsPerRow = (K + 63) / 64;
+    std::vector<unsigned> words(size_t(wordsPerRow) * rows, 0);
+    for (int r = 0; r < rows; ++r)
+        for (int s = 0; s < blocks16; ++s) words[size_t(s / 4) * rows + r] |= unsigned(factors[size_t(r) * blocks16 + s]) << (8 * (s % 4));
+    return words;
+}
+
 } // namespace
 
 int main() {
@@ -58,7 +69,11 @@ int main() {
         return v;
     };
     std::vector<unsigned char> a = nibbles(M), b = nibbles(N), fa = factors(M), fb = factors(N);
+#ifdef EMU_SF_WORDS_BY_K
+    std::vector<unsigned> wa = wordsByK(fa, M, K), wb = wordsByK(fb, N, K);
+#else
     std::vector<unsigned> wa = chunkWords(fa, M, K), wb = chunkWords(fb, N, K);
+#endif
     unsigned char *A = harness::alloc<unsigned char>(a.size()), *B = harness::alloc<unsigned char>(b.size());
     unsigned *SFA = harness::alloc<unsigned>(wa.size()), *SFB = harness::alloc<unsigned>(wb.size());
     __nv_bfloat16 *C = harness::alloc<__nv_bfloat16>(size_t(M) * N);
