@@ -99,6 +99,15 @@ struct Range {
     // A tcgen05.ld/st: the cells of each thread (TmemPartition). Two moves of
     // one partition by the same threads touch different cells in different threads.
     const ir::TmemMove *tmemMove = nullptr;
+    // An element access of a shared buffer whose offset past its first index
+    // is known, for every thread, to lie in [rowLo, rowHi) of the
+    // row (the elements of one first index: a stage of [stages, ...]). Two
+    // such accesses of the buffer with disjoint spans touch different
+    // elements whatever their first indices are: a row is rowSize elements,
+    // so row * rowSize + x meets row' * rowSize + y (x, y in [0, rowSize))
+    // only at x = y.
+    bool rowKnown = false;
+    int64_t rowLo = 0, rowHi = 0;
 
     bool disjointVersion(const Range &o) const {
         if (!tagBase || !o.tagBase || buffer != o.buffer) return false;
@@ -115,8 +124,11 @@ struct Range {
     bool partitionedAlike(const Range &o) const {
         return tmemMove && o.tmemMove && buffer == o.buffer && role == o.role && ir::samePartition(tmemMove->partition, o.tmemMove->partition);
     }
+    bool apartInRows(const Range &o) const {
+        return rowKnown && o.rowKnown && buffer == o.buffer && (rowHi <= o.rowLo || o.rowHi <= rowLo);
+    }
     bool overlaps(const Range &o) const {
-        return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o) && !partitionedAlike(o);
+        return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o) && !partitionedAlike(o) && !apartInRows(o);
     }
 };
 
@@ -135,7 +147,7 @@ bool sameAccess(const Range &a, const Range &b) {
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
-           a.tmemMove == b.tmemMove;
+           a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi;
 }
 
 void addUnique(std::vector<Range> &list, const Range &r) {
@@ -316,7 +328,11 @@ const char *asyncAccessor(const ir::Stmt &s) {
 }
 
 // Values of the let-bound variables in scope, to see indices in terms of threadIdx.x.
-using LetValues = std::map<const ir::VarNode *, ir::Expr>;
+// and the block's threads, the range of threadIdx.x.
+struct LetValues {
+    std::map<const ir::VarNode *, ir::Expr> values;
+    int64_t threads = 1024;
+};
 
 // threadIdx.x as a variable, so that substitution can probe it.
 class ThreadIndexAsVar : public ir::Mutator {
@@ -331,6 +347,19 @@ private:
     ir::VarRef t_;
 };
 
+// `e` with the let-bound variables in scope replaced by their values.
+ir::Expr withLetValues(ir::Expr e, const LetValues &lets) {
+    for (int depth = 0; depth < 16; ++depth) {   // lets bound to lets, a bounded number of levels
+        std::vector<std::pair<ir::VarRef, ir::Expr>> bound;
+        ir::forEachExpr(e, [&](const ir::Expr &x) {
+            if (const ir::Var *v = ir::as<ir::Var>(x); v && lets.values.count(v)) bound.push_back({std::static_pointer_cast<const ir::VarNode>(x), lets.values.at(v)});
+        });
+        if (bound.empty()) break;
+        for (const auto &[v, value] : bound) e = ir::substitute(e, {{v, value}});
+    }
+    return e;
+}
+
 // Sets the ownership fields of `r`, a global element access of `width`
 // elements at `indices`, when its offset is base + t * stride + c with t =
 // threadIdx.x, c a constant and the base made of block indices and constants
@@ -338,15 +367,7 @@ private:
 // different values).
 void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t width, const LetValues &lets) {
     if (b.scope != ir::MemScope::Global || indices.size() != b.shape.size()) return;
-    ir::Expr offset = ir::bufferOffset(b, indices, DType::Int64);
-    for (int depth = 0; depth < 16; ++depth) {   // lets bound to lets, a bounded number of levels
-        std::vector<std::pair<ir::VarRef, ir::Expr>> bound;
-        ir::forEachExpr(offset, [&](const ir::Expr &e) {
-            if (const ir::Var *v = ir::as<ir::Var>(e); v && lets.count(v)) bound.push_back({std::static_pointer_cast<const ir::VarNode>(e), lets.at(v)});
-        });
-        if (bound.empty()) break;
-        for (const auto &[v, value] : bound) offset = ir::substitute(offset, {{v, value}});
-    }
+    ir::Expr offset = withLetValues(ir::bufferOffset(b, indices, DType::Int64), lets);
     ir::VarRef t = ir::makeVar("t", DType::Int64);
     ir::Expr e = ir::simplify(ThreadIndexAsVar(t).mutate(ir::cast(DType::Int64, offset)));
     std::optional<int64_t> stride = ir::constInt(ir::simplify(ir::sub(ir::substitute(e, {{t, ir::intImm(1, DType::Int64)}}),
@@ -367,10 +388,36 @@ void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr
     r.ownerHi = c + width;
 }
 
+// Range::rowKnown for an access of `elements` elements at `indices` of a
+// shared buffer: the offset past the first index, row-major over the other
+// dimensions, bounded for every thread (threadIdx.x % 32 * 4 + 128: a
+// chunk of one stage). Not for packed buffers (two elements share a byte)
+// or views (their indices count the view's elements).
+void findRowSpan(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t elements, const LetValues *lets) {
+    if (b.scope != ir::MemScope::Shared || b.viewOf || b.remoteOf || isSubByte(b.dtype) || indices.size() != b.shape.size()) return;
+    std::optional<std::vector<int64_t>> shape = b.constShape();
+    if (!shape) return;
+    size_t first = shape->size() > 1 ? 1 : 0;
+    ir::Expr inner = ir::intImm(0, DType::Int64);
+    int64_t rowSize = 1;
+    for (size_t d = shape->size(); d-- > first;) {
+        inner = ir::add(inner, ir::mul(ir::cast(DType::Int64, indices[d]), ir::intImm(rowSize, DType::Int64)));
+        rowSize *= (*shape)[d];
+    }
+    ir::BoundsScope scope;
+    scope.setSpecial(ir::SpecialKind::ThreadIdx, ir::Interval::range(0, (lets ? lets->threads : 1024) - 1));
+    ir::Interval span = ir::boundsOf(ir::simplify(lets ? withLetValues(inner, *lets) : inner), scope);
+    if (!span.bounded() || span.lo < 0 || span.hi + elements > rowSize) return;
+    r.rowKnown = true;
+    r.rowLo = span.lo;
+    r.rowHi = span.hi + elements;
+}
+
 void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role, const LetValues *lets) {
     for (const ir::Access &a : fx.accesses) {
         if (!isMemory(*a.buffer)) continue;
         Range range = rangeOf(*a.buffer, a.indices);
+        if (a.indices && !a.region) findRowSpan(range, *a.buffer, *a.indices, a.elements, lets);
         if (lets && a.indices && !a.region) {
             if (ir::as<ir::Store>(s) || ir::as<ir::VectorCopy>(s)) findOwnership(range, *a.buffer, *a.indices, a.elements, *lets);
         }
@@ -478,8 +525,9 @@ std::string describeFence(const Conflict &c) {
 
 class Inserter {
 public:
-    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, DiagnosticEngine *diags)
+    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, int64_t threads, DiagnosticEngine *diags)
         : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags), blockSequences_(ir::blockSequences(body)) {
+        lets_.threads = threads;
         // Named barriers already in the kernel (specialize-warps' pacing) keep theirs.
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s); b && b->barrierId > 0) idThreads_[b->barrierId] = b->threads;
@@ -991,7 +1039,7 @@ private:
             if (hazard(state, unit)) insertBarrier(state, here(s), out, conflict_);
             admit(state, unit);
             uniformity_.bind(l->var.get(), uniformity_.threadDependent(l->value));
-            lets_[l->var.get()] = l->value;
+            lets_.values[l->var.get()] = l->value;
             return std::make_shared<ir::LetStmt>(l->var, l->value, process(l->body, state), l->span);
         }
         if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
@@ -1088,7 +1136,7 @@ private:
             for (const ir::Stmt &x : q->stmts) forEachPart(x, f);
         } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
             f(located(ownAccessesOf(s, &lets_)));
-            lets_[l->var.get()] = l->value;
+            lets_.values[l->var.get()] = l->value;
             forEachPart(l->body, f);
         } else if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
             forEachPart(a->body, f);
@@ -1254,7 +1302,7 @@ private:
 ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     State state;
-    Inserter inserter(asyncBytes(kernel.body), kernel.body, &ctx.diags);
+    Inserter inserter(asyncBytes(kernel.body), kernel.body, kernel.threads, &ctx.diags);
     out.body = inserter.process(kernel.body, state);
     for (Decision &d : inserter.log) ctx.explain.record(std::move(d));
     return out;

@@ -361,10 +361,6 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 69 "gemm_mxfp8_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 256 + static_cast<int>(threadIdx.x) % 32 * 4]) = *reinterpret_cast<uint4*>(&sf_words_1[0]);
 #line 69 "gemm_mxfp8_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 69 "gemm_mxfp8_sm100a.tl"
-            __syncwarp();
-#line 69 "gemm_mxfp8_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 256 + static_cast<int>(threadIdx.x) % 32 * 4 + 128]) = *reinterpret_cast<uint4*>(&sf_words_1[4]);
             tilet_fence_proxy_async();
             tilet_mbarrier_arrive(&reordered[stage]);
@@ -430,5 +426,5 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 22 "gemm_mxfp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 434 "gemm_mxfp8_sm100a.cu"
+#line 430 "gemm_mxfp8_sm100a.cu"
 } // gemm_mxfp8_kernel

@@ -387,21 +387,9 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
 #line 69 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFA_shared[stage * 512 + static_cast<int>(threadIdx.x) % 32 * 4]) = *reinterpret_cast<uint4*>(&sf_words[0]);
 #line 69 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 69 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 69 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFA_shared[stage * 512 + static_cast<int>(threadIdx.x) % 32 * 4 + 128]) = *reinterpret_cast<uint4*>(&sf_words[4]);
 #line 69 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 69 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 69 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFA_shared[stage * 512 + static_cast<int>(threadIdx.x) % 32 * 4 + 256]) = *reinterpret_cast<uint4*>(&sf_words[8]);
-#line 69 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 69 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
 #line 69 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFA_shared[stage * 512 + static_cast<int>(threadIdx.x) % 32 * 4 + 384]) = *reinterpret_cast<uint4*>(&sf_words[12]);
             unsigned int sf_words_1[32];
@@ -476,45 +464,17 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
 #line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4]) = *reinterpret_cast<uint4*>(&sf_words_1[0]);
 #line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 128]) = *reinterpret_cast<uint4*>(&sf_words_1[4]);
-#line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
 #line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 256]) = *reinterpret_cast<uint4*>(&sf_words_1[8]);
 #line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 384]) = *reinterpret_cast<uint4*>(&sf_words_1[12]);
-#line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
 #line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 512]) = *reinterpret_cast<uint4*>(&sf_words_1[16]);
 #line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 640]) = *reinterpret_cast<uint4*>(&sf_words_1[20]);
 #line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
-#line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 768]) = *reinterpret_cast<uint4*>(&sf_words_1[24]);
-#line 70 "gemm_nvfp4_sm100a.tl"
-            tilet_fence_proxy_async();
-#line 70 "gemm_nvfp4_sm100a.tl"
-            __syncwarp();
 #line 70 "gemm_nvfp4_sm100a.tl"
             *reinterpret_cast<uint4*>(&SFB_shared[stage * 1024 + static_cast<int>(threadIdx.x) % 32 * 4 + 896]) = *reinterpret_cast<uint4*>(&sf_words_1[28]);
             tilet_fence_proxy_async();
@@ -581,5 +541,5 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
 #line 23 "gemm_nvfp4_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 585 "gemm_nvfp4_sm100a.cu"
+#line 545 "gemm_nvfp4_sm100a.cu"
 } // gemm_nvfp4_kernel
