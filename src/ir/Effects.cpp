@@ -63,6 +63,7 @@ private:
         a.owner = &n.buffer;
         a.indices = &n.indices;
         a.elements = elements;
+        a.exact = true;
         a.span = n.span;
         out_.push_back(a);
         Visitor::visitLoad(n);
@@ -132,6 +133,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Store &n = *as<Store>(s);
         Access a = element(n.buffer, n.op == StoreOp::AtomicAdd ? AccessMode::ReadWrite : AccessMode::Write, &n.indices);
         a.asynchronous = n.op == StoreOp::AsyncCopy;
+        a.exact = true;
         acc.push_back(a);
         return;
     }
@@ -152,9 +154,11 @@ void operandEffects(const Stmt &s, Effects &fx) {
         Access w = element(n.dst, AccessMode::Write, &n.dstIndices);
         w.asynchronous = n.async;   // cp.async: lands at the wait_group that retires its group
         w.elements = n.bytes * 8 / dtypeBits(n.dst->dtype);
+        w.exact = true;
         acc.push_back(w);
         Access r = element(n.src, AccessMode::Read, &n.srcIndices);
         r.elements = n.bytes * 8 / dtypeBits(n.src->dtype);
+        r.exact = true;
         acc.push_back(r);
         return;
     }

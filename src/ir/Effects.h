@@ -42,6 +42,11 @@ struct Access {
     // With `indices`: how many consecutive elements of the last dimension
     // from there (a wide vector copy, a dp4a operand).
     int64_t elements = 1;
+    // The element access is exactly `elements` elements from `indices` in
+    // each thread: a load, a store, a vector copy. Otherwise `indices` may
+    // only be where a larger footprint starts (a descriptor's tile, an
+    // ldmatrix row, a TMA box) and says nothing of the elements past it.
+    bool exact = false;
     // Completes after the statement: cp.async (at the cp.async.wait_group
     // that retires its group), TMA and bulk copies (a load when the mbarrier
     // `completesOn` completes its phase), wgmma (at wgmma.wait_group).

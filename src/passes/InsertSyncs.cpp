@@ -417,7 +417,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
     for (const ir::Access &a : fx.accesses) {
         if (!isMemory(*a.buffer)) continue;
         Range range = rangeOf(*a.buffer, a.indices);
-        if (a.indices && !a.region) findRowSpan(range, *a.buffer, *a.indices, a.elements, lets);
+        if (a.exact) findRowSpan(range, *a.buffer, *a.indices, a.elements, lets);
         if (lets && a.indices && !a.region) {
             if (ir::as<ir::Store>(s) || ir::as<ir::VectorCopy>(s)) findOwnership(range, *a.buffer, *a.indices, a.elements, *lets);
         }

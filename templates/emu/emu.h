@@ -1600,9 +1600,10 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
     unsigned cFmt = scaled ? 1 : (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
     unsigned sfIdA = (idesc >> 29) & 3, sfIdB = (idesc >> 4) & 3;
     bool ue8m0Factors = (idesc >> 23) & 1;
-    if (scaled && (sfIdA + K / Vec > 4 || sfIdB + K / Vec > 4))
-        tmemFault(line, "issues a block-scaled tcgen05.mma whose scale-factor id " + std::to_string(std::max(sfIdA, sfIdB)) + " leaves fewer than " +
-                            std::to_string(K / Vec) + " bytes of the word");
+    // PTX ISA: the id of scale_vec::1X is 0-3, of 2X 0 or 2, of 4X 0.
+    if (scaled && (sfIdA % (K / Vec) != 0 || sfIdB % (K / Vec) != 0))
+        tmemFault(line, "issues a block-scaled tcgen05.mma with scale-factor ids " + std::to_string(sfIdA) + " and " + std::to_string(sfIdB) +
+                            "; with " + std::to_string(K / Vec) + " factors a k-step the id is a multiple of " + std::to_string(K / Vec));
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
     if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
