@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -52,7 +53,7 @@ struct Event {
     int64_t parity = 0;
     std::vector<ir::Interval> box;   // accesses: inclusive per dimension
     SourceRange span;
-    std::string when;      // "k = 3, j = 1", the loop values
+    std::shared_ptr<const std::string> when;   // "k = 3, j = 1", the loop values (shared by the events of an iteration)
     int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
     int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
     bool inRole = false;                   // Read, Write: made inside ws(...)
@@ -488,6 +489,11 @@ private:
         // role's groups share it, and it is recorded for the role's first
         // group (the role's own barriers order its groups, see insert-syncs).
         if ((e.kind == Event::Read || e.kind == Event::Write) && group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
+        if (!when_) {
+            std::string text;
+            for (const auto &[name, value] : loops_) text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+            when_ = std::make_shared<const std::string>(std::move(text));
+        }
         e.when = when_;
         e.inRole = inRole_;
         events.push_back(std::move(e));
@@ -562,11 +568,10 @@ private:
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
     std::vector<std::pair<Expr, int64_t>> assumedExtents_;   // see AssumedExtents
     std::vector<std::pair<std::string, int64_t>> loops_;
-    std::string when_;   // loops_ as the events' text: "k = 3, j = 1"
-    void loopsChanged() {
-        when_.clear();
-        for (const auto &[name, value] : loops_) when_ += (when_.empty() ? "" : ", ") + name + " = " + std::to_string(value);
-    }
+    // loops_ as the events' text ("k = 3, j = 1"), made when an event of
+    // the iteration needs it: most iterations of long loops record none.
+    std::shared_ptr<const std::string> when_;
+    void loopsChanged() { when_ = nullptr; }
     // A statement's own effects, worked out once: the run meets it in every iteration.
     std::map<const ir::StmtNode *, ir::Effects> effects_;
     const ir::Effects &effectsOf(const Stmt &s) {
@@ -589,7 +594,7 @@ struct Problem {
 
 std::string describe(const Event &e, int64_t group) {
     std::string s = std::string(currentAgents.name) + " " + std::to_string(group);
-    if (!e.when.empty()) s += " (" + e.when + ")";
+    if (e.when && !e.when->empty()) s += " (" + *e.when + ")";
     return s;
 }
 
