@@ -343,20 +343,14 @@ private:
         // Packed operands (kind::mxf4nvf4's e2m1, K-major) are described as the
         // bytes that hold them: a k-step of 64 4-bit elements is 32 bytes of a
         // row, as one of 32 8-bit ones (PTX ISA, "Shared memory descriptor").
-        ir::Region aTile = g.a, bTile = g.b;
         ir::Buffer aBytes, bBytes;
-        Expr kOriginStored = kOrigin;
-        if (isSubByte(g.b.buffer->dtype)) {
-            bBytes = ir::bytesView(g.b.buffer);
-            bTile = ir::bytesRegion(g.b, bBytes);
-            kOriginStored = ir::mul(ks, ir::intImm(g.atomK * dtypeBits(g.b.buffer->dtype) / 8));
-        }
-        if (!aInTensorMemory && isSubByte(g.a.buffer->dtype)) {
-            aBytes = ir::bytesView(g.a.buffer);
-            aTile = ir::bytesRegion(g.a, aBytes);
-        }
-        if (!aInTensorMemory) aOp = wgmmaOperand(aTile, g.transposeA, ir::intImm(0), kOriginStored);
-        ir::WgmmaOperand bOp = wgmmaOperand(bTile, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), kOriginStored);
+        auto storedOperand = [&](const ir::Region &r, bool mnMajor, const Expr &mn, ir::Buffer &bytes) {
+            if (!isSubByte(r.buffer->dtype)) return wgmmaOperand(r, mnMajor, mn, kOrigin);
+            bytes = ir::bytesView(r.buffer);
+            return wgmmaOperand(ir::bytesRegion(r, bytes), mnMajor, mn, ir::mul(ks, ir::intImm(g.atomK * dtypeBits(r.buffer->dtype) / 8)));
+        };
+        if (!aInTensorMemory) aOp = storedOperand(g.a, g.transposeA, ir::intImm(0), aBytes);
+        ir::WgmmaOperand bOp = storedOperand(g.b, !g.transposeB, ir::mul(jn, ir::intImm(g.atomN)), bBytes);
         // An N atom's accumulators start atomN * bits / 32 columns further.
         int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
         Expr dColumn = ir::add(ir::tmemColumn(g.c), ir::mul(jn, ir::intImm(atomColumns)));
