@@ -209,7 +209,7 @@ builtin
     ;
 
 allocBuiltin
-    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_REDUCER | TENSOR
+    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_CLUSTER_BARRIER | ALLOC_REDUCER | TENSOR
     ;
 
 tileOpBuiltin
@@ -297,6 +297,7 @@ ALLOC_TMEM        : 'alloc_tmem';
 ALLOC_REDUCER     : 'alloc_reducer';
 TENSOR            : 'Tensor';
 ALLOC_BARRIER     : 'alloc_barrier';
+ALLOC_CLUSTER_BARRIER : 'alloc_cluster_barrier';
 
 // tile operations
 COPY              : 'copy';

@@ -307,7 +307,7 @@ private:
         case ir::StmtKind::TmaLoad: {
             const ir::TmaLoad &t = *ir::as<ir::TmaLoad>(s);
             std::string key = std::string(t.im2colOffsets.empty() ? "tma_load_" : "tma_load_im2col_") + std::to_string(t.coords.size()) + "d" +
-                              (t.multicastMask ? "_multicast" : "");
+                              (t.multicastMask ? "_multicast" : "") + (t.completesOnLeader ? "_2cta" : "");
             helper(key);
             std::string args = "&" + access(t.dst, t.dstIndices) + ", &" + names_.var(t.desc->param.get()) + ", &" + access(t.barrier, {t.barrierIndex});
             if (t.multicastMask) args += ", " + std::to_string(t.multicastMask);
@@ -429,14 +429,16 @@ private:
         }
         case ir::StmtKind::TmemAlloc: {
             const ir::TmemAlloc &a = *ir::as<ir::TmemAlloc>(s);
-            helper("tmem_alloc");
-            out_.line("tilet_tmem_alloc(&" + access(a.word, {ir::intImm(0)}) + ", " + std::to_string(a.columns) + ");");
+            std::string key = a.pair ? "tmem_alloc_2cta" : "tmem_alloc";
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(a.word, {ir::intImm(0)}) + ", " + std::to_string(a.columns) + ");");
             return;
         }
         case ir::StmtKind::TmemDealloc: {
             const ir::TmemDealloc &a = *ir::as<ir::TmemDealloc>(s);
-            helper("tmem_dealloc");
-            out_.line("tilet_tmem_dealloc(" + e(a.address) + ", " + std::to_string(a.columns) + ");");
+            std::string key = a.pair ? "tmem_dealloc_2cta" : "tmem_dealloc";
+            helper(key);
+            out_.line("tilet_" + key + "(" + e(a.address) + ", " + std::to_string(a.columns) + ");");
             return;
         }
         case ir::StmtKind::Tcgen05Mma: {
@@ -469,8 +471,10 @@ private:
         }
         case ir::StmtKind::Tcgen05Commit: {
             const ir::Tcgen05Commit &c = *ir::as<ir::Tcgen05Commit>(s);
-            helper("tcgen05_commit");
-            out_.line("tilet_tcgen05_commit(&" + access(c.barrier, {c.index}) + ");");
+            TILET_ASSERT(c.pair || !c.bothBlocks, "a commit to both blocks of a CTA pair in a kernel without the pair's MMAs");
+            std::string key = !c.pair ? "tcgen05_commit" : c.bothBlocks ? "tcgen05_commit_2cta_multicast" : "tcgen05_commit_2cta";
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(c.barrier, {c.index}) + ");");
             return;
         }
         case ir::StmtKind::TmemMove: {

@@ -162,6 +162,10 @@ struct BufferNode {
     // Barriers: the arrive count of each barrier in the array.
     std::vector<int64_t> arriveCounts;
     bool clusterScope = false;   // barriers other blocks of the cluster arrive on or complete transactions on
+    // alloc_cluster_barrier: the program's barriers for other blocks of the
+    // cluster; a TMA load on one is the CTA pair's (its bytes count on the
+    // pair leader's barrier).
+    bool clusterBarrier = false;
     // A view of shared buffer `remoteOf` in block `remoteBlock` of the cluster
     // (distributed shared memory): allocated as a pointer to it, no bytes of its own.
     Buffer remoteOf;
@@ -629,9 +633,9 @@ using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
 struct TmaLoad : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaLoad;
     TmaLoad(TmaDescriptorRef d, Buffer dst, std::vector<Expr> di, std::vector<Expr> c, Buffer bar, Expr bi, int64_t mask, SourceRange s = {},
-            std::vector<Expr> offsets = {})
+            std::vector<Expr> offsets = {}, bool leader = false)
         : StmtNode(kKind, s), desc(std::move(d)), dst(std::move(dst)), dstIndices(std::move(di)), coords(std::move(c)), barrier(std::move(bar)),
-          barrierIndex(std::move(bi)), multicastMask(mask), im2colOffsets(std::move(offsets)) {}
+          barrierIndex(std::move(bi)), multicastMask(mask), im2colOffsets(std::move(offsets)), completesOnLeader(leader) {}
     const TmaDescriptorRef desc;
     const Buffer dst;
     const std::vector<Expr> dstIndices;
@@ -642,6 +646,10 @@ struct TmaLoad : StmtNode {
     // cluster whose rank bit is set, completing on each one's barrier.
     const int64_t multicastMask;
     const std::vector<Expr> im2colOffsets;   // im2col mode only
+    // The CTA pair's load (.cta_group::2): the box lands in this block's
+    // shared memory, its bytes complete on `barrier` of the pair's leader
+    // (the even-rank block), which expects both blocks' bytes.
+    const bool completesOnLeader;
 };
 
 // cp.async.bulk.tensor shared -> global: src[srcIndices...] into the box at
@@ -762,20 +770,24 @@ struct WgmmaSync : StmtNode {
 
 // tcgen05.alloc of `columns` columns (a power of two, at least 32) by the
 // calling warp, which writes the address to `word` (a shared u32), then
-// tcgen05.relinquish_alloc_permit: the block allocates once.
+// tcgen05.relinquish_alloc_permit: the block allocates once. With `pair`
+// (cta_group::2) the same warp of both blocks of the CTA pair allocates the
+// same columns in each.
 struct TmemAlloc : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmemAlloc;
-    TmemAlloc(Buffer w, int64_t c, SourceRange s = {}) : StmtNode(kKind, s), word(std::move(w)), columns(c) {}
+    TmemAlloc(Buffer w, int64_t c, bool p, SourceRange s = {}) : StmtNode(kKind, s), word(std::move(w)), columns(c), pair(p) {}
     const Buffer word;
     const int64_t columns;
+    const bool pair;
 };
 
 // tcgen05.dealloc of the allocation at `address`, by the warp that allocated it.
 struct TmemDealloc : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmemDealloc;
-    TmemDealloc(Expr a, int64_t c, SourceRange s = {}) : StmtNode(kKind, s), address(std::move(a)), columns(c) {}
+    TmemDealloc(Expr a, int64_t c, bool p, SourceRange s = {}) : StmtNode(kKind, s), address(std::move(a)), columns(c), pair(p) {}
     const Expr address;
     const int64_t columns;
+    const bool pair;
 };
 
 // The scale factors of a block-scaled tcgen05.mma (PTX ISA, "tcgen05.mma"
@@ -818,13 +830,19 @@ struct Tcgen05Mma : StmtNode {
     const std::optional<Tcgen05Scales> scales;   // block-scaled kinds only
 };
 
-// tcgen05.commit.cta_group::1.mbarrier::arrive::one: barrier[index] gets one
-// arrival when every tcgen05.mma this thread issued before has completed.
+// tcgen05.commit.mbarrier::arrive::one: barrier[index] gets one arrival
+// when every tcgen05.mma this thread issued before has completed; with
+// `bothBlocks`, barrier[index] of both blocks of the CTA pair does
+// (.multicast::cluster). `pair`: the kernel's tcgen05 instructions are
+// cta_group::2 (lower-gemms sets it from Kernel::tcgen05Pair).
 struct Tcgen05Commit : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Commit;
-    Tcgen05Commit(Buffer b, Expr i, SourceRange s = {}) : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)) {}
+    Tcgen05Commit(Buffer b, Expr i, bool both, bool p = false, SourceRange s = {})
+        : StmtNode(kKind, s), barrier(std::move(b)), index(std::move(i)), bothBlocks(both), pair(p) {}
     const Buffer barrier;
     const Expr index;
+    const bool bothBlocks;
+    const bool pair;
 };
 
 // tcgen05.cp.cta_group::1.32x128b.warpx4, issued by one thread (PTX ISA,
@@ -1229,6 +1247,9 @@ struct Kernel {
     bool bindsThreadIndices = false;   // threads(...) as (tx, ...): the program computes with thread indices
     std::array<int64_t, 3> cluster{1, 1, 1};
     bool hasCluster = false;
+    // cluster(2) or cluster(1, 2): the blocks run in pairs, as the CTA pair
+    // of tcgen05's cta_group::2 needs.
+    bool pairCluster() const { return cluster[0] * cluster[1] * cluster[2] == 2 && cluster[2] == 1; }
     int64_t minBlocksPerSm = 1;
     Stmt body;
 
@@ -1237,6 +1258,10 @@ struct Kernel {
     int64_t sharedAlignment = 16;      // plan_shared_memory
     bool usesPdl = false;              // pdl_trigger / pdl_sync present
     std::vector<TmaDescriptorRef> tmaDescriptors;   // lower_tma: extra kernel parameters, encoded by the host
+    // select_gemm_inst: a CTA-pair gemm (use_2cta) makes every tcgen05
+    // instruction of the kernel cta_group::2 (PTX ISA: one kernel's tcgen05
+    // instructions all name the same .cta_group).
+    bool tcgen05Pair = false;
 };
 
 // A file of CUDA source brought in with import_source; the .cu holds it

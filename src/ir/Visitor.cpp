@@ -440,7 +440,7 @@ Stmt Mutator::mutateTmaLoad(const Stmt &self, const TmaLoad &n) {
     TmaDescriptorRef desc = mutateTmaDescriptor(n.desc);
     Buffer dst = mutateBuffer(n.dst), barrier = mutateBuffer(n.barrier);
     if (!changed && bi == n.barrierIndex && desc == n.desc && dst == n.dst && barrier == n.barrier) return self;
-    return std::make_shared<TmaLoad>(desc, dst, std::move(di), std::move(c), barrier, bi, n.multicastMask, n.span, std::move(o));
+    return std::make_shared<TmaLoad>(desc, dst, std::move(di), std::move(c), barrier, bi, n.multicastMask, n.span, std::move(o), n.completesOnLeader);
 }
 Stmt Mutator::mutateTmaStore(const Stmt &self, const TmaStore &n) {
     bool changed = false;
@@ -469,12 +469,12 @@ Stmt Mutator::mutateTmaStoreWait(const Stmt &self, const TmaStoreWait &) { retur
 Stmt Mutator::mutateTmemAlloc(const Stmt &self, const TmemAlloc &n) {
     Buffer word = mutateBuffer(n.word);
     if (word == n.word) return self;
-    return std::make_shared<TmemAlloc>(word, n.columns, n.span);
+    return std::make_shared<TmemAlloc>(word, n.columns, n.pair, n.span);
 }
 Stmt Mutator::mutateTmemDealloc(const Stmt &self, const TmemDealloc &n) {
     Expr a = mutate(n.address);
     if (a == n.address) return self;
-    return std::make_shared<TmemDealloc>(a, n.columns, n.span);
+    return std::make_shared<TmemDealloc>(a, n.columns, n.pair, n.span);
 }
 Stmt Mutator::mutateTcgen05Mma(const Stmt &self, const Tcgen05Mma &n) {
     bool changed = false;
@@ -504,7 +504,7 @@ Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     Expr i = mutate(n.index);
     Buffer b = mutateBuffer(n.barrier);
     if (i == n.index && b == n.barrier) return self;
-    return std::make_shared<Tcgen05Commit>(b, i, n.span);
+    return std::make_shared<Tcgen05Commit>(b, i, n.bothBlocks, n.pair, n.span);
 }
 Stmt Mutator::mutateTmemMove(const Stmt &self, const TmemMove &n) {
     Expr a = mutate(n.address), off = mutate(n.regOffset);

@@ -99,6 +99,12 @@ protected:
         return lower(g);
     }
 
+    // The program's tcgen05_mma_arrive in a kernel of CTA-pair gemms is the pair's commit too.
+    Stmt mutateTcgen05Commit(const Stmt &self, const ir::Tcgen05Commit &c) override {
+        if (!kernel_.tcgen05Pair || c.pair) return self;
+        return std::make_shared<ir::Tcgen05Commit>(c.barrier, c.index, c.bothBlocks, true, c.span);
+    }
+
     // copy(shared, A operand fragment) selected as LDSM: the operand's
     // registers, atom by atom and k-step by k-step, as the gemm would load them.
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
@@ -363,12 +369,15 @@ private:
         }
         DType ab = g.a.buffer->dtype;
         bool scaled = g.inst == ir::GemmInst::TCGEN05BlockScaled;
+        // The CTA pair's instruction (cta_group::2) names the pair's M, twice this CTA's rows.
+        bool pair = inst.ctaGroup == 2;
+        int64_t instructionM = pair ? 2 * g.atomM : g.atomM;
         // PTX ISA, "Instruction descriptor": formats, majors (1: MN-major), N >> 3, M >> 4;
         // D's format at bit 4, except for the block-scaled kinds (always f32), which
         // keep B's scale-factor id there and the factors' type at bit 23 (1: ue8m0).
         uint32_t idesc = static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(ab)]) << 7 |
                          static_cast<uint32_t>(inst.aCodes[static_cast<size_t>(g.b.buffer->dtype)]) << 10 | uint32_t(aOp.mnMajor) << 15 |
-                         uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(g.atomM >> 4) << 24;
+                         uint32_t(bOp.mnMajor) << 16 | static_cast<uint32_t>(g.atomN >> 3) << 17 | static_cast<uint32_t>(instructionM >> 4) << 24;
         if (!scaled) idesc |= static_cast<uint32_t>(inst.cCodes[static_cast<size_t>(g.c.buffer->dtype)]) << 4;
         if (scaled && !inst.takes(inst.scale, DType::F8E4M3)) idesc |= 1u << 23;
         std::optional<ir::Tcgen05Scales> scales;
@@ -404,15 +413,16 @@ private:
         Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, scales, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
         Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
-                              std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), span)});
+                              std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), pair, pair, span)});
         if (aBytes) issue = std::make_shared<ir::Allocate>(aBytes, issue, span);
         if (bBytes) issue = std::make_shared<ir::Allocate>(bBytes, issue, span);
 
         Decision d;
         d.where = span;
         d.op = "gemm tcgen05";
-        d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" +
-                   std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'";
+        d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(instructionM) + "n" + std::to_string(g.atomN) + "k" +
+                   std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'" +
+                   (pair ? " of both blocks (.multicast::cluster)" : "");
         d.why = aInTensorMemory ? "A in tensor memory (the TS form: '" + g.a.buffer->name + "', " + std::to_string(aStepColumns) +
                                       " columns per k-step, K packed along each row's lane) and B " + (bOp.mnMajor ? "N" : "K") +
                                       "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, "
@@ -421,6 +431,10 @@ private:
                                       ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, ";
         d.why += std::to_string(atomColumns * (N / g.atomN)) + " columns of '" + g.c.buffer->name + "'" +
                  (g.atomM == 64 ? ", rows 16w..16w+15 in lanes 32w..32w+15 (PTX data-path layout F)" : "");
+        if (pair)
+            d.details.push_back("the CTA pair (use_2cta): the leader's thread issues for both blocks; each reads its own " + std::to_string(g.atomM) +
+                                " rows of A and its " + std::to_string(g.atomN / 2) + " columns of B at the same shared addresses, and receives its " +
+                                std::to_string(g.atomM) + " rows of D in its own tensor memory");
         std::ostringstream hex;
         hex << std::hex << idesc;
         d.details.push_back("instruction descriptor 0x" + hex.str() + (scaled ? " | the k-step's scale-factor byte << 29 (A) and << 4 (B)" : ""));
@@ -578,7 +592,7 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         return "";
     }
     if (g.inst == ir::GemmInst::TCGEN05 || g.inst == ir::GemmInst::TCGEN05BlockScaled) {
-        if (g.use2cta) return "a 2-CTA tcgen05 gemm (use_2cta) is";
+        if (g.use2cta && g.inst == ir::GemmInst::TCGEN05BlockScaled) return "a block-scaled tcgen05 gemm of the CTA pair (use_2cta) is";
         if (g.inst == ir::GemmInst::TCGEN05BlockScaled && g.a.buffer->scope == ir::MemScope::TMem)
             return "a block-scaled tcgen05 gemm with A in tensor memory (the TS form) is";
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)

@@ -294,8 +294,21 @@ protected:
         return body;
     }
 
+    // Barriers another block arrives on (barrier_arrive(b, rank), the CTA
+    // pair's commits to both blocks) complete at cluster scope: each block
+    // initialises its own before a cluster barrier, so no arrival comes first.
+    ir::Stmt mutateBarrierArrive(const ir::Stmt &self, const ir::BarrierArrive &a) override {
+        if (a.remoteRank) edits_.edit(a.barrier).clusterScope = true;
+        return self;
+    }
+    ir::Stmt mutateTcgen05Commit(const ir::Stmt &self, const ir::Tcgen05Commit &c) override {
+        if (c.bothBlocks) edits_.edit(c.barrier).clusterScope = true;
+        return self;
+    }
+
     // FMA gemms: a parallel loop over C, each element summing over K.
     ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &g) override {
+        if (g.use2cta && g.mbar) edits_.edit(g.mbar).clusterScope = true;
         if (g.inst != ir::GemmInst::FMA) return self;
         const ir::Region a = g.a, b = g.b, c = g.c;
         std::vector<int64_t> shape = c.tileShape();

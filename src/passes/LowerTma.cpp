@@ -5,6 +5,7 @@
 #include "ir/Layout.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
+#include "target/Target.h"
 #include "support/InternalError.h"
 
 #include <algorithm>
@@ -114,7 +115,24 @@ protected:
         ir::Buffer barrier;
         bool own = false;
         if (load) std::tie(barrier, barrierIndex) = loadBarrier(c, own);
-        if (load) issue.push_back(std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, bytes, own, c.span));
+        // A load on a cluster barrier (alloc_cluster_barrier) is the CTA
+        // pair's (TileLang's tma_load_2sm): each block's box lands in its own
+        // shared memory and completes on the leader's barrier, which alone
+        // expects the bytes of both (PTX ISA, cp.async.bulk.tensor .cta_group::2).
+        bool pairLoad = load && !own && barrier->clusterBarrier;
+        if (pairLoad) {
+            if (!kernel_.pairCluster() || !ctx_.target.has(Feature::Tcgen05) || c.multicast()) {
+                ctx_.diags.error(c.span, "a tma_copy on cluster barrier '" + barrier->name + "' is the CTA pair's load (cp.async.bulk.tensor .cta_group::2, "
+                                         "its bytes counted on the pair's leader): it needs " + targetsWith(Feature::Tcgen05) +
+                                         ", a kernel of cluster(2) or cluster(1, 2), and no cluster_mask");
+                return self;
+            }
+            Expr leader = ir::binary(ir::BinaryOp::Eq, std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.span), ir::intImm(0));
+            issue.push_back(std::make_shared<ir::IfThenElse>(
+                leader, std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, 2 * bytes, false, c.span), nullptr, c.span));
+        } else if (load) {
+            issue.push_back(std::make_shared<ir::BarrierExpectTx>(barrier, barrierIndex, bytes, own, c.span));
+        }
         // The boxes, each landing in this block (mask 0) or multicast to the blocks in `mask`.
         auto boxes = [&](int64_t mask) {
             std::vector<Stmt> out;
@@ -124,7 +142,9 @@ protected:
                 coords[0] = ir::add(coords[0], ir::intImm(s * segment));
                 std::vector<Expr> sharedAt = shared.mins;
                 sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
-                if (load) out.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, mask, c.span));
+                if (load)
+                    out.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, mask, c.span,
+                                                                std::vector<Expr>{}, pairLoad));
                 else out.push_back(std::make_shared<ir::TmaStore>(desc, shared.buffer, sharedAt, coords, c.span, c.reduceAdd));
             }
             return ir::seq(std::move(out));
@@ -180,7 +200,11 @@ protected:
             d.details.push_back("multicast: cluster_mask differs between blocks; the lowest block of each mask issues for its blocks (" + each +
                                 "), whose barriers each count the bytes" + (someOutside ? "; a block outside its own mask loads its own" : ""));
         }
-        if (load)
+        if (pairLoad)
+            d.details.push_back("the CTA pair's load (cp.async.bulk.tensor .cta_group::2): the box lands in this block, its bytes complete on '" +
+                                barrier->name + "' of the pair's leader (rank 0), where one thread expects " + std::to_string(2 * bytes) +
+                                " bytes, both blocks'");
+        else if (load)
             d.details.push_back(own ? "one thread arrives on an mbarrier of tilet's expecting " + std::to_string(bytes) +
                                           " bytes; every thread waits for its phase"
                                     : "one thread adds " + std::to_string(bytes) + " bytes to the transactions of '" + barrier->name +

@@ -72,16 +72,21 @@ ir::Kernel planTensorMemory(const ir::Kernel &kernel, PassContext &ctx) {
     ir::BufferEdits edits;
     for (const Planned &p : buffers) edits.edit(p.buffer).tmemAddress = ir::add(base, ir::intImm(p.first, DType::UInt32));
 
+    // The CTA pair's MMAs write both blocks' tensor memory: each block
+    // allocates before either issues (a cluster barrier), and frees only
+    // when both are done with it.
+    bool pair = kernel.tcgen05Pair;
     auto handshake = [&] {
-        return ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceBefore, span), std::make_shared<ir::SyncThreads>(span),
+        ir::Stmt meet = pair ? ir::Stmt(std::make_shared<ir::ClusterSync>(span)) : std::make_shared<ir::SyncThreads>(span);
+        return ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceBefore, span), meet,
                         std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span)});
     };
     ir::Expr warp0 = ir::lt(ir::threadIdx(), ir::intImm(32));
     ir::Stmt body = ir::seq({kernel.body, handshake(),
-                             std::make_shared<ir::IfThenElse>(warp0, std::make_shared<ir::TmemDealloc>(base, allocated, span), nullptr, span)});
+                             std::make_shared<ir::IfThenElse>(warp0, std::make_shared<ir::TmemDealloc>(base, allocated, pair, span), nullptr, span)});
     body = std::make_shared<ir::LetStmt>(base, std::make_shared<ir::Load>(wordBuffer, std::vector<ir::Expr>{ir::intImm(0)}, span), body, span);
-    body = ir::seq({std::make_shared<ir::IfThenElse>(warp0, std::make_shared<ir::TmemAlloc>(wordBuffer, allocated, span), nullptr, span), handshake(),
-                    body});
+    body = ir::seq({std::make_shared<ir::IfThenElse>(warp0, std::make_shared<ir::TmemAlloc>(wordBuffer, allocated, pair, span), nullptr, span),
+                    handshake(), body});
     ir::Kernel out = kernel;
     out.body = std::make_shared<ir::Allocate>(wordBuffer, body, span);
     edits.applyTo(out);
@@ -90,7 +95,9 @@ ir::Kernel planTensorMemory(const ir::Kernel &kernel, PassContext &ctx) {
     d.where = buffers.front().buffer->span;
     d.op = "tensor memory";
     d.choice = std::to_string(allocated) + " of " + std::to_string(kTmemColumns) + " columns";
-    d.why = "warp 0 allocates them once for the block (tcgen05.alloc, widest buffer first) and frees them at the end";
+    d.why = pair ? "warp 0 of each block of the CTA pair allocates them once, the same columns in both (tcgen05.alloc.cta_group::2, widest "
+                   "buffer first), before a cluster barrier, and frees them after another at the end"
+                 : "warp 0 allocates them once for the block (tcgen05.alloc, widest buffer first) and frees them at the end";
     for (const Planned &p : buffers) {
         std::vector<int64_t> shape = *p.buffer->constShape();
         d.details.push_back("'" + p.buffer->name + "' [" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "] " +

@@ -34,6 +34,7 @@ struct Shape {
     int64_t contA = 0, contB = 0;   // elements of a shared operand's storage row
     ir::MemScope sa = ir::MemScope::Shared, sb = ir::MemScope::Shared, sc = ir::MemScope::Fragment;
     int64_t sfGranularity = 0;   // gemm_blockscaled: K elements per scale factor (0: not given)
+    bool pair = false;           // use_2cta: the CTA pair's MMA (tcgen05 cta_group::2); M is still this CTA's
 };
 
 std::string name(DType t) { return std::string(dtypeName(t)); }
@@ -92,6 +93,7 @@ private:
         if (std::optional<std::vector<int64_t>> a = g.a.buffer->constShape()) s.contA = a->back();
         if (std::optional<std::vector<int64_t>> b = g.b.buffer->constShape()) s.contB = b->back();
         s.sfGranularity = g.sfGranularityA;   // sema requires both; select-gemm-inst checks they agree
+        s.pair = g.use2cta;
         return s;
     }
 
@@ -107,6 +109,21 @@ private:
         if (Option o = pick(InstrClass::Tcgen05Mma, s, blockScaled, inst); !o.ok) return o;
         if (s.sa == ir::MemScope::TMem && s.transA) return Option::no("tcgen05 reads A from tensor memory K-major only (transpose_A = false)");
         int64_t k = inst->k.lo;
+        if (inst->ctaGroup == 2) {
+            // One instruction for the pair: each CTA's B half is the N / 2
+            // columns its descriptor describes, so N is not split further.
+            if (!inst->m.contains(2 * s.M))
+                return Option::no("the CTA pair's tcgen05.mma has M = " + str(inst->m.lo) + ", " + str(inst->m.lo / 2) + " rows in each CTA; this CTA's C has " +
+                                  str(s.M));
+            if (!inst->n.contains(s.N))
+                return Option::no("the CTA pair's tcgen05.mma takes N a multiple of " + str(inst->n.step) + " up to " + str(inst->n.hi) +
+                                  " in one instruction (each CTA holding half of B); C has N = " + str(s.N));
+            g.atomM = s.M;
+            g.atomN = s.N;
+            g.atomK = k;
+            g.instruction = inst;
+            return Option::yes();
+        }
         int64_t atomM = s.M % 128 == 0 ? 128 : s.M % 64 == 0 ? 64 : s.M % 32 == 0 ? 32 : 0;
         if (!atomM) return Option::no("M = " + str(s.M) + " is not a multiple of 32, 64 or 128");
         int64_t atomN = 0;
@@ -155,10 +172,11 @@ private:
     Option pick(InstrClass cls, const Shape &s, bool blockScaled, const Instruction *&chosen) const {
         std::vector<const Instruction *> forms;
         for (const Instruction &i : catalog::all())
-            if (i.cls == cls && i.blockScaled() == blockScaled && i.fits(s.a, s.b, s.c)) forms.push_back(&i);
+            if (i.cls == cls && i.blockScaled() == blockScaled && i.fits(s.a, s.b, s.c) && (i.ctaGroup == 2) == s.pair) forms.push_back(&i);
         std::string clsName = catalog::className(cls);
         if (forms.empty())
-            return Option::no(clsName + " has no " + std::string(blockScaled ? "block-scaled " : "") + name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
+            return Option::no(clsName + " has no " + std::string(s.pair ? "CTA-pair (cta_group::2) " : "") + std::string(blockScaled ? "block-scaled " : "") +
+                              name(s.a) + " x " + name(s.b) + " -> " + name(s.c) + " form");
         std::optional<Option> firstReason;
         auto reject = [&](const std::string &why) {
             if (!firstReason) firstReason = Option::no(why);
@@ -465,6 +483,8 @@ private:
         GemmInst inst = GemmInst::Unselected;
         std::string why;
         bool blockScaled = g.sfa.has_value();
+        if (g.use2cta && !kernel_.pairCluster())
+            return fail("use_2cta cannot be honoured", "the CTA pair's MMA needs the kernel to run in pairs of blocks: cluster(2) or cluster(1, 2)");
 
         Option tc = tcgen05(s, g, blockScaled);
         const Instruction *tcInst = g.instruction;
@@ -494,11 +514,8 @@ private:
             why = std::string("inst = ") + (inst == GemmInst::FMA ? "fma" : ir::gemmInstName(inst)) + " asks for it";
         } else if (g.use2cta) {
             if (!tc.ok) return fail("use_2cta needs Blackwell tcgen05 (there is no one-CTA fallback: each CTA holds half of B's N range)", tc.reason);
-            bool pair = kernel_.hasCluster && ((kernel_.cluster[0] == 2 && kernel_.cluster[1] == 1 && kernel_.cluster[2] == 1) ||
-                                               (kernel_.cluster[0] == 1 && kernel_.cluster[1] == 2 && kernel_.cluster[2] == 1));
-            if (!pair) return fail("use_2cta cannot be honoured", "it needs cluster(2, 1, 1) or cluster(1, 2, 1) on the kernel");
             inst = GemmInst::TCGEN05;
-            why = "use_2cta";
+            why = "use_2cta: the CTA pair's tcgen05.mma (cta_group::2)";
         } else if (blockScaled) {
             if (g.sfGranularityA && g.sfGranularityB && g.sfGranularityA != g.sfGranularityB)
                 return fail("gemm_blockscaled cannot be lowered", "A's and B's scale factors cover " + str(g.sfGranularityA) + " and " +
@@ -598,6 +615,30 @@ ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
     Selector selector(kernel, ctx);
     out.body = selector.mutate(kernel.body);
     selector.decisions().applyTo(out);
+    // PTX ISA, "tcgen05 instructions": all of a kernel's tcgen05
+    // instructions name the same .cta_group, so a pair gemm makes the
+    // kernel's allocation, commits and copies the pair's too.
+    const ir::Gemm *pairGemm = nullptr, *ctaGemm = nullptr;
+    ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
+        const ir::Gemm *g = ir::as<ir::Gemm>(s);
+        if (!g || (g->inst != ir::GemmInst::TCGEN05 && g->inst != ir::GemmInst::TCGEN05BlockScaled)) return;
+        const ir::Gemm *&first = g->use2cta ? pairGemm : ctaGemm;
+        if (!first) first = g;
+    });
+    if (pairGemm && ctaGemm) {
+        Diagnostic d{Severity::Error, ctaGemm->span,
+                     "this tcgen05 gemm is one CTA's, but the kernel has a CTA-pair gemm (use_2cta): all tcgen05 instructions of a kernel use the same "
+                     ".cta_group (PTX ISA)",
+                     {}, {}};
+        d.note(pairGemm->span, "the CTA-pair gemm");
+        ctx.diags.report(std::move(d));
+    }
+    out.tcgen05Pair = pairGemm != nullptr;
+    ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
+        const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s);
+        if (c && c->bothBlocks && !pairGemm)
+            ctx.diags.error(c->span, "arrive_2cta signals the completion of the CTA pair's MMAs to both blocks; this kernel has no use_2cta gemm");
+    });
     return out;
 }
 

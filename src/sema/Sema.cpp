@@ -499,7 +499,9 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
 // in panels of `panel` rows (order = col: columns), column by column,
 // reversing direction from one panel to the next, so that blocks running at
 // the same time share operand tiles in L2 (TileLang's rasterization2DRow /
-// rasterization2DColumn).
+// rasterization2DColumn). In a kernel with clusters it renumbers whole
+// clusters, keeping each block's place in its cluster: the blocks of a
+// cluster stay neighbours (a CTA pair shares its B tile's columns).
 std::optional<Checker::Swizzle> Checker::checkSwizzle(const ast::Call &c, const ir::Kernel &kernel) {
     std::optional<CallArgs> args = matchArgs(c, 1, 1, {"order"});
     if (!args) return std::nullopt;
@@ -520,10 +522,13 @@ std::optional<Checker::Swizzle> Checker::checkSwizzle(const ast::Call &c, const 
         return std::nullopt;
     }
     using ir::Expr;
-    // Along `major` the panels are `panel` blocks wide; `minor` is walked within a panel.
-    Expr gx = kernel.grid[0], gy = kernel.grid[1];
-    Expr x = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxX, c.range);
-    Expr y = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxY, c.range);
+    // Along `major` the panels are `panel` blocks (clusters) wide; `minor` is walked within a panel.
+    Expr blockX = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxX, c.range);
+    Expr blockY = std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxY, c.range);
+    int64_t cx = kernel.cluster[0], cy = kernel.cluster[1];
+    auto perCluster = [](const Expr &e, int64_t n) { return n == 1 ? e : ir::div(e, ir::intImm(n)); };
+    Expr gx = perCluster(kernel.grid[0], cx), gy = perCluster(kernel.grid[1], cy);
+    Expr x = perCluster(blockX, cx), y = perCluster(blockY, cy);
     Expr minorExtent = byColumn ? gy : gx;
     Swizzle out;
     // Named steps, so the generated code reads like the formula.
@@ -546,6 +551,11 @@ std::optional<Checker::Swizzle> Checker::checkSwizzle(const ast::Call &c, const 
     Expr minor = std::make_shared<ir::Select>(DType::Int32, odd, ir::sub(ir::sub(minorExtent, ir::intImm(1)), along), along);
     Expr major = ir::add(ir::mod(offset, width), ir::mul(index, ir::intImm(*panel)));
     out.blockIndices = byColumn ? std::vector<Expr>{major, minor} : std::vector<Expr>{minor, major};
+    auto inCluster = [](const Expr &index, const Expr &block, int64_t n) {
+        return n == 1 ? index : ir::add(ir::mul(index, ir::intImm(n)), ir::mod(block, ir::intImm(n)));
+    };
+    out.blockIndices[0] = inCluster(out.blockIndices[0], blockX, cx);
+    out.blockIndices[1] = inCluster(out.blockIndices[1], blockY, cy);
     if (kernel.grid.size() > 2) out.blockIndices.push_back(std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxZ, c.range));
     return out;
 }

@@ -99,6 +99,8 @@ public:
     // at most 16, as checkLaunch records only a valid cluster.
     int64_t clusterBlocks() const { return kernel_ ? kernel_->cluster[0] * kernel_->cluster[1] * kernel_->cluster[2] : 1; }
     std::optional<bool> checkConstBool(const ast::Expr &e, const char *what);
+    // The kernel runs in CTA pairs (cluster(2) or cluster(1, 2)); otherwise an error naming `what`.
+    bool requirePairCluster(SourceRange where, const char *what);
     std::optional<DType> checkDType(const ast::Expr &e);
     // A bare identifier naming one of `allowed` (hint values such as `tma`).
     std::optional<std::string> checkWord(const ast::Expr &e, const std::vector<std::string> &allowed, const char *what);

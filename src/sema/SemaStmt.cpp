@@ -222,14 +222,17 @@ ir::Stmt Checker::declareBuffer(const ast::Let &s, const ir::Buffer &buffer, ir:
 ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
     const std::string &kind = call.callee;
     ir::Buffer buffer;
-    if (kind == "alloc_barrier") {
+    // alloc_cluster_barrier (TileLang's T.alloc_cluster_barrier): barriers
+    // that other blocks of the cluster arrive on, and on which a tma_copy of
+    // the CTA pair counts its bytes in the pair's leader.
+    if (kind == "alloc_barrier" || kind == "alloc_cluster_barrier") {
         std::optional<CallArgs> args = matchArgs(call, 0, 1, {"arrive_count"});
         if (args) {
             const ast::Expr *count = args->positional.empty() ? args->keyword("arrive_count") : args->positional[0];
             if (!args->positional.empty() && args->keyword("arrive_count"))
                 diags_.error(call.range, "arrive_count given twice");
             if (!count) {
-                diags_.error(call.range, "alloc_barrier needs an arrive count: alloc_barrier(arrive_count = 128)");
+                diags_.error(call.range, kind + " needs an arrive count: " + kind + "(arrive_count = 128)");
             } else {
                 std::vector<const ast::Expr *> items;
                 if (count->kind == ast::ExprKind::List) {
@@ -259,7 +262,12 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     auto barriers = ir::makeBuffer(s.name.name, DType::UInt64, {ir::intImm(static_cast<int64_t>(counts.size()))},
                                                    ir::MemScope::Barrier, s.name.range);
                     barriers->arriveCounts = counts;
+                    barriers->clusterScope = barriers->clusterBarrier = kind == "alloc_cluster_barrier";
                     buffer = barriers;
+                    if (barriers->clusterBarrier && kernel_ && !kernel_->hasCluster) {
+                        diags_.error(call.range, "alloc_cluster_barrier in a kernel without cluster(...): no other block arrives on it; use alloc_barrier");
+                        buffer = nullptr;
+                    }
                 }
             }
         }

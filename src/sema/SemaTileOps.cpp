@@ -340,13 +340,22 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     // once every tcgen05.mma the issuing thread has issued completes (PTX
     // ISA, "tcgen05.commit"). store-uniform-once gives it to the thread that
     // issues the role's MMAs.
+    // With arrive_2cta = true (a 2-CTA kernel's MMAs), the arrival is on b
+    // of both blocks of the pair.
     if (n == "tcgen05_mma_arrive") {
-        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+        std::optional<CallArgs> args = matchArgs(c, 1, 1, {"arrive_2cta"});
         if (!args) return nullptr;
         ir::Buffer barrier;
         ir::Expr index;
         if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
-        return std::make_shared<ir::Tcgen05Commit>(barrier, index, c.range);
+        bool bothBlocks = false;
+        if (const ast::Expr *p = args->keyword("arrive_2cta")) {
+            std::optional<bool> v = checkConstBool(*p, "arrive_2cta");
+            if (!v) return nullptr;
+            bothBlocks = *v;
+            if (bothBlocks && !requirePairCluster(p->range, "arrive_2cta")) return nullptr;
+        }
+        return std::make_shared<ir::Tcgen05Commit>(barrier, index, bothBlocks, false, c.range);
     }
     if (n == "tcgen05_cp_warpx4" || n == "tcgen05_sf_warp_transpose") return checkScaleFactorOp(c);
     // TileLang's T.fence_proxy_async(): the thread's shared-memory writes are
@@ -642,9 +651,13 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         diags_.error(r.range, std::string("gemm's ") + which + " operand must be a 2-D tile, found " + shapeStr(s));
         return false;
     };
+    // A 2-CTA gemm (use_2cta) multiplies by the N columns of B that the two
+    // blocks of the pair hold half each: this block's B is K x N / 2.
+    bool pair = false;
+    if (const ast::Expr *p = args->keyword("use_2cta")) pair = checkConstBool(*p, "use_2cta").value_or(false);
     if (ok && twoD(sa, *ra, "A") && twoD(sb, *rb, "B") && twoD(sc, *rc, "C")) {
         int64_t m = transA ? sa[1] : sa[0], ka = transA ? sa[0] : sa[1];
-        int64_t kb = transB ? sb[1] : sb[0], n = transB ? sb[0] : sb[1];
+        int64_t kb = transB ? sb[1] : sb[0], n = (transB ? sb[0] : sb[1]) * (pair ? 2 : 1);
         if (ka != kb && !blockScaled) {
             Diagnostic d{Severity::Error, rb->range, "gemm K mismatch: A has K = " + std::to_string(ka) + ", B has K = " + std::to_string(kb), {}, {}};
             d.note(ra->range, std::string("A is ") + shapeStr(sa) + (transA ? " (transposed)" : ""));
@@ -653,7 +666,8 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         } else if (sc[0] != m || sc[1] != n) {
             Diagnostic d{Severity::Error, rc->range, "gemm C must be M x N = " + shapeStr({m, n}) + ", found " + shapeStr(sc), {}, {}};
             d.note(ra->range, std::string("A is ") + shapeStr(sa) + (transA ? " (transposed)" : ""));
-            d.note(rb->range, std::string("B is ") + shapeStr(sb) + (transB ? " (transposed)" : ""));
+            d.note(rb->range, std::string("B is ") + shapeStr(sb) + (transB ? " (transposed)" : "") +
+                                  (pair ? ", half of the N columns (use_2cta: each block of the pair holds half of B)" : ""));
             diags_.report(std::move(d));
             ok = false;
         }
@@ -1457,13 +1471,35 @@ bool Checker::checkBarrierRef(const ast::Expr &e, ir::Buffer &buffer, ir::Expr &
     return true;
 }
 
+bool Checker::requirePairCluster(SourceRange where, const char *what) {
+    if (kernel_ && kernel_->pairCluster()) return true;
+    diags_.error(where, std::string(what) + " needs the kernel to run in pairs of blocks, the CTA pair of tcgen05's cta_group::2: cluster(2) or cluster(1, 2)");
+    return false;
+}
+
+// barrier_wait(b, parity); barrier_arrive(b [, rank]): with a rank, every
+// thread arrives on b of that block of the cluster (TileLang's
+// T.mbarrier_arrive(b, cta_id)).
 ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
-    std::optional<CallArgs> args = matchArgs(c, wait ? 2 : 1, wait ? 2 : 1, {});
+    std::optional<CallArgs> args = matchArgs(c, wait ? 2 : 1, 2, {});
     if (!args) return nullptr;
     ir::Buffer barrier;
     ir::Expr index;
     if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
-    if (!wait) return std::make_shared<ir::BarrierArrive>(barrier, index, nullptr, c.range);
+    if (!wait) {
+        ir::Expr rank;
+        if (args->positional.size() == 2) {
+            const ast::Expr &r = *args->positional[1];
+            if (kernel_ && !kernel_->hasCluster) {
+                diags_.error(r.range, "barrier_arrive on another block of the cluster (a block rank) needs a kernel with cluster(...)");
+                return nullptr;
+            }
+            std::optional<ir::Expr> e = checkInteger(r, "block rank");
+            if (!e) return nullptr;
+            rank = *e;
+        }
+        return std::make_shared<ir::BarrierArrive>(barrier, index, rank, c.range);
+    }
     std::optional<ir::Expr> parity = checkInteger(*args->positional[1], "parity");
     if (!parity) return nullptr;
     if (std::optional<int64_t> p = ir::constInt(*parity); p && *p != 0 && *p != 1) {

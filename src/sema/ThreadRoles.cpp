@@ -86,6 +86,13 @@ private:
             ir::Stmt body;
             SourceRange span;   // its `if` (an else branch: the last `if` of the chain)
         };
+        // A condition may also hold for some blocks only (`cta_id == 0 && tx
+        // < 64`, TileLang's 2-CTA MMA warp): its role runs the body under
+        // that block condition. The threads of other blocks would go on down
+        // the chain, so such a condition ends it.
+        auto guarded = [&](const Guard &g, const ir::Stmt &body, SourceRange span) {
+            return g.blocks ? ir::Stmt(std::make_shared<ir::IfThenElse>(g.blocks, body, nullptr, span)) : body;
+        };
         std::vector<Branch> branches;
         // The threads no earlier condition took; each branch takes one
         // range of them (TileLang's `if 128 <= tx < 160: ... elif tx < 128:`
@@ -103,14 +110,15 @@ private:
             return taken;
         };
         for (const ir::IfThenElse *i = &first; i;) {
-            std::optional<ThreadRange> r = rangeOf(i->cond);
-            if (!r) return std::nullopt;
-            std::optional<ThreadRange> taken = take(*r);
+            std::optional<Guard> g = guardOf(i->cond);
+            if (!g) return std::nullopt;
+            std::optional<ThreadRange> taken = take(g->threads);
             if (!taken) return std::nullopt;
-            branches.push_back({*taken, i->thenBody, i->span});
+            branches.push_back({*taken, guarded(*g, i->thenBody, i->span), i->span});
             if (!i->elseBody) break;
+            if (g->blocks) return std::nullopt;
             const ir::IfThenElse *next = ir::as<ir::IfThenElse>(i->elseBody);
-            if (next && programBranches_.count(next) && rangeOf(next->cond)) {
+            if (next && programBranches_.count(next) && guardOf(next->cond)) {
                 i = next;
                 continue;
             }
@@ -145,6 +153,25 @@ private:
             roles.push_back(std::make_shared<ir::WarpSpecialize>(std::move(warps), body, span));
         }
         return ir::seq(std::move(roles));
+    }
+
+    // A role's condition: a range of the linear thread index, and-ed with a
+    // condition the same for every thread of a block (or none).
+    struct Guard {
+        ThreadRange threads;
+        ir::Expr blocks;
+    };
+    std::optional<Guard> guardOf(const ir::Expr &e) const {
+        if (std::optional<ThreadRange> r = rangeOf(e)) return Guard{*r, nullptr};
+        const ir::Binary *b = ir::as<ir::Binary>(e);
+        if (!b || b->op != ir::BinaryOp::And) return std::nullopt;
+        for (const auto &[block, thread] : {std::pair{b->a, b->b}, std::pair{b->b, b->a}}) {
+            if (uniformity_.threadDependentBeyondFragments(block)) continue;
+            std::optional<Guard> rest = guardOf(thread);
+            if (!rest) continue;
+            return Guard{rest->threads, rest->blocks ? ir::binary(ir::BinaryOp::And, block, rest->blocks) : block};
+        }
+        return std::nullopt;
     }
 
     // The threads for which `e` holds, when it bounds the linear thread index.

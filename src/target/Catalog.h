@@ -48,6 +48,9 @@ struct Instruction {
     bool subBytePadded;           // reads 4- and 6-bit operands one to a byte, not packed as tilet stores them
     // tcgen05.mma: instruction-descriptor codes by dtype (-1: none)
     std::array<int8_t, kDTypeCount> aCodes, cCodes;
+    // tcgen05.mma: 1, issued for the CTA; 2, for the CTA pair of a cluster
+    // (M counts the pair's rows, half in each CTA's tensor memory)
+    int32_t ctaGroup;
 
     bool takes(uint32_t set, DType t) const { return set & (1u << static_cast<unsigned>(t)); }
     bool fits(DType aType, DType bType, DType cType) const { return takes(a, aType) && takes(b, bType) && takes(c, cType); }

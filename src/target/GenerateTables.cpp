@@ -51,7 +51,7 @@ public:
         if (!body.IsMap()) return fail(body.Mark(), "instruction '" + name + "' must be a map of properties");
         static const std::set<std::string> known = {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in",
                                                     "a_major", "b_major", "warp_tile", "layout", "ptx", "scale", "scale_vec", "note", "a_codes", "c_codes",
-                                                    "sub_byte"};
+                                                    "sub_byte", "cta_group"};
         for (auto kv = body.begin(); kv != body.end(); ++kv)
             if (!known.count(kv->first.as<std::string>())) fail(kv->first.Mark(), "unknown instruction property '" + kv->first.as<std::string>() + "'");
         for (const char *key : {"class", "requires", "m", "n", "k", "a", "b", "c", "a_from", "b_from", "c_in", "layout", "ptx"})
@@ -78,11 +78,12 @@ public:
         std::string note = body["note"] ? body["note"].as<std::string>() : "";
         std::string subBytePadded = body["sub_byte"] ? choice(body["sub_byte"], {{"packed", "false"}, {"padded", "true"}}) : "false";
         std::string aCodes = codes(body["a_codes"]), cCodes = codes(body["c_codes"]);
+        std::string ctaGroup = body["cta_group"] ? choice(body["cta_group"], {{"1", "1"}, {"2", "2"}}) : "1";
         if (failed_) return "";
         return "    {" + quoted(name) + ", InstrClass::" + cls + ", Feature::" + feature + ", " + m + ", " + n + ", " + k + ", " + a + ", " + b + ", " +
                c + ", " + aFrom + ", " + bFrom + ", " + cIn + ", " + aMajor + ", " + bMajor + ", " + warpRows + ", " + warpCols +
                ", FragmentLayout::" + layout + ", " + quoted(body["ptx"].as<std::string>()) + ", " + scale + ", " + scaleVec + ", " + quoted(note) +
-               ", " + subBytePadded + ", " + aCodes + ", " + cCodes + "},\n";
+               ", " + subBytePadded + ", " + aCodes + ", " + cCodes + ", " + ctaGroup + "},\n";
     }
 
     bool failed() const { return failed_; }

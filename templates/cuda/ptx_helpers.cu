@@ -362,6 +362,76 @@ __device__ __forceinline__ void tilet_tma_load_5d_multicast(void *dst, const CUt
                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(static_cast<unsigned short>(mask)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                  : "memory");
 }
+// @helper tma_load_1d_2cta
+// The CTA pair's TMA load (cp.async.bulk.tensor .cta_group::2): the box at
+// (c0, ...) into this block's shared memory, its bytes completing on the
+// mbarrier at bar's offset in the pair's leader (the even rank; mapa).
+__device__ __forceinline__ void tilet_tma_load_1d_2cta(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0)
+{
+    unsigned rank, leader_bar;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(leader_bar) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank & ~1u));
+    asm volatile("cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map), "r"(leader_bar), "r"(c0)
+                 : "memory");
+}
+// @helper tma_load_2d_2cta
+// The CTA pair's TMA load (cp.async.bulk.tensor .cta_group::2): the box at
+// (c0, ...) into this block's shared memory, its bytes completing on the
+// mbarrier at bar's offset in the pair's leader (the even rank; mapa).
+__device__ __forceinline__ void tilet_tma_load_2d_2cta(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1)
+{
+    unsigned rank, leader_bar;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(leader_bar) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank & ~1u));
+    asm volatile("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map), "r"(leader_bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// @helper tma_load_3d_2cta
+// The CTA pair's TMA load (cp.async.bulk.tensor .cta_group::2): the box at
+// (c0, ...) into this block's shared memory, its bytes completing on the
+// mbarrier at bar's offset in the pair's leader (the even rank; mapa).
+__device__ __forceinline__ void tilet_tma_load_3d_2cta(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2)
+{
+    unsigned rank, leader_bar;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(leader_bar) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank & ~1u));
+    asm volatile("cp.async.bulk.tensor.3d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map), "r"(leader_bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+// @helper tma_load_4d_2cta
+// The CTA pair's TMA load (cp.async.bulk.tensor .cta_group::2): the box at
+// (c0, ...) into this block's shared memory, its bytes completing on the
+// mbarrier at bar's offset in the pair's leader (the even rank; mapa).
+__device__ __forceinline__ void tilet_tma_load_4d_2cta(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3)
+{
+    unsigned rank, leader_bar;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(leader_bar) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank & ~1u));
+    asm volatile("cp.async.bulk.tensor.4d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map), "r"(leader_bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+// @helper tma_load_5d_2cta
+// The CTA pair's TMA load (cp.async.bulk.tensor .cta_group::2): the box at
+// (c0, ...) into this block's shared memory, its bytes completing on the
+// mbarrier at bar's offset in the pair's leader (the even rank; mapa).
+__device__ __forceinline__ void tilet_tma_load_5d_2cta(void *dst, const CUtensorMap *map, unsigned long long *bar, int c0, int c1, int c2, int c3, int c4)
+{
+    unsigned rank, leader_bar;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(leader_bar) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank & ~1u));
+    asm volatile("cp.async.bulk.tensor.5d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(map), "r"(leader_bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+}
 // @helper map_shared_rank
 // The generic address of `local` (shared memory of this block) in block
 // `rank` of the cluster (distributed shared memory).
@@ -696,6 +766,22 @@ __device__ __forceinline__ void tilet_tmem_dealloc(unsigned address, unsigned co
 {
     asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;\n" :: "r"(address), "r"(columns) : "memory");
 }
+// @helper tmem_alloc_2cta
+// tcgen05.alloc.cta_group::2 by the whole calling warp, the same warp of both
+// blocks of the CTA pair: the same `columns` columns in each, their address
+// written to *word (the same word in both); then relinquish_alloc_permit.
+__device__ __forceinline__ void tilet_tmem_alloc_2cta(unsigned *word, unsigned columns)
+{
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;\n"
+                 "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(word))), "r"(columns) : "memory");
+}
+// @helper tmem_dealloc_2cta
+// tcgen05.dealloc.cta_group::2 by the warps of both blocks that allocated.
+__device__ __forceinline__ void tilet_tmem_dealloc_2cta(unsigned address, unsigned columns)
+{
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" :: "r"(address), "r"(columns) : "memory");
+}
 // @helper tcgen05_desc
 // A tcgen05 shared-memory matrix descriptor: start address, leading and
 // stride byte offsets (all >> 4), the fixed 0b001 at bits 46-48, and the
@@ -720,6 +806,26 @@ __device__ __forceinline__ void tilet_tcgen05_commit(unsigned long long *bar)
 {
     asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\n"
                  :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
+}
+// @helper tcgen05_commit_2cta
+// tcgen05.commit.cta_group::2: one arrival on this block's mbarrier once this
+// thread's earlier tcgen05.mma (the CTA pair's) complete.
+__device__ __forceinline__ void tilet_tcgen05_commit_2cta(unsigned long long *bar)
+{
+    asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%0];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))) : "memory");
+}
+// @helper tcgen05_commit_2cta_multicast
+// tcgen05.commit.cta_group::2 with .multicast::cluster: one arrival on the
+// mbarrier at bar's offset in both blocks of the CTA pair once this thread's
+// earlier tcgen05.mma complete.
+__device__ __forceinline__ void tilet_tcgen05_commit_2cta_multicast(unsigned long long *bar)
+{
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    unsigned short pair = static_cast<unsigned short>(3u << (rank & ~1u));
+    asm volatile("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(pair) : "memory");
 }
 // @helper tcgen05_wait_ld
 // This thread's tcgen05.ld results are in its registers.

@@ -77,6 +77,7 @@ struct Block {
     std::vector<uint32_t> tmem;
     unsigned tmemColumns = 0;
     bool tmemAllocated = false;
+    unsigned tmemGroup = 0;   // the .cta_group of the tcgen05.alloc (1, or 2: allocated for the CTA pair)
     std::unique_ptr<rc::Shadow> tmemShadow;   // the race detector's record of each 32-bit cell
     // Each thread's clocks at the issue of each wgmma of the group it commits
     // (two sets: a commit's are read while the next commit's are written).
@@ -114,6 +115,12 @@ struct Cluster {
     std::vector<Block *> blocks;            // by rank
     std::unique_ptr<rc::Barrier> sync;      // barrier.cluster: every thread of every block
     unsigned agents = 0;                    // mbarriers initialised so far
+    // The .cta_group of the cluster's first tcgen05 instruction (0 before
+    // it): every tcgen05 instruction of a kernel has the same (tcgen05Group).
+    std::atomic<unsigned> ctaGroup{0};
+    // Per CTA pair (ranks 2p, 2p + 1): tcgen05.alloc / dealloc .cta_group::2
+    // are collective, the first warp waiting for its peer's (tilet_tmem_alloc_2cta).
+    std::vector<std::unique_ptr<rc::Barrier>> pairAlloc, pairDealloc;
 };
 inline thread_local Cluster *cluster = nullptr;
 inline thread_local unsigned clusterRank = 0;
@@ -357,6 +364,11 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                 Cluster cl;
                 clearMBarriers();   // a barrier used before this cluster initialises it must not find an old one
                 cl.sync = std::make_unique<rc::Barrier>(size * threads, rc::Orders::Memory, "a cluster barrier (barrier.cluster)");
+                for (unsigned p = 0; p + 1 < size; p += 2) {
+                    // Lane 0 of the allocating warp of each block (the model's tcgen05.alloc is lane 0's).
+                    cl.pairAlloc.push_back(std::make_unique<rc::Barrier>(2, rc::Orders::Nothing, "tcgen05.alloc.cta_group::2 of the peer block"));
+                    cl.pairDealloc.push_back(std::make_unique<rc::Barrier>(2, rc::Orders::Nothing, "tcgen05.dealloc.cta_group::2 of the peer block"));
+                }
                 for (unsigned r = 0; r < size; ++r) {
                     auto b = std::make_unique<Block>();
                     b->rank = r;
@@ -1287,9 +1299,10 @@ inline unsigned long long wgmmaOffset(unsigned long long desc, bool mnMajor, int
                                     : start + (mn / 8) * sbo + (mn % 8) * width + k * size;
     return at ^ (((at >> 7) & (width / 16 - 1)) << 4);
 }
-template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, int mn, int k) {
+// In the shared memory of block `blk` (a tcgen05.mma.cta_group::2 reads the peer block's too).
+template <class T> double wgmmaOperand(unsigned long long desc, bool mnMajor, int mn, int k, const Block *blk = block) {
     T value;
-    std::memcpy(&value, sharedBaseRaw() + wgmmaOffset(desc, mnMajor, mn, k, sizeof(T)), sizeof(T));
+    std::memcpy(&value, blk->shared.data() + wgmmaOffset(desc, mnMajor, mn, k, sizeof(T)), sizeof(T));
     return toDouble(value);
 }
 // The shared-memory operands of a wgmma are read through the async proxy
@@ -1505,25 +1518,48 @@ constexpr unsigned kTmemLanes = 128, kTmemColumns = 512;
     rc::report("tmem", line, rc::run->who(rc::self->slot) + " " + what, 0, "", true);
     std::abort();
 }
-inline uint32_t &tmemCell(unsigned lane, unsigned column, unsigned line) {
-    if (!block->tmemAllocated) tmemFault(line, "accesses tensor memory the block has not allocated (tcgen05.alloc)");
-    if (lane >= kTmemLanes || column >= block->tmemColumns)
+// A cell of block `blk`'s tensor memory (a tcgen05.mma.cta_group::2 reaches the peer block's).
+inline uint32_t &tmemCell(Block *blk, unsigned lane, unsigned column, unsigned line) {
+    if (!blk->tmemAllocated)
+        tmemFault(line, blk == block ? std::string("accesses tensor memory the block has not allocated (tcgen05.alloc)")
+                                     : "accesses the tensor memory of block " + blk->name + ", which it has not allocated (tcgen05.alloc)");
+    if (lane >= kTmemLanes || column >= blk->tmemColumns)
         tmemFault(line, "accesses tensor-memory lane " + std::to_string(lane) + ", column " + std::to_string(column) + " outside the " +
-                            std::to_string(block->tmemColumns) + " allocated columns");
-    return block->tmem[size_t(lane) * kTmemColumns + column];
+                            std::to_string(blk->tmemColumns) + " allocated columns" + (blk == block ? "" : " of block " + blk->name));
+    return blk->tmem[size_t(lane) * kTmemColumns + column];
 }
+inline uint32_t &tmemCell(unsigned lane, unsigned column, unsigned line) { return tmemCell(block, lane, column, line); }
 // The race detector's view of a tensor-memory cell: tcgen05.ld/st by a
 // warp's threads, tcgen05.mma by the agent of the barrier its commit arrives
 // on. Tensor memory has no proxies (no fence.proxy.async orders it): an
 // MMA's accesses are recorded as the generic ones of that agent, ordered by
 // the clocks its commit and the waits carry.
-inline void tmemRecord(unsigned lane, unsigned column, bool write, const rc::Actor &a) {
-    rc::Where where{&block->name, "tensor memory", 0, true};
+inline void tmemRecord(Block *blk, unsigned lane, unsigned column, bool write, const rc::Actor &a) {
+    rc::Where where{&blk->name, "tensor memory", 0, true};
     size_t cell = size_t(lane) * kTmemColumns + column;
     rc::Actor generic = a;
     generic.async = false;
-    if (write) block->tmemShadow->write(cell, 1, generic, where);
-    else block->tmemShadow->read(cell, 1, generic, where);
+    if (write) blk->tmemShadow->write(cell, 1, generic, where);
+    else blk->tmemShadow->read(cell, 1, generic, where);
+}
+inline void tmemRecord(unsigned lane, unsigned column, bool write, const rc::Actor &a) { tmemRecord(block, lane, column, write, a); }
+// PTX ISA (tcgen05.alloc, tcgen05.mma, tcgen05.commit): "All tcgen05
+// instructions within a kernel must specify the same value for the
+// .cta_group qualifier." Checked per cluster: the first one sets it.
+inline void tcgen05Group(unsigned group, unsigned line, const char *instruction) {
+    unsigned first = 0;
+    if (!cluster->ctaGroup.compare_exchange_strong(first, group) && first != group)
+        tmemFault(line, std::string("issues ") + instruction + ".cta_group::" + std::to_string(group) + " where another tcgen05 instruction of the kernel used .cta_group::" +
+                            std::to_string(first) + " (every tcgen05 instruction of a kernel has the same .cta_group)");
+}
+// The peer of the calling thread's block (PTX ISA, "CTA Pair", "Peer CTA":
+// the blocks of ranks 2p and 2p + 1 of the cluster form a pair).
+inline Block *tcgen05Peer(unsigned line, const char *instruction) {
+    unsigned peer = clusterRank ^ 1u;
+    if (peer >= cluster->blocks.size())
+        tmemFault(line, std::string("issues ") + instruction + ".cta_group::2 in block " + block->name + ", which has no peer block: the cluster of " +
+                            std::to_string(cluster->blocks.size()) + " is not made of CTA pairs");
+    return cluster->blocks[peer];
 }
 // A tcgen05 descriptor, kept as the wgmma model's (its swizzle codes 2, 4, 6
 // are wgmma's 1, 2, 3).
@@ -1536,7 +1572,8 @@ template <class T> unsigned long long tcgen05Desc(SharedPtr<T> smem, unsigned le
 // (element k in the low nibble of byte k / 2 when k is even), K-major.
 enum class Tcgen05Kind { F16, Tf32, F8f6f4, I8, Mxf4nvf4 };
 inline int tcgen05PerByte(Tcgen05Kind kind) { return kind == Tcgen05Kind::Mxf4nvf4 ? 2 : 1; }
-inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long desc, bool mnMajor, int mn, int k, unsigned &size) {
+// `blk`: the block whose shared memory holds the operand.
+inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long desc, bool mnMajor, int mn, int k, unsigned &size, const Block *blk = block) {
     switch (kind) {
     case Tcgen05Kind::Mxf4nvf4: {
         size = 1;
@@ -1544,23 +1581,23 @@ inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long 
             std::fprintf(stderr, "emu: tcgen05 kind::mxf4nvf4 models K-major e2m1 operands only\n");
             std::abort();
         }
-        unsigned char byte = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, k / 2));
+        unsigned char byte = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, k / 2, blk));
         return operandElement<E2M1>(&byte, k % 2);
     }
     case Tcgen05Kind::F16:
         size = 2;
-        return fmt == 1 ? wgmmaOperand<__nv_bfloat16>(desc, mnMajor, mn, k) : wgmmaOperand<__half>(desc, mnMajor, mn, k);
-    case Tcgen05Kind::Tf32: size = 4; return wgmmaOperand<float>(desc, mnMajor, mn, k);
+        return fmt == 1 ? wgmmaOperand<__nv_bfloat16>(desc, mnMajor, mn, k, blk) : wgmmaOperand<__half>(desc, mnMajor, mn, k, blk);
+    case Tcgen05Kind::Tf32: size = 4; return wgmmaOperand<float>(desc, mnMajor, mn, k, blk);
     case Tcgen05Kind::F8f6f4:
         size = 1;
         if (fmt > 1) {
             std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3 and e5m2 operands only\n");
             std::abort();
         }
-        return fmt == 1 ? wgmmaOperand<__nv_fp8_e5m2>(desc, mnMajor, mn, k) : wgmmaOperand<__nv_fp8_e4m3>(desc, mnMajor, mn, k);
+        return fmt == 1 ? wgmmaOperand<__nv_fp8_e5m2>(desc, mnMajor, mn, k, blk) : wgmmaOperand<__nv_fp8_e4m3>(desc, mnMajor, mn, k, blk);
     case Tcgen05Kind::I8:
         size = 1;
-        return fmt == 1 ? wgmmaOperand<signed char>(desc, mnMajor, mn, k) : wgmmaOperand<unsigned char>(desc, mnMajor, mn, k);
+        return fmt == 1 ? wgmmaOperand<signed char>(desc, mnMajor, mn, k, blk) : wgmmaOperand<unsigned char>(desc, mnMajor, mn, k, blk);
     }
     return 0;
 }
@@ -1586,6 +1623,17 @@ inline double tcgen05TmemOperand(Tcgen05Kind kind, unsigned fmt, unsigned addres
     }
     return 0;
 }
+// The blocks a tcgen05.mma reads and writes: with .cta_group::1 the issuing
+// block alone; with .cta_group::2 (PTX ISA, "CTA Pair"; "Data path layout
+// organization", Layout A, M = 256) the pair's even block for rows 0-127 of
+// A and D and columns 0 .. N/2 - 1 of B, the odd block for rows 128-255 and
+// columns N/2 .. N - 1. Each half is at the same shared-memory offsets (the
+// descriptors) and tensor-memory address in its block, described as the
+// operands of a 1-CTA MMA of M/2 rows and N/2 columns.
+struct Tcgen05Blocks {
+    Block *half[2];
+    int ctas;   // 1 or 2
+};
 // The instruction descriptor: formats, majors, N >> 3 at bit 17, M >> 4 at bit 24.
 // With aInTmem (the TS form), `a` is A's tensor-memory address, else its descriptor.
 // Block-scaled kinds (`scaled`): D is f32; bits 4-5 and 29-30 of idesc name
@@ -1595,8 +1643,8 @@ inline double tcgen05TmemOperand(Tcgen05Kind kind, unsigned fmt, unsigned addres
 // word is in lane m, column m / 32 from sfa (column n's from sfb, lane
 // n % 128), as tcgen05.cp 32x128b.warpx4 leaves them.
 template <Tcgen05Kind Kind, int K, int Vec = K>
-void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false,
-                bool scaled = false, unsigned sfa = 0, unsigned sfb = 0) {
+void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem,
+                  bool scaled, unsigned sfa, unsigned sfb) {
     unsigned cFmt = scaled ? 1 : (idesc >> 4) & 3, aFmt = (idesc >> 7) & 7, bFmt = (idesc >> 10) & 7;
     unsigned sfIdA = (idesc >> 29) & 3, sfIdB = (idesc >> 4) & 3;
     bool ue8m0Factors = (idesc >> 23) & 1;
@@ -1606,26 +1654,41 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
                             "; with " + std::to_string(K / Vec) + " factors a k-step the id is a multiple of " + std::to_string(K / Vec));
     bool aMn = (idesc >> 15) & 1, bMn = (idesc >> 16) & 1;
     int n = int((idesc >> 17) & 0x3f) << 3, m = int((idesc >> 24) & 0x1f) << 4;
-    if (m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
+    if (on.ctas == 1 && m != 128 && m != 64) tmemFault(line, "issues a tcgen05.mma with M = " + std::to_string(m) + "; the model covers M = 128 and 64");
+    if (on.ctas == 2) {
+        // PTX ISA, "Matrix Shape": .cta_group::2 has M = 128 or 256 and N from
+        // 16 to 256 in steps of 16 (kind::i8: from 32 in steps of 32).
+        if (m != 256)
+            tmemFault(line, "issues a tcgen05.mma.cta_group::2 with M = " + std::to_string(m) + "; the model covers M = 256 (128 rows in each block of the pair)");
+        int step = Kind == Tcgen05Kind::I8 ? 32 : 16;
+        if (n < step || n > 256 || n % step)
+            tmemFault(line, "issues a tcgen05.mma.cta_group::2 with N = " + std::to_string(n) + "; with .cta_group::2, N is a multiple of " + std::to_string(step) +
+                                " from " + std::to_string(step) + " to 256");
+    }
     if (aInTmem && (m != 128 || aMn)) tmemFault(line, "issues a TS-form tcgen05.mma with M = " + std::to_string(m) + (aMn ? " and A MN-major" : "") +
                                                       "; the model covers M = 128, A K-major");
+    // Rows of A and D, columns of B, in each block.
+    const int rows = m / on.ctas, cols = n / on.ctas;
     // Where row r of D lives (PTX ISA, "Data path layout organization"):
-    // M = 128 (layout D) lane r; M = 64 (layout F) lane 32 * (r / 16) + r % 16.
-    auto laneOf = [m](int row) { return m == 128 ? unsigned(row) : unsigned(32 * (row / 16) + row % 16); };
+    // 128 rows in the block (layouts D and A) lane r; M = 64 (layout F) lane 32 * (r / 16) + r % 16.
+    auto laneOf = [rows](int row) { return rows == 128 ? unsigned(row) : unsigned(32 * (row / 16) + row % 16); };
     openTcgen05.push_back([=](const rc::Actor &actor) {
-        auto check = [&](unsigned long long desc, bool mn, int rows, unsigned fmt) {
+        // The peer block's shared and tensor memory are distributed shared memory to the issuing thread (remoteAccess).
+        for (int h = 0; h < on.ctas; ++h)
+            if (on.half[h] != block) remoteAccess(on.half[h], actor.slot, actor.clock, actor.line);
+        auto check = [&](Block *blk, unsigned long long desc, bool mn, int count, unsigned fmt) {
             View view = viewAt(static_cast<long long>(desc & 0xffffffffull));
-            rc::Where where{&block->name, view.second, view.first};
+            rc::Where where{&blk->name, view.second, view.first};
             unsigned size = 0;
-            for (int r = 0; r < rows; ++r)
+            for (int r = 0; r < count; ++r)
                 for (int k = 0; k < K / tcgen05PerByte(Kind); ++k) {
-                    tcgen05Operand(Kind, fmt, 0, false, 0, 0, size);
+                    tcgen05Operand(Kind, fmt, 0, false, 0, 0, size, blk);
                     unsigned long long at = wgmmaOffset(desc, mn, r, k, size);
-                    if (at + size > block->sharedBytes) {
-                        sharedAccess(block, static_cast<long long>(at), size, line, false, view.second, view.first);   // reports
+                    if (at + size > blk->sharedBytes) {
+                        sharedAccess(blk, static_cast<long long>(at), size, line, false, view.second, view.first);   // reports
                         return;
                     }
-                    block->shadow->read(at, size, actor, where);
+                    blk->shadow->read(at, size, actor, where);
                 }
         };
         if (aInTmem) {
@@ -1635,9 +1698,9 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
             for (int r = 0; r < m; ++r)
                 for (int k = 0; k < K; k += int(4 / size)) tmemRecord((unsigned(a) >> 16) + unsigned(r), (unsigned(a) & 0xffff) + unsigned(k) / (4 / size), false, actor);
         } else {
-            check(a, aMn, m, aFmt);
+            for (int h = 0; h < on.ctas; ++h) check(on.half[h], a, aMn, rows, aFmt);
         }
-        check(b, bMn, n, bFmt);
+        for (int h = 0; h < on.ctas; ++h) check(on.half[h], b, bMn, cols, bFmt);
         // K / Vec factors per row of A and column of B for the MMA's K: bytes id .. of its word.
         auto factors = [&](unsigned words, unsigned lane, unsigned column, unsigned id) {
             tmemRecord((words >> 16) + lane, (words & 0xffff) + column, false, actor);
@@ -1654,19 +1717,24 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
             for (int row = 0; row < m; ++row) fa[size_t(row)] = factors(sfa, unsigned(row), unsigned(row) / 32, sfIdA);
             for (int col = 0; col < n; ++col) fb[size_t(col)] = factors(sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
         }
-        for (int row = 0; row < m; ++row)
+        for (int row = 0; row < m; ++row) {
+            Block *rowBlock = on.half[row / rows];   // A's row and D's row
+            int r = row % rows;
             for (int col = 0; col < n; ++col) {
+                Block *colBlock = on.half[col / cols];   // B's column
                 double sum = 0;
                 unsigned size = 0;
                 for (int k = 0; k < K; ++k) {
-                    double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, row, k, size);
-                    sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col, k, size) * fa[size_t(row)][size_t(k / Vec)] * fb[size_t(col)][size_t(k / Vec)];
+                    double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, r, k, size, rowBlock);
+                    sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col % cols, k, size, colBlock) * fa[size_t(row)][size_t(k / Vec)] *
+                           fb[size_t(col)][size_t(k / Vec)];
                 }
-                uint32_t &cell = tmemCell((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), line);
-                if (enable) tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), false, actor);
+                unsigned lane = (d >> 16) + laneOf(r), column = (d & 0xffff) + unsigned(col);
+                uint32_t &cell = tmemCell(rowBlock, lane, column, line);
+                if (enable) tmemRecord(rowBlock, lane, column, false, actor);
                 rc::Actor writer = actor;
                 writer.verb = "writes";
-                tmemRecord((d >> 16) + laneOf(row), (d & 0xffff) + unsigned(col), true, writer);
+                tmemRecord(rowBlock, lane, column, true, writer);
                 if (cFmt == 2) {   // s32
                     int32_t acc = 0;
                     if (enable) std::memcpy(&acc, &cell, 4);
@@ -1681,13 +1749,39 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
                     tmemFault(line, "issues a tcgen05.mma with f16 accumulators, which the model does not cover");
                 }
             }
+        }
     });
+}
+// tcgen05.mma.cta_group::1: the issuing block's shared and tensor memory.
+template <Tcgen05Kind Kind, int K, int Vec = K>
+void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem = false,
+                bool scaled = false, unsigned sfa = 0, unsigned sfb = 0) {
+    tcgen05Group(1, line, "tcgen05.mma");
+    tcgen05MmaOn<Kind, K, Vec>({{block, block}, 1}, d, a, b, idesc, enable, line, aInTmem, scaled, sfa, sfb);
+}
+// tcgen05.mma.cta_group::2 (the SS form): one M = 256 MMA over the CTA pair
+// (Tcgen05Blocks). PTX ISA, "Issue Granularity": one thread of the pair
+// issues it; the model has the even block (the pair's leader, where rows
+// 0-127 of D go) issue it, as CUTLASS's 2-SM MMAs do, and both blocks must
+// have allocated their tensor memory with tcgen05.alloc.cta_group::2.
+template <Tcgen05Kind Kind, int K> void tcgen05Mma2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line) {
+    tcgen05Group(2, line, "tcgen05.mma");
+    Block *peer = tcgen05Peer(line, "tcgen05.mma");
+    if (clusterRank & 1)
+        tmemFault(line, "issues a tcgen05.mma.cta_group::2 from block " + block->name + ", the odd block of its CTA pair (rank " + std::to_string(clusterRank) +
+                            "): the pair's even block (its leader) issues it");
+    for (Block *blk : {block, peer})
+        if (!blk->tmemAllocated || blk->tmemGroup != 2)
+            tmemFault(line, "issues a tcgen05.mma.cta_group::2 writing the tensor memory of block " + blk->name +
+                                (blk->tmemAllocated ? ", which allocated it with tcgen05.alloc.cta_group::1" : ", which has not allocated it (tcgen05.alloc.cta_group::2)"));
+    tcgen05MmaOn<Kind, K>({{block, peer}, 2}, d, a, b, idesc, enable, line, false, false, 0, 0);
 }
 // tcgen05.cp.32x128b.warpx4 from one thread: when the tensor core runs it
 // (at the thread's commit, before the MMAs issued after it), 32 rows of 16
 // bytes -- row r at start + (r / 8) * SBO + (r % 8) * 16, no swizzle -- go to
 // columns taddr .. + 3 of lanes r, 32 + r, 64 + r, 96 + r.
 inline void tcgen05Cp32x128bWarpx4(unsigned taddr, unsigned long long desc, unsigned line) {
+    tcgen05Group(1, line, "tcgen05.cp");
     if ((desc >> 60) & 3) tmemFault(line, "issues a tcgen05.cp with a swizzled descriptor, which the model does not cover");
     if (taddr >> 16) tmemFault(line, "issues a tcgen05.cp.32x128b.warpx4 to lane " + std::to_string(taddr >> 16) + "; warpx4 fills lanes 0-127 from lane 0");
     openTcgen05.push_back([=](const rc::Actor &actor) {
@@ -1770,23 +1864,62 @@ template <int N> void tmem_store_16x256b(const void *src, unsigned address, unsi
         tmemRecord(lane, column, true, a);
     }
 }
+// tcgen05.alloc of `group` (.cta_group::1 or 2) in this block, by lane 0:
+// the columns from 0 on, their address written to `word`.
+inline void tmemAllocate(SharedPtr<unsigned> word, unsigned columns, unsigned group, unsigned line) {
+    if (columns < 32 || columns > kTmemColumns || (columns & (columns - 1)))
+        tmemFault(line, "allocates " + std::to_string(columns) + " tensor-memory columns (a power of two from 32 to 512)");
+    if (block->tmemAllocated) tmemFault(line, "allocates tensor memory twice in one block");
+    block->tmem.assign(size_t(kTmemLanes) * kTmemColumns, 0xffffffffu);   // poisoned, as shared memory is
+    block->tmemColumns = columns;
+    block->tmemGroup = group;
+    block->tmemAllocated = true;
+    block->tmemShadow = std::make_unique<rc::Shadow>(size_t(kTmemLanes) * kTmemColumns);
+    word[0] = 0u;
+}
+inline void tmemCheckFree(unsigned address, unsigned columns, unsigned line) {
+    if (address != 0 || columns != block->tmemColumns) tmemFault(line, "frees tensor memory it did not allocate that way");
+}
 } // namespace emu
 
 // tcgen05.alloc is warp-wide: lane 0 of the warp allocates and writes the address.
 inline void tilet_tmem_alloc(emu::SharedPtr<unsigned> word, unsigned columns, unsigned line = __builtin_LINE()) {
     if (emu::tid.x % 32 != 0) return;
-    if (columns < 32 || columns > emu::kTmemColumns || (columns & (columns - 1)))
-        emu::tmemFault(line, "allocates " + std::to_string(columns) + " tensor-memory columns (a power of two from 32 to 512)");
-    if (emu::block->tmemAllocated) emu::tmemFault(line, "allocates tensor memory twice in one block");
-    emu::block->tmem.assign(size_t(emu::kTmemLanes) * emu::kTmemColumns, 0xffffffffu);   // poisoned, as shared memory is
-    emu::block->tmemColumns = columns;
-    emu::block->tmemAllocated = true;
-    emu::block->tmemShadow = std::make_unique<emu::rc::Shadow>(size_t(emu::kTmemLanes) * emu::kTmemColumns);
-    word[0] = 0u;
+    emu::tcgen05Group(1, line, "tcgen05.alloc");
+    emu::tmemAllocate(word, columns, 1, line);
 }
 inline void tilet_tmem_dealloc(unsigned address, unsigned columns, unsigned line = __builtin_LINE()) {
     if (emu::tid.x % 32 != 0) return;
-    if (address != 0 || columns != emu::block->tmemColumns) emu::tmemFault(line, "frees tensor memory it did not allocate that way");
+    emu::tcgen05Group(1, line, "tcgen05.dealloc");
+    emu::tmemCheckFree(address, columns, line);
+    emu::block->tmemAllocated = false;
+}
+// tcgen05.alloc.cta_group::2 (PTX ISA, "Issue Granularity"): one warp in each
+// block of the CTA pair performs it collectively -- the first to issue it may
+// wait for the other's -- and the pair's tensor memory is then addressed by
+// the same address in both blocks (tcgen05.mma.cta_group::2 writes both), so
+// the two ask for the same columns. Lane 0 of each warp meets its peer's here.
+inline void tilet_tmem_alloc_2cta(emu::SharedPtr<unsigned> word, unsigned columns, unsigned line = __builtin_LINE()) {
+    if (emu::tid.x % 32 != 0) return;
+    emu::tcgen05Group(2, line, "tcgen05.alloc");
+    emu::Block *peer = emu::tcgen05Peer(line, "tcgen05.alloc");
+    emu::tmemAllocate(word, columns, 2, line);
+    emu::cluster->pairAlloc[emu::clusterRank / 2]->arriveAndWait(line);
+    if (peer->tmemColumns != columns)
+        emu::tmemFault(line, "allocates " + std::to_string(columns) + " tensor-memory columns with tcgen05.alloc.cta_group::2 and the peer block " + peer->name + " " +
+                                 std::to_string(peer->tmemColumns) + ": the CTA pair allocates the same columns in both blocks");
+}
+// tcgen05.dealloc.cta_group::2: collective as the allocation (PTX ISA,
+// "Issue Granularity"): the columns are freed once the peer's warp
+// deallocates too, so a dealloc the peer reaches only after a barrier this
+// block waits at after its own hangs (the PTX ISA's "non-deterministic hang"
+// example), which the model reports as a deadlock.
+inline void tilet_tmem_dealloc_2cta(unsigned address, unsigned columns, unsigned line = __builtin_LINE()) {
+    if (emu::tid.x % 32 != 0) return;
+    emu::tcgen05Group(2, line, "tcgen05.dealloc");
+    emu::tcgen05Peer(line, "tcgen05.dealloc");
+    emu::tmemCheckFree(address, columns, line);
+    emu::cluster->pairDealloc[emu::clusterRank / 2]->arriveAndWait(line);
     emu::block->tmemAllocated = false;
 }
 template <class T> unsigned long long tilet_tcgen05_desc(emu::SharedPtr<T> smem, unsigned leading, unsigned stride, unsigned swizzle) {
@@ -1832,19 +1965,92 @@ inline void tilet_tcgen05_mma_mxf4(unsigned d, unsigned long long a, unsigned lo
 inline void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, unsigned long long desc, unsigned line = __builtin_LINE()) {
     emu::tcgen05Cp32x128bWarpx4(taddr, desc, line);
 }
-// The committing thread's MMAs run, then arrive once on the barrier.
-inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {
-    auto agent = emu::tmaAgent(bar, bar.line);
-    emu::committedTcgen05.push_back(agent);
+namespace emu {
+// tcgen05.commit: the committing thread's MMAs run, as the agent of `bar`
+// (a barrier of the issuing block), then arrive once on each of `targets`
+// with their completion: a waiter of any of them is ordered after the MMAs.
+inline void tcgen05Commit(SharedPtr<unsigned long long> bar, std::initializer_list<SharedPtr<unsigned long long>> targets) {
+    auto agent = tmaAgent(bar, bar.line);
+    committedTcgen05.push_back(agent);
     // The MMAs run in issue order: after this thread's earlier ones, and
     // each after the one before it in this commit (the agent's own accesses).
-    auto issued = std::make_shared<emu::rc::Clocks>(*emu::rc::self->snapshot());
-    for (auto [slot, clock] : emu::committedTcgen05) (*issued)[slot] = std::max<emu::rc::Clock>((*issued)[slot], clock);
-    emu::rc::Actor actor{agent.first, agent.second, issued.get(), bar.line, true, "reads", "the tcgen05.mma completing on "};
-    for (auto &mma : emu::openTcgen05) mma(actor);
-    emu::openTcgen05.clear();
-    emu::tmaComplete(bar, *issued, agent, 0, bar.line);
-    emu::transact(bar, 0, 1, bar.line);
+    auto issued = std::make_shared<rc::Clocks>(*rc::self->snapshot());
+    for (auto [slot, clock] : committedTcgen05) (*issued)[slot] = std::max<rc::Clock>((*issued)[slot], clock);
+    rc::Actor actor{agent.first, agent.second, issued.get(), bar.line, true, "reads", "the tcgen05.mma completing on "};
+    for (auto &mma : openTcgen05) mma(actor);
+    openTcgen05.clear();
+    for (const SharedPtr<unsigned long long> &target : targets) {
+        // The peer block's barrier: distributed shared memory, as for mbarrier.arrive.release.cluster.
+        if (target.blk != block) remoteAccess(target.blk, rc::self->slot, rc::self->now(), bar.line);
+        tmaComplete(target, *issued, agent, 0, bar.line);
+        transact(target, 0, 1, bar.line);
+    }
+}
+} // namespace emu
+// The committing thread's MMAs run, then arrive once on the barrier.
+inline void tilet_tcgen05_commit(emu::SharedPtr<unsigned long long> bar) {
+    emu::tcgen05Group(1, bar.line, "tcgen05.commit");
+    emu::tcgen05Commit(bar, {bar});
+}
+// tcgen05.commit.cta_group::2: the same for the thread's MMAs of the CTA
+// pair, arriving on the barrier at bar (the issuing block's) only.
+inline void tilet_tcgen05_commit_2cta(emu::SharedPtr<unsigned long long> bar) {
+    emu::tcgen05Group(2, bar.line, "tcgen05.commit");
+    emu::tcgen05Peer(bar.line, "tcgen05.commit");
+    emu::tcgen05Commit(bar, {bar});
+}
+// tcgen05.commit.cta_group::2 .multicast::cluster with the pair's mask
+// (0b11 << the even rank): the arrival goes to the barrier at bar's offset
+// in both blocks of the pair (PTX ISA, tcgen05.commit: "multicast to the same
+// offset as mbar in the shared memory of each destination CTA").
+inline void tilet_tcgen05_commit_2cta_multicast(emu::SharedPtr<unsigned long long> bar) {
+    emu::tcgen05Group(2, bar.line, "tcgen05.commit");
+    emu::tcgen05Peer(bar.line, "tcgen05.commit");
+    int even = static_cast<int>(emu::clusterRank & ~1u);
+    emu::tcgen05Commit(bar, {emu::remote(bar, even), emu::remote(bar, even + 1)});
+}
+// tcgen05.mma.cta_group::2 (SS): see emu::tcgen05Mma2cta.
+inline void tilet_tcgen05_mma_f16_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::F16, 16>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_tf32_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::Tf32, 8>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_f8f6f4_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_i8_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line);
+}
+namespace emu {
+// cp.async.bulk.tensor .cta_group::2 (PTX ISA): the mbarrier may be in the
+// destination's block or in its peer. tilet's pair load names the barrier at
+// bar's offset in the pair's even block (the leader, rank & ~1; mapa), which
+// counts both blocks' bytes; the box lands in this block's shared memory.
+template <class T, class... C> void tmaLoad2cta(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, C... c) {
+    tcgen05Peer(dst.line, "cp.async.bulk.tensor");
+    SharedPtr<unsigned long long> leader = remote(bar, static_cast<int>(clusterRank & ~1u));
+    // The leader's barrier: distributed shared memory, as for mbarrier.arrive.release.cluster.
+    if (leader.blk != block) remoteAccess(leader.blk, rc::self->slot, rc::self->now(), dst.line);
+    tmaLoad(dst, map, leader, c...);
+}
+} // namespace emu
+template <class T> void tilet_tma_load_1d_2cta(emu::SharedPtr<T> dst, const CUtensorMap *map, emu::SharedPtr<unsigned long long> bar, int c0) {
+    emu::tmaLoad2cta(dst, map, bar, c0);
+}
+template <class T> void tilet_tma_load_2d_2cta(emu::SharedPtr<T> dst, const CUtensorMap *map, emu::SharedPtr<unsigned long long> bar, int c0, int c1) {
+    emu::tmaLoad2cta(dst, map, bar, c0, c1);
+}
+template <class T> void tilet_tma_load_3d_2cta(emu::SharedPtr<T> dst, const CUtensorMap *map, emu::SharedPtr<unsigned long long> bar, int c0, int c1, int c2) {
+    emu::tmaLoad2cta(dst, map, bar, c0, c1, c2);
+}
+template <class T>
+void tilet_tma_load_4d_2cta(emu::SharedPtr<T> dst, const CUtensorMap *map, emu::SharedPtr<unsigned long long> bar, int c0, int c1, int c2, int c3) {
+    emu::tmaLoad2cta(dst, map, bar, c0, c1, c2, c3);
+}
+template <class T>
+void tilet_tma_load_5d_2cta(emu::SharedPtr<T> dst, const CUtensorMap *map, emu::SharedPtr<unsigned long long> bar, int c0, int c1, int c2, int c3, int c4) {
+    emu::tmaLoad2cta(dst, map, bar, c0, c1, c2, c3, c4);
 }
 inline void tilet_tcgen05_wait_ld() {}   // the model's loads are complete when they return
 inline void tilet_tcgen05_wait_st() {}   // and its stores

@@ -178,6 +178,61 @@ for n in range(Nn):
                 want.append(total)
 check("im2col convolution", t["Y"], want)
 
+# Thread-level code: every thread that runs barrier_arrive arrives once (64
+# arrivals complete one phase of a barrier of 64).
+t = run("""kernel k(Y: f32[4]) grid(1) threads(64) as (tx) {
+    let b = alloc_barrier(arrive_count = 64);
+    let s = alloc_shared([4], f32);
+    barrier_arrive(b);
+    barrier_wait(b, 0);
+    fill(s, 1.0);
+    copy(s, Y);
+}""", "k", {"Y": [0.0] * 4})
+check("thread-level barrier_arrive", t["Y"], [1.0] * 4)
+
+# A 2-CTA gemm (cluster of 2, tcgen05 cta_group::2): each block loads its
+# rows of A and its half of B's columns, the loads' bytes and both blocks'
+# producer warps (barrier_arrive(b, 0)) count on the leader's cluster
+# barrier, the leader's MMA warp (a role branch on the rank and tx) computes
+# C(block h) = A(block h) . [B(block 0) | B(block 1)], and its completion
+# arrives on `done` of both blocks, for which every thread of each block
+# waits: C is the whole A . B.
+GEMM_2CTA = """kernel k(A: bf16[8, 2], B: bf16[2, 4], C: f32[8, 4]) grid(2) as (bx) threads(64) as (tx) cluster(2) {
+    let A_s = alloc_shared([4, 2], bf16);
+    let B_s = alloc_shared([2, B_COLS], bf16);
+    let C_t = alloc_tmem([4, 4], f32);
+    let loaded = alloc_cluster_barrier(arrive_count = ARRIVALS);
+    let done = alloc_barrier(arrive_count = 1);
+    let rank = block_rank_in_cluster();
+    if (tx < 32) {
+        tma_copy(A[bx * 4:(bx + 1) * 4, 0:2], A_s, barrier = loaded);
+        tma_copy(B[0:2, rank * 2:rank * 2 + B_COLS], B_s, barrier = loaded);
+        barrier_arrive(loaded, 0);
+    } else if (rank == LEADER && tx < 64) {
+        barrier_wait(loaded, 0);
+        gemm(A_s, B_s, C_t, clear_accum = true, inst = tcgen05, use_2cta = true, mbar = done);
+    }
+    barrier_wait(done, 0);
+    copy(C_t, C[bx * 4, 0]);
+}"""
+A2 = [float(i % 5 - 2) for i in range(16)]
+B2 = [float(i % 3 - 1) for i in range(8)]
+t = run(GEMM_2CTA.replace("B_COLS", "2").replace("ARRIVALS", "64").replace("LEADER", "0"), "k",
+        {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
+check("2-CTA gemm", t["C"], [sum(A2[i * 2 + k] * B2[k * 4 + j] for k in range(2)) for i in range(8) for j in range(4)])
+# Undefined 2-CTA programs: B's columns not half of C's; the MMA issued by
+# block 1; the leader's barrier expecting arrivals nobody makes (a deadlock
+# across the two blocks).
+expect_invalid("2-CTA gemm, B not half of C", GEMM_2CTA.replace("B_COLS", "4").replace("ARRIVALS", "64").replace("LEADER", "0"),
+               "k", {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
+expect_invalid("2-CTA gemm issued by block 1", GEMM_2CTA.replace("B_COLS", "2").replace("ARRIVALS", "64")
+               .replace("barrier = loaded", "barrier = stage").replace("barrier_arrive(loaded, 0)", "barrier_arrive(stage)")
+               .replace("barrier_wait(loaded, 0)", "barrier_wait(stage, 0)")
+               .replace("let done", "let stage = alloc_barrier(arrive_count = 32);\n    let done").replace("LEADER", "1"),
+               "k", {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
+expect_invalid("2-CTA deadlock", GEMM_2CTA.replace("B_COLS", "2").replace("ARRIVALS", "96").replace("LEADER", "0"),
+               "k", {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
+
 for f in failures:
     print("FAILED:", f)
 print(f"interpreter self-test: {len(failures)} failures")

@@ -11,12 +11,16 @@ order; a parallel loop runs its iterations one after the other (they are
 independent by definition, so any order gives the same result); a fragment
 is a plain array of the block; `ws(...)` bodies run in program order with the
 mbarrier protocol checked to complete in that order; the blocks of a cluster
-run as coroutines that meet at `cluster_sync()` and at multicast copies.
+run as coroutines that meet at `cluster_sync()` and at multicast copies, and
+hand over to each other at a barrier_wait another block may complete (the
+cluster barriers, pair loads and 2-CTA gemm of a cta_group::2 kernel, whose
+leader's MMA reads both blocks' tiles and writes both blocks' accumulators).
 Anything the language leaves undefined (reading an element never written,
 two blocks writing one global element, an index outside on-chip memory) is
 reported as InvalidProgram rather than given a value, so a generator bug
 cannot hide as a tilet bug.
 """
+import ast
 import itertools
 import math
 import re
@@ -104,11 +108,14 @@ class Reinterpreted:
 
 class Buf:
     """A buffer: a tensor in global memory or a shared/fragment/local tile.
-    Elements are Python numbers of the dtype (None: never written)."""
-    __slots__ = ("name", "dtype", "shape", "scope", "data", "owner", "rt")
+    Elements are Python numbers of the dtype (None: never written). `site`:
+    the allocation that made an on-chip buffer (the same in every block of a
+    cluster, so a block finds its peer's buffer of the same allocation)."""
+    __slots__ = ("name", "dtype", "shape", "scope", "data", "owner", "rt", "site")
 
     def __init__(self, name, dtype, shape, scope, data=None, rt=None):
         self.name, self.dtype, self.shape, self.scope, self.rt = name, dtype, list(shape), scope, rt
+        self.site = None
         n = 1
         for d in shape:
             n *= d
@@ -181,10 +188,18 @@ class Region:
 
 
 class MBarrier:
-    __slots__ = ("count", "pending", "completed")
+    """An mbarrier: its arrive count, the arrivals its current phase still
+    waits for, the phases completed so far, and the transaction bytes the
+    phase still waits for (`tx`, only counted for the pair loads of a 2-CTA
+    kernel, whose bytes land on the leader's barrier; a plain tma_copy's
+    expect and complete cancel out in program order). `site` and `index`
+    name the same barrier in the other blocks of the cluster; `cluster`: an
+    alloc_cluster_barrier one, which other blocks may arrive on."""
+    __slots__ = ("count", "pending", "completed", "tx", "site", "index", "cluster")
 
-    def __init__(self, count):
+    def __init__(self, count, site=None, index=0, cluster=False):
         self.count, self.pending, self.completed = count, count, 0
+        self.tx, self.site, self.index, self.cluster = 0, site, index, cluster
 
 
 def _zero(t):
@@ -320,12 +335,13 @@ class Sym:
 
 class BufInfo:
     """What translation knows about a buffer: scope, dtype, shape; whether it
-    is a reducer (alloc_reducer)."""
-    __slots__ = ("name", "scope", "dtype", "shape", "counts", "reducer")
+    is a reducer (alloc_reducer); of barriers, whether they are cluster
+    barriers (alloc_cluster_barrier)."""
+    __slots__ = ("name", "scope", "dtype", "shape", "counts", "reducer", "cluster")
 
-    def __init__(self, name, scope, dtype, shape, counts=None, reducer=False):
+    def __init__(self, name, scope, dtype, shape, counts=None, reducer=False, cluster=False):
         self.name, self.scope, self.dtype, self.shape, self.counts = name, scope, dtype, shape, counts
-        self.reducer = reducer
+        self.reducer, self.cluster = reducer, cluster
 
 
 def adopt(c, other):
@@ -376,6 +392,8 @@ class KernelTranslator:
         self.thread_mode = False
         self.per_thread = set()   # Python names whose value may differ between threads
         self.divergent = 0        # inside a branch or loop threads may take differently
+        self.in_ws = 0            # inside ws(...) bodies (run in program order)
+        self.in_role_gen = False  # inside a role made from a branch on the thread index
 
     # -------------------------------------------------------------- scopes
     def lookup(self, name):
@@ -429,6 +447,11 @@ class KernelTranslator:
         self.block_threads = math.prod(extents)
         self.role_threads = self.block_threads
         self.thread_mode = bool(self.thread_names)
+        # In a cluster of several blocks the blocks run as coroutines
+        # (Interpreter._run_cluster): a wait that another block may satisfy
+        # hands over to the other blocks instead of failing.
+        self.cluster_size = math.prod(self.static_int(c) for c in self.cluster) if self.cluster else 1
+        self.cooperative = self.cluster_size > 1
         if not self.thread_mode:
             self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
             self.emit(1, "if False:")
@@ -439,8 +462,6 @@ class KernelTranslator:
         # that threads take differently are steps all threads take together
         # (docs/language.md section 8), so shared memory written in one step
         # is seen by every thread in the next.
-        if self.cluster:
-            raise Unsupported("thread indices in a kernel with a cluster")
         self.emit(0, f"def thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}):")
         self.emit(1, "if False:")
         self.emit(2, "yield None")
@@ -456,7 +477,13 @@ class KernelTranslator:
         self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
         self.emit(1, "if False:")
         self.emit(2, "yield None")
-        self.emit(1, f"rt.lockstep([thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}) for _t in range({self.block_threads})])")
+        threads = f"[thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}) for _t in range({self.block_threads})]"
+        if self.cooperative:
+            # A thread blocked on a barrier, or at a cluster-wide meeting,
+            # hands over to the other blocks of the cluster.
+            self.emit(1, f"yield from rt.lockstep_co({threads})")
+        else:
+            self.emit(1, f"rt.lockstep({threads})")
         return "\n".join(self.lines) + "\n"
 
     def thread_dependent(self, code):
@@ -570,7 +597,9 @@ class KernelTranslator:
             self.role_threads = 128 * len(roles)
             self.emit(d, f"# ws{tuple(roles)}")
             self.emit(d, "if True:")
+            self.in_ws += 1
             self.stmts(body, d + 1)
+            self.in_ws -= 1
             self.role_threads = outer
         elif k == "Call":
             self.call_stmt(s, d)
@@ -584,26 +613,50 @@ class KernelTranslator:
 
     def role_chain(self, s):
         """A chain `if c1 {A} else if c2 {B} ... else {Z}` whose conditions
-        depend on the thread index alone, in thread-level code every thread
-        runs, with tile work in a branch: each branch is a role of the
-        threads that take it (docs/language.md, "Roles from branches on the
-        thread index"). [(first thread, thread count, block node)], or None.
-        The threads that take each branch are found by evaluating the
-        conditions for every thread number."""
+        depend on the thread index, in thread-level code every thread runs,
+        with tile work in a branch: each branch is a role of the threads that
+        take it (docs/language.md, "Roles from branches on the thread
+        index"). ("static", [(first thread, thread count, block node)]) when
+        the conditions read thread indices alone: the threads that take each
+        branch are found by evaluating the conditions for every thread
+        number. ("dynamic", [(condition code or None, block node)]) when
+        they also read values every thread of the block has alike (the
+        block's rank in its cluster: `cta_id == 0 && tx < 64` of a 2-CTA
+        kernel): which threads take each branch is then worked out when the
+        block runs (Runtime.role_partition). None: not a role chain."""
         if not self.thread_mode or self.divergent or self.parallel_depth:
             return None
+        tx_names = {f"_tx{i}" for i in range(len(self.thread_names))}
+        uniform = {sym.py for scope in self.scopes for sym in scope.values()
+                   if sym.kind == "value" and sym.py and sym.py not in self.per_thread}
+
         def thread_test(node):
-            """The condition of `node` compiled, when it reads thread indices only."""
+            """The condition of `node` compiled, and its code, when it reads
+            thread indices and block-uniform values only; a chain's first
+            condition that reads block-uniform values reads a thread index
+            too (otherwise it is a branch the whole block takes alike)."""
             try:
-                test = compile(self.cond(node.kids[0]).code, "<cond>", "eval")
+                code = self.cond(node.kids[0]).code
+                test = compile(code, "<cond>", "eval")
+                tree = ast.parse(code, mode="eval")
             except (Unsupported, InvalidProgram, SyntaxError):
                 return None
-            names = set(test.co_names)
-            return test if names <= {f"_tx{i}" for i in range(len(self.thread_names))} | set(RUNTIME_GLOBALS) else None
+            names = set()
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Attribute):
+                    # rt.rank (block_rank_in_cluster()) is the only attribute a block-uniform condition reads
+                    if not (isinstance(n.value, ast.Name) and n.value.id == "rt" and n.attr == "rank"):
+                        return None
+                elif isinstance(n, ast.Name):
+                    names.add(n.id)
+            other = names - tx_names - set(RUNTIME_GLOBALS)
+            if not other <= uniform | {"rt"}:
+                return None
+            return (test, code, bool(other), bool(names & tx_names))
 
         branches, node = [], s
         test = thread_test(s)
-        if test is None:
+        if test is None or test[2] and not test[3]:
             return None
         while node is not None:
             rest = node.kids[1:]
@@ -620,6 +673,8 @@ class KernelTranslator:
         if not any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
                    for _, block in branches for c in _walk(block.kids)):
             return None
+        if any(test is not None and test[2] for test, _ in branches):
+            return ("dynamic", [(None if test is None else test[1], block) for test, block in branches])
         taken = [[] for _ in branches]
         extents = [self.static_int(t) for t in self.threads]
         for t in range(self.block_threads):
@@ -628,7 +683,7 @@ class KernelTranslator:
                 env[f"_tx{i}"] = (t // below) % e
                 below *= e
             for b, (test, _) in enumerate(branches):
-                if test is None or eval(test, env):
+                if test is None or eval(test[0], env):
                     taken[b].append(t)
                     break
         chain = []
@@ -639,12 +694,15 @@ class KernelTranslator:
             if ts != list(range(first, first + count)) or first % 32 or count % 32:
                 raise InvalidProgram(f"a branch on the thread index with tile work runs on threads {ts[0]}..{ts[-1]}, not whole consecutive warps")
             chain.append((first, count, block))
-        return chain
+        return ("static", chain)
 
     def roles(self, chain, d):
         """Each role in program order, run by thread 0 on behalf of its
         threads (as ws(...) is outside thread mode): a barrier_arrive counts
-        all of them, a tile operation is done once."""
+        all of them, a tile operation is done once. In a chain whose
+        conditions read block-uniform values, the role's thread count is the
+        role generator's argument `_rn`, known when the block runs."""
+        kind, items = chain
         self.emit(d, "if _t == 0:")
         outer = self.role_threads
         saved = self.thread_mode
@@ -653,14 +711,18 @@ class KernelTranslator:
         # used inside (thread 0 runs a role for all its threads). A var
         # declared inside a role is the role's, alike in its threads.
         outside = set(self.per_thread)
-        for first, count, block in chain:
+        if kind == "static":
+            bodies = [(f"threads {first}..{first + count - 1}", count, block) for first, count, block in items]
+        else:
+            bodies = [(f"branch {b + 1}", "_rn", block) for b, (_, block) in enumerate(items)]
+        for what, count, block in bodies:
             start = len(self.lines)
             self.role_threads = count
             self.thread_mode = False
             self.in_role_gen = True
             gen = self.fresh("_role")
             gens.append(gen)
-            self.emit(d + 1, f"def {gen}():   # role: threads {first}..{first + count - 1}")
+            self.emit(d + 1, f"def {gen}({'_rn' if kind == 'dynamic' else ''}):   # role: {what}")
             self.emit(d + 2, "if False:")
             self.emit(d + 3, "yield None")
             self.stmts(block.kids, d + 2)
@@ -670,9 +732,24 @@ class KernelTranslator:
             if any(re.search(rf"\b{re.escape(p)}\b", code) for p in outside):
                 raise Unsupported("a thread index or per-thread value inside a role made from a branch on it")
             self.per_thread = set(outside)
+        if kind == "static":
+            roles = f"[{', '.join(g + '()' for g in gens)}]"
+        else:
+            # Which threads take each branch, in this block: every branch
+            # with a body runs on whole consecutive warps, or on none.
+            params = ", ".join(f"_tx{i}" for i in range(len(self.thread_names)))
+            tests = ", ".join("None" if code is None else f"lambda {params}: ({code})" for code, _ in items)
+            extents = [self.static_int(t) for t in self.threads]
+            needed = [bool(block.kids) for _, block in items]
+            self.emit(d + 1, f"_counts = rt.role_partition([{tests}], {extents!r}, {needed!r})")
+            roles = f"[_g(_n) for _g, _n in zip([{', '.join(gens)}], _counts) if _n]"
         # The roles run side by side: each until a barrier_wait whose phase
-        # has not completed, then the next (Runtime.run_roles).
-        self.emit(d + 1, f"rt.run_roles([{', '.join(g + '()' for g in gens)}])")
+        # has not completed, then the next (Runtime.run_roles); in a cluster,
+        # when none can go on, the other blocks run (Runtime.run_roles_co).
+        if self.cooperative:
+            self.emit(d + 1, f"yield from rt.run_roles_co({roles})")
+        else:
+            self.emit(d + 1, f"rt.run_roles({roles})")
         self.role_threads = outer
 
     def let(self, s, d):
@@ -699,19 +776,26 @@ class KernelTranslator:
     def alloc(self, name, call, d):
         kind = call.text
         py = self.py_name(name)
-        if kind == "alloc_barrier":
+        if kind in ("alloc_barrier", "alloc_cluster_barrier"):
+            # alloc_cluster_barrier: barriers like alloc_barrier's, in every
+            # block, which the other blocks of the cluster may arrive on.
+            cluster = kind == "alloc_cluster_barrier"
+            if cluster and not self.cluster:
+                raise InvalidProgram("alloc_cluster_barrier in a kernel without cluster(...): no other block arrives on it")
             args = self.call_args(call)
             counts = args["kw"].get("arrive_count")
             if counts is None:
-                raise Unsupported("alloc_barrier without arrive_count")
+                raise Unsupported(f"{kind} without arrive_count")
             if counts.kind == "List":
                 values = [self.static_int(x) for x in counts.kids]
             else:
                 values = [self.static_int(counts)]
-            info = BufInfo(name, "barrier", None, [len(values)], values)
-            if self.thread_mode:
-                # Every thread meets the allocation; the barriers are the block's.
-                self.emit(d, f"{py} = rt.barriers_once({self.fresh('site')!r}, {values!r})")
+            info = BufInfo(name, "barrier", None, [len(values)], values, cluster=cluster)
+            if self.thread_mode or self.cooperative or cluster:
+                # Every thread meets the allocation; the barriers are the
+                # block's. In a cluster they live as long as the kernel, so
+                # another block may reach them before this one allocates.
+                self.emit(d, f"{py} = rt.barriers_once({self.fresh('site')!r}, {values!r}, {cluster!r})")
             else:
                 self.emit(d, f"{py} = [rt.MBarrier(c) for c in {values!r}]")
             self.define(name, Sym("buffer", py, None, buf=info))
@@ -993,6 +1077,8 @@ class KernelTranslator:
             dst, _ = self.region(pos[1])
             if name == "copy_cluster":
                 if "cluster_mask" in kw:
+                    if self.in_role_gen:
+                        raise Unsupported("a multicast copy_cluster inside a role made from a branch on the thread index")
                     mask = self.static_int(kw["cluster_mask"])
                     tag = self.fresh("mc")
                     self.emit(d, f"_src = {src}")
@@ -1006,17 +1092,35 @@ class KernelTranslator:
                         bar = self.barrier_ref(kw["remote_barrier"])
                         self.emit(d, f"rt.remote_arrive({bar}, {rank})")
                 return
+            bar_info = self.barrier_info(kw["barrier"]) if "barrier" in kw else None
+            if bar_info is not None and bar_info.cluster:
+                # The pair load of a 2-CTA kernel: the tile lands in this
+                # block's dst, its bytes on the barrier of the pair's leader.
+                if name != "tma_copy":
+                    raise Unsupported(f"{name}(..., barrier = b) with b a cluster barrier (only tma_copy's pair load is modelled)")
+                if self.cluster_size != 2:
+                    raise Unsupported(f"a tma_copy completing on the cluster barrier '{bar_info.name}' in a cluster of "
+                                      f"{self.cluster_size} blocks (its meaning is defined for a cluster of 2)")
+                if "cluster_mask" in kw:
+                    raise Unsupported("a tma_copy with cluster_mask completing on a cluster barrier")
+                self.emit(d, f"rt.pair_load({src}, {dst}, {self.barrier_ref(kw['barrier'])})")
+                return
             self.emit(d, f"rt.copy({src}, {dst})")
-            if name == "tma_copy" and "barrier" not in kw and pos and False:
-                pass
             return
         if name == "gemm":
-            a, _ = self.region(pos[0])
-            b, _ = self.region(pos[1])
-            c, _ = self.region(pos[2])
+            (a, asym), (b, bsym), (c, csym) = (self.region(p) for p in pos[:3])
             ta = self.static_bool(kw.get("transpose_A"))
             tb = self.static_bool(kw.get("transpose_B"))
             clear = self.cond(kw["clear_accum"]).code if "clear_accum" in kw else "False"
+            if self.static_bool(kw.get("use_2cta")):
+                # The 2-CTA MMA (tcgen05 cta_group::2), issued by the pair's
+                # leader: C of block h (+)= A of block h . [B of block 0 | B of block 1].
+                self.check_gemm_2cta(asym, bsym, csym, kw)
+                self.emit(d, f"rt.gemm_2cta({a}, {b}, {c}, {ta}, {tb}, {clear})")
+                if "mbar" in kw:
+                    # Its completion arrives once on the barrier of both blocks.
+                    self.emit(d, f"rt.arrive_pair({self.barrier_ref(kw['mbar'])})")
+                return
             self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear})")
             if "mbar" in kw:
                 # gemm(..., mbar = b) completes asynchronously and arrives on b
@@ -1025,6 +1129,8 @@ class KernelTranslator:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
         if name == "gemm_blockscaled":
+            if self.static_bool(kw.get("use_2cta")):
+                raise Unsupported("gemm_blockscaled with use_2cta")
             (a, asym), (b, bsym), (c, csym), (sfa, sfasym), (sfb, sfbsym) = (self.region(p) for p in pos[:5])
             ta = self.static_bool(kw.get("transpose_A"))
             tb = self.static_bool(kw.get("transpose_B"))
@@ -1067,18 +1173,51 @@ class KernelTranslator:
             return
         if name == "tcgen05_mma_arrive":
             # One arrival once the issuing thread's MMAs complete: in program
-            # order they have (TileLang's T.tcgen05_mma_arrive).
-            self.emit(d, f"rt.arrive({self.barrier_ref(pos[0])}, 1)")
+            # order they have (TileLang's T.tcgen05_mma_arrive). With
+            # arrive_2cta = true (tcgen05.commit.cta_group::2 multicast), one
+            # on the barrier of both blocks of the pair.
+            if len(pos) != 1 or set(kw) - {"arrive_2cta"}:
+                raise InvalidProgram("tcgen05_mma_arrive(b) or tcgen05_mma_arrive(b, arrive_2cta = true)")
+            bar = self.barrier_ref(pos[0])
+            if self.static_bool(kw.get("arrive_2cta")):
+                if self.cluster_size != 2:
+                    raise InvalidProgram(f"tcgen05_mma_arrive(..., arrive_2cta = true) arrives on both blocks of a pair: "
+                                         f"it needs a cluster of 2 blocks, not {self.cluster_size}")
+                self.emit(d, f"rt.arrive_pair({bar})")
+            else:
+                self.emit(d, f"rt.arrive({bar}, 1)")
             return
         if name == "barrier_arrive":
+            # Every thread that runs it arrives once: in thread-level code each
+            # thread for itself, otherwise one arrival for each thread of the
+            # block or role that the statement stands for.
             bar = self.barrier_ref(pos[0])
-            self.emit(d, f"rt.arrive({bar}, {self.role_threads})")
+            threads = 1 if self.thread_mode else self.role_threads
+            if len(pos) == 2:
+                # barrier_arrive(b, r): on b of block r of the cluster (r
+                # evaluated in this block).
+                if not self.cluster:
+                    raise InvalidProgram("barrier_arrive(b, r) on block r of the cluster in a kernel without cluster(...)")
+                rank = self.integer(pos[1]).code
+                self.emit(d, f"rt.arrive_at({bar}, {rank}, {threads})")
+                return
+            if len(pos) != 1:
+                raise InvalidProgram("barrier_arrive(b) or barrier_arrive(b, block)")
+            self.emit(d, f"rt.arrive({bar}, {threads})")
             return
-        if name == "barrier_wait" and getattr(self, "in_role_gen", False):
+        if name == "barrier_wait" and self.in_role_gen:
             bar = self.barrier_ref(pos[0])
             parity = self.integer(pos[1]).code
             self.emit(d, f"while {bar}.completed % 2 == ({parity}):")
             self.emit(d + 1, "yield None")
+            return
+        if name == "barrier_wait" and self.cooperative and not self.in_ws and not (self.thread_mode and self.divergent):
+            # Every thread of the block waits here alike: nothing of this
+            # block can arrive meanwhile, another block of the cluster may.
+            bar = self.barrier_ref(pos[0])
+            parity = self.integer(pos[1]).code
+            self.emit(d, f"while {bar}.completed % 2 == ({parity}):")
+            self.emit(d + 1, f"yield {WAIT!r}")
             return
         if name == "barrier_wait":
             bar = self.barrier_ref(pos[0])
@@ -1087,6 +1226,16 @@ class KernelTranslator:
             return
         if name == "cluster_sync":
             tag = self.fresh("cs")
+            if self.in_role_gen:
+                raise Unsupported("cluster_sync inside a role made from a branch on the thread index")
+            if self.thread_mode and self.cooperative:
+                # Every thread meets it at one step (lockstep): the block is
+                # there once its first thread is.
+                if self.divergent:
+                    raise Unsupported("cluster_sync inside a branch threads take differently")
+                self.emit(d, "if _t == 0:")
+                self.emit(d + 1, f"yield {tag!r}")
+                return
             self.emit(d, f"yield {tag!r}")
             return
         if name == "tcgen05_sf_warp_transpose":
@@ -1096,7 +1245,10 @@ class KernelTranslator:
                 raise InvalidProgram("tcgen05_sf_warp_transpose(R) takes one region and no keywords")
             r, sym = self.region(pos[0])
             self.scale_words_operand(sym, name)
-            if self.role_threads != 32:
+            if isinstance(self.role_threads, str):
+                # A role whose threads are known when the block runs.
+                self.emit(d, f"rt.one_warp({self.role_threads}, {name!r})")
+            elif self.role_threads != 32:
                 raise InvalidProgram(f"tcgen05_sf_warp_transpose is one warp's work: it runs in a role of 32 threads "
                                      f"(a branch on the thread index), not {self.role_threads}")
             self.emit(d, f"rt.sf_warp_transpose({r})")
@@ -1346,6 +1498,27 @@ class KernelTranslator:
         else:
             value = self.convert(self.expr(src_node), info.dtype)
             self.emit(d, f"rt.atomic_add_value({r}, {value})")
+
+    def barrier_info(self, node):
+        """What translation knows of the barriers a barrier reference names."""
+        name = node.text if node.kind == "Name" else node.kids[0].text
+        sym = self.lookup(name)
+        if sym.buf is None or sym.buf.scope != "barrier":
+            raise InvalidProgram(f"'{name}' is not a barrier")
+        return sym.buf
+
+    def check_gemm_2cta(self, asym, bsym, csym, kw):
+        """gemm(..., use_2cta = true): tcgen05's cta_group::2 MMA, in a
+        cluster of 2, A and B in shared memory, C in tensor memory (the
+        shapes are checked when run: B holds half of C's N)."""
+        if self.cluster_size != 2:
+            raise InvalidProgram(f"gemm with use_2cta runs on the pair of blocks of a cluster of 2, not in a cluster of {self.cluster_size}")
+        if "inst" in kw and kw["inst"].text != "tcgen05":
+            raise InvalidProgram(f"gemm with use_2cta is a tcgen05 MMA, not inst = {kw['inst'].text}")
+        if asym.buf.scope != "shared" or bsym.buf.scope != "shared":
+            raise Unsupported("gemm with use_2cta whose A or B is not in shared memory")
+        if csym.buf.scope != "tmem":
+            raise InvalidProgram(f"gemm with use_2cta accumulates into tensor memory, not into the {csym.buf.scope} '{csym.buf.name}'")
 
     def barrier_ref(self, node):
         if node.kind == "Name":
@@ -1662,6 +1835,9 @@ class KernelTranslator:
 
 
 _ARRIVALS = [0]   # arrivals so far (Runtime.run_roles: whether a round got anywhere)
+# What a block's generator yields while it waits for a barrier phase that
+# another block of its cluster may complete (Interpreter._run_cluster).
+WAIT = "wait"
 
 
 def _walk(nodes):
@@ -1765,6 +1941,7 @@ class Runtime:
         self.rank = 0
         self.block_id = None
         self.sites = {}             # shared allocations by site, for dst_block copies
+        self.allocs = {}            # on-chip allocations by site, for the peer of a 2-CTA gemm
         self.once = {}              # thread mode: the block's buffer of each allocation site
         self.posted = {}            # multicast sources by copy, in order (read by the other blocks)
         self.consumed = {}
@@ -1775,10 +1952,12 @@ class Runtime:
             raise InvalidProgram("a loop step of 0")
         return range(a, b, step)
 
-    def barriers_once(self, site, counts):
-        """The block's mbarriers of an allocation every thread meets (thread mode)."""
+    def barriers_once(self, site, counts, cluster=False):
+        """The block's mbarriers of an allocation every thread meets (thread
+        mode), or of a kernel with a cluster (created by the first block that
+        reaches them: another block's arrival may come first)."""
         if site not in self.once:
-            self.once[site] = [self.MBarrier(c) for c in counts]
+            self.once[site] = [self.MBarrier(c, site, i, cluster) for i, c in enumerate(counts)]
         return self.once[site]
 
     def alloc_once(self, name, dtype, shape, scope, site):
@@ -1806,6 +1985,75 @@ class Runtime:
             live = still
 
     @staticmethod
+    def run_roles_co(roles):
+        """run_roles in a block of a cluster: when no role gets further, the
+        block yields WAIT and the other blocks run (one of them may complete
+        the phase); the cluster finds a deadlock (Interpreter._run_cluster)."""
+        live = list(roles)
+        while live:
+            arrivals, still = _ARRIVALS[0], []
+            for g in live:
+                try:
+                    next(g)
+                    still.append(g)
+                except StopIteration:
+                    pass
+            if _ARRIVALS[0] == arrivals and len(still) == len(live):
+                yield WAIT
+            live = still
+
+    @staticmethod
+    def role_partition(tests, extents, needed):
+        """The thread count of each branch of a chain whose conditions read
+        block-uniform values as well as thread indices (KernelTranslator.
+        role_chain), in this block: thread t takes the first branch whose
+        test holds for its indices (None: an else). A branch with a body
+        (`needed`) runs on whole consecutive warps, or on no thread."""
+        taken = [[] for _ in tests]
+        for t in range(math.prod(extents)):
+            idx, below = [], 1
+            for e in extents:
+                idx.append((t // below) % e)
+                below *= e
+            for b, test in enumerate(tests):
+                if test is None or test(*idx):
+                    taken[b].append(t)
+                    break
+        for ts, need in zip(taken, needed):
+            if need and ts and (ts != list(range(ts[0], ts[0] + len(ts))) or ts[0] % 32 or len(ts) % 32):
+                raise InvalidProgram(f"a branch on the thread index with tile work runs on threads {ts[0]}..{ts[-1]}, "
+                                     "not whole consecutive warps")
+        return [len(ts) if need else 0 for ts, need in zip(taken, needed)]
+
+    @staticmethod
+    def one_warp(threads, what):
+        if threads != 32:
+            raise InvalidProgram(f"{what} is one warp's work: it runs in a role of 32 threads "
+                                 f"(a branch on the thread index), not {threads}")
+
+    @staticmethod
+    def lockstep_co(threads):
+        """lockstep in a block of a cluster: a thread that yields WAIT (a
+        barrier_wait every thread meets) or a cluster meeting (cluster_sync,
+        a multicast) hands that over to the cluster and is resumed within
+        its step; the threads' steps stay aligned."""
+        live = list(threads)
+        while live:
+            done = 0
+            for g in live:
+                try:
+                    v = next(g)
+                    while v != 0:
+                        yield v
+                        v = next(g)
+                except StopIteration:
+                    done += 1
+            if done and done != len(live):
+                raise InvalidProgram("the threads of a block end at different steps")
+            if done:
+                break
+
+    @staticmethod
     def lockstep(threads):
         """Runs the threads of a block one step each in turn; a step ends
         where every thread meets the next statement (thread mode)."""
@@ -1824,8 +2072,11 @@ class Runtime:
 
     def alloc(self, name, dtype, shape, scope, site):
         b = Buf(name, dtype, shape, scope, rt=self)
+        b.site = site
         if scope == "shared":
             self.sites[site] = b
+        if scope != "local":
+            self.allocs[site] = b
         return b
 
     def whole(self, buf):
@@ -2073,27 +2324,8 @@ class Runtime:
         kb, n = (sb[1], sb[0]) if tb else (sb[0], sb[1])
         if ka != kb or sc != [m, n]:
             raise InvalidProgram(f"gemm shapes {sa} {sb} {sc}")
-        A = [[None] * ka for _ in range(m)]
-        ea = list(a.elements())
-        for p, idx in enumerate(ea):
-            r, col = divmod(p, sa[1])
-            v = self.read(a.buf, idx)
-            if v is None:
-                raise InvalidProgram(f"gemm reads '{a.buf.name}'{list(idx)} before it is written")
-            if ta:
-                A[col][r] = float(v)
-            else:
-                A[r][col] = float(v)
-        B = [[None] * n for _ in range(ka)]
-        for p, idx in enumerate(b.elements()):
-            r, col = divmod(p, sb[1])
-            v = self.read(b.buf, idx)
-            if v is None:
-                raise InvalidProgram(f"gemm reads '{b.buf.name}'{list(idx)} before it is written")
-            if tb:
-                B[col][r] = float(v)
-            else:
-                B[r][col] = float(v)
+        A = self.gemm_operand(a, ta)
+        B = self.gemm_operand(b, tb)
         if scales:
             sfa, sfb, k_start, ga, gb, layout = scales
             sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
@@ -2114,6 +2346,29 @@ class Runtime:
             for j in range(n):
                 for k in range(ka):
                     B[k][j] *= self.scale_factor(sfb, j, k_start + k, gb, layout, setb)
+        self.gemm_accumulate(c, A, B, clear)
+
+    def gemm_operand(self, r, transposed):
+        """The values of a gemm operand's 2-D tile as rows of floats: A as
+        M x K, B as K x N (the transpose of the tile when it is stored
+        transposed)."""
+        shape = r.tile_shape()
+        rows, cols = (shape[1], shape[0]) if transposed else (shape[0], shape[1])
+        out = [[None] * cols for _ in range(rows)]
+        for p, idx in enumerate(r.elements()):
+            i, j = divmod(p, shape[1])
+            v = self.read(r.buf, idx)
+            if v is None:
+                raise InvalidProgram(f"gemm reads '{r.buf.name}'{list(idx)} before it is written")
+            if transposed:
+                out[j][i] = float(v)
+            else:
+                out[i][j] = float(v)
+        return out
+
+    def gemm_accumulate(self, c, A, B, clear):
+        """C (+)= A . B, A and B as rows (gemm_operand)."""
+        n = len(B[0])
         BT = list(zip(*B))
         ct = c.buf.dtype
         integer = is_int(ct)
@@ -2131,6 +2386,51 @@ class Runtime:
                 dot = dot + old
             # C accumulates in its own dtype; the reference rounds once.
             self.write(c.buf, idx, convert(dot, "int64" if integer else "f64", ct))
+
+    def gemm_2cta(self, a, b, c, ta, tb, clear):
+        """gemm(..., use_2cta = true), issued by the pair's leader (rank 0)
+        of a cluster of 2: one MMA of 2M x N x K whose rows 0..M-1 are block
+        0's and M..2M-1 block 1's. Each block h holds its A (M x K) and one
+        half of B (K x N/2; block 0 the first N/2 columns); C is M x N in
+        tensor memory of each block:
+            C(block h) (+)= A(block h) . [B(block 0) | B(block 1)].
+        The peer's operands are the same regions of its buffers of the same
+        allocations."""
+        if len(self.cluster) != 2:
+            raise InvalidProgram(f"gemm with use_2cta in a cluster of {len(self.cluster)} blocks, not 2")
+        if self.rank != 0:
+            raise InvalidProgram(f"gemm with use_2cta is issued by the leader of the pair (block rank 0), not by block {self.rank}")
+        a, b, c = (self.complete(r, []) for r in (a, b, c))
+        for r in (a, b, c):
+            self.check_inside(r)
+        sa, sb, sc = a.tile_shape(), b.tile_shape(), c.tile_shape()
+        if len(sa) != 2 or len(sb) != 2 or len(sc) != 2:
+            raise InvalidProgram("gemm operands are 2-D tiles")
+        m, ka = (sa[1], sa[0]) if ta else (sa[0], sa[1])
+        kb, half = (sb[1], sb[0]) if tb else (sb[0], sb[1])
+        if ka != kb or sc != [m, 2 * half]:
+            raise InvalidProgram(f"gemm with use_2cta: shapes {sa} {sb} {sc}; each block's B holds half of C's N "
+                                 f"(A is M x K, B K x N/2, C M x N)")
+        pair = [(a, b, c), tuple(self.peer_region(r, 1, what, clear) for r, what in ((a, "A"), (b, "B"), (c, "C")))]
+        halves = [self.gemm_operand(bh, tb) for _, bh, _ in pair]
+        B = [r0 + r1 for r0, r1 in zip(*halves)]
+        for ah, _, ch in pair:
+            self.gemm_accumulate(ch, self.gemm_operand(ah, ta), B, clear)
+
+    def peer_region(self, r, rank, what, clear):
+        """Region r of this block's buffer, in block `rank` of the cluster:
+        the same region of its buffer of the same allocation."""
+        if r.buf.site is None:
+            raise InvalidProgram(f"gemm with use_2cta: {what} '{r.buf.name}' is not an on-chip buffer of the block")
+        buf = self.cluster[rank].allocs.get(r.buf.site)
+        if buf is None:
+            # The peer has not started yet: nothing of its can have been written.
+            if what != "C" or not clear:
+                raise InvalidProgram(f"gemm with use_2cta reads '{r.buf.name}' of block {rank} before anything is written "
+                                     f"there (block {rank} has not reached its allocation)")
+            raise Unsupported(f"gemm with use_2cta writes '{r.buf.name}' of block {rank} before block {rank} reaches its "
+                              "allocation (the interpreter runs the blocks of a cluster in turn)")
+        return Region(buf, r.mins, r.extents)
 
     @staticmethod
     def tmem_word_sets(sf, rows, what):
@@ -2240,9 +2540,66 @@ class Runtime:
         bar.pending -= threads
         if bar.pending < 0:
             raise InvalidProgram("more arrivals in a phase than its arrive count")
-        if bar.pending == 0:
+        Runtime.complete_phase(bar)
+
+    @staticmethod
+    def complete_phase(bar):
+        """A phase completes once all its arrivals and transaction bytes are in."""
+        if bar.pending == 0 and bar.tx == 0:
             bar.completed += 1
             bar.pending = bar.count
+
+    @staticmethod
+    def transact(bar, nbytes):
+        """expect_tx (nbytes > 0) or complete_tx (nbytes < 0) on a barrier."""
+        _ARRIVALS[0] += 1
+        bar.tx += nbytes
+        Runtime.complete_phase(bar)
+
+    def peer_barrier(self, bar, rank, what):
+        """Barrier `bar` of this block, in block `rank` of the cluster."""
+        if not 0 <= rank < len(self.cluster):
+            raise InvalidProgram(f"{what}: block {rank} is outside the cluster of {len(self.cluster)} blocks")
+        if rank == self.rank:
+            return bar
+        if bar.site is None:
+            raise Unsupported(f"{what}: a barrier of another block outside a kernel with a cluster")
+        peer = self.cluster[rank]
+        counts = [b.count for b in self.once[bar.site]]
+        return peer.barriers_once(bar.site, counts, bar.cluster)[bar.index]
+
+    def arrive_at(self, bar, rank, threads):
+        """barrier_arrive(b, r): each of `threads` arrives once on b of block r."""
+        if rank != self.rank and not bar.cluster:
+            raise InvalidProgram(f"barrier_arrive on a barrier of block {rank} (this is block {self.rank}): only an "
+                                 "alloc_cluster_barrier barrier takes arrivals from other blocks")
+        self.arrive(self.peer_barrier(bar, rank, "barrier_arrive"), threads)
+
+    def arrive_pair(self, bar):
+        """One arrival on `bar` of both blocks of the pair (a cluster of 2):
+        the completion of a 2-CTA gemm, tcgen05_mma_arrive(..., arrive_2cta = true)."""
+        if len(self.cluster) != 2:
+            raise InvalidProgram(f"an arrival on both blocks of a pair in a cluster of {len(self.cluster)} blocks")
+        for rank in range(2):
+            self.arrive(self.peer_barrier(bar, rank, "a 2-CTA arrival"), 1)
+
+    def pair_load(self, src, dst, bar):
+        """tma_copy(src, dst, barrier = b), b a cluster barrier, in a cluster
+        of 2: the tile lands in this block's dst; its bytes complete on b of
+        the leader (rank 0), which expects the bytes of both blocks' copies
+        (the leader's copy expects twice its own bytes); this block's own b
+        (when it is not the leader) gets nothing."""
+        if len(self.cluster) != 2:
+            raise InvalidProgram(f"a pair load in a cluster of {len(self.cluster)} blocks")
+        s, dt = self.pair(src, dst, "tma_copy")
+        if s.buf.scope != "global" or dt.buf.scope != "shared":
+            raise Unsupported("a tma_copy completing on a cluster barrier that is not a load from global into shared memory")
+        self.copy(src, dst)
+        nbytes = math.prod(dt.extents) * BITS[dt.buf.dtype] // 8
+        leader = self.peer_barrier(bar, 0, "a pair load")
+        if self.rank == 0:
+            self.transact(leader, 2 * nbytes)
+        self.transact(leader, -nbytes)
 
     @staticmethod
     def wait(bar, parity, line):
@@ -2412,19 +2769,38 @@ class Interpreter:
 
     @staticmethod
     def _run_cluster(rts, gens, bufs):
-        """The blocks of a cluster run in turn up to their next cluster-wide
-        meeting point; all must reach the same one."""
-        live = list(range(len(gens)))
-        while live:
-            tags = {}
-            for r in live:
+        """The blocks of a cluster run as coroutines: each up to its next
+        cluster-wide meeting point (cluster_sync, a multicast), where it
+        waits for the others -- all must reach the same one -- or up to a
+        barrier_wait whose phase has not completed (it yields WAIT), when the
+        next block runs. A round in which no block gets anywhere (no arrival,
+        none reaching a meeting point or its end) is a deadlock."""
+        n = len(gens)
+        state = [None] * n      # None: runs; a tag: at that meeting point; True: done
+        while True:
+            arrivals, moved = _ARRIVALS[0], False
+            for r in range(n):
+                if state[r] is not None:
+                    continue
                 for b in bufs.values():
                     b.rt = rts[r]
                 try:
-                    tags[r] = next(gens[r])
+                    v = next(gens[r])
                 except StopIteration:
-                    tags[r] = None
-            if len(set(tags.values())) != 1:
-                raise InvalidProgram("the blocks of a cluster do not meet at the same cluster_sync")
-            if next(iter(tags.values())) is None:
-                break
+                    state[r], moved = True, True
+                    continue
+                if v != WAIT:
+                    state[r], moved = v, True
+            if all(x is True for x in state):
+                return
+            if all(x is not None for x in state):
+                # Every block is at a meeting point or done: they meet, or
+                # they reached different ones.
+                if len(set(state)) != 1:
+                    raise InvalidProgram("the blocks of a cluster do not meet at the same cluster_sync")
+                state = [None] * n
+                continue
+            if not moved and _ARRIVALS[0] == arrivals:
+                raise InvalidProgram("the blocks of the cluster deadlock: each waits for a barrier phase that never "
+                                     "completes" + (", or for a cluster_sync another block does not reach"
+                                                    if any(x not in (None, True) for x in state) else ""))
