@@ -52,6 +52,7 @@ CASES = {
     "gemm_tcgen05_sm100a": ("gemm_tcgen05", "bf16", True, "bf16", None, 8e-3),
     "gemm_fp8_sm100a": ("gemm_fp8", "f8e4m3", True, "bf16", None, 2e-2),
     "gemm_bf16_sm100a": ("gemm_bf16_sm100a", "bf16", True, "bf16", None, 8e-3),
+    "gemm_2cta_sm100a": ("gemm_2cta_sm100a", "bf16", True, "bf16", None, 8e-3),
     "gemm_fp8_sm120a": ("gemm_fp8", "f8e4m3", True, "bf16", None, 2e-2),
     "blocksparse_gemm": ("blocksparse_matmul", "f16", False, "f16", "block_mask", 2e-3),
 }
