@@ -267,6 +267,9 @@ private:
         const ir::Region &global = load ? c.src : c.dst;
         const ir::Region &shared = load ? c.dst : c.src;
         if (!inBounds(c.src) || !inBounds(c.dst)) return Option::no("the regions cannot be proven to lie inside their buffers");
+        // The CTA pair's load (bytes counted on the leader's barrier) is a cp.async.bulk.tensor form only.
+        if (load && c.barrier && c.barrier->clusterBarrier)
+            return Option::no("'" + c.barrier->name + "' is a cluster barrier: the CTA pair's load is cp.async.bulk.tensor .cta_group::2");
         if (!contiguous(global)) return Option::no("the region of '" + global.buffer->name + "' is not one contiguous run of memory");
         if (!contiguous(shared)) return Option::no("the region of '" + shared.buffer->name + "' is not one contiguous run of shared memory");
         if (shared.buffer->swizzle != ir::SharedSwizzle::None)

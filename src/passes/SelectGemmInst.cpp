@@ -589,7 +589,8 @@ private:
             d.details.push_back("a parallel loop over the " + str(s.M) + " x " + str(s.N) + " elements of C, " + str(s.K) +
                                 " multiply-adds each; C keeps the layout its other loops give it");
         else if (inst == GemmInst::TCGEN05 || inst == GemmInst::TCGEN05BlockScaled)
-            d.details.push_back("one thread issues the MMAs for the block; C stays in tensor memory");
+            d.details.push_back(g.use2cta ? "one thread of the pair's leader issues the MMAs for both blocks; C stays in each block's tensor memory"
+                                          : "one thread issues the MMAs for the block; C stays in tensor memory");
         else
             d.details.push_back("warp partition " + str(wm) + " x " + str(wn) + " (" + ir::gemmPolicyName(g.policy) + "): each warp computes " +
                                 str(s.M / std::max<int64_t>(wm, 1)) + " x " + str(s.N / std::max<int64_t>(wn, 1)));
