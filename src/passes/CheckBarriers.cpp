@@ -39,15 +39,33 @@ constexpr size_t kMaxEvents = 200000;   // per agent; beyond it the check is ski
 
 // The unit the simulation runs as one agent: a warp group, or a warp when
 // a role is warps that are not whole warp groups (TileLang's `if tx < 32:`).
+// A kernel with a cluster runs the blocks of one cluster together: agent a
+// is group a % groups of the block of rank a / groups.
 struct Agents {
     int64_t threads = 128;
     const char *name = "warp group";
+    int64_t blockThreads = 128;   // the block's threads: the last agent may have fewer than `threads`
+    int64_t groups = 1;           // agents per block
+    int64_t blocks = 1;           // blocks simulated together: the cluster's
+    bool readsRank = false;       // the kernel reads block_rank_in_cluster()
     std::string of(int64_t n) const { return std::to_string(n) + " " + name + (n == 1 ? "" : "s"); }
+    // The threads of group g of a block (an agent never has more than the block).
+    int64_t threadsOf(int64_t g) const { return std::max<int64_t>(1, std::min(threads, blockThreads - g * threads)); }
+    int64_t blockOf(int64_t agent) const { return agent / groups; }
+    std::string agent(int64_t a) const {
+        return (blocks > 1 ? "block " + std::to_string(a / groups) + " " : std::string()) + name + " " + std::to_string(a % groups);
+    }
 };
 Agents currentAgents;   // the kernel being checked's (checkBarriers sets it; one kernel at a time)
 
 struct Event {
-    enum Kind { Arrive, Wait, Read, Write, SyncAll, Meet } kind;
+    // Expect: the load's transaction bytes a barrier's phase also waits
+    // for (in `arrivals` loads); Land: one load's bytes landing on it. Only
+    // loads whose bytes complete on another block's barrier (the CTA pair's
+    // load, a multicast) are followed this way; a load on the issuing
+    // block's own barrier adds and lands its bytes at once.
+    // ClusterMeet: a cluster barrier (cluster_sync()) of every block.
+    enum Kind { Arrive, Wait, Read, Write, SyncAll, Meet, ClusterMeet, Expect, Land } kind;
     const ir::BufferNode *buffer = nullptr;
     int64_t element = 0;   // barrier element
     int64_t parity = 0;
@@ -62,6 +80,12 @@ struct Event {
     // that phase completes. Arrive: such a commit (a tcgen05 gemm's own, or
     // tcgen05_mma_arrive), which also completes the group's MMAs before it.
     bool byMma = false;
+    // Write: by a TMA load the agent issued, which writes until its bytes
+    // land (Land) and that phase completes; not ordered by the agent's program.
+    bool byLoad = false;
+    // The block of the cluster (its rank) whose barrier an Arrive, Wait,
+    // Expect or Land is on, whose shared buffer a Read or Write accesses.
+    int32_t block = 0;
 };
 
 using Clock = std::vector<int64_t>;
@@ -116,28 +140,38 @@ Condition conditionOf(const Expr &cond) {
 
 using BlockIndex = std::array<int64_t, 3>;
 
-// blockIdx.{x,y,z} as the block a run assumes.
+// blockIdx.{x,y,z} as the block a run assumes (when `block` is given), and
+// block_rank_in_cluster() as its rank (when `rank` is not negative).
 class KnownBlock : public ir::Mutator {
 public:
-    explicit KnownBlock(const BlockIndex &block) : block_(block) {}
+    KnownBlock(const BlockIndex *block, int64_t rank) : block_(block), rank_(rank) {}
     using ir::Mutator::mutate;
 
 protected:
     Expr mutateSpecialReg(const Expr &self, const ir::SpecialReg &n) override {
+        if (n.special == ir::SpecialKind::ClusterCtaRank) return rank_ >= 0 ? ir::intImm(rank_) : self;
+        if (!block_) return self;
         switch (n.special) {
-        case ir::SpecialKind::BlockIdxX: return ir::intImm(block_[0]);
-        case ir::SpecialKind::BlockIdxY: return ir::intImm(block_[1]);
-        case ir::SpecialKind::BlockIdxZ: return ir::intImm(block_[2]);
+        case ir::SpecialKind::BlockIdxX: return ir::intImm((*block_)[0]);
+        case ir::SpecialKind::BlockIdxY: return ir::intImm((*block_)[1]);
+        case ir::SpecialKind::BlockIdxZ: return ir::intImm((*block_)[2]);
         default: return self;
         }
     }
 
 private:
-    const BlockIndex &block_;
+    const BlockIndex *block_;
+    int64_t rank_;
 };
 
 // The value of `e`, an expression of the block index, in block `b`.
-std::optional<int64_t> valueInBlock(const Expr &e, const BlockIndex &b) { return ir::constInt(ir::simplify(KnownBlock(b).mutate(e))); }
+std::optional<int64_t> valueInBlock(const Expr &e, const BlockIndex &b) { return ir::constInt(ir::simplify(KnownBlock(&b, -1).mutate(e))); }
+
+// The block of rank `rank` in the cluster whose first block is `origin`
+// (ranks run x fastest, as %cluster_ctarank).
+BlockIndex blockOfRank(const ir::Kernel &k, const BlockIndex &origin, int64_t rank) {
+    return {origin[0] + rank % k.cluster[0], origin[1] + rank / k.cluster[0] % k.cluster[1], origin[2] + rank / (k.cluster[0] * k.cluster[1])};
+}
 
 // Which way the block goes at branches on run-time conditions alike in
 // every thread: by condition, those not listed `otherwise`.
@@ -165,11 +199,12 @@ public:
     // `ways`: which way the block goes at each branch whose condition,
     // alike in every thread, is known only at run time.
     // `block`: the block index the run assumes (branches on it go that
-    // block's way), or none (they are run-time conditions).
-    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t dynamicTrips, const BranchWays &ways,
+    // block's way), or none (they are run-time conditions). `rank`: the
+    // block's rank in its cluster (block_rank_in_cluster() is known).
+    Unroller(const ir::Kernel &k, const ir::Uniformity &uniformity, int64_t group, int64_t rank, int64_t dynamicTrips, const BranchWays &ways,
              const std::optional<BlockIndex> &block)
-        : kernel_(k), uniformity_(uniformity), group_(group), trips_(dynamicTrips), ways_(ways), block_(block),
-          blockSequences_(ir::blockSequences(k.body)) {}
+        : kernel_(k), uniformity_(uniformity), group_(group), rank_(rank), trips_(dynamicTrips), ways_(ways), block_(block),
+          blockSequences_(ir::blockSequences(k.body)), accessBlock_(rank) {}
     std::vector<Condition> conditions;   // the run-time conditions met, in order
     std::vector<Event> events;
     bool overflow = false;
@@ -334,9 +369,23 @@ public:
             const ir::Effects &fx = effectsOf(s);
             // A gemm with mbar is tcgen05's: MMAs and their commit to mbar.
             const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
-            bool mma = (gemm && gemm->mbar) || ir::as<ir::Tcgen05Commit>(s);
+            const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
+            const ir::Copy *copy = ir::as<ir::Copy>(s);
+            bool mma = (gemm && gemm->mbar) || commit;
+            // The CTA pair's gemm reads the operands of both blocks of the
+            // pair, and its commit (or tcgen05_mma_arrive(arrive_2cta))
+            // arrives on the barrier of both.
+            bool pair = currentAgents.blocks > 1 && ((gemm && gemm->use2cta) || (commit && commit->bothBlocks));
             size_t before = events.size();
-            accesses(fx, s->span);
+            if (pair) {
+                for (int64_t b : {rank_ & ~int64_t(1), rank_ | 1}) {
+                    accessBlock_ = b;
+                    accesses(fx, s->span);
+                }
+                accessBlock_ = rank_;
+            } else if (!copy || currentAgents.blocks == 1 || !clusterCopy(*copy, fx, s->span)) {
+                accesses(fx, s->span);
+            }
             for (size_t i = before; i < events.size(); ++i) events[i].byMma = mma;
             for (const ir::SyncEffect &e : fx.syncs) {
                 // Meetings: the block's __syncthreads outside ws(...) (written
@@ -350,21 +399,35 @@ public:
                     ev.barrierId = e.barrierId;
                     ev.groups = e.threads / currentAgents.threads;
                     push(std::move(ev));
+                } else if (e.kind == ir::SyncKind::ClusterBarrier && currentAgents.blocks > 1) {
+                    push({Event::ClusterMeet, nullptr, 0, 0, {}, s->span, {}});
                 } else if (e.kind == ir::SyncKind::MbarrierWait) {
                     std::optional<int64_t> p = ir::constInt(evaluate(*e.parity));
-                    push({Event::Wait, e.barrier, index(*e.index), p ? (*p & 1) : -1, {}, s->span, {}});
-                } else if (e.kind == ir::SyncKind::MbarrierArrive && e.count == 1) {
-                    // One thread of the block (copy_cluster's remote_barrier) arrives on
-                    // the peer's barrier; by symmetry the peer's arrival lands on this block's.
-                    if (group_ != (inRole_ ? roleFirstGroup_ : 0)) continue;
-                    Event ev{Event::Arrive, e.barrier, e.index ? index(*e.index) : 0, 0, {}, s->span, {}};
-                    ev.arrivals = 1;
-                    ev.byMma = mma;
+                    Event ev{Event::Wait, e.barrier, index(*e.index), p ? (*p & 1) : -1, {}, s->span, {}};
+                    ev.block = static_cast<int32_t>(rank_);
                     push(std::move(ev));
+                } else if (e.kind == ir::SyncKind::MbarrierArrive && e.count == 1) {
+                    // One thread arrives: a tcgen05 commit (on both blocks of
+                    // the pair for the pair's MMAs), or copy_cluster's
+                    // remote_barrier (on the barrier of dst_block).
+                    if (group_ != (inRole_ ? roleFirstGroup_ : 0)) continue;
+                    std::vector<int64_t> to{rank_};
+                    if (pair) to = {rank_ & ~int64_t(1), rank_ | 1};
+                    else if (e.remote && copy && copy->dstBlock) to = {rankOf(copy->dstBlock)};
+                    for (int64_t b : to) {
+                        Event ev{Event::Arrive, e.barrier, e.index ? index(*e.index) : 0, 0, {}, s->span, {}};
+                        ev.arrivals = 1;
+                        ev.byMma = mma;
+                        blockOf(ev, b);
+                        push(std::move(ev));
+                    }
                 } else if (e.kind == ir::SyncKind::MbarrierArrive) {
-                    // Every thread of the agent arrives, or its elected one (on a peer's barrier: counted here, by symmetry).
+                    // Every thread of the agent arrives, or its elected one:
+                    // on this block's barrier, or barrier_arrive(b, rank)'s.
                     Event ev{Event::Arrive, e.barrier, index(*e.index), 0, {}, s->span, {}};
-                    ev.arrivals = oneThread_ ? 1 : currentAgents.threads;
+                    ev.arrivals = oneThread_ ? 1 : currentAgents.threadsOf(group_);
+                    const ir::BarrierArrive *arrive = ir::as<ir::BarrierArrive>(s);
+                    blockOf(ev, arrive && arrive->remoteRank ? rankOf(arrive->remoteRank) : rank_);
                     push(std::move(ev));
                 }
             }
@@ -422,6 +485,7 @@ private:
             return it == registers_.end() ? std::nullopt : ir::constInt(it->second);
         }
         case ir::ExprKind::SpecialReg: {
+            if (ir::as<ir::SpecialReg>(e)->special == ir::SpecialKind::ClusterCtaRank) return rank_;
             if (!block_ || blockHidden_) return std::nullopt;
             switch (ir::as<ir::SpecialReg>(e)->special) {
             case ir::SpecialKind::BlockIdxX: return (*block_)[0];
@@ -453,7 +517,8 @@ private:
     Expr evaluate(const Expr &e) const {
         if (std::optional<int64_t> v = known(e)) return ir::intImm(*v, e->dtype);
         Expr out = ir::substitute(e, env_);
-        if (block_ && !blockHidden_) out = KnownBlock(*block_).mutate(out);
+        bool blockKnown = block_ && !blockHidden_;
+        if (blockKnown || currentAgents.readsRank) out = KnownBlock(blockKnown ? &*block_ : nullptr, rank_).mutate(out);
         if (!registers_.empty()) out = KnownRegisters(registers_).mutate(out);
         out = ir::simplify(out);
         if (!assumedExtents_.empty()) out = ir::simplify(AssumedExtents(assumedExtents_).mutate(out));
@@ -482,13 +547,106 @@ private:
         if (!v) v = ir::constInt(evaluate(e));
         return v ? *v : -1;   // -1: not known here
     }
+    // A block rank of the cluster the program computes (dst_block, barrier_arrive's rank).
+    static constexpr int64_t kUnknownRank = std::numeric_limits<int64_t>::min();
+    int64_t rankOf(const Expr &e) const {
+        std::optional<int64_t> v = known(e);
+        if (!v) v = ir::constInt(evaluate(e));
+        return v ? *v : kUnknownRank;
+    }
+    // Aims a barrier event at block `b` (the simulation reports one outside
+    // the cluster); an unknown block skips it, like an unknown index.
+    static void blockOf(Event &ev, int64_t b) {
+        if (b == kUnknownRank) ev.element = -1;
+        else ev.block = static_cast<int32_t>(std::clamp<int64_t>(b, -1, std::numeric_limits<int32_t>::max()));
+    }
+
+    // A copy in a kernel with a cluster. Its writes may reach other blocks:
+    // copy_cluster(dst_block = r) writes block r's shared memory; a
+    // multicast completing on the program's barrier (specialize-warps'
+    // producer) is issued by the lowest block of each mask, for every block
+    // of it (the others of the mask only expect the bytes; a block outside
+    // its own mask loads its own). A TMA load on a program barrier writes
+    // asynchronously: its write is ordered before others' accesses only by
+    // the phase its bytes complete (Expect, Land); the CTA pair's load (on a
+    // cluster barrier) lands on the barrier of the pair's leader, which
+    // expects both blocks' bytes. Records the copy's accesses and
+    // transaction events; false when it is none of these (its accesses are
+    // the block's own, recorded as any statement's).
+    bool clusterCopy(const ir::Copy &c, const ir::Effects &fx, SourceRange span) {
+        bool load = c.barrier && c.dst.buffer->scope == ir::MemScope::Shared && c.src.buffer->scope == ir::MemScope::Global;
+        bool pairLoad = load && c.barrier->clusterBarrier && kernel_.pairCluster() && !c.multicast();
+        bool multicast = load && c.multicast() && static_cast<size_t>(rank_) < c.clusterMasks.size();
+        if (!c.dstBlock && !load) {
+            // A multicast waiting for its own bytes: the blocks of the cluster
+            // meet first (lower-tma); then the bytes landing in each block
+            // are ordered before its own wait for them, as its own load's.
+            if (c.multicast() && !inRole_) push({Event::ClusterMeet, nullptr, 0, 0, {}, span, {}});
+            return false;
+        }
+        std::vector<int64_t> to;   // the blocks whose `dst` the copy writes (and whose barriers a load's bytes land on)
+        if (c.dstBlock) {
+            int64_t r = rankOf(c.dstBlock);
+            if (r == kUnknownRank)
+                for (int64_t b = 0; b < currentAgents.blocks; ++b) to.push_back(b);
+            else to.push_back(r);
+        } else if (!multicast) {
+            to.push_back(rank_);
+        } else {
+            int64_t mask = c.clusterMasks[static_cast<size_t>(rank_)];
+            if (!((mask >> rank_) & 1)) {
+                to.push_back(rank_);
+            } else if ((mask & ((int64_t(1) << rank_) - 1)) == 0) {   // the lowest block of its mask
+                for (int64_t b = 0; b < currentAgents.blocks && b < 63; ++b)
+                    if ((mask >> b) & 1) to.push_back(b);
+            }
+        }
+        for (const ir::Access &a : fx.accesses) {
+            Event::Kind kind = a.writes() ? Event::Write : Event::Read;
+            if (a.region != &c.dst) {
+                if (a.region) region(*a.region, kind, span);
+                else element(*a.buffer, a.indices, kind, span, {});
+                continue;
+            }
+            for (int64_t b : to) {
+                if (b < 0 || b >= currentAgents.blocks) continue;   // reported at the arrival, if any
+                accessBlock_ = b;
+                const size_t at = events.size();
+                region(*a.region, kind, span);
+                if (load && events.size() > at) events.back().byLoad = true;
+            }
+            accessBlock_ = rank_;
+        }
+        // The bytes: counted by the one thread that issues.
+        if (!load || group_ != (inRole_ ? roleFirstGroup_ : 0)) return true;
+        int64_t at = c.barrierIndex ? index(c.barrierIndex) : 0;
+        auto bytes = [&](Event::Kind kind, int64_t block, int64_t loads) {
+            Event ev{kind, c.barrier.get(), at, 0, {}, span, {}};
+            ev.arrivals = loads;
+            ev.block = static_cast<int32_t>(block);
+            push(std::move(ev));
+        };
+        if (pairLoad) {
+            int64_t leader = rank_ & ~int64_t(1);
+            if (rank_ == leader) bytes(Event::Expect, leader, 2);
+            bytes(Event::Land, leader, 1);
+        } else {
+            bytes(Event::Expect, rank_, 1);
+            for (int64_t b : to)
+                if (b < currentAgents.blocks) bytes(Event::Land, b, 1);
+        }
+        return true;
+    }
 
     void push(Event e) {
         // Outside ws(...) all warp groups share each statement's work: its
         // accesses are the block's, recorded once (for group 0); inside, a
         // role's groups share it, and it is recorded for the role's first
         // group (the role's own barriers order its groups, see insert-syncs).
-        if ((e.kind == Event::Read || e.kind == Event::Write) && group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
+        if (e.kind == Event::Read || e.kind == Event::Write) {
+            if (group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
+            e.block = static_cast<int32_t>(accessBlock_);
+        }
         if (!when_) {
             std::string text;
             for (const auto &[name, value] : loops_) text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
@@ -559,6 +717,7 @@ private:
     const ir::Kernel &kernel_;
     const ir::Uniformity &uniformity_;
     int64_t group_;
+    int64_t rank_;   // the block's rank in its cluster
     int64_t trips_;
     const BranchWays &ways_;
     std::optional<BlockIndex> block_;
@@ -582,6 +741,7 @@ private:
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;
     bool oneThread_ = false;    // inside an Elect: arrivals are one thread's
+    int64_t accessBlock_;       // the block whose shared memory the accesses being recorded touch
 };
 
 // ------------------------------------------------------------ simulation
@@ -592,23 +752,43 @@ struct Problem {
     std::vector<std::pair<SourceRange, std::string>> notes;
 };
 
-std::string describe(const Event &e, int64_t group) {
-    std::string s = std::string(currentAgents.name) + " " + std::to_string(group);
+std::string describe(const Event &e, int64_t agent) {
+    std::string s = currentAgents.agent(agent);
     if (e.when && !e.when->empty()) s += " (" + *e.when + ")";
+    return s;
+}
+
+// 'name[i]' of a barrier event, with its block when a cluster's blocks run together.
+std::string barrierText(const Event &e) {
+    std::string s = "'" + e.buffer->name + "[" + std::to_string(e.element) + "]'";
+    if (currentAgents.blocks > 1 || e.block != 0) s += " of block " + std::to_string(e.block);
     return s;
 }
 
 class Simulator {
 public:
-    Simulator(const std::vector<std::vector<Event>> &events, const ir::Kernel &k) : events_(events), kernel_(k) {}
+    Simulator(const std::vector<std::vector<Event>> &events, const ir::Kernel &k) : events_(events), kernel_(k) {
+        // Shared buffers one block accesses in another's shared memory (the
+        // CTA pair's MMAs, a multicast, copy_cluster(dst_block)): no block
+        // barrier orders one block's accesses before another's, so theirs
+        // are followed outside roles too.
+        if (currentAgents.blocks > 1)
+            for (size_t a = 0; a < events_.size(); ++a)
+                for (const Event &e : events_[a]) {
+                    if ((e.kind == Event::Read || e.kind == Event::Write) && e.block != currentAgents.blockOf(static_cast<int64_t>(a)))
+                        crossBlock_.insert(e.buffer);
+                    loads_ = loads_ || e.byLoad;
+                }
+    }
 
-    // Runs with `order`: the group preferred while it can progress (-1: one event per group in turn).
+    // Runs with `order`: the agent preferred while it can progress (-1: one event per agent in turn).
     std::optional<Problem> run(int64_t preferred) {
         size_t G = events_.size();
         pc_.assign(G, 0);
         clocks_.assign(G, Clock(slots(), 0));
         mmaStamp_.assign(G, 0);
-        // A group's own count starts at 1, what the others know of it at 0:
+        loadStamp_.assign(G, 0);
+        // An agent's own count starts at 1, what the others know of it at 0:
         // its first access is ordered before none of theirs.
         for (size_t g = 0; g < G; ++g) clocks_[g][g] = 1;
         barriers_.clear();
@@ -635,6 +815,7 @@ public:
             }
             if (releaseSyncAll()) progressed = true;
             if (releaseMeets()) progressed = true;
+            if (releaseClusterMeet()) progressed = true;
             bool done = true;
             for (size_t g = 0; g < G; ++g) done = done && pc_[g] >= events_[g].size();
             if (done) return std::nullopt;
@@ -645,27 +826,28 @@ public:
 private:
     struct BarrierState {
         int64_t expected = 0, pending = 0, completed = 0;
+        int64_t tx = 0;   // loads whose bytes the phase expects and that have not landed (negative: landed first)
         Clock pendingClock;
         std::vector<Clock> phaseClocks;
     };
-    // A recorded access: its group's own clock component at it is all the
-    // ordering test needs (a later access of another group is ordered after
-    // it when that group knows this stamp); `serial` counts accesses across
-    // groups, so that a race names the earliest access it conflicts with.
+    // A recorded access: its agent's own clock component at it is all the
+    // ordering test needs (a later access of another agent is ordered after
+    // it when that agent knows this stamp); `serial` counts accesses across
+    // agents, so that a race names the earliest access it conflicts with.
     struct Access {
         int64_t stamp;
         uint64_t serial;
         const Event *event;
     };
-    // The accesses of one buffer by group, in stamp order: those of group h
-    // another group g does not know of yet are the suffix above clock[h].
+    // The accesses of one buffer by agent, in stamp order: those of agent h
+    // another agent g does not know of yet are the suffix above clock[h].
     struct Accesses {
         std::vector<std::vector<Access>> byGroup;
         std::vector<size_t> pruneAt;
     };
 
-    BarrierState &barrier(const ir::BufferNode *b, int64_t element) {
-        auto key = std::make_pair(b, element);
+    BarrierState &barrier(const ir::BufferNode *b, int64_t element, int64_t block) {
+        auto key = std::make_pair(b, element * currentAgents.blocks + block);
         auto it = barriers_.find(key);
         if (it != barriers_.end()) return it->second;
         BarrierState s;
@@ -673,53 +855,82 @@ private:
         s.pendingClock = Clock(slots(), 0);
         return barriers_.emplace(key, s).first->second;
     }
+    // The phase completes once every arrival and every expected load's bytes have come.
+    void completeIfDone(BarrierState &b) {
+        if (b.pending != 0 || b.tx != 0) return;
+        ++b.completed;
+        b.phaseClocks.push_back(b.pendingClock);
+        b.pendingClock = Clock(slots(), 0);
+        b.pending = b.expected;
+    }
 
-    // One event of group g: true if it ran, false if it blocks, nullopt when the group is done.
+    // One event of agent g: true if it ran, false if it blocks, nullopt when the agent is done.
     std::optional<bool> step(size_t g) {
         if (pc_[g] >= events_[g].size()) return std::nullopt;
         const Event &e = events_[g][pc_[g]];
         Clock &clock = clocks_[g];
         switch (e.kind) {
-        case Event::SyncAll: return false;   // released by releaseSyncAll
-        case Event::Meet: return false;      // released by releaseMeets
+        case Event::SyncAll: return false;       // released by releaseSyncAll
+        case Event::Meet: return false;          // released by releaseMeets
+        case Event::ClusterMeet: return false;   // released by releaseClusterMeet
         default: break;
         }
-        if ((e.kind == Event::Arrive || e.kind == Event::Wait) && e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
+        bool onBarrier = e.kind == Event::Arrive || e.kind == Event::Wait || e.kind == Event::Expect || e.kind == Event::Land;
+        if (onBarrier && e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
             problem_ = Problem{e.span,
                                "barrier index " + std::to_string(e.element) + " is out of range for '" + e.buffer->name + "' (" +
                                    std::to_string(e.buffer->arriveCounts.size()) + " barriers) for " + describe(e, g),
                                {}};
             return false;
         }
+        if (onBarrier && e.element >= 0 && (e.block < 0 || e.block >= currentAgents.blocks)) {
+            problem_ = Problem{e.span,
+                               barrierText(e) + " does not exist: the cluster has " +
+                                   std::to_string(currentAgents.blocks) + " block" + (currentAgents.blocks == 1 ? "" : "s") + " (ranks 0 to " +
+                                   std::to_string(currentAgents.blocks - 1) + "); " + describe(e, g) + " arrives on it",
+                               {}};
+            return false;
+        }
         switch (e.kind) {
         case Event::SyncAll:
-        case Event::Meet: return false;
+        case Event::Meet:
+        case Event::ClusterMeet: return false;
         case Event::Arrive: {
             if (e.element < 0) return skip(g);
-            BarrierState &b = barrier(e.buffer, e.element);
+            BarrierState &b = barrier(e.buffer, e.element, e.block);
             b.pending -= e.arrivals;
             b.pendingClock = join(b.pendingClock, clock);
-            // A commit: the group's MMAs so far complete before this arrival.
+            // A commit: the agent's MMAs so far complete before this arrival.
             if (e.byMma) b.pendingClock[mmaSlot(g)] = std::max(b.pendingClock[mmaSlot(g)], mmaStamp_[g]);
             if (b.pending < 0) {
                 problem_ = Problem{e.span,
-                                   "'" + e.buffer->name + "[" + std::to_string(e.element) + "]' receives more arrivals in one phase than its arrive count of " +
-                                       std::to_string(b.expected) + ": " + describe(e, g) + " brings " + std::to_string(e.arrivals) +
-                                       " more when only " + std::to_string(b.pending + e.arrivals) + " are missing",
+                                   barrierText(e) + " receives more arrivals in one phase than its arrive count of " + std::to_string(b.expected) +
+                                       ": " + describe(e, g) + " brings " + std::to_string(e.arrivals) + " more when only " +
+                                       std::to_string(b.pending + e.arrivals) + " are missing",
                                    {}};
                 return false;
             }
-            if (b.pending == 0) {
-                ++b.completed;
-                b.phaseClocks.push_back(b.pendingClock);
-                b.pendingClock = Clock(slots(), 0);
-                b.pending = b.expected;
+            completeIfDone(b);
+            break;
+        }
+        case Event::Expect:
+        case Event::Land: {
+            if (e.element < 0) return skip(g);
+            BarrierState &b = barrier(e.buffer, e.element, e.block);
+            if (e.kind == Event::Expect) {
+                b.tx += e.arrivals;
+            } else {
+                // The bytes land after the writes of the agent's loads so far
+                // (not its own program's accesses: complete_tx releases none).
+                b.tx -= e.arrivals;
+                if (loads_) b.pendingClock[loadSlot(g)] = std::max(b.pendingClock[loadSlot(g)], loadStamp_[g]);
             }
+            completeIfDone(b);
             break;
         }
         case Event::Wait: {
             if (e.element < 0 || e.parity < 0) return skip(g);
-            BarrierState &b = barrier(e.buffer, e.element);
+            BarrierState &b = barrier(e.buffer, e.element, e.block);
             if (b.completed % 2 == e.parity) return false;   // that phase has not completed
             if (b.completed > 0) clock = join(clock, b.phaseClocks.back());
             break;
@@ -728,9 +939,10 @@ private:
         case Event::Write: {
             // Only roles' accesses of each other are ordered by the protocol
             // alone: insert-syncs puts a barrier between the block's own
-            // code and any access it conflicts with.
-            if (!e.inRole) break;
-            Accesses &seen = accesses_[e.buffer];
+            // code and any access it conflicts with. Not so between blocks.
+            bool cross = !crossBlock_.empty() && crossBlock_.count(e.buffer) > 0;
+            if (!e.inRole && !cross) break;
+            Accesses &seen = accesses_[std::make_pair(e.buffer, e.block)];
             if (seen.byGroup.empty()) {
                 seen.byGroup.resize(slots());
                 seen.pruneAt.assign(slots(), 256);
@@ -740,37 +952,47 @@ private:
             for (size_t h = 0; h < slots(); ++h) {
                 if (h == g) continue;
                 const std::vector<Access> &list = seen.byGroup[h];
+                bool sameBlock = cross && blockOfSlot(h) == blockOfSlot(g);
                 // Ordered: what happened before this (stamps up to what g knows of h).
                 auto first = std::upper_bound(list.begin(), list.end(), clock[h], [](int64_t known, const Access &a) { return known < a.stamp; });
                 for (auto a = first; a != list.end(); ++a) {
                     if (a->event->kind == Event::Read && e.kind == Event::Read) continue;
+                    // One block's own code and a role of it: ordered by insert-syncs.
+                    if (sameBlock && (!a->event->inRole || !e.inRole)) continue;
                     if (!overlap(a->event->box, e.box)) continue;
                     if (!race || a->serial < race->serial) race = &*a, raceGroup = h;
                     break;
                 }
             }
             if (race) {
-                // The MMAs a group issued access their operands until a
-                // tcgen05.commit of the group arrives and that phase completes.
-                bool mmas = raceGroup >= events_.size(), write = race->event->kind == Event::Write;
+                // The MMAs an agent issued access their operands until a
+                // tcgen05.commit of the agent arrives and that phase
+                // completes; a TMA load writes until its bytes complete a phase.
+                const size_t A = events_.size();
+                bool mmas = raceGroup >= A && raceGroup < 2 * A, loads = raceGroup >= 2 * A, write = race->event->kind == Event::Write;
                 std::string what = std::string(e.kind == Event::Write ? "write" : "read") + (e.byMma ? "" : "s");
                 std::string other = std::string(write ? "write" : "read") + (mmas ? "" : "s");
-                std::string by = e.byMma ? "the tcgen05 MMAs " + describe(e, g) + " issues" : describe(e, g);
-                std::string them = mmas ? "the tcgen05 MMAs " + describe(*race->event, raceGroup - events_.size()) + " issued" : describe(*race->event, raceGroup);
+                std::string by = e.byMma ? "the tcgen05 MMAs " + describe(e, g) + " issues" : e.byLoad ? "the TMA load " + describe(e, g) + " issues" : describe(e, g);
+                std::string them = mmas    ? "the tcgen05 MMAs " + describe(*race->event, raceGroup - A) + " issued"
+                                   : loads ? "the TMA load " + describe(*race->event, raceGroup - 2 * A) + " issued"
+                                           : describe(*race->event, raceGroup);
                 std::string until = mmas ? " (they " + std::string(write ? "write" : "read") +
                                                " it until a tcgen05.commit of theirs arrives on an mbarrier and that phase completes: wait for "
                                                "the phase before reusing the elements)"
-                                         : "";
+                                  : loads ? " (it writes them until its bytes complete a phase of its mbarrier: wait for that phase before "
+                                            "using the elements)"
+                                          : "";
+                std::string buffer = "'" + e.buffer->name + "'" + (currentAgents.blocks > 1 ? " of block " + std::to_string(e.block) : "");
                 problem_ = Problem{e.span,
-                                   "race on shared buffer '" + e.buffer->name + "': " + by + " " + what + " it here while " + them + " " + other +
+                                   "race on shared buffer " + buffer + ": " + by + " " + what + " it here while " + them + " " + other +
                                        " the same elements with no barrier phase ordering the two" + until,
                                    {{race->event->span, "the other access, by " + them}}};
                 return false;
             }
             // The MMAs' accesses are their own: only a wait on the phase a
-            // later commit completes orders them, not the issuing group's program.
-            size_t slot = e.byMma ? mmaSlot(g) : g;
-            seen.byGroup[slot].push_back({e.byMma ? ++mmaStamp_[g] : clock[g], serial_++, &e});
+            // later commit completes orders them, not the issuing agent's program.
+            size_t slot = e.byMma ? mmaSlot(g) : e.byLoad ? loadSlot(g) : g;
+            seen.byGroup[slot].push_back({e.byMma ? ++mmaStamp_[g] : e.byLoad ? ++loadStamp_[g] : clock[g], serial_++, &e});
             if (seen.byGroup[slot].size() >= seen.pruneAt[slot]) prune(seen, slot);
             break;
         }
@@ -785,33 +1007,39 @@ private:
         return true;
     }
 
-    // All groups that are not done wait at a block barrier: they pass it together.
+    // All agents of a block that are not done wait at a block barrier: they pass it together.
     bool releaseSyncAll() {
-        size_t G = events_.size();
+        const size_t groups = static_cast<size_t>(currentAgents.groups);
         bool any = false;
-        for (size_t g = 0; g < G; ++g) {
-            if (pc_[g] >= events_[g].size()) continue;
-            if (events_[g][pc_[g]].kind != Event::SyncAll) return false;
+        for (size_t first = 0; first < events_.size(); first += groups) {
+            const size_t end = std::min(first + groups, events_.size());
+            bool all = true, some = false;
+            for (size_t g = first; g < end && all; ++g) {
+                if (pc_[g] >= events_[g].size()) continue;
+                all = events_[g][pc_[g]].kind == Event::SyncAll;
+                some = true;
+            }
+            if (!all || !some) continue;
+            Clock joined(slots(), 0);
+            for (size_t g = first; g < end; ++g) joined = join(joined, clocks_[g]);
+            for (size_t g = first; g < end; ++g) {
+                if (pc_[g] >= events_[g].size()) continue;
+                clocks_[g] = joined;
+                ++clocks_[g][g];
+                ++pc_[g];
+            }
             any = true;
         }
-        if (!any) return false;
-        Clock all(slots(), 0);
-        for (size_t g = 0; g < G; ++g) all = join(all, clocks_[g]);
-        for (size_t g = 0; g < G; ++g) {
-            if (pc_[g] >= events_[g].size()) continue;
-            clocks_[g] = all;
-            ++clocks_[g][g];
-            ++pc_[g];
-        }
-        return true;
+        return any;
     }
 
-    // The groups waiting at a named barrier pass it together once as many
-    // as it joins have come.
+    // The agents of a block waiting at a named barrier pass it together
+    // once as many as it joins have come.
     bool releaseMeets() {
-        std::map<int64_t, std::vector<size_t>> waiting;
+        std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> waiting;   // by block and barrier id
         for (size_t g = 0; g < events_.size(); ++g)
-            if (pc_[g] < events_[g].size() && events_[g][pc_[g]].kind == Event::Meet) waiting[events_[g][pc_[g]].barrierId].push_back(g);
+            if (pc_[g] < events_[g].size() && events_[g][pc_[g]].kind == Event::Meet)
+                waiting[{currentAgents.blockOf(static_cast<int64_t>(g)), events_[g][pc_[g]].barrierId}].push_back(g);
         bool any = false;
         for (const auto &[id, groups] : waiting) {
             if (static_cast<int64_t>(groups.size()) < events_[groups.front()][pc_[groups.front()]].groups) continue;
@@ -827,37 +1055,62 @@ private:
         return any;
     }
 
-    Problem deadlock() {
-        Problem p;
+    // Every agent of the cluster that is not done waits at a cluster barrier: they pass it together.
+    bool releaseClusterMeet() {
+        bool some = false;
         for (size_t g = 0; g < events_.size(); ++g) {
             if (pc_[g] >= events_[g].size()) continue;
-            const Event &e = events_[g][pc_[g]];
-            std::string text;
-            if (e.kind == Event::Meet) {
-                int64_t come = 0;
-                for (size_t h = 0; h < events_.size(); ++h)
-                    come += pc_[h] < events_[h].size() && events_[h][pc_[h]].kind == Event::Meet && events_[h][pc_[h]].barrierId == e.barrierId;
-                text = describe(e, g) + " waits at named barrier " + std::to_string(e.barrierId) + " for " + currentAgents.of(e.groups) + ", of which " + std::to_string(come) + " have come";
-                if (p.message.empty()) {
-                    p.where = e.span;
-                    p.message = "barrier protocol deadlock: " + text + "; no " + std::string(currentAgents.name) + " can arrive any more";
-                } else {
-                    p.notes.push_back({e.span, "also blocked: " + text});
-                }
-                continue;
-            }
-            if (e.kind != Event::Wait) continue;
-            const BarrierState &b = barrier(e.buffer, e.element);
-            text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
-                               std::to_string(e.element) + "]', which has completed " + std::to_string(b.completed) + " phase" +
-                               (b.completed == 1 ? "" : "s") + " and has " + std::to_string(b.expected - b.pending) + " of its " +
-                               std::to_string(b.expected) + " arrivals for the next";
+            if (events_[g][pc_[g]].kind != Event::ClusterMeet) return false;
+            some = true;
+        }
+        if (!some) return false;
+        Clock all(slots(), 0);
+        for (size_t g = 0; g < events_.size(); ++g) all = join(all, clocks_[g]);
+        for (size_t g = 0; g < events_.size(); ++g) {
+            if (pc_[g] >= events_[g].size()) continue;
+            clocks_[g] = all;
+            ++clocks_[g][g];
+            ++pc_[g];
+        }
+        return true;
+    }
+
+    Problem deadlock() {
+        Problem p;
+        auto add = [&](const Event &e, const std::string &text) {
             if (p.message.empty()) {
                 p.where = e.span;
                 p.message = "barrier protocol deadlock: " + text + "; no " + std::string(currentAgents.name) + " can arrive any more";
             } else {
                 p.notes.push_back({e.span, "also blocked: " + text});
             }
+        };
+        for (size_t g = 0; g < events_.size(); ++g) {
+            if (pc_[g] >= events_[g].size()) continue;
+            const Event &e = events_[g][pc_[g]];
+            if (e.kind == Event::Meet) {
+                int64_t come = 0;
+                for (size_t h = 0; h < events_.size(); ++h)
+                    come += pc_[h] < events_[h].size() && events_[h][pc_[h]].kind == Event::Meet && events_[h][pc_[h]].barrierId == e.barrierId &&
+                            currentAgents.blockOf(static_cast<int64_t>(h)) == currentAgents.blockOf(static_cast<int64_t>(g));
+                add(e, describe(e, g) + " waits at named barrier " + std::to_string(e.barrierId) + " for " + currentAgents.of(e.groups) + ", of which " +
+                           std::to_string(come) + " have come");
+                continue;
+            }
+            if (e.kind == Event::ClusterMeet) {
+                add(e, describe(e, g) + " waits at a cluster barrier for every " + std::string(currentAgents.name) + " of the cluster's " +
+                           std::to_string(currentAgents.blocks) + " blocks");
+                continue;
+            }
+            if (e.kind != Event::Wait) continue;
+            const BarrierState &b = barrier(e.buffer, e.element, e.block);
+            std::string text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
+                               std::to_string(e.element) + "]', which has completed " + std::to_string(b.completed) + " phase" +
+                               (b.completed == 1 ? "" : "s") + " and has " + std::to_string(b.expected - b.pending) + " of its " +
+                               std::to_string(b.expected) + " arrivals for the next";
+            if (b.tx > 0) text += ", and waits for the bytes of " + std::to_string(b.tx) + " TMA load" + (b.tx == 1 ? "" : "s");
+            if (b.tx < 0) text += ", and has the bytes of " + std::to_string(-b.tx) + " TMA load" + (b.tx == -1 ? "" : "s") + " that no expect_tx counted";
+            add(e, text);
         }
         if (p.message.empty()) {
             p.where = kernel_.span;
@@ -869,19 +1122,25 @@ private:
     const std::vector<std::vector<Event>> &events_;
     const ir::Kernel &kernel_;
     std::vector<size_t> pc_;
-    std::vector<Clock> clocks_;   // per group: a component per group, then one per group's MMAs
-    std::vector<int64_t> mmaStamp_;   // per group: its MMAs' accesses so far
-    size_t slots() const { return 2 * events_.size(); }
+    std::vector<Clock> clocks_;   // per agent: a component per agent, then one per agent's MMAs (and one per agent's loads)
+    std::vector<int64_t> mmaStamp_;   // per agent: its MMAs' accesses so far
+    std::vector<int64_t> loadStamp_;  // per agent: its TMA loads' writes so far
+    bool loads_ = false;              // some agent's TMA loads are followed (Event::byLoad): a third slot per agent
+    size_t slots() const { return (loads_ ? 3 : 2) * events_.size(); }
     size_t mmaSlot(size_t g) const { return events_.size() + g; }
+    size_t loadSlot(size_t g) const { return 2 * events_.size() + g; }
+    int64_t blockOfSlot(size_t slot) const { return currentAgents.blockOf(static_cast<int64_t>(slot % events_.size())); }
+    // By buffer and element * blocks + block.
     std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
-    std::map<const ir::BufferNode *, Accesses> accesses_;   // by buffer
+    std::map<std::pair<const ir::BufferNode *, int32_t>, Accesses> accesses_;   // by buffer and the block whose it is
+    std::set<const ir::BufferNode *> crossBlock_;
     uint64_t serial_ = 0;
 
-    // An access every other group has synchronised past (their clocks have
+    // An access every other agent has synchronised past (their clocks have
     // seen it) cannot race with anything to come: drop it, so that the check
     // of each access looks at the unordered window only.
-    // Drops group g's accesses of one buffer that every other group already
-    // knows of (a group that is done accesses nothing more).
+    // Drops agent g's accesses of one buffer that every other agent already
+    // knows of (an agent that is done accesses nothing more).
     void prune(Accesses &accesses, size_t g) {
         int64_t known = std::numeric_limits<int64_t>::max();
         for (size_t h = 0; h < clocks_.size(); ++h)
@@ -913,17 +1172,22 @@ bool hasDynamicLoop(const ir::Kernel &k) {
 
 // The ways to try the kernel's branches on run-time conditions (alike in
 // every thread): with up to three such conditions (as its unrolled run meets
-// them), every combination; with more, all taken and none taken.
-std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t groups, int64_t trips,
-                                   const std::optional<BlockIndex> &block) {
+// them), every combination; with more, all taken and none taken. In a
+// cluster, every block goes the same way at a condition written alike in
+// them (one that reads the block's rank is a condition of each block).
+std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t trips,
+                                   const std::optional<BlockIndex> &cluster) {
     BranchWays all;
     std::vector<Condition> keys;
-    for (int64_t g = 0; g < groups; ++g) {
-        Unroller u(kernel, uniformity, g, trips, all, block);
-        u.walk(kernel.body);
-        for (const Condition &c : u.conditions)
-            if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
-    }
+    for (int64_t r = 0; r < currentAgents.blocks; ++r)
+        for (int64_t g = 0; g < currentAgents.groups; ++g) {
+            std::optional<BlockIndex> block;
+            if (cluster) block = blockOfRank(kernel, *cluster, r);
+            Unroller u(kernel, uniformity, g, r, trips, all, block);
+            u.walk(kernel.body);
+            for (const Condition &c : u.conditions)
+                if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
+        }
     if (keys.empty()) return {all};
     BranchWays none;
     none.otherwise = false;
@@ -940,39 +1204,46 @@ std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformit
     return out;
 }
 
-// The blocks of a grid of constant size, or 0.
-int64_t gridBlocks(const ir::Kernel &kernel) {
-    int64_t n = 1;
-    for (const Expr &e : kernel.grid) {
-        std::optional<int64_t> d = ir::constInt(ir::simplify(e));
-        if (!d || *d <= 0) return 0;
-        n *= *d;
+// The grid's size in blocks per dimension, when constant.
+std::optional<BlockIndex> gridDims(const ir::Kernel &kernel) {
+    BlockIndex dims{1, 1, 1};
+    for (size_t d = 0; d < kernel.grid.size() && d < 3; ++d) {
+        std::optional<int64_t> n = ir::constInt(ir::simplify(kernel.grid[d]));
+        if (!n || *n <= 0) return std::nullopt;
+        dims[d] = *n;
     }
-    return n;
+    return dims;
 }
 
-// The grid's blocks in classes that go the same way at `conditions`
-// (expressions of the block index: a persistent loop's `tile < tiles` for
-// each wave), each class in linear block order. None when that cannot be
-// told: a grid of run-time size (or more than 65,536 blocks), a condition
-// that depends on more than the block index, more than 8 classes, or a
-// cluster (its blocks arrive on each other's barriers, so one block's
-// protocol is not its own).
-std::optional<std::vector<std::vector<BlockIndex>>> blockClasses(const ir::Kernel &kernel, const std::vector<Expr> &conditions) {
+// A condition of the block index (with a block's rank known), and the rank
+// of the block it is a condition of.
+using BlockCondition = std::pair<Expr, int64_t>;
+
+// The grid's clusters (its blocks, without a cluster) in classes that go the
+// same way at `conditions` (expressions of the block index: a persistent
+// loop's `tile < tiles` for each wave, each for the block of its rank), each
+// class as the first blocks of its clusters in linear order. None when that
+// cannot be told: a grid of run-time size (or more than 65,536 blocks, or not
+// whole clusters), a condition that depends on more than the block index, or
+// more than 8 classes.
+std::optional<std::vector<std::vector<BlockIndex>>> blockClasses(const ir::Kernel &kernel, const std::vector<BlockCondition> &conditions) {
     constexpr int64_t kMaxBlocks = 65536;
     constexpr size_t kMaxClasses = 8;
-    if (kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2] > 1) return std::nullopt;
-    const int64_t n = gridBlocks(kernel);
-    if (n == 0 || n > kMaxBlocks) return std::nullopt;
-    BlockIndex dims{1, 1, 1};
-    for (size_t d = 0; d < kernel.grid.size() && d < 3; ++d) dims[d] = *ir::constInt(ir::simplify(kernel.grid[d]));
+    std::optional<BlockIndex> dims = gridDims(kernel);
+    if (!dims || (*dims)[0] * (*dims)[1] * (*dims)[2] > kMaxBlocks) return std::nullopt;
+    BlockIndex clusters{1, 1, 1};
+    for (size_t d = 0; d < 3; ++d) {
+        if ((*dims)[d] % kernel.cluster[d] != 0) return std::nullopt;
+        clusters[d] = (*dims)[d] / kernel.cluster[d];
+    }
     std::map<std::vector<int64_t>, size_t> classOf;
     std::vector<std::vector<BlockIndex>> classes;
-    for (int64_t linear = 0; linear < n; ++linear) {
-        BlockIndex b{linear % dims[0], linear / dims[0] % dims[1], linear / (dims[0] * dims[1])};
+    for (int64_t linear = 0; linear < clusters[0] * clusters[1] * clusters[2]; ++linear) {
+        BlockIndex origin{linear % clusters[0] * kernel.cluster[0], linear / clusters[0] % clusters[1] * kernel.cluster[1],
+                          linear / (clusters[0] * clusters[1]) * kernel.cluster[2]};
         std::vector<int64_t> way;
-        for (const Expr &c : conditions) {
-            std::optional<int64_t> v = valueInBlock(c, b);
+        for (const auto &[c, rank] : conditions) {
+            std::optional<int64_t> v = valueInBlock(c, blockOfRank(kernel, origin, rank));
             if (!v) return std::nullopt;
             way.push_back(*v != 0);
         }
@@ -981,7 +1252,7 @@ std::optional<std::vector<std::vector<BlockIndex>>> blockClasses(const ir::Kerne
             if (classes.size() == kMaxClasses) return std::nullopt;
             classes.emplace_back();
         }
-        classes[it->second].push_back(b);
+        classes[it->second].push_back(origin);
     }
     return classes;
 }
@@ -998,45 +1269,70 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     ir::forEachStmt(kernel.body, [&](const Stmt &s) {
         if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s); w && !w->wholeWarpGroups()) currentAgents = Agents{32, "warp"};
     });
-    int64_t groups = std::max<int64_t>(1, kernel.threads / currentAgents.threads);
+    // A block of fewer threads than an agent is one agent of them all; a
+    // last, partial warp group is an agent of its threads.
+    currentAgents.blockThreads = std::max<int64_t>(1, kernel.threads);
+    const int64_t groups = std::max<int64_t>(1, (kernel.threads + currentAgents.threads - 1) / currentAgents.threads);
+    currentAgents.groups = groups;
+    // The blocks of a cluster arrive on each other's barriers and access
+    // each other's shared memory: one cluster's blocks run together.
+    constexpr int64_t kMaxClusterBlocks = 16;
+    const int64_t clusterBlocks = std::max<int64_t>(1, kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2]);
+    if (clusterBlocks > kMaxClusterBlocks) {
+        ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: its cluster has more than " +
+                                           std::to_string(kMaxClusterBlocks) + " blocks",
+                          "unchecked-protocol");
+        return kernel;
+    }
+    currentAgents.blocks = clusterBlocks;
+    ir::forEachExpr(kernel.body, [&](const Expr &e) {
+        const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e);
+        if (r && r->special == ir::SpecialKind::ClusterCtaRank) currentAgents.readsRank = true;
+    });
+    const int64_t agents = clusterBlocks * groups;
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
     ir::Uniformity uniformity(kernel.body);
     size_t totalEvents = 0, schedules = 0;
-    // Runs the protocol of one block (`block`, or any block when none):
-    // false when it was reported or cannot be checked (`unknown` then holds
-    // the branches on run-time conditions with barrier operations).
+    // Runs the protocol of one cluster (the one whose first block is
+    // `cluster`, or any when none; without a cluster, one block): false
+    // when it was reported or cannot be checked (`unknown` then holds the
+    // branches on run-time conditions with barrier operations).
     std::vector<SourceRange> unknown;
-    std::vector<Expr> unknownConditions;
-    std::vector<std::pair<Expr, int64_t>> blockChoices;
-    auto check = [&](const std::optional<BlockIndex> &block) {
-        for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, groups, t, block)) {
+    std::vector<BlockCondition> unknownConditions;
+    std::vector<std::pair<BlockCondition, int64_t>> blockChoices;   // (condition, rank), value
+    auto check = [&](const std::optional<BlockIndex> &cluster) {
+        for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, t, cluster)) {
             std::vector<std::vector<Event>> events;
-            for (int64_t g = 0; g < groups; ++g) {
-                Unroller u(kernel, uniformity, g, t, ways, block);
-                u.walk(kernel.body);
-                if (u.overflow) {
-                    ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
-                                                       std::to_string(kMaxEvents) + " barrier and shared-memory operations per " + std::string(currentAgents.name),
-                                      "unchecked-protocol");
-                    return false;
+            for (int64_t r = 0; r < clusterBlocks; ++r)
+                for (int64_t g = 0; g < groups; ++g) {
+                    std::optional<BlockIndex> block;
+                    if (cluster) block = blockOfRank(kernel, *cluster, r);
+                    Unroller u(kernel, uniformity, g, r, t, ways, block);
+                    u.walk(kernel.body);
+                    if (u.overflow) {
+                        ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
+                                                           std::to_string(kMaxEvents) + " barrier and shared-memory operations per " +
+                                                           std::string(currentAgents.name),
+                                          "unchecked-protocol");
+                        return false;
+                    }
+                    // Arrivals that may or may not happen cannot be simulated: no verdict at all.
+                    unknown.insert(unknown.end(), u.unknownBranches.begin(), u.unknownBranches.end());
+                    for (const Expr &c : u.unknownConditions) unknownConditions.push_back({c, r});
+                    for (const auto &[e, v] : u.blockChoices) blockChoices.push_back({{e, r}, v});
+                    totalEvents += u.events.size();
+                    events.push_back(std::move(u.events));
                 }
-                // Arrivals that may or may not happen cannot be simulated: no verdict at all.
-                if (!u.unknownBranches.empty()) {
-                    unknown = u.unknownBranches;
-                    unknownConditions = u.unknownConditions;
-                    return false;
-                }
-                blockChoices.insert(blockChoices.end(), u.blockChoices.begin(), u.blockChoices.end());
-                totalEvents += u.events.size();
-                events.push_back(std::move(u.events));
-            }
+            if (!unknown.empty()) return false;
             Simulator sim(events, kernel);
-            for (int64_t order = -1; order < groups; ++order) {
+            for (int64_t order = -1; order < agents; ++order) {
                 ++schedules;
                 if (std::optional<Problem> p = sim.run(order)) {
                     Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
                     for (const auto &[where, text] : p->notes) d.note(where, text);
-                    if (block) d.note({}, "in block " + blockText(*block));
+                    if (cluster && clusterBlocks > 1) d.note({}, "in the cluster of blocks " + blockText(*cluster) + " to " +
+                                                                     blockText(blockOfRank(kernel, *cluster, clusterBlocks - 1)));
+                    else if (cluster) d.note({}, "in block " + blockText(*cluster));
                     if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
                     if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
                     ctx.diags.report(std::move(d));
@@ -1048,12 +1344,13 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     };
     // Branches with barrier operations on the block index (a persistent
     // loop's last wave, which some blocks skip) go each block's own way. The
-    // grid's blocks fall into classes that go alike at every such branch;
-    // the check runs one block of each, then makes sure every decision the
-    // block index made in that run (a branch, a loop's bounds, nested ones
-    // included) is the same in every block of its class.
-    std::vector<BlockIndex> blocks;
-    size_t totalBlocks = 0;
+    // grid's blocks (its clusters, with a cluster) fall into classes that go
+    // alike at every such branch; the check runs one of each, then makes
+    // sure every decision the block index made in that run (a branch, a
+    // loop's bounds, nested ones included) is the same in every block of
+    // its class (in the block of the same rank of every cluster of it).
+    std::vector<BlockIndex> representatives;
+    size_t totalMembers = 0;
     if (!check(std::nullopt)) {
         if (unknown.empty()) return kernel;   // reported, or too long to run
         std::optional<std::vector<std::vector<BlockIndex>>> classes = blockClasses(kernel, unknownConditions);
@@ -1067,13 +1364,14 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 checked = false;
                 break;
             }
-            std::map<std::string, std::pair<Expr, int64_t>> distinct;
-            for (const auto &[e, v] : blockChoices) distinct.emplace(ir::toString(e) + " = " + std::to_string(v), std::make_pair(e, v));
+            std::map<std::string, std::pair<BlockCondition, int64_t>> distinct;
+            for (const auto &[choice, v] : blockChoices)
+                distinct.emplace(std::to_string(choice.second) + ": " + ir::toString(choice.first) + " = " + std::to_string(v), std::make_pair(choice, v));
             for (const auto &[key, choice] : distinct)
-                for (const BlockIndex &b : members)
-                    if (valueInBlock(choice.first, b) != choice.second) checked = false;
-            blocks.push_back(members.front());
-            totalBlocks += members.size();
+                for (const BlockIndex &origin : members)
+                    if (valueInBlock(choice.first.first, blockOfRank(kernel, origin, choice.first.second)) != choice.second) checked = false;
+            representatives.push_back(members.front());
+            totalMembers += members.size();
         }
         if (!checked) {
             std::set<std::string> warned;   // a branch in a loop is met once per iteration
@@ -1093,15 +1391,26 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     d.where = kernel.span;
     d.op = "barrier protocol of '" + kernel.name + "'";
     d.choice = "checked";
-    d.why = currentAgents.of(groups) + ", " + std::to_string(totalEvents) +
-            " barrier and shared-memory operations, " + std::to_string(schedules) + " schedules: no deadlock, no over-arrival, no unordered shared access";
-    if (!blocks.empty()) {
+    d.why = (clusterBlocks > 1 ? std::to_string(clusterBlocks) + " blocks of a cluster x " : std::string()) + currentAgents.of(groups) + ", " +
+            std::to_string(totalEvents) + " barrier and shared-memory operations, " + std::to_string(schedules) +
+            " schedules: no deadlock, no over-arrival, no unordered shared access";
+    if (clusterBlocks > 1)
+        d.details.push_back("the " + std::to_string(clusterBlocks) +
+                            " blocks of a cluster run together: each knows its rank (block_rank_in_cluster()), arrives on the barriers of the "
+                            "blocks it names and accesses their shared memory");
+    if (!representatives.empty()) {
         std::string which;
-        for (const BlockIndex &b : blocks) which += (which.empty() ? "" : ", ") + blockText(b);
-        d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): the " + std::to_string(totalBlocks) +
-                            " blocks fall into " + std::to_string(blocks.size()) + " class" + (blocks.size() == 1 ? "" : "es") +
-                            " that take the same branches and loop bounds; run for block" + (blocks.size() == 1 ? " " : "s ") + which +
-                            ", one of each");
+        for (const BlockIndex &b : representatives) which += (which.empty() ? "" : ", ") + blockText(b);
+        const bool one = representatives.size() == 1;
+        if (clusterBlocks > 1)
+            d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): the " + std::to_string(totalMembers) +
+                                " clusters fall into " + std::to_string(representatives.size()) + " class" + (one ? "" : "es") +
+                                " that take the same branches and loop bounds; run for the cluster" + (one ? " of block " : "s of blocks ") + which +
+                                ", one of each");
+        else
+            d.details.push_back("barrier operations depend on the block index (a persistent loop's last wave, say): the " + std::to_string(totalMembers) +
+                                " blocks fall into " + std::to_string(representatives.size()) + " class" + (one ? "" : "es") +
+                                " that take the same branches and loop bounds; run for block" + (one ? " " : "s ") + which + ", one of each");
     }
     // The roles, as the simulation ran them (a branch on the thread index with tile work is one too).
     ir::forEachStmt(kernel.body, [&](const Stmt &x) {

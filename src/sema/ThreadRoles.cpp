@@ -88,8 +88,9 @@ private:
         };
         // A condition may also hold for some blocks only (`cta_id == 0 && tx
         // < 64`, TileLang's 2-CTA MMA warp): its role runs the body under
-        // that block condition. The threads of other blocks would go on down
-        // the chain, so such a condition ends it.
+        // that block condition. The threads of other blocks go on down the
+        // chain, so no later condition may hold for any of them (and no else
+        // branch may follow).
         auto guarded = [&](const Guard &g, const ir::Stmt &body, SourceRange span) {
             return g.blocks ? ir::Stmt(std::make_shared<ir::IfThenElse>(g.blocks, body, nullptr, span)) : body;
         };
@@ -109,20 +110,24 @@ private:
             for (int64_t t = taken.lo; t < taken.hi; ++t) rest[static_cast<size_t>(t)] = false;
             return taken;
         };
+        std::vector<ThreadRange> blockGuarded;   // the ranges of branches under a block condition so far
         for (const ir::IfThenElse *i = &first; i;) {
             std::optional<Guard> g = guardOf(i->cond);
             if (!g) return std::nullopt;
+            for (const ThreadRange &r : blockGuarded)
+                if (!(r & g->threads).empty()) return std::nullopt;
             std::optional<ThreadRange> taken = take(g->threads);
             if (!taken) return std::nullopt;
             branches.push_back({*taken, guarded(*g, i->thenBody, i->span), i->span});
+            if (g->blocks) blockGuarded.push_back(*taken);
             if (!i->elseBody) break;
-            if (g->blocks) return std::nullopt;
             const ir::IfThenElse *next = ir::as<ir::IfThenElse>(i->elseBody);
             if (next && programBranches_.count(next) && guardOf(next->cond)) {
                 i = next;
                 continue;
             }
             // What the conditions leave for the else branch must be one range too.
+            if (!blockGuarded.empty()) return std::nullopt;
             std::optional<ThreadRange> others = take({0, threads_});
             if (!others) return std::nullopt;
             branches.push_back({*others, i->elseBody, i->span});
