@@ -3,11 +3,14 @@
 // 1. Unroll: per agent (a warp group, or a warp when a role is warps that are
 //    not whole warp groups), the list of events it executes (arrive, wait,
 //    shared read/write with the concrete box it touches, block barrier at
-//    the edges of ws(...) runs), with the loop values of each event.
-// 2. Simulate: agents step through their events; barrier phases complete
-//    after their arrive count; waits block on the parity; vector clocks give
-//    happens-before, and every shared access is compared with the earlier
-//    accesses of the other groups.
+//    the edges of ws(...) runs), with the loop values of each event. In a
+//    kernel with a cluster, the agents of every block of one cluster, each
+//    unrolled with its rank known (block_rank_in_cluster()).
+// 2. Simulate: agents step through their events; barrier phases (by
+//    barrier, element and block) complete after their arrive count and the
+//    bytes of the loads they expect; waits block on the parity; vector
+//    clocks give happens-before, and every shared access (by buffer and
+//    block) is compared with the earlier accesses of the other agents.
 // 3. Report the first problem at the statement that shows it.
 #include "passes/CheckBarriers.h"
 
@@ -60,10 +63,11 @@ Agents currentAgents;   // the kernel being checked's (checkBarriers sets it; on
 
 struct Event {
     // Expect: the load's transaction bytes a barrier's phase also waits
-    // for (in `arrivals` loads); Land: one load's bytes landing on it. Only
-    // loads whose bytes complete on another block's barrier (the CTA pair's
-    // load, a multicast) are followed this way; a load on the issuing
-    // block's own barrier adds and lands its bytes at once.
+    // for (in `arrivals` loads); Land: one load's bytes landing on it, which
+    // orders the load's write before the phase. Followed in a kernel with a
+    // cluster (where bytes may land on another block's barrier: the CTA
+    // pair's load, a multicast); in one block, a TMA load's write counts as
+    // made when it is issued, ordered by the issuer's later arrivals.
     // ClusterMeet: a cluster barrier (cluster_sync()) of every block.
     enum Kind { Arrive, Wait, Read, Write, SyncAll, Meet, ClusterMeet, Expect, Land } kind;
     const ir::BufferNode *buffer = nullptr;
@@ -90,9 +94,9 @@ struct Event {
 
 using Clock = std::vector<int64_t>;
 
-Clock join(Clock a, const Clock &b) {
+// a = a joined with b (what a knows and what b knows), in place.
+void join(Clock &a, const Clock &b) {
     for (size_t i = 0; i < a.size(); ++i) a[i] = std::max(a[i], b[i]);
-    return a;
 }
 
 bool overlap(const std::vector<ir::Interval> &a, const std::vector<ir::Interval> &b) {
@@ -411,10 +415,12 @@ public:
                     // the pair for the pair's MMAs), or copy_cluster's
                     // remote_barrier (on the barrier of dst_block).
                     if (group_ != (inRole_ ? roleFirstGroup_ : 0)) continue;
-                    std::vector<int64_t> to{rank_};
-                    if (pair) to = {rank_ & ~int64_t(1), rank_ | 1};
-                    else if (e.remote && copy && copy->dstBlock) to = {rankOf(copy->dstBlock)};
-                    for (int64_t b : to) {
+                    int64_t to[2] = {rank_, rank_};
+                    size_t blocks = 1;
+                    if (pair) to[0] = rank_ & ~int64_t(1), to[1] = rank_ | 1, blocks = 2;
+                    else if (e.remote && copy && copy->dstBlock) to[0] = rankOf(copy->dstBlock);
+                    for (size_t i = 0; i < blocks; ++i) {
+                        const int64_t b = to[i];
                         Event ev{Event::Arrive, e.barrier, e.index ? index(*e.index) : 0, 0, {}, s->span, {}};
                         ev.arrivals = 1;
                         ev.byMma = mma;
@@ -815,7 +821,7 @@ public:
             }
             if (releaseSyncAll()) progressed = true;
             if (releaseMeets()) progressed = true;
-            if (releaseClusterMeet()) progressed = true;
+            if (currentAgents.blocks > 1 && releaseClusterMeet()) progressed = true;
             bool done = true;
             for (size_t g = 0; g < G; ++g) done = done && pc_[g] >= events_[g].size();
             if (done) return std::nullopt;
@@ -828,7 +834,7 @@ private:
         int64_t expected = 0, pending = 0, completed = 0;
         int64_t tx = 0;   // loads whose bytes the phase expects and that have not landed (negative: landed first)
         Clock pendingClock;
-        std::vector<Clock> phaseClocks;
+        Clock phaseClock;   // the last completed phase's
     };
     // A recorded access: its agent's own clock component at it is all the
     // ordering test needs (a later access of another agent is ordered after
@@ -859,8 +865,8 @@ private:
     void completeIfDone(BarrierState &b) {
         if (b.pending != 0 || b.tx != 0) return;
         ++b.completed;
-        b.phaseClocks.push_back(b.pendingClock);
-        b.pendingClock = Clock(slots(), 0);
+        std::swap(b.phaseClock, b.pendingClock);
+        b.pendingClock.assign(slots(), 0);
         b.pending = b.expected;
     }
 
@@ -873,33 +879,12 @@ private:
         case Event::SyncAll: return false;       // released by releaseSyncAll
         case Event::Meet: return false;          // released by releaseMeets
         case Event::ClusterMeet: return false;   // released by releaseClusterMeet
-        default: break;
-        }
-        bool onBarrier = e.kind == Event::Arrive || e.kind == Event::Wait || e.kind == Event::Expect || e.kind == Event::Land;
-        if (onBarrier && e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
-            problem_ = Problem{e.span,
-                               "barrier index " + std::to_string(e.element) + " is out of range for '" + e.buffer->name + "' (" +
-                                   std::to_string(e.buffer->arriveCounts.size()) + " barriers) for " + describe(e, g),
-                               {}};
-            return false;
-        }
-        if (onBarrier && e.element >= 0 && (e.block < 0 || e.block >= currentAgents.blocks)) {
-            problem_ = Problem{e.span,
-                               barrierText(e) + " does not exist: the cluster has " +
-                                   std::to_string(currentAgents.blocks) + " block" + (currentAgents.blocks == 1 ? "" : "s") + " (ranks 0 to " +
-                                   std::to_string(currentAgents.blocks - 1) + "); " + describe(e, g) + " arrives on it",
-                               {}};
-            return false;
-        }
-        switch (e.kind) {
-        case Event::SyncAll:
-        case Event::Meet:
-        case Event::ClusterMeet: return false;
         case Event::Arrive: {
+            if (!onBarrier(e, g)) return false;
             if (e.element < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element, e.block);
             b.pending -= e.arrivals;
-            b.pendingClock = join(b.pendingClock, clock);
+            join(b.pendingClock, clock);
             // A commit: the agent's MMAs so far complete before this arrival.
             if (e.byMma) b.pendingClock[mmaSlot(g)] = std::max(b.pendingClock[mmaSlot(g)], mmaStamp_[g]);
             if (b.pending < 0) {
@@ -915,6 +900,7 @@ private:
         }
         case Event::Expect:
         case Event::Land: {
+            if (!onBarrier(e, g)) return false;
             if (e.element < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element, e.block);
             if (e.kind == Event::Expect) {
@@ -929,10 +915,11 @@ private:
             break;
         }
         case Event::Wait: {
+            if (!onBarrier(e, g)) return false;
             if (e.element < 0 || e.parity < 0) return skip(g);
             BarrierState &b = barrier(e.buffer, e.element, e.block);
             if (b.completed % 2 == e.parity) return false;   // that phase has not completed
-            if (b.completed > 0) clock = join(clock, b.phaseClocks.back());
+            if (b.completed > 0) join(clock, b.phaseClock);
             break;
         }
         case Event::Read:
@@ -942,7 +929,9 @@ private:
             // code and any access it conflicts with. Not so between blocks.
             bool cross = !crossBlock_.empty() && crossBlock_.count(e.buffer) > 0;
             if (!e.inRole && !cross) break;
-            Accesses &seen = accesses_[std::make_pair(e.buffer, e.block)];
+            std::vector<Accesses> &byBlock = accesses_[e.buffer];
+            if (byBlock.size() <= static_cast<size_t>(e.block)) byBlock.resize(static_cast<size_t>(e.block) + 1);
+            Accesses &seen = byBlock[static_cast<size_t>(e.block)];
             if (seen.byGroup.empty()) {
                 seen.byGroup.resize(slots());
                 seen.pruneAt.assign(slots(), 256);
@@ -952,6 +941,7 @@ private:
             for (size_t h = 0; h < slots(); ++h) {
                 if (h == g) continue;
                 const std::vector<Access> &list = seen.byGroup[h];
+                if (list.empty()) continue;
                 bool sameBlock = cross && blockOfSlot(h) == blockOfSlot(g);
                 // Ordered: what happened before this (stamps up to what g knows of h).
                 auto first = std::upper_bound(list.begin(), list.end(), clock[h], [](int64_t known, const Access &a) { return known < a.stamp; });
@@ -1002,6 +992,32 @@ private:
         return true;
     }
 
+    // Whether barrier event `e` of agent g names a barrier that exists (else reports it).
+    bool onBarrier(const Event &e, size_t g) {
+        if (e.element < static_cast<int64_t>(e.buffer->arriveCounts.size()) &&
+            (e.element < 0 || static_cast<uint64_t>(e.block) < static_cast<uint64_t>(currentAgents.blocks))) [[likely]]
+            return true;
+        return reportMissingBarrier(e, g);
+    }
+    [[gnu::noinline]] bool reportMissingBarrier(const Event &e, size_t g) {
+        if (e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size())) {
+            problem_ = Problem{e.span,
+                               "barrier index " + std::to_string(e.element) + " is out of range for '" + e.buffer->name + "' (" +
+                                   std::to_string(e.buffer->arriveCounts.size()) + " barriers) for " + describe(e, g),
+                               {}};
+            return false;
+        }
+        if (e.element >= 0 && (e.block < 0 || e.block >= currentAgents.blocks)) {
+            problem_ = Problem{e.span,
+                               barrierText(e) + " does not exist: the cluster has " + std::to_string(currentAgents.blocks) + " block" +
+                                   (currentAgents.blocks == 1 ? "" : "s") + " (ranks 0 to " + std::to_string(currentAgents.blocks - 1) + "); " +
+                                   describe(e, g) + " arrives on it",
+                               {}};
+            return false;
+        }
+        return true;
+    }
+
     std::optional<bool> skip(size_t g) {
         ++pc_[g];
         return true;
@@ -1021,7 +1037,7 @@ private:
             }
             if (!all || !some) continue;
             Clock joined(slots(), 0);
-            for (size_t g = first; g < end; ++g) joined = join(joined, clocks_[g]);
+            for (size_t g = first; g < end; ++g) join(joined, clocks_[g]);
             for (size_t g = first; g < end; ++g) {
                 if (pc_[g] >= events_[g].size()) continue;
                 clocks_[g] = joined;
@@ -1044,7 +1060,7 @@ private:
         for (const auto &[id, groups] : waiting) {
             if (static_cast<int64_t>(groups.size()) < events_[groups.front()][pc_[groups.front()]].groups) continue;
             Clock all(slots(), 0);
-            for (size_t g : groups) all = join(all, clocks_[g]);
+            for (size_t g : groups) join(all, clocks_[g]);
             for (size_t g : groups) {
                 clocks_[g] = all;
                 ++clocks_[g][g];
@@ -1065,7 +1081,7 @@ private:
         }
         if (!some) return false;
         Clock all(slots(), 0);
-        for (size_t g = 0; g < events_.size(); ++g) all = join(all, clocks_[g]);
+        for (size_t g = 0; g < events_.size(); ++g) join(all, clocks_[g]);
         for (size_t g = 0; g < events_.size(); ++g) {
             if (pc_[g] >= events_[g].size()) continue;
             clocks_[g] = all;
@@ -1132,7 +1148,7 @@ private:
     int64_t blockOfSlot(size_t slot) const { return currentAgents.blockOf(static_cast<int64_t>(slot % events_.size())); }
     // By buffer and element * blocks + block.
     std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
-    std::map<std::pair<const ir::BufferNode *, int32_t>, Accesses> accesses_;   // by buffer and the block whose it is
+    std::map<const ir::BufferNode *, std::vector<Accesses>> accesses_;   // by buffer, then by the block whose it is
     std::set<const ir::BufferNode *> crossBlock_;
     uint64_t serial_ = 0;
 
@@ -1285,10 +1301,11 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
         return kernel;
     }
     currentAgents.blocks = clusterBlocks;
-    ir::forEachExpr(kernel.body, [&](const Expr &e) {
-        const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e);
-        if (r && r->special == ir::SpecialKind::ClusterCtaRank) currentAgents.readsRank = true;
-    });
+    if (clusterBlocks > 1)
+        ir::forEachExpr(kernel.body, [&](const Expr &e) {
+            const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e);
+            if (r && r->special == ir::SpecialKind::ClusterCtaRank) currentAgents.readsRank = true;
+        });
     const int64_t agents = clusterBlocks * groups;
     std::vector<int64_t> trips = hasDynamicLoop(kernel) ? std::vector<int64_t>{1, 2, 5} : std::vector<int64_t>{1};
     ir::Uniformity uniformity(kernel.body);
@@ -1316,9 +1333,14 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                                           "unchecked-protocol");
                         return false;
                     }
-                    // Arrivals that may or may not happen cannot be simulated: no verdict at all.
-                    unknown.insert(unknown.end(), u.unknownBranches.begin(), u.unknownBranches.end());
-                    for (const Expr &c : u.unknownConditions) unknownConditions.push_back({c, r});
+                    // Arrivals that may or may not happen cannot be simulated:
+                    // no verdict at all (the conditions of the other blocks
+                    // of the cluster, of their ranks, are gathered too).
+                    if (!u.unknownBranches.empty()) {
+                        unknown.insert(unknown.end(), u.unknownBranches.begin(), u.unknownBranches.end());
+                        for (const Expr &c : u.unknownConditions) unknownConditions.push_back({c, r});
+                        break;
+                    }
                     for (const auto &[e, v] : u.blockChoices) blockChoices.push_back({{e, r}, v});
                     totalEvents += u.events.size();
                     events.push_back(std::move(u.events));
@@ -1391,7 +1413,10 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     d.where = kernel.span;
     d.op = "barrier protocol of '" + kernel.name + "'";
     d.choice = "checked";
-    d.why = (clusterBlocks > 1 ? std::to_string(clusterBlocks) + " blocks of a cluster x " : std::string()) + currentAgents.of(groups) + ", " +
+    std::string partial;   // a block of fewer threads than its agents would have
+    if (kernel.threads % currentAgents.threads != 0)
+        partial = std::string(" (") + (groups == 1 ? "of " : "the last of ") + std::to_string(currentAgents.threadsOf(groups - 1)) + " threads)";
+    d.why = (clusterBlocks > 1 ? std::to_string(clusterBlocks) + " blocks of a cluster x " : std::string()) + currentAgents.of(groups) + partial + ", " +
             std::to_string(totalEvents) + " barrier and shared-memory operations, " + std::to_string(schedules) +
             " schedules: no deadlock, no over-arrival, no unordered shared access";
     if (clusterBlocks > 1)

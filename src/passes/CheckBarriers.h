@@ -20,9 +20,18 @@ namespace tilet {
 //     writing, with no barrier phase ordering them (vector clocks: an
 //     arrival releases, the wait that sees its phase complete acquires).
 // A kernel without barriers or ws(...) regions is left alone. One block is
-// simulated: the blocks of a cluster run the same program, so an arrival on
-// the barrier of block r of the cluster stands for the arrival block r makes
-// on this block's barrier, and is counted here.
+// simulated, or with a cluster the blocks of one cluster together (agents
+// are a block's rank and group; block_rank_in_cluster() is known in each):
+// barriers and shared memory are each block's own; barrier_arrive(b, r) and
+// copy_cluster(dst_block = r, remote_barrier = b) arrive on block r's b; the
+// CTA pair's gemm (use_2cta) reads both blocks' operands and its commit (as
+// tcgen05_mma_arrive(b, arrive_2cta = true)) arrives on b of both; a
+// tma_copy on a cluster barrier counts its bytes on the pair leader's
+// barrier, a multicast on the barrier of every block it writes; there a TMA
+// load's write is ordered before other agents' accesses only through the
+// phase its bytes complete; a block barrier meets one block's agents, cluster_sync()
+// every agent of the cluster. The grid's blocks (clusters) that go
+// different ways at branches on the block index are run one of each class.
 ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet

@@ -16,6 +16,7 @@
 #include "target/Catalog.h"
 
 #include <map>
+#include <set>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -108,6 +109,15 @@ private:
         const Instruction *inst = nullptr;
         if (Option o = pick(InstrClass::Tcgen05Mma, s, blockScaled, inst); !o.ok) return o;
         if (s.sa == ir::MemScope::TMem && s.transA) return Option::no("tcgen05 reads A from tensor memory K-major only (transpose_A = false)");
+        // An MN-major shared tile is described by its swizzle atoms: rows of
+        // a multiple of 32 bytes (the unswizzled MN-major layout is not generated).
+        for (const auto &[scope, mnMajor, bits, cont, what] : {std::tuple{s.sa, s.transA, dtypeBits(s.a), s.contA, "A"},
+                                                                std::tuple{s.sb, !s.transB, dtypeBits(s.b), s.contB, "B"}}) {
+            if (scope == ir::MemScope::Shared && mnMajor && (cont * bits / 8) % 32 != 0)
+                return Option::no(std::string(what) + " is " + (std::string(what) == "A" ? "M" : "N") + "-major in shared rows of " + str(cont * bits / 8) +
+                                  " bytes, which take no swizzle; tilet's tcgen05 descriptors of an MN-major tile need rows of a multiple of 32 bytes "
+                                  "(or store it K-major: " + (std::string(what) == "A" ? "transpose_A = false" : "transpose_B = true") + ")");
+        }
         int64_t k = inst->k.lo;
         if (inst->ctaGroup == 2) {
             // One instruction for the pair: each CTA's B half is the N / 2
@@ -609,6 +619,59 @@ private:
     std::map<const ir::BufferNode *, std::string> externFunctionOf_;
 };
 
+// The CTA pair's gemms that are not issued by the leader alone: one thread
+// of the pair issues its tcgen05.mma for both blocks, so the gemm must sit
+// under a condition that holds in the leader only (`block_rank_in_cluster()
+// == 0`, alone or and-ed), and outside a pipelined loop, whose loads and
+// releases tilet gives every block (the pair's are the program's own roles).
+class PairIssuers : public ir::Visitor {
+public:
+    std::vector<std::pair<const ir::Gemm *, std::string>> bad;
+
+    void visitLetStmt(const ir::LetStmt &n) override {
+        if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(n.value); r && r->special == ir::SpecialKind::ClusterCtaRank) rankVars_.insert(n.var.get());
+        ir::Visitor::visitLetStmt(n);
+    }
+    void visitIfThenElse(const ir::IfThenElse &n) override {
+        visit(n.cond);
+        bool leader = leaderOnly(n.cond);
+        leaderDepth_ += leader;
+        visit(n.thenBody);
+        leaderDepth_ -= leader;
+        if (n.elseBody) visit(n.elseBody);
+    }
+    void visitFor(const ir::For &n) override {
+        bool pipelined = n.pipeline.has_value();
+        pipelinedDepth_ += pipelined;
+        ir::Visitor::visitFor(n);
+        pipelinedDepth_ -= pipelined;
+    }
+    void visitGemm(const ir::Gemm &n) override {
+        if (!n.use2cta) return;
+        if (pipelinedDepth_ > 0)
+            bad.push_back({&n, "it is in a pipelined loop, whose loads tilet issues in every block: write the roles (a loading warp in each block, "
+                               "the MMA warp under block_rank_in_cluster() == 0), as TileLang's gemm_2cta does"});
+        else if (leaderDepth_ == 0)
+            bad.push_back({&n, "put it under a condition that holds in the leader only (block_rank_in_cluster() == 0)"});
+    }
+
+private:
+    bool isRank(const ir::Expr &e) const {
+        if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e)) return r->special == ir::SpecialKind::ClusterCtaRank;
+        const ir::VarNode *v = ir::as<ir::VarNode>(e);
+        return v && rankVars_.count(v);
+    }
+    bool leaderOnly(const ir::Expr &cond) const {
+        const ir::Binary *b = ir::as<ir::Binary>(cond);
+        if (!b) return false;
+        if (b->op == ir::BinaryOp::And) return leaderOnly(b->a) || leaderOnly(b->b);
+        if (b->op != ir::BinaryOp::Eq) return false;
+        return (isRank(b->a) && ir::constInt(b->b) == 0) || (isRank(b->b) && ir::constInt(b->a) == 0);
+    }
+    std::set<const ir::VarNode *> rankVars_;
+    int leaderDepth_ = 0, pipelinedDepth_ = 0;
+};
+
 } // namespace
 
 ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
@@ -635,10 +698,24 @@ ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
         ctx.diags.report(std::move(d));
     }
     out.tcgen05Pair = pairGemm != nullptr;
+    if (pairGemm) {
+        PairIssuers issuers;
+        issuers.visit(out.body);
+        for (const auto &[g, why] : issuers.bad)
+            ctx.diags.error(g->span, "the CTA pair's gemm (use_2cta) must be issued by the pair's leader alone, one thread for both blocks: " + why);
+    }
+    bool asksForPair = false;   // (a use_2cta gemm that failed selection was reported)
+    ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
+        if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) asksForPair = asksForPair || g->use2cta;
+    });
     ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
         const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s);
-        if (c && c->bothBlocks && !pairGemm)
+        if (c && c->bothBlocks && !asksForPair)
             ctx.diags.error(c->span, "arrive_2cta signals the completion of the CTA pair's MMAs to both blocks; this kernel has no use_2cta gemm");
+        const ir::Tcgen05Copy *cp = ir::as<ir::Tcgen05Copy>(s);
+        if (cp && pairGemm)
+            ctx.diags.error(cp->span, "tcgen05_cp_warpx4 in a kernel of the CTA pair's MMAs (use_2cta) is not supported yet for " + ctx.target.name +
+                                          ": it would be the pair's tcgen05.cp (.cta_group::2), which tilet does not generate");
     });
     return out;
 }

@@ -1496,6 +1496,10 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
             }
             std::optional<ir::Expr> e = checkInteger(r, "block rank");
             if (!e) return nullptr;
+            if (std::optional<int64_t> k = ir::constInt(*e); k && !badCluster_ && (*k < 0 || *k >= clusterBlocks())) {
+                diags_.error(r.range, "block " + std::to_string(*k) + " is not a block of the cluster (ranks 0 to " + std::to_string(clusterBlocks() - 1) + ")");
+                return nullptr;
+            }
             rank = *e;
         }
         return std::make_shared<ir::BarrierArrive>(barrier, index, rank, c.range);

@@ -5,6 +5,7 @@
 #include "ir/Visitor.h"
 
 #include <optional>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -166,17 +167,34 @@ private:
         ThreadRange threads;
         ir::Expr blocks;
     };
+    // The conjuncts of `e` (`a && b && c`, however grouped) split into those
+    // every thread of a block evaluates alike and thread ranges.
     std::optional<Guard> guardOf(const ir::Expr &e) const {
-        if (std::optional<ThreadRange> r = rangeOf(e)) return Guard{*r, nullptr};
-        const ir::Binary *b = ir::as<ir::Binary>(e);
-        if (!b || b->op != ir::BinaryOp::And) return std::nullopt;
-        for (const auto &[block, thread] : {std::pair{b->a, b->b}, std::pair{b->b, b->a}}) {
-            if (uniformity_.threadDependentBeyondFragments(block)) continue;
-            std::optional<Guard> rest = guardOf(thread);
-            if (!rest) continue;
-            return Guard{rest->threads, rest->blocks ? ir::binary(ir::BinaryOp::And, block, rest->blocks) : block};
+        std::vector<ir::Expr> terms;
+        std::function<void(const ir::Expr &)> flatten = [&](const ir::Expr &x) {
+            const ir::Binary *b = ir::as<ir::Binary>(x);
+            if (b && b->op == ir::BinaryOp::And) {
+                flatten(b->a);
+                flatten(b->b);
+            } else {
+                terms.push_back(x);
+            }
+        };
+        flatten(e);
+        Guard g{{0, threads_}, nullptr};
+        bool boundsThreads = false;
+        for (const ir::Expr &t : terms) {
+            if (!uniformity_.threadDependentBeyondFragments(t)) {
+                g.blocks = g.blocks ? ir::binary(ir::BinaryOp::And, g.blocks, t) : t;
+                continue;
+            }
+            std::optional<ThreadRange> r = rangeOf(t);
+            if (!r) return std::nullopt;
+            g.threads = g.threads & *r;
+            boundsThreads = true;
         }
-        return std::nullopt;
+        if (!boundsThreads) return std::nullopt;
+        return g;
     }
 
     // The threads for which `e` holds, when it bounds the linear thread index.
