@@ -463,8 +463,9 @@ private:
         case ir::StmtKind::Tcgen05Copy: {
             const ir::Tcgen05Copy &c = *ir::as<ir::Tcgen05Copy>(s);
             helper("tcgen05_desc");
-            helper("tcgen05_cp_32x128b_warpx4");
-            out_.line("tilet_tcgen05_cp_32x128b_warpx4(" + e(ir::add(c.tmem->tmemAddress, ir::cast(DType::UInt32, c.column))) + ", tilet_tcgen05_desc(&" +
+            std::string key = c.pair ? "tcgen05_cp_32x128b_warpx4_2cta" : "tcgen05_cp_32x128b_warpx4";
+            helper(key);
+            out_.line("tilet_" + key + "(" + e(ir::add(c.tmem->tmemAddress, ir::cast(DType::UInt32, c.column))) + ", tilet_tcgen05_desc(&" +
                       access(c.src, c.srcIndices) + ", " + std::to_string(ir::kTcgen05CopyLeadingBytes) + ", " +
                       std::to_string(ir::kTcgen05CopyStrideBytes) + ", 0));");
             return;

@@ -853,16 +853,20 @@ struct Tcgen05Commit : StmtNode {
 // core runs it before the thread's later tcgen05.mma; its reads of shared
 // memory complete at the thread's next tcgen05.commit (on `completesOn`,
 // filled in by lower-gemms from the gemm that follows; null before).
+// The CTA pair's copy (`pair`, TileLang's use_2cta; tcgen05.cp.cta_group::2):
+// issued by the pair's leader, the same copy runs in both blocks, each from
+// its own shared memory into its own tensor memory.
 struct Tcgen05Copy : StmtNode {
     static constexpr StmtKind kKind = StmtKind::Tcgen05Copy;
-    Tcgen05Copy(Buffer src, std::vector<Expr> idx, Buffer t, Expr col, Buffer completion, SourceRange s = {})
+    Tcgen05Copy(Buffer src, std::vector<Expr> idx, Buffer t, Expr col, Buffer completion, bool pair, SourceRange s = {})
         : StmtNode(kKind, s), src(std::move(src)), srcIndices(std::move(idx)), tmem(std::move(t)), column(std::move(col)),
-          completesOn(std::move(completion)) {}
+          completesOn(std::move(completion)), pair(pair) {}
     const Buffer src;
     const std::vector<Expr> srcIndices;
     const Buffer tmem;
     const Expr column;   // counted from tmem's first column
     const Buffer completesOn;
+    const bool pair;
 };
 constexpr int64_t kTcgen05CopyWords = 128;   // 32 rows x 16 bytes: the words of one tcgen05.cp 32x128b
 // Its source descriptor (PTX ISA, "Shared memory descriptor"): no swizzle,

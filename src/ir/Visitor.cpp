@@ -498,7 +498,7 @@ Stmt Mutator::mutateTcgen05Copy(const Stmt &self, const Tcgen05Copy &n) {
     Expr column = mutate(n.column);
     Buffer src = mutateBuffer(n.src), tmem = mutateBuffer(n.tmem), completion = mutateBuffer(n.completesOn);
     if (!changed && column == n.column && src == n.src && tmem == n.tmem && completion == n.completesOn) return self;
-    return std::make_shared<Tcgen05Copy>(src, idx, tmem, column, completion, n.span);
+    return std::make_shared<Tcgen05Copy>(src, idx, tmem, column, completion, n.pair, n.span);
 }
 Stmt Mutator::mutateTcgen05Commit(const Stmt &self, const Tcgen05Commit &n) {
     Expr i = mutate(n.index);

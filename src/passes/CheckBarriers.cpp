@@ -375,11 +375,12 @@ public:
             const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
             const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
             const ir::Copy *copy = ir::as<ir::Copy>(s);
+            const ir::Tcgen05Copy *scaleCopy = ir::as<ir::Tcgen05Copy>(s);
             bool mma = (gemm && gemm->mbar) || commit;
-            // The CTA pair's gemm reads the operands of both blocks of the
-            // pair, and its commit (or tcgen05_mma_arrive(arrive_2cta))
-            // arrives on the barrier of both.
-            bool pair = currentAgents.blocks > 1 && ((gemm && gemm->use2cta) || (commit && commit->bothBlocks));
+            // The CTA pair's gemm and tcgen05_cp_warpx4 read the shared
+            // memory of both blocks of the pair, and its commit (or
+            // tcgen05_mma_arrive(arrive_2cta)) arrives on the barrier of both.
+            bool pair = currentAgents.blocks > 1 && ((gemm && gemm->use2cta) || (commit && commit->bothBlocks) || (scaleCopy && scaleCopy->pair));
             size_t before = events.size();
             if (pair) {
                 for (int64_t b : {rank_ & ~int64_t(1), rank_ | 1}) {

@@ -434,7 +434,10 @@ private:
         if (pair)
             d.details.push_back("the CTA pair (use_2cta): the leader's thread issues for both blocks; each reads its own " + std::to_string(g.atomM) +
                                 " rows of A and its " + std::to_string(g.atomN / 2) + " columns of B at the same shared addresses, and receives its " +
-                                std::to_string(g.atomM) + " rows of D in its own tensor memory");
+                                std::to_string(g.atomM) + " rows of D in its own tensor memory" +
+                                (scaled ? ", scaled by the factors in its own tensor memory (of its rows of A, and of all " + std::to_string(g.atomN) +
+                                              " columns of B)"
+                                        : ""));
         std::ostringstream hex;
         hex << std::hex << idesc;
         d.details.push_back("instruction descriptor 0x" + hex.str() + (scaled ? " | the k-step's scale-factor byte << 29 (A) and << 4 (B)" : ""));
@@ -592,7 +595,6 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
         return "";
     }
     if (g.inst == ir::GemmInst::TCGEN05 || g.inst == ir::GemmInst::TCGEN05BlockScaled) {
-        if (g.use2cta && g.inst == ir::GemmInst::TCGEN05BlockScaled) return "a block-scaled tcgen05 gemm of the CTA pair (use_2cta) is";
         if (g.inst == ir::GemmInst::TCGEN05BlockScaled && g.a.buffer->scope == ir::MemScope::TMem)
             return "a block-scaled tcgen05 gemm with A in tensor memory (the TS form) is";
         if ((g.atomM != 128 && g.atomM != 64) || g.c.tileShape()[0] != g.atomM)

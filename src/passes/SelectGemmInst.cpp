@@ -128,6 +128,9 @@ private:
             if (!inst->n.contains(s.N))
                 return Option::no("the CTA pair's tcgen05.mma takes N a multiple of " + str(inst->n.step) + " up to " + str(inst->n.hi) +
                                   " in one instruction (each CTA holding half of B); C has N = " + str(s.N));
+            // Each CTA reads the factors of its rows of A and of all N columns from its own tensor memory.
+            if (blockScaled)
+                if (Option o = tcgen05ScaleOperands(g, s, k); !o.ok) return o;
             g.atomM = s.M;
             g.atomN = s.N;
             g.atomK = k;
@@ -493,6 +496,9 @@ private:
         GemmInst inst = GemmInst::Unselected;
         std::string why;
         bool blockScaled = g.sfa.has_value();
+        if (g.sfGranularityA && g.sfGranularityB && g.sfGranularityA != g.sfGranularityB)
+            return fail("gemm_blockscaled cannot be lowered", "A's and B's scale factors cover " + str(g.sfGranularityA) + " and " +
+                                                                      str(g.sfGranularityB) + " elements of K; the instructions scale both alike");
         if (g.use2cta && !kernel_.pairCluster())
             return fail("use_2cta cannot be honoured", "the CTA pair's MMA needs the kernel to run in pairs of blocks: cluster(2) or cluster(1, 2)");
 
@@ -524,12 +530,9 @@ private:
             why = std::string("inst = ") + (inst == GemmInst::FMA ? "fma" : ir::gemmInstName(inst)) + " asks for it";
         } else if (g.use2cta) {
             if (!tc.ok) return fail("use_2cta needs Blackwell tcgen05 (there is no one-CTA fallback: each CTA holds half of B's N range)", tc.reason);
-            inst = GemmInst::TCGEN05;
-            why = "use_2cta: the CTA pair's tcgen05.mma (cta_group::2)";
+            inst = blockScaled ? GemmInst::TCGEN05BlockScaled : GemmInst::TCGEN05;
+            why = std::string("use_2cta: the CTA pair's ") + (blockScaled ? "block-scaled " : "") + "tcgen05.mma (cta_group::2)";
         } else if (blockScaled) {
-            if (g.sfGranularityA && g.sfGranularityB && g.sfGranularityA != g.sfGranularityB)
-                return fail("gemm_blockscaled cannot be lowered", "A's and B's scale factors cover " + str(g.sfGranularityA) + " and " +
-                                                                      str(g.sfGranularityB) + " elements of K; the instructions scale both alike");
             Option scaledMma = mmaAtom(s, mma, true);
             if (tc.ok) {
                 inst = GemmInst::TCGEN05BlockScaled;
@@ -626,7 +629,7 @@ private:
 // releases tilet gives every block (the pair's are the program's own roles).
 class PairIssuers : public ir::Visitor {
 public:
-    std::vector<std::pair<const ir::Gemm *, std::string>> bad;
+    std::vector<std::pair<SourceRange, std::string>> bad;   // where, and the message
 
     void visitLetStmt(const ir::LetStmt &n) override {
         if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(n.value); r && r->special == ir::SpecialKind::ClusterCtaRank) rankVars_.insert(n.var.get());
@@ -648,11 +651,18 @@ public:
     }
     void visitGemm(const ir::Gemm &n) override {
         if (!n.use2cta) return;
+        const std::string what = "the CTA pair's gemm (use_2cta) must be issued by the pair's leader alone, one thread for both blocks: ";
         if (pipelinedDepth_ > 0)
-            bad.push_back({&n, "it is in a pipelined loop, whose loads tilet issues in every block: write the roles (a loading warp in each block, "
-                               "the MMA warp under block_rank_in_cluster() == 0), as TileLang's gemm_2cta does"});
+            bad.push_back({n.span, what + "it is in a pipelined loop, whose loads tilet issues in every block: write the roles (a loading warp in each "
+                                          "block, the MMA warp under block_rank_in_cluster() == 0), as TileLang's gemm_2cta does"});
         else if (leaderDepth_ == 0)
-            bad.push_back({&n, "put it under a condition that holds in the leader only (block_rank_in_cluster() == 0)"});
+            bad.push_back({n.span, what + "put it under a condition that holds in the leader only (block_rank_in_cluster() == 0)"});
+    }
+    // The pair's tcgen05.cp is issued, as its MMAs, by the leader for both blocks.
+    void visitTcgen05Copy(const ir::Tcgen05Copy &n) override {
+        if (n.pair && leaderDepth_ == 0)
+            bad.push_back({n.span, "the CTA pair's tcgen05_cp_warpx4 (use_2cta) copies in both blocks and is issued by the pair's leader alone: put it "
+                                   "under a condition that holds in the leader only (block_rank_in_cluster() == 0), beside the gemm it feeds"});
     }
 
 private:
@@ -701,8 +711,7 @@ ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
     if (pairGemm) {
         PairIssuers issuers;
         issuers.visit(out.body);
-        for (const auto &[g, why] : issuers.bad)
-            ctx.diags.error(g->span, "the CTA pair's gemm (use_2cta) must be issued by the pair's leader alone, one thread for both blocks: " + why);
+        for (const auto &[where, message] : issuers.bad) ctx.diags.error(where, message);
     }
     bool asksForPair = false;   // (a use_2cta gemm that failed selection was reported)
     ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
@@ -712,10 +721,13 @@ ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
         const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s);
         if (c && c->bothBlocks && !asksForPair)
             ctx.diags.error(c->span, "arrive_2cta signals the completion of the CTA pair's MMAs to both blocks; this kernel has no use_2cta gemm");
+        // The copy names its .cta_group as the program says (TileLang's use_2cta), and it must be the kernel's.
         const ir::Tcgen05Copy *cp = ir::as<ir::Tcgen05Copy>(s);
-        if (cp && pairGemm)
-            ctx.diags.error(cp->span, "tcgen05_cp_warpx4 in a kernel of the CTA pair's MMAs (use_2cta) is not supported yet for " + ctx.target.name +
-                                          ": it would be the pair's tcgen05.cp (.cta_group::2), which tilet does not generate");
+        if (cp && cp->pair && !asksForPair)
+            ctx.diags.error(cp->span, "tcgen05_cp_warpx4 with use_2cta copies scale factors for the CTA pair's MMAs; this kernel has no use_2cta gemm");
+        if (cp && !cp->pair && asksForPair)
+            ctx.diags.error(cp->span, "a kernel of the CTA pair's MMAs (use_2cta) issues all its tcgen05 instructions with .cta_group::2 (PTX ISA), and the "
+                                      "pair's tcgen05.cp copies in both blocks: write tcgen05_cp_warpx4(..., use_2cta = true)");
     });
     return out;
 }

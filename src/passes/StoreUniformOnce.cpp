@@ -97,8 +97,9 @@ protected:
         Decision d;
         d.where = n.span;
         d.op = "tcgen05_cp_warpx4 of '" + n.src->name + "' into '" + n.tmem->name + "'";
-        d.choice = "tcgen05.cp.cta_group::1.32x128b.warpx4 by thread " + std::to_string(firstThread_) +
-                   " only, after tcgen05.fence::after_thread_sync";
+        d.choice = std::string(n.pair ? "tcgen05.cp.cta_group::2" : "tcgen05.cp.cta_group::1") + ".32x128b.warpx4 by thread " +
+                   std::to_string(firstThread_) + " only, after tcgen05.fence::after_thread_sync" +
+                   (n.pair ? ": the CTA pair's copy, the same words from each block's shared memory into its own tensor memory" : "");
         d.why = "the thread that issues this role's tcgen05.mma: the tensor core runs its copies before the MMAs it issues after them, and its "
                 "commit to '" + (n.completesOn ? n.completesOn->name : std::string("?")) + "' covers them (the stage's shared words are read until then)";
         ctx_.explain.record(std::move(d));

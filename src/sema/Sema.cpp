@@ -670,7 +670,7 @@ ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags) {
         ir::Stmt mutateTcgen05Copy(const ir::Stmt &self, const ir::Tcgen05Copy &n) override {
             auto it = completion_.find(&n);
             if (it == completion_.end()) return self;
-            return std::make_shared<ir::Tcgen05Copy>(n.src, n.srcIndices, n.tmem, n.column, it->second, n.span);
+            return std::make_shared<ir::Tcgen05Copy>(n.src, n.srcIndices, n.tmem, n.column, it->second, n.pair, n.span);
         }
 
     private:

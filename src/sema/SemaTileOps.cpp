@@ -423,13 +423,21 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
 
 // ------------------------------------------------------------------ scale factors for tcgen05
 
-// TileLang's tcgen05_cp_warpx4(src, tmem, col_offset = 0) and
-// tcgen05_sf_warp_transpose(src): src is packed uint32 scale words in shared
-// memory, one run of its storage taken in chunks of ir::kTcgen05CopyWords words.
+// TileLang's tcgen05_cp_warpx4(src, tmem, col_offset = 0, use_2cta = false)
+// and tcgen05_sf_warp_transpose(src): src is packed uint32 scale words in
+// shared memory, one run of its storage taken in chunks of
+// ir::kTcgen05CopyWords words. With use_2cta, the CTA pair's copy (both blocks).
 ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     bool copy = c.callee == "tcgen05_cp_warpx4";
-    std::optional<CallArgs> args = matchArgs(c, copy ? 2 : 1, copy ? 3 : 1, {});
+    std::optional<CallArgs> args = copy ? matchArgs(c, 2, 3, {"use_2cta"}) : matchArgs(c, 1, 1, {});
     if (!args) return nullptr;
+    bool pair = false;
+    if (const ast::Expr *p = args->keyword("use_2cta")) {
+        std::optional<bool> v = checkConstBool(*p, "use_2cta");
+        if (!v) return nullptr;
+        pair = *v;
+        if (pair && !requirePairCluster(p->range, "tcgen05_cp_warpx4 with use_2cta")) return nullptr;
+    }
     std::optional<RegionRef> ref = checkRegionArg(*args->positional[0], "scale-factor source");
     if (!ref) return nullptr;
     std::optional<ir::Region> src = completeRegion(*ref, {});
@@ -477,7 +485,7 @@ ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     }
     std::vector<ir::Stmt> copies;
     for (int64_t i = 0; i < chunks; ++i)
-        copies.push_back(std::make_shared<ir::Tcgen05Copy>(src->buffer, chunkStart(i), tmem, ir::intImm(offset + 4 * i), nullptr, c.range));
+        copies.push_back(std::make_shared<ir::Tcgen05Copy>(src->buffer, chunkStart(i), tmem, ir::intImm(offset + 4 * i), nullptr, pair, c.range));
     return ir::seq(copies);
 }
 
@@ -606,7 +614,8 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
 
 ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
     std::vector<std::string> keywords = {"transpose_A", "transpose_B", "policy", "clear_accum", "mbar", "use_2cta", "inst"};
-    if (blockScaled) keywords = {"transpose_A", "transpose_B", "k_start", "sf_a_granularity_k", "sf_b_granularity_k", "mbar", "sf_layout", "clear_accum"};
+    if (blockScaled) keywords = {"transpose_A", "transpose_B", "k_start", "sf_a_granularity_k", "sf_b_granularity_k", "mbar", "sf_layout", "clear_accum",
+                                 "use_2cta"};
     std::optional<CallArgs> args = matchArgs(c, blockScaled ? 5 : 3, blockScaled ? 5 : 3, keywords);
     if (!args) return nullptr;
     std::optional<RegionRef> ra = checkRegionArg(*args->positional[0], "A operand");

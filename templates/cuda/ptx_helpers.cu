@@ -800,6 +800,14 @@ __device__ __forceinline__ void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, 
 {
     asm volatile("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;\n" :: "r"(taddr), "l"(desc) : "memory");
 }
+// @helper tcgen05_cp_32x128b_warpx4_2cta
+// The CTA pair's tcgen05.cp (.cta_group::2), issued by one thread of the pair's leader: the same copy in
+// both blocks, each from the 32 rows at desc's offset in its own shared memory into its own tensor memory
+// at taddr. The leader's next tcgen05.commit of the pair covers it.
+__device__ __forceinline__ void tilet_tcgen05_cp_32x128b_warpx4_2cta(unsigned taddr, unsigned long long desc)
+{
+    asm volatile("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;\n" :: "r"(taddr), "l"(desc) : "memory");
+}
 // @helper tcgen05_commit
 // tcgen05.commit: one arrival on the mbarrier once this thread's earlier tcgen05.mma complete.
 __device__ __forceinline__ void tilet_tcgen05_commit(unsigned long long *bar)

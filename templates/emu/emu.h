@@ -1641,7 +1641,10 @@ struct Tcgen05Blocks {
 // ids; byte id + k / Vec for element k: scale_vec::1X reads one, 4X all four)
 // and bit 23 the factors' type (1: ue8m0, 2^(b - 127); 0: ue4m3); row m's
 // word is in lane m, column m / 32 from sfa (column n's from sfb, lane
-// n % 128), as tcgen05.cp 32x128b.warpx4 leaves them.
+// n % 128), as tcgen05.cp 32x128b.warpx4 leaves them. With .cta_group::2
+// each block's half of D is scaled by the factors in that block's tensor
+// memory: of its own rows of A, and of all N columns of B (TileLang's
+// tcgen05_gemm_blockscaled with use_2cta fills both blocks alike).
 template <Tcgen05Kind Kind, int K, int Vec = K>
 void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool aInTmem,
                   bool scaled, unsigned sfa, unsigned sfb) {
@@ -1702,9 +1705,9 @@ void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned l
         }
         for (int h = 0; h < on.ctas; ++h) check(on.half[h], b, bMn, cols, bFmt);
         // K / Vec factors per row of A and column of B for the MMA's K: bytes id .. of its word.
-        auto factors = [&](unsigned words, unsigned lane, unsigned column, unsigned id) {
-            tmemRecord((words >> 16) + lane, (words & 0xffff) + column, false, actor);
-            uint32_t word = tmemCell((words >> 16) + lane, (words & 0xffff) + column, line);
+        auto factors = [&](Block *blk, unsigned words, unsigned lane, unsigned column, unsigned id) {
+            tmemRecord(blk, (words >> 16) + lane, (words & 0xffff) + column, false, actor);
+            uint32_t word = tmemCell(blk, (words >> 16) + lane, (words & 0xffff) + column, line);
             std::vector<double> out;
             for (unsigned j = 0; j < unsigned(K / Vec); ++j) {
                 unsigned byte = (word >> (8 * (id + j))) & 0xff;
@@ -1712,10 +1715,13 @@ void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned l
             }
             return out;
         };
-        std::vector<std::vector<double>> fa(size_t(m), std::vector<double>(size_t(K / Vec), 1.0)), fb(size_t(n), fa[0]);
+        // fa by row of the MMA, fb by (D's block, column).
+        std::vector<std::vector<double>> fa(size_t(m), std::vector<double>(size_t(K / Vec), 1.0));
+        std::vector<std::vector<std::vector<double>>> fb(size_t(on.ctas), std::vector<std::vector<double>>(size_t(n), fa[0]));
         if (scaled) {
-            for (int row = 0; row < m; ++row) fa[size_t(row)] = factors(sfa, unsigned(row), unsigned(row) / 32, sfIdA);
-            for (int col = 0; col < n; ++col) fb[size_t(col)] = factors(sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
+            for (int row = 0; row < m; ++row) fa[size_t(row)] = factors(on.half[row / rows], sfa, unsigned(row % rows), unsigned(row % rows) / 32, sfIdA);
+            for (int h = 0; h < on.ctas; ++h)
+                for (int col = 0; col < n; ++col) fb[size_t(h)][size_t(col)] = factors(on.half[h], sfb, unsigned(col) % 128, unsigned(col) / 32, sfIdB);
         }
         for (int row = 0; row < m; ++row) {
             Block *rowBlock = on.half[row / rows];   // A's row and D's row
@@ -1727,7 +1733,7 @@ void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned l
                 for (int k = 0; k < K; ++k) {
                     double x = aInTmem ? tcgen05TmemOperand(Kind, aFmt, unsigned(a), row, k, line) : tcgen05Operand(Kind, aFmt, a, aMn, r, k, size, rowBlock);
                     sum += x * tcgen05Operand(Kind, bFmt, b, bMn, col % cols, k, size, colBlock) * fa[size_t(row)][size_t(k / Vec)] *
-                           fb[size_t(col)][size_t(k / Vec)];
+                           fb[size_t(row / rows)][size_t(col)][size_t(k / Vec)];
                 }
                 unsigned lane = (d >> 16) + laneOf(r), column = (d & 0xffff) + unsigned(col);
                 uint32_t &cell = tmemCell(rowBlock, lane, column, line);
@@ -1764,48 +1770,69 @@ void tcgen05Mma(unsigned d, unsigned long long a, unsigned long long b, unsigned
 // issues it; the model has the even block (the pair's leader, where rows
 // 0-127 of D go) issue it, as CUTLASS's 2-SM MMAs do, and both blocks must
 // have allocated their tensor memory with tcgen05.alloc.cta_group::2.
-template <Tcgen05Kind Kind, int K> void tcgen05Mma2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line) {
-    tcgen05Group(2, line, "tcgen05.mma");
-    Block *peer = tcgen05Peer(line, "tcgen05.mma");
+// The pair's leader, issuing `instruction` for both blocks: the peer block,
+// after checking that both allocated their tensor memory for the pair.
+inline Block *tcgen05PairIssue(unsigned line, const char *instruction) {
+    tcgen05Group(2, line, instruction);
+    Block *peer = tcgen05Peer(line, instruction);
     if (clusterRank & 1)
-        tmemFault(line, "issues a tcgen05.mma.cta_group::2 from block " + block->name + ", the odd block of its CTA pair (rank " + std::to_string(clusterRank) +
-                            "): the pair's even block (its leader) issues it");
+        tmemFault(line, std::string("issues a ") + instruction + ".cta_group::2 from block " + block->name + ", the odd block of its CTA pair (rank " +
+                            std::to_string(clusterRank) + "): the pair's even block (its leader) issues it");
     for (Block *blk : {block, peer})
         if (!blk->tmemAllocated || blk->tmemGroup != 2)
-            tmemFault(line, "issues a tcgen05.mma.cta_group::2 writing the tensor memory of block " + blk->name +
+            tmemFault(line, std::string("issues a ") + instruction + ".cta_group::2 writing the tensor memory of block " + blk->name +
                                 (blk->tmemAllocated ? ", which allocated it with tcgen05.alloc.cta_group::1" : ", which has not allocated it (tcgen05.alloc.cta_group::2)"));
-    tcgen05MmaOn<Kind, K>({{block, peer}, 2}, d, a, b, idesc, enable, line, false, false, 0, 0);
+    return peer;
+}
+template <Tcgen05Kind Kind, int K, int Vec = K>
+void tcgen05Mma2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line, bool scaled = false, unsigned sfa = 0,
+                    unsigned sfb = 0) {
+    Block *peer = tcgen05PairIssue(line, "tcgen05.mma");
+    tcgen05MmaOn<Kind, K, Vec>({{block, peer}, 2}, d, a, b, idesc, enable, line, false, scaled, sfa, sfb);
 }
 // tcgen05.cp.32x128b.warpx4 from one thread: when the tensor core runs it
 // (at the thread's commit, before the MMAs issued after it), 32 rows of 16
 // bytes -- row r at start + (r / 8) * SBO + (r % 8) * 16, no swizzle -- go to
 // columns taddr .. + 3 of lanes r, 32 + r, 64 + r, 96 + r.
-inline void tcgen05Cp32x128bWarpx4(unsigned taddr, unsigned long long desc, unsigned line) {
-    tcgen05Group(1, line, "tcgen05.cp");
+// With .cta_group::2 (the pair's leader issuing), the same copy runs in
+// both blocks of the pair, each from its own shared memory into its own
+// tensor memory (PTX ISA, tcgen05.cp; TileLang's tcgen05_cp_warpx4 with use_2cta).
+inline void tcgen05CpOn(std::vector<Block *> blocks, unsigned taddr, unsigned long long desc, unsigned line) {
     if ((desc >> 60) & 3) tmemFault(line, "issues a tcgen05.cp with a swizzled descriptor, which the model does not cover");
     if (taddr >> 16) tmemFault(line, "issues a tcgen05.cp.32x128b.warpx4 to lane " + std::to_string(taddr >> 16) + "; warpx4 fills lanes 0-127 from lane 0");
     openTcgen05.push_back([=](const rc::Actor &actor) {
         unsigned long long start = desc & 0xffffffffull, sbo = ((desc >> 46) & 0x3fff) << 4;
         View view = viewAt(static_cast<long long>(start));
-        rc::Where where{&block->name, view.second, view.first};
         rc::Actor writer = actor;
         writer.verb = "writes";
-        for (unsigned r = 0; r < 32; ++r) {
-            unsigned long long at = start + (r / 8) * sbo + (r % 8) * 16;
-            if (at + 16 > block->sharedBytes) {
-                sharedAccess(block, static_cast<long long>(at), 16, line, false, view.second, view.first);   // reports
-                return;
-            }
-            block->shadow->read(at, 16, actor, where);
-            uint32_t words[4];
-            std::memcpy(words, sharedBaseRaw() + at, 16);
-            for (unsigned quarter = 0; quarter < 4; ++quarter)
-                for (unsigned c = 0; c < 4; ++c) {
-                    tmemCell(32 * quarter + r, (taddr & 0xffff) + c, line) = words[c];
-                    tmemRecord(32 * quarter + r, (taddr & 0xffff) + c, true, writer);
+        for (Block *blk : blocks) {
+            if (blk != block) remoteAccess(blk, actor.slot, actor.clock, actor.line);
+            rc::Where where{&blk->name, view.second, view.first};
+            for (unsigned r = 0; r < 32; ++r) {
+                unsigned long long at = start + (r / 8) * sbo + (r % 8) * 16;
+                if (at + 16 > blk->sharedBytes) {
+                    sharedAccess(blk, static_cast<long long>(at), 16, line, false, view.second, view.first);   // reports
+                    return;
                 }
+                blk->shadow->read(at, 16, actor, where);
+                uint32_t words[4];
+                std::memcpy(words, blk->shared.data() + at, 16);
+                for (unsigned quarter = 0; quarter < 4; ++quarter)
+                    for (unsigned c = 0; c < 4; ++c) {
+                        tmemCell(blk, 32 * quarter + r, (taddr & 0xffff) + c, line) = words[c];
+                        tmemRecord(blk, 32 * quarter + r, (taddr & 0xffff) + c, true, writer);
+                    }
+            }
         }
     });
+}
+inline void tcgen05Cp32x128bWarpx4(unsigned taddr, unsigned long long desc, unsigned line) {
+    tcgen05Group(1, line, "tcgen05.cp");
+    tcgen05CpOn({block}, taddr, desc, line);
+}
+inline void tcgen05Cp32x128bWarpx4Pair(unsigned taddr, unsigned long long desc, unsigned line) {
+    Block *peer = tcgen05PairIssue(line, "tcgen05.cp");
+    tcgen05CpOn({block, peer}, taddr, desc, line);
 }
 // A warp reaches only the 32 lanes of its quarter (warp id % 4).
 inline void tmemLoadLanes(unsigned address, unsigned lanes, unsigned line) {
@@ -1965,6 +1992,9 @@ inline void tilet_tcgen05_mma_mxf4(unsigned d, unsigned long long a, unsigned lo
 inline void tilet_tcgen05_cp_32x128b_warpx4(unsigned taddr, unsigned long long desc, unsigned line = __builtin_LINE()) {
     emu::tcgen05Cp32x128bWarpx4(taddr, desc, line);
 }
+inline void tilet_tcgen05_cp_32x128b_warpx4_2cta(unsigned taddr, unsigned long long desc, unsigned line = __builtin_LINE()) {
+    emu::tcgen05Cp32x128bWarpx4Pair(taddr, desc, line);
+}
 namespace emu {
 // tcgen05.commit: the committing thread's MMAs run, as the agent of `bar`
 // (a barrier of the issuing block), then arrive once on each of `targets`
@@ -2021,6 +2051,18 @@ inline void tilet_tcgen05_mma_f8f6f4_2cta(unsigned d, unsigned long long a, unsi
 }
 inline void tilet_tcgen05_mma_i8_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned line = __builtin_LINE()) {
     emu::tcgen05Mma2cta<emu::Tcgen05Kind::I8, 32>(d, a, b, idesc, enable, line);
+}
+inline void tilet_tcgen05_mma_mxf8f6f4_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                            unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::F8f6f4, 32>(d, a, b, idesc, enable, line, true, sfa, sfb);
+}
+inline void tilet_tcgen05_mma_mxf4nvf4_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                            unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::Mxf4nvf4, 64, 16>(d, a, b, idesc, enable, line, true, sfa, sfb);
+}
+inline void tilet_tcgen05_mma_mxf4_2cta(unsigned d, unsigned long long a, unsigned long long b, unsigned idesc, int enable, unsigned sfa, unsigned sfb,
+                                        unsigned line = __builtin_LINE()) {
+    emu::tcgen05Mma2cta<emu::Tcgen05Kind::Mxf4nvf4, 64, 32>(d, a, b, idesc, enable, line, true, sfa, sfb);
 }
 namespace emu {
 // cp.async.bulk.tensor .cta_group::2 (PTX ISA): the mbarrier may be in the

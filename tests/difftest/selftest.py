@@ -35,10 +35,14 @@ def check(name, got, want):
         failures.append(f"{name}: got {got!r}, want {want!r}")
 
 
-def expect_invalid(name, src, kernel, tensors):
+def expect_invalid(name, src, kernel, tensors, reason=None):
+    """The program is reported as invalid (for `reason`, a part of the
+    message, when given: so that it fails for the error under test)."""
     try:
         run(src, kernel, tensors)
-    except tldtypes.InvalidProgram:
+    except tldtypes.InvalidProgram as e:
+        if reason is not None and reason not in str(e):
+            failures.append(f"{name}: reported as invalid for another reason: {e}")
         return
     failures.append(f"{name}: not reported as invalid")
 
@@ -232,6 +236,177 @@ expect_invalid("2-CTA gemm issued by block 1", GEMM_2CTA.replace("B_COLS", "2").
                "k", {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
 expect_invalid("2-CTA deadlock", GEMM_2CTA.replace("B_COLS", "2").replace("ARRIVALS", "96").replace("LEADER", "0"),
                "k", {"A": list(A2), "B": list(B2), "C": [0.0] * 32})
+
+# The CTA pair's block-scaled MMA (TileLang's mxfp8_blockscaled_gemm_2cta in
+# examples/blockscaled_gemm_sm100/gemm_mxfp8_blockscaled_1d1d.py, small):
+# each block loads its 128 rows of A, its half of B's columns and its own
+# factor words -- SFA for its rows and SFB for all N columns of C, different
+# in the two blocks -- one warp of each reorders the words and arrives on the
+# leader's cluster barrier, and the leader's MMA warp copies the words into
+# tensor memory of both blocks (tcgen05_cp_warpx4 use_2cta) and issues
+#     C(h)[m, n] = sum_k A(h)[m, k] SFA(h)(m, k) . [B(0) | B(1)][k, n] SFB(h)(n, k).
+# N = 64, so SFB takes ceil(64 / 32) = 2 columns a word set (a model reading
+# it with B's N / 2 would take 1), and [128, 4] holds 2 word sets; with
+# k_start = 128 the gemm reads word set 1 and bytes 0 and 1, with k_start = 64
+# word set 0 and bytes 2 and 3. UE8M0 factors of 2^-2 .. 2^2 and small
+# integers keep every product and sum exact.
+GEMM_BS_2CTA = """target sm_100a;
+kernel k(A: f8e4m3[256, 64], B: f8e4m3[B_SHAPE], SFA: uint32[256], SFB: uint32[256], C: f32[256, 64])
+    grid(2) as (bx) threads(128) as (tx) cluster(2) {
+    let A_s = alloc_shared([128, 64], f8e4m3);
+    let B_s = alloc_shared([B_TILE], f8e4m3);
+    let SFA_s = alloc_shared([128], uint32);
+    let SFB_s = alloc_shared([128], uint32);
+    let C_t = alloc_tmem([128, 64], f32);
+    let SFA_t = alloc_tmem([128, 4], uint32);
+    let SFB_t = alloc_tmem([128, 4], uint32);
+    let loaded = alloc_barrier(arrive_count = 32);
+    let with_sf_full = alloc_cluster_barrier(arrive_count = 64);
+    let done = alloc_barrier(arrive_count = 1);
+    let rank = block_rank_in_cluster();
+    if (tx < 32) {
+        tma_copy(A[bx * 128:(bx + 1) * 128, 0:64], A_s, barrier = loaded);
+        tma_copy(B_HALF, B_s, barrier = loaded);
+        tma_copy(SFA[bx * 128:(bx + 1) * 128], SFA_s, barrier = loaded);
+        tma_copy(SFB[bx * 128:(bx + 1) * 128], SFB_s, barrier = loaded);
+        barrier_arrive(loaded);
+    } else if (rank == 0 && tx < 64) {
+        barrier_wait(with_sf_full, 0);
+        tcgen05_cp_warpx4(SFA_s, SFA_t, use_2cta = true);
+        tcgen05_cp_warpx4(SFB_s, SFB_t, use_2cta = true);
+        gemm_blockscaled(A_s, B_s, C_t, SFA_t, SFB_t, transpose_B = TRANSPOSE_B, mbar = done, clear_accum = true, k_start = K_START,
+                         sf_a_granularity_k = 32, sf_b_granularity_k = 32, use_2cta = true);
+    } else if (tx >= 64 && tx < 96) {
+        barrier_wait(loaded, 0);
+        tcgen05_sf_warp_transpose(SFA_s);
+        tcgen05_sf_warp_transpose(SFB_s);
+        fence_proxy_async();
+        barrier_arrive(with_sf_full, 0);
+    }
+    barrier_wait(done, 0);
+    copy(C_t, C[bx * 128, 0]);
+}"""
+
+
+def gemm_bs_2cta_src(transpose_b, k_start, half=32):
+    """GEMM_BS_2CTA with B [K, N] (block h its columns h*32 ..) or, with
+    transpose_b, [N, K] (its rows); `half` is B_s's share of N."""
+    if transpose_b:
+        tile, part = f"{half}, 64", f"B[rank * 32:rank * 32 + {half}, 0:64]"
+    else:
+        tile, part = f"64, {half}", f"B[0:64, rank * 32:rank * 32 + {half}]"
+    return (GEMM_BS_2CTA.replace("B_SHAPE", "64, 64").replace("B_TILE", tile).replace("B_HALF", part)
+            .replace("TRANSPOSE_B", "true" if transpose_b else "false").replace("K_START", str(k_start)))
+
+
+def factor_word(seed):
+    """A word of four UE8M0 factors 2^-2 .. 2^2 (bytes 125 .. 129)."""
+    return sum((125 + (seed * 7 + 3 * j + seed // 5) % 5) << (8 * j) for j in range(4))
+
+
+A_BS = [float((i * 5 + i // 64) % 5 - 2) for i in range(256 * 64)]
+B_BS = [float((i * 3 + i // 64) % 5 - 2) for i in range(64 * 64)]
+SFA_BS = [factor_word(i) for i in range(256)]
+SFB_BS = [factor_word(1000 + 3 * i) for i in range(256)]   # block 1's words differ from block 0's
+
+
+def ue8m0_byte(word, k, g):
+    return 2.0 ** (((word >> (8 * ((k // g) % 4))) & 0xFF) - 127)
+
+
+def tmem_word(words, block, row, rows, k, g, columns=4):
+    """Independently of the interpreter: the word tcgen05.mma reads for row
+    `row` (of `rows`) at K position k in a [128, columns] buffer filled by
+    tcgen05_cp_warpx4 from the block's 128 transposed words (docs/language.md:
+    word set w at columns w * ceil(rows / 32) + row / 32, lane row % 128;
+    lane L of column 4 c + j holds word 128 c + 32 j + L % 32 as loaded)."""
+    cpw = -(-rows // 32)
+    col = ((k // (4 * g)) % (columns // cpw)) * cpw + row // 32
+    return words[block * 128 + 128 * (col // 4) + 32 * (col % 4) + (row % 128) % 32]
+
+
+def gemm_bs_2cta_want(transpose_b, k_start, sfb_block=lambda h, n: h):
+    """C of both blocks by the formula; sfb_block(h, n) is the block whose
+    SFB words serve block h's column n (h itself: each block its own)."""
+    out = []
+    for h in range(2):
+        # Column n of [B(0) | B(1)] times its factors, along K.
+        b_cols = []
+        for n in range(64):
+            words = [tmem_word(SFB_BS, sfb_block(h, n), n, 64, k_start + k, 32) for k in range(64)]
+            b_cols.append([(B_BS[n * 64 + k] if transpose_b else B_BS[k * 64 + n]) * ue8m0_byte(w, k_start + k, 32)
+                           for k, w in enumerate(words)])
+        for m in range(128):
+            a_row = [A_BS[(h * 128 + m) * 64 + k] * ue8m0_byte(tmem_word(SFA_BS, h, m, 128, k_start + k, 32), k_start + k, 32)
+                     for k in range(64)]
+            out += [sum(x * y for x, y in zip(a_row, col)) for col in b_cols]
+    return out
+
+
+def gemm_bs_2cta_tensors():
+    return {"A": list(A_BS), "B": list(B_BS), "SFA": list(SFA_BS), "SFB": list(SFB_BS), "C": [0.0] * (256 * 64)}
+
+
+for transpose_b, k_start in ((False, 0), (True, 64), (False, 128)):
+    want = gemm_bs_2cta_want(transpose_b, k_start)
+    # The check must tell a wrong model apart: the leader's SFB for both
+    # blocks, or SFB split by halves of N between the blocks.
+    for wrong, model in (("the leader's SFB", lambda h, n: 0), ("SFB split by halves", lambda h, n: n // 32)):
+        if gemm_bs_2cta_want(transpose_b, k_start, model) == want:
+            failures.append(f"2-CTA block-scaled gemm check (transpose_B {transpose_b}, k_start {k_start}) "
+                            f"does not tell {wrong} apart")
+    t = run(gemm_bs_2cta_src(transpose_b, k_start), "k", gemm_bs_2cta_tensors())
+    check(f"2-CTA block-scaled gemm (transpose_B {transpose_b}, k_start {k_start})", t["C"], want)
+# B holding all of C's N in each block (the 1-CTA shape) is not the pair's.
+expect_invalid("2-CTA block-scaled gemm, B not half of C", gemm_bs_2cta_src(False, 0, half=64), "k", gemm_bs_2cta_tensors(),
+               "each block's B holds half of C's N")
+expect_invalid("2-CTA block-scaled gemm, transposed B not half of C", gemm_bs_2cta_src(True, 0, half=64), "k",
+               gemm_bs_2cta_tensors(), "each block's B holds half of C's N")
+
+# tcgen05_cp_warpx4 with use_2cta (tcgen05.cp.cta_group::2): the leader's one
+# copy fills tensor memory of both blocks, each from its own shared words
+# (transposed by its own warp), here at column offset 4 of [128, 8].
+CP_2CTA = """target sm_100a;
+kernel k(W: uint32[256], Y: uint32[256, 4]) grid(2) as (bx) threads(128) as (tx) CLUSTER {
+    let W_s = alloc_shared([128], uint32);
+    let W_t = alloc_tmem([128, 8], uint32);
+    let loaded = alloc_barrier(arrive_count = 32);
+    let ready = alloc_cluster_barrier(arrive_count = 64);
+    let done = alloc_barrier(arrive_count = 1);
+    let rank = block_rank_in_cluster();
+    if (tx < 32) {
+        tma_copy(W[bx * 128:(bx + 1) * 128], W_s, barrier = loaded);
+        barrier_arrive(loaded);
+    } else if (rank == ISSUER && tx < 64) {
+        barrier_wait(ready, 0);
+        tcgen05_cp_warpx4(W_s, W_t, 4, use_2cta = true);
+        tcgen05_mma_arrive(done, arrive_2cta = true);
+    } else if (tx >= 64 && tx < 96) {
+        barrier_wait(loaded, 0);
+        tcgen05_sf_warp_transpose(W_s);
+        barrier_arrive(ready, ISSUER);
+    }
+    barrier_wait(done, 0);
+    copy(W_t[0:128, 4:8], Y[bx * 128, 0]);
+}"""
+W_CP = [(i * 2654435761) % 2 ** 32 for i in range(256)]
+t = run(CP_2CTA.replace("CLUSTER", "cluster(2)").replace("ISSUER", "0"), "k", {"W": list(W_CP), "Y": [0] * 1024})
+check("2-CTA tcgen05_cp_warpx4", t["Y"], [W_CP[128 * h + 32 * j + lane % 32] for h in range(2) for lane in range(128) for j in range(4)])
+# Issued by the pair's odd block (both blocks' warps arrive on its barrier),
+# or in a cluster that is not a pair.
+expect_invalid("2-CTA tcgen05_cp_warpx4 issued by block 1", CP_2CTA.replace("CLUSTER", "cluster(2)").replace("ISSUER", "1"), "k",
+               {"W": list(W_CP), "Y": [0] * 1024}, "leader of the pair")
+expect_invalid("2-CTA tcgen05_cp_warpx4 outside a cluster", """target sm_100a;
+kernel k(W: uint32[128]) grid(1) threads(128) as (tx) {
+    let W_s = alloc_shared([128], uint32);
+    let W_t = alloc_tmem([128, 4], uint32);
+    copy(W, W_s);
+    if (tx < 32) {
+        tcgen05_cp_warpx4(W_s, W_t, use_2cta = true);
+    }
+}""", "k", {"W": list(W_CP[:128])}, "cluster of 2")
+expect_invalid("2-CTA tcgen05_cp_warpx4 in a cluster of 4", CP_2CTA.replace("CLUSTER", "cluster(4)").replace("grid(2)", "grid(4)")
+               .replace("ISSUER", "0"), "k", {"W": list(W_CP) * 2, "Y": [0] * 2048}, "cluster of 2")
 
 for f in failures:
     print("FAILED:", f)

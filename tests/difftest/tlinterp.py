@@ -13,8 +13,9 @@ is a plain array of the block; `ws(...)` bodies run in program order with the
 mbarrier protocol checked to complete in that order; the blocks of a cluster
 run as coroutines that meet at `cluster_sync()` and at multicast copies, and
 hand over to each other at a barrier_wait another block may complete (the
-cluster barriers, pair loads and 2-CTA gemm of a cta_group::2 kernel, whose
-leader's MMA reads both blocks' tiles and writes both blocks' accumulators).
+cluster barriers, pair loads, 2-CTA gemms -- plain and block-scaled -- and
+2-CTA tcgen05_cp_warpx4 of a cta_group::2 kernel, whose leader's instructions
+read both blocks' tiles and write both blocks' tensor memory).
 Anything the language leaves undefined (reading an element never written,
 two blocks writing one global element, an index outside on-chip memory) is
 reported as InvalidProgram rather than given a value, so a generator bug
@@ -1129,8 +1130,6 @@ class KernelTranslator:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
         if name == "gemm_blockscaled":
-            if self.static_bool(kw.get("use_2cta")):
-                raise Unsupported("gemm_blockscaled with use_2cta")
             (a, asym), (b, bsym), (c, csym), (sfa, sfasym), (sfb, sfbsym) = (self.region(p) for p in pos[:5])
             ta = self.static_bool(kw.get("transpose_A"))
             tb = self.static_bool(kw.get("transpose_B"))
@@ -1138,9 +1137,24 @@ class KernelTranslator:
             k_start = self.integer(kw["k_start"]).code if "k_start" in kw else "0"
             ga, gb = self.static_int(kw["sf_a_granularity_k"]), self.static_int(kw["sf_b_granularity_k"])
             layout = kw["sf_layout"].text if "sf_layout" in kw else "rowmajor"
-            if "tmem" in (sfasym.buf.scope, sfbsym.buf.scope):
+            tmem_scales = "tmem" in (sfasym.buf.scope, sfbsym.buf.scope)
+            if tmem_scales:
                 self.tmem_scales_gemm(asym, bsym, csym, sfasym, sfbsym, ga, gb, kw)
-            self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear}, scales=({sfa}, {sfb}, {k_start}, {ga}, {gb}, {layout!r}))")
+            scales = f"({sfa}, {sfb}, {k_start}, {ga}, {gb}, {layout!r})"
+            if self.static_bool(kw.get("use_2cta")):
+                # The CTA pair's block-scaled MMA (TileLang's
+                # T.tcgen05_gemm_blockscaled(..., use_2cta=True)), issued by
+                # the leader: C of block h (+)= (A of block h . SFA of block h)
+                # . ([B of block 0 | B of block 1] . SFB of block h).
+                self.check_gemm_2cta(asym, bsym, csym, kw, name)
+                if not tmem_scales:
+                    raise InvalidProgram("gemm_blockscaled with use_2cta is tcgen05.mma.cta_group::2: its scale factors are in "
+                                         "tensor memory (TileLang's tcgen05_gemm_blockscaled), put there by tcgen05_cp_warpx4")
+                self.emit(d, f"rt.gemm_2cta({a}, {b}, {c}, {ta}, {tb}, {clear}, scales={scales})")
+                if "mbar" in kw:
+                    self.emit(d, f"rt.arrive_pair({self.barrier_ref(kw['mbar'])})")
+                return
+            self.emit(d, f"rt.gemm({a}, {b}, {c}, {ta}, {tb}, {clear}, scales={scales})")
             if "mbar" in kw:
                 self.emit(d, f"rt.arrive({self.barrier_ref(kw['mbar'])}, 1)")
             return
@@ -1255,8 +1269,9 @@ class KernelTranslator:
             return
         if name == "tcgen05_cp_warpx4":
             # tcgen05.cp.32x128b.warpx4, issued once by one thread of the role.
-            if len(pos) not in (2, 3) or kw:
-                raise InvalidProgram("tcgen05_cp_warpx4(R, T) or tcgen05_cp_warpx4(R, T, col_offset)")
+            if len(pos) not in (2, 3) or set(kw) - {"use_2cta"}:
+                raise InvalidProgram("tcgen05_cp_warpx4(R, T), tcgen05_cp_warpx4(R, T, col_offset), "
+                                     "optionally with use_2cta = true")
             r, sym = self.region(pos[0])
             self.scale_words_operand(sym, name)
             if pos[1].kind != "Name":
@@ -1264,6 +1279,14 @@ class KernelTranslator:
             tsym = self.lookup(pos[1].text)
             self.scale_tmem_operand(tsym, name)
             offset = self.static_int(pos[2]) if len(pos) == 3 else 0
+            if self.static_bool(kw.get("use_2cta")):
+                # tcgen05.cp.cta_group::2 (TileLang's use_2cta=True): the
+                # leader's one instruction copies in both blocks of the pair.
+                if self.cluster_size != 2:
+                    raise InvalidProgram(f"tcgen05_cp_warpx4 with use_2cta is tcgen05.cp.cta_group::2, which copies in both "
+                                         f"blocks of a CTA pair: it needs a cluster of 2 blocks, not {self.cluster_size}")
+                self.emit(d, f"rt.cp_warpx4_pair({r}, {tsym.py}, {offset})")
+                return
             self.emit(d, f"rt.cp_warpx4({r}, {tsym.py}, {offset})")
             return
         if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle", "cp_async_commit", "cp_async_wait", "fence_proxy_async",
@@ -1507,18 +1530,19 @@ class KernelTranslator:
             raise InvalidProgram(f"'{name}' is not a barrier")
         return sym.buf
 
-    def check_gemm_2cta(self, asym, bsym, csym, kw):
-        """gemm(..., use_2cta = true): tcgen05's cta_group::2 MMA, in a
-        cluster of 2, A and B in shared memory, C in tensor memory (the
-        shapes are checked when run: B holds half of C's N)."""
+    def check_gemm_2cta(self, asym, bsym, csym, kw, op="gemm"):
+        """gemm(..., use_2cta = true) or gemm_blockscaled(..., use_2cta =
+        true): tcgen05's cta_group::2 MMA, in a cluster of 2, A and B in
+        shared memory, C in tensor memory (the shapes are checked when run:
+        B holds half of C's N)."""
         if self.cluster_size != 2:
-            raise InvalidProgram(f"gemm with use_2cta runs on the pair of blocks of a cluster of 2, not in a cluster of {self.cluster_size}")
+            raise InvalidProgram(f"{op} with use_2cta runs on the pair of blocks of a cluster of 2, not in a cluster of {self.cluster_size}")
         if "inst" in kw and kw["inst"].text != "tcgen05":
-            raise InvalidProgram(f"gemm with use_2cta is a tcgen05 MMA, not inst = {kw['inst'].text}")
+            raise InvalidProgram(f"{op} with use_2cta is a tcgen05 MMA, not inst = {kw['inst'].text}")
         if asym.buf.scope != "shared" or bsym.buf.scope != "shared":
-            raise Unsupported("gemm with use_2cta whose A or B is not in shared memory")
+            raise Unsupported(f"{op} with use_2cta whose A or B is not in shared memory")
         if csym.buf.scope != "tmem":
-            raise InvalidProgram(f"gemm with use_2cta accumulates into tensor memory, not into the {csym.buf.scope} '{csym.buf.name}'")
+            raise InvalidProgram(f"{op} with use_2cta accumulates into tensor memory, not into the {csym.buf.scope} '{csym.buf.name}'")
 
     def barrier_ref(self, node):
         if node.kind == "Name":
@@ -2327,26 +2351,33 @@ class Runtime:
         A = self.gemm_operand(a, ta)
         B = self.gemm_operand(b, tb)
         if scales:
-            sfa, sfb, k_start, ga, gb, layout = scales
-            sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
-            seta = setb = None
-            if sfa.buf.scope == "tmem":
-                if m != 128:
-                    raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
-                # One tcgen05.mma k-step is 32 fp8 or 64 f4e2m1 elements of K:
-                # the gemm starts on a k-step's boundary.
-                step = 64 if a.buf.dtype == "f4e2m1" else 32
-                if k_start < 0 or k_start % step:
-                    raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: k_start {k_start} is not "
-                                         f"a non-negative multiple of {step} (a k-step of {a.buf.dtype})")
-                seta = self.tmem_word_sets(sfa, m, "SFA")
-                setb = self.tmem_word_sets(sfb, n, "SFB")
-            for i in range(m):
-                A[i] = [x * self.scale_factor(sfa, i, k_start + k, ga, layout, seta) for k, x in enumerate(A[i])]
-            for j in range(n):
-                for k in range(ka):
-                    B[k][j] *= self.scale_factor(sfb, j, k_start + k, gb, layout, setb)
+            A, B = self.scaled_operands(a.buf.dtype, A, B, scales)
         self.gemm_accumulate(c, A, B, clear)
+
+    def scaled_operands(self, dtype, A, B, scales):
+        """gemm_blockscaled's operands with their factors applied: new rows
+        A[m][k] * SFA(m, k) (A as M x K) and B[k][n] * SFB(n, k) (B as
+        K x N), `scales` the gemm's (SFA, SFB, k_start, g_a, g_b, layout)
+        and `dtype` A's element type (which fixes a tcgen05 k-step)."""
+        sfa, sfb, k_start, ga, gb, layout = scales
+        sfa, sfb = self.complete(sfa, []), self.complete(sfb, [])
+        m, n, ka = len(A), len(B[0]), len(B)
+        seta = setb = None
+        if sfa.buf.scope == "tmem":
+            if m != 128:
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
+            # One tcgen05.mma k-step is 32 fp8 or 64 f4e2m1 elements of K:
+            # the gemm starts on a k-step's boundary.
+            step = 64 if dtype == "f4e2m1" else 32
+            if k_start < 0 or k_start % step:
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: k_start {k_start} is not "
+                                     f"a non-negative multiple of {step} (a k-step of {dtype})")
+            seta = self.tmem_word_sets(sfa, m, "SFA")
+            setb = self.tmem_word_sets(sfb, n, "SFB")
+        A = [[x * self.scale_factor(sfa, i, k_start + k, ga, layout, seta) for k, x in enumerate(row)] for i, row in enumerate(A)]
+        sb = [[self.scale_factor(sfb, j, k_start + k, gb, layout, setb) for j in range(n)] for k in range(ka)]
+        B = [[x * f for x, f in zip(row, frow)] for row, frow in zip(B, sb)]
+        return A, B
 
     def gemm_operand(self, r, transposed):
         """The values of a gemm operand's 2-D tile as rows of floats: A as
@@ -2387,7 +2418,7 @@ class Runtime:
             # C accumulates in its own dtype; the reference rounds once.
             self.write(c.buf, idx, convert(dot, "int64" if integer else "f64", ct))
 
-    def gemm_2cta(self, a, b, c, ta, tb, clear):
+    def gemm_2cta(self, a, b, c, ta, tb, clear, scales=None):
         """gemm(..., use_2cta = true), issued by the pair's leader (rank 0)
         of a cluster of 2: one MMA of 2M x N x K whose rows 0..M-1 are block
         0's and M..2M-1 block 1's. Each block h holds its A (M x K) and one
@@ -2395,11 +2426,20 @@ class Runtime:
         tensor memory of each block:
             C(block h) (+)= A(block h) . [B(block 0) | B(block 1)].
         The peer's operands are the same regions of its buffers of the same
-        allocations."""
+        allocations.
+        With `scales` (gemm_blockscaled(..., use_2cta = true), TileLang's
+        T.tcgen05_gemm_blockscaled(..., use_2cta=True); PTX ISA,
+        tcgen05.mma.cta_group::2 block_scale) each block's MMA reads the
+        factors in its own tensor memory: SFA of block h for its 128 rows
+        and SFB of block h for all N columns of C (TileLang's 2-CTA kernel
+        loads block_N SFB words in both blocks), looked up as the 1-CTA
+        form does with N = C's N:
+            C(h)[m, n] (+)= sum_k A(h)[m, k] SFA(h)(m, k) . Bfull[k, n] SFB(h)(n, k)."""
+        op = "gemm_blockscaled with use_2cta" if scales else "gemm with use_2cta"
         if len(self.cluster) != 2:
-            raise InvalidProgram(f"gemm with use_2cta in a cluster of {len(self.cluster)} blocks, not 2")
+            raise InvalidProgram(f"{op} in a cluster of {len(self.cluster)} blocks, not 2")
         if self.rank != 0:
-            raise InvalidProgram(f"gemm with use_2cta is issued by the leader of the pair (block rank 0), not by block {self.rank}")
+            raise InvalidProgram(f"{op} is issued by the leader of the pair (block rank 0), not by block {self.rank}")
         a, b, c = (self.complete(r, []) for r in (a, b, c))
         for r in (a, b, c):
             self.check_inside(r)
@@ -2409,28 +2449,52 @@ class Runtime:
         m, ka = (sa[1], sa[0]) if ta else (sa[0], sa[1])
         kb, half = (sb[1], sb[0]) if tb else (sb[0], sb[1])
         if ka != kb or sc != [m, 2 * half]:
-            raise InvalidProgram(f"gemm with use_2cta: shapes {sa} {sb} {sc}; each block's B holds half of C's N "
-                                 f"(A is M x K, B K x N/2, C M x N)")
-        pair = [(a, b, c), tuple(self.peer_region(r, 1, what, clear) for r, what in ((a, "A"), (b, "B"), (c, "C")))]
+            raise InvalidProgram(f"{op}: shapes {sa} {sb} {sc}; each block's B holds half of C's N "
+                                 f"(A is M x K, B {'N/2 x K' if tb else 'K x N/2'}, C M x N)")
+        if scales and m != 128:
+            raise InvalidProgram(f"{op}: A and C have {m} rows, not 128 (tcgen05.mma.cta_group::2 block_scale computes "
+                                 "128 rows in each block of the pair, M = 256)")
+        pair = [(a, b, c), tuple(self.peer_region(r, 1, what, clear, op) for r, what in ((a, "A"), (b, "B"), (c, "C")))]
         halves = [self.gemm_operand(bh, tb) for _, bh, _ in pair]
         B = [r0 + r1 for r0, r1 in zip(*halves)]
-        for ah, _, ch in pair:
-            self.gemm_accumulate(ch, self.gemm_operand(ah, ta), B, clear)
+        for rank, (ah, _, ch) in enumerate(pair):
+            A, Bh = self.gemm_operand(ah, ta), B
+            if scales:
+                # Block h's own factor buffers: the same regions of its
+                # buffers of the same allocations.
+                sfa, sfb = (self.peer_region(self.complete(r, []), rank, what, False, op)
+                            for r, what in ((scales[0], "SFA"), (scales[1], "SFB")))
+                try:
+                    A, Bh = self.scaled_operands(a.buf.dtype, A, B, (sfa, sfb) + tuple(scales[2:]))
+                except InvalidProgram as e:
+                    # Both blocks' buffers have one name: say whose it is.
+                    raise InvalidProgram(f"{e} (in block {rank} of the pair)") from None
+            self.gemm_accumulate(ch, A, Bh, clear)
 
-    def peer_region(self, r, rank, what, clear):
-        """Region r of this block's buffer, in block `rank` of the cluster:
-        the same region of its buffer of the same allocation."""
-        if r.buf.site is None:
-            raise InvalidProgram(f"gemm with use_2cta: {what} '{r.buf.name}' is not an on-chip buffer of the block")
-        buf = self.cluster[rank].allocs.get(r.buf.site)
-        if buf is None:
+    def peer_buffer(self, buf, rank, what, written, op):
+        """This block's buffer `buf`, in block `rank` of the cluster: its
+        buffer of the same allocation. `written`: the operation only writes
+        it (the peer may then not have started, which the interpreter's
+        turn-taking cannot model) rather than reads it."""
+        if rank == self.rank:
+            return buf
+        if buf.site is None:
+            raise InvalidProgram(f"{op}: {what} '{buf.name}' is not an on-chip buffer of the block")
+        peer = self.cluster[rank].allocs.get(buf.site)
+        if peer is None:
             # The peer has not started yet: nothing of its can have been written.
-            if what != "C" or not clear:
-                raise InvalidProgram(f"gemm with use_2cta reads '{r.buf.name}' of block {rank} before anything is written "
+            if not written:
+                raise InvalidProgram(f"{op} reads '{buf.name}' of block {rank} before anything is written "
                                      f"there (block {rank} has not reached its allocation)")
-            raise Unsupported(f"gemm with use_2cta writes '{r.buf.name}' of block {rank} before block {rank} reaches its "
+            raise Unsupported(f"{op} writes '{buf.name}' of block {rank} before block {rank} reaches its "
                               "allocation (the interpreter runs the blocks of a cluster in turn)")
-        return Region(buf, r.mins, r.extents)
+        return peer
+
+    def peer_region(self, r, rank, what, clear, op="gemm with use_2cta"):
+        """Region r of this block's buffer, in block `rank` of the cluster:
+        the same region of its buffer of the same allocation (C with clear
+        is only written)."""
+        return Region(self.peer_buffer(r.buf, rank, what, what == "C" and clear, op), r.mins, r.extents)
 
     @staticmethod
     def tmem_word_sets(sf, rows, what):
@@ -2501,6 +2565,23 @@ class Runtime:
             for lane in range(lanes):
                 for j in range(4):
                     self.write(t, (lane, col_offset + 4 * c + j), words[4 * (lane % 32) + j])
+
+    def cp_warpx4_pair(self, r, t, col_offset):
+        """tcgen05_cp_warpx4(R, T, use_2cta = true), TileLang's: one
+        tcgen05.cp.cta_group::2.32x128b.warpx4 issued by the pair's leader
+        (rank 0 of a cluster of 2) copies in both blocks of the pair, each
+        block's own shared words R into its own tensor memory T at the same
+        addresses (PTX ISA, "tcgen05.cp"), in the 1-CTA copy's layout."""
+        op = "tcgen05_cp_warpx4 with use_2cta"
+        if len(self.cluster) != 2:
+            raise InvalidProgram(f"{op} in a cluster of {len(self.cluster)} blocks, not 2 (tcgen05.cp.cta_group::2 copies "
+                                 "in both blocks of a CTA pair)")
+        if self.rank != 0:
+            raise InvalidProgram(f"{op} is issued by the leader of the pair (block rank 0), not by block {self.rank} "
+                                 "(as the pair's MMA: TileLang's 2-CTA kernel issues both under block_rank_in_cluster() == 0)")
+        for rank in range(2):
+            words = self.peer_region(r, rank, "R", False, op)
+            self.cp_warpx4(words, self.peer_buffer(t, rank, "T", True, op), col_offset)
 
     def atomic_add_element(self, buf, idx, v):
         f = buf.flat(idx)
