@@ -63,8 +63,10 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
     """Inputs and initial outputs: quarters in [-2, 2] for floats, small
     integers (int8, int4 and uint4: the whole range, to probe C's integer
     promotion and the 4-bit formats' signs). `ranges` gives integer tensors
-    that hold counts or indices their valid range: {name: (lo, hi)};
-    `byte_ranges` the range of every byte of an integer tensor's elements."""
+    that hold counts or indices their valid range: {name: (lo, hi)}, or
+    {name: (lo, hi, "sorted")} for offsets that must not decrease (a grouped
+    GEMM's group boundaries); `byte_ranges` the range of every byte of an
+    integer tensor's elements."""
     rng = random.Random(seed * 7919 + 1)
     ranges = ranges or {}
     byte_ranges = byte_ranges or {}
@@ -81,7 +83,9 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
             lo, hi = byte_ranges[name]
             vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(tldtypes.BITS[dtype] // 8)) for _ in range(n)]
         elif name in ranges:
-            vals = [rng.randint(*ranges[name]) for _ in range(n)]
+            vals = [rng.randint(*ranges[name][:2]) for _ in range(n)]
+            if ranges[name][2:] == ("sorted",):
+                vals.sort()
         elif dtype == "f4e2m1":
             vals = [rng.choice(tldtypes.E2M1_VALUES) for _ in range(n)]
         elif dtype in tldtypes.FLOAT_TYPES:
@@ -398,7 +402,8 @@ def header(c):
 
 def cases_from_manifest(manifest):
     """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
-    ...] [range.TENSOR=LO..HI ...] [expect=known-failure OUTCOME -- why]`,
+    ...] [range.TENSOR=LO..HI ...] [sorted.TENSOR=LO..HI ...] [bytes.TENSOR=LO..HI ...]
+    [expect=known-failure OUTCOME -- why]`,
     FILE relative to the repository. A ported example keeps its own sizes;
     the -D values make it small enough to emulate, and a range gives the
     values an integer tensor of counts or indices must hold to be valid."""
@@ -415,11 +420,11 @@ def cases_from_manifest(manifest):
         path, arch, kernel, flags = os.path.join(root, fields[0]), fields[1], fields[2], fields[3:]
         ranges = {}
         byte_ranges = {}
-        for prefix, table in (("range.", ranges), ("bytes.", byte_ranges)):
+        for prefix, table in (("range.", ranges), ("sorted.", ranges), ("bytes.", byte_ranges)):
             for f in [f for f in flags if f.startswith(prefix)]:
                 name, span = f[len(prefix):].split("=", 1)
                 lo, hi = span.split("..")
-                table[name] = (int(lo, 0), int(hi, 0))
+                table[name] = (int(lo, 0), int(hi, 0)) + (("sorted",) if prefix == "sorted." else ())
                 flags.remove(f)
         text = open(path).read()
         # The sizes are set in the text itself (as -D would set them), so
