@@ -29,6 +29,7 @@ NOT_TRANSLATED = {
     ("gemm_persistent_explicit.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
     ("gemm_persistent.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
     ("ws_gemm_copy_1_gemm_0.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
+    ("ws_gemm_copy_0_gemm_1.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("vertical_slash_sparse_attn.tl", "sm_80"): "hand-written warp specialization with mbarriers and setmaxnreg: Hopper and later",
     ("gemm_tcgen5mma.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
