@@ -845,7 +845,7 @@ struct Tcgen05Commit : StmtNode {
     const bool pair;
 };
 
-// tcgen05.cp.cta_group::1.32x128b.warpx4, issued by one thread (PTX ISA,
+// tcgen05.cp.32x128b.warpx4 (cta_group::1, or ::2: `pair`), issued by one thread (PTX ISA,
 // "tcgen05.cp"): a 32-row x 16-byte tile of shared memory -- the 512
 // contiguous bytes from src[srcIndices], read by the async proxy through a
 // descriptor -- into 4 columns of tensor memory from `column` of `tmem`,

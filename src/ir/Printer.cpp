@@ -242,7 +242,7 @@ public:
         }
         case StmtKind::Tcgen05Copy: {
             auto &c = static_cast<const Tcgen05Copy &>(*s);
-            line("tcgen05.cp.32x128b.warpx4 " + c.tmem->name + "@col " + expr(c.column) + " <- " + c.src->name + "[" + list(c.srcIndices) + "]" +
+            line(std::string(c.pair ? "tcgen05.cp.cta_group::2" : "tcgen05.cp") + ".32x128b.warpx4 " + c.tmem->name + "@col " + expr(c.column) + " <- " + c.src->name + "[" + list(c.srcIndices) + "]" +
                  (c.completesOn ? " -> " + c.completesOn->name : ""));
             return;
         }

@@ -376,7 +376,8 @@ public:
             const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
             const ir::Copy *copy = ir::as<ir::Copy>(s);
             const ir::Tcgen05Copy *scaleCopy = ir::as<ir::Tcgen05Copy>(s);
-            bool mma = (gemm && gemm->mbar) || commit;
+            // tcgen05_cp_warpx4 reads asynchronously too, until the thread's next commit.
+            bool mma = (gemm && gemm->mbar) || commit || scaleCopy;
             // The CTA pair's gemm and tcgen05_cp_warpx4 read the shared
             // memory of both blocks of the pair, and its commit (or
             // tcgen05_mma_arrive(arrive_2cta)) arrives on the barrier of both.

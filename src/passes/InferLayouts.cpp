@@ -188,8 +188,8 @@ public:
             changed = false;
             ir::forEachStmt(body, [&](const ir::Stmt &s) {
                 if (const ir::Reduce *r = ir::as<ir::Reduce>(s); r && layoutOf(r->src) && !layoutOf(r->dst)) {
-                    // A layout refused (too many registers) stays unset: only a
-                    // layout set is progress, or this would never end.
+                    // A layout refused (beyond a thread's local memory) stays
+                    // unset: only a layout set is progress, or this would never end.
                     changed |= setLayout({r->dst, {}, r->span}, ir::reduceLayout(*layoutOf(r->src), r->dim), "the layout of the reduction of '" + r->src->name + "'");
                 }
             });
@@ -799,6 +799,17 @@ private:
             // ptxas' report. TileLang compiles such kernels as they are
             // (e.g. its persistent 2-CTA block-scaled GEMM's epilogue).
             int64_t registers = layout.localSize() >= (INT64_MAX / 64) ? INT64_MAX : (layout.localSize() * dtypeBits(b.dtype) + 31) / 32;
+            // Beyond the 512 KiB of local memory a thread may have (CUDA C++
+            // Programming Guide, "Technical Specifications per Compute
+            // Capability") the kernel could not even launch.
+            constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024;
+            if (registers > kMaxLocalBytesPerThread / 4) {
+                if (!refused_.insert(a.buffer.get()).second) return false;   // said once
+                ctx_.diags.error(a.span, "fragment '" + b.name + "' needs " + std::to_string(registers) + " registers per thread as " +
+                                             describeLayout(layout) + " (" + why + "): more than the 512 KiB of local memory a thread may have, " +
+                                             "let alone its 255 registers: use a smaller tile or more threads");
+                return false;
+            }
             if (registers > kMaxRegistersPerThread && warnedSpill_.insert(a.buffer.get()).second)
                 ctx_.diags.warning(a.span, "fragment '" + b.name + "' needs " + std::to_string(registers) + " registers per thread as " +
                                                describeLayout(layout) + " (" + why + "); a thread has at most " +
@@ -906,7 +917,7 @@ private:
     mutable std::set<std::string> holding_;   // ownership checks that held (ownershipProblem's keys)
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
-    std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): a reducer with replication = none
+    std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): beyond a thread's local memory, a reducer with replication = none
     std::set<const ir::BufferNode *> warnedSpill_;   // fragments said to need more registers than a thread has
     std::map<const ir::For *, int64_t> deferred_;
     std::map<const ir::BufferNode *, std::set<int>> wholeDims_;   // fill nests decided last, with their threads

@@ -659,8 +659,9 @@ public:
             bad.push_back({n.span, what + "put it under a condition that holds in the leader only (block_rank_in_cluster() == 0)"});
     }
     // The pair's tcgen05.cp is issued, as its MMAs, by the leader for both blocks.
+    // (Sema makes one copy per 128 words: said once per statement.)
     void visitTcgen05Copy(const ir::Tcgen05Copy &n) override {
-        if (n.pair && leaderDepth_ == 0)
+        if (n.pair && leaderDepth_ == 0 && said_.insert(n.span.lineColumn()).second)
             bad.push_back({n.span, "the CTA pair's tcgen05_cp_warpx4 (use_2cta) copies in both blocks and is issued by the pair's leader alone: put it "
                                    "under a condition that holds in the leader only (block_rank_in_cluster() == 0), beside the gemm it feeds"});
     }
@@ -679,6 +680,7 @@ private:
         return (isRank(b->a) && ir::constInt(b->b) == 0) || (isRank(b->b) && ir::constInt(b->a) == 0);
     }
     std::set<const ir::VarNode *> rankVars_;
+    std::set<std::string> said_;   // the copies reported, by position
     int leaderDepth_ = 0, pipelinedDepth_ = 0;
 };
 
@@ -717,12 +719,14 @@ ir::Kernel selectGemmInst(const ir::Kernel &kernel, PassContext &ctx) {
     ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
         if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) asksForPair = asksForPair || g->use2cta;
     });
+    std::set<std::string> saidCopies;   // one error per tcgen05_cp_warpx4 statement, not per 128-word chunk
     ir::forEachStmt(out.body, [&](const ir::Stmt &s) {
         const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s);
         if (c && c->bothBlocks && !asksForPair)
             ctx.diags.error(c->span, "arrive_2cta signals the completion of the CTA pair's MMAs to both blocks; this kernel has no use_2cta gemm");
         // The copy names its .cta_group as the program says (TileLang's use_2cta), and it must be the kernel's.
         const ir::Tcgen05Copy *cp = ir::as<ir::Tcgen05Copy>(s);
+        if (cp && !saidCopies.insert(cp->span.lineColumn()).second) return;
         if (cp && cp->pair && !asksForPair)
             ctx.diags.error(cp->span, "tcgen05_cp_warpx4 with use_2cta copies scale factors for the CTA pair's MMAs; this kernel has no use_2cta gemm");
         if (cp && !cp->pair && asksForPair)

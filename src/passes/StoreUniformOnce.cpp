@@ -77,7 +77,8 @@ protected:
         d.where = n.span;
         d.op = "tcgen05_mma_arrive on '" + n.barrier->name + "'";
         d.choice = "tcgen05.commit by thread " + std::to_string(firstThread_) + " only";
-        d.why = "the thread that issues this role's tcgen05.mma: a commit tracks the MMAs of its own thread; one arrival";
+        d.why = std::string("the thread that issues this role's tcgen05.mma: a commit tracks the MMAs of its own thread; ") +
+                (n.bothBlocks ? "one arrival in each block of the CTA pair (arrive_2cta)" : "one arrival");
         ctx_.explain.record(std::move(d));
         return std::make_shared<ir::IfThenElse>(ir::isThread(firstThread_), self, nullptr, n.span);
     }
