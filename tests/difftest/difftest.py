@@ -65,8 +65,10 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
     promotion and the 4-bit formats' signs). `ranges` gives integer tensors
     that hold counts or indices their valid range: {name: (lo, hi)}, or
     {name: (lo, hi, "sorted")} for offsets that must not decrease (a grouped
-    GEMM's group boundaries); `byte_ranges` the range of every byte of an
-    integer tensor's elements."""
+    GEMM's group boundaries), or {name: ("values", [v0, v1, ...])} for
+    tensors that must hold exactly these (sizes and offsets that agree with
+    the constants derived from them); `byte_ranges` the range of every byte
+    of an integer tensor's elements."""
     rng = random.Random(seed * 7919 + 1)
     ranges = ranges or {}
     byte_ranges = byte_ranges or {}
@@ -82,6 +84,10 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
             # Every byte of each element in the range (block-scale words: four 8-bit factors each).
             lo, hi = byte_ranges[name]
             vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(tldtypes.BITS[dtype] // 8)) for _ in range(n)]
+        elif name in ranges and ranges[name][0] == "values":
+            vals = list(ranges[name][1])
+            if len(vals) != n:
+                raise SystemExit(f"values.{name} gives {len(vals)} values; '{name}' has {n} elements")
         elif name in ranges:
             vals = [rng.randint(*ranges[name][:2]) for _ in range(n)]
             if ranges[name][2:] == ("sorted",):
@@ -402,7 +408,7 @@ def header(c):
 
 def cases_from_manifest(manifest):
     """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
-    ...] [range.TENSOR=LO..HI ...] [sorted.TENSOR=LO..HI ...] [bytes.TENSOR=LO..HI ...]
+    ...] [range.TENSOR=LO..HI ...] [sorted.TENSOR=LO..HI ...] [values.TENSOR=V0,V1,...] [bytes.TENSOR=LO..HI ...]
     [expect=known-failure OUTCOME -- why]`,
     FILE relative to the repository. A ported example keeps its own sizes;
     the -D values make it small enough to emulate, and a range gives the
@@ -426,6 +432,10 @@ def cases_from_manifest(manifest):
                 lo, hi = span.split("..")
                 table[name] = (int(lo, 0), int(hi, 0)) + (("sorted",) if prefix == "sorted." else ())
                 flags.remove(f)
+        for f in [f for f in flags if f.startswith("values.")]:
+            name, listed = f[len("values."):].split("=", 1)
+            ranges[name] = ("values", [int(v, 0) for v in listed.split(",")])
+            flags.remove(f)
         text = open(path).read()
         # The sizes are set in the text itself (as -D would set them), so
         # that the interpreter, which reads the source, sees them too.
