@@ -37,6 +37,8 @@ NOT_TRANSLATED = {
     ("gemm_fp8_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_fp8_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("mha_fwd_bshd_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gqa_fwd_bshd_sm100.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gqa_fwd_bshd_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("mha_fwd_bshd_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
@@ -79,6 +81,7 @@ SPILLS = {
     ("mha_fwd_bshd_sm100.tl", "sm_100a"): ("variant 'ss', 128x128 tiles on 128 threads: S_reg and O_reg (128 f32 registers each) live together "
                                            "through the softmax: 256 registers, over the consumers' 240 (setmaxnreg); so do flashattn_wasp's, on "
                                            "its softmax warp group (255 registers); the 'ts' kernels, on 256 threads, do not spill"),
+    ("gqa_fwd_bshd_sm100.tl", "sm_100a"): "mha_fwd_bshd_sm100's kernels with grouped key/value heads: the same registers, the same spills",
 }
 
 
