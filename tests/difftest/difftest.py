@@ -409,6 +409,7 @@ def header(c):
 def cases_from_manifest(manifest):
     """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
     ...] [range.TENSOR=LO..HI ...] [sorted.TENSOR=LO..HI ...] [values.TENSOR=V0,V1,...] [bytes.TENSOR=LO..HI ...]
+    [dyn.NAME=SIZE ...] [scalar.NAME=VALUE ...]
     [expect=known-failure OUTCOME -- why]`,
     FILE relative to the repository. A ported example keeps its own sizes;
     the -D values make it small enough to emulate, and a range gives the
@@ -436,6 +437,14 @@ def cases_from_manifest(manifest):
             name, listed = f[len("values."):].split("=", 1)
             ranges[name] = ("values", [int(v, 0) for v in listed.split(",")])
             flags.remove(f)
+        # Dynamic sizes (`dyn NAME` dimensions) and scalar parameters, as a
+        # regression's '// difftest: dyn' and 'scalars' lines give them.
+        dyn, scalars = {}, {}
+        for prefix, table in (("dyn.", dyn), ("scalar.", scalars)):
+            for f in [f for f in flags if f.startswith(prefix)]:
+                name, v = f[len(prefix):].split("=", 1)
+                table[name] = float(v) if prefix == "scalar." and ("." in v or "e" in v) else int(v, 0)
+                flags.remove(f)
         text = open(path).read()
         # The sizes are set in the text itself (as -D would set them), so
         # that the interpreter, which reads the source, sees them too.
@@ -445,7 +454,7 @@ def cases_from_manifest(manifest):
                 raise SystemExit(f"{manifest}: {fields[0]} has no one-line 'const {name} = ...;'")
         if expect:
             text += f"\n// expect: {expect}\n"
-        c = Case(len(cases), text, arch, kernel, {}, {}, 1)
+        c = Case(len(cases), text, arch, kernel, scalars, dyn, 1)
         c.path = f"{fields[0]} [{arch} {kernel}]"
         c.flags = ["-I", os.path.dirname(path)]   # the files its import_source statements name
         c.ranges = ranges

@@ -2813,6 +2813,11 @@ class Interpreter:
         ev.scopes = [dict(self.consts)]
         for d in t.dyn:
             ev.define(d, Sym("value", "n_" + d, "int32"))
+        # The grid may be sized by scalar parameters too (max_seqlen_q of a varlen attention).
+        for pname, kind, dtype, _ in t.params:
+            if kind == "scalar" and pname in scalars:
+                ev.define(pname, Sym("value", "n_" + pname, dtype))
+                env["n_" + pname] = scalars[pname]
         grid = [eval(ev.integer(g).code, dict(RUNTIME_GLOBALS), env) for g in t.grid]
         grid += [1] * (3 - len(grid))
         cl = [ev.static_int(c) for c in t.cluster] + [1] * (3 - len(t.cluster))
