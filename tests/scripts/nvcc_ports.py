@@ -69,6 +69,7 @@ SPILLS = {
     ("gemm_fp8.tl", "sm_100a"): "mma.sync with register accumulators until tcgen05 is lowered (issue 13)",
     ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
     ("mha_bwd_bhsd.tl", "sm_80"): "flash_bwd holds five 64x64 f32 fragments (qkT, dsT, dv, dk, dq) and two f16 casts on 128 threads: 192 registers of fragments",
+    ("mha_bwd_bshd.tl", "sm_80"): "mha_bwd_bhsd's flash_bwd on [batch, seq, heads, dim] tensors: the same fragments",
     ("gemv_alloc_reducer.tl", "sm_90a"): "replication = all: a 128-element f32 reducer in every thread (128 registers) beside a 128x128 f16 tile on 256 threads",
     ("gqa_bwd_tma_reduce.tl", "sm_100a"): ("flash_bwd on mma.sync until tcgen05 is lowered: dk (128x192) and dv (128x128) f32 accumulators "
                                            "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
