@@ -76,6 +76,10 @@ SPILLS = {
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_100a"): ("the epilogue reads the whole 128x256 f32 accumulator on 128 threads (256 "
                                                              "registers, the spill warning) and keeps it through the branch on the tile's rows: 152 bytes, "
                                                              "200 in the persistent kernel"),
+    ("gqa_bwd.tl", "sm_80"): ("flash_bwd on mma.sync: dk (128x192) and dv (128x128) f32 accumulators on 256 threads take 160 "
+                              "registers each thread before qkT, dsT and dq"),
+    ("gqa_bwd.tl", "sm_100a"): ("flash_bwd on mma.sync until tcgen05 is lowered: dk (128x192) and dv (128x128) f32 accumulators "
+                                "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
