@@ -38,8 +38,9 @@ protected:
         Stmt inner = ir::Mutator::mutateFor(self, n);   // nested pipelined loops first
         if (!n.pipeline || n.pipeline->stages == 0) return inner;
         const ir::For &loop = *ir::as<ir::For>(inner);
-        std::vector<Stmt> body, top = ir::as<ir::Seq>(loop.body) ? ir::as<ir::Seq>(loop.body)->stmts : std::vector<Stmt>{loop.body};
-        bool changed = false;
+        std::vector<Stmt> top = statementsOf(loop.body);
+        bool changed = unbind(loop, top);
+        std::vector<Stmt> body;
         for (const Stmt &s : top) {
             std::vector<Stmt> split = predicate(s, loop.body);
             changed = changed || split.size() != 1 || split.front() != s;
@@ -50,6 +51,88 @@ protected:
     }
 
 private:
+    static std::vector<Stmt> statementsOf(const Stmt &s) {
+        if (const ir::Seq *seq = ir::as<ir::Seq>(s)) return seq->stmts;
+        return {s};
+    }
+
+    // A body that starts with bindings (TileLang's paged attention: `kv_start
+    // = block_table[b, k * block_N / block_size] * block_size`, then copies
+    // from KV[kv_start : ...]) hides its loads from the pipeline, which issues
+    // the loop's statements. The loads take the bound values instead (so the
+    // pipeline evaluates them for the iteration it loads for), and each run of
+    // the other statements keeps the bindings -- when the values read nothing
+    // the loop writes: a load issued ahead evaluates them early. `top`
+    // becomes the statements.
+    bool unbind(const ir::For &loop, std::vector<Stmt> &top) {
+        std::vector<const ir::LetStmt *> lets;
+        std::vector<std::pair<ir::VarRef, Expr>> bound;
+        Stmt rest = loop.body;
+        while (const ir::LetStmt *let = ir::as<ir::LetStmt>(rest)) {
+            lets.push_back(let);
+            bound.push_back({let->var, ir::substitute(let->value, bound)});
+            rest = let->body;
+        }
+        if (lets.empty()) return false;
+        std::vector<Stmt> stmts = statementsOf(rest);
+        std::vector<SourceRange> loads;
+        for (const Stmt &t : stmts)
+            if (isGlobalToSharedLoad(t)) loads.push_back(t->span);
+        if (loads.empty()) return false;
+        Decision d;
+        d.where = lets.front()->span;
+        d.op = "bindings in a pipelined loop";
+        for (const auto &[var, value] : bound)
+            if (std::optional<Writer> writer = writerOfWhatItReads(value, loop.body)) {
+                d.choice = "kept: the loads after them run in order, unpipelined";
+                d.why = "'" + var->name + "' reads '" + writer->buffer + "', which the loop writes at " + writer->at.lineColumn() +
+                        ", and a load issued ahead would read it early";
+                ctx_.explain.record(std::move(d));
+                return false;
+            }
+        auto rebind = [&](std::vector<Stmt> run) {
+            Stmt s = ir::seq(std::move(run));
+            for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = std::make_shared<ir::LetStmt>((*it)->var, (*it)->value, s, (*it)->span);
+            return s;
+        };
+        top.clear();
+        std::vector<Stmt> run;
+        for (const Stmt &t : stmts) {
+            if (!isGlobalToSharedLoad(t)) {
+                run.push_back(t);
+                continue;
+            }
+            if (!run.empty()) top.push_back(rebind(std::exchange(run, {})));
+            top.push_back(ir::substitute(t, bound));
+        }
+        if (!run.empty()) top.push_back(rebind(std::move(run)));
+        d.choice = "substituted into the loads that follow them";
+        std::string at;
+        for (const SourceRange &l : loads) at += (at.empty() ? "" : ", ") + l.lineColumn();
+        d.why = "the loads (" + at + ") become pipeline producers, each evaluating the bound values for the iteration it loads for; "
+                "the values read nothing the loop writes, and the other statements keep the bindings";
+        ctx_.explain.record(std::move(d));
+        return true;
+    }
+
+    // A buffer `e` loads that a statement of `body` writes, and where, if any.
+    struct Writer {
+        std::string buffer;
+        SourceRange at;
+    };
+    static std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body) {
+        std::set<const ir::BufferNode *> read;
+        ir::forEachExpr(e, [&](const Expr &x) {
+            if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(l->buffer.get());
+        });
+        std::optional<Writer> writer;
+        ir::forEachEffect(body, [&](const Stmt &t, const ir::Effects &fx) {
+            for (const ir::Access &a : fx.accesses)
+                if (!writer && read.count(a.buffer) && a.writes()) writer = Writer{a.buffer->name, t->span};
+        });
+        return writer;
+    }
+
     // `s` (a statement of the pipelined loop's `body`) as one `if` per
     // statement of its branch, or `s` itself.
     std::vector<Stmt> predicate(const Stmt &s, const Stmt &body) {
@@ -75,18 +158,8 @@ private:
         // Each statement evaluates the condition again, and a copy evaluates the
         // condition of a later iteration iterations early: nothing in the loop
         // may change what it reads (the branch itself or any other statement).
-        std::set<const ir::BufferNode *> read;
-        ir::forEachExpr(branch->cond, [&](const Expr &x) {
-            if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(l->buffer.get());
-        });
-        for (const ir::BufferNode *b : read) {
-            std::optional<SourceRange> writer;
-            ir::forEachEffect(body, [&](const Stmt &t, const ir::Effects &fx) {
-                for (const ir::Access &a : fx.accesses)
-                    if (!writer && a.buffer == b && a.writes()) writer = t->span;
-            });
-            if (writer) return keep(s, "the loop writes '" + b->name + "' at " + writer->lineColumn() + ", which the condition reads");
-        }
+        if (std::optional<Writer> writer = writerOfWhatItReads(branch->cond, body))
+            return keep(s, "the loop writes '" + writer->buffer + "' at " + writer->at.lineColumn() + ", which the condition reads");
         std::vector<Stmt> out;
         for (const Stmt &t : stmts) out.push_back(std::make_shared<ir::IfThenElse>(branch->cond, bound.empty() ? t : ir::substitute(t, bound), nullptr, branch->span));
         Decision d;

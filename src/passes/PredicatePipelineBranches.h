@@ -8,7 +8,11 @@
 
 namespace tilet {
 
-// A pipelined loop's producers are statements of its body. An `if` without
+// A pipelined loop's producers are statements of its body. Bindings at the
+// top of the body (`let kv_start = block_table[...] * block_size;` before
+// the copies that use it) are substituted into its global->shared copies,
+// which become statements of the body, and kept around the runs of other
+// statements -- unless a bound value reads what the loop writes. An `if` without
 // `else` among them whose branch holds global->shared copies (TileLang's
 // block-sparse GEMM: `if (mask[..., k]) { copy; copy; gemm }`) is split into
 // one `if` per statement of the branch, under the same condition, so that

@@ -26,6 +26,8 @@ NOT_TRANSLATED = {
                                                      "with C in tensor memory, not in a fragment"),
     ("mla_decode.tl", "sm_80"): "237,568 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration targets Hopper)",
     ("mla_decode.tl", "sm_100a"): "237,568 bytes of shared memory; sm_100a has 232,448 (sm_90a: 231,424)",
+    ("mla_decode_paged.tl", "sm_80"): "237,568 bytes of shared memory (mla_decode's tiles, pipelined); sm_80 has 166,912",
+    ("mla_decode_paged.tl", "sm_100a"): "237,568 bytes of shared memory (mla_decode's tiles, pipelined); sm_100a has 232,448",
     ("gemm_persistent_explicit.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
     ("gemm_persistent.tl", "sm_80"): "212,992 bytes of shared memory; sm_80 has 166,912",
     ("ws_gemm_copy_1_gemm_0.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
@@ -80,6 +82,8 @@ SPILLS = {
                               "registers each thread before qkT, dsT and dq"),
     ("gqa_bwd.tl", "sm_100a"): ("flash_bwd on mma.sync until tcgen05 is lowered: dk (128x192) and dv (128x128) f32 accumulators "
                                 "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
+    ("mla_decode_paged.tl", "sm_90a"): ("main_split keeps acc_s_cast (64x64 f16, the original's P as the wgmma A operand from registers) "
+                                        "beside the 64x512 f32 acc_o on 256 threads: 140 bytes; main_no_split does not spill"),
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
