@@ -27,6 +27,15 @@ bool loadsMemory(const Expr &e) {
     return loads;
 }
 
+// A warp shuffle is evaluated by every lane of the warp together
+// (__shfl_sync with a full mask): moved into a copy, it would run under the
+// copy's thread guard, where only some lanes reach it.
+bool shuffles(const Expr &e) {
+    bool found = false;
+    ir::forEachExpr(e, [&](const Expr &x) { found = found || ir::as<ir::Shuffle>(x); });
+    return found;
+}
+
 class Predicator : public ir::Mutator {
 public:
     explicit Predicator(PassContext &ctx) : ctx_(ctx) {}
@@ -82,14 +91,27 @@ private:
         Decision d;
         d.where = lets.front()->span;
         d.op = "bindings in a pipelined loop";
-        for (const auto &[var, value] : bound)
-            if (std::optional<Writer> writer = writerOfWhatItReads(value, loop.body)) {
-                d.choice = "kept: the loads after them run in order, unpipelined";
-                d.why = "'" + var->name + "' reads '" + writer->buffer + "', which the loop writes at " + writer->at.lineColumn() +
-                        ", and a load issued ahead would read it early";
-                ctx_.explain.record(std::move(d));
-                return false;
-            }
+        // The bindings the loads use (their values already hold the bindings they use in turn).
+        std::set<const ir::VarNode *> used;
+        for (const Stmt &t : stmts)
+            if (isGlobalToSharedLoad(t))
+                ir::forEachExpr(t, [&](const Expr &x) {
+                    if (const ir::VarNode *v = ir::as<ir::VarNode>(x)) used.insert(v);
+                });
+        for (const auto &[var, value] : bound) {
+            if (!used.count(var.get())) continue;
+            std::string why;
+            if (std::optional<Writer> writer = writerOfWhatItReads(value, loop.body))
+                why = "'" + var->name + "' reads '" + writer->buffer + "', which the loop writes at " + writer->at.lineColumn() +
+                      ", and a load issued ahead would read it early";
+            else if (shuffles(value))
+                why = "'" + var->name + "' is a warp shuffle, which every lane must evaluate together, not under a copy's thread guard";
+            if (why.empty()) continue;
+            d.choice = "kept: the loads after them run in order, unpipelined";
+            d.why = why;
+            ctx_.explain.record(std::move(d));
+            return false;
+        }
         auto rebind = [&](std::vector<Stmt> run) {
             Stmt s = ir::seq(std::move(run));
             for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = std::make_shared<ir::LetStmt>((*it)->var, (*it)->value, s, (*it)->span);
@@ -109,8 +131,9 @@ private:
         d.choice = "substituted into the loads that follow them";
         std::string at;
         for (const SourceRange &l : loads) at += (at.empty() ? "" : ", ") + l.lineColumn();
-        d.why = "the loads (" + at + ") become pipeline producers, each evaluating the bound values for the iteration it loads for; "
-                "the values read nothing the loop writes, and the other statements keep the bindings";
+        d.why = "the loads (" + at + ") become statements of the loop body, which the pipeline issues ahead, each evaluating the "
+                "bound values for the iteration it loads for; the values they use read nothing the loop writes, and the other "
+                "statements keep the bindings";
         ctx_.explain.record(std::move(d));
         return true;
     }
@@ -121,14 +144,15 @@ private:
         SourceRange at;
     };
     static std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body) {
+        // By storage: a view (a Tensor over a buffer) writes the buffer it views.
         std::set<const ir::BufferNode *> read;
         ir::forEachExpr(e, [&](const Expr &x) {
-            if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(l->buffer.get());
+            if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(&ir::storageRoot(*l->buffer));
         });
         std::optional<Writer> writer;
         ir::forEachEffect(body, [&](const Stmt &t, const ir::Effects &fx) {
             for (const ir::Access &a : fx.accesses)
-                if (!writer && read.count(a.buffer) && a.writes()) writer = Writer{a.buffer->name, t->span};
+                if (!writer && a.buffer && read.count(&ir::storageRoot(*a.buffer)) && a.writes()) writer = Writer{a.buffer->name, t->span};
         });
         return writer;
     }
@@ -144,6 +168,7 @@ private:
         std::vector<std::pair<ir::VarRef, Expr>> bound;
         while (const ir::LetStmt *let = ir::as<ir::LetStmt>(thenBody)) {
             if (loadsMemory(let->value)) return keep(s, "it binds '" + let->var->name + "' from memory, which each statement would load again");
+            if (shuffles(let->value)) return keep(s, "it binds '" + let->var->name + "' to a warp shuffle, which every lane must evaluate together");
             bound.push_back({let->var, ir::substitute(let->value, bound)});
             thenBody = let->body;
         }

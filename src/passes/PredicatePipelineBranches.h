@@ -12,7 +12,8 @@ namespace tilet {
 // top of the body (`let kv_start = block_table[...] * block_size;` before
 // the copies that use it) are substituted into its global->shared copies,
 // which become statements of the body, and kept around the runs of other
-// statements -- unless a bound value reads what the loop writes. An `if` without
+// statements -- unless a value the copies use reads what the loop writes
+// or is a warp shuffle (which every lane evaluates together). An `if` without
 // `else` among them whose branch holds global->shared copies (TileLang's
 // block-sparse GEMM: `if (mask[..., k]) { copy; copy; gemm }`) is split into
 // one `if` per statement of the branch, under the same condition, so that
