@@ -84,6 +84,8 @@ SPILLS = {
                                 "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
     ("mla_decode_paged.tl", "sm_90a"): ("main_split keeps acc_s_cast (64x64 f16, the original's P as the wgmma A operand from registers) "
                                         "beside the 64x512 f32 acc_o on 256 threads: 140 bytes; main_no_split does not spill"),
+    ("gqa_sink_fwd_varlen.tl", "sm_80"): ("128x128 tiles on 256 threads with mma.sync: acc_s, acc_o and the sinks fragment beside them "
+                                          "(gqa_fwd_varlen.tl takes 254 registers): 32 bytes"),
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
