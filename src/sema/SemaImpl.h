@@ -101,6 +101,9 @@ public:
     std::optional<bool> checkConstBool(const ast::Expr &e, const char *what);
     // The kernel runs in CTA pairs (cluster(2) or cluster(1, 2)); otherwise an error naming `what`.
     bool requirePairCluster(SourceRange where, const char *what);
+    // A constant bool keyword that asks for the CTA pair (arrive_2cta, use_2cta): false when
+    // absent, nullopt after an error (not a constant, or true outside a pair cluster).
+    std::optional<bool> checkPairFlag(const CallArgs &args, const char *keyword, const char *what);
     std::optional<DType> checkDType(const ast::Expr &e);
     // A bare identifier naming one of `allowed` (hint values such as `tma`).
     std::optional<std::string> checkWord(const ast::Expr &e, const std::vector<std::string> &allowed, const char *what);

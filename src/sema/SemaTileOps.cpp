@@ -348,14 +348,9 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         ir::Buffer barrier;
         ir::Expr index;
         if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
-        bool bothBlocks = false;
-        if (const ast::Expr *p = args->keyword("arrive_2cta")) {
-            std::optional<bool> v = checkConstBool(*p, "arrive_2cta");
-            if (!v) return nullptr;
-            bothBlocks = *v;
-            if (bothBlocks && !requirePairCluster(p->range, "arrive_2cta")) return nullptr;
-        }
-        return std::make_shared<ir::Tcgen05Commit>(barrier, index, bothBlocks, false, c.range);
+        std::optional<bool> bothBlocks = checkPairFlag(*args, "arrive_2cta", "arrive_2cta");
+        if (!bothBlocks) return nullptr;
+        return std::make_shared<ir::Tcgen05Commit>(barrier, index, *bothBlocks, false, c.range);
     }
     if (n == "tcgen05_cp_warpx4" || n == "tcgen05_sf_warp_transpose") return checkScaleFactorOp(c);
     // TileLang's T.fence_proxy_async(): the thread's shared-memory writes are
@@ -431,13 +426,8 @@ ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     bool copy = c.callee == "tcgen05_cp_warpx4";
     std::optional<CallArgs> args = copy ? matchArgs(c, 2, 3, {"use_2cta"}) : matchArgs(c, 1, 1, {});
     if (!args) return nullptr;
-    bool pair = false;
-    if (const ast::Expr *p = args->keyword("use_2cta")) {
-        std::optional<bool> v = checkConstBool(*p, "use_2cta");
-        if (!v) return nullptr;
-        pair = *v;
-        if (pair && !requirePairCluster(p->range, "tcgen05_cp_warpx4 with use_2cta")) return nullptr;
-    }
+    std::optional<bool> pair = copy ? checkPairFlag(*args, "use_2cta", "tcgen05_cp_warpx4 with use_2cta") : false;
+    if (!pair) return nullptr;
     std::optional<RegionRef> ref = checkRegionArg(*args->positional[0], "scale-factor source");
     if (!ref) return nullptr;
     std::optional<ir::Region> src = completeRegion(*ref, {});
@@ -485,7 +475,7 @@ ir::Stmt Checker::checkScaleFactorOp(const ast::Call &c) {
     }
     std::vector<ir::Stmt> copies;
     for (int64_t i = 0; i < chunks; ++i)
-        copies.push_back(std::make_shared<ir::Tcgen05Copy>(src->buffer, chunkStart(i), tmem, ir::intImm(offset + 4 * i), nullptr, pair, c.range));
+        copies.push_back(std::make_shared<ir::Tcgen05Copy>(src->buffer, chunkStart(i), tmem, ir::intImm(offset + 4 * i), nullptr, *pair, c.range));
     return ir::seq(copies);
 }
 
@@ -1484,6 +1474,14 @@ bool Checker::requirePairCluster(SourceRange where, const char *what) {
     if (kernel_ && kernel_->pairCluster()) return true;
     diags_.error(where, std::string(what) + " needs the kernel to run in pairs of blocks, the CTA pair of tcgen05's cta_group::2: cluster(2) or cluster(1, 2)");
     return false;
+}
+
+std::optional<bool> Checker::checkPairFlag(const CallArgs &args, const char *keyword, const char *what) {
+    const ast::Expr *p = args.keyword(keyword);
+    if (!p) return false;
+    std::optional<bool> v = checkConstBool(*p, keyword);
+    if (!v || (*v && !requirePairCluster(p->range, what))) return std::nullopt;
+    return v;
 }
 
 // barrier_wait(b, parity); barrier_arrive(b [, rank]): with a rank, every
