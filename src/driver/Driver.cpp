@@ -18,6 +18,7 @@
 #include "support/Embedded.h"
 #include "support/Files.h"
 #include "support/InternalError.h"
+#include "support/PhaseTimes.h"
 #include "target/Target.h"
 
 #include <algorithm>
@@ -389,9 +390,19 @@ int runTilet(const Options &opts) {
     diags.setWarningsAsErrors(opts.warningsAsErrors);
     for (const std::string &g : opts.disabledWarnings) diags.disableWarning(g);
     diags.setFormat(opts.diagnosticsFormat);
+    // --time-report: where the translation's time went, printed however it ends.
+    PhaseTimes times;
+    PhaseTimes *timer = opts.timeReport ? &times : nullptr;
+    struct PrintTimes {
+        PhaseTimes *timer;
+        ~PrintTimes() {
+            if (timer) timer->print(std::cerr);
+        }
+    } printTimes{timer};
 
     try {
         // Targets: the built-in table, then the user's files in order.
+        std::optional<PhaseScope> targetTime(std::in_place, timer, "targets");
         TargetTable targets;
         for (const std::string &path : opts.targetFiles) {
             std::optional<std::string> text = readText(path);
@@ -425,8 +436,11 @@ int runTilet(const Options &opts) {
             diags.error({}, "-MD writes the dependency file beside the output; with the output on stdout, name it with -MF FILE");
             return finish(diags, 1);
         }
+        targetTime.reset();
         diags.setStage("syntax");
+        std::optional<PhaseScope> parseTime(std::in_place, timer, "parse");
         std::optional<LoadedProgram> program = loadProgram(opts.input, opts.includeDirs, sources, diags, opts.maxNesting);
+        parseTime.reset();
         if (!program) return finish(diags, 1);
 
         // The make rule: every output depends on the main file and every import.
@@ -504,6 +518,7 @@ int runTilet(const Options &opts) {
         for (size_t i = 0; i < chosen.size(); ++i) {
             std::ostringstream repeated;
             DiagnosticEngine quiet(sources, repeated);
+            PhaseScope analyzeTime(timer, "analyze");
             std::optional<ir::Module> module = analyze(*program, defines, sources, i == 0 ? diags : quiet);
             if (!module) return finish(diags, 1);
             TILET_ASSERT(!quiet.hasErrors(), "the analysis failed for a second target after it succeeded for the first");
@@ -522,7 +537,7 @@ int runTilet(const Options &opts) {
             if (several) diags.pushContext({}, "when translating for " + chosen[i]->name + " (--arch " + opts.arch + ")");
             Explain explain;
             PassContext ctx{*chosen[i], diags, explain};
-            DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr};
+            DumpOptions dump{opts.dumpAfter, opts.dumpAfter.empty() ? nullptr : &std::cerr, timer};
             if (several && dump.out) *dump.out << "// ==== lowering for " << chosen[i]->name << " ====\n";
             lowered = lower(modules[i], ctx, dump) && lowered;
             if (several) diags.popContext();
@@ -550,7 +565,9 @@ int runTilet(const Options &opts) {
             for (char c : chosen[i]->name) suffix += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
             variants.push_back({modules[i], *chosen[i], several ? suffix : ""});
         }
+        std::optional<PhaseScope> printTime(std::in_place, timer, "print .cu");
         std::string cu = printCuda(variants, out.names);
+        printTime.reset();
         if (opts.emit == "emulator") {
             // The .cu and the .host.cpp as one C++ source for the CPU emulator (templates/emu).
             try {
@@ -584,9 +601,12 @@ int runTilet(const Options &opts) {
                 return finish(diags, 1);
             }
             std::string error;
+            printTime.emplace(timer, "print host files");
             std::vector<PendingFile> files{{out.cu, cu}, {out.host, printHostSource(variants, out.names)}, {out.header, printHostHeader(variants, out.names)}};
             if (opts.depsAlongside) files.push_back({depPath, depRule});
             if (!opts.python.empty()) files.push_back({opts.python, printPythonBinding(variants, out.names, opts.python)});
+            printTime.reset();
+            PhaseScope writeTime(timer, "write files");
             if (!writeFilesAtomically(files, error)) {
                 diags.error({}, error);
                 return finish(diags, 1);

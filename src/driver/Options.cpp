@@ -91,6 +91,7 @@ ParseResult parseCommandLine(int argc, char **argv) {
                    "the outputs: load it with FILE.load(\"libNAME.so\")");
     app.add_flag("!--no-line-directives", opts.lineDirectives,
                  "leave #line directives out of the .cu (by default they point nvcc's messages, debuggers and sanitizers at the .tl lines)");
+    app.add_flag("--time-report", opts.timeReport, "print the time each phase and pass took (milliseconds) to stderr");
     app.add_flag("--validate", opts.validate, "compile the generated .cu with nvcc for the target and fail if nvcc does");
     app.add_flag("-w", opts.noWarnings, "suppress warnings");
     app.add_flag("--warnings-as-errors", opts.warningsAsErrors, "report warnings as errors (also spelled -Werror)");

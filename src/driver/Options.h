@@ -22,6 +22,7 @@ struct Options {
     std::string dumpAfter;                 // --dump-ir-after PASS|all
     std::string explain;                   // "", "text" or "json"
     bool validate = false;
+    bool timeReport = false;               // --time-report: time per phase and pass, to stderr
     std::string python;                    // --python FILE.py: also write the ctypes binding
     bool cpu = false;                      // --cpu: -o libk.so runs the kernels on the CPU, through the emulator
     bool lineDirectives = true;            // #line in the .cu, pointing at the .tl source (--no-line-directives)

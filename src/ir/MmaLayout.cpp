@@ -193,10 +193,13 @@ std::string stmatrixMismatch(const TileLayout &l) {
     if (l.shape.size() != 2) return "stmatrix stores 2-D tiles; the fragment has " + std::to_string(l.shape.size()) + " dimensions";
     if (l.replication() != 1) return "the fragment is replicated over threads (stmatrix stores each element once)";
     if (l.threads % 32 != 0 || l.localSize() % 2 != 0) return "stmatrix moves whole warps' register pairs";
+    std::vector<int64_t> block, first, second;   // reused: every register pair of every thread is checked
     for (int64_t t = 0; t < l.threads; ++t) {
         int64_t lane = t % 32;
         for (int64_t p = 0; p < l.localSize(); p += 2) {
-            std::vector<int64_t> block = elementAt(l, t - lane, p), first = elementAt(l, t, p), second = elementAt(l, t, p + 1);
+            elementAt(l, t - lane, p, block);
+            elementAt(l, t, p, first);
+            elementAt(l, t, p + 1, second);
             if (block[1] % 8 != 0 || first[0] != block[0] + lane / 4 || first[1] != block[1] + 2 * (lane % 4) || second[0] != first[0] ||
                 second[1] != first[1] + 1)
                 return "registers " + std::to_string(p) + " and " + std::to_string(p + 1) + " of thread " + std::to_string(t) +

@@ -550,6 +550,12 @@ private:
         else registers_.erase(st.buffer.get());
     }
 
+    // The values `e` may take here: the one it has when the run knows it
+    // (known(), without building an expression), else its bounds in `scope`.
+    ir::Interval rangeOf(const Expr &e, const ir::BoundsScope &scope) const {
+        if (std::optional<int64_t> v = known(e)) return ir::Interval::point(*v);
+        return ir::boundsOf(evaluate(e), scope);
+    }
     int64_t index(const Expr &e) const {
         std::optional<int64_t> v = known(e);
         if (!v) v = ir::constInt(evaluate(e));
@@ -670,7 +676,7 @@ private:
         ir::BoundsScope scope;
         std::vector<ir::Interval> box;
         for (size_t d = 0; d < r.mins.size(); ++d) {
-            ir::Interval lo = ir::boundsOf(evaluate(r.mins[d]), scope);
+            ir::Interval lo = rangeOf(r.mins[d], scope);
             std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
             if (!lo.bounded()) box.push_back({0, dim ? *dim - 1 : ir::Interval::kMax});
             else box.push_back({lo.lo, lo.hi + r.extents[d] - 1});
@@ -683,7 +689,7 @@ private:
         if (b.scope != ir::MemScope::Shared) return;
         std::vector<ir::Interval> box;
         for (size_t d = 0; d < b.shape.size(); ++d) {
-            ir::Interval r = indices ? ir::boundsOf(evaluate((*indices)[d]), scope) : ir::Interval{};
+            ir::Interval r = indices ? rangeOf((*indices)[d], scope) : ir::Interval{};
             std::optional<int64_t> dim = ir::constInt(b.shape[d]);
             if (!indices || !r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
             box.push_back(r);
@@ -1193,15 +1199,18 @@ bool hasDynamicLoop(const ir::Kernel &k) {
 // them), every combination; with more, all taken and none taken. In a
 // cluster, every block goes the same way at a condition written alike in
 // them (one that reads the block's rank is a condition of each block).
+// The ways to try. The first goes every way at every branch, as `all`
+// does: `walks` keeps the discovery's runs with `all` (by rank, then
+// group), which are that way's runs, so the check does not walk them again.
 std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t trips,
-                                   const std::optional<BlockIndex> &cluster) {
-    BranchWays all;
+                                   const std::optional<BlockIndex> &cluster, const BranchWays &all, std::vector<Unroller> &walks) {
     std::vector<Condition> keys;
+    walks.clear();
     for (int64_t r = 0; r < currentAgents.blocks; ++r)
         for (int64_t g = 0; g < currentAgents.groups; ++g) {
             std::optional<BlockIndex> block;
             if (cluster) block = blockOfRank(kernel, *cluster, r);
-            Unroller u(kernel, uniformity, g, r, trips, all, block);
+            Unroller &u = walks.emplace_back(kernel, uniformity, g, r, trips, all, block);
             u.walk(kernel.body);
             for (const Condition &c : u.conditions)
                 if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
@@ -1320,47 +1329,58 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     std::vector<BlockCondition> unknownConditions;
     std::vector<std::pair<BlockCondition, int64_t>> blockChoices;   // (condition, rank), value
     auto check = [&](const std::optional<BlockIndex> &cluster) {
-        for (int64_t t : trips) for (const BranchWays &ways : branchWays(kernel, uniformity, t, cluster)) {
-            std::vector<std::vector<Event>> events;
-            for (int64_t r = 0; r < clusterBlocks; ++r)
-                for (int64_t g = 0; g < groups; ++g) {
-                    std::optional<BlockIndex> block;
-                    if (cluster) block = blockOfRank(kernel, *cluster, r);
-                    Unroller u(kernel, uniformity, g, r, t, ways, block);
-                    u.walk(kernel.body);
-                    if (u.overflow) {
-                        ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
-                                                           std::to_string(kMaxEvents) + " barrier and shared-memory operations per " +
-                                                           std::string(currentAgents.name),
-                                          "unchecked-protocol");
+        const BranchWays all;
+        std::vector<Unroller> walks;   // the first way's runs, made by branchWays
+        for (int64_t t : trips) {
+            const std::vector<BranchWays> waysToTry = branchWays(kernel, uniformity, t, cluster, all, walks);
+            for (size_t w = 0; w < waysToTry.size(); ++w) {
+                const BranchWays &ways = waysToTry[w];
+                std::vector<std::vector<Event>> events;
+                for (int64_t r = 0; r < clusterBlocks; ++r)
+                    for (int64_t g = 0; g < groups; ++g) {
+                        std::optional<BlockIndex> block;
+                        if (cluster) block = blockOfRank(kernel, *cluster, r);
+                        const size_t agent = static_cast<size_t>(r * groups + g);
+                        std::optional<Unroller> walked;
+                        if (w != 0 || agent >= walks.size()) {
+                            walked.emplace(kernel, uniformity, g, r, t, ways, block);
+                            walked->walk(kernel.body);
+                        }
+                        Unroller &u = walked ? *walked : walks[agent];
+                        if (u.overflow) {
+                            ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
+                                                               std::to_string(kMaxEvents) + " barrier and shared-memory operations per " +
+                                                               std::string(currentAgents.name),
+                                              "unchecked-protocol");
+                            return false;
+                        }
+                        // Arrivals that may or may not happen cannot be simulated:
+                        // no verdict at all (the conditions of the other blocks
+                        // of the cluster, of their ranks, are gathered too).
+                        if (!u.unknownBranches.empty()) {
+                            unknown.insert(unknown.end(), u.unknownBranches.begin(), u.unknownBranches.end());
+                            for (const Expr &c : u.unknownConditions) unknownConditions.push_back({c, r});
+                            break;
+                        }
+                        for (const auto &[e, v] : u.blockChoices) blockChoices.push_back({{e, r}, v});
+                        totalEvents += u.events.size();
+                        events.push_back(std::move(u.events));
+                    }
+                if (!unknown.empty()) return false;
+                Simulator sim(events, kernel);
+                for (int64_t order = -1; order < agents; ++order) {
+                    ++schedules;
+                    if (std::optional<Problem> p = sim.run(order)) {
+                        Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
+                        for (const auto &[where, text] : p->notes) d.note(where, text);
+                        if (cluster && clusterBlocks > 1) d.note({}, "in the cluster of blocks " + blockText(*cluster) + " to " +
+                                                                         blockText(blockOfRank(kernel, *cluster, clusterBlocks - 1)));
+                        else if (cluster) d.note({}, "in block " + blockText(*cluster));
+                        if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
+                        if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
+                        ctx.diags.report(std::move(d));
                         return false;
                     }
-                    // Arrivals that may or may not happen cannot be simulated:
-                    // no verdict at all (the conditions of the other blocks
-                    // of the cluster, of their ranks, are gathered too).
-                    if (!u.unknownBranches.empty()) {
-                        unknown.insert(unknown.end(), u.unknownBranches.begin(), u.unknownBranches.end());
-                        for (const Expr &c : u.unknownConditions) unknownConditions.push_back({c, r});
-                        break;
-                    }
-                    for (const auto &[e, v] : u.blockChoices) blockChoices.push_back({{e, r}, v});
-                    totalEvents += u.events.size();
-                    events.push_back(std::move(u.events));
-                }
-            if (!unknown.empty()) return false;
-            Simulator sim(events, kernel);
-            for (int64_t order = -1; order < agents; ++order) {
-                ++schedules;
-                if (std::optional<Problem> p = sim.run(order)) {
-                    Diagnostic d{Severity::Error, p->where, p->message, {}, {}};
-                    for (const auto &[where, text] : p->notes) d.note(where, text);
-                    if (cluster && clusterBlocks > 1) d.note({}, "in the cluster of blocks " + blockText(*cluster) + " to " +
-                                                                     blockText(blockOfRank(kernel, *cluster, clusterBlocks - 1)));
-                    else if (cluster) d.note({}, "in block " + blockText(*cluster));
-                    if (t != 1 || trips.size() > 1) d.note({}, "with loops of run-time length run " + std::to_string(t) + " time" + (t == 1 ? "" : "s"));
-                    if (!ways.ways.empty() || !ways.otherwise) d.note({}, ways.describe());
-                    ctx.diags.report(std::move(d));
-                    return false;
                 }
             }
         }

@@ -34,6 +34,7 @@
 #include "passes/StoreUniformOnce.h"
 #include "passes/VectorizeAccesses.h"
 
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -62,12 +63,17 @@ public:
         // change anything" compares the printed IR, taken before the pass.
         bool dumping = dump_.out && (dump_.after == "all" || dump_.after == name);
         std::string before = dumping ? printed(kernel_) : std::string();
+        std::optional<PhaseScope> passTime(std::in_place, dump_.times, name);
         ir::Kernel next = pass(kernel_, ctx_);
+        passTime.reset();
         if (ctx_.diags.errorCount() != errorsBefore) {
             failed_ = true;
             return false;
         }
-        ir::verify(next, level, name);
+        {
+            PhaseScope verifyTime(dump_.times, "verify IR");
+            ir::verify(next, level, name);
+        }
         if (dumping) {
             std::string after = printed(next);
             *dump_.out << "// ---- IR after " << name << (after == before ? " (unchanged)" : "") << "\n" << after;

@@ -3,6 +3,7 @@
 
 #include "ir/IR.h"
 #include "passes/PassContext.h"
+#include "support/PhaseTimes.h"
 
 #include <iosfwd>
 #include <string>
@@ -13,6 +14,7 @@ namespace tilet {
 struct DumpOptions {
     std::string after;            // a pass name, "all", or empty
     std::ostream *out = nullptr;  // where dumps go
+    PhaseTimes *times = nullptr;  // --time-report: each pass's time goes here
 };
 
 // Runs every pass on every kernel, in order. Returns false if a pass

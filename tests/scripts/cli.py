@@ -136,6 +136,30 @@ with tempfile.TemporaryDirectory() as tmp:
     # A pass that only decides a fact about a buffer (here: X is read-only) changed something.
     expect(b"// ---- IR after analyze-params\n" in p.stderr, "--dump-ir-after=all: analyze-params is not '(unchanged)'", p)
 
+    # --time-report: one line per phase and pass (each pass once, whatever
+    # the number of kernels), then the total; the output is the same.
+    timed_out = os.path.join(tmp, "timed.cu")
+    p = run([src, "-o", timed_out, "--time-report"])
+    report = p.stderr.decode()
+    lines = report.splitlines()
+    expect(p.returncode == 0 and lines and lines[0] == "tilet: time report (wall clock, ms)", "--time-report prints its header", p)
+    rows = [(l[2:33].rstrip(), l[33:].split()) for l in lines[1:] if l.startswith("  ")]
+    names = [name for name, _ in rows]
+    for phase in ("targets", "parse", "analyze", "analyze-params", "check-barriers", "simplify", "print .cu", "print host files", "write files", "total"):
+        expect(names.count(phase) == 1, f"--time-report lists '{phase}' once", p)
+    expect(names[-1] == "total", "--time-report ends with the total", p)
+    expect(names.index("parse") < names.index("analyze") < names.index("analyze-params") < names.index("simplify") < names.index("print .cu"),
+           "--time-report lists the phases in the order they ran", p)
+    total = sum(float(fields[0]) for name, fields in rows if name != "total")
+    stated = float(rows[-1][1][0])
+    expect(abs(total - stated) < 0.01 + 1e-6 * total, "--time-report's total is the sum of its lines", p)
+    with open(timed_out) as f:
+        timed_cu = f.read()
+    os.makedirs(os.path.join(tmp, "untimed"))
+    plain = run([src, "-o", os.path.join(tmp, "untimed", "timed.cu")])
+    with open(os.path.join(tmp, "untimed", "timed.cu")) as f:
+        expect(f.read() == timed_cu and plain.stderr == b"", "--time-report changes no output, and without it nothing is timed", plain)
+
     # --explain: remarks, and JSON lines.
     p = run([src, "-o", "-", "--explain"])
     expect(p.returncode == 0 and b"remark: parallel loop" in p.stderr, "--explain prints remarks", p)
