@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 #include <utility>
 
 namespace tilet {
@@ -799,7 +800,7 @@ public:
     std::optional<Problem> run(int64_t preferred) {
         size_t G = events_.size();
         pc_.assign(G, 0);
-        clocks_.assign(G, Clock(slots(), 0));
+        clocks_.assign(G, newClock());
         mmaStamp_.assign(G, 0);
         loadStamp_.assign(G, 0);
         // An agent's own count starts at 1, what the others know of it at 0:
@@ -866,7 +867,7 @@ private:
         if (it != barriers_.end()) return it->second;
         BarrierState s;
         s.expected = s.pending = b->arriveCounts[static_cast<size_t>(element)];
-        s.pendingClock = Clock(slots(), 0);
+        s.pendingClock = newClock();
         return barriers_.emplace(key, s).first->second;
     }
     // The phase completes once every arrival and every expected load's bytes have come.
@@ -1044,7 +1045,7 @@ private:
                 some = true;
             }
             if (!all || !some) continue;
-            Clock joined(slots(), 0);
+            Clock joined = newClock();
             for (size_t g = first; g < end; ++g) join(joined, clocks_[g]);
             for (size_t g = first; g < end; ++g) {
                 if (pc_[g] >= events_[g].size()) continue;
@@ -1067,7 +1068,7 @@ private:
         bool any = false;
         for (const auto &[id, groups] : waiting) {
             if (static_cast<int64_t>(groups.size()) < events_[groups.front()][pc_[groups.front()]].groups) continue;
-            Clock all(slots(), 0);
+            Clock all = newClock();
             for (size_t g : groups) join(all, clocks_[g]);
             for (size_t g : groups) {
                 clocks_[g] = all;
@@ -1088,7 +1089,7 @@ private:
             some = true;
         }
         if (!some) return false;
-        Clock all(slots(), 0);
+        Clock all = newClock();
         for (size_t g = 0; g < events_.size(); ++g) join(all, clocks_[g]);
         for (size_t g = 0; g < events_.size(); ++g) {
             if (pc_[g] >= events_[g].size()) continue;
@@ -1151,11 +1152,17 @@ private:
     std::vector<int64_t> loadStamp_;  // per agent: its TMA loads' writes so far
     bool loads_ = false;              // some agent's TMA loads are followed (Event::byLoad): a third slot per agent
     size_t slots() const { return (loads_ ? 3 : 2) * events_.size(); }
+    Clock newClock() const { return Clock(slots(), 0); }
     size_t mmaSlot(size_t g) const { return events_.size() + g; }
     size_t loadSlot(size_t g) const { return 2 * events_.size() + g; }
     int64_t blockOfSlot(size_t slot) const { return currentAgents.blockOf(static_cast<int64_t>(slot % events_.size())); }
     // By buffer and element * blocks + block.
-    std::map<std::pair<const ir::BufferNode *, int64_t>, BarrierState> barriers_;
+    struct BarrierKeyHash {
+        size_t operator()(const std::pair<const ir::BufferNode *, int64_t> &k) const {
+            return std::hash<const void *>()(k.first) ^ (std::hash<int64_t>()(k.second) * 0x9e3779b97f4a7c15ull);
+        }
+    };
+    std::unordered_map<std::pair<const ir::BufferNode *, int64_t>, BarrierState, BarrierKeyHash> barriers_;
     std::map<const ir::BufferNode *, std::vector<Accesses>> accesses_;   // by buffer, then by the block whose it is
     std::set<const ir::BufferNode *> crossBlock_;
     uint64_t serial_ = 0;
