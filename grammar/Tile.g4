@@ -228,7 +228,7 @@ syncBuiltin
 exprBuiltin
     : CAST | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID | FAST_EXP | FAST_EXP2
-    | BLOCK_RANK_IN_CLUSTER | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
+    | BLOCK_RANK_IN_CLUSTER | NUM_SMS | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
     ;
 
 // ---------------------------------------------------------------- lexer
@@ -366,6 +366,7 @@ CEIL              : 'ceil';
 POW               : 'pow';
 SIGMOID           : 'sigmoid';
 BLOCK_RANK_IN_CLUSTER : 'block_rank_in_cluster';
+NUM_SMS           : 'num_sms';
 SHFL_SYNC         : 'shfl_sync';
 SHFL_XOR          : 'shfl_xor';
 SHFL_DOWN         : 'shfl_down';

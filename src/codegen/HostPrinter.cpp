@@ -37,8 +37,11 @@ Signature signatureOf(const ir::Kernel &k, NameTable &names) {
         std::string cTypeText = p.kind == ir::ParamKind::Tensor ? std::string(p.tensor->readOnly ? "const " : "") + cStorageType(p.tensor->dtype) + "*"
                                                                 : cStorageType(p.var->dtype);
         auto join = [](std::string &list, const std::string &item) { list += (list.empty() ? "" : ", ") + item; };
-        join(s.params, type + " " + name);
-        join(s.cParams, cTypeText + " " + name);
+        // num_sms() is the launch function's to find out (printLaunch), not its caller's to give.
+        if (p.kind != ir::ParamKind::SmCount) {
+            join(s.params, type + " " + name);
+            join(s.cParams, cTypeText + " " + name);
+        }
         join(s.deviceParams, devType + " " + name);
         join(s.args, name);
     }
@@ -283,6 +286,12 @@ void printLaunch(const Variant &v, size_t kernel, const OutputNames &names, cons
                  NameTable &n, ExprPrinter &ep, Emitter &out) {
     const ir::Kernel &k = v.module.kernels[kernel];
     Signature sig = signatureOf(k, n);
+    for (const ir::Param &p : k.params) {
+        if (p.kind != ir::ParamKind::SmCount) continue;
+        out.line("int " + n.var(p.var.get()) + " = 0;   // num_sms()");
+        out.line("const cudaError_t sm_count_status = tilet_sm_count(\"" + launchName + "\", &" + n.var(p.var.get()) + ");");
+        out.line("if (sm_count_status != cudaSuccess) return sm_count_status;");
+    }
     static const char *axes[] = {"x", "y", "z"};
     for (size_t i = 0; i < 3; ++i) {
         std::string value = i < k.grid.size() ? "static_cast<long long>(" + ep.print(k.grid[i]) + ")" : "1";
@@ -384,12 +393,16 @@ std::string printHostHeader(const Variants &variants, const OutputNames &names) 
                 out.line(line);
             } else if (p.kind == ir::ParamKind::Scalar) {
                 out.line("//   " + names2.var(p.var.get()) + ": " + std::string(dtypeName(p.var->dtype)) + " scalar");
+            } else if (p.kind == ir::ParamKind::SmCount) {
+                continue;   // said after the parameters
             } else {
                 out.line("//   " + names2.var(p.var.get()) + ": dynamic dimension, at least 0" +
                          (p.var->divisor > 1 ? ", a multiple of " + std::to_string(p.var->divisor) + " (promised: dyn " + p.var->name + " % " +
                                                    std::to_string(p.var->divisor) + ")" : ""));
             }
         }
+        if (std::any_of(k.params.begin(), k.params.end(), [](const ir::Param &p) { return p.kind == ir::ParamKind::SmCount; }))
+            out.line("// num_sms() is the current device's number of SMs (cudaDevAttrMultiProcessorCount), queried once per device.");
         bool promises = std::any_of(k.params.begin(), k.params.end(), [](const ir::Param &p) { return p.kind == ir::ParamKind::DynDim && p.var->divisor > 1; });
         out.line(std::string("// Returns cudaErrorInvalidValue for a negative dimension") + (promises ? " (or one that breaks its promise)" : "") +
                  " or a null tensor, cudaErrorMisalignedAddress");
@@ -439,9 +452,11 @@ std::string printHostSource(const Variants &variants, const OutputNames &names) 
     Emitter out;
     out.raw(fillTemplate(embedded::get("host/source_prologue.cpp"), templateValues(variants, names)));
     bool optIn = false, tiled = false, im2col = false;   // which tensor-map encoders the launches call
+    bool smCount = false;                                 // whether a launch queries num_sms()
     for (const Variant &v : variants) {
         for (const ir::Kernel &k : v.module.kernels) {
             optIn = optIn || needsOptIn(k);
+            for (const ir::Param &p : k.params) smCount = smCount || p.kind == ir::ParamKind::SmCount;
             for (const ir::TmaDescriptorRef &d : k.tmaDescriptors) (d->im2col ? im2col : tiled) = true;
         }
     }
@@ -453,6 +468,7 @@ std::string printHostSource(const Variants &variants, const OutputNames &names) 
     if (tiled) out.raw(std::string(embedded::get("host/tma_encode.cpp")));
     if (im2col) out.raw(std::string(embedded::get("host/tma_encode_im2col.cpp")));
     printCheckSupport(variants, names, out);
+    if (smCount) out.raw(std::string(embedded::get("host/sm_count.cpp")));
     out.blank();
     out.line("// Kernels defined in " + names.cuFile + " (nvcc emits host stubs with these names).");
     for (const Variant &v : variants) {
@@ -520,7 +536,8 @@ std::string printHostSource(const Variants &variants, const OutputNames &names) 
             printLaunch(variants.front(), ki, names, launchName, initOnce[0], true, n, ep, out);
         } else {
             std::string args;
-            for (const ir::Param &p : k.params) args += (p.kind == ir::ParamKind::Tensor ? n.buffer(p.tensor.get()) : n.var(p.var.get())) + ", ";
+            for (const ir::Param &p : k.params)
+                if (p.kind != ir::ParamKind::SmCount) args += (p.kind == ir::ParamKind::Tensor ? n.buffer(p.tensor.get()) : n.var(p.var.get())) + ", ";
             out.line("int variant = 0;");
             out.line("const cudaError_t device_status = tilet_device_variant(\"" + launchName + "\", &variant);");
             out.line("if (device_status != cudaSuccess) return device_status;");

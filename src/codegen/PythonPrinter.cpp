@@ -48,6 +48,7 @@ std::string printPythonBinding(const Variants &variants, const OutputNames &name
                 dyn += (dyn.empty() ? "" : ", ") + pyString(p.var->name);
                 continue;
             }
+            if (p.kind == ir::ParamKind::SmCount) continue;   // the launch function queries it
             if (p.kind == ir::ParamKind::Scalar) {
                 out += "        (\"scalar\", " + pyString(p.var->name) + ", " + pyString(dtypeName(p.var->dtype)) + "),\n";
                 continue;

@@ -1231,7 +1231,10 @@ struct PdlSync : StmtNode {
 
 // ------------------------------------------------------------------ kernels
 
-enum class ParamKind { Tensor, Scalar, DynDim };
+// SmCount: num_sms(), the streaming multiprocessors of the device the
+// kernel runs on; a kernel parameter that the launch function queries
+// (cudaDevAttrMultiProcessorCount) and passes, not one its caller gives.
+enum class ParamKind { Tensor, Scalar, DynDim, SmCount };
 
 struct Param {
     ParamKind kind = ParamKind::Tensor;

@@ -37,6 +37,7 @@ public:
             if (i) out_ << ", ";
             if (p.kind == ParamKind::Tensor) out_ << p.tensor->name << ": " << bufferType(*p.tensor) << (p.tensor->readOnly ? " readonly" : "");
             else if (p.kind == ParamKind::Scalar) out_ << p.var->name << ": " << dtypeName(p.var->dtype);
+            else if (p.kind == ParamKind::SmCount) out_ << p.var->name << ": launch " << dtypeName(p.var->dtype);
             else out_ << p.var->name << ": dyn " << dtypeName(p.var->dtype);
         }
         out_ << ")\n  grid(";

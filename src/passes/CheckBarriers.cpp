@@ -1297,8 +1297,19 @@ std::string blockText(const BlockIndex &b) {
 
 } // namespace
 
-ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
-    if (!hasProtocol(kernel)) return kernel;
+ir::Kernel checkBarriers(const ir::Kernel &given, PassContext &ctx) {
+    if (!hasProtocol(given)) return given;
+    // num_sms() is the device's, known at launch: the check assumes the
+    // target's flagship count (a persistent kernel's waves then have a size).
+    std::optional<ir::Kernel> assumed;
+    for (const ir::Param &p : given.params) {
+        if (p.kind != ir::ParamKind::SmCount) continue;
+        const std::vector<std::pair<ir::VarRef, ir::Expr>> count{{p.var, ir::intImm(ctx.target.smCount)}};
+        assumed = given;
+        assumed->body = ir::substitute(given.body, count);
+        for (ir::Expr &g : assumed->grid) g = ir::simplify(ir::substitute(g, count));
+    }
+    const ir::Kernel &kernel = assumed ? *assumed : given;
     currentAgents = Agents{};
     ir::forEachStmt(kernel.body, [&](const Stmt &s) {
         if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s); w && !w->wholeWarpGroups()) currentAgents = Agents{32, "warp"};
@@ -1316,7 +1327,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
         ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: its cluster has more than " +
                                            std::to_string(kMaxClusterBlocks) + " blocks",
                           "unchecked-protocol");
-        return kernel;
+        return given;
     }
     currentAgents.blocks = clusterBlocks;
     if (clusterBlocks > 1)
@@ -1403,7 +1414,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     std::vector<BlockIndex> representatives;
     size_t totalMembers = 0;
     if (!check(std::nullopt)) {
-        if (unknown.empty()) return kernel;   // reported, or too long to run
+        if (unknown.empty()) return given;   // reported, or too long to run
         std::optional<std::vector<std::vector<BlockIndex>>> classes = blockClasses(kernel, unknownConditions);
         bool checked = classes.has_value();
         for (size_t c = 0; checked && c < classes->size(); ++c) {
@@ -1411,7 +1422,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
             unknown.clear();
             blockChoices.clear();
             if (!check(members.front())) {
-                if (unknown.empty()) return kernel;   // reported
+                if (unknown.empty()) return given;   // reported
                 checked = false;
                 break;
             }
@@ -1435,7 +1446,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                 ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name +
                                                    "' is not checked: barrier operations depend on the block index in ways that no few blocks stand for",
                                   "unchecked-protocol");
-            return kernel;
+            return given;
         }
     }
     Decision d;
@@ -1448,6 +1459,9 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
     d.why = (clusterBlocks > 1 ? std::to_string(clusterBlocks) + " blocks of a cluster x " : std::string()) + currentAgents.of(groups) + partial + ", " +
             std::to_string(totalEvents) + " barrier and shared-memory operations, " + std::to_string(schedules) +
             " schedules: no deadlock, no over-arrival, no unordered shared access";
+    if (assumed)
+        d.details.push_back("run with num_sms() = " + std::to_string(ctx.target.smCount) + ", the SMs of " + ctx.target.name +
+                            "'s flagship GPU (templates/targets.yaml: sm_count); a launch passes the device's own");
     if (clusterBlocks > 1)
         d.details.push_back("the " + std::to_string(clusterBlocks) +
                             " blocks of a cluster run together: each knows its rank (block_rank_in_cluster()), arrives on the barriers of the "
@@ -1476,7 +1490,7 @@ ir::Kernel checkBarriers(const ir::Kernel &kernel, PassContext &ctx) {
                             std::to_string(w->firstThread() + w->threads() - 1) + ")");
     });
     ctx.explain.record(std::move(d));
-    return kernel;
+    return given;
 }
 
 } // namespace tilet

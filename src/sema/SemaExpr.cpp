@@ -7,6 +7,7 @@
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -735,6 +736,22 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     if (name == "block_rank_in_cluster") {
         if (!matchArgs(c, 0, 0, {})) return std::nullopt;
         v.expr = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.range);
+        return v;
+    }
+    if (name == "num_sms") {
+        // The device's SM count, known at launch: a kernel parameter the
+        // launch function fills in (a persistent kernel's grid and wave size).
+        if (!matchArgs(c, 0, 0, {})) return std::nullopt;
+        if (!kernel_) {
+            diags_.error(c.range, "num_sms() is the SM count of the device a kernel is launched on; it has no value outside a kernel");
+            return std::nullopt;
+        }
+        auto known = std::find_if(kernel_->params.begin(), kernel_->params.end(), [](const ir::Param &p) { return p.kind == ir::ParamKind::SmCount; });
+        if (known == kernel_->params.end()) {
+            kernel_->params.push_back(ir::Param{ir::ParamKind::SmCount, nullptr, ir::makeVar("num_sms", DType::Int32, c.range), c.range});
+            known = kernel_->params.end() - 1;
+        }
+        v.expr = known->var;
         return v;
     }
     if (name == "cast") {

@@ -198,7 +198,7 @@ std::string targetInitializer(const Target &t) {
     std::ostringstream out;
     out << "        {" << quoted(t.name) << ", " << t.arch << ", " << quoted(t.family) << ", " << quoted(t.gencode) << ", "
         << (t.exactCapability ? "true" : "false") << ", {" << features << "}, " << t.maxSharedPerBlock << ", " << t.registersPerSm << ", "
-        << t.maxRegistersPerThread << ", " << t.maxThreadsPerBlock << ", " << t.maxClusterSize << "},\n";
+        << t.maxRegistersPerThread << ", " << t.maxThreadsPerBlock << ", " << t.maxClusterSize << ", " << t.smCount << "},\n";
     return out.str();
 }
 

@@ -42,6 +42,9 @@ struct Target {
     int64_t maxRegistersPerThread = 0;
     int64_t maxThreadsPerBlock = 0;
     int64_t maxClusterSize = 1;
+    // The SMs of the architecture's flagship GPU (H100 SXM: 132): the
+    // num_sms() the barrier-protocol check assumes (the launch queries the device's).
+    int64_t smCount = 1;
 
     bool has(Feature f) const { return features[static_cast<size_t>(f)]; }
 };

@@ -66,6 +66,7 @@ const std::vector<Field> &fields() {
             {"max_registers_per_thread", reader(&Target::maxRegistersPerThread)},
             {"max_threads_per_block", reader(&Target::maxThreadsPerBlock)},
             {"max_cluster_size", reader(&Target::maxClusterSize)},
+            {"sm_count", reader(&Target::smCount)},
         };
         for (size_t i = 0; i < kFeatureCount; ++i) {
             f.push_back({featureKey(static_cast<Feature>(i)), [i](Target &t, const YAML::Node &n) {
@@ -126,7 +127,7 @@ void addTarget(FileId file, const std::string &name, const YAML::Mark &nameMark,
     }
     if (!missing.empty())
         diags.error(markRange(file, nameMark), "target '" + name + "' lacks " + missing + " (or a base: target to take them from)");
-    if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0)
+    if (target.maxThreadsPerBlock <= 0 || target.maxSharedPerBlock < 0 || target.arch <= 0 || target.smCount <= 0)
         diags.error(markRange(file, nameMark), "target '" + name + "' has a non-positive limit");
     targets[name] = target;
 }

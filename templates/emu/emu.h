@@ -2196,6 +2196,19 @@ inline cudaError_t getDevice(int *device) {
 // cudaGetErrorString, for the launch code's messages (the emulator links no CUDA library).
 inline const char *errorString(cudaError_t e) { return e == cudaSuccess ? "no error" : "an emulated CUDA error"; }
 
+// cudaDevAttrMultiProcessorCount (num_sms()): the emulated device has 3
+// SMs, few enough that a persistent kernel's blocks each take several
+// tiles, unless TILET_EMU_SMS says otherwise. The reference interpreter
+// (tests/difftest/tlinterp.py) reads the same variable.
+inline int smCount() {
+    static const int count = [] {
+        const char *e = std::getenv("TILET_EMU_SMS");
+        int v = e ? std::atoi(e) : 0;
+        return v > 0 ? v : 3;
+    }();
+    return count;
+}
+
 // cudaDeviceGetAttribute's compute capability: the emulated device is the
 // architecture the module was translated for (prepare.py passes it).
 // A harness may make it another (deviceCapability) to see a launch refuse it.
@@ -2204,6 +2217,7 @@ template <int Major, int Minor> cudaError_t deviceGetAttribute(int *value, cudaD
     bool other = deviceCapability.first >= 0;
     if (attribute == cudaDevAttrComputeCapabilityMajor) *value = other ? deviceCapability.first : Major;
     else if (attribute == cudaDevAttrComputeCapabilityMinor) *value = other ? deviceCapability.second : Minor;
+    else if (attribute == cudaDevAttrMultiProcessorCount) *value = smCount();
     else return cudaErrorInvalidValue;
     return cudaSuccess;
 }

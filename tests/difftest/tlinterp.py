@@ -24,6 +24,7 @@ cannot hide as a tilet bug.
 import ast
 import itertools
 import math
+import os
 import re
 import tldtypes
 
@@ -301,7 +302,10 @@ F32_ONLY = ("__exp", "__exp2")
 # ------------------------------------------------------------------ values while translating
 
 UINT, UFLOAT = "untyped int", "untyped float"
-EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster",
+# num_sms(): the SMs of the device, as the emulator's (templates/emu/emu.h,
+# emu::smCount) has them: 3 unless TILET_EMU_SMS says otherwise.
+EMULATED_SM_COUNT = int(os.environ.get("TILET_EMU_SMS", "0")) or 3
+EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 
 
@@ -1788,6 +1792,8 @@ class KernelTranslator:
             return V(self.convert(v, ty), ty)
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
+        if name == "num_sms":
+            return V(str(EMULATED_SM_COUNT), "int32")
         if name in ("shfl_sync", "shfl_xor", "shfl_down", "shfl_up"):
             return self.shuffle(name, pos, args["kw"])
         if name == "clamp":   # min(max(x, lo), hi), as TileLang's T.clamp

@@ -37,6 +37,10 @@ TEST(Targets, BuiltinTableDescribesEveryArchitecture) {
     EXPECT_TRUE(c->has(Feature::BlockScaledMma) && c->has(Feature::F8f6f4Mma) && c->has(Feature::Tma));
     EXPECT_EQ(c->maxSharedPerBlock, 101376);
     EXPECT_EQ(c->maxClusterSize, 8);
+    // num_sms() in the barrier-protocol check: the flagship GPU's SMs (H100 SXM, B200), inherited from a base.
+    EXPECT_EQ(h->smCount, 132);
+    EXPECT_EQ(b->smCount, 148);
+    EXPECT_EQ(table.find("sm_86")->smCount, 84);
 }
 
 TEST(Targets, OneMmaGenerationPerTarget) {

@@ -17,7 +17,7 @@ syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern acc
 syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive fence_proxy_async sync_threads cluster_sync use_swizzle set_max_nreg annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
-syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster shfl_sync shfl_xor shfl_down shfl_up __exp __exp2
+syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster num_sms shfl_sync shfl_xor shfl_down shfl_up __exp __exp2
 " Hint words are argument values (prefer = tma, order = row, set_max_nreg(24, dec));
 " elsewhere they are ordinary names (let row = ...).
 syntax match tileHint "\%([(,]\s*\h\w*\s*=\s*\)\@<=\<\%(tma\|cp_async\|sync\|evict_normal\|evict_first\|evict_last\|Square\|FullRow\|FullCol\|mma\|wgmma\|tcgen05\|fma\|row\|col\|rowmajor\|colmajor\)\>"

@@ -164,7 +164,7 @@ __device__ __forceinline__ void tilet_tmem_load_32x32b_x32(void *dst, unsigned a
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(256, 1)
-gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_C) {
+gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, int num_sms, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
 #line 42 "gemm_bf16_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -266,7 +266,7 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
                 tilet_mbarrier_arrive(&loaded[s]);
                 step = step + 1;
             }
-            t = t + 148;
+            t = t + num_sms;
         }
     }
 #line 74 "gemm_bf16_sm100a.tl"
@@ -308,7 +308,7 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
             }
 #line 89 "gemm_bf16_sm100a.tl"
             round = round + 1;
-            t = t + 148;
+            t = t + num_sms;
         }
     }
 #line 92 "gemm_bf16_sm100a.tl"
@@ -385,7 +385,7 @@ gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
 #line 106 "gemm_bf16_sm100a.tl"
             tilet_mbarrier_arrive(&tmem_empty[round % 2]);
             round = round + 1;
-            t = t + 148;
+            t = t + num_sms;
         }
     }
 #line 42 "gemm_bf16_sm100a.tl"

@@ -87,8 +87,23 @@ static cudaError_t tilet_check_device(const char *kernel) {
 } // tilet_check_device
 #endif
 
+// num_sms(): the current device's number of streaming multiprocessors
+// (cudaDevAttrMultiProcessorCount), queried once per device (devices 64 and
+// up on every launch) and passed to the kernels that use it.
+static cudaError_t tilet_sm_count(const char *kernel, int *count) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: no CUDA device: %s", kernel, cudaGetErrorString(err));
+    static std::atomic<int> known[64];
+    if (device >= 0 && device < 64 && (*count = known[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+    err = cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, device);
+    if (err != cudaSuccess) return tilet_fail(err, "%s: cannot query the SM count of device %d: %s", kernel, device, cudaGetErrorString(err));
+    if (device >= 0 && device < 64) known[device].store(*count, std::memory_order_relaxed);
+    return cudaSuccess;
+} // tilet_sm_count
+
 // Kernels defined in gemm_bf16_sm100a.cu (nvcc emits host stubs with these names).
-extern "C" void gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B, const CUtensorMap tma_C);
+extern "C" void gemm_bf16_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, int num_sms, const CUtensorMap tma_A, const CUtensorMap tma_B, const CUtensorMap tma_C);
 
 extern "C" cudaError_t gemm_bf16_sm100a_init(void) {
     cudaError_t err = cudaSuccess;
@@ -128,7 +143,10 @@ extern "C" cudaError_t gemm_bf16_sm100a(const __nv_bfloat16* A, const __nv_bfloa
     if (reinterpret_cast<std::uintptr_t>(C) % 16 != 0)
         return tilet_fail(cudaErrorMisalignedAddress, "gemm_bf16_sm100a: tensor 'C' must be 16-byte aligned (its vector or TMA accesses); its address %p is not", static_cast<const void *>(C));
 #endif
-    const long long grid_x = static_cast<long long>(148);
+    int num_sms = 0;   // num_sms()
+    const cudaError_t sm_count_status = tilet_sm_count("gemm_bf16_sm100a", &num_sms);
+    if (sm_count_status != cudaSuccess) return sm_count_status;
+    const long long grid_x = static_cast<long long>(num_sms);
     const long long grid_y = 1;
     const long long grid_z = 1;
     if (grid_x == 0 || grid_y == 0 || grid_z == 0) return cudaSuccess;
@@ -169,5 +187,5 @@ extern "C" cudaError_t gemm_bf16_sm100a(const __nv_bfloat16* A, const __nv_bfloa
     config.blockDim = dim3(256, 1, 1);
     config.dynamicSmemBytes = 213088;
     config.stream = stream;
-    return cudaLaunchKernelEx(&config, gemm_bf16_sm100a_kernel, A, B, C, tma_A, tma_B, tma_C);
+    return cudaLaunchKernelEx(&config, gemm_bf16_sm100a_kernel, A, B, C, num_sms, tma_A, tma_B, tma_C);
 } // gemm_bf16_sm100a

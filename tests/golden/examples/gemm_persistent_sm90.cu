@@ -156,7 +156,7 @@ __device__ __forceinline__ void tilet_wgmma_m64n256k16_f32_bf16(float *d, unsign
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(384, 1)
-gemm_persistent_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_C) {
+gemm_persistent_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, __nv_bfloat16* __restrict__ C, int num_sms, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
 #line 25 "gemm_persistent_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -200,15 +200,15 @@ gemm_persistent_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16*
 #line 36 "gemm_persistent_sm90.tl"
         producer_ring_base = 0;
 #line 34 "gemm_persistent_sm90.tl"
-        for (int bm_wave = 0; bm_wave < 16; ++bm_wave) {
+        for (int bm_wave = 0; bm_wave < (num_sms + 2047) / num_sms; ++bm_wave) {
 #line 34 "gemm_persistent_sm90.tl"
-            const int bm_tile = bm_wave * 132 + block_id;
+            const int bm_tile = bm_wave * num_sms + block_id;
 #line 34 "gemm_persistent_sm90.tl"
             if (bm_tile < 2048) {
 #line 34 "gemm_persistent_sm90.tl"
                 const int bm = bm_tile / 8 % 64;
 #line 34 "gemm_persistent_sm90.tl"
-                const int bn = bm_tile / 512 * 8 + bm_tile % 8;
+                const int bn = bm_tile / 8 / 64 * 8 + bm_tile % 8;
 #line 36 "gemm_persistent_sm90.tl"
                 for (int ko = 0; ko < 128; ++ko) {
 #line 36 "gemm_persistent_sm90.tl"
@@ -245,17 +245,17 @@ gemm_persistent_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16*
 #line 36 "gemm_persistent_sm90.tl"
         consumer_ring_base = 0;
 #line 34 "gemm_persistent_sm90.tl"
-        for (int bm_wave = 0; bm_wave < 16; ++bm_wave) {
+        for (int bm_wave = 0; bm_wave < (num_sms + 2047) / num_sms; ++bm_wave) {
 #line 34 "gemm_persistent_sm90.tl"
             tilet_named_barrier(2, 256);
 #line 34 "gemm_persistent_sm90.tl"
-            const int bm_tile = bm_wave * 132 + block_id;
+            const int bm_tile = bm_wave * num_sms + block_id;
 #line 34 "gemm_persistent_sm90.tl"
             if (bm_tile < 2048) {
 #line 34 "gemm_persistent_sm90.tl"
                 const int bm = bm_tile / 8 % 64;
 #line 34 "gemm_persistent_sm90.tl"
-                const int bn = bm_tile / 512 * 8 + bm_tile % 8;
+                const int bn = bm_tile / 8 / 64 * 8 + bm_tile % 8;
                 #pragma unroll
                 for (int j_1 = 0; j_1 < 32; ++j_1) {
 #line 35 "gemm_persistent_sm90.tl"

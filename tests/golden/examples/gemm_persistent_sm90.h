@@ -20,10 +20,11 @@ extern "C" {
 // cudaSuccess or the CUDA error.
 cudaError_t gemm_persistent_sm90_init(void);
 
-// gemm_persistent: grid (132), 384 threads per block, 213048 bytes of dynamic shared memory.
+// gemm_persistent: grid (num_sms), 384 threads per block, 213048 bytes of dynamic shared memory.
 //   A: bf16 [8192, 8192], read, 16-byte aligned
 //   B: bf16 [8192, 8192], read, 16-byte aligned
 //   C: bf16 [8192, 8192], written, 16-byte aligned
+// num_sms() is the current device's number of SMs (cudaDevAttrMultiProcessorCount), queried once per device.
 // Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
 // for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
 // cudaErrorInvalidConfiguration for a grid beyond the limits (gemm_persistent_sm90_last_error() says which
