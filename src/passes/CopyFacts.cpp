@@ -3,6 +3,8 @@
 
 #include "ir/Analysis.h"
 
+#include <algorithm>
+
 namespace tilet {
 
 std::string bytesOf(int64_t elements, DType t) {
@@ -52,17 +54,44 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
         if (bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
     }
     (void)known;
-    // Box dimensions: at most 256 elements, except the outermost, which is
-    // issued as several boxes.
-    int firstNonUnit = -1;
-    for (size_t d = 0; d < global.extents.size(); ++d) {
-        if (global.extents[d] != 1 && firstNonUnit < 0) firstNonUnit = static_cast<int>(d);
-    }
-    for (size_t d = 0; d < global.extents.size(); ++d) {
-        if (static_cast<int>(d) != firstNonUnit && global.extents[d] > 256)
-            return Option::no("box dimension " + std::to_string(d) + " is " + std::to_string(global.extents[d]) + " elements; TMA boxes hold at most 256");
+    // Boxes: at most 256 elements per dimension, so a wider region takes
+    // several (tmaBoxes; a linear tile's count, which a swizzle's segments
+    // only change within the 256-element limit of its innermost dimension).
+    TmaBoxes boxes = tmaBoxes(global.extents, 0);
+    if (boxes.count > kMaxTmaBoxes) {
+        std::string shape;
+        for (int64_t b : boxes.box) shape += (shape.empty() ? "" : " x ") + std::to_string(b);
+        return Option::no("the region takes " + std::to_string(boxes.count) + " boxes of " + shape +
+                          " (a TMA box holds at most 256 elements per dimension and lands in shared memory as one contiguous run); at most " +
+                          std::to_string(kMaxTmaBoxes) + " per copy");
     }
     return Option::yes();
+}
+
+TmaBoxes tmaBoxes(const std::vector<int64_t> &extents, int64_t segment) {
+    TmaBoxes out;
+    out.box.assign(extents.size(), 1);
+    bool whole = true;   // every dimension inside this one is whole in the box
+    for (size_t i = extents.size(); i-- > 0;) {
+        const int64_t e = extents[i];
+        const bool segmented = segment > 0 && i + 1 == extents.size();
+        int64_t b = 1;
+        if (segmented) {
+            b = segment;   // the swizzle's width (the tile's rows are whole segments: lower-tma checks)
+        } else if (whole) {
+            for (int64_t d = std::min<int64_t>(e, 256); d >= 1; --d)
+                if (e % d == 0) {
+                    b = d;
+                    break;
+                }
+        }
+        out.box[i] = b;
+        out.count *= e / b;
+        // A swizzle segment is a sub-tile of its own: the dimensions outside
+        // it stay whole in its boxes.
+        if (b < e && !segmented) whole = false;
+    }
+    return out;
 }
 
 Option tmaIm2col(const ir::Im2Col &g, const Target &t) {

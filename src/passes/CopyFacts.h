@@ -8,6 +8,7 @@
 #include "target/Target.h"
 
 #include <string>
+#include <vector>
 
 namespace tilet {
 
@@ -19,6 +20,23 @@ std::string bytesOf(int64_t elements, DType t);  // "128 bytes", or bits when no
 // Whether a descriptor TMA load (`load`) or store can move `c` on `t`;
 // `checkLastDim` also asks for a last dimension of whole 16-byte units.
 Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Target &t);
+
+// How a descriptor TMA copy of a region with `extents` (outermost first) is
+// cut into boxes. A box holds at most 256 elements per dimension (PTX ISA,
+// tensor-map box size) and lands in shared memory densely, innermost
+// dimension fastest: a box narrower than the region in one dimension is
+// one element deep in every dimension outside it, so that each box is one
+// contiguous run of the tile. A swizzled tile is stored in segments of
+// `segment` elements of its innermost dimension (0: linear), each its own
+// sub-tile, so its boxes are one segment wide. Each box dimension is the
+// largest divisor of the region's extent that fits (no box runs past the tile).
+struct TmaBoxes {
+    std::vector<int64_t> box;   // per dimension, outermost first
+    int64_t count = 1;          // boxes per copy
+};
+TmaBoxes tmaBoxes(const std::vector<int64_t> &extents, int64_t segment);
+// More boxes than this make a copy a poor fit for TMA (one instruction each).
+constexpr int64_t kMaxTmaBoxes = 64;
 
 // Whether TMA's im2col mode can gather `g` on `t` (TileLang's lowering of
 // im2col on sm_90): each column tile one filter tap's run of channels, and

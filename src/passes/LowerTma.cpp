@@ -97,13 +97,29 @@ protected:
         int64_t elementBytes = dtypeBits(tensor.dtype) / 8;
         int64_t rank = static_cast<int64_t>(global.extents.size());
 
-        // The box: the region's extents, innermost first; a swizzled tile in
-        // boxes one swizzle segment wide.
-        int64_t inner = global.extents.back(), segment = inner;
+        // The boxes (tmaBoxes): at most 256 elements per dimension, each one
+        // contiguous run of the tile; a swizzled tile in boxes one swizzle
+        // segment wide. `box` is innermost first, as the tensor map has it.
+        int64_t inner = global.extents.back(), segment = 0;
         if (swizzle != ir::SharedSwizzle::None) segment = ir::swizzleBytes(swizzle) / elementBytes;
-        TILET_ASSERT(inner % segment == 0, "TMA copy of " << inner << " elements per row in " << segment << "-element segments");
-        std::vector<int64_t> box{segment};
-        for (int64_t d = rank - 2; d >= 0; --d) box.push_back(global.extents[static_cast<size_t>(d)]);
+        TILET_ASSERT(segment == 0 || inner % segment == 0, "TMA copy of " << inner << " elements per row in " << segment << "-element segments");
+        const TmaBoxes plan = tmaBoxes(global.extents, segment);
+        std::vector<int64_t> box(plan.box.rbegin(), plan.box.rend());
+        // The shared dimension each global one moves to: the region's
+        // dimensions of more than one element correspond in order.
+        std::vector<int64_t> sharedDim(global.extents.size(), -1);
+        {
+            std::vector<size_t> wide;
+            for (size_t d = 0; d < shared.extents.size(); ++d)
+                if (shared.extents[d] != 1) wide.push_back(d);
+            size_t next = 0;
+            for (size_t d = 0; d < global.extents.size(); ++d) {
+                if (global.extents[d] == 1) continue;
+                TILET_ASSERT(next < wide.size() && shared.extents[wide[next]] == global.extents[d],
+                             "the TMA copy's global and shared regions differ in shape");
+                sharedDim[d] = static_cast<int64_t>(wide[next++]);
+            }
+        }
         ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle);
         alignAtLeast(shared.buffer, tmaAlignment(swizzle));
         alignAtLeast(global.buffer, 16);
@@ -136,12 +152,19 @@ protected:
         // The boxes, each landing in this block (mask 0) or multicast to the blocks in `mask`.
         auto boxes = [&](int64_t mask) {
             std::vector<Stmt> out;
-            for (int64_t s = 0; s < inner / segment; ++s) {
-                std::vector<Expr> coords;
-                for (int64_t d = rank - 1; d >= 0; --d) coords.push_back(ir::cast(DType::Int32, global.mins[static_cast<size_t>(d)]));
-                coords[0] = ir::add(coords[0], ir::intImm(s * segment));
+            for (int64_t n = 0; n < plan.count; ++n) {
+                // Box n's position: its index in each dimension, innermost fastest.
+                std::vector<Expr> coords(static_cast<size_t>(rank));   // innermost first
                 std::vector<Expr> sharedAt = shared.mins;
-                sharedAt.back() = ir::add(sharedAt.back(), ir::intImm(s * segment));
+                int64_t rest = n;
+                for (int64_t d = rank - 1; d >= 0; --d) {
+                    const size_t du = static_cast<size_t>(d);
+                    const int64_t chunks = global.extents[du] / plan.box[du], offset = rest % chunks * plan.box[du];
+                    rest /= chunks;
+                    Expr at = ir::cast(DType::Int32, global.mins[du]);
+                    coords[static_cast<size_t>(rank - 1 - d)] = offset != 0 ? ir::add(at, ir::intImm(offset)) : at;
+                    if (offset != 0) sharedAt[static_cast<size_t>(sharedDim[du])] = ir::add(sharedAt[static_cast<size_t>(sharedDim[du])], ir::intImm(offset));
+                }
                 if (load)
                     out.push_back(std::make_shared<ir::TmaLoad>(desc, shared.buffer, sharedAt, coords, barrier, barrierIndex, mask, c.span,
                                                                 std::vector<Expr>{}, pairLoad));
@@ -179,7 +202,7 @@ protected:
         // (a packed tensor's bytes view is named as the tensor's bytes)
         bool bytesOfPacked = tensor.viewOf && isSubByte(tensor.viewOf->dtype);
         d.op = std::string(load ? "TMA load" : c.reduceAdd ? "TMA reduce-add" : "TMA store") + (c.reduceAdd ? " into " : " of ") + (bytesOfPacked ? "the bytes of '" + tensor.viewOf->name + "'" : "'" + tensor.name + "'");
-        d.choice = std::to_string(inner / segment) + " box" + (inner / segment == 1 ? "" : "es") + " of " + boxText(box) + " through tensor map '" +
+        d.choice = std::to_string(plan.count) + " box" + (plan.count == 1 ? "" : "es") + " of " + boxText(box) + " through tensor map '" +
                    desc->name + "' (encoded by the host)";
         d.why = swizzle == ir::SharedSwizzle::None ? "'" + shared.buffer->name + "' is linear"
                                                    : "'" + shared.buffer->name + "' is stored with the " + ir::swizzleName(swizzle) +
