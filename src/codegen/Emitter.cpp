@@ -38,7 +38,9 @@ const char *kReserved[] = {
     "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union",
     "unsigned", "using", "virtual", "void", "volatile", "while", "xor", "threadIdx", "blockIdx", "blockDim", "gridDim",
     "warpSize", "min", "max", "abs", "exp", "log", "sqrt", "pow", "dim3", "half", "config", "err", "stream",
-    "tilet_smem", "uint4", "uint2", "float4", "float2", "int4", "int2", "main", "NULL", "assert", "printf"};
+    "tilet_smem", "uint4", "uint2", "float4", "float2", "int4", "int2", "main", "NULL", "assert", "printf",
+    // the launch functions' own locals (HostPrinter's printLaunch)
+    "grid_x", "grid_y", "grid_z", "device_status", "init_status", "sm_count_status", "attributes", "variant"};
 } // namespace
 
 NameTable::NameTable(std::set<std::string> taken) : used_(std::move(taken)) {

@@ -2,6 +2,7 @@
 #include "passes/CopyFacts.h"
 
 #include "ir/Analysis.h"
+#include "ir/Layout.h"
 
 #include <algorithm>
 
@@ -21,7 +22,7 @@ std::string copyDirection(const ir::Copy &c) {
 }
 
 // CheckBulkLoad / CheckBulkStore: descriptor-based TMA.
-Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Target &t) {
+Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target &t) {
     if (!t.has(Feature::Tma)) return Option::no(lacks(t, Feature::Tma));
     if (load ? !isGlobalToShared(c) : !isSharedToGlobal(c))
         return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
@@ -31,7 +32,7 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
         return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
                           std::string(dtypeName(c.dst.buffer->dtype)));
     DType dt = global.buffer->dtype;
-    if (checkLastDim) {
+    if (descriptor) {
         int64_t last = global.extents.back();
         if ((last * dtypeBits(dt)) % 128 != 0)
             return Option::no("the last dimension moves " + std::to_string(last) + " " + std::string(dtypeName(dt)) + " elements = " +
@@ -54,42 +55,112 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Targ
         if (bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
     }
     (void)known;
-    // Boxes: at most 256 elements per dimension, so a wider region takes
-    // several (tmaBoxes; a linear tile's count, which a swizzle's segments
-    // only change within the 256-element limit of its innermost dimension).
-    TmaBoxes boxes = tmaBoxes(global.extents, 0);
-    if (boxes.count > kMaxTmaBoxes) {
-        std::string shape;
-        for (int64_t b : boxes.box) shape += (shape.empty() ? "" : " x ") + std::to_string(b);
-        return Option::no("the region takes " + std::to_string(boxes.count) + " boxes of " + shape +
-                          " (a TMA box holds at most 256 elements per dimension and lands in shared memory as one contiguous run); at most " +
-                          std::to_string(kMaxTmaBoxes) + " per copy");
+    // The boxes (the 1-D bulk form has none: one contiguous run, checked by its selection).
+    if (descriptor) {
+        TmaBoxes boxes = tmaBoxes(global, load ? c.dst : c.src, (load ? c.dst : c.src).buffer->swizzle);
+        if (!boxes.reason.empty()) return Option::no(boxes.reason);
     }
     return Option::yes();
 }
 
-TmaBoxes tmaBoxes(const std::vector<int64_t> &extents, int64_t segment) {
+TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::SharedSwizzle swizzle) {
     TmaBoxes out;
-    out.box.assign(extents.size(), 1);
-    bool whole = true;   // every dimension inside this one is whole in the box
-    for (size_t i = extents.size(); i-- > 0;) {
-        const int64_t e = extents[i];
-        const bool segmented = segment > 0 && i + 1 == extents.size();
-        int64_t b = 1;
-        if (segmented) {
-            b = segment;   // the swizzle's width (the tile's rows are whole segments: lower-tma checks)
-        } else if (whole) {
-            for (int64_t d = std::min<int64_t>(e, 256); d >= 1; --d)
-                if (e % d == 0) {
-                    b = d;
-                    break;
-                }
+    const size_t rank = global.extents.size(), sharedRank = shared.extents.size();
+    out.box.assign(rank, 1);
+    out.sharedDim.assign(rank, -1);
+    auto no = [&](std::string why) {
+        out.reason = std::move(why);
+        return out;
+    };
+    // The region's dimensions of more than one element correspond in order.
+    std::vector<int64_t> globalOf(sharedRank, -1);
+    {
+        size_t next = 0;
+        for (size_t d = 0; d < rank; ++d) {
+            if (global.extents[d] == 1) continue;
+            while (next < sharedRank && shared.extents[next] == 1) ++next;
+            if (next == sharedRank || shared.extents[next] != global.extents[d]) return no("the global and shared regions differ in shape");
+            out.sharedDim[d] = static_cast<int64_t>(next);
+            globalOf[next++] = static_cast<int64_t>(d);
         }
-        out.box[i] = b;
+    }
+    std::vector<int64_t> dims(sharedRank);
+    for (size_t d = 0; d < sharedRank; ++d) {
+        std::optional<int64_t> n = ir::constInt(shared.buffer->shape[d]);
+        if (!n) return no("'" + shared.buffer->name + "' has a dimension of run-time size");
+        dims[d] = *n;
+    }
+    const int64_t bits = dtypeBits(global.buffer->dtype), swizzleBits = 8 * ir::swizzleBytes(swizzle);
+    const int64_t segment = swizzleBits ? swizzleBits / bits : 0;   // elements per swizzle segment
+    const int64_t rowsDim = static_cast<int64_t>(sharedRank) - 2;
+    // A box's shared address must be aligned to this many bits.
+    const int64_t alignBits = swizzleBits ? 8 * swizzleBits : 1024;
+    // The step in bits from one element of a dimension to the next. A
+    // swizzled tile is stored as segments (one swizzle wide, all its rows:
+    // sub-tiles of their own), so its innermost dimension steps by segments
+    // and its rows by the swizzle's width.
+    if (swizzleBits && sharedRank < 2) return no("'" + shared.buffer->name + "' is swizzled but has no rows");
+    std::vector<int64_t> stride(sharedRank);
+    for (size_t i = sharedRank; i-- > 0;) {
+        if (!swizzleBits) stride[i] = i + 1 == sharedRank ? bits : stride[i + 1] * dims[i + 1];
+        else if (i + 1 == sharedRank) stride[i] = dims[i - 1] * swizzleBits;
+        else if (static_cast<int64_t>(i) == rowsDim) stride[i] = swizzleBits;
+        else stride[i] = static_cast<int64_t>(i) + 1 == rowsDim ? dims[sharedRank - 1] * dims[sharedRank - 2] * bits : stride[i + 1] * dims[i + 1];
+    }
+    // The region's start.
+    for (size_t i = 0; i < sharedRank; ++i) {
+        int64_t divisor = ir::knownDivisor(shared.mins[i]);
+        if (divisor == 0) continue;   // starts at 0
+        int64_t steps = divisor;
+        if (swizzleBits && i + 1 == sharedRank) {
+            if (divisor % segment != 0)
+                return no("the region of '" + shared.buffer->name + "' cannot be proven to start on a swizzle segment (" + std::to_string(segment) +
+                          " elements)");
+            steps = divisor / segment;
+        }
+        if ((steps * stride[i]) % alignBits != 0)
+            return no("the region of '" + shared.buffer->name + "' cannot be proven to start on a " + std::to_string(alignBits / 8) +
+                      "-byte boundary of shared memory, where TMA reads and writes");
+    }
+    bool whole = true;   // the box so far spans whole rows (dimensions) of the buffer
+    for (size_t i = sharedRank; i-- > 0;) {
+        const int64_t g = globalOf[i];
+        if (g < 0) {
+            if (dims[i] > 1) whole = false;   // a dimension the copy does not span: the runs outside it are apart
+            continue;
+        }
+        const size_t gu = static_cast<size_t>(g);
+        const int64_t e = global.extents[gu];
+        const bool segmented = swizzleBits && i + 1 == sharedRank;
+        int64_t b = 0;
+        if (segmented) {
+            if (e % segment != 0) return no("the region of '" + shared.buffer->name + "' is not whole swizzle segments of " + std::to_string(segment) + " elements");
+            b = segment;
+        } else if (!whole) {
+            b = 1;
+        } else {
+            for (int64_t d = std::min<int64_t>(e, 256); d >= 1 && b == 0; --d) {
+                if (e % d != 0) continue;
+                if (i + 1 == sharedRank && (d * bits) % 128 != 0) continue;   // the innermost box: whole 16-byte units
+                if (d < e && (d * stride[i]) % alignBits != 0) continue;        // each box on an aligned address
+                b = d;
+            }
+            if (b == 0)
+                return no("no box of at most 256 elements fits dimension " + std::to_string(g) + " of the region (" + std::to_string(e) +
+                          " elements) so that every box starts on a " + std::to_string(alignBits / 8) + "-byte boundary");
+        }
+        if (e / b > 1 && ((segmented ? 1 : b) * stride[i]) % alignBits != 0)
+            return no("the boxes along dimension " + std::to_string(g) + " of the region would not start on " + std::to_string(alignBits / 8) +
+                      "-byte boundaries of '" + shared.buffer->name + "'");
+        out.box[gu] = b;
         out.count *= e / b;
-        // A swizzle segment is a sub-tile of its own: the dimensions outside
-        // it stay whole in its boxes.
-        if (b < e && !segmented) whole = false;
+        if (!segmented && b != dims[i]) whole = false;
+    }
+    if (out.count > kMaxTmaBoxes) {
+        std::string shape;
+        for (int64_t b : out.box) shape += (shape.empty() ? "" : " x ") + std::to_string(b);
+        return no("the region takes " + std::to_string(out.count) + " boxes of " + shape + " (each a contiguous, aligned run of '" +
+                  shared.buffer->name + "', at most 256 elements per dimension); at most " + std::to_string(kMaxTmaBoxes) + " per copy");
     }
     return out;
 }

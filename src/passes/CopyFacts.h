@@ -17,24 +17,29 @@ bool isSharedToGlobal(const ir::Copy &c);
 std::string copyDirection(const ir::Copy &c);   // "global->shared"
 std::string bytesOf(int64_t elements, DType t);  // "128 bytes", or bits when not whole bytes
 
-// Whether a descriptor TMA load (`load`) or store can move `c` on `t`;
-// `checkLastDim` also asks for a last dimension of whole 16-byte units.
-Option tmaTensorCopy(const ir::Copy &c, bool load, bool checkLastDim, const Target &t);
+// Whether TMA can move `c` on `t` as a load (`load`) or a store: the
+// tensor-map form (`descriptor`: a last dimension of whole 16-byte units,
+// and boxes as tmaBoxes cuts them), or the checks the 1-D bulk form shares.
+Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target &t);
 
-// How a descriptor TMA copy of a region with `extents` (outermost first) is
-// cut into boxes. A box holds at most 256 elements per dimension (PTX ISA,
-// tensor-map box size) and lands in shared memory densely, innermost
-// dimension fastest: a box narrower than the region in one dimension is
-// one element deep in every dimension outside it, so that each box is one
-// contiguous run of the tile. A swizzled tile is stored in segments of
-// `segment` elements of its innermost dimension (0: linear), each its own
-// sub-tile, so its boxes are one segment wide. Each box dimension is the
-// largest divisor of the region's extent that fits (no box runs past the tile).
+// How a descriptor TMA copy between `global`'s region and `shared`'s (a tile
+// stored with `swizzle`) is cut into boxes. A box holds at most 256 elements
+// per dimension, its innermost a multiple of 16 bytes (cuTensorMapEncodeTiled),
+// and lands in shared memory densely, innermost dimension fastest, from an
+// address aligned to 128 bytes (a swizzled tile: to the swizzle's 8-row
+// atom). So a box is one contiguous run of the tile: one narrower than the
+// tile's buffer in a dimension is one element deep in every dimension outside
+// it. A swizzled tile is stored in segments one swizzle wide, each a sub-tile
+// of its own, so its boxes are one segment wide. Each box dimension is the
+// largest divisor of the region's extent that meets these rules (no box runs
+// past the tile); `reason` says why none does.
 struct TmaBoxes {
-    std::vector<int64_t> box;   // per dimension, outermost first
-    int64_t count = 1;          // boxes per copy
+    std::vector<int64_t> box;         // per dimension of the global region, outermost first
+    std::vector<int64_t> sharedDim;   // the shared dimension each global one moves to (-1: a unit dimension)
+    int64_t count = 1;                // boxes per copy
+    std::string reason;               // empty: the boxes above
 };
-TmaBoxes tmaBoxes(const std::vector<int64_t> &extents, int64_t segment);
+TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::SharedSwizzle swizzle);
 // More boxes than this make a copy a poor fit for TMA (one instruction each).
 constexpr int64_t kMaxTmaBoxes = 64;
 

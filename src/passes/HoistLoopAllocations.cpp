@@ -3,6 +3,9 @@
 
 #include "ir/Visitor.h"
 
+#include <map>
+#include <set>
+
 namespace tilet {
 
 namespace {
@@ -30,9 +33,17 @@ protected:
     }
 };
 
+// An allocation moved out of a pipelined loop's body, to be explained
+// once its final place is known.
+struct Hoisted {
+    ir::Buffer buffer;
+    SourceRange where;
+    SourceRange loop;
+};
+
 class Hoister : public ir::Mutator {
 public:
-    explicit Hoister(PassContext &ctx) : ctx_(ctx) {}
+    std::vector<Hoisted> hoisted;
     using ir::Mutator::mutate;
 
 protected:
@@ -47,26 +58,105 @@ protected:
         ir::Stmt out = ir::rebuildFor(loop, loop.min, loop.extent, body);
         for (auto it = collector.hoisted.rbegin(); it != collector.hoisted.rend(); ++it) {
             out = std::make_shared<ir::Allocate>(it->first, out, it->second);
-            Decision d;
-            d.where = it->second;
-            d.op = "allocation of '" + it->first->name + "'";
-            d.choice = "once, before the pipelined loop at " + n.span.lineColumn();
-            d.why = "TileLang allocates a kernel's buffers once for the block wherever they are written; out of the loop's body, "
-                    "the loop's statements are its own and can be pipelined";
-            ctx_.explain.record(std::move(d));
+            hoisted.push_back({it->first, it->second, n.span});
         }
         return out;
     }
+};
 
-private:
-    PassContext &ctx_;
+// Whether `s` runs a pipelined loop once for the block: through sequences,
+// bindings and allocations only (in no loop, branch or role).
+const ir::For *pipelinedOnce(const ir::Stmt &s) {
+    if (const ir::For *f = ir::as<ir::For>(s)) return f->pipeline ? f : nullptr;
+    if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+        for (const ir::Stmt &x : q->stmts)
+            if (const ir::For *f = pipelinedOnce(x)) return f;
+        return nullptr;
+    }
+    if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) return pipelinedOnce(l->body);
+    if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return pipelinedOnce(a->body);
+    return nullptr;
+}
+
+// Removes the shared and fragment allocations on the way to a pipelined
+// loop the block runs once, collecting them (outermost first): they go to
+// the start of the kernel. Warp specialization splits the kernel into roles
+// after its leading allocations; one between the start and the loop would
+// land inside the consumer role. Lifetimes do not change: shared memory is
+// planned by the accesses, and no loop encloses these.
+class ToKernelStart {
+public:
+    std::vector<std::pair<ir::Buffer, SourceRange>> moved;
+    std::map<const ir::BufferNode *, SourceRange> loopOf;
+
+    // `started`: a statement of the kernel comes before `s` (allocations
+    // before every statement are at the start already).
+    ir::Stmt lift(const ir::Stmt &s, bool started) {
+        if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+            std::vector<ir::Stmt> stmts;
+            bool changed = false;
+            for (size_t i = 0; i < q->stmts.size(); ++i) {
+                stmts.push_back(lift(q->stmts[i], started || i > 0));
+                changed = changed || stmts.back() != q->stmts[i];
+            }
+            return changed ? ir::seq(std::move(stmts)) : s;
+        }
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+            ir::Stmt body = lift(l->body, started);
+            return body == l->body ? s : std::make_shared<ir::LetStmt>(l->var, l->value, body, l->span);
+        }
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
+            const ir::For *loop = started ? pipelinedOnce(a->body) : nullptr;
+            if (loop && (a->buffer->scope == ir::MemScope::Shared || a->buffer->scope == ir::MemScope::Fragment)) {
+                moved.push_back({a->buffer, a->span});
+                loopOf[a->buffer.get()] = loop->span;
+                return lift(a->body, started);
+            }
+            ir::Stmt body = lift(a->body, started);
+            return body == a->body ? s : std::make_shared<ir::Allocate>(a->buffer, body, a->span);
+        }
+        return s;
+    }
 };
 
 } // namespace
 
 ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Hoister(ctx).mutate(kernel.body);
+    Hoister hoister;
+    out.body = hoister.mutate(kernel.body);
+    ToKernelStart start;
+    ir::Stmt lifted = start.lift(out.body, false);
+    if (lifted != out.body) {
+        for (auto it = start.moved.rbegin(); it != start.moved.rend(); ++it) lifted = std::make_shared<ir::Allocate>(it->first, lifted, it->second);
+        out.body = lifted;
+    }
+    std::set<const ir::BufferNode *> fromLoops;
+    for (const Hoisted &h : hoister.hoisted) {
+        fromLoops.insert(h.buffer.get());
+        Decision d;
+        d.where = h.where;
+        d.op = "allocation of '" + h.buffer->name + "'";
+        const bool atStart = start.loopOf.count(h.buffer.get()) > 0;
+        d.choice = atStart ? "once, at the start of the kernel" : "once, before the pipelined loop at " + h.loop.lineColumn();
+        d.why = "TileLang allocates a kernel's buffers once for the block wherever they are written; out of the loop's body, "
+                "the loop's statements are its own and can be pipelined";
+        if (atStart)
+            d.details.push_back("the block runs the loop once (in no loop, branch or role), so the buffer goes with the kernel's first allocations, "
+                                "before any statement: a warp-specialized loop's roles then begin after it");
+        ctx.explain.record(std::move(d));
+    }
+    for (const auto &[buffer, where] : start.moved) {
+        if (fromLoops.count(buffer.get())) continue;
+        Decision d;
+        d.where = where;
+        d.op = "allocation of '" + buffer->name + "'";
+        d.choice = "once, at the start of the kernel";
+        d.why = "it is allocated on the way to the pipelined loop at " + start.loopOf[buffer.get()].lineColumn() +
+                ", which the block runs once; TileLang allocates a kernel's buffers for the block, and a warp-specialized loop's roles "
+                "begin after the kernel's first allocations";
+        ctx.explain.record(std::move(d));
+    }
     return out;
 }
 

@@ -12,7 +12,10 @@ namespace tilet {
 // loop's body is so allocated once for the whole loop. tilet moves it around
 // the loop (outside any parallel loop, which holds only per-thread buffers),
 // so the loop's copies are statements of its body that pipelining can
-// version and reorder. Explained per buffer.
+// version and reorder. A pipelined loop that the block runs once (in no
+// loop, branch or role) has the allocations on its way, its own among them,
+// moved to the start of the kernel, where warp specialization's roles
+// begin after them. Explained per buffer.
 ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet

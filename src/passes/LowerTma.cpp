@@ -98,28 +98,12 @@ protected:
         int64_t rank = static_cast<int64_t>(global.extents.size());
 
         // The boxes (tmaBoxes): at most 256 elements per dimension, each one
-        // contiguous run of the tile; a swizzled tile in boxes one swizzle
-        // segment wide. `box` is innermost first, as the tensor map has it.
-        int64_t inner = global.extents.back(), segment = 0;
-        if (swizzle != ir::SharedSwizzle::None) segment = ir::swizzleBytes(swizzle) / elementBytes;
-        TILET_ASSERT(segment == 0 || inner % segment == 0, "TMA copy of " << inner << " elements per row in " << segment << "-element segments");
-        const TmaBoxes plan = tmaBoxes(global.extents, segment);
+        // contiguous, aligned run of the tile; a swizzled tile in boxes one
+        // swizzle segment wide. `box` is innermost first, as the tensor map has it.
+        const TmaBoxes plan = tmaBoxes(global, shared, swizzle);
+        TILET_ASSERT(plan.reason.empty(), "a TMA copy selected although " << plan.reason);
         std::vector<int64_t> box(plan.box.rbegin(), plan.box.rend());
-        // The shared dimension each global one moves to: the region's
-        // dimensions of more than one element correspond in order.
-        std::vector<int64_t> sharedDim(global.extents.size(), -1);
-        {
-            std::vector<size_t> wide;
-            for (size_t d = 0; d < shared.extents.size(); ++d)
-                if (shared.extents[d] != 1) wide.push_back(d);
-            size_t next = 0;
-            for (size_t d = 0; d < global.extents.size(); ++d) {
-                if (global.extents[d] == 1) continue;
-                TILET_ASSERT(next < wide.size() && shared.extents[wide[next]] == global.extents[d],
-                             "the TMA copy's global and shared regions differ in shape");
-                sharedDim[d] = static_cast<int64_t>(wide[next++]);
-            }
-        }
+        const std::vector<int64_t> &sharedDim = plan.sharedDim;
         ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle);
         alignAtLeast(shared.buffer, tmaAlignment(swizzle));
         alignAtLeast(global.buffer, 16);

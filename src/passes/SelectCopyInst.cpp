@@ -262,7 +262,7 @@ private:
 
     // CheckBulkCopy1D: a plain cp.async.bulk without a descriptor.
     Option bulk1D(const ir::Copy &c, bool load) const {
-        Option base = tmaTensorCopy(c, load, /*checkLastDim=*/false, ctx_.target);
+        Option base = tmaTensorCopy(c, load, /*descriptor=*/false, ctx_.target);
         if (!base.ok) return base;
         const ir::Region &global = load ? c.src : c.dst;
         const ir::Region &shared = load ? c.dst : c.src;

@@ -361,7 +361,7 @@ private:
             if (c->prefer == ir::CopyPreference::CpAsync || c->prefer == ir::CopyPreference::Sync)
                 return fail(why, "the copy at " + c->span.lineColumn() + " asks for " + (c->prefer == ir::CopyPreference::Sync ? "sync" : "cp_async"));
             if (c->disableTma) return fail(why, "the copy at " + c->span.lineColumn() + " says disable_tma = true");
-            Option tma = tmaTensorCopy(*c, /*load=*/true, /*checkLastDim=*/true, t);
+            Option tma = tmaTensorCopy(*c, /*load=*/true, /*descriptor=*/true, t);
             if (!tma.ok) return fail(why, "the copy at " + c->span.lineColumn() + " cannot load with TMA: " + tma.reason);
             plan.producers.push_back(s);
             plan.multicast = plan.multicast || multicast;

@@ -680,6 +680,11 @@ ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags) {
 }
 
 void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
+    // (num_sms() has no value for a parameter's shape: see checkCall.)
+    struct Flag {
+        bool &flag;
+        ~Flag() { flag = false; }
+    } inParams{checkingParams_ = true};
     // Dynamic dimensions first, so that any tensor may use them in any order.
     for (const ast::Param &p : k.params) {
         for (const ast::Dim &d : p.dims) {

@@ -746,6 +746,10 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
             diags_.error(c.range, "num_sms() is the SM count of the device a kernel is launched on; it has no value outside a kernel");
             return std::nullopt;
         }
+        if (checkingParams_) {
+            diags_.error(c.range, "num_sms() is known only when the kernel is launched; a tensor's shape takes constants and dynamic dimensions");
+            return std::nullopt;
+        }
         auto known = std::find_if(kernel_->params.begin(), kernel_->params.end(), [](const ir::Param &p) { return p.kind == ir::ParamKind::SmCount; });
         if (known == kernel_->params.end()) {
             kernel_->params.push_back(ir::Param{ir::ParamKind::SmCount, nullptr, ir::makeVar("num_sms", DType::Int32, c.range), c.range});

@@ -228,6 +228,7 @@ private:
     std::set<const ir::StmtNode *> threadCollectives_;
     std::set<const ir::StmtNode *> programBranches_;   // the program's own `if` statements (not sema's lowerings)
     ir::Kernel *kernel_ = nullptr;
+    bool checkingParams_ = false;   // checking the kernel's parameter list
     const LoadedProgram *program_ = nullptr;
     // The import_source files the kernels use, in first-use order (indices into program_->sourceImports).
     std::vector<size_t> usedSourceImports_;

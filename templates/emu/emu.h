@@ -1060,6 +1060,13 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
     std::memset(w, 0, sizeof(map->opaque));
     unsigned elementBytes = elementBytesOf(type);
     unsigned swizzleBytes = swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : swizzle == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
+    // What the driver refuses (cuTensorMapEncodeTiled): a box dimension of
+    // 0 or over 256, an innermost box not whole 16-byte units or wider than
+    // the swizzle.
+    if (rank == 0 || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned d = 0; d < rank; ++d)
+        if (box[d] == 0 || box[d] > 256) return CUDA_ERROR_INVALID_VALUE;
+    if ((box[0] * elementBytes) % 16 != 0 || (swizzleBytes && box[0] * elementBytes > swizzleBytes)) return CUDA_ERROR_INVALID_VALUE;
     w[0] = reinterpret_cast<unsigned long long>(base);
     w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16);
     for (unsigned d = 0; d < rank; ++d) w[2 + d] = sizes[d];
@@ -1146,8 +1153,19 @@ template <class T> void bulkWrite(SharedPtr<T> dst, SharedPtr<unsigned long long
     }
     tmaComplete(bar, *issued, agent, bytes, dst.line);
 }
+// cp.async.bulk.tensor's shared-memory address: 128-byte aligned (PTX ISA),
+// and a swizzled box on the swizzle's 8-row atom, where its pattern starts.
+inline void checkTmaShared(long long off, const TensorMapView &v, unsigned line) {
+    const long long align = v.swizzleBytes ? 8ll * v.swizzleBytes : 128;
+    if (off % align != 0)
+        rc::report("tma", line,
+                   rc::run->who(rc::self->slot) + " issues a TMA box at shared offset " + std::to_string(off) + ", not a multiple of " + std::to_string(align) +
+                       " bytes" + (v.swizzleBytes ? " (the swizzle's 8-row atom)" : ""),
+                   0, "", true);
+}
 template <class T, class... C> void tmaLoad(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, C... c) {
     TensorMapView v = view(map);
+    checkTmaShared(dst.off, v, dst.line);
     int coords[] = {static_cast<int>(c)...};
     std::vector<std::pair<size_t, size_t>> ranges;
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *src) {
@@ -1246,6 +1264,7 @@ inline void bulkRead(BulkRead r) {
 // bytes)` runs for each element inside the tensor.
 template <class T, class Write> void tmaWriteBox(const CUtensorMap *map, SharedPtr<T> src, const int *coords, Write write) {
     TensorMapView v = view(map);
+    checkTmaShared(src.off, v, src.line);
     BulkRead r{src.blk, {}, rc::self->snapshot(), src.line, src.buffer, src.base};
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *dst) {
         if (dst) r.ranges.push_back({static_cast<size_t>(src.off) + at, v.elementBytes});

@@ -304,7 +304,15 @@ F32_ONLY = ("__exp", "__exp2")
 UINT, UFLOAT = "untyped int", "untyped float"
 # num_sms(): the SMs of the device, as the emulator's (templates/emu/emu.h,
 # emu::smCount) has them: 3 unless TILET_EMU_SMS says otherwise.
-EMULATED_SM_COUNT = int(os.environ.get("TILET_EMU_SMS", "0")) or 3
+def _emulated_sm_count():
+    try:
+        n = int(os.environ.get("TILET_EMU_SMS", ""))
+    except ValueError:
+        n = 0
+    return n if n > 0 else 3   # as emu::smCount: a missing, bad or non-positive value means 3
+
+
+EMULATED_SM_COUNT = _emulated_sm_count()
 EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 

@@ -3,7 +3,7 @@
 at a time from each emulated kernel's generated .cu and expect a report.
 
 usage: emu_mutations.py EXPECTATIONS [--jobs N] [--only CASE]
-                        --case NAME EXE CU KNOWN [--case ...]
+                        --case NAME EXE CU KNOWN SMS [--case ...]
 
 For every statement prepare.py marks as synchronisation (block and named
 barriers, mbarrier waits and arrivals, proxy and mbarrier-init fences,
@@ -71,9 +71,10 @@ def sites(cu):
     return out
 
 
-def run(exe, cu, known, line):
-    """(outcome, detail): 'detected' with the first report, 'unreached', or 'undetected'."""
-    env = dict(os.environ, EMU_DELETE_LINE=str(line), EMU_RACECHECK_FIRST="1", EMU_RACECHECK_KNOWN=known)
+def run(exe, cu, known, sms, line):
+    """(outcome, detail): 'detected' with the first report, 'unreached', or
+    'undetected'. `sms`: the emulated device's SMs (num_sms()), as the case's test runs it."""
+    env = dict(os.environ, EMU_DELETE_LINE=str(line), EMU_RACECHECK_FIRST="1", EMU_RACECHECK_KNOWN=known, TILET_EMU_SMS=sms)
     try:
         p = subprocess.run([exe], capture_output=True, text=True, timeout=300, env=env)
     except subprocess.TimeoutExpired:
@@ -100,20 +101,20 @@ def main():
     parser.add_argument("expectations")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", default="")
-    parser.add_argument("--case", nargs=4, action="append", default=[], metavar=("NAME", "EXE", "CU", "KNOWN"))
+    parser.add_argument("--case", nargs=5, action="append", default=[], metavar=("NAME", "EXE", "CU", "KNOWN", "SMS"))
     args = parser.parse_args()
     expected = read_expectations(args.expectations)
     jobs = []
-    for name, exe, cu, known in args.case:
+    for name, exe, cu, known, sms in args.case:
         if args.only and name != args.only:
             continue
         for line, kernel, statement, ordinal in sites(cu):
-            jobs.append((name, exe, cu, known, line, kernel, statement, ordinal))
+            jobs.append((name, exe, cu, known, sms, line, kernel, statement, ordinal))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda j: run(j[1], j[2], j[3], j[4]), jobs))
+        results = list(pool.map(lambda j: run(j[1], j[2], j[3], j[4], j[5]), jobs))
     listed_seen = set()
     counts = {}
-    for (name, exe, cu, known, line, kernel, statement, ordinal), (outcome, detail) in zip(jobs, results):
+    for (name, exe, cu, known, sms, line, kernel, statement, ordinal), (outcome, detail) in zip(jobs, results):
         key = (name, kernel, statement, ordinal)
         if key not in expected:
             key = (name, kernel, statement, "*")
