@@ -92,21 +92,20 @@ TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::Shared
     }
     const int64_t bits = dtypeBits(global.buffer->dtype), swizzleBits = 8 * ir::swizzleBytes(swizzle);
     const int64_t segment = swizzleBits ? swizzleBits / bits : 0;   // elements per swizzle segment
-    const int64_t rowsDim = static_cast<int64_t>(sharedRank) - 2;
     // A box's shared address must be aligned to this many bits.
     const int64_t alignBits = swizzleBits ? 8 * swizzleBits : 1024;
     // The step in bits from one element of a dimension to the next. A
-    // swizzled tile is stored as segments (one swizzle wide, all its rows:
-    // sub-tiles of their own), so its innermost dimension steps by segments
-    // and its rows by the swizzle's width.
+    // swizzled tile is stored as segments one swizzle wide (ir::bufferOffset):
+    // its leading dimensions are rows, each row of a segment one swizzle
+    // width, and the segments follow each other, all rows each.
     if (swizzleBits && sharedRank < 2) return no("'" + shared.buffer->name + "' is swizzled but has no rows");
     std::vector<int64_t> stride(sharedRank);
     for (size_t i = sharedRank; i-- > 0;) {
-        if (!swizzleBits) stride[i] = i + 1 == sharedRank ? bits : stride[i + 1] * dims[i + 1];
-        else if (i + 1 == sharedRank) stride[i] = dims[i - 1] * swizzleBits;
-        else if (static_cast<int64_t>(i) == rowsDim) stride[i] = swizzleBits;
-        else stride[i] = static_cast<int64_t>(i) + 1 == rowsDim ? dims[sharedRank - 1] * dims[sharedRank - 2] * bits : stride[i + 1] * dims[i + 1];
+        if (i + 1 == sharedRank) stride[i] = bits;
+        else if (i + 2 == sharedRank) stride[i] = swizzleBits ? swizzleBits : bits * dims[i + 1];
+        else stride[i] = stride[i + 1] * dims[i + 1];
     }
+    if (swizzleBits) stride[sharedRank - 1] = stride[0] * dims[0];   // a segment: every row of the tile
     // The region's start.
     for (size_t i = 0; i < sharedRank; ++i) {
         int64_t divisor = ir::knownDivisor(shared.mins[i]);
