@@ -228,6 +228,10 @@ private:
     std::set<const ir::StmtNode *> threadCollectives_;
     std::set<const ir::StmtNode *> programBranches_;   // the program's own `if` statements (not sema's lowerings)
     ir::Kernel *kernel_ = nullptr;
+    // The value of every `let` binding (its variable is a node of its own):
+    // a slice's extent is worked out through them (`let h1 = h0 + 64;
+    // A[h0:h1]` spans 64, as the same names do in TileLang's Python).
+    std::vector<std::pair<ir::VarRef, ir::Expr>> letValues_;
     bool checkingParams_ = false;   // checking the kernel's parameter list
     const LoadedProgram *program_ = nullptr;
     // The import_source files the kernels use, in first-use order (indices into program_->sourceImports).

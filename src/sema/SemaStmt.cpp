@@ -91,6 +91,7 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
     sym.kind = SymbolKind::Let;
     sym.var = var;
     declare(s.name, sym);
+    if (v) letValues_.push_back({var, v->expr});
     ir::Stmt rest = checkStmtsFrom(stmts, index);
     if (!v) return rest;
     return std::make_shared<ir::LetStmt>(var, v->expr, rest ? rest : ir::seq({}), s.range);

@@ -167,7 +167,15 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
             ok = false;
             continue;
         }
-        ir::Expr extent = ir::simplify(ir::sub(*end, *begin));
+        // Through the `let` bindings either bound uses (each substitution
+        // replaces one level of them; a binding refers only to earlier ones).
+        ir::Expr extent = ir::sub(*end, *begin);
+        for (size_t level = 0; level < letValues_.size(); ++level) {
+            ir::Expr inlined = ir::substitute(extent, letValues_);
+            if (inlined == extent) break;
+            extent = inlined;
+        }
+        extent = ir::simplify(extent);
         std::optional<int64_t> n = ir::constInt(extent);
         if (!n) {
             diags_.error(item.range, "the extent of a slice must be a compile-time constant (end - start)");

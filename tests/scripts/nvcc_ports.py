@@ -65,6 +65,9 @@ for _arch in ARCHS:
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
+    ("sparse_mla_fwd.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside the "
+                                      "scores and softmax rows, and the unpipelined KV gathers' addresses: 524 bytes"),
+    ("sparse_mla_fwd.tl", "sm_80"): "the same accumulators on mma.sync fragments: 1544 bytes",
     ("gemm_fp8_2xacc.tl", "sm_90a"): "two 128x128 f32 accumulators on 128 threads: 256 registers each before anything else",
     ("gemm_fp8_2xacc.tl", "sm_100a"): "two 128x128 f32 accumulators on 128 threads, and mma.sync until tcgen05 is lowered",
     ("gemm_fp8_2xacc.tl", "sm_80"): "two 128x128 f32 accumulators on 128 threads (FMA: no fp8 tensor cores on sm_80)",
