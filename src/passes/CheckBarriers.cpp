@@ -1206,9 +1206,9 @@ bool hasDynamicLoop(const ir::Kernel &k) {
 // them), every combination; with more, all taken and none taken. In a
 // cluster, every block goes the same way at a condition written alike in
 // them (one that reads the block's rank is a condition of each block).
-// The ways to try. The first goes every way at every branch, as `all`
-// does: `walks` keeps the discovery's runs with `all` (by rank, then
-// group), which are that way's runs, so the check does not walk them again.
+// The first way takes every branch, as `all` does: `walks` keeps the runs
+// made with `all` to find the conditions (by rank, then group), which are
+// that way's runs, so the check does not walk them again.
 std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformity &uniformity, int64_t trips,
                                    const std::optional<BlockIndex> &cluster, const BranchWays &all, std::vector<Unroller> &walks) {
     std::vector<Condition> keys;
