@@ -32,6 +32,9 @@ CASES = {
     "flash_attention_fwd_sm90": ("flash_attention_fwd", 2e-2, False),
     # The same without the warp groups' turns: what ping-pong buys.
     "flash_attention_fwd_sm90_in_step": ("flash_attention_fwd", 2e-2, False),
+    # The same with each GEMM waited for before the softmax: what the
+    # intra-warpgroup overlap buys.
+    "flash_attention_fwd_sm90_no_overlap": ("flash_attention_fwd", 2e-2, False),
     "flash_attention_fwd_causal_sm90": ("flash_attention_fwd_causal", 2e-2, True),
     "flash_attention_fwd_sm100a": ("flash_attention_fwd", 2e-2, False),
 }

@@ -570,6 +570,7 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
     out->requested = f.requested;
     out->preferAsync = f.preferAsync;
     out->pingpong = f.pingpong;
+    out->overlap = f.overlap;
     out->consumerStages = f.consumerStages;
     return out;
 }

@@ -431,6 +431,8 @@ struct For : StmtNode {
                                             // global -> shared may be cp.async (select-copy-inst)
     std::optional<bool> pingpong;           // pipelined(..., pingpong = ...): whether its consumer warp
                                             // groups take turns (pingpong-consumers); unset: where they can
+    std::optional<bool> overlap;            // pipelined(..., overlap = ...): whether its consumers' two wgmma
+                                            // groups overlap the work between them (overlap-intra-warpgroup)
     int64_t consumerStages = 0;             // the consumers' loop of automatic warp specialization:
                                             // the stages of the ring the producer fills
 };

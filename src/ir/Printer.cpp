@@ -148,6 +148,7 @@ public:
                 text += ")";
             }
             if (f.pingpong) text += std::string(" pingpong=") + (*f.pingpong ? "true" : "false");
+            if (f.overlap) text += std::string(" overlap=") + (*f.overlap ? "true" : "false");
             if (f.threadLayout) text += " layout " + f.threadLayout->str();
             block(text, f.body);
             return;

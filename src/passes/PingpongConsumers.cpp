@@ -104,9 +104,14 @@ protected:
         role_ = nullptr;
         return out;
     }
-    // Inside a branch or a loop of the thread's own trip count, the two warp
-    // groups may not run the loop alike.
-    Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override { return divergent(self, [&] { return ir::Mutator::mutateIfThenElse(self, n); }); }
+    // Inside a branch on the thread or a loop of the thread's own trip
+    // count, the two warp groups may not run the loop alike. (A branch the
+    // whole block takes alike, such as the one around a rotated loop of
+    // overlap-intra-warpgroup, is not one.)
+    Stmt mutateIfThenElse(const Stmt &self, const ir::IfThenElse &n) override {
+        if (!uniformity_.threadDependent(n.cond)) return ir::Mutator::mutateIfThenElse(self, n);
+        return divergent(self, [&] { return ir::Mutator::mutateIfThenElse(self, n); });
+    }
     Stmt mutateElect(const Stmt &self, const ir::Elect &n) override { return divergent(self, [&] { return ir::Mutator::mutateElect(self, n); }); }
     Stmt mutateWhile(const Stmt &self, const ir::While &n) override { return divergent(self, [&] { return ir::Mutator::mutateWhile(self, n); }); }
     Stmt mutateLetStmt(const Stmt &self, const ir::LetStmt &n) override {
@@ -191,6 +196,12 @@ private:
         });
         if (commitsAnywhere < 2) return nullptr;   // nothing to alternate
         size_t firstCommit = commits.empty() ? 0 : commits.front(), lastFence = fences.empty() ? 0 : fences.back();
+        // The groups issued back to back with the work after them (a loop
+        // overlap-intra-warpgroup rotated): the turn spans them within the
+        // iteration. Otherwise it spans the last group and the next
+        // iteration's first, around the work between them.
+        const bool withinIteration = !fences.empty() && !commits.empty() && firstCommit < lastFence && !workBetween(line, firstCommit, lastFence) &&
+                                     (workBetween(line, commits.back(), line.size()) || workBetween(line, 0, fences.front()));
         std::optional<int64_t> trips = ir::constInt(f.extent);
         if (!given.empty()) whyNot = given;
         else if (!meeting.empty()) whyNot = "one warp group waits for the other in the loop (" + meeting + "), so a turn could wait for itself";
@@ -206,7 +217,7 @@ private:
         else if (f.consumerStages < 2)
             whyNot = "its tiles have one stage: a warp group waiting for its turn could hold back the release the producer needs before the "
                      "other warp group can hand it on";
-        else if (!workBetween(line, firstCommit, lastFence))
+        else if (!withinIteration && !workBetween(line, firstCommit, lastFence))
             whyNot = "nothing but its wgmma runs between the first and last wgmma groups: the turns would only stall them";
         if (whyNot.empty() && !firstId_) {
             // Two consecutive named barriers no other barrier of the kernel
@@ -224,14 +235,27 @@ private:
         Expr group = groupVar;
         auto isGroup = [&](int64_t g) { return ir::binary(ir::BinaryOp::Eq, group, ir::intImm(g)); };
         auto passTo = [&](Expr id, SourceRange span) { return std::make_shared<ir::IssueTurn>(ir::IssueTurn::Action::Pass, std::move(id), threads, span); };
-        SourceRange takeSpan = line[lastFence]->span, passSpan = line[firstCommit]->span;
+        const size_t takeAt = withinIteration ? fences.front() : lastFence, passAt = withinIteration ? commits.back() : firstCommit;
+        SourceRange takeSpan = line[takeAt]->span, passSpan = line[passAt]->span;
         Stmt take = std::make_shared<ir::IssueTurn>(ir::IssueTurn::Action::Take, ir::add(ir::intImm(firstId_), group), threads, takeSpan);
-        // Warp group 1 does not pass in the first iteration: warp group 0's
-        // first pass is the only turn in play, so the two alternate.
-        Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Gt, f.var, f.min));
         Expr other = ir::add(ir::binary(ir::BinaryOp::BitXor, group, ir::intImm(1)), ir::intImm(firstId_));
-        Stmt pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
-        PlaceTurns place(line[lastFence].get(), take, line[firstCommit].get(), pass);
+        Stmt pass;
+        if (withinIteration) {
+            // Warp group 0 issues first without a turn, and warp group 1 does
+            // not pass in the last iteration: warp group 0 takes n - 1 turns
+            // and gets n - 1 passes, warp group 1 takes n and gets n.
+            Expr lastIteration = ir::sub(ir::add(f.min, f.extent), ir::intImm(1));
+            Expr takes = ir::binary(ir::BinaryOp::Or, isGroup(1), ir::binary(ir::BinaryOp::Gt, f.var, f.min));
+            take = std::make_shared<ir::IfThenElse>(takes, take, nullptr, takeSpan);
+            Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Lt, f.var, lastIteration));
+            pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
+        } else {
+            // Warp group 1 does not pass in the first iteration: warp group 0's
+            // first pass is the only turn in play, so the two alternate.
+            Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Gt, f.var, f.min));
+            pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
+        }
+        PlaceTurns place(line[takeAt].get(), take, line[passAt].get(), pass);
         Stmt body = place.mutate(f.body);
         if (place.placed != 2) {   // a statement outside any Seq
             whyNot = "its wgmma groups are not statements of a sequence";
@@ -240,9 +264,12 @@ private:
 
         // Its pass in the first iteration withheld, warp group 1 owes warp
         // group 0 the turn of its last iteration.
-        Expr owes = isGroup(1);
-        if (!trips) owes = ir::logicalAnd(owes, ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)));
-        Stmt last = std::make_shared<ir::IfThenElse>(owes, passTo(ir::intImm(firstId_), passSpan), nullptr, passSpan);
+        Stmt last;
+        if (!withinIteration) {
+            Expr owes = isGroup(1);
+            if (!trips) owes = ir::logicalAnd(owes, ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)));
+            last = std::make_shared<ir::IfThenElse>(owes, passTo(ir::intImm(firstId_), passSpan), nullptr, passSpan);
+        }
 
         Decision d;
         d.where = f.span;
@@ -250,11 +277,15 @@ private:
         d.choice = "the 2 warp groups of threads " + std::to_string(role_->firstThread()) + ".." + std::to_string(role_->firstThread() + threads - 1) +
                    " take turns at issuing wgmma: each waits for its turn (bar.sync " + std::to_string(firstId_) + " + its warp group, " +
                    std::to_string(threads) + ") before the wgmma of line " + std::to_string(takeSpan.begin.line) +
-                   " and hands it on (bar.arrive) once it has issued the wgmma of line " + std::to_string(passSpan.begin.line) + " of the next iteration";
+                   " and hands it on (bar.arrive) once it has issued the wgmma of line " + std::to_string(passSpan.begin.line) +
+                   (withinIteration ? " of the same iteration" : " of the next iteration");
         d.why = "the loop issues " + std::to_string(fences.size()) +
                 " wgmma groups per iteration with other work between them: one warp group does that work while the other's GEMMs run on the "
                 "tensor cores (FlashAttention-3's ping-pong); the turns order when wgmma are issued, not memory";
-        d.details.push_back("warp group 0 passes first; warp group 1 passes once more after the loop, so each bar.sync meets one bar.arrive");
+        d.details.push_back(withinIteration ? "warp group 0 issues its first iteration's wgmma without a turn and warp group 1 does not pass in "
+                                              "the last iteration, so each bar.sync meets one bar.arrive"
+                                            : "warp group 0 passes first; warp group 1 passes once more after the loop, so each bar.sync meets one "
+                                              "bar.arrive");
         ctx_.explain.record(std::move(d));
         Expr whichGroup = ir::div(ir::sub(ir::threadIdx(), ir::intImm(role_->firstThread())), ir::intImm(kGroup));
         return std::make_shared<ir::LetStmt>(groupVar, whichGroup, ir::seq({ir::rebuildFor(f, f.min, f.extent, body), last}), f.span);

@@ -17,6 +17,7 @@
 #include "passes/LowerReductions.h"
 #include "passes/LowerTileOps.h"
 #include "passes/LowerTma.h"
+#include "passes/OverlapIntraWarpgroup.h"
 #include "passes/OverlapWgmma.h"
 #include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
@@ -99,7 +100,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "flatten-buffers", "simplify"};
     return names;
 }
@@ -167,6 +168,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("lower-fragment-stores", lowerFragmentStores, checked);
         // A consumer loop's wgmma group stays in flight while the next is issued.
         run("overlap-wgmma", overlapWgmma, checked);
+        // Attention's softmax overlaps the previous key tile's P V (rotates the consumer loop).
+        run("overlap-intra-warpgroup", overlapIntraWarpgroup, checked);
         // Reductions need the layouts of their fragments.
         run("lower-reductions", lowerReductions, noTileOps);
         // Per-thread loops; needs layouts; fragments become register arrays.

@@ -468,7 +468,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     bool pipelined = s.loopKind == ast::LoopKind::Pipelined;
     // Loop arguments are checked like builtin call arguments.
     std::vector<std::string> keywords;
-    if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize", "pingpong"};
+    if (pipelined) keywords = {"stages", "order", "stage", "warp_specialize", "pingpong", "overlap"};
     std::optional<CallArgs> args = loopArgs(s, keywords);
     if (!args) return nullptr;
     size_t maxPositional = pipelined ? 2 : 3;
@@ -537,7 +537,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
         }
     }
     std::optional<ir::PipelineInfo> pipeline;
-    std::optional<bool> pingpong;
+    std::optional<bool> pingpong, overlap;
     if (pipelined) {
         ir::PipelineInfo info;
         if (const ast::Expr *st = args->keyword("stages")) {
@@ -550,6 +550,10 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
             std::optional<bool> b = checkConstBool(*ws, "warp_specialize");
             if (!b) ok = false;
             else info.warpSpecialize = *b;
+        }
+        if (const ast::Expr *ov = args->keyword("overlap")) {
+            if (std::optional<bool> b = checkConstBool(*ov, "overlap")) overlap = *b;
+            else ok = false;
         }
         if (const ast::Expr *pp = args->keyword("pingpong")) {
             if (std::optional<bool> b = checkConstBool(*pp, "pingpong")) pingpong = *b;
@@ -624,6 +628,7 @@ ir::Stmt Checker::checkFor(const ast::For &s) {
     }
     loop->pipeline = pipeline;
     loop->pingpong = pingpong;
+    loop->overlap = overlap;
     loop->requested = vectorized;
     return loop;
 }

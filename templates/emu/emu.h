@@ -314,6 +314,18 @@ inline thread_local std::vector<std::function<void(const rc::Actor &)>> openTcge
 // ordered after them (their accumulators' writes included).
 inline thread_local std::vector<std::pair<uint32_t, rc::Clock>> committedTcgen05;
 inline thread_local std::vector<std::vector<WgmmaRead>> committedWgmmaReads;
+// The registers of a wgmma's A operand (the RS form) as the thread held them
+// at the issue: the PTX ISA leaves changing them before the wgmma.wait_group
+// that retires the wgmma undefined, and the model, which gathers them at the
+// issue, would not see the change, so each thread compares its own at that wait.
+struct RegisterOperand {
+    const void *registers;
+    std::array<unsigned char, 32> atIssue;
+    size_t bytes;
+    unsigned line;
+};
+inline thread_local std::vector<RegisterOperand> openRegisterOperands;
+inline thread_local std::vector<std::vector<RegisterOperand>> committedRegisterOperands;
 // TMA and bulk stores (async-proxy reads of shared memory) until
 // cp.async.bulk.wait_group.read retires them.
 struct BulkRead {
@@ -416,6 +428,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                             committedWgmma.clear();
                             openWgmmaReads.clear();
                             committedWgmmaReads.clear();
+                            openRegisterOperands.clear();
+                            committedRegisterOperands.clear();
                             openWgmmaClocks.clear();
                             openWgmmaProgress.clear();
                             wgmmaCommits = 0;
@@ -1387,6 +1401,10 @@ void wgmmaRS(D *d, const void *aRegs, unsigned long long b, int scaleD, unsigned
     static_assert(K == 16 && TransA == 0, "emu: wgmma from registers models 16-bit k16 operands");
     const TA *mine = static_cast<const TA *>(aRegs);
     for (int e = 0; e < 8; ++e) block->rsSlots[tid.x][size_t(e)] = toDouble(mine[e]);
+    RegisterOperand held{aRegs, {}, 8 * sizeof(TA), line};
+    static_assert(8 * sizeof(TA) <= sizeof(held.atIssue), "emu: a wgmma A fragment is 8 elements of at most 4 bytes");
+    std::memcpy(held.atIssue.data(), aRegs, held.bytes);
+    openRegisterOperands.push_back(held);
     rc::Barrier &group = *block->groups.at(tid.x / 128);
     group.arriveAndWait(line);
     std::array<double, 64 * 16> a{};
@@ -1502,6 +1520,8 @@ inline void tilet_wgmma_commit(unsigned line = __builtin_LINE()) {
     emu::openWgmma.clear();
     emu::committedWgmmaReads.push_back(std::move(emu::openWgmmaReads));
     emu::openWgmmaReads.clear();
+    emu::committedRegisterOperands.push_back(std::move(emu::openRegisterOperands));
+    emu::openRegisterOperands.clear();
 }
 template <int N> void tilet_wgmma_wait() {
     while (emu::committedWgmma.size() > size_t(N)) {
@@ -1519,6 +1539,13 @@ template <int N> void tilet_wgmma_wait() {
         emu::committedWgmma.erase(emu::committedWgmma.begin());
         for (const emu::WgmmaRead &op : emu::committedWgmmaReads.front()) emu::wgmmaOperands(op, true);
         emu::committedWgmmaReads.erase(emu::committedWgmmaReads.begin());
+        for (const emu::RegisterOperand &op : emu::committedRegisterOperands.front())
+            if (std::memcmp(op.registers, op.atIssue.data(), op.bytes) != 0)
+                emu::rc::report("race", op.line,
+                                emu::rc::run->who(emu::rc::self->slot) +
+                                    " changed the registers of this wgmma's A operand before the wgmma.wait_group that retires it (the PTX ISA "
+                                    "leaves that undefined: the tensor cores may still read them)");
+        emu::committedRegisterOperands.erase(emu::committedRegisterOperands.begin());
     }
 }
 // fence.proxy.async: orders this thread's earlier generic accesses before
@@ -2153,7 +2180,8 @@ inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 // atom.add.noftz.f16/bf16) under a lock. Every memory order is modelled
 // as sequentially consistent, the strongest: threads run as std::threads.
 inline std::mutex atomicMutex;
-template <class T> T atomicAdd(T *address, T value) {
+// (The value is not deduced: it may be a shared-memory element, converted.)
+template <class T> T atomicAdd(T *address, std::type_identity_t<T> value) {
     if constexpr (std::is_arithmetic_v<T>) {
         return std::atomic_ref<T>(*address).fetch_add(value);
     } else {
@@ -2165,7 +2193,7 @@ template <class T> T atomicAdd(T *address, T value) {
 }
 // atomicAdd on shared memory: an atomic read-modify-write for the race
 // detector (atomics of other threads do not race with it; plain accesses do).
-template <class T> T atomicAdd(emu::SharedPtr<T> p, T value) {
+template <class T> T atomicAdd(emu::SharedPtr<T> p, std::type_identity_t<T> value) {
     if (p.off < 0 || static_cast<size_t>(p.off) + sizeof(T) > p.blk->sharedBytes) {
         emu::sharedAccess(p.blk, p.off, sizeof(T), p.line, true, p.buffer, p.base);   // reports the bounds error
         return T{};

@@ -304,11 +304,9 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             scores_max[i_1] = -CUDART_INF_F;
         }
 #line 43 "flash_attention_fwd_causal_sm90.tl"
-        const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
+        if (bx + 1 > 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
-        for (int k = 0; k < bx + 1; ++k) {
-#line 43 "flash_attention_fwd_causal_sm90.tl"
-            tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
+            tilet_mbarrier_wait(&K_shared_full[0], 0);
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 46 "flash_attention_fwd_causal_sm90.tl"
@@ -323,24 +321,19 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
 #line 46 "flash_attention_fwd_causal_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + ks * 16 % 64], 16, 1024, 1), 1);
             }
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_commit();
-#line 46 "flash_attention_fwd_causal_sm90.tl"
-            if (warp_group == 0 || k > 0) {
-#line 46 "flash_attention_fwd_causal_sm90.tl"
-                tilet_issue_turn_pass((warp_group ^ 1) + 14, 256);
-            }
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_wait<0>();
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
-                tilet_mbarrier_arrive(&K_shared_empty[k % 2]);
+                tilet_mbarrier_arrive(&K_shared_empty[0]);
             }
 #line 47 "flash_attention_fwd_causal_sm90.tl"
-            if (k * 128 + 128 > bx * 128) {
+            if (128 > bx * 128) {
                 const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
 #line 48 "flash_attention_fwd_causal_sm90.tl"
                 const int j_thread = role_thread % 4 * 2;
@@ -357,7 +350,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
                             const int i = i_thread + i_1 * 8;
 #line 48 "flash_attention_fwd_causal_sm90.tl"
                             const int j = j_thread + v + j_1 * 8;
-                            acc_s[v + i_1 * 2 + j_1 * 4] = bx * 128 + i >= k * 128 + j ? acc_s[v + i_1 * 2 + j_1 * 4] : -CUDART_INF_F;
+                            acc_s[v + i_1 * 2 + j_1 * 4] = bx * 128 + i >= j ? acc_s[v + i_1 * 2 + j_1 * 4] : -CUDART_INF_F;
                         }
                     }
                 }
@@ -483,16 +476,219 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
                 }
             }
 #line 43 "flash_attention_fwd_causal_sm90.tl"
-            tilet_mbarrier_wait(&V_shared_full[k % 2], k / 2 % 2);
+            const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+            for (int k = 1; k < bx + 1; ++k) {
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int r = 0; r < 64; ++r) {
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                    acc_s[r] = 0.0f;
+                }
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                if (warp_group == 1 || k > 1) {
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_issue_turn_wait(warp_group + 14, 256);
+                }
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                tilet_wgmma_fence();
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int ks = 0; ks < 8; ++ks) {
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
+                }
+#line 46 "flash_attention_fwd_causal_sm90.tl"
+                tilet_wgmma_commit();
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
-            tilet_issue_turn_wait(warp_group + 14, 256);
+                tilet_wgmma_fence();
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int ks = 0; ks < 8; ++ks) {
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[(k + 1) % 2 * 8192 + ks * 1024], 32768, 1024, 1), 1);
+                }
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                tilet_wgmma_commit();
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                if (warp_group == 0 || k < bx) {
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_issue_turn_pass((warp_group ^ 1) + 14, 256);
+                }
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                tilet_wgmma_wait<1>();
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                if (threadIdx.x % 128 == 0) {
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_mbarrier_arrive(&K_shared_empty[k % 2]);
+                }
+#line 47 "flash_attention_fwd_causal_sm90.tl"
+                if (k * 128 + 128 > bx * 128) {
+                    const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                    const int j_thread = role_thread % 4 * 2;
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                            #pragma unroll
+                            for (int v = 0; v < 2; ++v) {
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                                const int i = i_thread + i_1 * 8;
+#line 48 "flash_attention_fwd_causal_sm90.tl"
+                                const int j = j_thread + v + j_1 * 8;
+                                acc_s[v + i_1 * 2 + j_1 * 4] = bx * 128 + i >= k * 128 + j ? acc_s[v + i_1 * 2 + j_1 * 4] : -CUDART_INF_F;
+                            }
+                        }
+                    }
+                }
+#line 52 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 52 "flash_attention_fwd_causal_sm90.tl"
+                    scores_max_prev[i_1] = scores_max[i_1];
+                }
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                float scores_max_partial_1[2];
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_max_partial_1[g] = -CUDART_INF_F;
+                }
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int r2 = 0; r2 < 16; ++r2) {
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int r1 = 0; r1 < 2; ++r1) {
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int r0 = 0; r0 < 2; ++r0) {
+                            scores_max_partial_1[r1] = fmaxf(scores_max_partial_1[r1], acc_s[r0 + r1 * 2 + r2 * 4]);
+                        }
+                    }
+                }
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_max_partial_1[g] = fmaxf(scores_max_partial_1[g], __shfl_xor_sync(0xffffffffu, scores_max_partial_1[g], 1));
+                    scores_max_partial_1[g] = fmaxf(scores_max_partial_1[g], __shfl_xor_sync(0xffffffffu, scores_max_partial_1[g], 2));
+                }
+#line 53 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_max[g] = fmaxf(scores_max[g], scores_max_partial_1[g]);
+                }
+#line 54 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 55 "flash_attention_fwd_causal_sm90.tl"
+                    scores_scale[i_1] = tilet_ex2_approx_ftz(scores_max_prev[i_1] * 0.12751743f - scores_max[i_1] * 0.12751743f);
+                }
+                #pragma unroll
+                for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 57 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 57 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int v = 0; v < 2; ++v) {
+#line 58 "flash_attention_fwd_causal_sm90.tl"
+                            acc_s[v + i_1 * 2 + j_1 * 4] = tilet_ex2_approx_ftz(acc_s[v + i_1 * 2 + j_1 * 4] * 0.12751743f - scores_max[i_1] * 0.12751743f);
+                        }
+                    }
+                }
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                float scores_sum_partial_1[2];
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_sum_partial_1[g] = 0.0f;
+                }
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int r2 = 0; r2 < 16; ++r2) {
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int r1 = 0; r1 < 2; ++r1) {
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int r0 = 0; r0 < 2; ++r0) {
+                            scores_sum_partial_1[r1] = scores_sum_partial_1[r1] + acc_s[r0 + r1 * 2 + r2 * 4];
+                        }
+                    }
+                }
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_sum_partial_1[g] = scores_sum_partial_1[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial_1[g], 1);
+                    scores_sum_partial_1[g] = scores_sum_partial_1[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial_1[g], 2);
+                }
+#line 60 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    scores_sum[g] = scores_sum_partial_1[g];
+                }
+#line 61 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 62 "flash_attention_fwd_causal_sm90.tl"
+                    logsum[i_1] = logsum[i_1] * scores_scale[i_1] + scores_sum[i_1];
+                }
+#line 68 "flash_attention_fwd_causal_sm90.tl"
+                tilet_wgmma_wait<0>();
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                if (threadIdx.x % 128 == 0) {
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+                    tilet_mbarrier_arrive(&V_shared_empty[(k + 1) % 2]);
+                }
+#line 64 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 64 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 64 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int v = 0; v < 2; ++v) {
+#line 64 "flash_attention_fwd_causal_sm90.tl"
+                            acc_s_cast[v + i_1 * 2 + j_1 * 4] = static_cast<__nv_bfloat16>(acc_s[v + i_1 * 2 + j_1 * 4]);
+                        }
+                    }
+                }
+#line 65 "flash_attention_fwd_causal_sm90.tl"
+                #pragma unroll
+                for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 65 "flash_attention_fwd_causal_sm90.tl"
+                    #pragma unroll
+                    for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 65 "flash_attention_fwd_causal_sm90.tl"
+                        #pragma unroll
+                        for (int v = 0; v < 2; ++v) {
+#line 66 "flash_attention_fwd_causal_sm90.tl"
+                            acc_o[v + i_1 * 2 + j_1 * 4] = acc_o[v + i_1 * 2 + j_1 * 4] * scores_scale[i_1];
+                        }
+                    }
+                }
+            }
+#line 43 "flash_attention_fwd_causal_sm90.tl"
+            tilet_mbarrier_wait(&V_shared_full[bx % 2], bx / 2 % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_fence();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
 #line 68 "flash_attention_fwd_causal_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[k % 2 * 8192 + ks * 1024], 32768, 1024, 1), 1);
+                tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[bx % 2 * 8192 + ks * 1024], 32768, 1024, 1), 1);
             }
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_commit();
@@ -501,12 +697,8 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
-                tilet_mbarrier_arrive(&V_shared_empty[k % 2]);
+                tilet_mbarrier_arrive(&V_shared_empty[bx % 2]);
             }
-        }
-        if (warp_group == 1 && bx + 1 > 0) {
-#line 46 "flash_attention_fwd_causal_sm90.tl"
-            tilet_issue_turn_pass(14, 256);
         }
 #line 70 "flash_attention_fwd_causal_sm90.tl"
         #pragma unroll
@@ -545,5 +737,5 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             }
         }
     }
-#line 549 "flash_attention_fwd_causal_sm90.cu"
+#line 741 "flash_attention_fwd_causal_sm90.cu"
 } // flash_attention_fwd_causal_kernel

@@ -165,36 +165,36 @@ __device__ __forceinline__ void tilet_wgmma_m64n128k16_f32_bf16_rs(float *d, con
 extern "C" __global__ void __launch_bounds__(384, 1)
 flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K, const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, const __grid_constant__ CUtensorMap tma_K, const __grid_constant__ CUtensorMap tma_V, const __grid_constant__ CUtensorMap tma_Q) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
         tilet_tma_prefetch(&tma_K);
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
         tilet_tma_prefetch(&tma_V);
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
         tilet_tma_prefetch(&tma_Q);
     }
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     unsigned long long* tma_barrier = reinterpret_cast<unsigned long long*>(tilet_smem + 163904);   // 1 mbarrier
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
         tilet_mbarrier_init(&tma_barrier[0], 1);
         tilet_fence_barrier_init();
     }
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     __syncthreads();
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     int tma_phase[1];
-#line 26 "flash_attention_fwd_sm90.tl"
+#line 32 "flash_attention_fwd_sm90.tl"
     tma_phase[0] = 0;
-#line 28 "flash_attention_fwd_sm90.tl"
+#line 34 "flash_attention_fwd_sm90.tl"
     const int bx = static_cast<int>(blockIdx.x);
-#line 28 "flash_attention_fwd_sm90.tl"
+#line 34 "flash_attention_fwd_sm90.tl"
     const int by = static_cast<int>(blockIdx.y);
-#line 28 "flash_attention_fwd_sm90.tl"
+#line 34 "flash_attention_fwd_sm90.tl"
     const int bz = static_cast<int>(blockIdx.z);
-#line 31 "flash_attention_fwd_sm90.tl"
+#line 37 "flash_attention_fwd_sm90.tl"
     __nv_bfloat16* Q_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 131072);
     __nv_bfloat16* K_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 0);
     __nv_bfloat16* V_shared = reinterpret_cast<__nv_bfloat16*>(tilet_smem + 65536);
@@ -206,17 +206,17 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
     float scores_scale[2];
     float scores_sum[2];
     float logsum[2];
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     unsigned long long* K_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163840);   // 2 mbarriers
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     unsigned long long* K_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163856);   // 2 mbarriers
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     unsigned long long* V_shared_full = reinterpret_cast<unsigned long long*>(tilet_smem + 163872);   // 2 mbarriers
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     unsigned long long* V_shared_empty = reinterpret_cast<unsigned long long*>(tilet_smem + 163888);   // 2 mbarriers
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
         tilet_mbarrier_init(&K_shared_full[0], 1);
         tilet_mbarrier_init(&K_shared_full[1], 1);
         tilet_mbarrier_init(&K_shared_empty[0], 2);
@@ -227,300 +227,466 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         tilet_mbarrier_init(&V_shared_empty[1], 2);
         tilet_fence_barrier_init();
     }
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     __syncthreads();
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     if (threadIdx.x / 128 == 0) {
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
         tilet_setmaxnreg_dec<24>();
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
         for (int k = 0; k < 32; ++k) {
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x == 0) {
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_wait(&K_shared_empty[k % 2], (k / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&K_shared_full[k % 2], 32768);
-#line 48 "flash_attention_fwd_sm90.tl"
+#line 54 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&K_shared[k % 2 * 8192], &tma_K, &K_shared_full[k % 2], 0, by, k * 128, bz);
-#line 48 "flash_attention_fwd_sm90.tl"
+#line 54 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&K_shared[k % 2 * 8192 + 16384], &tma_K, &K_shared_full[k % 2], 64, by, k * 128, bz);
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_arrive(&K_shared_full[k % 2]);
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_wait(&V_shared_empty[k % 2], (k / 2 % 2) ^ 1);
-#line 49 "flash_attention_fwd_sm90.tl"
+#line 55 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_expect_tx(&V_shared_full[k % 2], 32768);
-#line 49 "flash_attention_fwd_sm90.tl"
+#line 55 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&V_shared[k % 2 * 8192], &tma_V, &V_shared_full[k % 2], 0, by, k * 128, bz);
-#line 49 "flash_attention_fwd_sm90.tl"
+#line 55 "flash_attention_fwd_sm90.tl"
                 tilet_tma_load_4d(&V_shared[k % 2 * 8192 + 16384], &tma_V, &V_shared_full[k % 2], 64, by, k * 128, bz);
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
                 tilet_mbarrier_arrive(&V_shared_full[k % 2]);
             }
         }
     }
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
     if (threadIdx.x / 128 == 1 || threadIdx.x / 128 == 2) {
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
         const int role_thread = static_cast<int>(threadIdx.x) - 128;
-#line 47 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
         tilet_setmaxnreg_inc<240>();
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
         if (static_cast<int>(threadIdx.x) == 128) {
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
             tilet_mbarrier_arrive_expect_tx(&tma_barrier[0], 32768);
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
             tilet_tma_load_4d(&Q_shared[0], &tma_Q, &tma_barrier[0], 0, by, bx * 128, bz);
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
             tilet_tma_load_4d(&Q_shared[8192], &tma_Q, &tma_barrier[0], 64, by, bx * 128, bz);
         }
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
         tilet_mbarrier_wait(&tma_barrier[0], tma_phase[0]);
-#line 43 "flash_attention_fwd_sm90.tl"
+#line 49 "flash_attention_fwd_sm90.tl"
         tma_phase[0] = tma_phase[0] ^ 1;
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 44 "flash_attention_fwd_sm90.tl"
+#line 50 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 44 "flash_attention_fwd_sm90.tl"
+#line 50 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 44 "flash_attention_fwd_sm90.tl"
+#line 50 "flash_attention_fwd_sm90.tl"
                     acc_o[v + i_1 * 2 + j_1 * 4] = 0.0f;
                 }
             }
         }
-#line 45 "flash_attention_fwd_sm90.tl"
+#line 51 "flash_attention_fwd_sm90.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 45 "flash_attention_fwd_sm90.tl"
+#line 51 "flash_attention_fwd_sm90.tl"
             logsum[i_1] = 0.0f;
         }
-#line 46 "flash_attention_fwd_sm90.tl"
+#line 52 "flash_attention_fwd_sm90.tl"
         #pragma unroll
         for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 46 "flash_attention_fwd_sm90.tl"
+#line 52 "flash_attention_fwd_sm90.tl"
             scores_max[i_1] = -CUDART_INF_F;
         }
-#line 47 "flash_attention_fwd_sm90.tl"
-        const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
-#line 47 "flash_attention_fwd_sm90.tl"
-        for (int k = 0; k < 32; ++k) {
-#line 47 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
-#line 50 "flash_attention_fwd_sm90.tl"
-            const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
-#line 50 "flash_attention_fwd_sm90.tl"
+#line 53 "flash_attention_fwd_sm90.tl"
+        tilet_mbarrier_wait(&K_shared_full[0], 0);
+#line 56 "flash_attention_fwd_sm90.tl"
+        const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
+#line 56 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) {
+#line 56 "flash_attention_fwd_sm90.tl"
+            acc_s[r] = 0.0f;
+        }
+#line 56 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_fence();
+#line 56 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int ks = 0; ks < 8; ++ks) {
+#line 56 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + ks * 16 % 64], 16, 1024, 1), 1);
+        }
+#line 56 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_commit();
+#line 56 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_wait<0>();
+#line 53 "flash_attention_fwd_sm90.tl"
+        if (threadIdx.x % 128 == 0) {
+#line 53 "flash_attention_fwd_sm90.tl"
+            tilet_mbarrier_arrive(&K_shared_empty[0]);
+        }
+#line 57 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 57 "flash_attention_fwd_sm90.tl"
+            scores_max_prev[i_1] = scores_max[i_1];
+        }
+#line 58 "flash_attention_fwd_sm90.tl"
+        float scores_max_partial[2];
+#line 58 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_max_partial[g] = -CUDART_INF_F;
+        }
+#line 58 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int r2 = 0; r2 < 16; ++r2) {
+#line 58 "flash_attention_fwd_sm90.tl"
             #pragma unroll
-            for (int r = 0; r < 64; ++r) {
-#line 50 "flash_attention_fwd_sm90.tl"
-                acc_s[r] = 0.0f;
+            for (int r1 = 0; r1 < 2; ++r1) {
+#line 58 "flash_attention_fwd_sm90.tl"
+                #pragma unroll
+                for (int r0 = 0; r0 < 2; ++r0) {
+                    scores_max_partial[r1] = fmaxf(scores_max_partial[r1], acc_s[r0 + r1 * 2 + r2 * 4]);
+                }
             }
-#line 50 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_fence();
-#line 50 "flash_attention_fwd_sm90.tl"
-            #pragma unroll
-            for (int ks = 0; ks < 8; ++ks) {
-#line 50 "flash_attention_fwd_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
-            }
-#line 50 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_commit();
-#line 50 "flash_attention_fwd_sm90.tl"
-            if (warp_group == 0 || k > 0) {
-#line 50 "flash_attention_fwd_sm90.tl"
-                tilet_issue_turn_pass((warp_group ^ 1) + 14, 256);
-            }
-#line 50 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_wait<0>();
-#line 47 "flash_attention_fwd_sm90.tl"
-            if (threadIdx.x % 128 == 0) {
-#line 47 "flash_attention_fwd_sm90.tl"
-                tilet_mbarrier_arrive(&K_shared_empty[k % 2]);
-            }
-#line 51 "flash_attention_fwd_sm90.tl"
+        }
+#line 58 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_max_partial[g] = fmaxf(scores_max_partial[g], __shfl_xor_sync(0xffffffffu, scores_max_partial[g], 1));
+            scores_max_partial[g] = fmaxf(scores_max_partial[g], __shfl_xor_sync(0xffffffffu, scores_max_partial[g], 2));
+        }
+#line 58 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_max[g] = fmaxf(scores_max[g], scores_max_partial[g]);
+        }
+#line 59 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 60 "flash_attention_fwd_sm90.tl"
+            scores_scale[i_1] = tilet_ex2_approx_ftz(scores_max_prev[i_1] * 0.12751743f - scores_max[i_1] * 0.12751743f);
+        }
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 62 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 51 "flash_attention_fwd_sm90.tl"
+#line 62 "flash_attention_fwd_sm90.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 63 "flash_attention_fwd_sm90.tl"
+                    acc_s[v + i_1 * 2 + j_1 * 4] = tilet_ex2_approx_ftz(acc_s[v + i_1 * 2 + j_1 * 4] * 0.12751743f - scores_max[i_1] * 0.12751743f);
+                }
+            }
+        }
+#line 65 "flash_attention_fwd_sm90.tl"
+        float scores_sum_partial[2];
+#line 65 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_sum_partial[g] = 0.0f;
+        }
+#line 65 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int r2 = 0; r2 < 16; ++r2) {
+#line 65 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int r1 = 0; r1 < 2; ++r1) {
+#line 65 "flash_attention_fwd_sm90.tl"
+                #pragma unroll
+                for (int r0 = 0; r0 < 2; ++r0) {
+                    scores_sum_partial[r1] = scores_sum_partial[r1] + acc_s[r0 + r1 * 2 + r2 * 4];
+                }
+            }
+        }
+#line 65 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_sum_partial[g] = scores_sum_partial[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial[g], 1);
+            scores_sum_partial[g] = scores_sum_partial[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial[g], 2);
+        }
+#line 65 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            scores_sum[g] = scores_sum_partial[g];
+        }
+#line 66 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 67 "flash_attention_fwd_sm90.tl"
+            logsum[i_1] = logsum[i_1] * scores_scale[i_1] + scores_sum[i_1];
+        }
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 69 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 69 "flash_attention_fwd_sm90.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 69 "flash_attention_fwd_sm90.tl"
+                    acc_s_cast[v + i_1 * 2 + j_1 * 4] = static_cast<__nv_bfloat16>(acc_s[v + i_1 * 2 + j_1 * 4]);
+                }
+            }
+        }
+#line 70 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 70 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 70 "flash_attention_fwd_sm90.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 71 "flash_attention_fwd_sm90.tl"
+                    acc_o[v + i_1 * 2 + j_1 * 4] = acc_o[v + i_1 * 2 + j_1 * 4] * scores_scale[i_1];
+                }
+            }
+        }
+#line 53 "flash_attention_fwd_sm90.tl"
+        const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
+#line 53 "flash_attention_fwd_sm90.tl"
+        for (int k = 1; k < 32; ++k) {
+#line 53 "flash_attention_fwd_sm90.tl"
+            tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
+#line 56 "flash_attention_fwd_sm90.tl"
+            const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
+#line 56 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) {
+#line 56 "flash_attention_fwd_sm90.tl"
+                acc_s[r] = 0.0f;
+            }
+#line 56 "flash_attention_fwd_sm90.tl"
+            if (warp_group == 1 || k > 1) {
+#line 56 "flash_attention_fwd_sm90.tl"
+                tilet_issue_turn_wait(warp_group + 14, 256);
+            }
+#line 56 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_fence();
+#line 56 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int ks = 0; ks < 8; ++ks) {
+#line 56 "flash_attention_fwd_sm90.tl"
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
+            }
+#line 56 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_commit();
+#line 53 "flash_attention_fwd_sm90.tl"
+            tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_fence();
+#line 73 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int ks = 0; ks < 8; ++ks) {
+#line 73 "flash_attention_fwd_sm90.tl"
+                tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[(k + 1) % 2 * 8192 + ks * 1024], 32768, 1024, 1), 1);
+            }
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_commit();
+#line 73 "flash_attention_fwd_sm90.tl"
+            if (warp_group == 0 || k < 31) {
+#line 73 "flash_attention_fwd_sm90.tl"
+                tilet_issue_turn_pass((warp_group ^ 1) + 14, 256);
+            }
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_wait<1>();
+#line 53 "flash_attention_fwd_sm90.tl"
+            if (threadIdx.x % 128 == 0) {
+#line 53 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_arrive(&K_shared_empty[k % 2]);
+            }
+#line 57 "flash_attention_fwd_sm90.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 57 "flash_attention_fwd_sm90.tl"
                 scores_max_prev[i_1] = scores_max[i_1];
             }
-#line 52 "flash_attention_fwd_sm90.tl"
-            float scores_max_partial[2];
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
+            float scores_max_partial_1[2];
+#line 58 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_max_partial[g] = -CUDART_INF_F;
+                scores_max_partial_1[g] = -CUDART_INF_F;
             }
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int r2 = 0; r2 < 16; ++r2) {
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int r1 = 0; r1 < 2; ++r1) {
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
                     #pragma unroll
                     for (int r0 = 0; r0 < 2; ++r0) {
-                        scores_max_partial[r1] = fmaxf(scores_max_partial[r1], acc_s[r0 + r1 * 2 + r2 * 4]);
+                        scores_max_partial_1[r1] = fmaxf(scores_max_partial_1[r1], acc_s[r0 + r1 * 2 + r2 * 4]);
                     }
                 }
             }
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_max_partial[g] = fmaxf(scores_max_partial[g], __shfl_xor_sync(0xffffffffu, scores_max_partial[g], 1));
-                scores_max_partial[g] = fmaxf(scores_max_partial[g], __shfl_xor_sync(0xffffffffu, scores_max_partial[g], 2));
+                scores_max_partial_1[g] = fmaxf(scores_max_partial_1[g], __shfl_xor_sync(0xffffffffu, scores_max_partial_1[g], 1));
+                scores_max_partial_1[g] = fmaxf(scores_max_partial_1[g], __shfl_xor_sync(0xffffffffu, scores_max_partial_1[g], 2));
             }
-#line 52 "flash_attention_fwd_sm90.tl"
+#line 58 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_max[g] = fmaxf(scores_max[g], scores_max_partial[g]);
+                scores_max[g] = fmaxf(scores_max[g], scores_max_partial_1[g]);
             }
-#line 53 "flash_attention_fwd_sm90.tl"
+#line 59 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 54 "flash_attention_fwd_sm90.tl"
+#line 60 "flash_attention_fwd_sm90.tl"
                 scores_scale[i_1] = tilet_ex2_approx_ftz(scores_max_prev[i_1] * 0.12751743f - scores_max[i_1] * 0.12751743f);
             }
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 56 "flash_attention_fwd_sm90.tl"
+#line 62 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 56 "flash_attention_fwd_sm90.tl"
+#line 62 "flash_attention_fwd_sm90.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
-#line 57 "flash_attention_fwd_sm90.tl"
+#line 63 "flash_attention_fwd_sm90.tl"
                         acc_s[v + i_1 * 2 + j_1 * 4] = tilet_ex2_approx_ftz(acc_s[v + i_1 * 2 + j_1 * 4] * 0.12751743f - scores_max[i_1] * 0.12751743f);
                     }
                 }
             }
-#line 59 "flash_attention_fwd_sm90.tl"
-            float scores_sum_partial[2];
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
+            float scores_sum_partial_1[2];
+#line 65 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_sum_partial[g] = 0.0f;
+                scores_sum_partial_1[g] = 0.0f;
             }
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int r2 = 0; r2 < 16; ++r2) {
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int r1 = 0; r1 < 2; ++r1) {
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
                     #pragma unroll
                     for (int r0 = 0; r0 < 2; ++r0) {
-                        scores_sum_partial[r1] = scores_sum_partial[r1] + acc_s[r0 + r1 * 2 + r2 * 4];
+                        scores_sum_partial_1[r1] = scores_sum_partial_1[r1] + acc_s[r0 + r1 * 2 + r2 * 4];
                     }
                 }
             }
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_sum_partial[g] = scores_sum_partial[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial[g], 1);
-                scores_sum_partial[g] = scores_sum_partial[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial[g], 2);
+                scores_sum_partial_1[g] = scores_sum_partial_1[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial_1[g], 1);
+                scores_sum_partial_1[g] = scores_sum_partial_1[g] + __shfl_xor_sync(0xffffffffu, scores_sum_partial_1[g], 2);
             }
-#line 59 "flash_attention_fwd_sm90.tl"
+#line 65 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int g = 0; g < 2; ++g) {
-                scores_sum[g] = scores_sum_partial[g];
+                scores_sum[g] = scores_sum_partial_1[g];
             }
-#line 60 "flash_attention_fwd_sm90.tl"
+#line 66 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 61 "flash_attention_fwd_sm90.tl"
+#line 67 "flash_attention_fwd_sm90.tl"
                 logsum[i_1] = logsum[i_1] * scores_scale[i_1] + scores_sum[i_1];
             }
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_wait<0>();
+#line 53 "flash_attention_fwd_sm90.tl"
+            if (threadIdx.x % 128 == 0) {
+#line 53 "flash_attention_fwd_sm90.tl"
+                tilet_mbarrier_arrive(&V_shared_empty[(k + 1) % 2]);
+            }
+#line 69 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 63 "flash_attention_fwd_sm90.tl"
+#line 69 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 63 "flash_attention_fwd_sm90.tl"
+#line 69 "flash_attention_fwd_sm90.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
-#line 63 "flash_attention_fwd_sm90.tl"
+#line 69 "flash_attention_fwd_sm90.tl"
                         acc_s_cast[v + i_1 * 2 + j_1 * 4] = static_cast<__nv_bfloat16>(acc_s[v + i_1 * 2 + j_1 * 4]);
                     }
                 }
             }
-#line 64 "flash_attention_fwd_sm90.tl"
+#line 70 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 64 "flash_attention_fwd_sm90.tl"
+#line 70 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 64 "flash_attention_fwd_sm90.tl"
+#line 70 "flash_attention_fwd_sm90.tl"
                     #pragma unroll
                     for (int v = 0; v < 2; ++v) {
-#line 65 "flash_attention_fwd_sm90.tl"
+#line 71 "flash_attention_fwd_sm90.tl"
                         acc_o[v + i_1 * 2 + j_1 * 4] = acc_o[v + i_1 * 2 + j_1 * 4] * scores_scale[i_1];
                     }
                 }
             }
-#line 47 "flash_attention_fwd_sm90.tl"
-            tilet_mbarrier_wait(&V_shared_full[k % 2], k / 2 % 2);
-#line 67 "flash_attention_fwd_sm90.tl"
-            tilet_issue_turn_wait(warp_group + 14, 256);
-#line 67 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_fence();
-#line 67 "flash_attention_fwd_sm90.tl"
-            #pragma unroll
-            for (int ks = 0; ks < 8; ++ks) {
-#line 67 "flash_attention_fwd_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[k % 2 * 8192 + ks * 1024], 32768, 1024, 1), 1);
-            }
-#line 67 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_commit();
-#line 67 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_wait<0>();
-#line 47 "flash_attention_fwd_sm90.tl"
-            if (threadIdx.x % 128 == 0) {
-#line 47 "flash_attention_fwd_sm90.tl"
-                tilet_mbarrier_arrive(&V_shared_empty[k % 2]);
-            }
         }
-        if (warp_group == 1) {
-#line 50 "flash_attention_fwd_sm90.tl"
-            tilet_issue_turn_pass(14, 256);
+#line 53 "flash_attention_fwd_sm90.tl"
+        tilet_mbarrier_wait(&V_shared_full[1], 1);
+#line 73 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_fence();
+#line 73 "flash_attention_fwd_sm90.tl"
+        #pragma unroll
+        for (int ks = 0; ks < 8; ++ks) {
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_wgmma_m64n128k16_f32_bf16_rs<0, 1>(&acc_o[0], &acc_s_cast[ks * 8], tilet_wgmma_desc(&V_shared[ks * 1024 + 8192], 32768, 1024, 1), 1);
         }
-#line 69 "flash_attention_fwd_sm90.tl"
+#line 73 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_commit();
+#line 73 "flash_attention_fwd_sm90.tl"
+        tilet_wgmma_wait<0>();
+#line 53 "flash_attention_fwd_sm90.tl"
+        if (threadIdx.x % 128 == 0) {
+#line 53 "flash_attention_fwd_sm90.tl"
+            tilet_mbarrier_arrive(&V_shared_empty[1]);
+        }
+#line 75 "flash_attention_fwd_sm90.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 69 "flash_attention_fwd_sm90.tl"
+#line 75 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 69 "flash_attention_fwd_sm90.tl"
+#line 75 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 70 "flash_attention_fwd_sm90.tl"
+#line 76 "flash_attention_fwd_sm90.tl"
                     acc_o[v + i_1 * 2 + j_1 * 4] = acc_o[v + i_1 * 2 + j_1 * 4] / logsum[i_1];
                 }
             }
         }
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
         const int i_thread = role_thread / 4 % 8 + role_thread / 32 % 4 * 16 + role_thread / 128 * 64;
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
         const int j_thread = role_thread % 4 * 2;
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
         #pragma unroll
         for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
                 __align__(4) __nv_bfloat16 O_vec[2];
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
                 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
                     O_vec[v] = static_cast<__nv_bfloat16>(acc_o[v + i_1 * 2 + j_1 * 4]);
                 }
-#line 72 "flash_attention_fwd_sm90.tl"
+#line 78 "flash_attention_fwd_sm90.tl"
                 *reinterpret_cast<unsigned int*>(&O[bz * 16777216 + bx * 524288 + i_thread * 4096 + i_1 * 32768 + by * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&O_vec[0]);
             }
         }
     }
-#line 526 "flash_attention_fwd_sm90.cu"
+#line 692 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel
