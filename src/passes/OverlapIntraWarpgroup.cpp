@@ -3,6 +3,7 @@
 
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
+#include "target/Target.h"
 
 #include <set>
 #include <utility>
@@ -116,12 +117,37 @@ bool isWork(const Item &it) {
     return reads && !wgmma;
 }
 
+// Registers a thread holds for the register arrays (fragments) among `buffers`.
+int64_t registersOf(const std::set<const ir::BufferNode *> &buffers) {
+    int64_t words = 0;
+    for (const ir::BufferNode *b : buffers) {
+        std::optional<int64_t> n = b->constElements();
+        if (b->scope == ir::MemScope::Local && n) words += (*n * dtypeBits(b->dtype) + 31) / 32;
+    }
+    return words;
+}
+
+// Registers left for everything but the overlapped fragments: addresses,
+// loop counters and the work's temporaries (the softmax's row maxima,
+// sums and exponentials). FlashAttention-3's D = 128 tiles keep S, P and O,
+// 160 registers a thread, under the 240 setmaxnreg gives two consumer warp
+// groups; mha_inference's 224 (S 64, P 32, O 128 on one warp group) made
+// ptxas spill 172 bytes.
+constexpr int64_t kRegisterHeadroom = 64;
+
 class Overlapper : public ir::Mutator {
 public:
     explicit Overlapper(PassContext &ctx) : ctx_(ctx) {}
     using ir::Mutator::mutate;
 
 protected:
+    Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
+        int64_t outer = std::exchange(roleGroups_, n.wholeWarpGroups() ? static_cast<int64_t>(n.warpGroups().size()) : 0);
+        Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        roleGroups_ = outer;
+        return out;
+    }
+
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         Stmt base = ir::Mutator::mutateFor(self, n);
         std::string whyNot;
@@ -228,6 +254,19 @@ private:
         while (w < s2 && !(items[w].stmt && footprint(items, w, w + 1).conflicts(second))) ++w;
         // (A read of what G2 only reads does not conflict; nor may it be moved
         // past G2's writes: any access of what G2 writes conflicts.)
+        // S of k is written while P and O of k - 1 are still read and
+        // written: all of them live at once.
+        std::set<const ir::BufferNode *> live = first.writes;
+        live.insert(second.reads.begin(), second.reads.end());
+        live.insert(second.writes.begin(), second.writes.end());
+        const int64_t registers = registersOf(live);
+        std::optional<RegisterSplit> split = roleGroups_ > 0 ? warpGroupRegisterSplit(ctx_.target, roleGroups_) : std::nullopt;
+        const int64_t limit = split ? split->consumer : ctx_.target.maxRegistersPerThread;
+        if (registers + kRegisterHeadroom > limit) {
+            whyNot = "the fragments both wgmma groups would keep live at once take " + std::to_string(registers) + " registers a thread, which with " +
+                     std::to_string(kRegisterHeadroom) + " for the rest exceeds the " + std::to_string(limit) + " a consumer thread has";
+            return nullptr;
+        }
         std::optional<int64_t> trips = ir::constInt(f.extent);
         if (trips && *trips < 2) {
             whyNot = "the loop runs fewer than two iterations";
@@ -265,6 +304,7 @@ private:
     }
 
     PassContext &ctx_;
+    int64_t roleGroups_ = 0;   // warp groups of the enclosing role (0: none, or not whole warp groups)
 };
 
 } // namespace
