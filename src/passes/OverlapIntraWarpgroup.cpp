@@ -46,11 +46,22 @@ Stmt rebuild(const std::vector<Item> &items, size_t from = 0) {
     return ir::seq(std::move(run));
 }
 
-std::vector<Item> substituted(const std::vector<Item> &items, const ir::VarRef &var, const Expr &value) {
-    std::vector<std::pair<ir::VarRef, Expr>> map{{var, value}};
+// A copy of the items with `map` applied and every binding made anew (added
+// to `map` for the items after it): a peeled copy declares its own variables,
+// so no variable is bound twice where simplify may inline a one-trip loop
+// into its neighbours' scope.
+using VarMap = std::vector<std::pair<ir::VarRef, Expr>>;
+std::vector<Item> copied(const std::vector<Item> &items, VarMap &map) {
     std::vector<Item> out;
-    for (const Item &it : items)
-        out.push_back(it.stmt ? Item{ir::substitute(it.stmt, map), nullptr, nullptr, it.span} : Item{nullptr, it.var, ir::substitute(it.value, map), it.span});
+    for (const Item &it : items) {
+        if (it.stmt) {
+            out.push_back(Item{ir::substitute(it.stmt, map), nullptr, nullptr, it.span});
+            continue;
+        }
+        auto fresh = std::make_shared<ir::VarNode>(it.var->dtype, it.var->name, it.var->span, it.var->divisor);
+        out.push_back(Item{nullptr, fresh, ir::substitute(it.value, map), it.span});
+        map.emplace_back(it.var, fresh);
+    }
     return out;
 }
 
@@ -79,12 +90,19 @@ bool isRelease(const Item &it) {
 // register array (wgmma names the array, parallel loops the fragment).
 struct Footprint {
     std::set<const ir::BufferNode *> reads, writes;
+    std::set<const ir::BufferNode *> wgmmaRegisters;   // registers a wgmma reads or writes asynchronously
     bool touches(const ir::BufferNode *b) const { return reads.count(b) || writes.count(b); }
-    // Whether the two must keep their order: one writes what the other touches.
+    // Whether the two must keep their order: one writes what the other
+    // touches, or both touch registers (the PTX ISA leaves any access of a
+    // wgmma's accumulators or A registers before its wait undefined).
     bool conflicts(const Footprint &o) const {
         for (const ir::BufferNode *b : writes)
             if (o.touches(b)) return true;
         for (const ir::BufferNode *b : o.writes)
+            if (touches(b)) return true;
+        for (const ir::BufferNode *b : wgmmaRegisters)
+            if (o.touches(b)) return true;
+        for (const ir::BufferNode *b : o.wgmmaRegisters)
             if (touches(b)) return true;
         return false;
     }
@@ -93,12 +111,14 @@ struct Footprint {
 Footprint footprint(const std::vector<Item> &items, size_t from, size_t to) {
     Footprint f;
     for (size_t i = from; i < to; ++i) {
-        if (!items[i].stmt) continue;
-        ir::forEachEffect(items[i].stmt, [&](const Stmt &, const ir::Effects &fx) {
+        // A binding's value may load too.
+        Stmt s = items[i].stmt ? items[i].stmt : std::make_shared<ir::LetStmt>(items[i].var, items[i].value, ir::seq({}), items[i].span);
+        ir::forEachEffect(s, [&](const Stmt &, const ir::Effects &fx) {
             for (const ir::Access &a : fx.accesses) {
                 const ir::BufferNode *storage = a.buffer->registers ? a.buffer->registers.get() : a.buffer;
                 if (a.reads()) f.reads.insert(storage);
                 if (a.writes()) f.writes.insert(storage);
+                if (a.asynchronous && storage->scope == ir::MemScope::Local) f.wgmmaRegisters.insert(storage);
             }
         });
     }
@@ -157,6 +177,9 @@ protected:
             whyNot = "only the consumers' loop of automatic warp specialization is rotated (its stage ring lets the second group's stages be "
                      "released one iteration's work later)";
         else if (n.forKind != ir::ForKind::Serial) whyNot = "the loop is not serial";
+        else if (n.consumerStages < 2)
+            whyNot = "its tiles have one stage: the second group of k - 1 would release the stage the first group of k waits for only after "
+                     "that wait";
         else out = rotate(n, whyNot);
         if (out) return out;
         if (n.overlap == true)
@@ -276,15 +299,16 @@ private:
         const SourceRange span = f.span;
         Expr previous = ir::sub(f.var, ir::intImm(1));
         Expr last = ir::sub(ir::add(f.min, f.extent), ir::intImm(1));
-        std::vector<Item> prologue = substituted(slice(items, 0, s2), f.var, f.min);
+        VarMap atFirst{{f.var, f.min}}, atPrevious{{f.var, previous}}, atLast{{f.var, last}};
+        std::vector<Item> prologue = copied(slice(items, 0, s2), atFirst);
         std::vector<Item> body = slice(items, 0, c1 + 1);
-        for (const Item &it : substituted(slice(items, s2, c2 + 1), f.var, previous)) body.push_back(it);
+        for (const Item &it : copied(slice(items, s2, c2 + 1), atPrevious)) body.push_back(it);
         body.push_back(Item{std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 1, items[c2 + 1].span), nullptr, nullptr, span});
         for (const Item &it : slice(items, c1 + 2, w)) body.push_back(it);
         body.push_back(items[c2 + 1]);
-        for (const Item &it : substituted(slice(items, c2 + 2, items.size()), f.var, previous)) body.push_back(it);
+        for (const Item &it : copied(slice(items, c2 + 2, items.size()), atPrevious)) body.push_back(it);
         for (const Item &it : slice(items, w, s2)) body.push_back(it);
-        std::vector<Item> epilogue = substituted(slice(items, s2, items.size()), f.var, last);
+        std::vector<Item> epilogue = copied(slice(items, s2, items.size()), atLast);
 
         Stmt loop = ir::rebuildFor(f, ir::add(f.min, ir::intImm(1)), ir::sub(f.extent, ir::intImm(1)), rebuild(body));
         Stmt out = ir::seq({rebuild(prologue), loop, rebuild(epilogue)});

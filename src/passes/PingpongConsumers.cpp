@@ -42,7 +42,8 @@ bool isWgmmaSync(const ir::StmtNode *s, ir::WgmmaSyncKind k) {
 bool workBetween(const std::vector<Stmt> &line, size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) {
         const Stmt &s = line[i];
-        if (s->kind == ir::StmtKind::WgmmaSync) continue;
+        // (A stage's wait reads only the ring's bookkeeping.)
+        if (s->kind == ir::StmtKind::WgmmaSync || s->kind == ir::StmtKind::BarrierWait) continue;
         bool wgmma = false, reads = false;
         ir::forEachEffect(s, [&](const Stmt &x, const ir::Effects &fx) {
             wgmma = wgmma || ir::as<ir::Wgmma>(x);
@@ -240,15 +241,20 @@ private:
         Stmt take = std::make_shared<ir::IssueTurn>(ir::IssueTurn::Action::Take, ir::add(ir::intImm(firstId_), group), threads, takeSpan);
         Expr other = ir::add(ir::binary(ir::BinaryOp::BitXor, group, ir::intImm(1)), ir::intImm(firstId_));
         Stmt pass;
+        Stmt first;   // before the loop
         if (withinIteration) {
-            // Warp group 0 issues first without a turn, and warp group 1 does
-            // not pass in the last iteration: warp group 0 takes n - 1 turns
-            // and gets n - 1 passes, warp group 1 takes n and gets n.
+            // Warp group 1 hands warp group 0 its first turn before the loop
+            // and does not pass in the last iteration: each takes n turns and
+            // gets n passes. Every pass follows a take of the same warp group
+            // (the first one the other's loop start), so a warp group can
+            // never pass twice before the other takes, even when the loop
+            // runs again inside an outer one.
             Expr lastIteration = ir::sub(ir::add(f.min, f.extent), ir::intImm(1));
-            Expr takes = ir::binary(ir::BinaryOp::Or, isGroup(1), ir::binary(ir::BinaryOp::Gt, f.var, f.min));
-            take = std::make_shared<ir::IfThenElse>(takes, take, nullptr, takeSpan);
             Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Lt, f.var, lastIteration));
             pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
+            Expr opens = isGroup(1);
+            if (!trips) opens = ir::logicalAnd(opens, ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)));
+            first = std::make_shared<ir::IfThenElse>(opens, passTo(ir::intImm(firstId_), passSpan), nullptr, passSpan);
         } else {
             // Warp group 1 does not pass in the first iteration: warp group 0's
             // first pass is the only turn in play, so the two alternate.
@@ -282,13 +288,13 @@ private:
         d.why = "the loop issues " + std::to_string(fences.size()) +
                 " wgmma groups per iteration with other work between them: one warp group does that work while the other's GEMMs run on the "
                 "tensor cores (FlashAttention-3's ping-pong); the turns order when wgmma are issued, not memory";
-        d.details.push_back(withinIteration ? "warp group 0 issues its first iteration's wgmma without a turn and warp group 1 does not pass in "
-                                              "the last iteration, so each bar.sync meets one bar.arrive"
+        d.details.push_back(withinIteration ? "warp group 1 hands warp group 0 its first turn before the loop and does not pass in the last "
+                                              "iteration, so each bar.sync meets one bar.arrive"
                                             : "warp group 0 passes first; warp group 1 passes once more after the loop, so each bar.sync meets one "
                                               "bar.arrive");
         ctx_.explain.record(std::move(d));
         Expr whichGroup = ir::div(ir::sub(ir::threadIdx(), ir::intImm(role_->firstThread())), ir::intImm(kGroup));
-        return std::make_shared<ir::LetStmt>(groupVar, whichGroup, ir::seq({ir::rebuildFor(f, f.min, f.extent, body), last}), f.span);
+        return std::make_shared<ir::LetStmt>(groupVar, whichGroup, ir::seq({first, ir::rebuildFor(f, f.min, f.extent, body), last}), f.span);
     }
 
     ir::Uniformity uniformity_;

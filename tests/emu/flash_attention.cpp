@@ -2,8 +2,9 @@
 // producer for K and V, two consumer warp groups with wgmma, online softmax
 // in registers, P from registers) and flash_attention_fwd_sm100a.tl
 // (tcgen05: S and O in tensor memory, P stored there for the TS form) at
-// BATCH = 1, HEADS = 2, SEQ = 384, DIM = 128 (3 key/value tiles, so the
-// stages wrap), against a double-precision softmax(Q Kᵀ / √D) V.
+// BATCH = 1, HEADS = 2, SEQ = EMU_SEQ (384 unless the case says: 3
+// key/value tiles, so the stages wrap), DIM = 128, against a
+// double-precision softmax(Q Kᵀ / √D) V.
 #include "harness.h"
 
 #ifndef EMU_HEADER
@@ -13,8 +14,12 @@
 
 #include <cmath>
 
+#ifndef EMU_SEQ
+#define EMU_SEQ 384
+#endif
+
 int main() {
-    const int B = 1, H = 2, S = 384, D = 128;
+    const int B = 1, H = 2, S = EMU_SEQ, D = 128;
     const size_t n = size_t(B) * S * H * D;
     auto at = [&](int b, int s, int h, int d) { return ((size_t(b) * S + s) * H + h) * D + d; };
     __nv_bfloat16 *Q = harness::alloc<__nv_bfloat16>(n), *K = harness::alloc<__nv_bfloat16>(n), *V = harness::alloc<__nv_bfloat16>(n);

@@ -452,12 +452,17 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         }
 #line 53 "flash_attention_fwd_sm90.tl"
         const int warp_group = (static_cast<int>(threadIdx.x) - 128) / 128;
+#line 73 "flash_attention_fwd_sm90.tl"
+        if (warp_group == 1) {
+#line 73 "flash_attention_fwd_sm90.tl"
+            tilet_issue_turn_pass(14, 256);
+        }
 #line 53 "flash_attention_fwd_sm90.tl"
         for (int k = 1; k < 32; ++k) {
 #line 53 "flash_attention_fwd_sm90.tl"
             tilet_mbarrier_wait(&K_shared_full[k % 2], k / 2 % 2);
 #line 56 "flash_attention_fwd_sm90.tl"
-            const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
+            const int group_m_1 = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 56 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int r = 0; r < 64; ++r) {
@@ -465,17 +470,14 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
                 acc_s[r] = 0.0f;
             }
 #line 56 "flash_attention_fwd_sm90.tl"
-            if (warp_group == 1 || k > 1) {
-#line 56 "flash_attention_fwd_sm90.tl"
-                tilet_issue_turn_wait(warp_group + 14, 256);
-            }
+            tilet_issue_turn_wait(warp_group + 14, 256);
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_fence();
 #line 56 "flash_attention_fwd_sm90.tl"
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
 #line 56 "flash_attention_fwd_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m_1 * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
             }
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_commit();
@@ -688,5 +690,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 692 "flash_attention_fwd_sm90.cu"
+#line 694 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel
