@@ -177,9 +177,6 @@ protected:
             whyNot = "only the consumers' loop of automatic warp specialization is rotated (its stage ring lets the second group's stages be "
                      "released one iteration's work later)";
         else if (n.forKind != ir::ForKind::Serial) whyNot = "the loop is not serial";
-        else if (n.consumerStages < 2)
-            whyNot = "its tiles have one stage: the second group of k - 1 would release the stage the first group of k waits for only after "
-                     "that wait";
         else out = rotate(n, whyNot);
         if (out) return out;
         if (n.overlap == true)
@@ -219,6 +216,7 @@ private:
             whyNot = "overlap = false";
             return nullptr;
         }
+
         if (fences.size() != 2 || commits.size() != 2) {
             whyNot = "its wgmma groups are issued under a branch or in an inner loop";
             return nullptr;
@@ -257,6 +255,17 @@ private:
             whyNot = "its second wgmma group shares memory with its first (one writes what the other reads or writes)";
             return nullptr;
         }
+        // With one stage, a tile both groups read is released only after the
+        // second: rotated, the first group of k would wait for that tile's
+        // refill before the second group of k - 1 releases it. (Tiles on
+        // their own rings, as K and V, are released by the group that reads them.)
+        if (f.consumerStages < 2)
+            for (const ir::BufferNode *b : first.reads)
+                if (b->scope == ir::MemScope::Shared && second.reads.count(b)) {
+                    whyNot = "its tiles have one stage and both wgmma groups read '" + b->name +
+                             "': the second group of k - 1 would release it only after the first group of k waited for its refill";
+                    return nullptr;
+                }
         std::set<const ir::VarNode *> boundBefore;
         for (size_t i = 0; i < s2; ++i)
             if (!items[i].stmt) boundBefore.insert(items[i].var.get());
