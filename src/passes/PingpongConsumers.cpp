@@ -245,10 +245,11 @@ private:
         if (withinIteration) {
             // Warp group 1 hands warp group 0 its first turn before the loop
             // and does not pass in the last iteration: each takes n turns and
-            // gets n passes. Every pass follows a take of the same warp group
-            // (the first one the other's loop start), so a warp group can
-            // never pass twice before the other takes, even when the loop
-            // runs again inside an outer one.
+            // gets n passes. Every pass in the loop follows a take of the same
+            // warp group, and warp group 1's pass before the loop follows its
+            // last take of the loop's previous run, so neither warp group can
+            // pass twice before the other takes, even when the loop runs
+            // again inside an outer one.
             Expr lastIteration = ir::sub(ir::add(f.min, f.extent), ir::intImm(1));
             Expr passes = ir::binary(ir::BinaryOp::Or, isGroup(0), ir::binary(ir::BinaryOp::Lt, f.var, lastIteration));
             pass = std::make_shared<ir::IfThenElse>(passes, passTo(other, passSpan), nullptr, passSpan);
