@@ -520,6 +520,13 @@ std::optional<int64_t> foldBinary(BinaryOp op, int64_t x, int64_t y, DType resul
 Expr binary(BinaryOp op, Expr a, Expr b, SourceRange s) {
     TILET_ASSERT(a && b, "null operand to " << binaryOpName(op));
     DType t = resultType(op, a->dtype, b->dtype);
+    // min and max print as calls, which C++ does not resolve for mixed
+    // integer operands (max(long long, int) is ambiguous): convert them, as
+    // the operators' usual arithmetic conversions would.
+    if ((op == BinaryOp::Min || op == BinaryOp::Max) && !isFloat(t)) {
+        a = cast(t, std::move(a));
+        b = cast(t, std::move(b));
+    }
     std::optional<int64_t> ca = constInt(a), cb = constInt(b);
     if (ca && cb) {
         if (std::optional<int64_t> r = foldInt(op, *ca, *cb); r && fitsIn(t, *r)) return std::make_shared<IntImm>(t, *r, s);

@@ -482,11 +482,13 @@ private:
         // the iterations of its earlier runs in a register of its own, `base`.
         // Iteration k uses version (base + k - min) % S in phase
         // ((base + k - min) / S) % 2.
+        // The counters are 64-bit when the loop's variable or trip count is.
+        const DType counterType = f.var->dtype == DType::Int64 || f.extent->dtype == DType::Int64 ? DType::Int64 : DType::Int32;
         ir::Buffer producerBase, consumerBase;
         if (plan.outerLoops > 0) {
-            producerBase = ir::makeBuffer(unusedName(taken, "producer_ring_base"), DType::Int32, {}, ir::MemScope::Local, f.span);
+            producerBase = ir::makeBuffer(unusedName(taken, "producer_ring_base"), counterType, {}, ir::MemScope::Local, f.span);
             taken.insert(producerBase->name);
-            consumerBase = ir::makeBuffer(unusedName(taken, "consumer_ring_base"), DType::Int32, {}, ir::MemScope::Local, f.span);
+            consumerBase = ir::makeBuffer(unusedName(taken, "consumer_ring_base"), counterType, {}, ir::MemScope::Local, f.span);
             taken.insert(consumerBase->name);
         }
         auto iterationOf = [&](const Expr &k, const ir::Buffer &base) {
@@ -500,13 +502,14 @@ private:
         Expr tripCount = trips ? ir::intImm(std::max<int64_t>(*trips, 0)) : ir::binary(ir::BinaryOp::Max, f.extent, ir::intImm(0));
         auto advance = [&](const ir::Buffer &base, const Expr &trip) -> Stmt {
             if (!base) return nullptr;
-            return std::make_shared<ir::Store>(base, std::vector<Expr>{}, ir::add(std::make_shared<ir::Load>(base, std::vector<Expr>{}, f.span), trip),
+            return std::make_shared<ir::Store>(base, std::vector<Expr>{},
+                                               ir::cast(base->dtype, ir::add(std::make_shared<ir::Load>(base, std::vector<Expr>{}, f.span), trip)),
                                                ir::StoreOp::Assign, f.span);
         };
         auto counted = [&](const ir::Buffer &base, const Stmt &role) -> Stmt {
             if (!base) return role;
             return std::make_shared<ir::Allocate>(
-                base, ir::seq({std::make_shared<ir::Store>(base, std::vector<Expr>{}, ir::intImm(0), ir::StoreOp::Assign, f.span), role}), f.span);
+                base, ir::seq({std::make_shared<ir::Store>(base, std::vector<Expr>{}, ir::cast(base->dtype, ir::intImm(0)), ir::StoreOp::Assign, f.span), role}), f.span);
         };
 
         // The producer: its own loop variable, the copies completing on full[stage].
