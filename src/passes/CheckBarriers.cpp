@@ -40,6 +40,9 @@ using ir::Expr;
 using ir::Stmt;
 
 constexpr size_t kMaxEvents = 200000;   // per agent; beyond it the check is skipped
+// Statements walked per agent: a loop of 2^62 trips with no barrier
+// operations in it would otherwise be walked for ever.
+constexpr size_t kMaxSteps = 4 * kMaxEvents;
 
 // The unit the simulation runs as one agent: a warp group, or a warp when
 // a role is warps that are not whole warp groups (TileLang's `if tx < 32:`).
@@ -222,7 +225,7 @@ public:
 
     void walk(const Stmt &s) {
         if (!s || overflow) return;
-        if (events.size() > kMaxEvents) {
+        if (events.size() > kMaxEvents || ++steps_ > kMaxSteps) {
             overflow = true;
             return;
         }
@@ -446,6 +449,7 @@ public:
     }
 
 private:
+    size_t steps_ = 0;   // statements walked (kMaxSteps)
     // A var's value as the unrolled run left it (a scheduler's `current_iter`
     // in a role's `while` loop), read where barrier indices and parities use it.
     class KnownRegisters : public ir::Mutator {
@@ -1367,8 +1371,8 @@ ir::Kernel checkBarriers(const ir::Kernel &given, PassContext &ctx) {
                         Unroller &u = walked ? *walked : walks[agent];
                         if (u.overflow) {
                             ctx.diags.warning(kernel.span, "the barrier protocol of '" + kernel.name + "' is not checked: it runs more than " +
-                                                               std::to_string(kMaxEvents) + " barrier and shared-memory operations per " +
-                                                               std::string(currentAgents.name),
+                                                               std::to_string(kMaxEvents) + " barrier and shared-memory operations, or " +
+                                                               std::to_string(kMaxSteps) + " statements, per " + std::string(currentAgents.name),
                                               "unchecked-protocol");
                             return false;
                         }
