@@ -22,6 +22,21 @@ std::string copyDirection(const ir::Copy &c) {
 }
 
 // CheckBulkLoad / CheckBulkStore: descriptor-based TMA.
+Option tmaStages(const ir::BufferNode &tile, int64_t stages) {
+    if (stages < 2) return Option::yes();
+    // A swizzled tile's boxes start on its 8-row swizzle atom (tmaBoxes).
+    const int64_t align = tile.swizzle != ir::SharedSwizzle::None ? 8 * ir::swizzleBytes(tile.swizzle) : 128;
+    std::optional<int64_t> elements = tile.constElements();
+    if (!elements)
+        return Option::no("the stages of '" + tile.name + "' have a size known only at run time, and TMA needs them on " + std::to_string(align) +
+                          "-byte boundaries");
+    const int64_t bytes = *elements * dtypeBits(tile.dtype) / 8;
+    if (bytes % align != 0)
+        return Option::no("the stages of '" + tile.name + "' would not start on " + std::to_string(align) +
+                          "-byte boundaries, where TMA reads and writes: each takes " + std::to_string(bytes) + " bytes");
+    return Option::yes();
+}
+
 Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target &t) {
     if (!t.has(Feature::Tma)) return Option::no(lacks(t, Feature::Tma));
     if (load ? !isGlobalToShared(c) : !isSharedToGlobal(c))

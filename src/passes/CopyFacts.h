@@ -22,6 +22,11 @@ std::string bytesOf(int64_t elements, DType t);  // "128 bytes", or bits when no
 // and boxes as tmaBoxes cuts them), or the checks the 1-D bulk form shares.
 Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target &t);
 
+// Whether TMA can move the stages of `tile` once a pipelined loop versions it
+// into `stages` copies: stage i starts i tiles in, and TMA reads and writes
+// shared memory from 128-byte boundaries only (PTX ISA, cp.async.bulk.tensor).
+Option tmaStages(const ir::BufferNode &tile, int64_t stages);
+
 // How a descriptor TMA copy between `global`'s region and `shared`'s (a tile
 // stored with `swizzle`) is cut into boxes. A box holds at most 256 elements
 // per dimension, its innermost a multiple of 16 bytes (cuTensorMapEncodeTiled),

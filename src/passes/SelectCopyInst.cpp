@@ -55,6 +55,9 @@ protected:
             // (or a copy one `if` guards: predicate-pipeline-branches made it a predicated producer)
             auto add = [&](const ir::Stmt &guarded) {
                 const ir::Stmt &st = ir::unguarded(guarded);
+                // pipeline-loops versions the tiles these copies load, a stage each.
+                if (const ir::Copy *c = ir::as<ir::Copy>(st); c && n.pipeline->stages >= 2 && isGlobalToShared(*c))
+                    stagedTiles_[c->dst.buffer.get()] = n.pipeline->stages;
                 if (n.pipeline->stages > 0) pipelineProducers_.insert(st.get());
                 else stageZeroLoops_[st.get()] = n.span;
             };
@@ -262,7 +265,7 @@ private:
 
     // CheckBulkCopy1D: a plain cp.async.bulk without a descriptor.
     Option bulk1D(const ir::Copy &c, bool load) const {
-        Option base = tmaTensorCopy(c, load, /*descriptor=*/false, ctx_.target);
+        Option base = tmaCopy(c, load, /*descriptor=*/false);
         if (!base.ok) return base;
         const ir::Region &global = load ? c.src : c.dst;
         const ir::Region &shared = load ? c.dst : c.src;
@@ -286,6 +289,15 @@ private:
     }
 
     // SelectTmaInst: BulkLoad1D > BulkStore1D > BulkLoad > BulkStore.
+    // tmaTensorCopy, with the stages a pipelined loop versions the shared tile into.
+    Option tmaCopy(const ir::Copy &c, bool load, bool descriptor) const {
+        Option o = tmaTensorCopy(c, load, descriptor, ctx_.target);
+        if (!o.ok) return o;
+        const ir::BufferNode *tile = (load ? c.dst : c.src).buffer.get();
+        auto staged = stagedTiles_.find(tile);
+        return staged == stagedTiles_.end() ? o : tmaStages(*tile, staged->second);
+    }
+
     CopyInst selectTma(const ir::Copy &c, bool allowLoad, bool allowStore, std::vector<Rejected> &rejected, std::string &why) const {
         struct Candidate {
             CopyInst inst;
@@ -300,11 +312,11 @@ private:
         }
         if (isGlobalToShared(c)) {
             candidates.push_back({CopyInst::BulkLoad1D, allowLoad, allowLoad ? bulk1D(c, true) : Option{}});
-            candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? tmaTensorCopy(c, true, true, ctx_.target) : Option{}});
+            candidates.push_back({CopyInst::BulkLoad, allowLoad, allowLoad ? tmaCopy(c, true, true) : Option{}});
         }
         if (isSharedToGlobal(c)) {
             candidates.push_back({CopyInst::BulkStore1D, allowStore, allowStore ? bulk1D(c, false) : Option{}});
-            candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? tmaTensorCopy(c, false, true, ctx_.target) : Option{}});
+            candidates.push_back({CopyInst::BulkStore, allowStore, allowStore ? tmaCopy(c, false, true) : Option{}});
         }
         for (const Candidate &cand : candidates) {
             if (cand.allowed && cand.option.ok) return cand.inst;
@@ -388,12 +400,12 @@ private:
 
         if (c.reduceAdd) {
             // Only the tensor form adds; a plain store would overwrite.
-            Option o = tmaTensorCopy(c, false, true, ctx_.target);
+            Option o = tmaCopy(c, false, true);
             if (!o.ok) return fail("atomic_add(..., use_tma = true) cannot add with TMA", o.reason);
             inst = CopyInst::BulkStore;
             why = "atomic_add with use_tma = true: TMA adds the shared tile into global memory (cp.reduce.async.bulk.tensor .add)";
         } else if (c.multicast()) {
-            Option o = tmaTensorCopy(c, true, true, ctx_.target);
+            Option o = tmaCopy(c, true, true);
             if (!o.ok) return fail("cluster_mask needs a descriptor TMA load (BulkLoad)", o.reason);
             inst = CopyInst::BulkLoad;
             why = "cluster_mask multicasts with a descriptor TMA load";
@@ -475,6 +487,7 @@ private:
     std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
     int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;
+    std::map<const ir::BufferNode *, int64_t> stagedTiles_;   // shared tiles a pipelined loop versions, and into how many stages
     std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them
     std::map<const ir::StmtNode *, SourceRange> nestedInPipeline_;   // copies inside a pipelined loop, not its statements

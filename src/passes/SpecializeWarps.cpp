@@ -32,13 +32,6 @@ using ir::Stmt;
 
 constexpr int64_t kGroupThreads = ir::WarpSpecialize::kGroupThreads;
 
-// A shared tile's size in bytes (packed 4-bit elements two to a byte).
-std::optional<int64_t> tileBytes(const ir::BufferNode &tile) {
-    std::optional<int64_t> elements = tile.constElements();
-    if (!elements) return std::nullopt;
-    return *elements * dtypeBits(tile.dtype) / 8;
-}
-
 std::vector<const ir::For *> pipelinedLoops(const Stmt &body) {
     std::vector<const ir::For *> loops;
     ir::forEachStmt(body, [&](const Stmt &s) {
@@ -371,11 +364,7 @@ private:
             if (c->disableTma) return fail(why, "the copy at " + c->span.lineColumn() + " says disable_tma = true");
             Option tma = tmaTensorCopy(*c, /*load=*/true, /*descriptor=*/true, t);
             if (!tma.ok) return fail(why, "the copy at " + c->span.lineColumn() + " cannot load with TMA: " + tma.reason);
-            // Stage i of the tile starts i tiles in, and TMA writes only from
-            // 128-byte boundaries (PTX ISA, cp.async.bulk.tensor).
-            if (std::optional<int64_t> bytes = tileBytes(*c->dst.buffer); loop.pipeline->stages > 1 && (!bytes || *bytes % 128 != 0))
-                return fail(why, "the stages of '" + c->dst.buffer->name + "' would not start on 128-byte boundaries, where TMA writes: it takes " +
-                                     (bytes ? std::to_string(*bytes) + " bytes" : "a size known only at run time"));
+            if (Option stages = tmaStages(*c->dst.buffer, loop.pipeline->stages); !stages.ok) return fail(why, stages.reason);
             plan.producers.push_back(s);
             plan.multicast = plan.multicast || multicast;
         }
