@@ -41,8 +41,9 @@ using ir::Stmt;
 
 constexpr size_t kMaxEvents = 200000;   // per agent; beyond it the check is skipped
 // Statements walked per agent: a loop of 2^62 trips with no barrier
-// operations in it would otherwise be walked for ever.
-constexpr size_t kMaxSteps = 4 * kMaxEvents;
+// operations in it would otherwise be walked for ever. (The examples walk
+// about 1.5 statements per event.)
+constexpr size_t kMaxSteps = 2 * kMaxEvents;
 
 // The unit the simulation runs as one agent: a warp group, or a warp when
 // a role is warps that are not whole warp groups (TileLang's `if tx < 32:`).
