@@ -453,6 +453,16 @@ bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly) {
     return found;
 }
 
+bool computesBesideWgmma(const Stmt &s) {
+    if (!s || s->kind == StmtKind::WgmmaSync || s->kind == StmtKind::BarrierWait) return false;
+    bool wgmma = false, reads = false;
+    forEachEffect(s, [&](const Stmt &x, const Effects &fx) {
+        wgmma = wgmma || as<Wgmma>(x);
+        for (const Access &a : fx.accesses) reads = reads || a.reads();
+    });
+    return reads && !wgmma;
+}
+
 std::set<const Seq *> blockSequences(const Stmt &body) {
     std::set<const Seq *> out;
     std::function<void(const Stmt &)> walk = [&](const Stmt &s) {

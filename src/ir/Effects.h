@@ -112,6 +112,13 @@ void forEachEffect(const Stmt &s, const std::function<void(const Stmt &, const E
 // Whether `s` or a statement inside it accesses `b` (writes it, with `writesOnly`).
 bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly = false);
 
+// Whether `s` is work that can run while the warp group's wgmmas do: it
+// reads memory or registers, and issues no wgmma. Waits (a wgmma group's, a
+// stage's mbarrier: ring bookkeeping) are not work, and a clear of the next
+// accumulator only writes. Ping-pong's turns and the intra-warpgroup
+// overlap both ask it of the statements between two GEMMs.
+bool computesBesideWgmma(const Stmt &s);
+
 // The sequences of a kernel body the whole block walks in program order:
 // the body's, and those reached from it through bindings and allocations
 // only (not through a loop, a branch or a role). The block meets at the

@@ -125,18 +125,6 @@ Footprint footprint(const std::vector<Item> &items, size_t from, size_t to) {
     return f;
 }
 
-// Whether a statement computes something (reads memory or registers) other
-// than by issuing wgmma.
-bool isWork(const Item &it) {
-    if (!it.stmt) return false;
-    bool wgmma = false, reads = false;
-    ir::forEachEffect(it.stmt, [&](const Stmt &x, const ir::Effects &fx) {
-        wgmma = wgmma || ir::as<ir::Wgmma>(x);
-        for (const ir::Access &a : fx.accesses) reads = reads || a.reads();
-    });
-    return reads && !wgmma;
-}
-
 // Registers a thread holds for the register arrays (fragments) among `buffers`.
 int64_t registersOf(const std::set<const ir::BufferNode *> &buffers) {
     int64_t words = 0;
@@ -243,7 +231,7 @@ private:
         size_t s2 = f2;
         while (s2 > r1 && (!items[s2 - 1].stmt || ir::as<ir::BarrierWait>(items[s2 - 1].stmt))) --s2;
         bool work = false;
-        for (size_t i = r1; i < s2; ++i) work = work || isWork(items[i]);
+        for (size_t i = r1; i < s2; ++i) work = work || ir::computesBesideWgmma(items[i].stmt);
         if (!work) {
             whyNot = "nothing but its wgmma runs between its two wgmma groups";
             return nullptr;

@@ -36,21 +36,11 @@ bool isWgmmaSync(const ir::StmtNode *s, ir::WgmmaSyncKind k) {
     return s->kind == ir::StmtKind::WgmmaSync && static_cast<const ir::WgmmaSync *>(s)->sync == k;
 }
 
-// Whether a statement of `line` between `from` and `to` computes something
-// while the other warp group's GEMMs could run: it reads memory or
-// registers and issues no wgmma (a clear of the next accumulator only writes).
+// Whether a statement of `line` between `from` and `to` is work the other
+// warp group's GEMMs could run beside (ir::computesBesideWgmma).
 bool workBetween(const std::vector<Stmt> &line, size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) {
-        const Stmt &s = line[i];
-        // (A stage's wait reads only the ring's bookkeeping.)
-        if (s->kind == ir::StmtKind::WgmmaSync || s->kind == ir::StmtKind::BarrierWait) continue;
-        bool wgmma = false, reads = false;
-        ir::forEachEffect(s, [&](const Stmt &x, const ir::Effects &fx) {
-            wgmma = wgmma || ir::as<ir::Wgmma>(x);
-            for (const ir::Access &a : fx.accesses) reads = reads || a.reads();
-        });
-        if (reads && !wgmma) return true;
-    }
+    for (size_t i = from; i < to; ++i)
+        if (ir::computesBesideWgmma(line[i])) return true;
     return false;
 }
 
