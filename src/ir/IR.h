@@ -710,8 +710,6 @@ struct FenceProxyAsync : StmtNode {
     const bool global;
 };
 
-// cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read 0: the
-// thread's TMA stores have read their shared memory (it may be reused).
 // Brings a tensor map (a kernel parameter) into the descriptor cache before
 // its first TMA, so the first loads do not wait for it. Issued by one thread.
 struct TmaPrefetch : StmtNode {
@@ -720,6 +718,8 @@ struct TmaPrefetch : StmtNode {
     const TmaDescriptorRef desc;
 };
 
+// cp.async.bulk.commit_group, then cp.async.bulk.wait_group.read 0: the
+// thread's TMA stores have read their shared memory (it may be reused).
 struct TmaStoreWait : StmtNode {
     static constexpr StmtKind kKind = StmtKind::TmaStoreWait;
     explicit TmaStoreWait(SourceRange s = {}) : StmtNode(kKind, s) {}
