@@ -220,7 +220,7 @@ tileOpBuiltin
     ;
 
 syncBuiltin
-    : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG
+    : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG | DISABLE_WARP_GROUP_REG_ALLOC
     | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | TCGEN05_MMA_ARRIVE
     | FENCE_PROXY_ASYNC | SYNC_THREADS
     ;
@@ -330,6 +330,7 @@ CLUSTER_SYNC      : 'cluster_sync';
 USE_SWIZZLE       : 'use_swizzle';
 ANNOTATE_LAYOUT   : 'annotate_layout';
 SET_MAX_NREG      : 'set_max_nreg';
+DISABLE_WARP_GROUP_REG_ALLOC : 'disable_warp_group_reg_alloc';
 PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';
 CP_ASYNC_COMMIT   : 'cp_async_commit';

@@ -1260,6 +1260,10 @@ struct Kernel {
     // of tcgen05's cta_group::2 needs.
     bool pairCluster() const { return cluster[0] * cluster[1] * cluster[2] == 2 && cluster[2] == 1; }
     int64_t minBlocksPerSm = 1;
+    // disable_warp_group_reg_alloc() (TileLang's T.disable_warp_group_reg_alloc,
+    // no_set_max_nreg): no setmaxnreg split between warp groups, automatic or
+    // for hand-written roles; every warp group keeps the launch's budget.
+    bool keepsRegisterBudgets = false;
     Stmt body;
 
     // Decided by passes:

@@ -45,6 +45,7 @@ public:
         out_ << ") threads(" << k.threads << ")";
         if (k.hasCluster) out_ << " cluster(" << k.cluster[0] << ", " << k.cluster[1] << ", " << k.cluster[2] << ")";
         if (k.minBlocksPerSm != 1) out_ << " min_blocks_per_sm(" << k.minBlocksPerSm << ")";
+        if (k.keepsRegisterBudgets) out_ << " keeps_register_budgets";
         if (k.dynamicSharedBytes) out_ << " dynamic_shared(" << k.dynamicSharedBytes << " bytes, align " << k.sharedAlignment << ")";
         out_ << "\n{\n";
         indent_ = 1;

@@ -151,6 +151,7 @@ public:
         // Automatic warp specialization decided (and explained) its registers itself.
         if (blocks.empty() || automatic) return kernel_;
         where_ = blocks.front()->span;
+        if (kernel_.keepsRegisterBudgets) return skip("disable_warp_group_reg_alloc() keeps every warp group's register budget");
         if (written) return skip("set_max_nreg at " + written->span.lineColumn() + " is kept as written; setmaxnreg is added nowhere else");
         if (!ctx_.target.has(Feature::Setmaxnreg)) return skip(lacks(ctx_.target, Feature::Setmaxnreg));
         // insert-syncs places a cluster's barriers where every thread of the block meets.

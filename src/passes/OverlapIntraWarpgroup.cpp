@@ -5,6 +5,7 @@
 #include "ir/Visitor.h"
 #include "target/Target.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -145,14 +146,26 @@ constexpr int64_t kRegisterHeadroom = 64;
 
 class Overlapper : public ir::Mutator {
 public:
-    explicit Overlapper(PassContext &ctx) : ctx_(ctx) {}
+    Overlapper(const ir::Kernel &kernel, PassContext &ctx)
+        : ctx_(ctx),
+          // Without a setmaxnreg, a thread has what the launch leaves it
+          // (the SM's registers over its threads, in units of 8).
+          launchRegisters_(std::min(ctx.target.maxRegistersPerThread,
+                                    ctx.target.registersPerSm / std::max<int64_t>(1, kernel.threads * kernel.minBlocksPerSm) / 8 * 8)) {}
     using ir::Mutator::mutate;
 
 protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
-        int64_t outer = std::exchange(roleGroups_, n.wholeWarpGroups() ? static_cast<int64_t>(n.warpGroups().size()) : 0);
+        // The role's budget: its setmaxnreg (specialize-warps' split, or the
+        // program's), else the launch's.
+        int64_t budget = launchRegisters_;
+        bool found = false;
+        ir::forEachStmt(n.body, [&](const Stmt &s) {
+            if (const ir::SetMaxNReg *r = ir::as<ir::SetMaxNReg>(s); r && !found) budget = r->count, found = true;
+        });
+        int64_t outer = std::exchange(roleRegisters_, budget);
         Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
-        roleGroups_ = outer;
+        roleRegisters_ = outer;
         return out;
     }
 
@@ -280,8 +293,7 @@ private:
         live.insert(second.reads.begin(), second.reads.end());
         live.insert(second.writes.begin(), second.writes.end());
         const int64_t registers = registersOf(live);
-        std::optional<RegisterSplit> split = roleGroups_ > 0 ? warpGroupRegisterSplit(ctx_.target, roleGroups_) : std::nullopt;
-        const int64_t limit = split ? split->consumer : ctx_.target.maxRegistersPerThread;
+        const int64_t limit = roleRegisters_ ? roleRegisters_ : launchRegisters_;
         if (registers + kRegisterHeadroom > limit) {
             whyNot = "the fragments both wgmma groups would keep live at once take " + std::to_string(registers) + " registers a thread, which with " +
                      std::to_string(kRegisterHeadroom) + " for the rest exceeds the " + std::to_string(limit) + " a consumer thread has";
@@ -325,14 +337,15 @@ private:
     }
 
     PassContext &ctx_;
-    int64_t roleGroups_ = 0;   // warp groups of the enclosing role (0: none, or not whole warp groups)
+    const int64_t launchRegisters_;   // a thread's registers without setmaxnreg
+    int64_t roleRegisters_ = 0;       // of the enclosing role (0: none)
 };
 
 } // namespace
 
 ir::Kernel overlapIntraWarpgroup(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    out.body = Overlapper(ctx).mutate(kernel.body);
+    out.body = Overlapper(kernel, ctx).mutate(kernel.body);
     return out;
 }
 

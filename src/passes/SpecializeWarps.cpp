@@ -608,7 +608,7 @@ private:
         consumerLoop->consumerStages = S;
 
         // The two roles, inside the kernel's scopes and the new barriers.
-        std::optional<RegisterSplit> registers = warpGroupRegisterSplit(ctx_.target, consumerGroups);
+        std::optional<RegisterSplit> registers = kernel_.keepsRegisterBudgets ? std::nullopt : warpGroupRegisterSplit(ctx_.target, consumerGroups);
         std::vector<int64_t> consumerRoles;
         for (int64_t g = 1; g <= consumerGroups; ++g) consumerRoles.push_back(g);
         Stmt consumerStatements = counted(consumerBase, Replacer(&f, ir::seq({consumerLoop, advance(consumerBase, tripCount)})).mutate(plan.statements));
@@ -673,6 +673,8 @@ private:
                                 std::to_string(registers->consumer));
         else if (!ctx_.target.has(Feature::Setmaxnreg))
             d.details.push_back("no setmaxnreg: " + ctx_.target.name + " cannot reallocate registers between warp groups");
+        else if (kernel_.keepsRegisterBudgets)
+            d.details.push_back("no setmaxnreg: disable_warp_group_reg_alloc() keeps every warp group's register budget");
         else
             d.details.push_back("no setmaxnreg: no register split fits one producer and " + std::to_string(consumerGroups) + " consumer warp groups");
         int64_t total = 0;

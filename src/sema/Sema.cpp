@@ -591,6 +591,15 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
             }
         }
         std::optional<Swizzle> swizzled = swizzle ? checkSwizzle(*swizzle, kernel) : std::nullopt;
+        // disable_warp_group_reg_alloc() is a property of the kernel too
+        // (TileLang's annotation of the block): no setmaxnreg split.
+        for (const ast::StmtPtr &s : k.body) {
+            if (s->kind != ast::StmtKind::CallStmt) continue;
+            const ast::Call &c = *static_cast<const ast::CallStmt &>(*s).call;
+            if (c.callee != "disable_warp_group_reg_alloc") continue;
+            registerBudgetStmts_.insert(s.get());
+            if (matchArgs(c, 0, 0, {})) kernel.keepsRegisterBudgets = true;
+        }
         if (swizzled) blockLets = swizzled->steps;
         // A block or thread index name: an int32 bound once at the top of the body.
         auto bindIndex = [&](const ast::Ident &n, SymbolKind kind, ir::Expr value) {
@@ -624,6 +633,7 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         ir::Stmt body = checkBlock(k.body);
         launchNames_.clear();
         swizzleStmt_ = nullptr;
+        registerBudgetStmts_.clear();
         for (auto it = blockLets.rbegin(); it != blockLets.rend(); ++it)
             body = std::make_shared<ir::LetStmt>(it->first, it->second, body ? body : ir::seq({}), it->first->span);
         kernel.body = body ? body : ir::seq({});

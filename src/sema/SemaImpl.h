@@ -240,6 +240,7 @@ private:
     std::vector<const ast::FnDecl *> inlining_;       // the fns being inlined, outermost first
     std::map<std::string, Symbol> launchNames_;       // the kernel's block and thread index names
     const ast::Stmt *swizzleStmt_ = nullptr;   // the kernel's use_swizzle, checked with the launch shape, skipped in the body
+    std::set<const ast::Stmt *> registerBudgetStmts_;   // the kernel's disable_warp_group_reg_alloc(), skipped in the body
     bool badCluster_ = false;   // the kernel's cluster(...) was reported: block ranks are not checked against it
 };
 

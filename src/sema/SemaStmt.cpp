@@ -24,7 +24,7 @@ ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
     std::vector<ir::Stmt> out;
     for (size_t i = index; i < stmts.size(); ++i) {
         const ast::Stmt &s = *stmts[i];
-        if (&s == swizzleStmt_) continue;
+        if (&s == swizzleStmt_ || registerBudgetStmts_.count(&s)) continue;
         switch (s.kind) {
         case ast::StmtKind::Let: {
             out.push_back(checkLet(static_cast<const ast::Let &>(s), stmts, i + 1));

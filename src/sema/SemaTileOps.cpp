@@ -374,6 +374,11 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         if (!matchArgs(c, 0, 0, {})) return nullptr;
         return std::make_shared<ir::FenceProxyAsync>(c.range);
     }
+    if (n == "disable_warp_group_reg_alloc") {
+        diags_.error(c.range, "disable_warp_group_reg_alloc() keeps the register budgets of the whole kernel: write it as a statement of "
+                              "the kernel's body (not inside a loop, branch, role or fn)");
+        return nullptr;
+    }
     if (n == "use_swizzle") {
         diags_.error(c.range, "use_swizzle renumbers the blocks of the whole kernel: write it once, as a statement of the kernel's body "
                               "(not inside a loop, branch or role)");

@@ -1301,7 +1301,7 @@ class KernelTranslator:
                 return
             self.emit(d, f"rt.cp_warpx4({r}, {tsym.py}, {offset})")
             return
-        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "use_swizzle", "cp_async_commit", "cp_async_wait", "fence_proxy_async",
+        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "disable_warp_group_reg_alloc", "use_swizzle", "cp_async_commit", "cp_async_wait", "fence_proxy_async",
                     "sync_threads"):
             # No effect on the values a kernel computes (fence_proxy_async
             # and sync_threads order memory: in program order, writes are

@@ -33,6 +33,7 @@ NOT_TRANSLATED = {
     ("ws_gemm_copy_1_gemm_0.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_copy_0_gemm_1.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
+    ("ws_gemm_softpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("vertical_slash_sparse_attn.tl", "sm_80"): "hand-written warp specialization with mbarriers and setmaxnreg: Hopper and later",
     ("gemm_tcgen5mma.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
