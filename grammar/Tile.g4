@@ -221,7 +221,7 @@ tileOpBuiltin
 
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG | DISABLE_WARP_GROUP_REG_ALLOC
-    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | TCGEN05_MMA_ARRIVE
+    | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | WAIT_WGMMA | TCGEN05_MMA_ARRIVE
     | FENCE_PROXY_ASYNC | SYNC_THREADS
     ;
 
@@ -334,6 +334,7 @@ DISABLE_WARP_GROUP_REG_ALLOC : 'disable_warp_group_reg_alloc';
 PDL_TRIGGER       : 'pdl_trigger';
 PDL_SYNC          : 'pdl_sync';
 CP_ASYNC_COMMIT   : 'cp_async_commit';
+WAIT_WGMMA        : 'wait_wgmma';
 CP_ASYNC_WAIT     : 'cp_async_wait';
 TCGEN05_MMA_ARRIVE : 'tcgen05_mma_arrive';
 TCGEN05_CP_WARPX4 : 'tcgen05_cp_warpx4';

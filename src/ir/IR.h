@@ -1012,6 +1012,10 @@ struct Gemm : StmtNode {
     Expr mbarIndex;
     bool use2cta = false;
     GemmInst explicitInst = GemmInst::Unselected;   // inst= given by the user
+    // wg_wait (TileLang's): on wgmma, the wgmma groups left in flight when
+    // the gemm returns; -1: none waited for (a later wait_wgmma(n) does).
+    // Other instructions complete before the gemm returns.
+    int64_t wgWait = 0;
     // gemm_blockscaled: the scale factors, 32-bit words of four 8-bit
     // factors each (docs/language.md).
     std::optional<Region> sfa, sfb;
@@ -1264,6 +1268,11 @@ struct Kernel {
     // no_set_max_nreg): no setmaxnreg split between warp groups, automatic or
     // for hand-written roles; every warp group keeps the launch's budget.
     bool keepsRegisterBudgets = false;
+    // The program waits for its wgmmas itself: a gemm with wg_wait other
+    // than 0, or wait_wgmma(n) (TileLang's T.gemm(..., wg_wait) and
+    // T.wait_wgmma). The passes that move wgmma waits leave such a kernel's
+    // alone, and check-wgmma-groups blames a missing wait on the program.
+    bool waitsForWgmma = false;
     Stmt body;
 
     // Decided by passes:

@@ -46,6 +46,7 @@ public:
         if (k.hasCluster) out_ << " cluster(" << k.cluster[0] << ", " << k.cluster[1] << ", " << k.cluster[2] << ")";
         if (k.minBlocksPerSm != 1) out_ << " min_blocks_per_sm(" << k.minBlocksPerSm << ")";
         if (k.keepsRegisterBudgets) out_ << " keeps_register_budgets";
+        if (k.waitsForWgmma) out_ << " waits_for_wgmma";
         if (k.dynamicSharedBytes) out_ << " dynamic_shared(" << k.dynamicSharedBytes << " bytes, align " << k.sharedAlignment << ")";
         out_ << "\n{\n";
         indent_ = 1;
@@ -330,6 +331,7 @@ public:
             if (g.transposeB) text += " transpose_B";
             text += std::string(" policy=") + gemmPolicyName(g.policy);
             if (g.inst != GemmInst::Unselected) text += std::string(" inst=") + gemmInstName(g.inst);
+            if (g.wgWait != 0) text += " wg_wait=" + std::to_string(g.wgWait);
             if (g.warpM) text += " warps=" + std::to_string(g.warpM) + "x" + std::to_string(g.warpN);
             if (g.atomM) text += " atom=m" + std::to_string(g.atomM) + "n" + std::to_string(g.atomN) + "k" + std::to_string(g.atomK);
             line(text);

@@ -71,6 +71,16 @@ Stmt clearAccumulators(const ir::Gemm &g, const ir::Buffer &regs) {
     return std::make_shared<ir::IfThenElse>(g.clearAccum, clear, nullptr, g.span);
 }
 
+// Whether an asynchronous MMA (wgmma's scale-d, tcgen05's enable-input-d)
+// adds to D or overwrites it: clear_accum makes the first k-step of each
+// atom overwrite, so no register or tensor-memory store clears D while an
+// earlier group on it may still be in flight (CUTLASS clears the same way).
+Expr accumulatesInput(const ir::Gemm &g, const ir::VarRef &ks, SourceRange span) {
+    if (!g.clearAccum || ir::constInt(g.clearAccum) == 0) return ir::intImm(1);
+    Expr keep = std::make_shared<ir::Select>(DType::Int32, g.clearAccum, ir::intImm(0), ir::intImm(1), span);
+    return std::make_shared<ir::Select>(DType::Int32, ir::binary(ir::BinaryOp::Eq, ks, ir::intImm(0)), keep, ir::intImm(1), span);
+}
+
 Stmt unrolled(const ir::VarRef &v, int64_t extent, Stmt body, SourceRange span) {
     if (extent == 1) return ir::substitute(body, {{v, ir::intImm(0)}});
     return std::make_shared<ir::For>(v, ir::intImm(0), ir::intImm(extent), ir::ForKind::Unrolled, std::move(body), span);
@@ -88,6 +98,7 @@ public:
             if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment)
                 operandTiling_.emplace(g->a.buffer.get(), ir::mmaTiling(*g));
             if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment) operandFirstThread_[g->a.buffer.get()] = g->firstThread;
+            if (g && g->inst == ir::GemmInst::WGMMA) issuesWgmma_ = true;
         });
     }
 
@@ -97,6 +108,20 @@ protected:
         if (g.inst == ir::GemmInst::TCGEN05 || g.inst == ir::GemmInst::TCGEN05BlockScaled) return lowerTcgen05(g);
         if (!ir::isMmaSync(g.inst)) return self;
         return lower(g);
+    }
+
+    // The program's wait_wgmma(n) (the only wgmma waits before this pass):
+    // where no gemm of the kernel is a wgmma, each gemm completes before it
+    // returns and there is nothing to wait for.
+    Stmt mutateWgmmaSync(const Stmt &self, const ir::WgmmaSync &w) override {
+        if (issuesWgmma_) return self;
+        Decision d;
+        d.where = w.span;
+        d.op = "wait_wgmma";
+        d.choice = "removed";
+        d.why = "no gemm of '" + kernel_.name + "' is a wgmma on " + ctx_.target.name + ": each completes before it returns";
+        ctx_.explain.record(std::move(d));
+        return ir::seq({});
     }
 
     // The program's tcgen05_mma_arrive in a kernel of CTA-pair gemms is the pair's commit too.
@@ -291,16 +316,16 @@ private:
             aOp = wgmmaOperand(g.a, g.transposeA, rowOrigin, kOrigin);
         }
         ir::WgmmaOperand bOp = wgmmaOperand(g.b, !g.transposeB, colOrigin, kOrigin);
-        Stmt mma = std::make_shared<ir::Wgmma>(*g.instruction, 64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, ir::intImm(1), span);
+        Stmt mma = std::make_shared<ir::Wgmma>(*g.instruction, 64, t.atom.n, t.atom.k, cRegs, ir::wgmmaAccumulatorOffset(t, a, jn), aOp, bOp, accumulatesInput(g, ks, span), span);
         Stmt steps = unrolled(ks, t.kSteps(), unrolled(a, ir::wgmmaMAtoms(t), unrolled(jn, ir::wgmmaNAtoms(t), mma, span), span), span);
 
         std::vector<Stmt> all;
-        if (Stmt clear = clearAccumulators(g, cRegs)) all.push_back(clear);
         // The fence orders the accumulators' earlier register writes before the asynchronous MMAs.
         all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Fence, 0, span));
         all.push_back(steps);
         all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Commit, 0, span));
-        all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span));
+        // wg_wait = -1 leaves the group in flight for the program's wait_wgmma.
+        if (g.wgWait >= 0) all.push_back(std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, g.wgWait, span));
         Stmt out = ir::seq(std::move(all));
         Expr group = ir::div(g.firstThread ? ir::sub(ir::threadIdx(), ir::intImm(g.firstThread)) : ir::threadIdx(), ir::intImm(128));
         int64_t groupsM = ir::wgmmaGroupsM(t);
@@ -313,7 +338,10 @@ private:
         d.where = span;
         d.op = "gemm wgmma";
         d.choice = std::to_string(t.kSteps() * ir::wgmmaMAtoms(t) * ir::wgmmaNAtoms(t)) + " wgmma.mma_async m64n" + std::to_string(t.atom.n) + "k" +
-                   std::to_string(t.atom.k) + " per warp group, then commit and wait";
+                   std::to_string(t.atom.k) + " per warp group, then commit" +
+                   (g.wgWait < 0    ? " without waiting (wg_wait = -1)"
+                    : g.wgWait == 0 ? " and wait"
+                                    : " and wait until at most " + std::to_string(g.wgWait) + (g.wgWait == 1 ? " group is" : " groups are") + " in flight (wg_wait)");
         d.why = aInRegisters ? "A from the registers of '" + g.a.buffer->name + "' (8 elements per k-step and thread), B " +
                                    (bOp.mnMajor ? "N" : "K") + "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle)"
                              : "A " + std::string(aOp.mnMajor ? "M" : "K") + "-major and B " + (bOp.mnMajor ? "N" : "K") +
@@ -361,12 +389,7 @@ private:
         int64_t atomColumns = g.atomN * dtypeBits(g.c.buffer->dtype) / 32;
         Expr dColumn = ir::add(ir::tmemColumn(g.c), ir::mul(jn, ir::intImm(atomColumns)));
         Expr dAddress = ir::add(g.c.buffer->tmemAddress, ir::cast(DType::UInt32, dColumn));
-        // D is overwritten by the first k-step when clear_accum holds, else accumulated.
-        Expr enable = ir::intImm(1);
-        if (g.clearAccum && ir::constInt(g.clearAccum) != 0) {
-            Expr keep = std::make_shared<ir::Select>(DType::Int32, g.clearAccum, ir::intImm(0), ir::intImm(1), span);
-            enable = std::make_shared<ir::Select>(DType::Int32, ir::binary(ir::BinaryOp::Eq, ks, ir::intImm(0)), keep, ir::intImm(1), span);
-        }
+        Expr enable = accumulatesInput(g, ks, span);
         DType ab = g.a.buffer->dtype;
         bool scaled = g.inst == ir::GemmInst::TCGEN05BlockScaled;
         // The CTA pair's instruction (cta_group::2) names the pair's M, twice this CTA's rows.
@@ -584,6 +607,7 @@ private:
     PassContext &ctx_;
     std::map<const ir::BufferNode *, ir::MmaTiling> operandTiling_;
     std::map<const ir::BufferNode *, int64_t> operandFirstThread_;
+    bool issuesWgmma_ = false;   // a gemm of the kernel is a wgmma
 };
 
 } // namespace

@@ -344,6 +344,7 @@ private:
 } // namespace
 
 ir::Kernel overlapIntraWarpgroup(const ir::Kernel &kernel, PassContext &ctx) {
+    if (kernel.waitsForWgmma) return kernel;   // the program's own waits (overlap-wgmma explains)
     ir::Kernel out = kernel;
     out.body = Overlapper(kernel, ctx).mutate(kernel.body);
     return out;

@@ -176,9 +176,13 @@ private:
         stmts.push_back(std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.var, f.min), releaseAt(ir::sub(f.var, ir::intImm(1))), nullptr, span));
         stmts.insert(stmts.end(), body.stmts.begin() + static_cast<std::ptrdiff_t>(at + 1 + releases.size()), body.stmts.end());
         auto loop = ir::rebuildFor(f, f.min, f.extent, ir::seq(std::move(stmts)));
-        Stmt drain = ir::seq({std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span), releaseAt(ir::sub(ir::add(f.min, f.extent), ir::intImm(1)))});
-        if (!trips) drain = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)), drain, nullptr, span);
-        return ir::seq({loop, drain});
+        // The last group's wait is outside the run-time check that the loop
+        // ran: with no group in flight it returns at once, and the wait then
+        // holds on every path (check-wgmma-groups does not relate the branch
+        // to the loop's trip count).
+        Stmt lastRelease = releaseAt(ir::sub(ir::add(f.min, f.extent), ir::intImm(1)));
+        if (!trips) lastRelease = std::make_shared<ir::IfThenElse>(ir::binary(ir::BinaryOp::Gt, f.extent, ir::intImm(0)), lastRelease, nullptr, span);
+        return ir::seq({loop, std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, 0, span), lastRelease});
     }
 
     // The arrive count when the release is one thread's per warp group
@@ -223,6 +227,24 @@ private:
 } // namespace
 
 ir::Kernel overlapWgmma(const ir::Kernel &kernel, PassContext &ctx) {
+    if (kernel.waitsForWgmma) {
+        // The program places its waits (TileLang's wg_wait / wait_wgmma);
+        // this pass, overlap-intra-warpgroup and pingpong-consumers leave them.
+        const ir::StmtNode *first = nullptr;
+        ir::forEachStmt(kernel.body, [&](const Stmt &s) {
+            if (!first && ir::as<ir::Wgmma>(s)) first = s.get();
+        });
+        if (first) {
+            Decision d;
+            d.where = kernel.span;
+            d.op = "wgmma waits";
+            d.choice = "the program's own";
+            d.why = "its gemms' wg_wait and its wait_wgmma place them; no wait is moved (no automatic overlap of a wgmma group with the work "
+                    "after it, no intra-warp-group overlap, no ping-pong turns), and check-wgmma-groups checks them";
+            ctx.explain.record(std::move(d));
+        }
+        return kernel;
+    }
     ir::Kernel out = kernel;
     Overlapper overlapper(kernel, ctx);
     out.body = overlapper.mutate(kernel.body);

@@ -300,6 +300,7 @@ private:
 } // namespace
 
 ir::Kernel pingpongConsumers(const ir::Kernel &kernel, PassContext &ctx) {
+    if (kernel.waitsForWgmma) return kernel;   // the program's own waits (overlap-wgmma explains)
     ir::Kernel out = kernel;
     out.body = Pingpong(kernel, ctx).mutate(kernel.body);
     return out;

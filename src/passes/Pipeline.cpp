@@ -19,6 +19,7 @@
 #include "passes/LowerTma.h"
 #include "passes/OverlapIntraWarpgroup.h"
 #include "passes/OverlapWgmma.h"
+#include "passes/CheckWgmmaGroups.h"
 #include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
@@ -101,7 +102,7 @@ private:
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
         "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
-        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "flatten-buffers", "simplify"};
+        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -186,6 +187,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // the tensor cores (FlashAttention-3's ping-pong); after insert-syncs,
         // whose barriers would otherwise make a turn wait for itself.
         run("pingpong-consumers", pingpongConsumers, scalar);
+        // Nothing touches what a wgmma group in flight uses: the program's
+        // waits (wg_wait, wait_wgmma) and those the passes above placed or moved.
+        run("check-wgmma-groups", checkWgmmaGroups, scalar);
         // Flat (and swizzled) offsets, after every pass that reasons about dimensions.
         run("flatten-buffers", flattenBuffers, flat);
         run("simplify", simplifyKernel, flat);

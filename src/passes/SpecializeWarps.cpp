@@ -233,9 +233,34 @@ std::string bufferName(const Stmt &producer) { return producedTile(producer)->na
 struct StageGroup {
     std::vector<Stmt> producers;   // in program order
     size_t first = 0, last = 0;    // the consumers [first, last) read the group's tiles
-    std::string releasedAfter;     // the barrier of an asynchronous read that moves the release later ("" if none)
+    std::string releasedAfter;     // the wait of an asynchronous read that moves the release later, as --explain says it ("" if none)
     ir::Buffer full, empty;
 };
+
+// The first consumer statement from `from` on that surely retires the group
+// a gemm issued with wg_wait other than 0 committed just before `from`, and
+// the wait's place; consumers.size() when none in the iteration does. A
+// wait leaving n groups in flight retires it once n or more groups were
+// committed since (TileLang's wg_wait and T.wait_wgmma). Instructions are
+// selected later: only a gemm with inst = wgmma surely commits a group (and
+// waits for its wg_wait); another may be mma.sync, which does neither.
+std::pair<size_t, SourceRange> wgmmaGroupRetired(const std::vector<Stmt> &consumers, size_t from) {
+    int64_t newer = 0;   // groups surely committed after the gemm's
+    for (size_t j = from; j < consumers.size(); ++j) {
+        std::optional<SourceRange> at;
+        ir::forEachStmt(consumers[j], [&](const Stmt &s) {
+            if (at) return;
+            if (const ir::Gemm *g = ir::as<ir::Gemm>(s); g && g->explicitInst == ir::GemmInst::WGMMA) {
+                ++newer;
+                if (g->wgWait >= 0 && newer >= g->wgWait) at = s->span;
+            } else if (const ir::WgmmaSync *w = ir::as<ir::WgmmaSync>(s); w && w->sync == ir::WgmmaSyncKind::Wait && newer >= w->pending) {
+                at = s->span;
+            }
+        });
+        if (at) return {j, *at};
+    }
+    return {consumers.size(), SourceRange{}};
+}
 
 std::vector<StageGroup> stageGroups(const Plan &plan) {
     const std::vector<Stmt> &consumers = plan.consumers;
@@ -264,12 +289,25 @@ std::vector<StageGroup> stageGroups(const Plan &plan) {
                             for (const ir::SyncEffect &y : w.syncs) waits = waits || (y.kind == ir::SyncKind::MbarrierWait && y.barrier == a.completesOn);
                         });
                         if (waits) {
-                            if (j + 1 > last) releasedAfter = a.completesOn->name;
+                            if (j + 1 > last)
+                                releasedAfter = "their wait on '" + a.completesOn->name + "': the asynchronous MMAs read it until they arrive there";
                             last = std::max(last, j + 1);
                             break;
                         }
                     }
                 }
+            });
+            // A gemm that leaves its wgmma group in flight (wg_wait other
+            // than 0) reads the stage until a later wait retires the group.
+            ir::forEachStmt(consumers[i], [&](const Stmt &s) {
+                const ir::Gemm *g = ir::as<ir::Gemm>(s);
+                if (!g || g->wgWait == 0 || (g->a.buffer.get() != tile && g->b.buffer.get() != tile)) return;
+                auto [j, at] = wgmmaGroupRetired(consumers, i + 1);
+                if (j + 1 > last)
+                    releasedAfter = (at.valid() ? "the wait at " + at.lineColumn() : std::string("the end of the iteration")) +
+                                    " that retires the wgmma group of the gemm at " + s->span.lineColumn() +
+                                    " (wg_wait = " + std::to_string(g->wgWait) + "), which reads it until then";
+                last = std::max(last, std::min(j + 1, consumers.size()));
             });
         }
         auto same = std::find_if(groups.begin(), groups.end(), [&](const StageGroup &g) { return g.first == first; });
@@ -442,6 +480,22 @@ private:
                 return fail(why, "the producer needs '" + l->var->name + "' (bound at " + l->span.lineColumn() + "), which depends on " + *no);
             plan.producerLets.insert(l);
             used.push_back(l->value);
+        }
+        // A gemm that leaves a group reading a stage in flight past the end
+        // of the iteration (wg_wait, wait_wgmma) leaves no place in the
+        // iteration where the consumers could release the stage.
+        for (size_t i = 0; i < plan.consumers.size(); ++i) {
+            std::string late;
+            ir::forEachStmt(plan.consumers[i], [&](const Stmt &x) {
+                const ir::Gemm *g = ir::as<ir::Gemm>(x);
+                if (!g || g->wgWait == 0 || !late.empty() || wgmmaGroupRetired(plan.consumers, i + 1).first < plan.consumers.size()) return;
+                for (const Stmt &p : plan.producers)
+                    if (producedTile(p) == g->a.buffer || producedTile(p) == g->b.buffer)
+                        late = "the gemm at " + x->span.lineColumn() + " (wg_wait = " + std::to_string(g->wgWait) +
+                               ") leaves the wgmma group reading its pipelined tiles in flight past the end of the iteration, where the consumers "
+                               "would release their stage";
+            });
+            if (!late.empty()) return fail(why, late);
         }
         return plan;
     }
@@ -691,7 +745,7 @@ private:
         for (const StageGroup &g : groups)
             if (!g.releasedAfter.empty())
                 d.details.push_back("the consumers release a stage" + (groups.size() == 1 ? std::string() : " of '" + g.empty->name + "'") +
-                                    " after their wait on '" + g.releasedAfter + "': the asynchronous MMAs read it until they arrive there");
+                                    " after " + g.releasedAfter);
         ctx_.explain.record(std::move(d));
         return out;
     }

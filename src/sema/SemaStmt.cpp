@@ -236,9 +236,24 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                 diags_.error(call.range, kind + " needs an arrive count: " + kind + "(arrive_count = 128)");
             } else {
                 std::vector<const ast::Expr *> items;
+                // Python's list repetition, as TileLang programs write an
+                // array's counts: [128] * n (or n * [128]).
+                int64_t repeat = 1;
+                if (const auto *mul = count->kind == ast::ExprKind::Binary ? static_cast<const ast::Binary *>(count) : nullptr;
+                    mul && mul->op == ast::BinaryOp::Mul && (mul->lhs->kind == ast::ExprKind::List) != (mul->rhs->kind == ast::ExprKind::List)) {
+                    const ast::Expr &times = mul->lhs->kind == ast::ExprKind::List ? *mul->rhs : *mul->lhs;
+                    count = mul->lhs->kind == ast::ExprKind::List ? mul->lhs.get() : mul->rhs.get();
+                    std::optional<int64_t> n = checkConstInt(times, "list repetition count");
+                    repeat = n.value_or(0);
+                    if (n && (*n <= 0 || *n > 4096)) {
+                        diags_.error(times.range, "a barrier array repeats its arrive counts 1 to 4096 times, found " + std::to_string(*n));
+                        repeat = 0;
+                    }
+                }
                 if (count->kind == ast::ExprKind::List) {
-                    for (const auto &item : static_cast<const ast::List &>(*count).items) items.push_back(item.get());
-                    if (items.empty()) diags_.error(count->range, "an array of barriers needs at least one arrive count");
+                    for (int64_t r = 0; r < repeat; ++r)
+                        for (const auto &item : static_cast<const ast::List &>(*count).items) items.push_back(item.get());
+                    if (items.empty() && repeat > 0) diags_.error(count->range, "an array of barriers needs at least one arrive count");
                 } else {
                     items.push_back(count);
                 }

@@ -412,6 +412,20 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         }
         return std::make_shared<ir::CpAsyncWait>(*pending, c.range);
     }
+    // TileLang's T.wait_wgmma(n): wgmma.wait_group n, for gemms issued with
+    // wg_wait = -1 (or a positive wg_wait).
+    if (n == "wait_wgmma") {
+        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+        if (!args) return nullptr;
+        std::optional<int64_t> pending = checkConstInt(*args->positional[0], "number of wgmma groups left in flight");
+        if (!pending) return nullptr;
+        if (*pending < 0) {
+            diags_.error(args->positional[0]->range, "wait_wgmma(n) leaves at most n wgmma groups in flight; n cannot be negative, found " + std::to_string(*pending));
+            return nullptr;
+        }
+        if (kernel_) kernel_->waitsForWgmma = true;
+        return std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, *pending, c.range);
+    }
     if (n == "set_max_nreg") {
         std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
         if (!args) return nullptr;
@@ -616,7 +630,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
 // ------------------------------------------------------------------ gemm
 
 ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
-    std::vector<std::string> keywords = {"transpose_A", "transpose_B", "policy", "clear_accum", "mbar", "use_2cta", "inst"};
+    std::vector<std::string> keywords = {"transpose_A", "transpose_B", "policy", "clear_accum", "mbar", "use_2cta", "inst", "wg_wait"};
     if (blockScaled) keywords = {"transpose_A", "transpose_B", "k_start", "sf_a_granularity_k", "sf_b_granularity_k", "mbar", "sf_layout", "clear_accum",
                                  "use_2cta"};
     std::optional<CallArgs> args = matchArgs(c, blockScaled ? 5 : 3, blockScaled ? 5 : 3, keywords);
@@ -733,6 +747,18 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         std::optional<std::string> w = checkWord(*p, {"mma", "wgmma", "tcgen05", "fma"}, "gemm instruction");
         if (!w) ok = false;
         else g->explicitInst = *w == "mma" ? ir::GemmInst::MMA : *w == "wgmma" ? ir::GemmInst::WGMMA : *w == "tcgen05" ? ir::GemmInst::TCGEN05 : ir::GemmInst::FMA;
+    }
+    if (const ast::Expr *p = args->keyword("wg_wait")) {
+        std::optional<int64_t> v = checkConstInt(*p, "wg_wait");
+        if (!v) {
+            ok = false;
+        } else if (*v < -1) {
+            diags_.error(p->range, "wg_wait is the number of wgmma groups left in flight (-1: do not wait); found " + std::to_string(*v));
+            ok = false;
+        } else {
+            g->wgWait = *v;
+            if (*v != 0 && kernel_) kernel_->waitsForWgmma = true;
+        }
     }
     if (blockScaled) {
         std::optional<RegionRef> sfa = checkRegionArg(*args->positional[3], "SFA scale operand");

@@ -799,8 +799,13 @@ class KernelTranslator:
             counts = args["kw"].get("arrive_count")
             if counts is None:
                 raise Unsupported(f"{kind} without arrive_count")
+            repeat = 1
+            if counts.kind == "Binary" and counts.text == "*" and [k.kind == "List" for k in counts.kids].count(True) == 1:
+                # Python's list repetition: [128] * n, n * [128].
+                listed, times = (counts.kids[0], counts.kids[1]) if counts.kids[0].kind == "List" else (counts.kids[1], counts.kids[0])
+                counts, repeat = listed, self.static_int(times)
             if counts.kind == "List":
-                values = [self.static_int(x) for x in counts.kids]
+                values = [self.static_int(x) for x in counts.kids] * repeat
             else:
                 values = [self.static_int(counts)]
             info = BufInfo(name, "barrier", None, [len(values)], values, cluster=cluster)
@@ -1301,7 +1306,7 @@ class KernelTranslator:
                 return
             self.emit(d, f"rt.cp_warpx4({r}, {tsym.py}, {offset})")
             return
-        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "disable_warp_group_reg_alloc", "use_swizzle", "cp_async_commit", "cp_async_wait", "fence_proxy_async",
+        if name in ("pdl_trigger", "pdl_sync", "set_max_nreg", "disable_warp_group_reg_alloc", "use_swizzle", "cp_async_commit", "cp_async_wait", "wait_wgmma", "fence_proxy_async",
                     "sync_threads"):
             # No effect on the values a kernel computes (fence_proxy_async
             # and sync_threads order memory: in program order, writes are

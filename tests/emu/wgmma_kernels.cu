@@ -295,12 +295,6 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 1024 + j_thread_1]);
     }
 #line 13 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 128; ++r) {
-#line 13 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 13 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 13 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -313,7 +307,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
 #line 13 "wgmma_kernels.tl"
-            tilet_wgmma_m64n128k16_f32_f16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+            tilet_wgmma_m64n128k16_f32_f16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
         }
     }
 #line 13 "wgmma_kernels.tl"
@@ -345,7 +339,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             }
         }
     }
-#line 349 "wgmma_kernels.cu"
+#line 343 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -407,12 +401,6 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
     tma_phase[1] = tma_phase[1] ^ 1;
     const int group_n = static_cast<int>(threadIdx.x) / 128;
 #line 25 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 64; ++r) {
-#line 25 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 25 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 25 "wgmma_kernels.tl"
     #pragma unroll
@@ -421,7 +409,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
 #line 25 "wgmma_kernels.tl"
-            tilet_wgmma_m64n64k16_f32_bf16<1, 0>(&acc[a * 32], tilet_wgmma_desc(&a_s[a * 4096 + ks * 1024], 8192, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 4096 + ks * 16], 16, 1024, 1), 1);
+            tilet_wgmma_m64n64k16_f32_bf16<1, 0>(&acc[a * 32], tilet_wgmma_desc(&a_s[a * 4096 + ks * 1024], 8192, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 4096 + ks * 16], 16, 1024, 1), ks == 0 ? 0 : 1);
         }
     }
 #line 25 "wgmma_kernels.tl"
@@ -453,7 +441,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 457 "wgmma_kernels.cu"
+#line 445 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -537,7 +525,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 541 "wgmma_kernels.cu"
+#line 529 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -567,12 +555,6 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
 #line 50 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 128; ++r) {
-#line 50 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 50 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 50 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -585,7 +567,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
 #line 50 "wgmma_kernels.tl"
-            tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
+            tilet_wgmma_m64n128k32_f32_e4m3<0, 0>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), ks == 0 ? 0 : 1);
         }
     }
 #line 50 "wgmma_kernels.tl"
@@ -617,7 +599,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 621 "wgmma_kernels.cu"
+#line 603 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -647,12 +629,6 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
 #line 61 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 32; ++r) {
-#line 61 "wgmma_kernels.tl"
-        acc[r] = static_cast<__half>(0.0f);
-    }
-#line 61 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 61 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -662,7 +638,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
     #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
 #line 61 "wgmma_kernels.tl"
-        tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), 1);
+        tilet_wgmma_m64n64k32_f16_e4m3_e5m2<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 32], 16, 512, 2), tilet_wgmma_desc(&b_s[ks * 32], 16, 512, 2), ks == 0 ? 0 : 1);
     }
 #line 61 "wgmma_kernels.tl"
     tilet_wgmma_commit();
@@ -689,7 +665,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 693 "wgmma_kernels.cu"
+#line 669 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -773,7 +749,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 777 "wgmma_kernels.cu"
+#line 753 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -803,12 +779,6 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 512 + (j_thread_1 ^ ((i_thread_1 & 7) * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + i_1 * 512 + j_thread_1]);
     }
 #line 86 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 64; ++r) {
-#line 86 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 86 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 86 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -818,7 +788,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
 #line 86 "wgmma_kernels.tl"
-        tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 8], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 8], 16, 1024, 1), 1);
+        tilet_wgmma_m64n128k8_f32_tf32<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 8], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 8], 16, 1024, 1), ks == 0 ? 0 : 1);
     }
 #line 86 "wgmma_kernels.tl"
     tilet_wgmma_commit();
@@ -845,7 +815,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 849 "wgmma_kernels.cu"
+#line 819 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -887,12 +857,6 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 1024 + ((j_thread_1 % 64) ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 2048 + j_thread_1]);
     }
 #line 98 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 64; ++r) {
-#line 98 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 98 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 98 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -902,7 +866,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
 #line 98 "wgmma_kernels.tl"
-        tilet_wgmma_m64n128k16_f32_f16_rs<0, 1>(&acc[0], &a_f[ks * 8], tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+        tilet_wgmma_m64n128k16_f32_f16_rs<0, 1>(&acc[0], &a_f[ks * 8], tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
     }
 #line 98 "wgmma_kernels.tl"
     tilet_wgmma_commit();
@@ -929,7 +893,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 933 "wgmma_kernels.cu"
+#line 897 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -962,12 +926,6 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
         }
     }
 #line 109 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 12; ++r) {
-#line 109 "wgmma_kernels.tl"
-        acc[r] = 0.0f;
-    }
-#line 109 "wgmma_kernels.tl"
     tilet_wgmma_fence();
 #line 109 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -977,7 +935,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
 #line 109 "wgmma_kernels.tl"
-        tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 16], 16, 1024, 1), 1);
+        tilet_wgmma_m64n24k16_f32_f16<0, 0>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 16], 16, 1024, 1), ks == 0 ? 0 : 1);
     }
 #line 109 "wgmma_kernels.tl"
     tilet_wgmma_commit();
@@ -1004,7 +962,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 1008 "wgmma_kernels.cu"
+#line 966 "wgmma_kernels.cu"
 } // wg_n24_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -1100,7 +1058,7 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 126 "wgmma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 1104 "wgmma_kernels.cu"
+#line 1062 "wgmma_kernels.cu"
 } // wg_stmatrix_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -1272,5 +1230,5 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
 #line 147 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&D[i_thread_3 * 64 + i_1 * 1024 + j_thread_3]) = *reinterpret_cast<uint4*>(&c_s[i_thread_3 * 80 + i_1 * 1280 + j_thread_3 + 16]);
     }
-#line 1276 "wgmma_kernels.cu"
+#line 1234 "wgmma_kernels.cu"
 } // wg_stmatrix_parts_kernel

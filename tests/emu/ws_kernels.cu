@@ -861,9 +861,9 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
 #line 224 "ws_kernels.tl"
-        if ((K + 31) / 32 > 0) {
+        tilet_wgmma_wait<0>();
 #line 224 "ws_kernels.tl"
-            tilet_wgmma_wait<0>();
+        if ((K + 31) / 32 > 0) {
 #line 224 "ws_kernels.tl"
             if (threadIdx.x % 128 == 0) {
 #line 224 "ws_kernels.tl"

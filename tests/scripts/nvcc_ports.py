@@ -34,6 +34,8 @@ NOT_TRANSLATED = {
     ("ws_gemm_copy_0_gemm_1.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_barrierpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
     ("ws_gemm_softpipe_stage2.tl", "sm_80"): "hand-written warp specialization with mbarriers: Hopper and later",
+    ("ws_flashmla.tl", "sm_80"): "hand-written warp specialization with mbarriers, and T.wgmma_gemm (inst = wgmma): Hopper only",
+    ("ws_flashmla.tl", "sm_100a"): "T.wgmma_gemm (inst = wgmma, never a fallback): wgmma is Hopper's; the original is an sm_90 example",
     ("vertical_slash_sparse_attn.tl", "sm_80"): "hand-written warp specialization with mbarriers and setmaxnreg: Hopper and later",
     ("gemm_tcgen5mma.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
@@ -66,6 +68,8 @@ for _arch in ARCHS:
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
+    ("ws_flashmla.tl", "sm_90a"): ("the original's two 128-thread warp groups each hold half of O (64 x 256 f32, 128 registers a thread) beside "
+                                   "S, P, its f16 cast and Q_pe in registers, at 255 registers: 712 bytes"),
     ("sparse_mla_fwd.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside the "
                                       "scores and softmax rows, and the unpipelined KV gathers' addresses: 524 bytes"),
     ("sparse_mla_fwd.tl", "sm_80"): "the same accumulators on mma.sync fragments: 1544 bytes",

@@ -15,7 +15,7 @@ syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscale
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr tcgen05_cp_warpx4 tcgen05_sf_warp_transpose
 syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive fence_proxy_async sync_threads cluster_sync use_swizzle set_max_nreg disable_warp_group_reg_alloc annotate_layout
-syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait
+syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait wait_wgmma
 syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster num_sms shfl_sync shfl_xor shfl_down shfl_up __exp __exp2
 " Hint words are argument values (prefer = tma, order = row, set_max_nreg(24, dec));

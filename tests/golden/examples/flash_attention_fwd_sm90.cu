@@ -308,18 +308,12 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 56 "flash_attention_fwd_sm90.tl"
         const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 56 "flash_attention_fwd_sm90.tl"
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) {
-#line 56 "flash_attention_fwd_sm90.tl"
-            acc_s[r] = 0.0f;
-        }
-#line 56 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_fence();
 #line 56 "flash_attention_fwd_sm90.tl"
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {
 #line 56 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + ks * 16 % 64], 16, 1024, 1), 1);
+            tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + ks * 16 % 64], 16, 1024, 1), ks == 0 ? 0 : 1);
         }
 #line 56 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_commit();
@@ -464,12 +458,6 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 56 "flash_attention_fwd_sm90.tl"
             const int group_m_1 = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 56 "flash_attention_fwd_sm90.tl"
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) {
-#line 56 "flash_attention_fwd_sm90.tl"
-                acc_s[r] = 0.0f;
-            }
-#line 56 "flash_attention_fwd_sm90.tl"
             tilet_issue_turn_wait(warp_group + 14, 256);
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_fence();
@@ -477,7 +465,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
 #line 56 "flash_attention_fwd_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m_1 * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), 1);
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m_1 * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), ks == 0 ? 0 : 1);
             }
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_commit();
@@ -690,5 +678,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 694 "flash_attention_fwd_sm90.cu"
+#line 682 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel

@@ -235,9 +235,9 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
 #line 14 "ws_let_trip_count.tl"
-        if (kt - k0 > 0) {
+        tilet_wgmma_wait<0>();
 #line 14 "ws_let_trip_count.tl"
-            tilet_wgmma_wait<0>();
+        if (kt - k0 > 0) {
 #line 14 "ws_let_trip_count.tl"
             if (threadIdx.x % 128 == 0) {
 #line 14 "ws_let_trip_count.tl"
