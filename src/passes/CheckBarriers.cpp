@@ -224,6 +224,12 @@ public:
     // the value it took in this block.
     std::vector<std::pair<Expr, int64_t>> blockChoices;
 
+    // The kernel's run: what wgmma groups still read at its end, they read until then.
+    void run(const Stmt &body) {
+        walk(body);
+        retireWgmmaGroups(0);
+    }
+
     void walk(const Stmt &s) {
         if (!s || overflow) return;
         if (events.size() > kMaxEvents || ++steps_ > kMaxSteps) {
@@ -398,6 +404,22 @@ public:
                 accesses(fx, s->span);
             }
             for (size_t i = before; i < events.size(); ++i) events[i].byMma = mma;
+            // A gemm that leaves its wgmma group in flight (wg_wait other than
+            // 0, TileLang's) reads its shared operands until a later wait
+            // retires the group: its reads are made there, so a stage
+            // released before that wait races with the next load into it.
+            // (A gemm that ends up mma.sync is synchronous: its reads are
+            // then taken later than they are made, which only orders less.)
+            if (gemm && !mma) {
+                if (gemm->wgWait != 0) {
+                    auto reads = std::stable_partition(events.begin() + static_cast<std::ptrdiff_t>(before), events.end(),
+                                                       [](const Event &e) { return e.kind != Event::Read; });
+                    wgmmaGroups_.emplace_back(std::make_move_iterator(reads), std::make_move_iterator(events.end()));
+                    events.erase(reads, events.end());
+                }
+                retireWgmmaGroups(gemm->wgWait < 0 ? wgmmaGroups_.size() : static_cast<size_t>(gemm->wgWait));
+            }
+            if (const ir::WgmmaSync *w = ir::as<ir::WgmmaSync>(s); w && w->sync == ir::WgmmaSyncKind::Wait) retireWgmmaGroups(static_cast<size_t>(w->pending));
             for (const ir::SyncEffect &e : fx.syncs) {
                 // Meetings: the block's __syncthreads outside ws(...) (written
                 // in the program, or specialize-warps' pacing), and a named
@@ -658,6 +680,14 @@ private:
         return true;
     }
 
+    // A wgmma wait leaving `inFlight` groups: the reads of the older ones are made now.
+    void retireWgmmaGroups(size_t inFlight) {
+        while (wgmmaGroups_.size() > inFlight) {
+            for (Event &e : wgmmaGroups_.front()) events.push_back(std::move(e));
+            wgmmaGroups_.erase(wgmmaGroups_.begin());
+        }
+    }
+
     void push(Event e) {
         // Outside ws(...) all warp groups share each statement's work: its
         // accesses are the block's, recorded once (for group 0); inside, a
@@ -761,6 +791,7 @@ private:
     bool inRole_ = false;
     int64_t roleFirstGroup_ = 0;
     bool oneThread_ = false;    // inside an Elect: arrivals are one thread's
+    std::vector<std::vector<Event>> wgmmaGroups_;   // the shared reads of the wgmma groups in flight, oldest first
     int64_t accessBlock_;       // the block whose shared memory the accesses being recorded touch
 };
 
@@ -1223,7 +1254,7 @@ std::vector<BranchWays> branchWays(const ir::Kernel &kernel, const ir::Uniformit
             std::optional<BlockIndex> block;
             if (cluster) block = blockOfRank(kernel, *cluster, r);
             Unroller &u = walks.emplace_back(kernel, uniformity, g, r, trips, all, block);
-            u.walk(kernel.body);
+            u.run(kernel.body);
             for (const Condition &c : u.conditions)
                 if (std::none_of(keys.begin(), keys.end(), [&](const Condition &x) { return x.key == c.key; })) keys.push_back(c);
         }
@@ -1367,7 +1398,7 @@ ir::Kernel checkBarriers(const ir::Kernel &given, PassContext &ctx) {
                         std::optional<Unroller> walked;
                         if (w != 0 || agent >= walks.size()) {
                             walked.emplace(kernel, uniformity, g, r, t, ways, block);
-                            walked->walk(kernel.body);
+                            walked->run(kernel.body);
                         }
                         Unroller &u = walked ? *walked : walks[agent];
                         if (u.overflow) {

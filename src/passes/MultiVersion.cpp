@@ -112,7 +112,7 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
     VersionedBuffers out;
     for (const Stmt &p : producers) {
         const Stmt &op = ir::unguarded(p);
-        const ir::Buffer &b = ir::as<ir::Copy>(op) ? ir::as<ir::Copy>(op)->dst.buffer : ir::as<ir::Im2Col>(op)->dst.buffer;
+        const ir::Buffer &b = producedTile(op);
         if (out.replacement.count(b.get())) continue;
         for (const Stmt &c : consumers) {
             Uses u = usesOf(c, b.get());
@@ -150,5 +150,46 @@ Stmt replaceAllocations(const Stmt &body, const std::map<const ir::BufferNode *,
 }
 
 bool usesBuffer(const Stmt &s, const ir::BufferNode *b) { return !usesOf(s, b).all.empty(); }
+
+const ir::Buffer &producedTile(const Stmt &producer) {
+    if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return g->dst.buffer;
+    return ir::as<ir::Copy>(producer)->dst.buffer;
+}
+
+std::pair<size_t, SourceRange> wgmmaGroupRetired(const std::vector<Stmt> &consumers, size_t from) {
+    int64_t newer = 0;   // groups surely committed after the gemm's
+    for (size_t j = from; j < consumers.size(); ++j) {
+        std::optional<SourceRange> at;
+        ir::forEachStmt(consumers[j], [&](const Stmt &s) {
+            if (at) return;
+            if (const ir::Gemm *g = ir::as<ir::Gemm>(s); g && (g->explicitInst == ir::GemmInst::WGMMA || g->inst == ir::GemmInst::WGMMA)) {
+                ++newer;
+                if (g->wgWait >= 0 && newer >= g->wgWait) at = s->span;
+            } else if (const ir::WgmmaSync *w = ir::as<ir::WgmmaSync>(s); w && w->sync == ir::WgmmaSyncKind::Wait && newer >= w->pending) {
+                at = s->span;
+            }
+        });
+        if (at) return {j, *at};
+    }
+    return {consumers.size(), SourceRange{}};
+}
+
+std::string wgmmaGroupPastIteration(const std::vector<Stmt> &producers, const std::vector<Stmt> &consumers) {
+    std::string late;
+    for (size_t i = 0; i < consumers.size() && late.empty(); ++i) {
+        ir::forEachStmt(consumers[i], [&](const Stmt &x) {
+            const ir::Gemm *g = ir::as<ir::Gemm>(x);
+            // (Once instructions are selected, only a wgmma leaves a group in flight.)
+            bool mayBeWgmma = g && (g->inst == ir::GemmInst::Unselected || g->inst == ir::GemmInst::WGMMA);
+            if (!mayBeWgmma || g->wgWait == 0 || !late.empty() || wgmmaGroupRetired(consumers, i + 1).first < consumers.size()) return;
+            for (const Stmt &p : producers)
+                if (producedTile(p) == g->a.buffer || producedTile(p) == g->b.buffer)
+                    late = "the gemm at " + x->span.lineColumn() + " (wg_wait = " + std::to_string(g->wgWait) +
+                           ") leaves the wgmma group reading its pipelined tiles in flight past the end of the iteration, where their stage is "
+                           "handed back to the loads";
+        });
+    }
+    return late;
+}
 
 } // namespace tilet

@@ -30,6 +30,24 @@ std::optional<VersionedBuffers> versionBuffers(const ir::Stmt &kernelBody, const
                                                const std::vector<ir::Stmt> &consumers, int64_t versions, const std::string &producerName,
                                                DiagnosticEngine &diags);
 
+// The tile a producer (a copy or an im2col gather) fills.
+const ir::Buffer &producedTile(const ir::Stmt &producer);
+
+// The first of `consumers` from `from` on that surely retires the wgmma
+// group a gemm with wg_wait other than 0 committed just before `from`, and
+// the wait's place; consumers.size() when none of them does. A wait leaving
+// n groups in flight retires it once n or more groups were committed since
+// (TileLang's wg_wait and T.wait_wgmma). Before instructions are selected,
+// only a gemm with inst = wgmma surely commits a group (and waits for its
+// wg_wait); another may be mma.sync, which does neither.
+std::pair<size_t, SourceRange> wgmmaGroupRetired(const std::vector<ir::Stmt> &consumers, size_t from);
+
+// Why a loop's stages cannot be handed back within an iteration: a gemm
+// among `consumers` that is (or, before selection, may be) a wgmma leaves
+// the group reading a tile of `producers` in flight past the end of the
+// iteration ("" when none does).
+std::string wgmmaGroupPastIteration(const std::vector<ir::Stmt> &producers, const std::vector<ir::Stmt> &consumers);
+
 // `s` with every access of a versioned buffer selecting `version`.
 ir::Stmt selectVersion(const VersionedBuffers &buffers, const ir::Expr &version, const ir::Stmt &s);
 

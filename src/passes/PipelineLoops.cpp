@@ -84,6 +84,14 @@ private:
             return unpipelined(f, "no statement of its body is a global->shared copy that can use cp.async");
         }
 
+        // The loads of iteration k + S - 1 are issued at the start of
+        // iteration k, into the stage iteration k - 1 read: a wgmma group
+        // still reading it then would see it overwritten.
+        if (std::string late = wgmmaGroupPastIteration(producers, consumers); !late.empty()) {
+            ctx_.diags.error(f.span, "not supported yet: a cp.async pipeline whose " + late.substr(4) +
+                                         "; retire the group within the iteration (wait_wgmma)");
+            return ir::rebuildFor(f, f.min, f.extent, f.body);
+        }
         // The producers' buffers: versioned, used only inside this loop, written only by the producers.
         std::optional<VersionedBuffers> mine = versionBuffers(kernel_.body, original, producers, consumers, versions, "pipelined copy", ctx_.diags);
         if (!mine) return ir::rebuildFor(f, f.min, f.extent, f.body);

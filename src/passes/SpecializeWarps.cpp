@@ -217,12 +217,6 @@ struct Plan {
     int outerLoops = 0;         // loops around the pipelined loop (a persistent loop over tiles)
 };
 
-// The tile a producer (a copy or an im2col gather) fills.
-const ir::Buffer &producedTile(const Stmt &producer) {
-    if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return g->dst.buffer;
-    return ir::as<ir::Copy>(producer)->dst.buffer;
-}
-
 std::string bufferName(const Stmt &producer) { return producedTile(producer)->name; }
 
 // Producers whose tiles the consumers first read in the same statement, and
@@ -236,31 +230,6 @@ struct StageGroup {
     std::string releasedAfter;     // the wait of an asynchronous read that moves the release later, as --explain says it ("" if none)
     ir::Buffer full, empty;
 };
-
-// The first consumer statement from `from` on that surely retires the group
-// a gemm issued with wg_wait other than 0 committed just before `from`, and
-// the wait's place; consumers.size() when none in the iteration does. A
-// wait leaving n groups in flight retires it once n or more groups were
-// committed since (TileLang's wg_wait and T.wait_wgmma). Instructions are
-// selected later: only a gemm with inst = wgmma surely commits a group (and
-// waits for its wg_wait); another may be mma.sync, which does neither.
-std::pair<size_t, SourceRange> wgmmaGroupRetired(const std::vector<Stmt> &consumers, size_t from) {
-    int64_t newer = 0;   // groups surely committed after the gemm's
-    for (size_t j = from; j < consumers.size(); ++j) {
-        std::optional<SourceRange> at;
-        ir::forEachStmt(consumers[j], [&](const Stmt &s) {
-            if (at) return;
-            if (const ir::Gemm *g = ir::as<ir::Gemm>(s); g && g->explicitInst == ir::GemmInst::WGMMA) {
-                ++newer;
-                if (g->wgWait >= 0 && newer >= g->wgWait) at = s->span;
-            } else if (const ir::WgmmaSync *w = ir::as<ir::WgmmaSync>(s); w && w->sync == ir::WgmmaSyncKind::Wait && newer >= w->pending) {
-                at = s->span;
-            }
-        });
-        if (at) return {j, *at};
-    }
-    return {consumers.size(), SourceRange{}};
-}
 
 std::vector<StageGroup> stageGroups(const Plan &plan) {
     const std::vector<Stmt> &consumers = plan.consumers;
@@ -481,22 +450,7 @@ private:
             plan.producerLets.insert(l);
             used.push_back(l->value);
         }
-        // A gemm that leaves a group reading a stage in flight past the end
-        // of the iteration (wg_wait, wait_wgmma) leaves no place in the
-        // iteration where the consumers could release the stage.
-        for (size_t i = 0; i < plan.consumers.size(); ++i) {
-            std::string late;
-            ir::forEachStmt(plan.consumers[i], [&](const Stmt &x) {
-                const ir::Gemm *g = ir::as<ir::Gemm>(x);
-                if (!g || g->wgWait == 0 || !late.empty() || wgmmaGroupRetired(plan.consumers, i + 1).first < plan.consumers.size()) return;
-                for (const Stmt &p : plan.producers)
-                    if (producedTile(p) == g->a.buffer || producedTile(p) == g->b.buffer)
-                        late = "the gemm at " + x->span.lineColumn() + " (wg_wait = " + std::to_string(g->wgWait) +
-                               ") leaves the wgmma group reading its pipelined tiles in flight past the end of the iteration, where the consumers "
-                               "would release their stage";
-            });
-            if (!late.empty()) return fail(why, late);
-        }
+        if (std::string late = wgmmaGroupPastIteration(plan.producers, plan.consumers); !late.empty()) return fail(why, late);
         return plan;
     }
 
