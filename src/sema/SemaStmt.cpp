@@ -58,6 +58,17 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
             return checkTensorView(s, call, stmts, index);
         }
     }
+    // Another name for an allocated buffer (TileLang programs alias one
+    // buffer for a second use: `O_shared = Q_shared`).
+    if (s.init->kind == ast::ExprKind::Name && !s.type && s.typeName.empty()) {
+        const Symbol *named = lookup(static_cast<const ast::Name &>(*s.init).name);
+        if (named && named->kind == SymbolKind::Buffer) {
+            Symbol alias = *named;
+            alias.def = s.name.range;
+            declare(s.name, alias);
+            return checkStmtsFrom(stmts, index);
+        }
+    }
     std::optional<Value> v = checkValue(*s.init);
     Symbol sym;
     sym.def = s.name.range;

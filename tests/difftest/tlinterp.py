@@ -774,6 +774,12 @@ class KernelTranslator:
         if init.kind == "Call" and init.text == "Tensor":
             self.view(name, init, d)
             return
+        if init.kind == "Name" and not ty:
+            # Another name for an allocated buffer (`O_shared = Q_shared`).
+            named = self.lookup(init.text)
+            if named.kind == "buffer" and named.buf is not None and named.buf.scope != "global":
+                self.define(name, named)
+                return
         v = self.expr(init)
         if ty:
             v = V(self.convert(v, ty), ty)
