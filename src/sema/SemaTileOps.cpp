@@ -401,28 +401,20 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         if (!matchArgs(c, 0, 0, {})) return nullptr;
         return std::make_shared<ir::CpAsyncCommit>(c.range);
     }
-    if (n == "cp_async_wait") {
+    // cp_async_wait(n) and wait_wgmma(n) (TileLang's T.ptx_wait_group and
+    // T.wait_wgmma: wgmma.wait_group n, for gemms issued with wg_wait = -1
+    // or a positive wg_wait): the groups left in flight, a constant n >= 0.
+    if (n == "cp_async_wait" || n == "wait_wgmma") {
+        const std::string groups = n == "cp_async_wait" ? "groups" : "wgmma groups";
         std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
         if (!args) return nullptr;
-        std::optional<int64_t> pending = checkConstInt(*args->positional[0], "number of cp.async groups left in flight");
+        std::optional<int64_t> pending = checkConstInt(*args->positional[0], n == "cp_async_wait" ? "number of cp.async groups left in flight" : "number of wgmma groups left in flight");
         if (!pending) return nullptr;
         if (*pending < 0) {
-            diags_.error(args->positional[0]->range, "cp_async_wait(n) leaves at most n groups in flight; n cannot be negative, found " + std::to_string(*pending));
+            diags_.error(args->positional[0]->range, n + "(n) leaves at most n " + groups + " in flight; n cannot be negative, found " + std::to_string(*pending));
             return nullptr;
         }
-        return std::make_shared<ir::CpAsyncWait>(*pending, c.range);
-    }
-    // TileLang's T.wait_wgmma(n): wgmma.wait_group n, for gemms issued with
-    // wg_wait = -1 (or a positive wg_wait).
-    if (n == "wait_wgmma") {
-        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
-        if (!args) return nullptr;
-        std::optional<int64_t> pending = checkConstInt(*args->positional[0], "number of wgmma groups left in flight");
-        if (!pending) return nullptr;
-        if (*pending < 0) {
-            diags_.error(args->positional[0]->range, "wait_wgmma(n) leaves at most n wgmma groups in flight; n cannot be negative, found " + std::to_string(*pending));
-            return nullptr;
-        }
+        if (n == "cp_async_wait") return std::make_shared<ir::CpAsyncWait>(*pending, c.range);
         if (kernel_) kernel_->waitsForWgmma = true;
         return std::make_shared<ir::WgmmaSync>(ir::WgmmaSyncKind::Wait, *pending, c.range);
     }
