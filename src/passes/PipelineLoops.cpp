@@ -88,8 +88,7 @@ private:
         // iteration k, into the stage iteration k - 1 read: a wgmma group
         // still reading it then would see it overwritten.
         if (std::string late = wgmmaGroupPastIteration(producers, consumers); !late.empty()) {
-            ctx_.diags.error(f.span, "not supported yet: a cp.async pipeline whose " + late.substr(4) +
-                                         "; retire the group within the iteration (wait_wgmma)");
+            ctx_.diags.error(f.span, "not supported yet: a cp.async pipeline in which " + late + "; retire the group within the iteration (wait_wgmma)");
             return ir::rebuildFor(f, f.min, f.extent, f.body);
         }
         // The producers' buffers: versioned, used only inside this loop, written only by the producers.
