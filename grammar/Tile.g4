@@ -201,7 +201,7 @@ typeRef
 dtype
     : BOOL | INT4 | INT8 | INT16 | INT32 | INT64 | UINT4 | UINT8 | UINT16 | UINT32 | UINT64
     | F16 | BF16 | F32 | F64 | TF32 | F8E4M3 | F8E5M2 | F6E2M3 | F6E3M2
-    | F4E2M1 | E8M0
+    | F4E2M1 | F4E2M1_UNPACKED | E8M0
     ;
 
 builtin
@@ -226,7 +226,7 @@ syncBuiltin
     ;
 
 exprBuiltin
-    : CAST | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
+    : CAST | REINTERPRET | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID | FAST_EXP | FAST_EXP2
     | BLOCK_RANK_IN_CLUSTER | NUM_SMS | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
     ;
@@ -287,6 +287,7 @@ F8E5M2            : 'f8e5m2';
 F6E2M3            : 'f6e2m3';
 F6E3M2            : 'f6e3m2';
 F4E2M1            : 'f4e2m1';
+F4E2M1_UNPACKED   : 'f4e2m1_unpacked';
 E8M0              : 'e8m0';
 
 // allocations
@@ -344,6 +345,7 @@ SYNC_THREADS : 'sync_threads';
 
 // expression builtins
 CAST              : 'cast';
+REINTERPRET       : 'reinterpret';
 CEILDIV           : 'ceildiv';
 FLOORDIV          : 'floordiv';
 FLOORMOD          : 'floormod';

@@ -32,7 +32,8 @@ std::string cType(DType t) {
     case DType::F6E3M2:
     case DType::Int4:
     case DType::UInt4:
-    case DType::F4E2M1: return "unsigned char";   // packed storage
+    case DType::F4E2M1:
+    case DType::F4E2M1Unpacked: return "unsigned char";   // packed storage
     }
     return "float";
 }
@@ -254,6 +255,10 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::MathFunc::Pow: return fn("pow") + "(" + arg(0) + ", " + arg(1) + ")";
         case ir::MathFunc::FastExp: return "__expf(" + arg(0) + ")";
         case ir::MathFunc::FastExp2: needHelper("ex2_approx_ftz"); return "tilet_ex2_approx_ftz(" + arg(0) + ")";
+        case ir::MathFunc::BitCast:
+            // From named: C promotes a narrow integer expression (hb ^ 0x8000) to int.
+            needHelper("bitcast");
+            return "tilet_bitcast<" + cType(m.dtype) + ", " + cType(m.args[0]->dtype) + ">(" + arg(0) + ")";
         case ir::MathFunc::Sigmoid: {
             precedence = kMul;
             std::string inner = operand(m.args[0], kUnary);

@@ -52,7 +52,7 @@ constexpr Spelling kDtypes[] = {
     {"float16", "f16"},       {"half", "f16"},          {"bfloat16", "bf16"},      {"float32", "f32"},
     {"float", "f32"},         {"float64", "f64"},       {"double", "f64"},         {"float8_e4m3", "f8e4m3"},
     {"float8_e4m3fn", "f8e4m3"}, {"float8_e5m2", "f8e5m2"}, {"float6_e2m3fn", "f6e2m3"}, {"float6_e3m2fn", "f6e3m2"},
-    {"float4_e2m1fn", "f4e2m1"}, {"float8_e8m0fnu", "e8m0"}, {"tfloat32", "tf32"},
+    {"float4_e2m1fn", "f4e2m1"}, {"float4_e2m1_unpacked", "f4e2m1_unpacked"}, {"float8_e8m0fnu", "e8m0"}, {"tfloat32", "tf32"},
 };
 
 struct KeywordSpelling {

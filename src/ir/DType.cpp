@@ -33,6 +33,8 @@ bool isSigned(DType t) { return t >= DType::Int4 && t <= DType::Int64; }
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
+bool isPacked(DType t) { return isSubByte(t) || t == DType::F4E2M1Unpacked; }
+DType valueType(DType t) { return t == DType::F4E2M1Unpacked ? DType::F4E2M1 : t; }
 int64_t packingUnit(DType t) { return 8 / std::gcd(dtypeBits(t), 8); }
 
 DType arithmeticType(DType a, DType b) {

@@ -153,6 +153,7 @@ const char *mathFuncName(MathFunc f) {
     case MathFunc::Ceil: return "ceil";
     case MathFunc::Pow: return "pow";
     case MathFunc::Sigmoid: return "sigmoid";
+    case MathFunc::BitCast: return "reinterpret";
     }
     return "?";
 }

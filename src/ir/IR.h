@@ -324,7 +324,9 @@ struct Cast : ExprNode {
 // FastExp and FastExp2 are f32 approximations: TileLang's T.__exp (CUDA's
 // __expf), and __exp2, the PTX ISA's ex2.approx.ftz.f32 (FlashAttention-3's
 // exponential), which flushes subnormal inputs and results to zero.
-enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil, Pow, Sigmoid, FastExp, FastExp2 };
+// BitCast is TileLang's T.reinterpret: the bits of its argument read as the
+// call's dtype, of the same width.
+enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil, Pow, Sigmoid, FastExp, FastExp2, BitCast };
 const char *mathFuncName(MathFunc f);
 
 struct MathCall : ExprNode {
@@ -623,6 +625,10 @@ struct TmaDescriptor {
     std::vector<int64_t> box;       // elements per dimension, innermost first (tiled mode)
     SharedSwizzle swizzle = SharedSwizzle::None;   // of the shared side
     std::optional<Im2colBox> im2col;   // im2col mode instead of tiled
+    // Loads the tensor's packed f4e2m1 into the 8-bit slots of f4e2m1_unpacked
+    // tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: each 16 elements' 8 bytes
+    // followed by 8 bytes of gap); the box is counted in elements.
+    bool unpacksFp4 = false;
 };
 using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
 

@@ -103,11 +103,16 @@ bool sameDistribution(const TileLayout &a, const TileLayout &b) {
     return true;
 }
 
-std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims) {
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors) {
+    auto factor = [&](int v) { return factors.empty() ? int64_t(1) : factors[static_cast<size_t>(v)]; };
     TileLayout out;
     out.threads = held.threads;
     out.shape.assign(dims.size(), 1);
-    for (size_t v = 0; v < dims.size(); ++v) out.shape[v] = held.shape[dims[v]];
+    for (size_t v = 0; v < dims.size(); ++v) out.shape[v] = held.shape[dims[v]] * factor(static_cast<int>(v));
+    // The c iterations of one element: the fastest local digits.
+    for (size_t v = 0; v < dims.size(); ++v) {
+        if (factor(static_cast<int>(v)) > 1) out.localModes.push_back({factor(static_cast<int>(v)), static_cast<int>(v), 1});
+    }
     auto loopDim = [&](int heldDim) {
         for (size_t v = 0; v < dims.size(); ++v) {
             if (dims[v] == heldDim) return static_cast<int>(v);
@@ -121,11 +126,11 @@ std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vect
         }
         int v = loopDim(m.dim);
         if (v < 0) return std::nullopt;
-        out.threadModes.push_back({m.extent, v, m.coordStride});
+        out.threadModes.push_back({m.extent, v, m.coordStride * factor(v)});
     }
     for (const LayoutMode &m : held.localModes) {
         int v = loopDim(m.dim);
-        if (v >= 0) out.localModes.push_back({m.extent, v, m.coordStride});
+        if (v >= 0) out.localModes.push_back({m.extent, v, m.coordStride * factor(v)});
     }
     return out;
 }

@@ -21,8 +21,10 @@ TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, i
 // The layout of a loop whose variable v indexes dimension dims[v] of a
 // fragment laid out as `held`, so that each iteration runs on a thread holding
 // its element; the fragment's other dimensions must not be spread over threads
-// (nullopt otherwise). The inverse of withWholeDimensions.
-std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims);
+// (nullopt otherwise). The inverse of withWholeDimensions. With factors[v] =
+// c > 1, v runs c times the dimension and indexes it as v / c: the c
+// iterations of an element run, consecutively, on each thread holding it.
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors = {});
 
 // The layout of a buffer indexed, inside a loop with layout `loop`, by the
 // loop's dimensions `dims` (dims[d] = the loop dimension indexing buffer

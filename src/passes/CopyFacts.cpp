@@ -43,7 +43,18 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
         return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
                           ", this copy is " + copyDirection(c));
     const ir::Region &global = load ? c.src : c.dst;
-    if (c.src.buffer->dtype != c.dst.buffer->dtype)
+    // TMA's one conversion: packed e2m1 into the 8-bit slots of f4e2m1_unpacked
+    // tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, loads only; the rows of the
+    // tensor a multiple of 128 elements, which also makes its strides multiples of 32 bytes).
+    const bool unpacksFp4 = c.dst.buffer->dtype == DType::F4E2M1Unpacked;
+    if (unpacksFp4 || c.src.buffer->dtype == DType::F4E2M1Unpacked) {
+        if (!load || c.src.buffer->dtype != DType::F4E2M1)
+            return Option::no("TMA writes f4e2m1_unpacked tiles from packed f4e2m1 in global memory only (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)");
+        std::optional<int64_t> row = ir::constInt(global.buffer->shape.back());
+        if (row && *row % 128 != 0)
+            return Option::no("'" + global.buffer->name + "' has rows of " + std::to_string(*row) +
+                              " e2m1 elements; TMA unpacks rows of a multiple of 128 (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)");
+    } else if (c.src.buffer->dtype != c.dst.buffer->dtype)
         return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
                           std::string(dtypeName(c.dst.buffer->dtype)));
     DType dt = global.buffer->dtype;
@@ -74,6 +85,9 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
     if (descriptor) {
         TmaBoxes boxes = tmaBoxes(global, load ? c.dst : c.src, (load ? c.dst : c.src).buffer->swizzle);
         if (!boxes.reason.empty()) return Option::no(boxes.reason);
+        if (unpacksFp4 && boxes.box.back() != 128)
+            return Option::no("TMA unpacks e2m1 in boxes of exactly 128 elements along a row (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B); the region's rows of " +
+                              std::to_string(global.extents.back()) + " elements in '" + c.dst.buffer->name + "' do not split so");
     }
     return Option::yes();
 }
@@ -105,7 +119,10 @@ TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::Shared
         if (!n) return no("'" + shared.buffer->name + "' has a dimension of run-time size");
         dims[d] = *n;
     }
-    const int64_t bits = dtypeBits(global.buffer->dtype), swizzleBits = 8 * ir::swizzleBytes(swizzle);
+    // The box's geometry is the shared tile's: an f4e2m1_unpacked element takes
+    // an 8-bit slot there, and TMA unpacks 128 elements per box row.
+    const int64_t bits = dtypeBits(shared.buffer->dtype), swizzleBits = 8 * ir::swizzleBytes(swizzle);
+    const int64_t widestInner = shared.buffer->dtype == DType::F4E2M1Unpacked ? 128 : 256;
     const int64_t segment = swizzleBits ? swizzleBits / bits : 0;   // elements per swizzle segment
     // A box's shared address must be aligned to this many bits.
     const int64_t alignBits = swizzleBits ? 8 * swizzleBits : 1024;
@@ -153,7 +170,7 @@ TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::Shared
         } else if (!whole) {
             b = 1;
         } else {
-            for (int64_t d = std::min<int64_t>(e, 256); d >= 1 && b == 0; --d) {
+            for (int64_t d = std::min<int64_t>(e, i + 1 == sharedRank ? widestInner : 256); d >= 1 && b == 0; --d) {
                 if (e % d != 0) continue;
                 if (i + 1 == sharedRank && (d * bits) % 128 != 0) continue;   // the innermost box: whole 16-byte units
                 if (d < e && (d * stride[i]) % alignBits != 0) continue;        // each box on an aligned address

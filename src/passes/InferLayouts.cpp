@@ -36,6 +36,7 @@
 #include "passes/ParallelNest.h"
 
 #include <functional>
+#include <tuple>
 #include <map>
 #include <numeric>
 #include <set>
@@ -91,10 +92,27 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 // How one fragment dimension is indexed inside a nest: by loop variable
 // `loopDim`, or (loopDim < 0) by something the loop variables do not change,
 // whose value `value` is known when it is a constant.
+// A loop variable may also be divided by a constant (`B_local[i, j / 2]`:
+// two iterations read each packed byte, TileLang's dequantize loops):
+// element loopVar / divisor.
 struct IndexUse {
     int loopDim = -1;
+    int64_t divisor = 1;
     std::optional<int64_t> value;
 };
+
+// `v / c` for a loop variable v of `vars` and a constant c > 1 (loop
+// variables are never negative, so it is floordiv too): v's position and c.
+std::optional<std::pair<int, int64_t>> dividedLoopVar(const ir::Expr &index, const std::vector<ir::VarRef> &vars) {
+    const ir::Binary *b = ir::as<ir::Binary>(index);
+    if (!b || b->op != ir::BinaryOp::Div) return std::nullopt;
+    std::optional<int64_t> c = ir::constInt(b->b);
+    if (!c || *c < 2) return std::nullopt;
+    for (size_t v = 0; v < vars.size(); ++v) {
+        if (b->a.get() == vars[v].get()) return std::pair<int, int64_t>{static_cast<int>(v), *c};
+    }
+    return std::nullopt;
+}
 
 // Where two distributions of one fragment first part: a concrete thread and
 // the elements it holds first in each.
@@ -281,8 +299,8 @@ protected:
         for (const Access &a : accesses) {
             if (layout) break;
             if (a.buffer->scope != ir::MemScope::Fragment || !layoutOf(a.buffer)) continue;
-            std::optional<std::vector<int>> dims = coveringDims(a, nest);
-            if (dims) layout = ir::loopLayoutFrom(*layoutOf(a.buffer), *dims);
+            std::optional<Covering> covering = coveringDims(a, nest);
+            if (covering) layout = ir::loopLayoutFrom(*layoutOf(a.buffer), covering->dims, covering->factors);
         }
         int64_t vector = 1;
         std::string vectorWhy;
@@ -323,7 +341,8 @@ protected:
         std::optional<std::vector<IndexUse>> uses = indexUses(a, nest);
         if (!uses) return true;   // assignFragment reports it
         for (size_t d = 0; d < uses->size(); ++d) {
-            if ((*uses)[d].loopDim >= 0 && loop.shape[(*uses)[d].loopDim] != *ir::constInt(a.buffer->shape[d])) return true;
+            const IndexUse &u = (*uses)[d];
+            if (u.loopDim >= 0 && loop.shape[u.loopDim] != *ir::constInt(a.buffer->shape[d]) * u.divisor) return true;
         }
         return ownershipProblem(a, loop, *uses, false).empty();
     }
@@ -335,6 +354,10 @@ protected:
             IndexUse use;
             for (size_t v = 0; v < nest.vars.size(); ++v) {
                 if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
+            }
+            if (use.loopDim == -1) {
+                if (std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars))
+                    std::tie(use.loopDim, use.divisor) = *divided;
             }
             if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) return std::nullopt;
             if (use.loopDim == -1) {
@@ -551,20 +574,35 @@ private:
 
     // For each loop variable, the fragment dimension it indexes, when every
     // loop variable indexes exactly one dimension of `a` with the same extent.
-    std::optional<std::vector<int>> coveringDims(const Access &a, const ParallelNest &nest) const {
-        std::vector<int> dims(nest.vars.size(), -1);
+    // Each loop variable indexes one dimension of `a` (dims[v]), whole, or
+    // divided by a constant that many times larger (factors[v]).
+    struct Covering {
+        std::vector<int> dims;
+        std::vector<int64_t> factors;
+    };
+    std::optional<Covering> coveringDims(const Access &a, const ParallelNest &nest) const {
+        Covering out{std::vector<int>(nest.vars.size(), -1), std::vector<int64_t>(nest.vars.size(), 1)};
         std::vector<int64_t> shape = *a.buffer->constShape();
         for (size_t d = 0; d < a.indices.size(); ++d) {
-            for (size_t v = 0; v < nest.vars.size(); ++v) {
-                if (a.indices[d].get() != nest.vars[v].get()) continue;
-                if (dims[v] >= 0 || shape[d] != nest.extents[v]) return std::nullopt;
-                dims[v] = static_cast<int>(d);
+            int v = -1;
+            int64_t factor = 1;
+            for (size_t w = 0; w < nest.vars.size(); ++w) {
+                if (a.indices[d].get() == nest.vars[w].get()) v = static_cast<int>(w);
             }
+            if (v < 0) {
+                std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars);
+                if (!divided) continue;
+                std::tie(v, factor) = *divided;
+            }
+            const size_t vu = static_cast<size_t>(v);
+            if (out.dims[vu] >= 0 || shape[d] * factor != nest.extents[vu]) return std::nullopt;
+            out.dims[vu] = static_cast<int>(d);
+            out.factors[vu] = factor;
         }
-        for (int d : dims) {
+        for (int d : out.dims) {
             if (d < 0) return std::nullopt;
         }
-        return dims;
+        return out;
     }
 
     // Dimensions of the loop that must not be spread over threads: those
@@ -619,10 +657,15 @@ private:
         std::vector<IndexUse> uses;
         std::vector<int> dims;
         bool identityLike = true;   // every index a different loop variable
+        bool divided = false;       // some index a loop variable divided by a constant
         for (size_t d = 0; d < a.indices.size(); ++d) {
             IndexUse use;
             for (size_t v = 0; v < nest.vars.size(); ++v) {
                 if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
+            }
+            if (use.loopDim == -1) {
+                if (std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars))
+                    std::tie(use.loopDim, use.divisor) = *divided;
             }
             if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) use.loopDim = -2;
             if (use.loopDim == -1) {
@@ -634,11 +677,12 @@ private:
             }
             if (use.loopDim == -2) {
                 ctx_.diags.error(a.span, "fragment '" + a.buffer->name + "' is indexed by '" + ir::toString(a.indices[d]) +
-                                             "'; inside a parallel loop each fragment index must be a different loop variable, "
-                                             "or not depend on the loop variables");
+                                             "'; inside a parallel loop each fragment index must be a different loop variable (or one "
+                                             "divided by a constant), or not depend on the loop variables");
                 return false;
             }
-            identityLike = identityLike && use.loopDim >= 0;
+            identityLike = identityLike && use.loopDim >= 0 && use.divisor == 1;
+            divided = divided || use.divisor > 1;
             uses.push_back(use);
             dims.push_back(use.loopDim);
         }
@@ -648,6 +692,14 @@ private:
         // A reducer's update is the exception: each thread combines its
         // iterations into its own copy, and finalize_reducer the copies.
         bool write = isWrite(a, nest) && !a.buffer->reducer;
+        if (divided && (write || !layoutOf(a.buffer))) {
+            // c iterations share each element: a write would be unordered, and
+            // a layout taken from such a read would hold each element c times.
+            ctx_.diags.error(a.span, std::string("fragment '") + a.buffer->name + "' is " + (write ? "written" : "first laid out by a read") +
+                                         " at a loop variable divided by a constant; tilet supports such an index only where the loop reads a "
+                                         "fragment an earlier statement laid out (copy into it first)");
+            return false;
+        }
         if (write) {
             for (size_t v = 0; v < nest.vars.size(); ++v) {
                 if (nest.extents[v] == 1 || std::find(dims.begin(), dims.end(), static_cast<int>(v)) != dims.end()) continue;
@@ -659,13 +711,17 @@ private:
         }
         std::vector<int64_t> shape = *a.buffer->constShape();
         for (size_t d = 0; d < shape.size(); ++d) {
-            if (dims[d] >= 0 && loop.shape[dims[d]] != shape[d]) {
+            if (dims[d] >= 0 && loop.shape[dims[d]] != shape[d] * uses[d].divisor) {
                 ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " +
-                                             std::to_string(shape[d]) + " elements but loop variable '" + nest.vars[dims[d]]->name +
-                                             "' runs over " + std::to_string(loop.shape[dims[d]]));
+                                             std::to_string(shape[d]) + " elements but loop variable '" + nest.vars[dims[d]]->name + "' " +
+                                             (uses[d].divisor > 1 ? "/ " + std::to_string(uses[d].divisor) + " runs over " +
+                                                                        std::to_string(loop.shape[dims[d]] / uses[d].divisor) + " (of " +
+                                                                        std::to_string(loop.shape[dims[d]]) + ")"
+                                                                  : "runs over " + std::to_string(loop.shape[dims[d]])));
                 return false;
             }
         }
+        if (divided) return checkOwnership(a, nest, loop, uses, write);
         ir::TileLayout derived = identityLike ? ir::projectLayout(loop, dims) : ir::withWholeDimensions(loop, dims, shape);
         if (!layoutOf(a.buffer) || ir::sameDistribution(*layoutOf(a.buffer), derived)) return setLayout(a, derived);
         return checkOwnership(a, nest, loop, uses, write);
@@ -715,12 +771,12 @@ private:
         // exactly the iterations of the elements it holds (the common case,
         // decided without visiting every element).
         bool identity = uses.size() == held.shape.size();
-        for (size_t d = 0; identity && d < uses.size(); ++d) identity = uses[d].loopDim == static_cast<int>(d) && !uses[d].value;
+        for (size_t d = 0; identity && d < uses.size(); ++d) identity = uses[d].loopDim == static_cast<int>(d) && uses[d].divisor == 1 && !uses[d].value;
         if (identity && loop == held) return "";
         // The same pair of distributions recurs (each softmax loop reads a row
         // vector the same way): one that holds is checked once.
         std::string key = held.str() + "|" + loop.str() + "|" + (write ? "w" : "r");
-        for (const IndexUse &u : uses) key += "|" + std::to_string(u.loopDim) + ":" + (u.value ? std::to_string(*u.value) : "-");
+        for (const IndexUse &u : uses) key += "|" + std::to_string(u.loopDim) + "/" + std::to_string(u.divisor) + ":" + (u.value ? std::to_string(*u.value) : "-");
         if (holding_.count(key)) return "";
         std::string problem = elementwiseProblem(a, held, loop, uses, write);
         if (problem.empty()) holding_.insert(key);
@@ -737,7 +793,7 @@ private:
         auto elementOf = [&](int64_t t, int64_t l) -> const std::vector<std::optional<int64_t>> & {
             ir::elementAt(loop, t, l, iteration);
             for (size_t d = 0; d < uses.size(); ++d)
-                coords[d] = uses[d].loopDim >= 0 ? std::optional<int64_t>(iteration[static_cast<size_t>(uses[d].loopDim)]) : uses[d].value;
+                coords[d] = uses[d].loopDim >= 0 ? std::optional<int64_t>(iteration[static_cast<size_t>(uses[d].loopDim)] / uses[d].divisor) : uses[d].value;
             return coords;
         };
         auto show = [&](const std::vector<std::optional<int64_t>> &coords) {

@@ -75,7 +75,7 @@ protected:
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
         if (c.inst == ir::CopyInst::BulkLoad1D || c.inst == ir::CopyInst::BulkStore1D) return bulk1D(c);
         if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore) return self;
-        if (isSubByte(c.src.buffer->dtype)) {
+        if (isSubByte(c.src.buffer->dtype) && c.src.buffer->dtype == c.dst.buffer->dtype) {
             // Packed data (int4, f4e2m1, ...) moves as the bytes that hold it:
             // a tensor map over the uint8 view of the tensor, boxes of bytes
             // into the uint8 view of the tile. Only the tile's view is
@@ -94,7 +94,9 @@ protected:
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
         const ir::BufferNode &tensor = *global.buffer;
         ir::SharedSwizzle swizzle = edits.current(shared.buffer).swizzle;
-        int64_t elementBytes = dtypeBits(tensor.dtype) / 8;
+        // Packed e2m1 into 8-bit slots (f4e2m1_unpacked): the transactions are
+        // the packed bytes read from global memory (TileLang counts them so).
+        const bool unpacksFp4 = load && shared.buffer->dtype == DType::F4E2M1Unpacked;
         int64_t rank = static_cast<int64_t>(global.extents.size());
 
         // The boxes (tmaBoxes): at most 256 elements per dimension, each one
@@ -104,13 +106,14 @@ protected:
         TILET_ASSERT(plan.reason.empty(), "a TMA copy selected although " << plan.reason);
         std::vector<int64_t> box(plan.box.rbegin(), plan.box.rend());
         const std::vector<int64_t> &sharedDim = plan.sharedDim;
-        ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle);
+        ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle, std::nullopt, unpacksFp4);
         alignAtLeast(shared.buffer, tmaAlignment(swizzle));
         alignAtLeast(global.buffer, 16);
 
         std::vector<Stmt> issue;
-        int64_t bytes = elementBytes;
+        int64_t bytes = dtypeBits(tensor.dtype);
         for (int64_t e : global.extents) bytes *= e;
+        bytes /= 8;
         Expr barrierIndex;
         ir::Buffer barrier;
         bool own = false;
@@ -207,6 +210,10 @@ protected:
             d.details.push_back("multicast: cluster_mask differs between blocks; the lowest block of each mask issues for its blocks (" + each +
                                 "), whose barriers each count the bytes" + (someOutside ? "; a block outside its own mask loads its own" : ""));
         }
+        if (unpacksFp4)
+            d.details.push_back("'" + tensor.name + "' holds packed e2m1; the tensor map (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B) puts each 16 elements' 8 bytes "
+                                "in 16 bytes of '" + shared.buffer->name + "', the 8-bit slots tcgen05.mma's kind::f8f6f4 and kind::mxf8f6f4 read; "
+                                "the transactions count the packed bytes");
         if (pairLoad)
             d.details.push_back("the CTA pair's load (cp.async.bulk.tensor .cta_group::2): the box lands in this block, its bytes complete on '" +
                                 barrier->name + "' of the pair's leader (rank 0), where one thread expects " + std::to_string(2 * bytes) +
@@ -350,11 +357,11 @@ private:
     }
 
     ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle,
-                                    std::optional<ir::Im2colBox> im2col = std::nullopt) {
+                                    std::optional<ir::Im2colBox> im2col = std::nullopt, bool unpacksFp4 = false) {
         int sameTensor = 0;
         for (const ir::TmaDescriptorRef &d : descriptors) {
             if (d->tensor != tensor) continue;
-            if (d->box == box && d->swizzle == swizzle && d->im2col == im2col) return d;
+            if (d->box == box && d->swizzle == swizzle && d->im2col == im2col && d->unpacksFp4 == unpacksFp4) return d;
             ++sameTensor;
         }
         auto d = std::make_shared<ir::TmaDescriptor>();
@@ -364,6 +371,7 @@ private:
         d->box = box;
         d->swizzle = swizzle;
         d->im2col = im2col;
+        d->unpacksFp4 = unpacksFp4;
         descriptors.push_back(d);
         return d;
     }

@@ -227,7 +227,15 @@ private:
                 continue;
             }
             if (cls == InstrClass::Tcgen05Mma && i->subBytePadded && (isSubByte(s.a) || isSubByte(s.b))) {
-                reject(std::string(i->ptx) + " reads " + name(isSubByte(s.a) ? s.a : s.b) + " operands one to a byte; tilet's tiles of them are packed");
+                DType packed = isSubByte(s.a) ? s.a : s.b;
+                reject(std::string(i->ptx) + " reads " + name(packed) + " operands in 8-bit slots; tilet's " + name(packed) + " tiles are packed" +
+                       (packed == DType::F4E2M1 ? " (a shared tile of f4e2m1_unpacked, TileLang's float4_e2m1_unpacked, is in the slots, loaded by TMA)" : ""));
+                continue;
+            }
+            // TMA unpacks e2m1 into slots along a tensor's rows: an f4e2m1_unpacked tile is K-major.
+            if ((s.a == DType::F4E2M1Unpacked && s.transA) || (s.b == DType::F4E2M1Unpacked && !s.transB)) {
+                reject("an f4e2m1_unpacked operand is read K-major (" + std::string(s.a == DType::F4E2M1Unpacked && s.transA ? "transpose_A = false" : "transpose_B = true") +
+                       "): TMA unpacks the rows of a tensor along K");
                 continue;
             }
             // A k-step that reads several factors reads consecutive bytes of one word (scale_vec::4X).
@@ -376,9 +384,9 @@ private:
         }
         rejected.push_back({"MMA", mma.reason});
         // Element loads of packed operands would read half bytes: a limit of the FMA lowering.
-        if (isSubByte(s.a) || isSubByte(s.b)) {
+        if (isPacked(s.a) || isPacked(s.b)) {
             inst = GemmInst::Unselected;
-            why = "no tensor-core instruction fits, and tilet's FMA gemm does not read packed " + name(isSubByte(s.a) ? s.a : s.b) + " operands";
+            why = "no tensor-core instruction fits, and tilet's FMA gemm does not read packed " + name(isPacked(s.a) ? s.a : s.b) + " operands";
             return;
         }
         inst = GemmInst::FMA;
@@ -523,7 +531,8 @@ private:
                 break;
             }
             default:
-                if (isSubByte(s.a)) return fail("inst = fma cannot be honoured", "tilet's FMA gemm does not read packed " + name(s.a) + " operands");
+                if (isPacked(s.a) || isPacked(s.b))
+                    return fail("inst = fma cannot be honoured", "tilet's FMA gemm does not read packed " + name(isPacked(s.a) ? s.a : s.b) + " operands");
                 inst = GemmInst::FMA;
                 break;
             }

@@ -404,7 +404,7 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         diags_.error(ix.range, "tensor memory '" + name + "' cannot be read element by element; copy it to a fragment first");
         return std::nullopt;
     }
-    if (isSubByte(buffer->dtype)) {
+    if (isPacked(buffer->dtype)) {
         diags_.error(ix.range, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffer '" + name +
                                    "' cannot be read one by one; copy and gemm move packed data, and a Tensor view reads its bytes");
         return std::nullopt;
@@ -758,13 +758,33 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         v.expr = known->var;
         return v;
     }
-    if (name == "cast") {
+    if (name == "cast" || name == "reinterpret") {
         std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
         if (!args) return std::nullopt;
         std::optional<Value> x = checkValue(*args->positional[0]);
         std::optional<DType> t = checkDType(*args->positional[1]);
         if (!x || !t) return std::nullopt;
-        if (isSubByte(*t)) {
+        // reinterpret is TileLang's T.reinterpret(value, dtype): the same bits
+        // read as another type of the same width (a float's exponent as an integer).
+        if (name == "reinterpret") {
+            Value value = materialize(*x);
+            DType from = value.type();
+            for (DType d : {from, *t}) {
+                if (isPacked(d) || d == DType::Bool || d == DType::TF32) {
+                    diags_.error(d == *t ? args->positional[1]->range : x->range,
+                                 "reinterpret reads the bits of an integer or float of 8 to 64 bits, not of " + typeName(d));
+                    return std::nullopt;
+                }
+            }
+            if (dtypeBits(from) != dtypeBits(*t)) {
+                diags_.error(c.range, "reinterpret keeps the bits: " + typeName(from) + " (" + std::to_string(dtypeBits(from)) + " bits) cannot be read as " +
+                                          typeName(*t) + " (" + std::to_string(dtypeBits(*t)) + " bits); cast converts the value");
+                return std::nullopt;
+            }
+            v.expr = from == *t ? value.expr : std::make_shared<ir::MathCall>(*t, ir::MathFunc::BitCast, std::vector<ir::Expr>{value.expr}, c.range);
+            return v;
+        }
+        if (isPacked(*t)) {
             diags_.error(args->positional[1]->range, "cannot cast to the packed type " + typeName(*t));
             return std::nullopt;
         }

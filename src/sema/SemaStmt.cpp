@@ -77,7 +77,7 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
     if (!s.typeName.empty() && !type) v.reset();
     if (v) {
         if (type) {
-            if (isSubByte(*type)) diags_.error(s.typeRange, "a scalar cannot have the packed type " + std::string(dtypeName(*type)));
+            if (isPacked(*type)) diags_.error(s.typeRange, "a scalar cannot have the packed type " + std::string(dtypeName(*type)));
             std::optional<ir::Expr> e = convert(*v, *type, v->range);
             if (e) {
                 Value typed = *v;
@@ -111,7 +111,7 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
 ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t index) {
     // An unresolved type was reported; the variable is still declared, so no use cascades.
     const DType type = typeAnnotation(s.type, s.typeName, s.typeRange).value_or(DType::F32);
-    if (isSubByte(type) || type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(type)));
+    if (isPacked(type) || type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(type)));
     ir::Buffer buffer = ir::makeBuffer(s.name.name, type, {}, ir::MemScope::Local, s.name.range);
     ir::Expr init;
     if (s.init) {
@@ -188,7 +188,7 @@ ir::Stmt Checker::checkTensorView(const ast::Let &s, const ast::Call &call, cons
                                                                                                   : std::string("has indices")));
             ok = false;
         }
-        if (dtype && isSubByte(*dtype)) {
+        if (dtype && isPacked(*dtype)) {
             diags_.error(args->positional[1]->range, "a view of packed " + std::string(dtypeName(*dtype)) + " elements is not supported yet");
             ok = false;
         }
@@ -310,6 +310,11 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             std::optional<DType> dtype = checkDType(*args->positional[1]);
             std::vector<ir::Expr> shape;
             bool ok = dtype.has_value();
+            if (dtype == DType::F4E2M1Unpacked && scope != ir::MemScope::Shared) {
+                diags_.error(args->positional[1]->range, "f4e2m1_unpacked is a shared-memory form (the 8-bit slots tcgen05.mma reads e2m1 from); " +
+                                                             std::string(kind) + " cannot hold it");
+                ok = false;
+            }
             std::optional<ir::BufferNode::Reducer> reducerInfo;
             if (reducer) {
                 reducerInfo.emplace();
@@ -325,7 +330,7 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
                     if (word) reducerInfo->replication = *word == "all" ? ir::BufferNode::Reducer::Replication::All
                                                                         : ir::BufferNode::Reducer::Replication::None;
                 }
-                if (dtype && (*dtype == DType::Bool || isSubByte(*dtype))) {
+                if (dtype && (*dtype == DType::Bool || isPacked(*dtype))) {
                     diags_.error(args->positional[1]->range, "a reducer holds numbers that arithmetic combines; " +
                                                                  std::string(dtypeName(*dtype)) + " cannot be one");
                     ok = false;
@@ -388,7 +393,7 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
                                             s.target.name + "' cannot be assigned");
             return nullptr;
         }
-        if (isSubByte(buffer->dtype)) {
+        if (isPacked(buffer->dtype)) {
             diags_.error(s.targetRange, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffers cannot be assigned one by one");
             return nullptr;
         }

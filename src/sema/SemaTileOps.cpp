@@ -122,7 +122,9 @@ std::optional<RegionRef> Checker::checkRegionArg(const ast::Expr &e, const char 
     }
     if (sym->invalid) return std::nullopt;
     if (sym->kind != SymbolKind::Tensor && sym->kind != SymbolKind::Buffer) {
-        diags_.error(name->range, std::string("the ") + role + " must be a buffer, but '" + name->name + "' is a " + symbolKindName(sym->kind));
+        // (TileLang's T.clear / T.fill also take an alloc_var; here a var is assigned.)
+        std::string hint = sym->kind == SymbolKind::Mutable ? "; assign a var directly ('" + name->name + " = 0;')" : "";
+        diags_.error(name->range, std::string("the ") + role + " must be a buffer, but '" + name->name + "' is a " + symbolKindName(sym->kind) + hint);
         return std::nullopt;
     }
     RegionRef r;
@@ -526,9 +528,17 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if ((ss == ir::MemScope::TMem) != (ds == ir::MemScope::TMem) && ss != ir::MemScope::Fragment && ds != ir::MemScope::Fragment)
         return scopeError("tensor memory is copied to and from fragments only");
     if (ss == ir::MemScope::TMem && ds == ir::MemScope::TMem) return scopeError("tensor memory cannot be copied to itself");
-    if (isSubByte(s.buffer->dtype) != isSubByte(d.buffer->dtype) || (isSubByte(s.buffer->dtype) && s.buffer->dtype != d.buffer->dtype))
+    // f4e2m1_unpacked tiles (TileLang's float4_e2m1_unpacked) hold e2m1 in the
+    // 8-bit slots tcgen05.mma reads: TMA writes them from packed f4e2m1.
+    const bool unpacks = d.buffer->dtype == DType::F4E2M1Unpacked;
+    if (unpacks || s.buffer->dtype == DType::F4E2M1Unpacked) {
+        if (!unpacks || ss != ir::MemScope::Global || s.buffer->dtype != DType::F4E2M1 || ds != ir::MemScope::Shared)
+            return scopeError("an f4e2m1_unpacked tile is loaded from packed f4e2m1 in global memory (by TMA) and read by tcgen05.mma; "
+                              "nothing else copies it");
+    } else if (isSubByte(s.buffer->dtype) != isSubByte(d.buffer->dtype) || (isSubByte(s.buffer->dtype) && s.buffer->dtype != d.buffer->dtype)) {
         return scopeError("packed sub-byte data is copied without conversion only");
-    if (isSubByte(s.buffer->dtype)) {
+    }
+    if (isSubByte(s.buffer->dtype) && !unpacks) {
         // Packed elements move in whole bytes (lower-tile-ops copies the bytes).
         auto memory = [](ir::MemScope m) { return m == ir::MemScope::Global || m == ir::MemScope::Shared; };
         if (!memory(ss) || !memory(ds)) return scopeError("packed data is copied between global and shared memory only");
@@ -545,7 +555,7 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
                                   std::to_string(unit));
         }
     }
-    if ((kind == ir::CopyKind::TmaCopy || kind == ir::CopyKind::AsyncCopy) && s.buffer->dtype != d.buffer->dtype)
+    if ((kind == ir::CopyKind::TmaCopy || kind == ir::CopyKind::AsyncCopy) && s.buffer->dtype != d.buffer->dtype && !(unpacks && kind == ir::CopyKind::TmaCopy))
         return scopeError(c.callee + " moves bytes and cannot convert " + std::string(dtypeName(s.buffer->dtype)) + " to " +
                           std::string(dtypeName(d.buffer->dtype)));
 
@@ -695,7 +705,7 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
     // Dtypes.
     DType ta = a->buffer->dtype, tb = b->buffer->dtype, tc = cc->buffer->dtype;
     auto isFp8 = [](DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; };
-    auto isLowFloat = [&](DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1; };
+    auto isLowFloat = [&](DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || valueType(t) == DType::F4E2M1; };
     bool operandsMatch = ta == tb || (isLowFloat(ta) && isLowFloat(tb)) ||
                          ((ta == DType::Int8 || ta == DType::UInt8) && (tb == DType::Int8 || tb == DType::UInt8));
     if (ok && !operandsMatch) {
@@ -819,7 +829,7 @@ ir::Stmt Checker::checkFill(const ast::Call &c, bool clear) {
         return nullptr;
     }
     DType t = region->buffer->dtype;
-    if (isSubByte(t)) {
+    if (isPacked(t)) {
         diags_.error(r->range, c.callee + " cannot write packed " + std::string(dtypeName(t)) + " data");
         return nullptr;
     }
@@ -892,7 +902,7 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         return nullptr;
     }
     DType st = src->buffer->dtype, dt = dst->buffer->dtype;
-    if (st == DType::Bool || dt == DType::Bool || isSubByte(st) || isSubByte(dt)) {
+    if (st == DType::Bool || dt == DType::Bool || isPacked(st) || isPacked(dt)) {
         diags_.error(c.range, c.callee + " needs numeric fragments, found " + std::string(dtypeName(st)) + " and " + std::string(dtypeName(dt)));
         return nullptr;
     }
@@ -1679,7 +1689,7 @@ ir::Stmt Checker::checkCumsum(const ast::Call &c) {
                                        "' is not implemented yet; it scans shared and local buffers (copy a fragment to shared memory first)");
             return nullptr;
         }
-        if (r->buffer->dtype == DType::Bool || isSubByte(r->buffer->dtype)) {
+        if (r->buffer->dtype == DType::Bool || isPacked(r->buffer->dtype)) {
             diags_.error(r->range, "cumsum adds numbers; '" + r->buffer->name + "' holds " + std::string(dtypeName(r->buffer->dtype)));
             return nullptr;
         }

@@ -98,6 +98,15 @@ __device__ __forceinline__ void tilet_stmatrix_x4(void *row, const void *src)
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
                  : "memory");
 }
+// @helper bitcast
+// The bits of x read as a To of the same size (TileLang's T.reinterpret).
+template <class To, class From> __device__ __forceinline__ To tilet_bitcast(From x)
+{
+    static_assert(sizeof(To) == sizeof(From), "reinterpret keeps the width");
+    To y;
+    memcpy(&y, &x, sizeof(To));
+    return y;
+}
 // @helper ex2_approx_ftz
 // 2^x with the special function unit's approximation (PTX ISA ex2.approx.ftz.f32:
 // subnormal inputs and results flushed to zero), FlashAttention-3's exponential.

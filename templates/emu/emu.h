@@ -1041,6 +1041,10 @@ struct TensorMapView {
     unsigned rank, elementBytes, swizzleBytes;
     unsigned long long sizes[5], strides[5];   // strides in bytes, strides[0] = element size
     unsigned box[5];
+    // CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: 4-bit elements, packed in global
+    // memory; in shared memory each 16 take 16 bytes, their 8 packed bytes
+    // and then a gap of 8 (elementBytes is the slot: 1).
+    bool unpack4;
 };
 inline TensorMapView view(const CUtensorMap *map) {
     const cuuint64_t *w = map->opaque;
@@ -1049,6 +1053,7 @@ inline TensorMapView view(const CUtensorMap *map) {
     v.rank = unsigned(w[1] & 0xff);
     v.elementBytes = unsigned((w[1] >> 8) & 0xff);
     v.swizzleBytes = unsigned((w[1] >> 16) & 0xffff);
+    v.unpack4 = (w[1] >> 40) & 1;
     for (unsigned d = 0; d < 5; ++d) v.sizes[d] = w[2 + d];
     v.strides[0] = v.elementBytes;
     for (unsigned d = 1; d < 5; ++d) v.strides[d] = w[6 + d];
@@ -1072,8 +1077,19 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
                             CUtensorMapFloatOOBfill) {
     cuuint64_t *w = map->opaque;
     std::memset(w, 0, sizeof(map->opaque));
-    unsigned elementBytes = elementBytesOf(type);
+    const bool unpack4 = type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B;
+    unsigned elementBytes = unpack4 ? 1 : elementBytesOf(type);
     unsigned swizzleBytes = swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : swizzle == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
+    // cuTensorMapEncodeTiled's rules for 16U4_ALIGN16B: a 32-byte aligned
+    // base, rows of a multiple of 128 elements, strides of 32 bytes, boxes
+    // 128 elements wide, no swizzle or the 128-byte one.
+    if (unpack4) {
+        if (reinterpret_cast<unsigned long long>(base) % 32 != 0 || rank < 1 || sizes[0] % 128 != 0 || box[0] != 128 ||
+            (swizzleBytes != 0 && swizzleBytes != 128))
+            return CUDA_ERROR_INVALID_VALUE;
+        for (unsigned d = 0; d + 1 < rank; ++d)
+            if (strides[d] % 32 != 0) return CUDA_ERROR_INVALID_VALUE;
+    }
     // What the driver refuses (cuTensorMapEncodeTiled): a box dimension of
     // 0 or over 256, an innermost box not whole 16-byte units or wider than
     // the swizzle.
@@ -1082,7 +1098,7 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
         if (box[d] == 0 || box[d] > 256) return CUDA_ERROR_INVALID_VALUE;
     if ((box[0] * elementBytes) % 16 != 0 || (swizzleBytes && box[0] * elementBytes > swizzleBytes)) return CUDA_ERROR_INVALID_VALUE;
     w[0] = reinterpret_cast<unsigned long long>(base);
-    w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16);
+    w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16) | (static_cast<unsigned long long>(unpack4) << 40);
     for (unsigned d = 0; d < rank; ++d) w[2 + d] = sizes[d];
     for (unsigned d = 1; d < rank; ++d) w[6 + d] = strides[d - 1];
     for (unsigned d = 0; d < rank; ++d) w[12 + d / 2] |= static_cast<unsigned long long>(box[d]) << (32 * (d % 2));
@@ -1177,11 +1193,48 @@ inline void checkTmaShared(long long off, const TensorMapView &v, unsigned line)
                        " bytes" + (v.swizzleBytes ? " (the swizzle's 8-row atom)" : ""),
                    0, "", true);
 }
+// A 16U4_ALIGN16B box: for each 16 elements of a row (box[0] = 128), the
+// byte pairs of their nibbles (element 2j in the low nibble of byte j, zero
+// outside the tensor) into the first 8 of their 16 bytes; the gap is not
+// written, and the transactions are the 8 packed bytes.
+inline void forEachUnpackedGroup(const TensorMapView &v, const int *coords,
+                                 const std::function<void(unsigned long long, const unsigned char (&)[8])> &f) {
+    unsigned long long count = 1;
+    for (unsigned d = 0; d < v.rank; ++d) count *= v.box[d];
+    for (unsigned long long i = 0; i < count; i += 16) {
+        unsigned char bytes[8] = {};
+        for (unsigned e = 0; e < 16; ++e) {
+            unsigned long long rest = i + e, offset = 0;
+            bool inside = true;
+            long long inner = 0;
+            for (unsigned d = 0; d < v.rank; ++d) {
+                long long at = coords[d] + static_cast<long long>(rest % v.box[d]);
+                rest /= v.box[d];
+                if (at < 0 || static_cast<unsigned long long>(at) >= v.sizes[d]) inside = false;
+                else if (d == 0) inner = at;
+                else offset += static_cast<unsigned long long>(at) * v.strides[d];
+            }
+            if (!inside) continue;
+            unsigned nibble = (v.base[offset + static_cast<unsigned long long>(inner) / 2] >> (4 * (inner % 2))) & 0xF;
+            bytes[e / 2] |= static_cast<unsigned char>(nibble << (4 * (e % 2)));
+        }
+        f(i, bytes);
+    }
+}
 template <class T, class... C> void tmaLoad(SharedPtr<T> dst, const CUtensorMap *map, SharedPtr<unsigned long long> bar, C... c) {
     TensorMapView v = view(map);
     checkTmaShared(dst.off, v, dst.line);
     int coords[] = {static_cast<int>(c)...};
     std::vector<std::pair<size_t, size_t>> ranges;
+    if (v.unpack4) {
+        forEachUnpackedGroup(v, coords, [&](unsigned long long slot, const unsigned char (&bytes)[8]) {
+            unsigned long long at = swizzled(slot, v.swizzleBytes);   // (a 16-byte group stays whole under a swizzle)
+            if (static_cast<size_t>(dst.off) + at + 8 <= dst.blk->sharedBytes) std::memcpy(reinterpret_cast<unsigned char *>(dst.raw()) + at, bytes, 8);
+            ranges.push_back({static_cast<size_t>(dst.off) + at, 8});
+        });
+        bulkWrite(dst, bar, ranges, "writes");
+        return;
+    }
     forEachBoxElement(v, coords, [&](unsigned long long at, const unsigned char *src) {
         unsigned char *out = reinterpret_cast<unsigned char *>(dst.raw()) + at;
         if (static_cast<size_t>(dst.off) + at + v.elementBytes <= dst.blk->sharedBytes) {
@@ -1636,8 +1689,18 @@ inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long 
     case Tcgen05Kind::Tf32: size = 4; return wgmmaOperand<float>(desc, mnMajor, mn, k, blk);
     case Tcgen05Kind::F8f6f4:
         size = 1;
+        if (fmt == 5) {
+            // e2m1 in 8-bit slots (PTX ISA: the f8f6f4 kinds read 4-bit operands
+            // so): slot k of each 16 is nibble k % 2 of the group's byte (k % 16) / 2.
+            if (mnMajor) {
+                std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models K-major e2m1 operands only\n");
+                std::abort();
+            }
+            unsigned char byte = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, k - k % 16 + k % 16 / 2, blk));
+            return operandElement<E2M1>(&byte, k % 2);
+        }
         if (fmt > 1) {
-            std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3 and e5m2 operands only\n");
+            std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3, e5m2 and e2m1 operands only\n");
             std::abort();
         }
         return fmt == 1 ? wgmmaOperand<__nv_fp8_e5m2>(desc, mnMajor, mn, k, blk) : wgmmaOperand<__nv_fp8_e4m3>(desc, mnMajor, mn, k, blk);
@@ -1731,6 +1794,7 @@ void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned l
             unsigned size = 0;
             for (int r = 0; r < count; ++r)
                 for (int k = 0; k < K / tcgen05PerByte(Kind); ++k) {
+                    if (Kind == Tcgen05Kind::F8f6f4 && fmt == 5 && k % 16 >= 8) continue;   // e2m1 slots: the gap holds no data
                     tcgen05Operand(Kind, fmt, 0, false, 0, 0, size, blk);
                     unsigned long long at = wgmmaOffset(desc, mn, r, k, size);
                     if (at + size > blk->sharedBytes) {
@@ -2169,6 +2233,12 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float flushSubnormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 inline float __expf(float x) { return std::exp(x); }
 inline float tilet_ex2_approx_ftz(float x) { return flushSubnormal(std::exp2(flushSubnormal(x))); }
+template <class To, class From> To tilet_bitcast(From x) {
+    static_assert(sizeof(To) == sizeof(From), "reinterpret keeps the width");
+    To y;
+    std::memcpy(&y, &x, sizeof(To));
+    return y;
+}
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }

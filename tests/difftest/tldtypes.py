@@ -14,13 +14,15 @@ INT_TYPES = {
     "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
     "uint8": (8, False), "uint16": (16, False), "uint32": (32, False), "uint64": (64, False),
 }
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2", "f4e2m1"}
+# f4e2m1_unpacked: e2m1 values in the shared-memory slots tcgen05.mma's f8f6f4
+# kinds read (8 bits each); only its storage differs from f4e2m1.
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"}
 # Narrow floats are computed in f32 (docs/language.md section 3).
-NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2", "f4e2m1"}
+NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"}
 SUB_BYTE = {"f6e2m3", "f6e3m2", "f4e2m1"}
 ALL_TYPES = set(INT_TYPES) | FLOAT_TYPES | {"bool", "e8m0"} | SUB_BYTE
 
-BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8, "f4e2m1": 4,
+BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8, "f4e2m1": 4, "f4e2m1_unpacked": 8,
         **{t: b for t, (b, _) in INT_TYPES.items()}}
 
 
@@ -133,7 +135,7 @@ def e2m1(x):
     return _round_mantissa(x, 1, 0, 6.0, saturate_to=True)
 
 
-ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2, "f4e2m1": e2m1}
+ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2, "f4e2m1": e2m1, "f4e2m1_unpacked": e2m1}
 
 
 class InvalidProgram(Exception):

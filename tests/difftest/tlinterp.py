@@ -313,7 +313,7 @@ def _emulated_sm_count():
 
 
 EMULATED_SM_COUNT = _emulated_sm_count()
-EXPR_BUILTINS = {"cast", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
+EXPR_BUILTINS = {"cast", "reinterpret", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 
 
@@ -569,7 +569,9 @@ class KernelTranslator:
         elif k == "Var":
             name, _, ty = s.text.partition(": ")
             py = self.py_name(name)
-            init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(V("0", UINT, 0), ty)
+            # A var without an initializer starts at 0 (false for a bool; docs/language.md).
+            zero = V("False", "bool", False) if ty == "bool" else V("0", UINT, 0)
+            init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(zero, ty)
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
             self.per_thread.add(py)   # each thread's own
@@ -1345,7 +1347,8 @@ class KernelTranslator:
         (tcgen05.mma kind::mxf8f6f4 or kind::mxf4nvf4, the factors put there
         by tcgen05_cp_warpx4): both factor operands there, shared operands
         of one family -- f8e4m3 / f8e5m2 (which may mix) with UE8M0 factors
-        for a multiple of 32 elements of K, or f4e2m1 with UE4M3 factors for
+        for a multiple of 32 elements of K, f4e2m1_unpacked among them (e2m1 in
+        the 8-bit slots of kind::mxf8f6f4), or packed f4e2m1 with UE4M3 factors for
         16 (NVFP4) or UE8M0 ones for 32 (MXFP4) -- and an f32 [128, N] accumulator in tensor memory.
         The factors' word sets and k_start are checked when run (gemm)."""
         for sym in (sfasym, sfbsym):
@@ -1353,9 +1356,9 @@ class KernelTranslator:
         if "sf_layout" in kw:
             raise InvalidProgram("gemm_blockscaled: sf_layout is for scale factors in shared or global memory, not in tensor memory")
         for sym, what in ((asym, "A"), (bsym, "B")):
-            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2", "f4e2m1"):
-                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3, f8e5m2 "
-                                     f"or f4e2m1 tile, not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
+            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"):
+                raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3, f8e5m2, "
+                                     f"f4e2m1 or f4e2m1_unpacked tile, not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
         fp4 = [sym.buf.dtype == "f4e2m1" for sym in (asym, bsym)]
         if fp4[0] != fp4[1]:
             raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: A is {asym.buf.dtype} and B "
@@ -1809,6 +1812,16 @@ class KernelTranslator:
                     raise InvalidProgram("cast to bool: compare with 0")
                 return v
             return V(self.convert(v, ty), ty)
+        if name == "reinterpret":
+            # The bits of the value, read as the other type of the same width
+            # (TileLang's T.reinterpret): through the values' byte images.
+            v = self.expr(pos[0])
+            if v.untyped:
+                v = V(self.convert(v, default_type(v.const)), default_type(v.const), None)
+            ty = pos[1].text
+            if BITS.get(v.ty) != BITS.get(ty) or BITS.get(ty, 0) % 8:
+                raise InvalidProgram(f"reinterpret of {v.ty} as {ty}")
+            return V(f"_bitcast({v.code}, {v.ty!r}, {ty!r})", ty)
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
         if name == "num_sms":
@@ -1969,8 +1982,12 @@ def _extern(name):
     return extern_models.MODELS[name]
 
 
+def _bitcast(x, src, dst):
+    return from_bytes(to_bytes([x], src), dst, 1)[0]
+
+
 RUNTIME_GLOBALS = {
-    "_Pointer": _Pointer, "_extern": _extern,
+    "_Pointer": _Pointer, "_extern": _extern, "_bitcast": _bitcast,
     "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
     "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
     "_fmax": _fmax, "_pyfloor": _pyfloor, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,
@@ -2393,7 +2410,7 @@ class Runtime:
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
             # One tcgen05.mma k-step is 32 fp8 or 64 f4e2m1 elements of K:
             # the gemm starts on a k-step's boundary.
-            step = 64 if dtype == "f4e2m1" else 32
+            step = 64 if dtype == "f4e2m1" else 32   # (f4e2m1_unpacked: kind::mxf8f6f4's 32)
             if k_start < 0 or k_start % step:
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: k_start {k_start} is not "
                                      f"a non-negative multiple of {step} (a k-step of {dtype})")

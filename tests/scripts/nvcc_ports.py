@@ -54,6 +54,8 @@ NOT_TRANSLATED = {
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gqa_bwd_tma_reduce.tl", "sm_80"): "TMA reductions (atomic_add with use_tma = true): Hopper and later (the original asserts compute capability >= 9.0)",
+    ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_80"): "tensor memory and tcgen05, in clusters of a CTA pair: Blackwell only (the original is an sm_100 example)",
+    ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
@@ -68,6 +70,16 @@ for _arch in ARCHS:
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
+    ("mha_sink_bwd_bhsd.tl", "sm_80"): ("flash_bwd with the sm_90 tiles of get_bwd_configs() (block_M 128, 256 threads) on mma.sync: "
+                                        "88 bytes; sm_80's own tiles (64, 128 threads) do not spill"),
+    ("mha_sink_bwd_bhsd.tl", "sm_100a"): "flash_bwd on mma.sync (register accumulators, as in the original): 4 bytes",
+    ("mha_bwd_bshd_sm100.tl", "sm_80"): ("an sm_100 example on mma.sync: flash_bwd_ts's dq, dk and dv accumulators in registers on "
+                                         "256 threads: 20 bytes"),
+    ("mha_bwd_bshd_sm100.tl", "sm_100a"): ("flash_bwd_ts (variant 'ts', 256 threads) keeps its dq, dk and dv accumulators in registers "
+                                           "(the original's gemms on register accumulators): 316 bytes"),
+    ("dequant_gemm_fp4_hopper.tl", "sm_90a"): ("two 128x128 f16 fragments (the dequantized tile and its previous-stage copy, the gemm's A) "
+                                               "beside the 128x128 f32 accumulator on the consumers: 104 bytes"),
+    ("dequant_gemm_fp4_hopper.tl", "sm_100a"): "the same fragments as at sm_90a: 8 bytes",
     ("ws_flashmla.tl", "sm_90a"): ("the original's two 128-thread warp groups each hold half of O (64 x 256 f32, 128 registers a thread) beside "
                                    "S, P, its f16 cast and Q_pe in registers, at 255 registers: 712 bytes"),
     ("sparse_mla_fwd.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside the "

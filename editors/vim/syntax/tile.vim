@@ -9,14 +9,14 @@ syntax keyword tileKeyword let var for in if else while ws
 syntax keyword tileConstant true false inf
 syntax keyword tileLoop serial unroll parallel pipelined vectorized persistent
 syntax keyword tileType bool int4 int8 int16 int32 int64 uint4 uint8 uint16 uint32 uint64 f16 bf16 f32 f64 tf32
-syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 e8m0
+syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 f4e2m1_unpacked e8m0
 syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem alloc_barrier alloc_cluster_barrier alloc_reducer Tensor
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr tcgen05_cp_warpx4 tcgen05_sf_warp_transpose
 syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive fence_proxy_async sync_threads cluster_sync use_swizzle set_max_nreg disable_warp_group_reg_alloc annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait wait_wgmma
-syntax keyword tileBuiltin cast ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
+syntax keyword tileBuiltin cast reinterpret ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster num_sms shfl_sync shfl_xor shfl_down shfl_up __exp __exp2
 " Hint words are argument values (prefer = tma, order = row, set_max_nreg(24, dec));
 " elsewhere they are ordinary names (let row = ...).
