@@ -35,11 +35,17 @@ def supported_arches(nvcc):
     return set(re.findall(r"compute_(\w+)", out))
 
 
-def compile_cu(nvcc, arches, cu_path, obj, extra=()):
+def compile_cu(nvcc, arches, cu_path, obj, extra=(), device_only=False):
     """Compiles a generated .cu for the architectures of its own "// Build:"
     line (every -gencode of a multi-architecture file) with ptxas -v. Returns
     (status, detail, spill_stores): status "ok" (detail: the log), "skip" (the
-    toolkit lacks an architecture) or "fail"."""
+    toolkit lacks an architecture) or "fail".
+
+    device_only compiles a one-architecture file to a cubin: the device code
+    and ptxas' report without the host pass (cudafe++ and the host compiler),
+    which is about two thirds of nvcc's time. The host pass sees only the
+    printer's kernel stubs, which the full compiles of the goldens and the
+    examples check."""
     with open(cu_path, encoding="utf-8") as f:
         text = f.read()
     m = re.search(r"^// Build: nvcc (.*) -c \S+$", text, re.M)
@@ -52,7 +58,8 @@ def compile_cu(nvcc, arches, cu_path, obj, extra=()):
         if re.sub(r"[a-z]+$", "", arch) not in arches:   # the list names compute_90, not compute_90a
             return "skip", f"this CUDA toolkit does not support compute_{arch}", 0
         flags += ["-gencode", gencode]
-    proc = subprocess.run([nvcc, *flags, "-c", cu_path, "-o", obj, "-Xptxas", "-v"] + list(extra),
+    mode = "-cubin" if device_only and len(gencodes) == 1 else "-c"
+    proc = subprocess.run([nvcc, *flags, mode, cu_path, "-o", obj, "-Xptxas", "-v"] + list(extra),
                           capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:

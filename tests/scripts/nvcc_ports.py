@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""nvcc tier for TileLang's examples as ported (examples/tilelang/): each is translated for sm_80, sm_90a and sm_100a and compiled by
-nvcc with ptxas -v. A port that does not translate for an architecture, or
+"""nvcc tier for TileLang's examples as ported (examples/tilelang/): each is translated for sm_80, sm_90a and sm_100a and its
+device code compiled by nvcc (-cubin) with ptxas -v. A port that does not translate for an architecture, or
 that spills registers, must be listed below with the reason; anything else
 fails, and so does a listed exception that no longer happens (so the list
 stays true). docs/tilelang-ports.md gives the same facts.
@@ -133,7 +133,7 @@ def one(tilet, nvcc, arches, path, arch, tmp):
         return [f"FAIL {name} {arch}: tilet failed\n{r.stderr}"], None
     if listed:
         return [f"FAIL {name} {arch}: translates now; remove it from NOT_TRANSLATED"], None
-    status, detail, worst = compile_cu(nvcc, arches, base + ".cu", base + ".o")
+    status, detail, worst = compile_cu(nvcc, arches, base + ".cu", base + ".cubin", device_only=True)
     if status == "skip":
         return [], f"{name} {arch}: skipped, {detail}"
     if status == "fail":
