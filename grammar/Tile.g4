@@ -201,7 +201,7 @@ typeRef
 dtype
     : BOOL | INT4 | INT8 | INT16 | INT32 | INT64 | UINT4 | UINT8 | UINT16 | UINT32 | UINT64
     | F16 | BF16 | F32 | F64 | TF32 | F8E4M3 | F8E5M2 | F6E2M3 | F6E3M2
-    | F4E2M1 | F4E2M1_UNPACKED | E8M0
+    | F4E2M1 | F4E2M1_UNPACKED | F6E2M3_UNPACKED | F6E3M2_UNPACKED | E8M0
     ;
 
 builtin
@@ -288,6 +288,8 @@ F6E2M3            : 'f6e2m3';
 F6E3M2            : 'f6e3m2';
 F4E2M1            : 'f4e2m1';
 F4E2M1_UNPACKED   : 'f4e2m1_unpacked';
+F6E2M3_UNPACKED   : 'f6e2m3_unpacked';
+F6E3M2_UNPACKED   : 'f6e3m2_unpacked';
 E8M0              : 'e8m0';
 
 // allocations

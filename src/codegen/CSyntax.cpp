@@ -33,7 +33,9 @@ std::string cType(DType t) {
     case DType::Int4:
     case DType::UInt4:
     case DType::F4E2M1:
-    case DType::F4E2M1Unpacked: return "unsigned char";   // packed storage
+    case DType::F4E2M1Unpacked:
+    case DType::F6E2M3Unpacked:
+    case DType::F6E3M2Unpacked: return "unsigned char";   // packed storage
     }
     return "float";
 }

@@ -89,15 +89,16 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
         std::string name = names.var(d->param.get());
         size_t rank = t.shape.size();
         std::string sizes, strides, box;
-        // Sizes count elements, strides bytes (packed e2m1 rows: half their elements).
+        // Sizes count elements, strides bytes (packed rows: half their elements for 4-bit types, 3/4 for 6-bit ones).
         const int bits = dtypeBits(t.dtype);
         std::string stride = bits >= 8 ? std::to_string(bits / 8) : "";
+        const std::string packedBytes = 8 % bits == 0 ? " / " + std::to_string(8 / bits) : " * " + std::to_string(bits) + " / 8";
         for (size_t i = 0; i < rank; ++i) {
             const ir::Expr &dim = t.shape[rank - 1 - i];
             sizes += (i ? ", " : "") + std::string("static_cast<cuuint64_t>(") + ep.print(dim) + ")";
             if (i < d->box.size()) box += (i ? ", " : "") + std::to_string(d->box[i]);   // (an im2col map has no tiled box)
             if (i + 1 < rank) {
-                stride = "static_cast<cuuint64_t>(" + ep.print(dim) + ")" + (stride.empty() ? " / " + std::to_string(8 / bits) : " * " + stride);
+                stride = "static_cast<cuuint64_t>(" + ep.print(dim) + ")" + (stride.empty() ? packedBytes : " * " + stride);
                 strides += (i ? ", " : "") + stride;
             }
         }
@@ -125,16 +126,17 @@ void encodeTensorMaps(const ir::Kernel &k, const std::string &launchName, NameTa
         out.line("const cuuint64_t " + name + "_sizes[" + std::to_string(rank) + "] = {" + sizes + "};");
         out.line("const cuuint64_t " + name + "_strides[" + std::to_string(std::max<size_t>(rank - 1, 1)) + "] = {" + (strides.empty() ? "0" : strides) + "};");
         out.line("const cuuint32_t " + name + "_box[" + std::to_string(rank) + "] = {" + box + "};");
-        if (d->unpacksFp4)
-            out.line("// (packed e2m1 unpacked into the 8-bit slots tcgen05.mma reads: 8 bytes of 16 elements, then 8 bytes of gap)");
-        const std::string type = d->unpacksFp4 ? "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B" : tensorMapType(t.dtype);
+        if (d->unpacksInto)
+            out.line("// (packed " + std::string(dtypeName(t.dtype)) + " unpacked into the 8-bit slots tcgen05.mma reads: " + std::to_string(2 * bits) +
+                     " bytes of 16 elements, then " + std::to_string(16 - 2 * bits) + " bytes of gap)");
+        const std::string type = d->unpacksInto ? ir::unpackingTensorMapType(*d->unpacksInto) : tensorMapType(t.dtype);
         out.line("const cudaError_t " + name + "_status = tilet_encode_tensor_map(&" + name + ", " + type + ", " +
                  std::to_string(rank) + ", " + names.buffer(&ir::storageRoot(*d->tensor)) + ", " + name + "_sizes, " + name + "_strides, " + name + "_box, " +
                  tensorMapSwizzle(d->swizzle) + ");");
         out.line("if (" + name + "_status != cudaSuccess)");
         out.line("    return tilet_fail(" + name + "_status, \"" + launchName + ": TMA cannot describe tensor '" + names.buffer(&ir::storageRoot(t)) +
                  "' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension" +
-                 (d->unpacksFp4 ? "; unpacking e2m1: 32-byte aligned base, rows a multiple of 128 elements" : "") + ")\");");
+                 (d->unpacksInto ? "; unpacking " + std::string(dtypeName(t.dtype)) + ": 32-byte aligned base, rows a multiple of 128 elements" : "") + ")\");");
     }
 }
 

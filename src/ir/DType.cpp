@@ -33,8 +33,16 @@ bool isSigned(DType t) { return t >= DType::Int4 && t <= DType::Int64; }
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
-bool isPacked(DType t) { return isSubByte(t) || t == DType::F4E2M1Unpacked; }
-DType valueType(DType t) { return t == DType::F4E2M1Unpacked ? DType::F4E2M1 : t; }
+bool isUnpacked(DType t) { return t == DType::F4E2M1Unpacked || t == DType::F6E2M3Unpacked || t == DType::F6E3M2Unpacked; }
+bool isPacked(DType t) { return isSubByte(t) || isUnpacked(t); }
+DType valueType(DType t) {
+    switch (t) {
+    case DType::F4E2M1Unpacked: return DType::F4E2M1;
+    case DType::F6E2M3Unpacked: return DType::F6E2M3;
+    case DType::F6E3M2Unpacked: return DType::F6E3M2;
+    default: return t;
+    }
+}
 int64_t packingUnit(DType t) { return 8 / std::gcd(dtypeBits(t), 8); }
 
 DType arithmeticType(DType a, DType b) {

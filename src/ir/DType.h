@@ -7,7 +7,9 @@
 // f4e2m1_unpacked (TileLang's float4_e2m1_unpacked) is e2m1 in the shared-memory
 // form tcgen05.mma's kind::f8f6f4 / mxf8f6f4 read: a slot of 8 bits per
 // element, sixteen elements packed in the first 8 bytes of each 16 (PTX ISA;
-// TMA's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B writes it).
+// TMA's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B writes it). f6e2m3_unpacked and
+// f6e3m2_unpacked are the same for the 6-bit types: sixteen elements packed
+// in the first 12 bytes of each 16 (CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,8 @@ namespace tilet {
     X(F6E3M2, "f6e3m2", 6)                                \
     X(F4E2M1, "f4e2m1", 4)                                \
     X(F4E2M1Unpacked, "f4e2m1_unpacked", 8)               \
+    X(F6E2M3Unpacked, "f6e2m3_unpacked", 8)               \
+    X(F6E3M2Unpacked, "f6e3m2_unpacked", 8)               \
     X(E8M0, "e8m0", 8)
 
 enum class DType : uint8_t {
@@ -63,11 +67,15 @@ bool isSigned(DType t);        // int4..int64
 bool isFloat(DType t);         // every floating-point format, incl. fp8/fp6/fp4/e8m0/tf32
 bool isNarrowFloat(DType t);   // f16, bf16 and below: arithmetic is done in f32
 bool isSubByte(DType t);       // int4, uint4, fp6, fp4: packed
-// No element has a byte of its own: the sub-byte types, and f4e2m1_unpacked
-// (a nibble in an 8-bit slot). Their elements are not read, written or
-// converted one by one; copies and gemms move them.
+// The shared-memory slot forms of the 4- and 6-bit floats: f4e2m1_unpacked,
+// f6e2m3_unpacked, f6e3m2_unpacked.
+bool isUnpacked(DType t);
+// No element has a byte of its own: the sub-byte types, and the unpacked
+// forms (sixteen packed elements in sixteen slots). Their elements are not
+// read, written or converted one by one; copies and gemms move them.
 bool isPacked(DType t);
-// The element type a storage form holds: f4e2m1 for f4e2m1_unpacked, else t.
+// The element type a storage form holds: f4e2m1 for f4e2m1_unpacked (and
+// so on), else t.
 DType valueType(DType t);
 // Packed types are moved in whole bytes: the fewest elements that fill whole
 // bytes (2 for 4-bit types, 4 for 6-bit ones; 1 for the others).

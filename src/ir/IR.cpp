@@ -83,6 +83,11 @@ const char *swizzleName(SharedSwizzle s) {
     return "?";
 }
 
+const char *unpackingTensorMapType(DType slots) {
+    TILET_ASSERT(isUnpacked(slots), "unpackingTensorMapType of " << dtypeName(slots));
+    return dtypeBits(valueType(slots)) == 4 ? "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B" : "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B";
+}
+
 const char *specialKindName(SpecialKind k) {
     switch (k) {
     case SpecialKind::ThreadIdx: return "threadIdx.x";

@@ -625,12 +625,17 @@ struct TmaDescriptor {
     std::vector<int64_t> box;       // elements per dimension, innermost first (tiled mode)
     SharedSwizzle swizzle = SharedSwizzle::None;   // of the shared side
     std::optional<Im2colBox> im2col;   // im2col mode instead of tiled
-    // Loads the tensor's packed f4e2m1 into the 8-bit slots of f4e2m1_unpacked
-    // tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: each 16 elements' 8 bytes
-    // followed by 8 bytes of gap); the box is counted in elements.
-    bool unpacksFp4 = false;
+    // Set: loads the tensor's packed 4- or 6-bit elements into the 8-bit slots
+    // of tiles of this unpacked type (f4e2m1_unpacked, ...): each 16 elements'
+    // 8 or 12 bytes followed by a gap to 16 (unpackingTensorMapType); the box
+    // is counted in elements.
+    std::optional<DType> unpacksInto;
 };
 using TmaDescriptorRef = std::shared_ptr<const TmaDescriptor>;
+
+// The tensor-map data type whose loads fill the slots of an unpacked type:
+// CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B (f4e2m1_unpacked) or _16U6_ALIGN16B.
+const char *unpackingTensorMapType(DType slots);
 
 // cp.async.bulk.tensor global -> shared: the box at `coords` (elements,
 // innermost first) of the descriptor's tensor into dst[dstIndices...],

@@ -43,17 +43,20 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
         return Option::no(std::string("descriptor TMA ") + (load ? "loads move global to shared memory" : "stores move shared to global memory") +
                           ", this copy is " + copyDirection(c));
     const ir::Region &global = load ? c.src : c.dst;
-    // TMA's one conversion: packed e2m1 into the 8-bit slots of f4e2m1_unpacked
-    // tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, loads only; the rows of the
-    // tensor a multiple of 128 elements, which also makes its strides multiples of 32 bytes).
-    const bool unpacksFp4 = c.dst.buffer->dtype == DType::F4E2M1Unpacked;
-    if (unpacksFp4 || c.src.buffer->dtype == DType::F4E2M1Unpacked) {
-        if (!load || c.src.buffer->dtype != DType::F4E2M1)
-            return Option::no("TMA writes f4e2m1_unpacked tiles from packed f4e2m1 in global memory only (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)");
+    // TMA's one conversion: packed 4- or 6-bit elements into the 8-bit slots
+    // of unpacked tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B,
+    // loads only; the rows of the tensor a multiple of 128 elements, which also
+    // makes its strides multiples of 32 bytes).
+    const bool unpacks = isUnpacked(c.dst.buffer->dtype);
+    if (unpacks || isUnpacked(c.src.buffer->dtype)) {
+        const DType slots = unpacks ? c.dst.buffer->dtype : c.src.buffer->dtype;
+        const std::string mapType = ir::unpackingTensorMapType(slots), packed(dtypeName(valueType(slots)));
+        if (!load || c.src.buffer->dtype != valueType(slots))
+            return Option::no("TMA writes " + std::string(dtypeName(slots)) + " tiles from packed " + packed + " in global memory only (" + mapType + ")");
         std::optional<int64_t> row = ir::constInt(global.buffer->shape.back());
         if (row && *row % 128 != 0)
-            return Option::no("'" + global.buffer->name + "' has rows of " + std::to_string(*row) +
-                              " e2m1 elements; TMA unpacks rows of a multiple of 128 (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)");
+            return Option::no("'" + global.buffer->name + "' has rows of " + std::to_string(*row) + " " + packed +
+                              " elements; TMA unpacks rows of a multiple of 128 (" + mapType + ")");
     } else if (c.src.buffer->dtype != c.dst.buffer->dtype)
         return Option::no("TMA copies bytes and cannot convert " + std::string(dtypeName(c.src.buffer->dtype)) + " to " +
                           std::string(dtypeName(c.dst.buffer->dtype)));
@@ -85,9 +88,10 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
     if (descriptor) {
         TmaBoxes boxes = tmaBoxes(global, load ? c.dst : c.src, (load ? c.dst : c.src).buffer->swizzle);
         if (!boxes.reason.empty()) return Option::no(boxes.reason);
-        if (unpacksFp4 && boxes.box.back() != 128)
-            return Option::no("TMA unpacks e2m1 in boxes of exactly 128 elements along a row (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B); the region's rows of " +
-                              std::to_string(global.extents.back()) + " elements in '" + c.dst.buffer->name + "' do not split so");
+        if (unpacks && boxes.box.back() != 128)
+            return Option::no("TMA unpacks " + std::string(dtypeName(c.src.buffer->dtype)) + " in boxes of exactly 128 elements along a row (" +
+                              ir::unpackingTensorMapType(c.dst.buffer->dtype) + "); the region's rows of " + std::to_string(global.extents.back()) +
+                              " elements in '" + c.dst.buffer->name + "' do not split so");
     }
     return Option::yes();
 }
@@ -119,10 +123,10 @@ TmaBoxes tmaBoxes(const ir::Region &global, const ir::Region &shared, ir::Shared
         if (!n) return no("'" + shared.buffer->name + "' has a dimension of run-time size");
         dims[d] = *n;
     }
-    // The box's geometry is the shared tile's: an f4e2m1_unpacked element takes
-    // an 8-bit slot there, and TMA unpacks 128 elements per box row.
+    // The box's geometry is the shared tile's: an unpacked element takes an
+    // 8-bit slot there, and TMA unpacks 128 elements per box row.
     const int64_t bits = dtypeBits(shared.buffer->dtype), swizzleBits = 8 * ir::swizzleBytes(swizzle);
-    const int64_t widestInner = shared.buffer->dtype == DType::F4E2M1Unpacked ? 128 : 256;
+    const int64_t widestInner = isUnpacked(shared.buffer->dtype) ? 128 : 256;
     const int64_t segment = swizzleBits ? swizzleBits / bits : 0;   // elements per swizzle segment
     // A box's shared address must be aligned to this many bits.
     const int64_t alignBits = swizzleBits ? 8 * swizzleBits : 1024;

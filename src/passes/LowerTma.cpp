@@ -94,9 +94,10 @@ protected:
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
         const ir::BufferNode &tensor = *global.buffer;
         ir::SharedSwizzle swizzle = edits.current(shared.buffer).swizzle;
-        // Packed e2m1 into 8-bit slots (f4e2m1_unpacked): the transactions are
-        // the packed bytes read from global memory (TileLang counts them so).
-        const bool unpacksFp4 = load && shared.buffer->dtype == DType::F4E2M1Unpacked;
+        // Packed 4- or 6-bit elements into 8-bit slots (f4e2m1_unpacked, ...): the
+        // transactions are the packed bytes read from global memory (TileLang
+        // counts them so for e2m1).
+        const std::optional<DType> unpacksInto = load && isUnpacked(shared.buffer->dtype) ? std::optional(shared.buffer->dtype) : std::nullopt;
         int64_t rank = static_cast<int64_t>(global.extents.size());
 
         // The boxes (tmaBoxes): at most 256 elements per dimension, each one
@@ -106,7 +107,7 @@ protected:
         TILET_ASSERT(plan.reason.empty(), "a TMA copy selected although " << plan.reason);
         std::vector<int64_t> box(plan.box.rbegin(), plan.box.rend());
         const std::vector<int64_t> &sharedDim = plan.sharedDim;
-        ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle, std::nullopt, unpacksFp4);
+        ir::TmaDescriptorRef desc = descriptor(global.buffer, box, swizzle, std::nullopt, unpacksInto);
         alignAtLeast(shared.buffer, tmaAlignment(swizzle));
         alignAtLeast(global.buffer, 16);
 
@@ -210,9 +211,10 @@ protected:
             d.details.push_back("multicast: cluster_mask differs between blocks; the lowest block of each mask issues for its blocks (" + each +
                                 "), whose barriers each count the bytes" + (someOutside ? "; a block outside its own mask loads its own" : ""));
         }
-        if (unpacksFp4)
-            d.details.push_back("'" + tensor.name + "' holds packed e2m1; the tensor map (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B) puts each 16 elements' 8 bytes "
-                                "in 16 bytes of '" + shared.buffer->name + "', the 8-bit slots tcgen05.mma's kind::f8f6f4 and kind::mxf8f6f4 read; "
+        if (unpacksInto)
+            d.details.push_back("'" + tensor.name + "' holds packed " + std::string(dtypeName(tensor.dtype)) + "; the tensor map (" +
+                                ir::unpackingTensorMapType(*unpacksInto) + ") puts each 16 elements' " + std::to_string(2 * dtypeBits(tensor.dtype)) +
+                                " bytes in 16 bytes of '" + shared.buffer->name + "', the 8-bit slots tcgen05.mma's kind::f8f6f4 and kind::mxf8f6f4 read; "
                                 "the transactions count the packed bytes");
         if (pairLoad)
             d.details.push_back("the CTA pair's load (cp.async.bulk.tensor .cta_group::2): the box lands in this block, its bytes complete on '" +
@@ -357,11 +359,11 @@ private:
     }
 
     ir::TmaDescriptorRef descriptor(const ir::Buffer &tensor, const std::vector<int64_t> &box, ir::SharedSwizzle swizzle,
-                                    std::optional<ir::Im2colBox> im2col = std::nullopt, bool unpacksFp4 = false) {
+                                    std::optional<ir::Im2colBox> im2col = std::nullopt, std::optional<DType> unpacksInto = std::nullopt) {
         int sameTensor = 0;
         for (const ir::TmaDescriptorRef &d : descriptors) {
             if (d->tensor != tensor) continue;
-            if (d->box == box && d->swizzle == swizzle && d->im2col == im2col && d->unpacksFp4 == unpacksFp4) return d;
+            if (d->box == box && d->swizzle == swizzle && d->im2col == im2col && d->unpacksInto == unpacksInto) return d;
             ++sameTensor;
         }
         auto d = std::make_shared<ir::TmaDescriptor>();
@@ -371,7 +373,7 @@ private:
         d->box = box;
         d->swizzle = swizzle;
         d->im2col = im2col;
-        d->unpacksFp4 = unpacksFp4;
+        d->unpacksInto = unpacksInto;
         descriptors.push_back(d);
         return d;
     }

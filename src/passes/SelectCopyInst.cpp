@@ -267,8 +267,9 @@ private:
     Option bulk1D(const ir::Copy &c, bool load) const {
         Option base = tmaCopy(c, load, /*descriptor=*/false);
         if (!base.ok) return base;
-        if (c.dst.buffer->dtype == DType::F4E2M1Unpacked)
-            return Option::no("cp.async.bulk copies bytes as they are; e2m1 is unpacked into 8-bit slots through a tensor map");
+        if (isUnpacked(c.dst.buffer->dtype))
+            return Option::no("cp.async.bulk copies bytes as they are; " + std::string(dtypeName(c.src.buffer->dtype)) +
+                              " is unpacked into 8-bit slots through a tensor map");
         const ir::Region &global = load ? c.src : c.dst;
         const ir::Region &shared = load ? c.dst : c.src;
         if (!inBounds(c.src) || !inBounds(c.dst)) return Option::no("the regions cannot be proven to lie inside their buffers");
@@ -437,13 +438,15 @@ private:
             if (!o.ok) return fail("prefer = cp_async cannot be honoured", o.reason);
             inst = CopyInst::CPAsync;
             why = "prefer = cp_async";
-        } else if (c.dst.buffer->dtype == DType::F4E2M1Unpacked) {
+        } else if (isUnpacked(c.dst.buffer->dtype)) {
             // (prefer = sync included: a SIMT copy cannot fill the slots either)
             std::string reason;
+            const std::string slots(dtypeName(c.dst.buffer->dtype));
             inst = selectTma(c, true, true, rejected, reason);
             if (inst == CopyInst::Unselected)
-                return fail("the copy into f4e2m1_unpacked tile '" + c.dst.buffer->name + "' needs TMA, which alone puts e2m1 in its 8-bit slots", reason);
-            why = "only TMA writes f4e2m1_unpacked tiles (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)";
+                return fail("the copy into " + slots + " tile '" + c.dst.buffer->name + "' needs TMA, which alone puts " +
+                                std::string(dtypeName(c.src.buffer->dtype)) + " in its 8-bit slots", reason);
+            why = "only TMA writes " + slots + " tiles (" + ir::unpackingTensorMapType(c.dst.buffer->dtype) + ")";
         } else if (c.prefer == ir::CopyPreference::Sync) {
             inst = selectSync(c, rejected);
             why = "prefer = sync";

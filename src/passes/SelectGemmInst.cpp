@@ -228,13 +228,14 @@ private:
             }
             if (cls == InstrClass::Tcgen05Mma && i->subBytePadded && (isSubByte(s.a) || isSubByte(s.b))) {
                 DType packed = isSubByte(s.a) ? s.a : s.b;
-                reject(std::string(i->ptx) + " reads " + name(packed) + " operands in 8-bit slots; tilet's " + name(packed) + " tiles are packed" +
-                       (packed == DType::F4E2M1 ? " (a shared tile of f4e2m1_unpacked, TileLang's float4_e2m1_unpacked, is in the slots, loaded by TMA)" : ""));
+                reject(std::string(i->ptx) + " reads " + name(packed) + " operands in 8-bit slots; tilet's " + name(packed) + " tiles are packed (a shared tile of " +
+                       name(packed) + "_unpacked" + (packed == DType::F4E2M1 ? ", TileLang's float4_e2m1_unpacked," : "") + " is in the slots, loaded by TMA)");
                 continue;
             }
-            // TMA unpacks e2m1 into slots along a tensor's rows: an f4e2m1_unpacked tile is K-major.
-            if ((s.a == DType::F4E2M1Unpacked && s.transA) || (s.b == DType::F4E2M1Unpacked && !s.transB)) {
-                reject("an f4e2m1_unpacked operand is read K-major (" + std::string(s.a == DType::F4E2M1Unpacked && s.transA ? "transpose_A = false" : "transpose_B = true") +
+            // TMA unpacks into slots along a tensor's rows: an unpacked tile is K-major.
+            if ((isUnpacked(s.a) && s.transA) || (isUnpacked(s.b) && !s.transB)) {
+                const bool a = isUnpacked(s.a) && s.transA;
+                reject("an " + name(a ? s.a : s.b) + " operand is read K-major (" + std::string(a ? "transpose_A = false" : "transpose_B = true") +
                        "): TMA unpacks the rows of a tensor along K");
                 continue;
             }
@@ -556,6 +557,9 @@ private:
         } else if (tc.ok) {
             inst = GemmInst::TCGEN05;
             why = "sm_100 tensor cores, C in tensor memory";
+        } else if (s.sc == ir::MemScope::TMem) {
+            // Only tcgen05.mma accumulates in tensor memory: its reason is the one that matters.
+            return fail("gemm cannot be lowered", "tcgen05: " + tc.reason);
         } else {
             rejected.push_back({"TCGEN05", tc.reason});
             Option wgOption = wgmma(s, wg);

@@ -719,9 +719,9 @@ void Checker::checkParams(const ast::Kernel &k, ir::Kernel &out) {
     for (const ast::Param &p : k.params) {
         // An unresolved type was reported; the parameter is still declared, so no use cascades.
         const DType pType = typeAnnotation(p.dtype, p.typeName, p.typeRange).value_or(DType::F32);
-        if (p.isTensor && pType == DType::F4E2M1Unpacked) {
-            diags_.error(p.typeRange, "tensor parameter '" + p.name.name + "' cannot be f4e2m1_unpacked, a shared-memory form; "
-                                      "global memory holds e2m1 packed (f4e2m1)");
+        if (p.isTensor && isUnpacked(pType)) {
+            diags_.error(p.typeRange, "tensor parameter '" + p.name.name + "' cannot be " + std::string(dtypeName(pType)) + ", a shared-memory form; "
+                                      "global memory holds it packed (" + std::string(dtypeName(valueType(pType))) + ")");
             continue;
         }
         if (!p.isTensor) {

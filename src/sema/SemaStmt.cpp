@@ -310,9 +310,9 @@ ir::Stmt Checker::checkAlloc(const ast::Let &s, const ast::Call &call, const ast
             std::optional<DType> dtype = checkDType(*args->positional[1]);
             std::vector<ir::Expr> shape;
             bool ok = dtype.has_value();
-            if (dtype == DType::F4E2M1Unpacked && scope != ir::MemScope::Shared) {
-                diags_.error(args->positional[1]->range, "f4e2m1_unpacked is a shared-memory form (the 8-bit slots tcgen05.mma reads e2m1 from); " +
-                                                             std::string(kind) + " cannot hold it");
+            if (dtype && isUnpacked(*dtype) && scope != ir::MemScope::Shared) {
+                diags_.error(args->positional[1]->range, std::string(dtypeName(*dtype)) + " is a shared-memory form (the 8-bit slots tcgen05.mma reads " +
+                                                             std::string(dtypeName(valueType(*dtype))) + " from); " + std::string(kind) + " cannot hold it");
                 ok = false;
             }
             std::optional<ir::BufferNode::Reducer> reducerInfo;

@@ -528,13 +528,15 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if ((ss == ir::MemScope::TMem) != (ds == ir::MemScope::TMem) && ss != ir::MemScope::Fragment && ds != ir::MemScope::Fragment)
         return scopeError("tensor memory is copied to and from fragments only");
     if (ss == ir::MemScope::TMem && ds == ir::MemScope::TMem) return scopeError("tensor memory cannot be copied to itself");
-    // f4e2m1_unpacked tiles (TileLang's float4_e2m1_unpacked) hold e2m1 in the
-    // 8-bit slots tcgen05.mma reads: TMA writes them from packed f4e2m1.
-    const bool unpacks = d.buffer->dtype == DType::F4E2M1Unpacked;
-    if (unpacks || s.buffer->dtype == DType::F4E2M1Unpacked) {
-        if (!unpacks || ss != ir::MemScope::Global || s.buffer->dtype != DType::F4E2M1 || ds != ir::MemScope::Shared)
-            return scopeError("an f4e2m1_unpacked tile is loaded from packed f4e2m1 in global memory (by TMA) and read by tcgen05.mma; "
-                              "nothing else copies it");
+    // Unpacked tiles (f4e2m1_unpacked, TileLang's float4_e2m1_unpacked, and the
+    // 6-bit ones) hold their elements in the 8-bit slots tcgen05.mma reads:
+    // TMA writes them from the packed type.
+    const bool unpacks = isUnpacked(d.buffer->dtype);
+    if (unpacks || isUnpacked(s.buffer->dtype)) {
+        const DType slots = unpacks ? d.buffer->dtype : s.buffer->dtype;
+        if (!unpacks || ss != ir::MemScope::Global || s.buffer->dtype != valueType(slots) || ds != ir::MemScope::Shared)
+            return scopeError("an " + std::string(dtypeName(slots)) + " tile is loaded from packed " + std::string(dtypeName(valueType(slots))) +
+                              " in global memory (by TMA) and read by tcgen05.mma; nothing else copies it");
     } else if (isSubByte(s.buffer->dtype) != isSubByte(d.buffer->dtype) || (isSubByte(s.buffer->dtype) && s.buffer->dtype != d.buffer->dtype)) {
         return scopeError("packed sub-byte data is copied without conversion only");
     }
@@ -705,7 +707,10 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
     // Dtypes.
     DType ta = a->buffer->dtype, tb = b->buffer->dtype, tc = cc->buffer->dtype;
     auto isFp8 = [](DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; };
-    auto isLowFloat = [&](DType t) { return isFp8(t) || t == DType::F6E2M3 || t == DType::F6E3M2 || valueType(t) == DType::F4E2M1; };
+    auto isLowFloat = [&](DType t) {
+        DType v = valueType(t);
+        return isFp8(v) || v == DType::F6E2M3 || v == DType::F6E3M2 || v == DType::F4E2M1;
+    };
     bool operandsMatch = ta == tb || (isLowFloat(ta) && isLowFloat(tb)) ||
                          ((ta == DType::Int8 || ta == DType::UInt8) && (tb == DType::Int8 || tb == DType::UInt8));
     if (ok && !operandsMatch) {

@@ -28,8 +28,10 @@ std::string ptxOperandType(DType t) {
     case DType::UInt4: return "u4";
     case DType::F8E4M3: return "e4m3";
     case DType::F8E5M2: return "e5m2";
-    case DType::F6E2M3: return "e2m3";
-    case DType::F6E3M2: return "e3m2";
+    case DType::F6E2M3:
+    case DType::F6E2M3Unpacked: return "e2m3";
+    case DType::F6E3M2:
+    case DType::F6E3M2Unpacked: return "e3m2";
     case DType::F4E2M1:
     case DType::F4E2M1Unpacked: return "e2m1";
     default: TILET_INTERNAL_ERROR("no PTX operand type for " << dtypeName(t));

@@ -705,6 +705,17 @@ template <> inline double operandElement<E2M1>(const void *regs, int i) {
     int nibble = (static_cast<const unsigned char *>(regs)[i / 2] >> (4 * (i % 2))) & 0xF;
     return nibble & 8 ? -magnitude[nibble & 7] : magnitude[nibble & 7];
 }
+// The 6-bit floats (OCP MX): e2m3, 2 exponent bits (bias 1) and 3 mantissa
+// bits; e3m2, 3 exponent bits (bias 3) and 2 mantissa bits; the sign in bit
+// 5; no infinities or NaNs.
+inline double sixBitFloat(unsigned v, int mantissaBits, int bias) {
+    const unsigned magnitude = v & 0x1F, exponent = magnitude >> mantissaBits, mantissa = magnitude & ((1u << mantissaBits) - 1);
+    double x = exponent == 0 ? std::ldexp(double(mantissa), 1 - bias - mantissaBits)
+                             : std::ldexp(double((1u << mantissaBits) + mantissa), int(exponent) - bias - mantissaBits);
+    return v & 0x20 ? -x : x;
+}
+inline double e2m3(unsigned v) { return sixBitFloat(v, 3, 1); }
+inline double e3m2(unsigned v) { return sixBitFloat(v, 2, 3); }
 // An unsigned e4m3 factor: 4 exponent bits (bias 7), 3 mantissa bits; 0x7F is NaN.
 inline double ue4m3(unsigned byte) {
     byte &= 0x7F;
@@ -1041,10 +1052,11 @@ struct TensorMapView {
     unsigned rank, elementBytes, swizzleBytes;
     unsigned long long sizes[5], strides[5];   // strides in bytes, strides[0] = element size
     unsigned box[5];
-    // CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B: 4-bit elements, packed in global
-    // memory; in shared memory each 16 take 16 bytes, their 8 packed bytes
-    // and then a gap of 8 (elementBytes is the slot: 1).
-    bool unpack4;
+    // CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B (4) and 16U6_ALIGN16B (6): 4- or
+    // 6-bit elements, packed in global memory; in shared memory each 16 take
+    // 16 bytes, their 8 or 12 packed bytes and then a gap (elementBytes is
+    // the slot: 1). 0 for the other types.
+    unsigned unpackBits;
 };
 inline TensorMapView view(const CUtensorMap *map) {
     const cuuint64_t *w = map->opaque;
@@ -1053,7 +1065,7 @@ inline TensorMapView view(const CUtensorMap *map) {
     v.rank = unsigned(w[1] & 0xff);
     v.elementBytes = unsigned((w[1] >> 8) & 0xff);
     v.swizzleBytes = unsigned((w[1] >> 16) & 0xffff);
-    v.unpack4 = (w[1] >> 40) & 1;
+    v.unpackBits = unsigned((w[1] >> 40) & 0xf);
     for (unsigned d = 0; d < 5; ++d) v.sizes[d] = w[2 + d];
     v.strides[0] = v.elementBytes;
     for (unsigned d = 1; d < 5; ++d) v.strides[d] = w[6 + d];
@@ -1077,13 +1089,13 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
                             CUtensorMapFloatOOBfill) {
     cuuint64_t *w = map->opaque;
     std::memset(w, 0, sizeof(map->opaque));
-    const bool unpack4 = type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B;
-    unsigned elementBytes = unpack4 ? 1 : elementBytesOf(type);
+    const unsigned unpackBits = type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B ? 4 : type == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B ? 6 : 0;
+    unsigned elementBytes = unpackBits ? 1 : elementBytesOf(type);
     unsigned swizzleBytes = swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : swizzle == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : swizzle == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
-    // cuTensorMapEncodeTiled's rules for 16U4_ALIGN16B: a 32-byte aligned
-    // base, rows of a multiple of 128 elements, strides of 32 bytes, boxes
-    // 128 elements wide, no swizzle or the 128-byte one.
-    if (unpack4) {
+    // cuTensorMapEncodeTiled's rules for 16U4_ALIGN16B and 16U6_ALIGN16B: a
+    // 32-byte aligned base, rows of a multiple of 128 elements, strides of 32
+    // bytes, boxes 128 elements wide, no swizzle or the 128-byte one.
+    if (unpackBits) {
         if (reinterpret_cast<unsigned long long>(base) % 32 != 0 || rank < 1 || sizes[0] % 128 != 0 || box[0] != 128 ||
             (swizzleBytes != 0 && swizzleBytes != 128))
             return CUDA_ERROR_INVALID_VALUE;
@@ -1098,7 +1110,7 @@ inline CUresult encodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32
         if (box[d] == 0 || box[d] > 256) return CUDA_ERROR_INVALID_VALUE;
     if ((box[0] * elementBytes) % 16 != 0 || (swizzleBytes && box[0] * elementBytes > swizzleBytes)) return CUDA_ERROR_INVALID_VALUE;
     w[0] = reinterpret_cast<unsigned long long>(base);
-    w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16) | (static_cast<unsigned long long>(unpack4) << 40);
+    w[1] = rank | (elementBytes << 8) | (swizzleBytes << 16) | (static_cast<unsigned long long>(unpackBits) << 40);
     for (unsigned d = 0; d < rank; ++d) w[2 + d] = sizes[d];
     for (unsigned d = 1; d < rank; ++d) w[6 + d] = strides[d - 1];
     for (unsigned d = 0; d < rank; ++d) w[12 + d / 2] |= static_cast<unsigned long long>(box[d]) << (32 * (d % 2));
@@ -1193,16 +1205,17 @@ inline void checkTmaShared(long long off, const TensorMapView &v, unsigned line)
                        " bytes" + (v.swizzleBytes ? " (the swizzle's 8-row atom)" : ""),
                    0, "", true);
 }
-// A 16U4_ALIGN16B box: for each 16 elements of a row (box[0] = 128), the
-// byte pairs of their nibbles (element 2j in the low nibble of byte j, zero
-// outside the tensor) into the first 8 of their 16 bytes; the gap is not
-// written, and the transactions are the 8 packed bytes.
+// A 16U4_ALIGN16B or 16U6_ALIGN16B box: for each 16 elements of a row
+// (box[0] = 128), their packed bits (element j at bit j * bits of the group,
+// as of the row; zero outside the tensor) into the first 8 or 12 of their 16
+// bytes; the gap is not written, and the transactions are the packed bytes.
 inline void forEachUnpackedGroup(const TensorMapView &v, const int *coords,
-                                 const std::function<void(unsigned long long, const unsigned char (&)[8])> &f) {
+                                 const std::function<void(unsigned long long, const unsigned char (&)[12])> &f) {
+    const unsigned bits = v.unpackBits, mask = (1u << bits) - 1;
     unsigned long long count = 1;
     for (unsigned d = 0; d < v.rank; ++d) count *= v.box[d];
     for (unsigned long long i = 0; i < count; i += 16) {
-        unsigned char bytes[8] = {};
+        unsigned char bytes[12] = {};
         for (unsigned e = 0; e < 16; ++e) {
             unsigned long long rest = i + e, offset = 0;
             bool inside = true;
@@ -1215,8 +1228,12 @@ inline void forEachUnpackedGroup(const TensorMapView &v, const int *coords,
                 else offset += static_cast<unsigned long long>(at) * v.strides[d];
             }
             if (!inside) continue;
-            unsigned nibble = (v.base[offset + static_cast<unsigned long long>(inner) / 2] >> (4 * (inner % 2))) & 0xF;
-            bytes[e / 2] |= static_cast<unsigned char>(nibble << (4 * (e % 2)));
+            const unsigned long long bit = static_cast<unsigned long long>(inner) * bits;
+            const unsigned char *at = v.base + offset + bit / 8;
+            unsigned word = at[0] | (bit % 8 + bits > 8 ? unsigned(at[1]) << 8 : 0u);   // (no byte past the element's own)
+            unsigned value = (word >> (bit % 8)) & mask, to = e * bits;
+            bytes[to / 8] |= static_cast<unsigned char>(value << (to % 8));
+            if (to % 8 + bits > 8) bytes[to / 8 + 1] |= static_cast<unsigned char>(value >> (8 - to % 8));
         }
         f(i, bytes);
     }
@@ -1226,11 +1243,13 @@ template <class T, class... C> void tmaLoad(SharedPtr<T> dst, const CUtensorMap 
     checkTmaShared(dst.off, v, dst.line);
     int coords[] = {static_cast<int>(c)...};
     std::vector<std::pair<size_t, size_t>> ranges;
-    if (v.unpack4) {
-        forEachUnpackedGroup(v, coords, [&](unsigned long long slot, const unsigned char (&bytes)[8]) {
+    if (v.unpackBits) {
+        const size_t packed = 2 * v.unpackBits;   // the bytes of 16 elements
+        forEachUnpackedGroup(v, coords, [&](unsigned long long slot, const unsigned char (&bytes)[12]) {
             unsigned long long at = swizzled(slot, v.swizzleBytes);   // (a 16-byte group stays whole under a swizzle)
-            if (static_cast<size_t>(dst.off) + at + 8 <= dst.blk->sharedBytes) std::memcpy(reinterpret_cast<unsigned char *>(dst.raw()) + at, bytes, 8);
-            ranges.push_back({static_cast<size_t>(dst.off) + at, 8});
+            if (static_cast<size_t>(dst.off) + at + packed <= dst.blk->sharedBytes)
+                std::memcpy(reinterpret_cast<unsigned char *>(dst.raw()) + at, bytes, packed);
+            ranges.push_back({static_cast<size_t>(dst.off) + at, packed});
         });
         bulkWrite(dst, bar, ranges, "writes");
         return;
@@ -1670,6 +1689,9 @@ template <class T> unsigned long long tcgen05Desc(SharedPtr<T> smem, unsigned le
 // the bytes it is read in. kind::mxf4nvf4 reads e2m1 packed, two to a byte
 // (element k in the low nibble of byte k / 2 when k is even), K-major.
 enum class Tcgen05Kind { F16, Tf32, F8f6f4, I8, Mxf4nvf4 };
+// kind::f8f6f4's operand formats in 8-bit slots (the instruction descriptor's
+// codes: e2m3 3, e3m2 4, e2m1 5): their bits; 0 for e4m3 and e5m2.
+inline unsigned tcgen05SlotBits(unsigned fmt) { return fmt == 5 ? 4 : fmt == 3 || fmt == 4 ? 6 : 0; }
 inline int tcgen05PerByte(Tcgen05Kind kind) { return kind == Tcgen05Kind::Mxf4nvf4 ? 2 : 1; }
 // `blk`: the block whose shared memory holds the operand.
 inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long desc, bool mnMajor, int mn, int k, unsigned &size, const Block *blk = block) {
@@ -1689,18 +1711,22 @@ inline double tcgen05Operand(Tcgen05Kind kind, unsigned fmt, unsigned long long 
     case Tcgen05Kind::Tf32: size = 4; return wgmmaOperand<float>(desc, mnMajor, mn, k, blk);
     case Tcgen05Kind::F8f6f4:
         size = 1;
-        if (fmt == 5) {
-            // e2m1 in 8-bit slots (PTX ISA: the f8f6f4 kinds read 4-bit operands
-            // so): slot k of each 16 is nibble k % 2 of the group's byte (k % 16) / 2.
+        if (unsigned bits = tcgen05SlotBits(fmt)) {
+            // e2m1, e2m3 and e3m2 in 8-bit slots (PTX ISA: the f8f6f4 kinds read
+            // 4- and 6-bit operands so): the 16 slots of a group hold its
+            // elements packed in their first 8 or 12 bytes, slot j at bit j * bits.
             if (mnMajor) {
-                std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models K-major e2m1 operands only\n");
+                std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models K-major 4- and 6-bit operands only\n");
                 std::abort();
             }
-            unsigned char byte = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, k - k % 16 + k % 16 / 2, blk));
-            return operandElement<E2M1>(&byte, k % 2);
+            const int group = k - k % 16, bit = k % 16 * int(bits);
+            unsigned word = static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, group + bit / 8, blk));
+            if (bit % 8 + int(bits) > 8) word |= unsigned(static_cast<unsigned char>(wgmmaOperand<unsigned char>(desc, false, mn, group + bit / 8 + 1, blk))) << 8;
+            unsigned value = (word >> (bit % 8)) & ((1u << bits) - 1);
+            return fmt == 5 ? operandElement<E2M1>(&value, 0) : fmt == 3 ? e2m3(value) : e3m2(value);
         }
         if (fmt > 1) {
-            std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3, e5m2 and e2m1 operands only\n");
+            std::fprintf(stderr, "emu: tcgen05 kind::f8f6f4 models e4m3, e5m2, e2m3, e3m2 and e2m1 operands only\n");
             std::abort();
         }
         return fmt == 1 ? wgmmaOperand<__nv_fp8_e5m2>(desc, mnMajor, mn, k, blk) : wgmmaOperand<__nv_fp8_e4m3>(desc, mnMajor, mn, k, blk);
@@ -1794,7 +1820,7 @@ void tcgen05MmaOn(Tcgen05Blocks on, unsigned d, unsigned long long a, unsigned l
             unsigned size = 0;
             for (int r = 0; r < count; ++r)
                 for (int k = 0; k < K / tcgen05PerByte(Kind); ++k) {
-                    if (Kind == Tcgen05Kind::F8f6f4 && fmt == 5 && k % 16 >= 8) continue;   // e2m1 slots: the gap holds no data
+                    if (Kind == Tcgen05Kind::F8f6f4 && tcgen05SlotBits(fmt) && k % 16 >= 2 * int(tcgen05SlotBits(fmt))) continue;   // the gap holds no data
                     tcgen05Operand(Kind, fmt, 0, false, 0, 0, size, blk);
                     unsigned long long at = wgmmaOffset(desc, mn, r, k, size);
                     if (at + size > blk->sharedBytes) {

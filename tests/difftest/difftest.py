@@ -94,6 +94,9 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
                 vals.sort()
         elif dtype == "f4e2m1":
             vals = [rng.choice(tldtypes.E2M1_VALUES) for _ in range(n)]
+        elif dtype in tldtypes.SIX_BIT_VALUES:
+            # Every code up to 4 in magnitude, subnormals included: the gemms' sums stay exact in f32.
+            vals = [rng.choice([v for v in tldtypes.SIX_BIT_VALUES[dtype] if abs(v) <= 4]) for _ in range(n)]
         elif dtype in tldtypes.FLOAT_TYPES:
             vals = [rng.randint(-8, 8) * 0.25 for _ in range(n)]
         elif dtype == "int8":

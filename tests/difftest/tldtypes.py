@@ -14,16 +14,18 @@ INT_TYPES = {
     "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
     "uint8": (8, False), "uint16": (16, False), "uint32": (32, False), "uint64": (64, False),
 }
-# f4e2m1_unpacked: e2m1 values in the shared-memory slots tcgen05.mma's f8f6f4
-# kinds read (8 bits each); only its storage differs from f4e2m1.
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"}
+# f4e2m1_unpacked (and the 6-bit f6e2m3_unpacked, f6e3m2_unpacked): values in the
+# shared-memory slots tcgen05.mma's f8f6f4 kinds read (8 bits each); only their
+# storage differs from f4e2m1 (f6e2m3, f6e3m2).
+UNPACKED = {"f4e2m1_unpacked": "f4e2m1", "f6e2m3_unpacked": "f6e2m3", "f6e3m2_unpacked": "f6e3m2"}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "tf32", "f8e4m3", "f8e5m2", "f6e2m3", "f6e3m2", "f4e2m1", *UNPACKED}
 # Narrow floats are computed in f32 (docs/language.md section 3).
-NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"}
+NARROW_FLOATS = {"f16", "bf16", "f8e4m3", "f8e5m2", "f6e2m3", "f6e3m2", "f4e2m1", *UNPACKED}
 SUB_BYTE = {"f6e2m3", "f6e3m2", "f4e2m1"}
 ALL_TYPES = set(INT_TYPES) | FLOAT_TYPES | {"bool", "e8m0"} | SUB_BYTE
 
-BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8, "f4e2m1": 4, "f4e2m1_unpacked": 8,
-        **{t: b for t, (b, _) in INT_TYPES.items()}}
+BITS = {"bool": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 32, "f8e4m3": 8, "f8e5m2": 8, "e8m0": 8, "f6e2m3": 6, "f6e3m2": 6, "f4e2m1": 4,
+        **{t: 8 for t in UNPACKED}, **{t: b for t, (b, _) in INT_TYPES.items()}}
 
 
 def is_int(t):
@@ -135,7 +137,19 @@ def e2m1(x):
     return _round_mantissa(x, 1, 0, 6.0, saturate_to=True)
 
 
-ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2, "f4e2m1": e2m1, "f4e2m1_unpacked": e2m1}
+def e2m3(x):
+    # OCP MX e2m3: 3 mantissa bits, exponents 0..3 (bias 1), largest 7.5, no inf or NaN.
+    return _round_mantissa(x, 3, 0, 7.5, saturate_to=True)
+
+
+def e3m2(x):
+    # OCP MX e3m2: 2 mantissa bits, exponents -2..4 (bias 3), largest 28, no inf or NaN.
+    return _round_mantissa(x, 2, -2, 28.0, saturate_to=True)
+
+
+ROUND = {"f32": f32, "tf32": f32, "f64": float, "f16": f16, "bf16": bf16, "f8e4m3": e4m3, "f8e5m2": e5m2, "f6e2m3": e2m3, "f6e3m2": e3m2,
+         "f4e2m1": e2m1}
+ROUND.update({slots: ROUND[packed] for slots, packed in UNPACKED.items()})
 
 
 class InvalidProgram(Exception):
@@ -239,6 +253,26 @@ def _e2m1_bits(x):
     return E2M1_VALUES.index(x)
 
 
+def six_bit_value(b, mant, bias):
+    """A 6-bit float (OCP MX e2m3 or e3m2): sign in bit 5, no inf or NaN."""
+    sign = -1.0 if b & 0x20 else 1.0
+    exp, m = (b & 0x1F) >> mant, b & ((1 << mant) - 1)
+    if exp == 0:
+        return sign * math.ldexp(m, 1 - bias - mant)
+    return sign * math.ldexp((1 << mant) + m, exp - bias - mant)
+
+
+# The 64 codes of each 6-bit type, in code order; packed four to three bytes,
+# element i at bit 6 * i (little-endian), as TMA's 16U6_ALIGN16B unpacks them.
+SIX_BIT_VALUES = {"f6e2m3": [six_bit_value(b, 3, 1) for b in range(64)], "f6e3m2": [six_bit_value(b, 2, 3) for b in range(64)]}
+
+
+def _six_bit_code(x, t):
+    if x == 0:
+        return 0x20 if math.copysign(1.0, x) < 0 else 0
+    return SIX_BIT_VALUES[t].index(x)
+
+
 def ue4m3_value(b):
     """A block-scale factor of kind::mxf4nvf4 (NVFP4): e4m3 without a sign."""
     return fp8_value(b & 0x7F, 3, 7, True)
@@ -257,6 +291,9 @@ def to_bytes(values, t):
     if t in PACKED_INTS:
         nibbles = [v & 0xF for v in values] + [0] * (len(values) % 2)
         return bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, len(nibbles), 2))
+    if t in SIX_BIT_VALUES:
+        bits = sum(_six_bit_code(v, t) << 6 * i for i, v in enumerate(values))
+        return bits.to_bytes(bytes_of(t, len(values)), "little")
     if t in _STRUCT:
         return struct.pack(f"<{len(values)}{_STRUCT[t]}", *values)
     if t == "f16":
@@ -275,6 +312,9 @@ def from_bytes(data, t, n):
         return [E2M1_VALUES[(data[i // 2] >> 4 * (i % 2)) & 0xF] for i in range(n)]
     if t in PACKED_INTS:
         return [wrap_int(data[i // 2] >> 4 * (i % 2), t) for i in range(n)]
+    if t in SIX_BIT_VALUES:
+        bits = int.from_bytes(bytes(data[:bytes_of(t, n)]), "little")
+        return [SIX_BIT_VALUES[t][(bits >> 6 * i) & 0x3F] for i in range(n)]
     if t in _STRUCT:
         return list(struct.unpack_from(f"<{n}{_STRUCT[t]}", data))
     if t == "f16":

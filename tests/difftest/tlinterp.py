@@ -1347,8 +1347,8 @@ class KernelTranslator:
         (tcgen05.mma kind::mxf8f6f4 or kind::mxf4nvf4, the factors put there
         by tcgen05_cp_warpx4): both factor operands there, shared operands
         of one family -- f8e4m3 / f8e5m2 (which may mix) with UE8M0 factors
-        for a multiple of 32 elements of K, f4e2m1_unpacked among them (e2m1 in
-        the 8-bit slots of kind::mxf8f6f4), or packed f4e2m1 with UE4M3 factors for
+        for a multiple of 32 elements of K, the unpacked types among them (e2m1,
+        e2m3 and e3m2 in the 8-bit slots of kind::mxf8f6f4), or packed f4e2m1 with UE4M3 factors for
         16 (NVFP4) or UE8M0 ones for 32 (MXFP4) -- and an f32 [128, N] accumulator in tensor memory.
         The factors' word sets and k_start are checked when run (gemm)."""
         for sym in (sfasym, sfbsym):
@@ -1356,9 +1356,9 @@ class KernelTranslator:
         if "sf_layout" in kw:
             raise InvalidProgram("gemm_blockscaled: sf_layout is for scale factors in shared or global memory, not in tensor memory")
         for sym, what in ((asym, "A"), (bsym, "B")):
-            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2", "f4e2m1", "f4e2m1_unpacked"):
+            if sym.buf.scope != "shared" or sym.buf.dtype not in ("f8e4m3", "f8e5m2", "f4e2m1", *tldtypes.UNPACKED):
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: {what} is a shared f8e4m3, f8e5m2, "
-                                     f"f4e2m1 or f4e2m1_unpacked tile, not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
+                                     f"f4e2m1 or unpacked 4- or 6-bit tile, not the {sym.buf.scope} {sym.buf.dtype} '{sym.buf.name}'")
         fp4 = [sym.buf.dtype == "f4e2m1" for sym in (asym, bsym)]
         if fp4[0] != fp4[1]:
             raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: A is {asym.buf.dtype} and B "
@@ -2410,7 +2410,7 @@ class Runtime:
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory computes 128 rows, not {m}")
             # One tcgen05.mma k-step is 32 fp8 or 64 f4e2m1 elements of K:
             # the gemm starts on a k-step's boundary.
-            step = 64 if dtype == "f4e2m1" else 32   # (f4e2m1_unpacked: kind::mxf8f6f4's 32)
+            step = 64 if dtype == "f4e2m1" else 32   # (the unpacked types: kind::mxf8f6f4's 32)
             if k_start < 0 or k_start % step:
                 raise InvalidProgram(f"gemm_blockscaled with its scale factors in tensor memory: k_start {k_start} is not "
                                      f"a non-negative multiple of {step} (a k-step of {dtype})")
