@@ -378,7 +378,14 @@ private:
         }
         case ir::StmtKind::WgmmaSync: {
             const ir::WgmmaSync &w = *ir::as<ir::WgmmaSync>(s);
+            auto pin = [&] {
+                for (const ir::Buffer &b : w.pinned) {
+                    helper("pin_registers");
+                    out_.line("tilet_pin_registers(" + names_.buffer(b.get()) + ");");
+                }
+            };
             if (w.sync == ir::WgmmaSyncKind::Fence) {
+                pin();
                 helper("wgmma_fence");
                 out_.line("tilet_wgmma_fence();");
             } else if (w.sync == ir::WgmmaSyncKind::Commit) {
@@ -387,6 +394,7 @@ private:
             } else {
                 helper("wgmma_wait");
                 out_.line("tilet_wgmma_wait<" + std::to_string(w.pending) + ">();");
+                pin();
             }
             return;
         }

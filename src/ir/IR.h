@@ -770,13 +770,19 @@ struct Wgmma : StmtNode {
 
 // wgmma.fence / commit_group / wait_group: register accesses ordered with the
 // asynchronous MMAs, the issued MMAs closed into a group, and a wait until at
-// most `pending` groups are in flight.
+// most `pending` groups are in flight. `pinned` (pin-wgmma-registers): the
+// accumulator fragments the compiler must not move an access of across this
+// fence (before it) or wait (after it) -- the fence orders the hardware, not
+// the compiler, which otherwise sinks an accumulator's zeroing past the
+// fence and ptxas then serializes the wgmmas (C7519).
 enum class WgmmaSyncKind { Fence, Commit, Wait };
 struct WgmmaSync : StmtNode {
     static constexpr StmtKind kKind = StmtKind::WgmmaSync;
-    WgmmaSync(WgmmaSyncKind k, int64_t p = 0, SourceRange s = {}) : StmtNode(kKind, s), sync(k), pending(p) {}
+    WgmmaSync(WgmmaSyncKind k, int64_t p = 0, SourceRange s = {}, std::vector<Buffer> pins = {})
+        : StmtNode(kKind, s), sync(k), pending(p), pinned(std::move(pins)) {}
     const WgmmaSyncKind sync;
     const int64_t pending;
+    const std::vector<Buffer> pinned;
 };
 
 // ---- tcgen05 and tensor memory (sm_100a; PTX ISA, "TensorCore 5th Generation")

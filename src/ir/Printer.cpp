@@ -265,7 +265,9 @@ public:
         case StmtKind::Tcgen05Sync: line(tcgen05SyncKindName(static_cast<const Tcgen05Sync &>(*s).sync)); return;
         case StmtKind::WgmmaSync: {
             auto &w = static_cast<const WgmmaSync &>(*s);
-            line(w.sync == WgmmaSyncKind::Fence ? "wgmma.fence" : w.sync == WgmmaSyncKind::Commit ? "wgmma.commit_group" : "wgmma.wait_group " + std::to_string(w.pending));
+            std::string pins;
+            for (const Buffer &b : w.pinned) pins += (pins.empty() ? " pinning " : ", ") + b->name;
+            line((w.sync == WgmmaSyncKind::Fence ? std::string("wgmma.fence") : w.sync == WgmmaSyncKind::Commit ? std::string("wgmma.commit_group") : "wgmma.wait_group " + std::to_string(w.pending)) + pins);
             return;
         }
         case StmtKind::TmaLoad: {

@@ -20,6 +20,8 @@
 #include "passes/OverlapIntraWarpgroup.h"
 #include "passes/OverlapWgmma.h"
 #include "passes/CheckWgmmaGroups.h"
+#include "passes/FoldClearIntoGemm.h"
+#include "passes/PinWgmmaRegisters.h"
 #include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
 #include "passes/PlanSharedMemory.h"
@@ -101,8 +103,8 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
-        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "flatten-buffers", "simplify"};
+        "analyze-params", "check-target", "hoist-loop-allocations", "fold-clear-into-gemm", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
+        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -119,6 +121,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Buffers allocated in a pipelined loop's body: once, around the loop
         // (TileLang allocates them for the block), so its copies can be pipelined.
         run("hoist-loop-allocations", hoistLoopAllocations, checked);
+        // clear(C) then gemm(..., C): the gemm overwrites C (clear_accum), no zeroing stores.
+        run("fold-clear-into-gemm", foldClearIntoGemm, checked);
         // Copies under an `if` in a pipelined loop: one `if` per statement of
         // the branch, so the copies are producers predicated by their iteration.
         run("predicate-pipeline-branches", predicatePipelineBranches, checked);
@@ -190,6 +194,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Nothing touches what a wgmma group in flight uses: the program's
         // waits (wg_wait, wait_wgmma) and those the passes above placed or moved.
         run("check-wgmma-groups", checkWgmmaGroups, scalar);
+        // The accumulators each wgmma fence and wait orders, for the compiler (CUTLASS's warpgroup_fence_operand).
+        run("pin-wgmma-registers", pinWgmmaRegisters, scalar);
         // Flat (and swizzled) offsets, after every pass that reasons about dimensions.
         run("flatten-buffers", flattenBuffers, flat);
         run("simplify", simplifyKernel, flat);

@@ -1568,6 +1568,7 @@ inline void threadExit() {
 }
 } // namespace emu
 inline void tilet_wgmma_fence() {}
+template <class T, int N> void tilet_pin_registers(T (&)[N]) {}   // (an empty asm for the compiler on the GPU)
 inline void tilet_wgmma_commit(unsigned line = __builtin_LINE()) {
     {
         // Joined before the commit's meeting, so the group is complete when any thread waits.

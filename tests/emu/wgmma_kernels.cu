@@ -127,6 +127,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -295,6 +314,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 1024 + j_thread_1]);
     }
 #line 13 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 13 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -314,6 +334,8 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
     tilet_wgmma_commit();
 #line 13 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 14 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 14 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -339,7 +361,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             }
         }
     }
-#line 343 "wgmma_kernels.cu"
+#line 365 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -401,6 +423,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
     tma_phase[1] = tma_phase[1] ^ 1;
     const int group_n = static_cast<int>(threadIdx.x) / 128;
 #line 25 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 25 "wgmma_kernels.tl"
     #pragma unroll
@@ -416,6 +439,8 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
     tilet_wgmma_commit();
 #line 25 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 26 "wgmma_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16;
 #line 26 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2 + static_cast<int>(threadIdx.x) / 128 * 64;
@@ -441,7 +466,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 445 "wgmma_kernels.cu"
+#line 470 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -488,6 +513,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[ko * 2048 + i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
 #line 38 "wgmma_kernels.tl"
+        tilet_pin_registers(acc);
         tilet_wgmma_fence();
 #line 38 "wgmma_kernels.tl"
         tilet_fence_proxy_async();
@@ -503,7 +529,9 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
         tilet_wgmma_commit();
 #line 38 "wgmma_kernels.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc);
     }
+#line 40 "wgmma_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 40 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -525,7 +553,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 529 "wgmma_kernels.cu"
+#line 557 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -555,6 +583,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
 #line 50 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 50 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -574,6 +603,8 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
     tilet_wgmma_commit();
 #line 50 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 51 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 51 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -599,7 +630,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 603 "wgmma_kernels.cu"
+#line 634 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -629,6 +660,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 2048 + j_thread_1]);
     }
 #line 61 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 61 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -644,6 +676,8 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
     tilet_wgmma_commit();
 #line 61 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 62 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 62 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -665,7 +699,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 669 "wgmma_kernels.cu"
+#line 703 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -712,6 +746,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 2048 + (j_thread_1 ^ (((i_thread_1 / 2) & 3) * 16))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 4096 + ko * 64 + j_thread_1]);
         }
 #line 74 "wgmma_kernels.tl"
+        tilet_pin_registers(acc);
         tilet_wgmma_fence();
 #line 74 "wgmma_kernels.tl"
         tilet_fence_proxy_async();
@@ -727,7 +762,9 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
         tilet_wgmma_commit();
 #line 74 "wgmma_kernels.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc);
     }
+#line 76 "wgmma_kernels.tl"
     const int i_thread = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 76 "wgmma_kernels.tl"
     const int j_thread = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -749,7 +786,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 753 "wgmma_kernels.cu"
+#line 790 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -779,6 +816,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 32 + i_1 * 512 + (j_thread_1 ^ ((i_thread_1 & 7) * 4))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 32 + i_1 * 512 + j_thread_1]);
     }
 #line 86 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 86 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -794,6 +832,8 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
     tilet_wgmma_commit();
 #line 86 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 87 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 87 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -815,7 +855,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 819 "wgmma_kernels.cu"
+#line 859 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -857,6 +897,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 1024 + ((j_thread_1 % 64) ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 128 + i_1 * 2048 + j_thread_1]);
     }
 #line 98 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 98 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -872,6 +913,8 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
     tilet_wgmma_commit();
 #line 98 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 99 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
 #line 99 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -893,7 +936,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 897 "wgmma_kernels.cu"
+#line 940 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -926,6 +969,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
         }
     }
 #line 109 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 109 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -941,6 +985,8 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
     tilet_wgmma_commit();
 #line 109 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 110 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 * 16;
 #line 110 "wgmma_kernels.tl"
     const int j_thread_2 = static_cast<int>(threadIdx.x) % 4 * 2;
@@ -962,7 +1008,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 966 "wgmma_kernels.cu"
+#line 1012 "wgmma_kernels.cu"
 } // wg_n24_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -992,27 +1038,9 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 122 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 256 + i_1 * 2048 + j_thread_1]);
     }
-#line 123 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int i_2 = 0; i_2 < 2; ++i_2) {
-#line 123 "wgmma_kernels.tl"
-        #pragma unroll
-        for (int j_1 = 0; j_1 < 16; ++j_1) {
-#line 123 "wgmma_kernels.tl"
-            #pragma unroll
-            for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 123 "wgmma_kernels.tl"
-                #pragma unroll
-                for (int v = 0; v < 2; ++v) {
-#line 123 "wgmma_kernels.tl"
-                    acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
-                }
-            }
-        }
-    }
-#line 124 "wgmma_kernels.tl"
     const int group_n = static_cast<int>(threadIdx.x) / 128;
 #line 124 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 124 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -1025,13 +1053,15 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
 #line 124 "wgmma_kernels.tl"
-            tilet_wgmma_m64n128k16_f32_bf16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 8192 + ks * 1024], 8192, 1024, 1), 1);
+            tilet_wgmma_m64n128k16_f32_bf16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 8192 + ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
         }
     }
 #line 124 "wgmma_kernels.tl"
     tilet_wgmma_commit();
 #line 124 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 125 "wgmma_kernels.tl"
     __nv_bfloat16 acc_pack[8];
 #line 125 "wgmma_kernels.tl"
     __syncthreads();
@@ -1058,7 +1088,7 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 126 "wgmma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 1062 "wgmma_kernels.cu"
+#line 1092 "wgmma_kernels.cu"
 } // wg_stmatrix_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -1089,39 +1119,8 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
 #line 139 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
-#line 140 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int j_1 = 0; j_1 < 8; ++j_1) {
-#line 140 "wgmma_kernels.tl"
-        #pragma unroll
-        for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 140 "wgmma_kernels.tl"
-            #pragma unroll
-            for (int v = 0; v < 2; ++v) {
-#line 140 "wgmma_kernels.tl"
-                acc[v + i_1 * 2 + j_1 * 4] = static_cast<__half>(0.0f);
-            }
-        }
-    }
-#line 141 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int i_2 = 0; i_2 < 2; ++i_2) {
-#line 141 "wgmma_kernels.tl"
-        #pragma unroll
-        for (int j_1 = 0; j_1 < 4; ++j_1) {
-#line 141 "wgmma_kernels.tl"
-            #pragma unroll
-            for (int i_1 = 0; i_1 < 2; ++i_1) {
-#line 141 "wgmma_kernels.tl"
-                #pragma unroll
-                for (int v = 0; v < 2; ++v) {
-#line 141 "wgmma_kernels.tl"
-                    acc2[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = 0.0f;
-                }
-            }
-        }
-    }
 #line 142 "wgmma_kernels.tl"
+    tilet_pin_registers(acc);
     tilet_wgmma_fence();
 #line 142 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -1131,17 +1130,25 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
 #line 142 "wgmma_kernels.tl"
-        tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
+        tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
     }
 #line 142 "wgmma_kernels.tl"
     tilet_wgmma_commit();
 #line 142 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
+    tilet_pin_registers(acc);
+#line 143 "wgmma_kernels.tl"
     const int lane = static_cast<int>(threadIdx.x) % 32;
 #line 143 "wgmma_kernels.tl"
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
 #line 143 "wgmma_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
+#line 143 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int r = 0; r < 32; ++r) {
+#line 143 "wgmma_kernels.tl"
+        acc2[r] = 0.0f;
+    }
 #line 143 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
@@ -1230,5 +1237,5 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
 #line 147 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&D[i_thread_3 * 64 + i_1 * 1024 + j_thread_3]) = *reinterpret_cast<uint4*>(&c_s[i_thread_3 * 80 + i_1 * 1280 + j_thread_3 + 16]);
     }
-#line 1234 "wgmma_kernels.cu"
+#line 1241 "wgmma_kernels.cu"
 } // wg_stmatrix_parts_kernel

@@ -106,6 +106,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -198,7 +217,7 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 202 "ws_kernels.cu"
+#line 221 "ws_kernels.cu"
 } // ring_kernel
 
 extern "C" __global__ void __launch_bounds__(384, 1)
@@ -291,7 +310,7 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 295 "ws_kernels.cu"
+#line 314 "ws_kernels.cu"
 } // ring_dyn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -361,7 +380,7 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 365 "ws_kernels.cu"
+#line 384 "ws_kernels.cu"
 } // ring_tma_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -494,7 +513,7 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
             tilet_mbarrier_arrive(&full[s]);
         }
     }
-#line 498 "ws_kernels.cu"
+#line 517 "ws_kernels.cu"
 } // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -574,7 +593,7 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 578 "ws_kernels.cu"
+#line 597 "ws_kernels.cu"
 } // roles_in_sequence_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -655,7 +674,7 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 659 "ws_kernels.cu"
+#line 678 "ws_kernels.cu"
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -686,7 +705,7 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
             }
         }
     }
-#line 690 "ws_kernels.cu"
+#line 709 "ws_kernels.cu"
 } // block_then_role_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -762,7 +781,7 @@ phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* 
     if (threadIdx.x / 128 == 0) {
         tilet_mbarrier_wait(&b[0], 1);
     }
-#line 766 "ws_kernels.cu"
+#line 785 "ws_kernels.cu"
 } // phases_across_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -840,6 +859,7 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
 #line 224 "ws_kernels.tl"
             tilet_mbarrier_wait(&stage_full[ko % 2], ko / 2 % 2);
 #line 227 "ws_kernels.tl"
+            tilet_pin_registers(acc);
             tilet_wgmma_fence();
 #line 227 "ws_kernels.tl"
             #pragma unroll
@@ -851,6 +871,7 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             tilet_wgmma_commit();
 #line 227 "ws_kernels.tl"
             tilet_wgmma_wait<1>();
+            tilet_pin_registers(acc);
 #line 224 "ws_kernels.tl"
             if (ko > 0) {
 #line 224 "ws_kernels.tl"
@@ -862,6 +883,7 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
         }
 #line 224 "ws_kernels.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc);
 #line 224 "ws_kernels.tl"
         if ((K + 31) / 32 > 0) {
 #line 224 "ws_kernels.tl"
@@ -893,5 +915,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 897 "ws_kernels.cu"
+#line 919 "ws_kernels.cu"
 } // auto_dyn_kernel

@@ -66,7 +66,10 @@ def compile_cu(nvcc, arches, cu_path, obj, extra=(), device_only=False):
         return "fail", "nvcc failed\n" + log, 0
     # A ptxas warning is a silent loss: "setmaxnreg ignored; unable to
     # determine register count at entry", wgmma serialized, and the like.
-    warnings = re.findall(r"^ptxas warning.*$", log, re.M)
+    # So is ptxas' C7519 remark (an "info" line): it found registers of an
+    # in-flight wgmma touched and serialized the wgmmas with an injected
+    # warpgroup.arrive (pin-wgmma-registers is what prevents it).
+    warnings = re.findall(r"^ptxas (?:warning.*|info.*\(C7519\).*)$", log, re.M)
     if warnings:
         return "fail", "ptxas warned\n" + "\n".join(warnings), 0
     spills = [int(s) for s in re.findall(r"(\d+) bytes spill stores, \d+ bytes spill loads", log)]

@@ -67,6 +67,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -203,6 +222,7 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
         tilet_cp_async_commit();
         if (BlockMask[by * 256 + bx * 32 + k]) {
 #line 35 "blocksparse_gemm.tl"
+            tilet_pin_registers(C_local);
             tilet_wgmma_fence();
 #line 35 "blocksparse_gemm.tl"
             #pragma unroll
@@ -218,9 +238,9 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
             tilet_wgmma_commit();
 #line 35 "blocksparse_gemm.tl"
             tilet_wgmma_wait<0>();
+            tilet_pin_registers(C_local);
         }
     }
-#line 39 "blocksparse_gemm.tl"
     __half C_local_pack[8];
 #line 39 "blocksparse_gemm.tl"
     __syncthreads();
@@ -247,5 +267,5 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
 #line 40 "blocksparse_gemm.tl"
         tilet_tma_store_wait();
     }
-#line 251 "blocksparse_gemm.cu"
+#line 271 "blocksparse_gemm.cu"
 } // blocksparse_matmul_kernel

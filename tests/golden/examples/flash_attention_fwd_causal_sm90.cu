@@ -121,6 +121,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -310,6 +329,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 46 "flash_attention_fwd_causal_sm90.tl"
+            tilet_pin_registers(acc_s);
             tilet_wgmma_fence();
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             #pragma unroll
@@ -321,6 +341,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             tilet_wgmma_commit();
 #line 46 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_wait<0>();
+            tilet_pin_registers(acc_s);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -485,6 +506,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 46 "flash_attention_fwd_causal_sm90.tl"
                 tilet_issue_turn_wait(warp_group + 14, 256);
 #line 46 "flash_attention_fwd_causal_sm90.tl"
+                tilet_pin_registers(acc_s);
                 tilet_wgmma_fence();
 #line 46 "flash_attention_fwd_causal_sm90.tl"
                 #pragma unroll
@@ -497,6 +519,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 43 "flash_attention_fwd_causal_sm90.tl"
                 tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
+                tilet_pin_registers(acc_o);
                 tilet_wgmma_fence();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 #pragma unroll
@@ -513,6 +536,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
                 }
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 tilet_wgmma_wait<1>();
+                tilet_pin_registers(acc_o);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
                 if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -636,6 +660,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
                 }
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 tilet_wgmma_wait<0>();
+                tilet_pin_registers(acc_o);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
                 if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -673,6 +698,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             tilet_mbarrier_wait(&V_shared_full[bx % 2], bx / 2 % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
+            tilet_pin_registers(acc_o);
             tilet_wgmma_fence();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             #pragma unroll
@@ -684,6 +710,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             tilet_wgmma_commit();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_wait<0>();
+            tilet_pin_registers(acc_o);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -727,5 +754,5 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             }
         }
     }
-#line 731 "flash_attention_fwd_causal_sm90.cu"
+#line 758 "flash_attention_fwd_causal_sm90.cu"
 } // flash_attention_fwd_causal_kernel

@@ -121,6 +121,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -308,6 +327,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 56 "flash_attention_fwd_sm90.tl"
         const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 56 "flash_attention_fwd_sm90.tl"
+        tilet_pin_registers(acc_s);
         tilet_wgmma_fence();
 #line 56 "flash_attention_fwd_sm90.tl"
         #pragma unroll
@@ -319,6 +339,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         tilet_wgmma_commit();
 #line 56 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc_s);
 #line 53 "flash_attention_fwd_sm90.tl"
         if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -460,6 +481,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_issue_turn_wait(warp_group + 14, 256);
 #line 56 "flash_attention_fwd_sm90.tl"
+            tilet_pin_registers(acc_s);
             tilet_wgmma_fence();
 #line 56 "flash_attention_fwd_sm90.tl"
             #pragma unroll
@@ -472,6 +494,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 53 "flash_attention_fwd_sm90.tl"
             tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
 #line 73 "flash_attention_fwd_sm90.tl"
+            tilet_pin_registers(acc_o);
             tilet_wgmma_fence();
 #line 73 "flash_attention_fwd_sm90.tl"
             #pragma unroll
@@ -488,6 +511,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
 #line 73 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<1>();
+            tilet_pin_registers(acc_o);
 #line 53 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -588,6 +612,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
 #line 73 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<0>();
+            tilet_pin_registers(acc_o);
 #line 53 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -625,6 +650,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 53 "flash_attention_fwd_sm90.tl"
         tilet_mbarrier_wait(&V_shared_full[1], 1);
 #line 73 "flash_attention_fwd_sm90.tl"
+        tilet_pin_registers(acc_o);
         tilet_wgmma_fence();
 #line 73 "flash_attention_fwd_sm90.tl"
         #pragma unroll
@@ -636,6 +662,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         tilet_wgmma_commit();
 #line 73 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc_o);
 #line 53 "flash_attention_fwd_sm90.tl"
         if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -678,5 +705,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 682 "flash_attention_fwd_sm90.cu"
+#line 709 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel

@@ -93,6 +93,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -219,6 +238,7 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 30 "gemm_tma_ws_sm90.tl"
             const int group_m = (static_cast<int>(threadIdx.x) - 128) / 128 % 2;
 #line 30 "gemm_tma_ws_sm90.tl"
+            tilet_pin_registers(C_local);
             tilet_wgmma_fence();
 #line 30 "gemm_tma_ws_sm90.tl"
             #pragma unroll
@@ -230,6 +250,7 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             tilet_wgmma_commit();
 #line 30 "gemm_tma_ws_sm90.tl"
             tilet_wgmma_wait<1>();
+            tilet_pin_registers(C_local);
 #line 27 "gemm_tma_ws_sm90.tl"
             if (ko > 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
@@ -241,6 +262,7 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
         }
 #line 27 "gemm_tma_ws_sm90.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(C_local);
 #line 27 "gemm_tma_ws_sm90.tl"
         if (threadIdx.x % 128 == 0) {
 #line 27 "gemm_tma_ws_sm90.tl"
@@ -287,5 +309,5 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             }
         }
     }
-#line 291 "gemm_tma_ws_sm90.cu"
+#line 313 "gemm_tma_ws_sm90.cu"
 } // gemm_tma_ws_kernel

@@ -93,6 +93,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -203,6 +222,7 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
         for (int ko = 0; ko < 64; ++ko) {
 #line 35 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_wait(&data_is_ready[0], ko % 2);
+            tilet_pin_registers(C_local);
             tilet_wgmma_fence();
 #line 36 "gemm_ws_manual_sm90.tl"
             #pragma unroll
@@ -218,6 +238,8 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             tilet_wgmma_commit();
 #line 36 "gemm_ws_manual_sm90.tl"
             tilet_wgmma_wait<0>();
+            tilet_pin_registers(C_local);
+#line 37 "gemm_ws_manual_sm90.tl"
             tilet_mbarrier_arrive(&compute_is_done[0]);
         }
 #line 41 "gemm_ws_manual_sm90.tl"
@@ -247,5 +269,5 @@ gemm_ws_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __hal
             }
         }
     }
-#line 251 "gemm_ws_manual_sm90.cu"
+#line 273 "gemm_ws_manual_sm90.cu"
 } // gemm_ws_kernel

@@ -113,6 +113,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -219,6 +238,7 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
 #line 26 "im2col_tma.tl"
             tilet_mbarrier_wait(&stage_full[k % 2], k / 2 % 2);
 #line 29 "im2col_tma.tl"
+            tilet_pin_registers(acc);
             tilet_wgmma_fence();
 #line 29 "im2col_tma.tl"
             #pragma unroll
@@ -230,6 +250,7 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
             tilet_wgmma_commit();
 #line 29 "im2col_tma.tl"
             tilet_wgmma_wait<1>();
+            tilet_pin_registers(acc);
 #line 26 "im2col_tma.tl"
             if (k > 0) {
 #line 26 "im2col_tma.tl"
@@ -241,6 +262,7 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
         }
 #line 26 "im2col_tma.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(acc);
 #line 26 "im2col_tma.tl"
         if (threadIdx.x % 128 == 0) {
 #line 26 "im2col_tma.tl"
@@ -269,5 +291,5 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
             }
         }
     }
-#line 273 "im2col_tma.cu"
+#line 295 "im2col_tma.cu"
 } // conv_kernel

@@ -93,6 +93,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -210,6 +229,7 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
 #line 14 "ws_let_trip_count.tl"
             tilet_mbarrier_wait(&stage_full[(k - k0) % 3], (k - k0) / 3 % 2);
 #line 17 "ws_let_trip_count.tl"
+            tilet_pin_registers(C_l);
             tilet_wgmma_fence();
 #line 17 "ws_let_trip_count.tl"
             #pragma unroll
@@ -225,6 +245,7 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             tilet_wgmma_commit();
 #line 17 "ws_let_trip_count.tl"
             tilet_wgmma_wait<1>();
+            tilet_pin_registers(C_l);
 #line 14 "ws_let_trip_count.tl"
             if (k > k0) {
 #line 14 "ws_let_trip_count.tl"
@@ -236,6 +257,7 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
         }
 #line 14 "ws_let_trip_count.tl"
         tilet_wgmma_wait<0>();
+        tilet_pin_registers(C_l);
 #line 14 "ws_let_trip_count.tl"
         if (kt - k0 > 0) {
 #line 14 "ws_let_trip_count.tl"
@@ -271,5 +293,5 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
     }
-#line 275 "ws_let_trip_count.cu"
+#line 297 "ws_let_trip_count.cu"
 } // gemm_kt_kernel

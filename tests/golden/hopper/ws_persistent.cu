@@ -98,6 +98,25 @@ __device__ __forceinline__ unsigned long long tilet_wgmma_desc(const void *smem,
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leadingBytes >> 4) & 0x3FFF) << 16) |
            (static_cast<unsigned long long>((strideBytes >> 4) & 0x3FFF) << 32) | (static_cast<unsigned long long>(mode) << 62);
 }
+// An empty asm that reads and writes every register of an accumulator: the
+// compiler keeps each access to it on its own side of the wgmma fence or
+// wait beside it (CUTLASS's warpgroup_fence_operand). No instruction.
+template <int N> __device__ __forceinline__ void tilet_pin_registers(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+{
+    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+}
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
 {
@@ -242,6 +261,7 @@ gemm_tiles_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __
 #line 16 "ws_persistent.tl"
                     tilet_mbarrier_wait(&stage_full[(consumer_ring_base + k) % 3], (consumer_ring_base + k) / 3 % 2);
 #line 19 "ws_persistent.tl"
+                    tilet_pin_registers(C_l);
                     tilet_wgmma_fence();
 #line 19 "ws_persistent.tl"
                     #pragma unroll
@@ -257,6 +277,7 @@ gemm_tiles_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __
                     tilet_wgmma_commit();
 #line 19 "ws_persistent.tl"
                     tilet_wgmma_wait<1>();
+                    tilet_pin_registers(C_l);
 #line 16 "ws_persistent.tl"
                     if (k > 0) {
 #line 16 "ws_persistent.tl"
@@ -268,6 +289,7 @@ gemm_tiles_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __
                 }
 #line 16 "ws_persistent.tl"
                 tilet_wgmma_wait<0>();
+                tilet_pin_registers(C_l);
 #line 16 "ws_persistent.tl"
                 if (threadIdx.x % 128 == 0) {
 #line 16 "ws_persistent.tl"
@@ -304,5 +326,5 @@ gemm_tiles_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __
             }
         }
     }
-#line 308 "ws_persistent.cu"
+#line 330 "ws_persistent.cu"
 } // gemm_tiles_kernel
