@@ -12,10 +12,17 @@ namespace {
 using ir::Buffer;
 using ir::Stmt;
 
-// The accumulators of the wgmmas in `s`, in program order, once each.
+// The register operands of the wgmmas in `s` -- each accumulator, and A
+// where it is read from registers -- in program order, once each.
 void accumulatorsIn(const Stmt &s, std::vector<Buffer> &out) {
+    auto add = [&](const Buffer &b) {
+        if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+    };
     ir::forEachStmt(s, [&](const Stmt &x) {
-        if (const ir::Wgmma *w = ir::as<ir::Wgmma>(x); w && std::find(out.begin(), out.end(), w->d) == out.end()) out.push_back(w->d);
+        if (const ir::Wgmma *w = ir::as<ir::Wgmma>(x)) {
+            add(w->d);
+            if (w->a.buffer->scope != ir::MemScope::Shared) add(w->a.buffer);
+        }
     });
 }
 

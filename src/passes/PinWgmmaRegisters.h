@@ -18,8 +18,10 @@ namespace tilet {
 //
 // This pass records on each WgmmaSync the fragments to pin there (the
 // printer makes each an empty asm that reads and writes every register,
-// CUTLASS's warpgroup_fence_operand): on a fence, the accumulators of the
-// wgmmas that follow it up to their commit in the same statement list; on a
+// CUTLASS's warpgroup_fence_operand). "Accumulators" below are the wgmmas'
+// register operands: C, and A where it is in registers (the cast that
+// fills it sinks past the fence as well). On a fence, the accumulators of
+// the wgmmas that follow it up to their commit in the same statement list; on a
 // wait, those of the nearest statement before it in its list that issues
 // wgmmas (the group it waits for); where its list has none, every wgmma
 // accumulator in scope. Pins generate no instructions.

@@ -20,7 +20,6 @@
 #include "passes/OverlapIntraWarpgroup.h"
 #include "passes/OverlapWgmma.h"
 #include "passes/CheckWgmmaGroups.h"
-#include "passes/FoldClearIntoGemm.h"
 #include "passes/PinWgmmaRegisters.h"
 #include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
@@ -103,7 +102,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "fold-clear-into-gemm", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
+        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "flatten-buffers", "simplify"};
     return names;
 }
@@ -121,8 +120,6 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // Buffers allocated in a pipelined loop's body: once, around the loop
         // (TileLang allocates them for the block), so its copies can be pipelined.
         run("hoist-loop-allocations", hoistLoopAllocations, checked);
-        // clear(C) then gemm(..., C): the gemm overwrites C (clear_accum), no zeroing stores.
-        run("fold-clear-into-gemm", foldClearIntoGemm, checked);
         // Copies under an `if` in a pipelined loop: one `if` per statement of
         // the branch, so the copies are producers predicated by their iteration.
         run("predicate-pipeline-branches", predicatePipelineBranches, checked);

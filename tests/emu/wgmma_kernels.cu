@@ -140,11 +140,12 @@ template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N]
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
-template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // 16-bit: an f16 C, an A in registers
 {
-    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+    static_assert(sizeof(T) == 2 && N % 2 == 0, "wgmma's register operands are f32 or s32, or 16-bit pairs");
+    unsigned *words = reinterpret_cast<unsigned *>(r);   // as wgmma reads them: two elements to a register
 #pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+    for (int i = 0; i < N / 2; ++i) asm volatile("" : "+r"(words[i])::"memory");
 }
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
@@ -361,7 +362,7 @@ wg_nn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             }
         }
     }
-#line 365 "wgmma_kernels.cu"
+#line 366 "wgmma_kernels.cu"
 } // wg_nn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -466,7 +467,7 @@ wg_tn_kernel(const __nv_bfloat16* __restrict__ At, const __nv_bfloat16* __restri
             }
         }
     }
-#line 470 "wgmma_kernels.cu"
+#line 471 "wgmma_kernels.cu"
 } // wg_tn_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -553,7 +554,7 @@ wg_small_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __ha
             *reinterpret_cast<unsigned int*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 557 "wgmma_kernels.cu"
+#line 558 "wgmma_kernels.cu"
 } // wg_small_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -630,7 +631,7 @@ wg_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restri
             }
         }
     }
-#line 634 "wgmma_kernels.cu"
+#line 635 "wgmma_kernels.cu"
 } // wg_fp8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -699,7 +700,7 @@ wg_fp8_mixed_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e5m2* __
             *reinterpret_cast<unsigned int*>(&C[i_thread_2 * 64 + i_1 * 512 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
         }
     }
-#line 703 "wgmma_kernels.cu"
+#line 704 "wgmma_kernels.cu"
 } // wg_fp8_mixed_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -786,7 +787,7 @@ wg_int8_kernel(const signed char* __restrict__ A, const signed char* __restrict_
             *reinterpret_cast<uint2*>(&C[i_thread * 64 + i_1 * 512 + j_thread + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 790 "wgmma_kernels.cu"
+#line 791 "wgmma_kernels.cu"
 } // wg_int8_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -855,7 +856,7 @@ wg_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 859 "wgmma_kernels.cu"
+#line 860 "wgmma_kernels.cu"
 } // wg_tf32_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -898,6 +899,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
     }
 #line 98 "wgmma_kernels.tl"
     tilet_pin_registers(acc);
+    tilet_pin_registers(a_f);
     tilet_wgmma_fence();
 #line 98 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -914,6 +916,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
 #line 98 "wgmma_kernels.tl"
     tilet_wgmma_wait<0>();
     tilet_pin_registers(acc);
+    tilet_pin_registers(a_f);
 #line 99 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 4 % 8 + static_cast<int>(threadIdx.x) / 32 % 4 * 16 + static_cast<int>(threadIdx.x) / 128 * 64;
 #line 99 "wgmma_kernels.tl"
@@ -936,7 +939,7 @@ wg_rs_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float* 
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 128 + i_1 * 1024 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 940 "wgmma_kernels.cu"
+#line 943 "wgmma_kernels.cu"
 } // wg_rs_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -1008,7 +1011,7 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
             *reinterpret_cast<uint2*>(&C[i_thread_2 * 24 + i_1 * 192 + j_thread_2 + j_1 * 8]) = *reinterpret_cast<uint2*>(&C_vec[0]);
         }
     }
-#line 1012 "wgmma_kernels.cu"
+#line 1015 "wgmma_kernels.cu"
 } // wg_n24_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -1038,6 +1041,25 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 122 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[j_thread_1 / 64 * 4096 + i_thread_1 * 64 + i_1 * 512 + ((j_thread_1 % 64) ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 256 + i_1 * 2048 + j_thread_1]);
     }
+#line 123 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 123 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 16; ++j_1) {
+#line 123 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 123 "wgmma_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 123 "wgmma_kernels.tl"
+                    acc[v + i_1 * 2 + j_1 * 4 + i_2 * 64] = 0.0f;
+                }
+            }
+        }
+    }
+#line 124 "wgmma_kernels.tl"
     const int group_n = static_cast<int>(threadIdx.x) / 128;
 #line 124 "wgmma_kernels.tl"
     tilet_pin_registers(acc);
@@ -1053,7 +1075,7 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
         #pragma unroll
         for (int a = 0; a < 2; ++a) {
 #line 124 "wgmma_kernels.tl"
-            tilet_wgmma_m64n128k16_f32_bf16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 8192 + ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
+            tilet_wgmma_m64n128k16_f32_bf16<0, 1>(&acc[a * 64], tilet_wgmma_desc(&a_s[a * 4096 + ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[group_n * 8192 + ks * 1024], 8192, 1024, 1), 1);
         }
     }
 #line 124 "wgmma_kernels.tl"
@@ -1088,7 +1110,7 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 126 "wgmma_kernels.tl"
         tilet_tma_store_wait();
     }
-#line 1092 "wgmma_kernels.cu"
+#line 1114 "wgmma_kernels.cu"
 } // wg_stmatrix_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -1119,6 +1141,38 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
 #line 139 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
     }
+#line 140 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int j_1 = 0; j_1 < 8; ++j_1) {
+#line 140 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 140 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int v = 0; v < 2; ++v) {
+#line 140 "wgmma_kernels.tl"
+                acc[v + i_1 * 2 + j_1 * 4] = static_cast<__half>(0.0f);
+            }
+        }
+    }
+#line 141 "wgmma_kernels.tl"
+    #pragma unroll
+    for (int i_2 = 0; i_2 < 2; ++i_2) {
+#line 141 "wgmma_kernels.tl"
+        #pragma unroll
+        for (int j_1 = 0; j_1 < 4; ++j_1) {
+#line 141 "wgmma_kernels.tl"
+            #pragma unroll
+            for (int i_1 = 0; i_1 < 2; ++i_1) {
+#line 141 "wgmma_kernels.tl"
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
+#line 141 "wgmma_kernels.tl"
+                    acc2[v + i_1 * 2 + j_1 * 4 + i_2 * 16] = 0.0f;
+                }
+            }
+        }
+    }
 #line 142 "wgmma_kernels.tl"
     tilet_pin_registers(acc);
     tilet_wgmma_fence();
@@ -1130,7 +1184,7 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
 #line 142 "wgmma_kernels.tl"
-        tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), ks == 0 ? 0 : 1);
+        tilet_wgmma_m64n64k16_f16_f16<0, 1>(&acc[0], tilet_wgmma_desc(&a_s[ks * 16], 16, 1024, 1), tilet_wgmma_desc(&b_s[ks * 1024], 8192, 1024, 1), 1);
     }
 #line 142 "wgmma_kernels.tl"
     tilet_wgmma_commit();
@@ -1143,12 +1197,6 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
     const int warp_m = static_cast<int>(threadIdx.x) / 32 % 2;
 #line 143 "wgmma_kernels.tl"
     const int warp_n = static_cast<int>(threadIdx.x) / 64;
-#line 143 "wgmma_kernels.tl"
-    #pragma unroll
-    for (int r = 0; r < 32; ++r) {
-#line 143 "wgmma_kernels.tl"
-        acc2[r] = 0.0f;
-    }
 #line 143 "wgmma_kernels.tl"
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
@@ -1237,5 +1285,5 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
 #line 147 "wgmma_kernels.tl"
         *reinterpret_cast<uint4*>(&D[i_thread_3 * 64 + i_1 * 1024 + j_thread_3]) = *reinterpret_cast<uint4*>(&c_s[i_thread_3 * 80 + i_1 * 1280 + j_thread_3 + 16]);
     }
-#line 1241 "wgmma_kernels.cu"
+#line 1289 "wgmma_kernels.cu"
 } // wg_stmatrix_parts_kernel

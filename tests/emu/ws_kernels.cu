@@ -119,11 +119,12 @@ template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N]
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
-template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // 16-bit: an f16 C, an A in registers
 {
-    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+    static_assert(sizeof(T) == 2 && N % 2 == 0, "wgmma's register operands are f32 or s32, or 16-bit pairs");
+    unsigned *words = reinterpret_cast<unsigned *>(r);   // as wgmma reads them: two elements to a register
 #pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+    for (int i = 0; i < N / 2; ++i) asm volatile("" : "+r"(words[i])::"memory");
 }
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
@@ -217,7 +218,7 @@ ring_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 221 "ws_kernels.cu"
+#line 222 "ws_kernels.cu"
 } // ring_kernel
 
 extern "C" __global__ void __launch_bounds__(384, 1)
@@ -310,7 +311,7 @@ ring_dyn_kernel(const float* __restrict__ A, float* __restrict__ B, int n) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 314 "ws_kernels.cu"
+#line 315 "ws_kernels.cu"
 } // ring_dyn_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -380,7 +381,7 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 384 "ws_kernels.cu"
+#line 385 "ws_kernels.cu"
 } // ring_tma_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -513,7 +514,7 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
             tilet_mbarrier_arrive(&full[s]);
         }
     }
-#line 517 "ws_kernels.cu"
+#line 518 "ws_kernels.cu"
 } // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -593,7 +594,7 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 597 "ws_kernels.cu"
+#line 598 "ws_kernels.cu"
 } // roles_in_sequence_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -674,7 +675,7 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 678 "ws_kernels.cu"
+#line 679 "ws_kernels.cu"
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -705,7 +706,7 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
             }
         }
     }
-#line 709 "ws_kernels.cu"
+#line 710 "ws_kernels.cu"
 } // block_then_role_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -781,7 +782,7 @@ phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* 
     if (threadIdx.x / 128 == 0) {
         tilet_mbarrier_wait(&b[0], 1);
     }
-#line 785 "ws_kernels.cu"
+#line 786 "ws_kernels.cu"
 } // phases_across_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -915,5 +916,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 919 "ws_kernels.cu"
+#line 920 "ws_kernels.cu"
 } // auto_dyn_kernel

@@ -134,11 +134,12 @@ template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N]
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
-template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // 16-bit: an f16 C, an A in registers
 {
-    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+    static_assert(sizeof(T) == 2 && N % 2 == 0, "wgmma's register operands are f32 or s32, or 16-bit pairs");
+    unsigned *words = reinterpret_cast<unsigned *>(r);   // as wgmma reads them: two elements to a register
 #pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+    for (int i = 0; i < N / 2; ++i) asm volatile("" : "+r"(words[i])::"memory");
 }
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
@@ -520,6 +521,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
                 tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 tilet_pin_registers(acc_o);
+                tilet_pin_registers(acc_s_cast);
                 tilet_wgmma_fence();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 #pragma unroll
@@ -537,6 +539,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 tilet_wgmma_wait<1>();
                 tilet_pin_registers(acc_o);
+                tilet_pin_registers(acc_s_cast);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
                 if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -661,6 +664,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 68 "flash_attention_fwd_causal_sm90.tl"
                 tilet_wgmma_wait<0>();
                 tilet_pin_registers(acc_o);
+                tilet_pin_registers(acc_s_cast);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
                 if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -699,6 +703,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             tilet_mbarrier_wait(&V_shared_full[bx % 2], bx / 2 % 2);
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             tilet_pin_registers(acc_o);
+            tilet_pin_registers(acc_s_cast);
             tilet_wgmma_fence();
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             #pragma unroll
@@ -711,6 +716,7 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
 #line 68 "flash_attention_fwd_causal_sm90.tl"
             tilet_wgmma_wait<0>();
             tilet_pin_registers(acc_o);
+            tilet_pin_registers(acc_s_cast);
 #line 43 "flash_attention_fwd_causal_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 43 "flash_attention_fwd_causal_sm90.tl"
@@ -754,5 +760,5 @@ flash_attention_fwd_causal_kernel(const __nv_bfloat16* __restrict__ Q, const __n
             }
         }
     }
-#line 758 "flash_attention_fwd_causal_sm90.cu"
+#line 764 "flash_attention_fwd_causal_sm90.cu"
 } // flash_attention_fwd_causal_kernel

@@ -134,11 +134,12 @@ template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N]
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
-template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // 16-bit: an f16 C, an A in registers
 {
-    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+    static_assert(sizeof(T) == 2 && N % 2 == 0, "wgmma's register operands are f32 or s32, or 16-bit pairs");
+    unsigned *words = reinterpret_cast<unsigned *>(r);   // as wgmma reads them: two elements to a register
 #pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+    for (int i = 0; i < N / 2; ++i) asm volatile("" : "+r"(words[i])::"memory");
 }
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
@@ -495,6 +496,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             tilet_mbarrier_wait(&V_shared_full[(k + 1) % 2], ((k + 1) / 2 + 1) % 2);
 #line 73 "flash_attention_fwd_sm90.tl"
             tilet_pin_registers(acc_o);
+            tilet_pin_registers(acc_s_cast);
             tilet_wgmma_fence();
 #line 73 "flash_attention_fwd_sm90.tl"
             #pragma unroll
@@ -512,6 +514,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 73 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<1>();
             tilet_pin_registers(acc_o);
+            tilet_pin_registers(acc_s_cast);
 #line 53 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -613,6 +616,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 73 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_wait<0>();
             tilet_pin_registers(acc_o);
+            tilet_pin_registers(acc_s_cast);
 #line 53 "flash_attention_fwd_sm90.tl"
             if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -651,6 +655,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         tilet_mbarrier_wait(&V_shared_full[1], 1);
 #line 73 "flash_attention_fwd_sm90.tl"
         tilet_pin_registers(acc_o);
+        tilet_pin_registers(acc_s_cast);
         tilet_wgmma_fence();
 #line 73 "flash_attention_fwd_sm90.tl"
         #pragma unroll
@@ -663,6 +668,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
 #line 73 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_wait<0>();
         tilet_pin_registers(acc_o);
+        tilet_pin_registers(acc_s_cast);
 #line 53 "flash_attention_fwd_sm90.tl"
         if (threadIdx.x % 128 == 0) {
 #line 53 "flash_attention_fwd_sm90.tl"
@@ -705,5 +711,5 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             }
         }
     }
-#line 709 "flash_attention_fwd_sm90.cu"
+#line 715 "flash_attention_fwd_sm90.cu"
 } // flash_attention_fwd_kernel

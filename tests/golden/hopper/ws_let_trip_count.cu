@@ -106,11 +106,12 @@ template <int N> __device__ __forceinline__ void tilet_pin_registers(int (&r)[N]
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
-template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // f16 accumulators
+template <class T, int N> __device__ __forceinline__ void tilet_pin_registers(T (&r)[N])   // 16-bit: an f16 C, an A in registers
 {
-    static_assert(sizeof(T) == 2, "a wgmma accumulator is f32, s32 or f16");
+    static_assert(sizeof(T) == 2 && N % 2 == 0, "wgmma's register operands are f32 or s32, or 16-bit pairs");
+    unsigned *words = reinterpret_cast<unsigned *>(r);   // as wgmma reads them: two elements to a register
 #pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+h"(reinterpret_cast<unsigned short &>(r[i]))::"memory");
+    for (int i = 0; i < N / 2; ++i) asm volatile("" : "+r"(words[i])::"memory");
 }
 // Orders earlier register accesses of the accumulators before the next wgmma.
 __device__ __forceinline__ void tilet_wgmma_fence()
@@ -293,5 +294,5 @@ gemm_kt_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float
             }
         }
     }
-#line 297 "ws_let_trip_count.cu"
+#line 298 "ws_let_trip_count.cu"
 } // gemm_kt_kernel
