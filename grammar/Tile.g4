@@ -87,6 +87,8 @@ stmt
     | ifStmt                                                      # IfStmtAlt
     | WHILE LPAREN expr RPAREN block                              # WhileStmt
     | WS LPAREN exprList RPAREN block                             # WsStmt
+    | BREAK SEMI                                                  # BreakStmt
+    | CONTINUE SEMI                                               # ContinueStmt
     | expr (assignOp expr)? SEMI                                  # ExprStmt
     ;
 
@@ -222,13 +224,14 @@ tileOpBuiltin
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG | DISABLE_WARP_GROUP_REG_ALLOC
     | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | WAIT_WGMMA | TCGEN05_MMA_ARRIVE
-    | FENCE_PROXY_ASYNC | SYNC_THREADS
+    | FENCE_PROXY_ASYNC | SYNC_THREADS | BARRIER_ARRIVE_EXPECT_TX | CLC_TRY_CANCEL | CLC_TRY_CANCEL_MULTICAST
     ;
 
 exprBuiltin
     : CAST | REINTERPRET | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID | FAST_EXP | FAST_EXP2
     | BLOCK_RANK_IN_CLUSTER | NUM_SMS | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
+    | CLC_IS_CANCELED | CLC_GET_FIRST_CTAID_X | CLC_GET_FIRST_CTAID_Y | CLC_GET_FIRST_CTAID_Z
     ;
 
 // ---------------------------------------------------------------- lexer
@@ -253,6 +256,8 @@ IF                : 'if';
 WHILE             : 'while';
 ELSE              : 'else';
 WS                : 'ws';
+BREAK             : 'break';
+CONTINUE          : 'continue';
 TRUE              : 'true';
 FALSE             : 'false';
 INF               : 'inf';
@@ -344,6 +349,9 @@ TCGEN05_CP_WARPX4 : 'tcgen05_cp_warpx4';
 TCGEN05_SF_WARP_TRANSPOSE : 'tcgen05_sf_warp_transpose';
 FENCE_PROXY_ASYNC : 'fence_proxy_async';
 SYNC_THREADS : 'sync_threads';
+BARRIER_ARRIVE_EXPECT_TX : 'barrier_arrive_expect_tx';
+CLC_TRY_CANCEL    : 'clc_try_cancel';
+CLC_TRY_CANCEL_MULTICAST : 'clc_try_cancel_multicast';
 
 // expression builtins
 CAST              : 'cast';
@@ -377,6 +385,10 @@ SHFL_SYNC         : 'shfl_sync';
 SHFL_XOR          : 'shfl_xor';
 SHFL_DOWN         : 'shfl_down';
 SHFL_UP           : 'shfl_up';
+CLC_IS_CANCELED   : 'clc_is_canceled';
+CLC_GET_FIRST_CTAID_X : 'clc_get_first_ctaid_x';
+CLC_GET_FIRST_CTAID_Y : 'clc_get_first_ctaid_y';
+CLC_GET_FIRST_CTAID_Z : 'clc_get_first_ctaid_z';
 
 // punctuation and operators
 LPAREN       : '(';

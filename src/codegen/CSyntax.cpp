@@ -277,6 +277,18 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         TILET_ASSERT(l.indices.size() == 1, "multi-dimensional access of '" << l.buffer->name << "' reached the printer");
         return name + "[" + print(l.indices[0]) + "]";
     }
+    case ir::ExprKind::ClcQuery: {
+        // tilet_clc_is_canceled(&answer[i]), tilet_clc_first_ctaid(&answer[i], dim): the
+        // helper reads the 16-byte answer at the address.
+        auto &q = static_cast<const ir::ClcQuery &>(*e);
+        if (q.field == ir::ClcField::IsCanceled) {
+            needHelper("clc_is_canceled");
+            return "tilet_clc_is_canceled(&" + print(q.response) + ")";
+        }
+        needHelper("clc_first_ctaid");
+        int dim = q.field == ir::ClcField::FirstCtaidX ? 0 : q.field == ir::ClcField::FirstCtaidY ? 1 : 2;
+        return "tilet_clc_first_ctaid(&" + print(q.response) + ", " + std::to_string(dim) + ")";
+    }
     case ir::ExprKind::Dp4a: {
         // tilet_dp4a_s8_u8(&a[i], &b[j], c): the helper reads the four bytes at each address.
         auto &d = static_cast<const ir::Dp4a &>(*e);

@@ -333,6 +333,13 @@ private:
                       ", " + std::to_string(b.bytes) + (load ? ", &" + access(b.barrier, {b.barrierIndex}) : std::string()) + ");");
             return;
         }
+        case ir::StmtKind::ClcTryCancel: {
+            const ir::ClcTryCancel &c = *ir::as<ir::ClcTryCancel>(s);
+            std::string key = c.multicast ? "clc_try_cancel_multicast" : "clc_try_cancel";
+            helper(key);
+            out_.line("tilet_" + key + "(&" + access(c.result, c.resultIndices) + ", &" + access(c.barrier, {c.barrierIndex}) + ");");
+            return;
+        }
         case ir::StmtKind::BarrierExpectTx: {
             const ir::BarrierExpectTx &b = *ir::as<ir::BarrierExpectTx>(s);
             std::string key = b.arrive ? "mbarrier_arrive_expect_tx" : "mbarrier_expect_tx";
@@ -545,6 +552,7 @@ private:
             out_.close();
             return;
         }
+        case ir::StmtKind::Jump: out_.line(std::string(ir::as<ir::Jump>(s)->keyword()) + ";"); return;
         case ir::StmtKind::PdlTrigger:
             helper("pdl_trigger");
             out_.line("tilet_pdl_trigger();");

@@ -211,6 +211,8 @@ private:
             break;
         }
         case StmtKind::CallStmt: expr(*static_cast<const CallStmt &>(s).call); break;
+        case StmtKind::Break: line("Break", s.range); break;
+        case StmtKind::Continue: line("Continue", s.range); break;
         }
     }
 

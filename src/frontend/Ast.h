@@ -129,7 +129,7 @@ struct Call : Expr {
 
 // ------------------------------------------------------------------ statements
 
-enum class StmtKind { Let, Var, Assign, For, If, While, Ws, CallStmt };
+enum class StmtKind { Let, Var, Assign, For, If, While, Ws, CallStmt, Break, Continue };
 
 struct Stmt {
     explicit Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
@@ -206,6 +206,11 @@ struct Ws : Stmt {
     Ws(SourceRange r) : Stmt(StmtKind::Ws, r) {}
     std::vector<ExprPtr> roles;
     StmtList body;
+};
+
+// break; / continue;: leave the innermost loop, or go on with its next iteration.
+struct Jump : Stmt {
+    Jump(StmtKind k, SourceRange r) : Stmt(k, r) {}
 };
 
 struct CallStmt : Stmt {

@@ -146,6 +146,8 @@ private:
                 break;
             }
             case ast::StmtKind::CallStmt: loadSourceImport(*static_cast<const ast::CallStmt &>(*s).call, dir); break;
+            case ast::StmtKind::Break:
+            case ast::StmtKind::Continue: break;
             default: break;
             }
         }

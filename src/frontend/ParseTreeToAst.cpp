@@ -293,6 +293,8 @@ ast::StmtPtr ParseTreeToAst::transformStmt(TileParser::StmtContext &ctx) {
         s->body = transformBlock(*loop->block());
         return s;
     }
+    if (dynamic_cast<TileParser::BreakStmtContext *>(&ctx)) return std::make_unique<ast::Jump>(ast::StmtKind::Break, range);
+    if (dynamic_cast<TileParser::ContinueStmtContext *>(&ctx)) return std::make_unique<ast::Jump>(ast::StmtKind::Continue, range);
     if (auto *ws = dynamic_cast<TileParser::WsStmtContext *>(&ctx)) {
         auto s = std::make_unique<ast::Ws>(range);
         s->roles = transformExprList(ws->exprList());

@@ -46,6 +46,10 @@ constexpr Spelling kTForms[] = {
     {"annotate_layout", "annotate_layout(buffer, swizzle) for a shared buffer's bank swizzle"},
     {"ptx_commit_group", "cp_async_commit()"},
     {"ptx_wait_group", "cp_async_wait(n)"},
+    {"mbarrier_wait_parity", "barrier_wait(b[i], parity)"},
+    {"mbarrier_arrive", "barrier_arrive(b[i]) (barrier_arrive(b[i], rank) on a block of the cluster)"},
+    {"mbarrier_arrive_expect_tx", "barrier_arrive_expect_tx(b[i], bytes)"},
+    {"tcgen05_gemm", "gemm(A_s, B_s, C_tmem, mbar = b, inst = tcgen05)"},
 };
 
 constexpr Spelling kDtypes[] = {

@@ -229,6 +229,10 @@ bool structurallyEqual(const Expr &a, const Expr &b) {
         auto &x = static_cast<const Load &>(*a), &y = static_cast<const Load &>(*b);
         return x.buffer == y.buffer && all(x.indices, y.indices);
     }
+    case ExprKind::ClcQuery: {
+        auto &x = static_cast<const ClcQuery &>(*a), &y = static_cast<const ClcQuery &>(*b);
+        return x.field == y.field && structurallyEqual(x.response, y.response);
+    }
     case ExprKind::Dp4a: {
         auto &x = static_cast<const Dp4a &>(*a), &y = static_cast<const Dp4a &>(*b);
         return structurallyEqual(x.a, y.a) && structurallyEqual(x.b, y.b) && structurallyEqual(x.c, y.c);

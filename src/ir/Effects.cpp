@@ -49,6 +49,11 @@ public:
             else for (const Expr &index : as<Load>(n.args[i])->indices) visit(index);
         }
     }
+    // A cluster-launch-control answer is read whole: 16 bytes from its first element.
+    void visitClcQuery(const ClcQuery &n) {
+        const Load &response = *as<Load>(n.response);
+        load(response, ClcTryCancel::kBytes * 8 / std::max(8, dtypeBits(response.buffer->dtype)));
+    }
     // dp4a reads four elements from each operand's address.
     void visitDp4a(const Dp4a &n) override {
         load(*as<Load>(n.a), Dp4a::kElements);
@@ -243,6 +248,18 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(r);
         return;
     }
+    case StmtKind::ClcTryCancel: {
+        // The answer: written through the async proxy, landing when the
+        // barrier's phase completes (in every block of the cluster with multicast).
+        const ClcTryCancel &n = *as<ClcTryCancel>(s);
+        Access w = element(n.result, AccessMode::Write, &n.resultIndices, Proxy::Async);
+        w.elements = ClcTryCancel::kBytes * 8 / std::max(8, dtypeBits(n.result->dtype));
+        w.asynchronous = true;
+        w.completesOn = n.barrier.get();
+        w.remote = n.multicast;
+        acc.push_back(w);
+        return;
+    }
     case StmtKind::BarrierExpectTx: {
         const BarrierExpectTx &n = *as<BarrierExpectTx>(s);
         SyncEffect e = sync(SyncKind::MbarrierExpectTx, n.barrier, &n.index);
@@ -424,6 +441,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         return;
     }
     case StmtKind::ClusterSync: syn.push_back(sync(SyncKind::ClusterBarrier)); return;
+    case StmtKind::Jump: return;   // control flow only: the passes that walk loops follow it
     case StmtKind::PdlTrigger: syn.push_back(sync(SyncKind::PdlTrigger)); return;
     case StmtKind::PdlSync: syn.push_back(sync(SyncKind::PdlWait)); return;
     }

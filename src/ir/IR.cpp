@@ -627,4 +627,14 @@ int64_t WarpSpecialize::namedBarrierId() const {
     return 0;
 }
 
+const char *ClcQuery::fieldName() const {
+    switch (field) {
+    case ClcField::IsCanceled: return "is_canceled";
+    case ClcField::FirstCtaidX: return "first_ctaid_x";
+    case ClcField::FirstCtaidY: return "first_ctaid_y";
+    case ClcField::FirstCtaidZ: return "first_ctaid_z";
+    }
+    return "?";
+}
+
 } // namespace tilet::ir

@@ -358,6 +358,22 @@ struct Dp4a : ExprNode {
     const Expr a, b, c;
 };
 
+// A field of the answer of a clc_try_cancel (PTX ISA,
+// clusterlaunchcontrol.query_cancel; TileLang's T.clc_is_canceled,
+// T.clc_get_first_ctaid_x/y/z): whether a cluster was canceled (int32 1 or
+// 0), or the x, y or z index of its first block (uint32, undefined when
+// none was). `response` is always the Load of the answer's first element
+// (the verifier checks): its 16 bytes are read.
+enum class ClcField { IsCanceled, FirstCtaidX, FirstCtaidY, FirstCtaidZ };
+struct ClcQuery : ExprNode {
+    static constexpr ExprKind kKind = ExprKind::ClcQuery;
+    ClcQuery(ClcField f, Expr response, SourceRange s = {})
+        : ExprNode(kKind, f == ClcField::IsCanceled ? DType::Int32 : DType::UInt32, s), field(f), response(std::move(response)) {}
+    const ClcField field;
+    const Expr response;
+    const char *fieldName() const;   // is_canceled, first_ctaid_x, ...
+};
+
 // A warp shuffle (PTX ISA shfl.sync; all 32 lanes of the warp take part):
 // `value` of lane j of the same warp. The warp is cut into segments of
 // `width` lanes (a power of two); for lane l of the segment starting at lane
@@ -719,6 +735,25 @@ struct FenceProxyAsync : StmtNode {
     static constexpr StmtKind kKind = StmtKind::FenceProxyAsync;
     explicit FenceProxyAsync(SourceRange s = {}, bool g = false) : StmtNode(kKind, s), global(g) {}
     const bool global;
+};
+
+// Cluster launch control (PTX ISA, clusterlaunchcontrol.try_cancel;
+// TileLang's T.clc_try_cancel and T.clc_try_cancel_multicast): asks the
+// hardware to cancel a cluster of the grid that has not started, whose work
+// the asking cluster then does. The 16-byte answer (read by ClcQuery) lands
+// in `result` at `resultIndices` through the async proxy and completes 16
+// transaction bytes on `barrier`; with `multicast`, in every block of the
+// cluster, at the same offsets. Issued by one thread.
+struct ClcTryCancel : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::ClcTryCancel;
+    static constexpr int64_t kBytes = 16;
+    ClcTryCancel(Buffer r, std::vector<Expr> ri, Buffer bar, Expr bi, bool mc, SourceRange s = {})
+        : StmtNode(kKind, s), result(std::move(r)), resultIndices(std::move(ri)), barrier(std::move(bar)), barrierIndex(std::move(bi)), multicast(mc) {}
+    const Buffer result;
+    const std::vector<Expr> resultIndices;
+    const Buffer barrier;
+    const Expr barrierIndex;
+    const bool multicast;
 };
 
 // Brings a tensor map (a kernel parameter) into the descriptor cache before
@@ -1240,6 +1275,18 @@ struct SetMaxNReg : StmtNode {
     SetMaxNReg(int64_t c, bool inc, SourceRange s = {}) : StmtNode(kKind, s), count(c), increase(inc) {}
     const int64_t count;
     const bool increase;
+};
+
+// break / continue: leaves the innermost For or While around it, or ends its
+// current iteration. Sema lets only serial and unrolled loops and while
+// loops hold one; a pass that restructures a loop (rotates, peels, splits
+// it into roles) leaves alone a loop whose body jumps (ir::jumpsOutOf).
+enum class JumpKind { Break, Continue };
+struct Jump : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Jump;
+    Jump(JumpKind jump, SourceRange s = {}) : StmtNode(kKind, s), jump(jump) {}
+    const JumpKind jump;
+    const char *keyword() const { return jump == JumpKind::Break ? "break" : "continue"; }
 };
 
 struct PdlTrigger : StmtNode {

@@ -99,6 +99,10 @@ public:
             auto &l = static_cast<const Load &>(*e);
             return l.buffer->name + "[" + list(l.indices) + "]";
         }
+        case ExprKind::ClcQuery: {
+            auto &q = static_cast<const ClcQuery &>(*e);
+            return std::string("clc_") + q.fieldName() + "(" + expr(q.response) + ")";
+        }
         case ExprKind::Dp4a: {
             auto &d = static_cast<const Dp4a &>(*e);
             return "dp4a(" + expr(d.a) + ", " + expr(d.b) + ", " + expr(d.c) + ")";
@@ -288,6 +292,12 @@ public:
                  list(b.dstIndices) + "]" + (b.barrier ? " on " + b.barrier->name + "[" + expr(b.barrierIndex) + "]" : ""));
             return;
         }
+        case StmtKind::ClcTryCancel: {
+            auto &c = static_cast<const ClcTryCancel &>(*s);
+            line(std::string(c.multicast ? "clc_try_cancel_multicast " : "clc_try_cancel ") + c.result->name + "[" + list(c.resultIndices) + "] on " +
+                 c.barrier->name + "[" + expr(c.barrierIndex) + "]");
+            return;
+        }
         case StmtKind::BarrierExpectTx: {
             auto &b = static_cast<const BarrierExpectTx &>(*s);
             line(std::string(b.arrive ? "barrier_arrive_expect_tx " : "barrier_expect_tx ") + b.barrier->name + "[" + expr(b.index) + "] " +
@@ -402,6 +412,7 @@ public:
             line("set_max_nreg " + std::to_string(m.count) + (m.increase ? " inc" : " dec"));
             return;
         }
+        case StmtKind::Jump: line(as<Jump>(s)->keyword()); return;
         case StmtKind::PdlTrigger: line("pdl_trigger"); return;
         case StmtKind::PdlSync: line("pdl_sync"); return;
         }

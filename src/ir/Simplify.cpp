@@ -79,8 +79,9 @@ public:
     Stmt mutateFor(const Stmt &self, const For &n) override {
         Expr mn = mutate(n.min), ext = mutate(n.extent);
         if (std::optional<int64_t> e = constInt(ext); e && *e <= 0) return nullptr;
-        if (constInt(ext) == 1 && !n.pipeline && n.forKind != ForKind::Parallel) {
-            // One iteration: the body with the variable replaced by the start.
+        if (constInt(ext) == 1 && !n.pipeline && n.forKind != ForKind::Parallel && !jumpsOutOf(n.body)) {
+            // One iteration: the body with the variable replaced by the start
+            // (a body that jumps keeps its loop: its break or continue needs one).
             return mutate(substitute(n.body, {{n.var, mn}}));
         }
         Interval lo = boundsOf(mn, scope_), len = boundsOf(ext, scope_);

@@ -52,6 +52,21 @@ const BufferNode *Uniformity::onlyPerThreadRegister(const Expr &e) const {
     return src.threadIndex ? nullptr : src.perThreadRegister;
 }
 
+// A loop's body. A break or continue that some threads take and others not
+// leaves the rest of the body (and the later iterations) to some threads
+// only: the body is walked again as divergent.
+void Uniformity::findInLoop(const Stmt &loop, const Stmt &body, bool divergent) {
+    bool outerEntry = std::exchange(loopEntryDivergent_, divergent);
+    bool outerMet = std::exchange(jumpMetApart_, false);
+    findPerThreadRegisters(body, divergent);
+    if (jumpMetApart_) {
+        jumpsApart_.insert(loop.get());
+        findPerThreadRegisters(body, true);
+    }
+    loopEntryDivergent_ = outerEntry;
+    jumpMetApart_ = outerMet;
+}
+
 // What makes `e` differ between threads: the thread index (directly, through
 // a variable derived from it, or a shuffle), and the first per-thread register it reads.
 Uniformity::Sources Uniformity::sourcesOf(const Expr &e) const {
@@ -84,9 +99,13 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
     if (const For *f = as<For>(s)) {
         bool d = divergent || threadDependent(f->min) || threadDependent(f->extent);
         bind(f->var.get(), d);
-        return findPerThreadRegisters(f->body, d);
+        return findInLoop(s, f->body, d);
     }
-    if (const While *w = as<While>(s)) return findPerThreadRegisters(w->body, divergent || threadDependent(w->cond));
+    if (const While *w = as<While>(s)) return findInLoop(s, w->body, divergent || threadDependent(w->cond));
+    if (as<Jump>(s)) {
+        if (divergent && !loopEntryDivergent_) jumpMetApart_ = true;
+        return;
+    }
     if (const IfThenElse *i = as<IfThenElse>(s)) {
         bool d = divergent || threadDependent(i->cond);
         findPerThreadRegisters(i->thenBody, d);

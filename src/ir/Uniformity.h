@@ -35,6 +35,11 @@ public:
     // the only reason (no thread index, no value derived from one): a
     // program's own per-thread `var`, never one of the lowering's guards.
     const BufferNode *onlyPerThreadRegister(const Expr &e) const;
+    // Whether threads may leave the loop `loop` (a For or While), or skip
+    // one of its iterations, apart from each other: a break or continue
+    // under a condition that differs between them. The rest of its body
+    // then runs in some of the threads only.
+    bool jumpsApart(const StmtNode *loop) const { return jumpsApart_.count(loop) > 0; }
 
 private:
     struct Sources {
@@ -43,11 +48,15 @@ private:
     };
     Sources sourcesOf(const Expr &e) const;
     void findPerThreadRegisters(const Stmt &s, bool divergent);
+    void findInLoop(const Stmt &loop, const Stmt &body, bool divergent);
 
     std::set<const VarNode *> dependentVars_;
     std::set<const BufferNode *> perThread_;   // registers whose value may differ between threads
     bool inRole_ = false;                      // walking a ws(...) role's body
     std::set<const BufferNode *> roleLocals_;  // registers allocated inside the role being walked
+    bool loopEntryDivergent_ = false;          // the innermost loop being walked was entered under divergent control
+    bool jumpMetApart_ = false;                // and a jump of it was met under a thread-dependent condition
+    std::set<const StmtNode *> jumpsApart_;
 };
 
 } // namespace tilet::ir

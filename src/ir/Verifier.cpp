@@ -72,6 +72,10 @@ public:
         if (n.value->dtype != n.buffer->dtype) fail("store of " + std::string(dtypeName(n.value->dtype)) + " into " + std::string(dtypeName(n.buffer->dtype)) + " buffer '" + n.buffer->name + "'");
         Visitor::visitStore(n);
     }
+    void visitClcQuery(const ClcQuery &n) override {
+        if (!as<Load>(n.response)) fail("a clc query's answer is no longer a load of its buffer");
+        Visitor::visitClcQuery(n);
+    }
     void visitDp4a(const Dp4a &n) override {
         for (const Expr &operand : {n.a, n.b}) {
             const Load *l = as<Load>(operand);

@@ -43,6 +43,7 @@ void Visitor::visitDp4a(const Dp4a &n) {
     visit(n.b);
     visit(n.c);
 }
+void Visitor::visitClcQuery(const ClcQuery &n) { visit(n.response); }
 void Visitor::visitShuffle(const Shuffle &n) {
     visit(n.value);
     visit(n.operand);
@@ -106,6 +107,10 @@ void Visitor::visitBulkCopy(const BulkCopy &n) {
     visit(n.barrierIndex);
 }
 void Visitor::visitBarrierExpectTx(const BarrierExpectTx &n) { visit(n.index); }
+void Visitor::visitClcTryCancel(const ClcTryCancel &n) {
+    for (const Expr &i : n.resultIndices) visit(i);
+    visit(n.barrierIndex);
+}
 void Visitor::visitFenceProxyAsync(const FenceProxyAsync &) {}
 void Visitor::visitTmaStoreWait(const TmaStoreWait &) {}
 void Visitor::visitTmemAlloc(const TmemAlloc &) {}
@@ -178,6 +183,7 @@ void Visitor::visitClusterSync(const ClusterSync &) {}
 void Visitor::visitWarpSpecialize(const WarpSpecialize &n) { visit(n.body); }
 void Visitor::visitElect(const Elect &n) { visit(n.body); }
 void Visitor::visitSetMaxNReg(const SetMaxNReg &) {}
+void Visitor::visitJump(const Jump &) {}
 void Visitor::visitPdlTrigger(const PdlTrigger &) {}
 void Visitor::visitPdlSync(const PdlSync &) {}
 
@@ -285,6 +291,12 @@ Expr Mutator::mutateLoad(const Expr &self, const Load &n) {
     Buffer buffer = mutateBuffer(n.buffer);
     if (!changed && buffer == n.buffer) return self;
     return std::make_shared<Load>(buffer, std::move(idx), n.span);
+}
+
+Expr Mutator::mutateClcQuery(const Expr &self, const ClcQuery &n) {
+    Expr response = mutate(n.response);
+    if (response == n.response) return self;
+    return std::make_shared<ClcQuery>(n.field, response, n.span);
 }
 
 Expr Mutator::mutateDp4a(const Expr &self, const Dp4a &n) {
@@ -457,6 +469,14 @@ Stmt Mutator::mutateBulkCopy(const Stmt &self, const BulkCopy &n) {
     Buffer dst = mutateBuffer(n.dst), src = mutateBuffer(n.src), barrier = mutateBuffer(n.barrier);
     if (!changed && bi == n.barrierIndex && dst == n.dst && src == n.src && barrier == n.barrier) return self;
     return std::make_shared<BulkCopy>(dst, std::move(di), src, std::move(si), n.bytes, barrier, bi, n.span);
+}
+Stmt Mutator::mutateClcTryCancel(const Stmt &self, const ClcTryCancel &n) {
+    bool changed = false;
+    std::vector<Expr> ri = mutateIndices(*n.result, n.resultIndices, changed);
+    Expr bi = mutate(n.barrierIndex);
+    Buffer result = mutateBuffer(n.result), barrier = mutateBuffer(n.barrier);
+    if (!changed && bi == n.barrierIndex && result == n.result && barrier == n.barrier) return self;
+    return std::make_shared<ClcTryCancel>(result, std::move(ri), barrier, bi, n.multicast, n.span);
 }
 Stmt Mutator::mutateBarrierExpectTx(const Stmt &self, const BarrierExpectTx &n) {
     Expr i = mutate(n.index);
@@ -652,6 +672,7 @@ Stmt Mutator::mutateElect(const Stmt &self, const Elect &n) {
 }
 
 Stmt Mutator::mutateSetMaxNReg(const Stmt &self, const SetMaxNReg &) { return self; }
+Stmt Mutator::mutateJump(const Stmt &self, const Jump &) { return self; }
 Stmt Mutator::mutatePdlTrigger(const Stmt &self, const PdlTrigger &) { return self; }
 Stmt Mutator::mutatePdlSync(const Stmt &self, const PdlSync &) { return self; }
 
@@ -709,6 +730,17 @@ private:
 void forEachExpr(const Stmt &s, const std::function<void(const Expr &)> &f) { ExprWalker(f).visit(s); }
 void forEachExpr(const Expr &e, const std::function<void(const Expr &)> &f) { ExprWalker(f).visit(e); }
 void forEachStmt(const Stmt &s, const std::function<void(const Stmt &)> &f) { StmtWalker(f).visit(s); }
+
+bool jumpsOutOf(const Stmt &body) {
+    struct Finder : Visitor {
+        bool found = false;
+        void visitJump(const Jump &) override { found = true; }
+        void visitFor(const For &) override {}     // its jumps are its own
+        void visitWhile(const While &) override {}
+    } finder;
+    finder.visit(body);
+    return finder.found;
+}
 
 Expr substitute(const Expr &e, const std::vector<std::pair<VarRef, Expr>> &map) { return Substituter(map).mutate(e); }
 Stmt substitute(const Stmt &s, const std::vector<std::pair<VarRef, Expr>> &map) { return Substituter(map).mutate(s); }

@@ -55,6 +55,10 @@ void forEachExpr(const Expr &e, const std::function<void(const Expr &)> &f);
 // Calls `f` on every statement node (pre-order).
 void forEachStmt(const Stmt &s, const std::function<void(const Stmt &)> &f);
 
+// Whether the loop body `body` holds a break or continue of its own loop
+// (one inside a nested loop belongs to that loop).
+bool jumpsOutOf(const Stmt &body);
+
 // Replaces variables by expressions.
 Expr substitute(const Expr &e, const std::vector<std::pair<VarRef, Expr>> &map);
 Stmt substitute(const Stmt &s, const std::vector<std::pair<VarRef, Expr>> &map);

@@ -105,8 +105,17 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
         case ir::StmtKind::ClusterSync:
             if (!t.has(Feature::Clusters)) error(s->span, "cluster_sync needs " + targetsWith(Feature::Clusters) + "; " + t.name + " has no clusters");
             break;
+        case ir::StmtKind::ClcTryCancel:
+            if (!t.has(Feature::ClusterLaunchControl)) error(s->span, lacks(t, Feature::ClusterLaunchControl));
+            break;
         default: break;
         }
+    });
+    bool queried = false;
+    ir::forEachExpr(kernel.body, [&](const ir::Expr &e) {
+        if (queried || !ir::as<ir::ClcQuery>(e)) return;
+        queried = true;
+        if (!t.has(Feature::ClusterLaunchControl)) error(e->span, lacks(t, Feature::ClusterLaunchControl));
     });
     return kernel;
 }

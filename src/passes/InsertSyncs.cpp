@@ -1044,12 +1044,22 @@ private:
         }
         if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) return std::make_shared<ir::Allocate>(a->buffer, process(a->body, state), a->span);
         if (ir::as<ir::Seq>(s) || ir::as<ir::WarpSpecialize>(s)) return process(s, state);
+        // A break or continue: what the walk holds here reaches the loop's
+        // exit, or its next iteration, too (processIterations joins them).
+        // The state walks on unchanged into what follows: more accesses
+        // than that path makes, never fewer.
+        if (const ir::Jump *j = ir::as<ir::Jump>(s)) {
+            if (recording() && !jumps_.empty()) (j->jump == ir::JumpKind::Break ? jumps_.back().breaks : jumps_.back().continues).add(state);
+            return s;
+        }
         // Control flow every thread of the scope follows alike is walked into.
         if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal && !uniformity_.threadDependent(f->min) &&
-                                                    !uniformity_.threadDependent(f->extent))
+                                                    !uniformity_.threadDependent(f->extent) && !uniformity_.jumpsApart(s.get()))
             return processLoop(s, *f, state, out);
         if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s); i && !uniformity_.threadDependent(i->cond)) return processBranch(s, *i, state, out);
-        if (const ir::While *w = ir::as<ir::While>(s); w && !uniformity_.threadDependent(w->cond)) return processWhile(s, *w, state, out);
+        if (const ir::While *w = ir::as<ir::While>(s); w && !uniformity_.threadDependent(w->cond) && !uniformity_.jumpsApart(s.get()))
+            return processWhile(s, *w, state, out);
+        checkLoopLeftApart(s);
         return processUnit(s, state, out);
     }
 
@@ -1116,6 +1126,28 @@ private:
         diags_->report(std::move(d));
     }
 
+    // A loop some threads leave (or skip iterations of) apart from the
+    // others cannot hold a block barrier, so it cannot hold work spread over
+    // the block's threads that exchanges data through memory.
+    void checkLoopLeftApart(const ir::Stmt &s) {
+        if (!diags_ || !uniformity_.jumpsApart(s.get()) || !checkedBranches_.insert(s.get()).second) return;
+        const ir::For *f = ir::as<ir::For>(s);
+        const ir::Stmt &body = f ? f->body : ir::as<ir::While>(s)->body;
+        if (!distributesOverThreads(body)) return;
+        SourceRange jump;
+        ir::forEachStmt(body, [&](const ir::Stmt &x) {
+            if (ir::as<ir::Jump>(x) && !jump.valid()) jump = x->span;
+        });
+        Diagnostic d{Severity::Error, jump.valid() ? jump : here(s),
+                     "threads may leave the loop at " + here(s).lineColumn() +
+                         " apart from each other (this jump depends on a value that differs between them), but the loop spreads work "
+                         "over the block's threads, which no block barrier can then order",
+                     {}, {}};
+        d.note(here(s), "the loop");
+        d.note({}, "take the jump on values every thread shares (block indices, parameters, memory, a var every thread assigns alike)");
+        diags_->report(std::move(d));
+    }
+
     // Whether `s` spreads work over the block's threads (binds a thread index).
     static bool distributesOverThreads(const ir::Stmt &s) {
         bool found = false;
@@ -1174,6 +1206,7 @@ private:
         // a hazard with it gets a barrier at the end of the body.
         auto walk = [&](State &st, std::vector<ir::Stmt> head) {
             head.push_back(process(w.body, st));
+            st.add(jumps_.back().continues);   // a continue reads the condition too
             if (hazard(st, cond)) insertBarrier(st, here(self), head, conflict_, "placed at the end of the loop body: the condition is read before the next iteration");
             admit(st, cond);
             return ir::seq(std::move(head));
@@ -1192,6 +1225,18 @@ private:
     ir::Stmt processIterations(const ir::Stmt &self, const ir::Stmt &body, State &state, std::vector<ir::Stmt> &out,
                                const std::function<ir::Stmt(State &, std::vector<ir::Stmt>)> &walk,
                                const std::function<State(const State &)> &next, bool runsAtLeastOnce) {
+        // The loop's own breaks and continues, gathered by each walk of its body.
+        jumps_.emplace_back();
+        struct PopJumps {
+            std::vector<JumpStates> &jumps;
+            ~PopJumps() { jumps.pop_back(); }
+        } popJumps{jumps_};
+        auto walkOnce = [&](State &st, std::vector<ir::Stmt> head) {
+            jumps_.back() = {};
+            ir::Stmt walked = walk(st, std::move(head));
+            st.add(jumps_.back().continues);   // a continue ends the iteration too
+            return walked;
+        };
         if (probing()) {
             // A probe asks only whether a range from before meets a hazard:
             // the first iteration shows it, and the loop may run zero times.
@@ -1208,7 +1253,7 @@ private:
         State entry = state;
         size_t logged = log.size();
         Nested inLoop(nested_);
-        ir::Stmt walked = walk(state, {});
+        ir::Stmt walked = walkOnce(state, {});
         // Entered again with the state its end leaves behind?
         State wrap = next(state);
         if (wrap.unpacedWait && !entry.unpacedWait) {
@@ -1217,7 +1262,7 @@ private:
             state = entry;
             state.unpacedWait = wrap.unpacedWait;
             state.wgmmaSinceWait = wrap.wgmmaSinceWait;
-            walked = walk(state, {});
+            walked = walkOnce(state, {});
             wrap = next(state);
         }
         if (std::optional<Conflict> c = probe(body, wrap)) {
@@ -1225,12 +1270,13 @@ private:
             std::vector<ir::Stmt> head;
             State fresh = wrap;
             insertBarrier(fresh, here(self), head, *c, "placed at the start of the loop body: the hazard is between iterations");
-            walked = walk(fresh, std::move(head));
+            walked = walkOnce(fresh, std::move(head));
             state = fresh;
         }
         std::optional<SourceRange> afterLast = state.unpacedWait;
         State::Wgmma wgmmaAfterLast = state.wgmmaSinceWait;
         state.add(entry);   // the loop may run zero times
+        state.add(jumps_.back().breaks);
         if (runsAtLeastOnce) {
             state.unpacedWait = afterLast;
             state.wgmmaSinceWait = wgmmaAfterLast;
@@ -1259,6 +1305,11 @@ private:
         return std::make_shared<ir::IfThenElse>(i.cond, thenBody, elseBody, i.span);
     }
 
+    // The states at the breaks and continues of each loop being walked, innermost last.
+    struct JumpStates {
+        State breaks, continues;
+    };
+    std::vector<JumpStates> jumps_;
     std::vector<Range> asyncBytes_;
     ir::Uniformity uniformity_;
     LetValues lets_;         // every let met so far (variables are unique): indices in terms of threadIdx.x

@@ -56,7 +56,8 @@ protected:
         Stmt base = ir::Mutator::mutateFor(self, n);
         const ir::For &f = *ir::as<ir::For>(base);
         const ir::Seq *body = ir::as<ir::Seq>(f.body);
-        if (f.forKind != ir::ForKind::Serial || !body) return base;
+        // A loop left early would skip the release of its last stage after it.
+        if (f.forKind != ir::ForKind::Serial || !body || ir::jumpsOutOf(f.body)) return base;
 
         std::vector<const ir::WgmmaSync *> waits;
         std::set<const ir::BufferNode *> accumulators, operands;

@@ -416,6 +416,8 @@ private:
                 for (const Expr &bound : {o->min, o->extent})
                     if (std::optional<std::string> no = repeatable(bound, "it is nested in the loop at " + p->span.lineColumn() + ", which depends"))
                         return fail(why, *no);
+                if (ir::jumpsOutOf(o->body))
+                    return fail(why, "it is nested in the loop at " + p->span.lineColumn() + ", whose break or continue the producer role does not repeat yet");
                 ++plan.outerLoops;
             }
             if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(p))

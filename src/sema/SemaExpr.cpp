@@ -157,7 +157,8 @@ bool isStatementBuiltin(const std::string &name) {
                                   "atomic_add", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg", "disable_warp_group_reg_alloc",
                                   "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a",
                                   "import_source", "call_extern", "cp_async_commit", "cp_async_wait", "wait_wgmma", "tcgen05_mma_arrive",
-                                  "tcgen05_cp_warpx4", "tcgen05_sf_warp_transpose", "fence_proxy_async", "sync_threads"};
+                                  "tcgen05_cp_warpx4", "tcgen05_sf_warp_transpose", "fence_proxy_async", "sync_threads",
+                                  "barrier_arrive_expect_tx", "clc_try_cancel", "clc_try_cancel_multicast"};
     for (const char *n : names) {
         if (name == n) return true;
     }
@@ -733,6 +734,19 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     v.range = c.range;
     if (name == "shfl_sync" || name == "shfl_xor" || name == "shfl_down" || name == "shfl_up") return warpShuffle(c);
     if (name == "**") return power(c);
+    if (name.rfind("clc_", 0) == 0) {
+        // clc_is_canceled(answer), clc_get_first_ctaid_x(answer), ...
+        std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
+        if (!args) return std::nullopt;
+        ir::Expr answer = checkClcAnswer(*args->positional[0], c.callee);
+        if (!answer) return std::nullopt;
+        ir::ClcField field = name == "clc_is_canceled"         ? ir::ClcField::IsCanceled
+                             : name == "clc_get_first_ctaid_x" ? ir::ClcField::FirstCtaidX
+                             : name == "clc_get_first_ctaid_y" ? ir::ClcField::FirstCtaidY
+                                                               : ir::ClcField::FirstCtaidZ;
+        v.expr = std::make_shared<ir::ClcQuery>(field, answer, c.range);
+        return v;
+    }
     if (name == "block_rank_in_cluster") {
         if (!matchArgs(c, 0, 0, {})) return std::nullopt;
         v.expr = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.range);

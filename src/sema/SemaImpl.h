@@ -159,6 +159,7 @@ private:
     std::optional<CallArgs> loopArgs(const ast::For &s, const std::vector<std::string> &keywords);
     std::vector<ir::VarRef> declareLoopVars(const ast::For &s);
     ir::Stmt checkWhile(const ast::While &s);
+    ir::Stmt checkJump(const ast::Stmt &s);
     ir::Stmt checkIf(const ast::If &s);
     ir::Stmt checkWs(const ast::Ws &s);
 
@@ -176,6 +177,9 @@ private:
     ir::Stmt checkAtomicAdd(const ast::Call &c);
     ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);
     ir::Stmt checkDp4a(const ast::Call &c);
+    ir::Stmt checkClcTryCancel(const ast::Call &c);
+    ir::Stmt checkBarrierArriveExpectTx(const ast::Call &c);
+    ir::Expr checkClcAnswer(const ast::Expr &e, const std::string &op);
     ir::Stmt checkImportSource(const ast::Call &c);
     ir::Stmt checkCallExtern(const ast::Call &c);
     // A call of a user `fn`: its body, checked in a scope of the file's
@@ -221,6 +225,10 @@ private:
     DiagnosticEngine &diags_;
     std::vector<std::map<std::string, Symbol>> scopes_;
     int parallelDepth_ = 0;
+    // The loops around the statement being checked, innermost last, by kind
+    // ("serial", "while", ...); an inlined fn's body starts after a null
+    // entry: a break in a fn cannot leave a loop of its caller.
+    std::vector<const char *> enclosingLoops_;
     int vectorizedDepth_ = 0;   // inside vectorized(V): element statements only
     // Each thread index name: the stride of its digit of threadIdx.x and its extent.
     std::map<const ir::VarNode *, std::pair<int64_t, int64_t>> threadIndexDigits_;

@@ -34,9 +34,21 @@ ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
             out.push_back(checkVar(static_cast<const ast::Var &>(s), stmts, i + 1));
             return ir::seq(std::move(out));
         case ast::StmtKind::Assign: out.push_back(checkAssign(static_cast<const ast::Assign &>(s))); break;
-        case ast::StmtKind::For: out.push_back(checkFor(static_cast<const ast::For &>(s))); break;
+        case ast::StmtKind::For: {
+            const auto &loop = static_cast<const ast::For &>(s);
+            enclosingLoops_.push_back(ast::loopKindName(loop.loopKind));
+            out.push_back(checkFor(loop));
+            enclosingLoops_.pop_back();
+            break;
+        }
         case ast::StmtKind::If: out.push_back(checkIf(static_cast<const ast::If &>(s))); break;
-        case ast::StmtKind::While: out.push_back(checkWhile(static_cast<const ast::While &>(s))); break;
+        case ast::StmtKind::While:
+            enclosingLoops_.push_back("while");
+            out.push_back(checkWhile(static_cast<const ast::While &>(s)));
+            enclosingLoops_.pop_back();
+            break;
+        case ast::StmtKind::Break:
+        case ast::StmtKind::Continue: out.push_back(checkJump(s)); break;
         case ast::StmtKind::Ws: out.push_back(checkWs(static_cast<const ast::Ws &>(s))); break;
         case ast::StmtKind::CallStmt: out.push_back(checkCallStmt(*static_cast<const ast::CallStmt &>(s).call)); break;
         }
@@ -851,6 +863,36 @@ ir::Stmt Checker::checkWhile(const ast::While &s) {
     ir::Stmt body = checkBlock(s.body);
     if (!cond || !ok) return nullptr;
     return std::make_shared<ir::While>(*cond, body ? body : ir::seq({}), s.range);
+}
+
+// break; / continue;: of the innermost serial, unrolled or while loop, as in
+// C (TileLang's Python break and continue in a T.serial or T.unroll loop or
+// a while). A parallel loop's iterations are spread over the block's
+// threads, a pipelined loop's stages run ahead of the iteration that would
+// leave it, and a persistent loop's end is the grid's: none has one place to
+// leave from.
+ir::Stmt Checker::checkJump(const ast::Stmt &s) {
+    bool isBreak = s.kind == ast::StmtKind::Break;
+    const std::string word = isBreak ? "break" : "continue";
+    if (enclosingLoops_.empty() || !enclosingLoops_.back()) {
+        if (!inlining_.empty() && !enclosingLoops_.empty())
+            diags_.error(s.range, "'" + word + "' is not inside a loop of fn '" + inlining_.back()->name.name +
+                                      "': a fn is inlined at its call, and cannot " + (isBreak ? "leave" : "continue") + " a loop of its caller");
+        else
+            diags_.error(s.range, "'" + word + "' is not inside a loop");
+        return nullptr;
+    }
+    std::string kind = enclosingLoops_.back();
+    if (kind != "serial" && kind != "unroll" && kind != "while") {
+        std::string why = kind == "parallel"    ? "its iterations are spread over the block's threads"
+                          : kind == "vectorized" ? "its iterations are the lanes of one wide access"
+                          : kind == "pipelined"  ? "its stages are issued ahead of the iteration that would leave it"
+                                                 : "it walks the grid's tiles in waves";
+        diags_.error(s.range, "'" + word + "' cannot " + (isBreak ? "leave" : "skip an iteration of") + " a " + kind + " loop (" + why +
+                                  "); only serial, unroll and while loops take it");
+        return nullptr;
+    }
+    return std::make_shared<ir::Jump>(isBreak ? ir::JumpKind::Break : ir::JumpKind::Continue, s.range);
 }
 
 ir::Stmt Checker::checkWs(const ast::Ws &s) {

@@ -345,6 +345,8 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "im2col") return checkIm2Col(c);
     if (n == "annotate_layout") return checkAnnotateLayout(c);
     if (n == "barrier_wait") return checkBarrierOp(c, true);
+    if (n == "barrier_arrive_expect_tx") return checkBarrierArriveExpectTx(c);
+    if (n == "clc_try_cancel" || n == "clc_try_cancel_multicast") return checkClcTryCancel(c);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     // TileLang's T.tcgen05_mma_arrive(b): tcgen05.commit, an arrival on b
     // once every tcgen05.mma the issuing thread has issued completes (PTX
@@ -1457,9 +1459,11 @@ ir::Stmt Checker::checkFnCall(const ast::Call &c, const ast::FnDecl &fn) {
     pushScope();
     for (auto &[paramName, sym] : bound) declare(ast::Ident{paramName, sym.def}, sym);
     inlining_.push_back(&fn);
+    enclosingLoops_.push_back(nullptr);
     diags_.pushContext(c.range, "in the call of fn '" + name + "' here");
     ir::Stmt body = checkBlock(fn.body);
     diags_.popContext();
+    enclosingLoops_.pop_back();
     inlining_.pop_back();
     scopes_ = std::move(callerScopes);
     if (!body) return nullptr;
@@ -1564,6 +1568,110 @@ ir::Stmt Checker::checkBarrierOp(const ast::Call &c, bool wait) {
         return nullptr;
     }
     return std::make_shared<ir::BarrierWait>(barrier, index, *parity, c.range);
+}
+
+// barrier_arrive_expect_tx(b, bytes) (TileLang's T.mbarrier_arrive_expect_tx):
+// one arrival on b whose phase also waits for `bytes` transaction bytes --
+// the answer of a clc_try_cancel (16), or bulk copies the program issues.
+ir::Stmt Checker::checkBarrierArriveExpectTx(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return nullptr;
+    ir::Buffer barrier;
+    ir::Expr index;
+    if (!checkBarrierRef(*args->positional[0], barrier, index)) return nullptr;
+    std::optional<int64_t> bytes = checkConstInt(*args->positional[1], "transaction bytes");
+    if (!bytes) return nullptr;
+    // mbarrier's tx-count range (PTX ISA, "Contents of the mbarrier object": 2^20 - 1).
+    if (*bytes < 0 || *bytes > (1 << 20) - 1) {
+        diags_.error(args->positional[1]->range, "an mbarrier's phase waits for 0 to 1048575 transaction bytes, found " + std::to_string(*bytes));
+        return nullptr;
+    }
+    return std::make_shared<ir::BarrierExpectTx>(barrier, index, *bytes, true, c.range);
+}
+
+// The answer of a cluster-launch-control request: 16 bytes of shared
+// memory, four uint32 (or int32) elements, the last dimension of the buffer
+// (`clc_result` of shape [4], or `clc_result[s, :]` of [stages, 4]).
+ir::Expr Checker::checkClcAnswer(const ast::Expr &e, const std::string &op) {
+    const ast::Expr *base = e.kind == ast::ExprKind::Index ? static_cast<const ast::Index &>(e).base.get() : &e;
+    const Symbol *sym = base->kind == ast::ExprKind::Name ? lookup(static_cast<const ast::Name &>(*base).name) : nullptr;
+    if (sym && sym->invalid) return nullptr;
+    const std::string form = "a shared buffer of four uint32 (alloc_shared([4], uint32), or a row r[s, :] of alloc_shared([S, 4], uint32))";
+    if (!sym || sym->kind != SymbolKind::Buffer || sym->buffer->scope != ir::MemScope::Shared) {
+        diags_.error(e.range, "the answer of " + op + " is " + form);
+        return nullptr;
+    }
+    const ir::Buffer &b = sym->buffer;
+    std::optional<int64_t> last = ir::constInt(b->shape.back());
+    if ((b->dtype != DType::UInt32 && b->dtype != DType::Int32) || !last || *last != 4) {
+        diags_.error(e.range, "the answer of " + op + " is 16 bytes, " + form + "; '" + b->name + "' is " + std::string(dtypeName(b->dtype)) +
+                                  " with a last dimension of " + (last ? std::to_string(*last) : std::string("run-time length")));
+        return nullptr;
+    }
+    std::vector<ir::Expr> indices;
+    if (e.kind == ast::ExprKind::Name) {
+        if (b->rank() != 1) {
+            diags_.error(e.range, "'" + b->name + "' holds several answers; pick one: " + b->name + "[s, :]");
+            return nullptr;
+        }
+        indices.push_back(ir::intImm(0));
+    } else {
+        const auto &items = static_cast<const ast::Index &>(e).items;
+        if (static_cast<int>(items.size()) != b->rank()) {
+            diags_.error(e.range, "'" + b->name + "' has " + std::to_string(b->rank()) + " dimensions but is indexed with " + std::to_string(items.size()));
+            return nullptr;
+        }
+        for (size_t d = 0; d + 1 < items.size(); ++d) {
+            if (items[d].isSlice()) {
+                diags_.error(items[d].range, "the answer of " + op + " is one row: index every dimension but the last");
+                return nullptr;
+            }
+            std::optional<ir::Expr> i = checkInteger(*items[d].begin, "index");
+            if (!i) return nullptr;
+            indices.push_back(*i);
+        }
+        // `:`, `0:4` or the first element, 0.
+        const auto &lastItem = items.back();
+        std::optional<ir::Expr> first = checkInteger(*lastItem.begin, "index");
+        if (!first) return nullptr;
+        std::optional<int64_t> k = ir::constInt(*first), end;
+        if (lastItem.end) {
+            std::optional<ir::Expr> e = checkInteger(*lastItem.end, "index");
+            if (!e) return nullptr;
+            end = ir::constInt(*e);
+        }
+        bool whole = k && *k == 0 && (!lastItem.isSlice() || lastItem.openEnd || (end && *end == 4));
+        if (!whole) {
+            diags_.error(lastItem.range, "the answer of " + op + " is the whole last dimension: " + b->name + "[..., :]");
+            return nullptr;
+        }
+        indices.push_back(ir::intImm(0));
+    }
+    return std::make_shared<ir::Load>(b, indices, e.range);
+}
+
+// clc_try_cancel(answer, b) / clc_try_cancel_multicast(answer, b) (TileLang's
+// T.clc_try_cancel[_multicast]; PTX ISA, clusterlaunchcontrol.try_cancel,
+// sm_100 and newer): one thread asks to cancel a cluster of the grid that
+// has not started; the 16-byte answer lands in `answer` and completes 16
+// transaction bytes on barrier b (the multicast form: in every block of the
+// cluster). The program expects the bytes (barrier_arrive_expect_tx(b, 16))
+// and reads the answer with clc_is_canceled / clc_get_first_ctaid_x after
+// waiting on b.
+ir::Stmt Checker::checkClcTryCancel(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return nullptr;
+    bool multicast = c.callee == "clc_try_cancel_multicast";
+    ir::Expr answer = checkClcAnswer(*args->positional[0], c.callee);
+    ir::Buffer barrier;
+    ir::Expr index;
+    if (!checkBarrierRef(*args->positional[1], barrier, index) || !answer) return nullptr;
+    if (multicast && kernel_ && !kernel_->hasCluster) {
+        diags_.error(c.range, "clc_try_cancel_multicast answers every block of the cluster; a kernel without cluster(...) takes clc_try_cancel");
+        return nullptr;
+    }
+    const ir::Load &at = *ir::as<ir::Load>(answer);
+    return std::make_shared<ir::ClcTryCancel>(at.buffer, at.indices, barrier, index, multicast, c.range);
 }
 
 // thread_allreduce(value, dst, over = t [, op = sum | max | min]): every

@@ -686,6 +686,53 @@ __device__ __forceinline__ void tilet_mbarrier_arrive_expect_tx(unsigned long lo
     asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
                  : "memory");
 }
+// @helper clc_try_cancel
+// Cluster launch control: asks to cancel a cluster of the grid that has not
+// started; the 16-byte answer lands at `answer` and completes 16 transaction
+// bytes on the mbarrier.
+__device__ __forceinline__ void tilet_clc_try_cancel(void *answer, unsigned long long *bar)
+{
+    asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%0], [%1];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(answer))), "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
+// @helper clc_try_cancel_multicast
+// The same, answered in every block of the cluster (at the same offsets of
+// their shared memory, completing on their mbarriers).
+__device__ __forceinline__ void tilet_clc_try_cancel_multicast(void *answer, unsigned long long *bar)
+{
+    asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [%0], [%1];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(answer))), "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
+// @helper clc_is_canceled
+// 1 if the answer at `answer` canceled a cluster, else 0. The answer was
+// written through the async proxy; the fence orders this read before the
+// next request's answer overwrites it (as CUTLASS's CLC pipeline does).
+__device__ __forceinline__ int tilet_clc_is_canceled(const void *answer)
+{
+    unsigned canceled;
+    asm volatile("{\n.reg .pred p;\n.reg .b128 r;\nld.shared.b128 r, [%1];\n"
+                 "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, r;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(canceled)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(answer)))
+                 : "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    return static_cast<int>(canceled);
+}
+// @helper clc_first_ctaid
+// The x, y or z index (dim 0, 1, 2) of the first block of the cluster the
+// answer canceled (undefined if none).
+__device__ __forceinline__ unsigned tilet_clc_first_ctaid(const void *answer, int dim)
+{
+    unsigned x, y, z;
+    asm volatile("{\n.reg .b128 r;\nld.shared.b128 r, [%3];\nclusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%0, %1, %2, _}, r;\n}\n"
+                 : "=r"(x), "=r"(y), "=r"(z)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(answer)))
+                 : "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    return dim == 0 ? x : dim == 1 ? y : z;
+}
 // @helper mbarrier_expect_tx
 // The mbarrier's current phase also waits for `bytes` of TMA transactions (no arrival).
 __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar, int bytes)

@@ -344,6 +344,17 @@ inline unsigned char *sharedBaseRaw() { return block->shared.data(); }
 inline void clearMBarriers();
 inline void threadExit();
 
+// The grid's clusters in the order launch runs them (one after another),
+// and those a cluster-launch-control request took, which then never run
+// (PTX ISA, clusterlaunchcontrol.try_cancel: a cluster that has not started).
+struct LaunchOrder {
+    std::vector<Dim> origins;   // each cluster's first block
+    std::vector<char> taken;
+    size_t running = 0;
+    std::mutex mutex;
+};
+inline LaunchOrder *launchOrder = nullptr;
+
 // Runs the grid cluster by cluster (a block is a cluster of one without a
 // cluster dimension); the threads of all blocks of a cluster run at once.
 template <class Kernel, class... Args>
@@ -354,9 +365,17 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
     if (g.x % c.x || g.y % c.y || g.z % c.z) throw std::runtime_error("emu: the grid is not made of whole clusters");
     unsigned size = c.x * c.y * c.z;
     if (size > 64) throw std::runtime_error("emu: clusters of at most 64 blocks");
+    LaunchOrder order;
     for (unsigned cz = 0; cz < g.z; cz += c.z)
         for (unsigned cy = 0; cy < g.y; cy += c.y)
-            for (unsigned cx = 0; cx < g.x; cx += c.x) {
+            for (unsigned cx = 0; cx < g.x; cx += c.x) order.origins.push_back({cx, cy, cz});
+    order.taken.assign(order.origins.size(), 0);
+    launchOrder = &order;
+    for (size_t at = 0; at < order.origins.size(); ++at) {
+        if (order.taken[at]) continue;   // canceled by a try_cancel: its work was done by the cluster that took it
+        order.running = at;
+        const unsigned cx = order.origins[at].x, cy = order.origins[at].y, cz = order.origins[at].z;
+            {
                 rc::Run run;
                 run.threadsPerBlock = threads;
                 run.blocks = size;
@@ -451,6 +470,8 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                                        barrier->what() + " is left with " + std::to_string(barrier->pending()) + " of its " + std::to_string(barrier->count()) +
                                            " threads arrived when the block exits: an arrival no bar.sync met");
             }
+    }
+    launchOrder = nullptr;
 }
 template <class Kernel, class... Args> void launch(Dim grid, unsigned threads, size_t sharedBytes, Kernel kernel, Args... args) {
     launch(grid, threads, sharedBytes, Dim{1, 1, 1}, kernel, args...);
@@ -949,6 +970,51 @@ inline void tilet_mbarrier_init(emu::SharedPtr<unsigned long long> bar, int coun
 }
 inline void tilet_mbarrier_arrive_expect_tx(emu::SharedPtr<unsigned long long> bar, int bytes) { emu::transact(bar, bytes, 1, bar.line); }
 inline void tilet_mbarrier_expect_tx(emu::SharedPtr<unsigned long long> bar, int bytes) { emu::transact(bar, bytes, 0, bar.line); }
+
+// ---- cluster launch control (PTX ISA, clusterlaunchcontrol). A request
+// takes the first cluster of the launch order that has neither run nor been
+// taken. The answer's 16 bytes are the model's own (the hardware's are
+// opaque to programs): word 0 is 1 when a cluster was canceled, words 1 to 3
+// the x, y, z index of its first block. It is written like a TMA load's
+// bytes (through the async proxy, completing on the mbarrier), in this
+// block or, multicast, in every block of the cluster.
+namespace emu {
+template <class T> void clcTryCancel(SharedPtr<T> answer, SharedPtr<unsigned long long> bar, bool multicast) {
+    static_assert(sizeof(T) == 4, "a cluster-launch-control answer is four 32-bit words");
+    uint32_t words[4] = {0, 0, 0, 0};
+    {
+        std::lock_guard<std::mutex> lock(launchOrder->mutex);
+        for (size_t j = launchOrder->running + 1; j < launchOrder->origins.size(); ++j) {
+            if (launchOrder->taken[j]) continue;
+            launchOrder->taken[j] = 1;
+            const Dim &o = launchOrder->origins[j];
+            words[0] = 1, words[1] = o.x, words[2] = o.y, words[3] = o.z;
+            break;
+        }
+    }
+    if (answer.off % 16 != 0)
+        rc::report("clc", answer.line, rc::run->who(rc::self->slot) + " asks for a cluster-launch-control answer at shared offset " + std::to_string(answer.off) +
+                                           ", not a multiple of 16 bytes", 0, "", true);
+    const int blocks = multicast ? static_cast<int>(cluster->blocks.size()) : 1;
+    for (int r = 0; r < blocks; ++r) {
+        SharedPtr<T> dst = multicast ? remote(answer, r) : answer;
+        SharedPtr<unsigned long long> b = multicast ? remote(bar, r) : bar;
+        if (static_cast<size_t>(dst.off) + 16 <= dst.blk->sharedBytes) std::memcpy(static_cast<void *>(dst.raw()), words, 16);
+        bulkWrite(dst, b, {{static_cast<size_t>(dst.off), 16}}, "writes");
+    }
+}
+// A field of the answer at `answer` (read whole, as ld.shared.b128 does).
+template <class T> uint32_t clcField(SharedPtr<T> answer, int word) {
+    uint32_t words[4] = {0, 0, 0, 0};
+    if (sharedAccess(answer.blk, answer.off, 16, answer.line, false, answer.buffer, answer.base)) std::memcpy(words, static_cast<const void *>(answer.raw()), 16);
+    return words[word];
+}
+} // namespace emu
+template <class T> void tilet_clc_try_cancel(emu::SharedPtr<T> answer, emu::SharedPtr<unsigned long long> bar) { emu::clcTryCancel(answer, bar, false); }
+template <class T> void tilet_clc_try_cancel_multicast(emu::SharedPtr<T> answer, emu::SharedPtr<unsigned long long> bar) { emu::clcTryCancel(answer, bar, true); }
+template <class T> int tilet_clc_is_canceled(emu::SharedPtr<T> answer) { return static_cast<int>(emu::clcField(answer, 0)); }
+// The hardware's first_ctaid of an answer that canceled nothing is undefined: the model's is 0.
+template <class T> unsigned tilet_clc_first_ctaid(emu::SharedPtr<T> answer, int dim) { return emu::clcField(answer, 1 + dim); }
 // fence.mbarrier_init: this thread's initialisations become visible to the
 // async proxy and the cluster.
 inline void tilet_fence_barrier_init() {

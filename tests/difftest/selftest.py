@@ -410,5 +410,66 @@ expect_invalid("2-CTA tcgen05_cp_warpx4 in a cluster of 4", CP_2CTA.replace("CLU
 
 for f in failures:
     print("FAILED:", f)
+# break leaves the innermost loop, continue skips the rest of an iteration
+# (section 4): sums worked out by hand.
+t = run("""kernel k(B: int32[3]) grid(1) threads(32) as (tx) {
+    var s: int32 = 0;
+    var w: int32 = 0;
+    var n: int32 = 0;
+    for i in serial(10) {
+        if (i == 6) {
+            break;
+        }
+        if (i % 2 == 1) {
+            continue;
+        }
+        s = s + i;
+        for j in serial(5) {
+            if (j == 2) {
+                break;
+            }
+            n = n + 1;
+        }
+    }
+    while (w < 100) {
+        w = w + 7;
+        if (w > 20) {
+            break;
+        }
+    }
+    if (tx == 0) {
+        B[0] = s;
+        B[1] = w;
+        B[2] = n;
+    }
+}""", "k", {"B": [0] * 3})
+check("break and continue", t["B"], [0 + 2 + 4, 21, 6])
+
+# Cluster launch control: clusters run in launch order, and each request
+# takes the next one not yet run (which then never runs); block 0 takes
+# blocks 1 to 3 and records their indices, its fifth request finds none.
+t = run("""target sm_100a;
+kernel k(B: int32[4, 2]) grid(4) as (bx) threads(32) as (tx) {
+    let answer = alloc_shared([4], uint32);
+    let arrived = alloc_barrier(arrive_count = [1]);
+    if (tx == 0) {
+        B[bx, 0] = bx;
+        for i in serial(4) {
+            barrier_arrive_expect_tx(arrived, 16);
+            clc_try_cancel(answer, arrived);
+            barrier_wait(arrived, i % 2);
+            if (clc_is_canceled(answer) == 0) {
+                break;
+            }
+            let taken = cast(clc_get_first_ctaid_x(answer), int32);
+            B[taken, 0] = bx;
+            B[taken, 1] = i + 1;
+        }
+    }
+}""", "k", {"B": [-1] * 8})
+check("cluster launch control", t["B"], [0, -1, 0, 1, 0, 2, 0, 3])
+
 print(f"interpreter self-test: {len(failures)} failures")
+for f in failures:
+    print(f)
 sys.exit(1 if failures else 0)

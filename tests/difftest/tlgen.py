@@ -1168,14 +1168,32 @@ class Gen:
         self.depth += 1
         self.scope_vars.append((v, lo, hi))
         self.open_scope()
-        for _ in range(self.rng.randint(1, 3)):
+        count = self.rng.randint(1, 3)
+        # Sometimes a break or continue on the loop variable (every thread
+        # alike), between two of the body's statements (from the second
+        # random stream: each seed's program is otherwise what it was).
+        jump_at = self.extra_rng.randint(0, count) if self.extra_rng.random() < 0.25 else None
+        for i in range(count):
+            if i == jump_at:
+                self.loop_jump(v, lo, hi)
             self.statement(level + 1)
+        if jump_at == count:
+            self.loop_jump(v, lo, hi)
         self.close_scope()
         self.scope_vars.pop()
         self.depth -= 1
         self.emit("}")
         self.features.add("serial")
         return True
+
+    def loop_jump(self, v, lo, hi):
+        word = self.extra_rng.choice(["break", "continue"])
+        at = self.extra_rng.randint(lo, max(lo, hi - 1))
+        op = self.extra_rng.choice(["==", ">=", "<"])
+        self.emit(f"if ({v} {op} {at}) {{")
+        self.emit(f"    {word};")
+        self.emit("}")
+        self.features.add(word)
 
     def pipelined_loop(self, level):
         """for k in pipelined(T, stages = S): global->shared copies first,

@@ -314,6 +314,7 @@ def _emulated_sm_count():
 
 EMULATED_SM_COUNT = _emulated_sm_count()
 EXPR_BUILTINS = {"cast", "reinterpret", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
+                 "clc_is_canceled", "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
 
 
@@ -407,6 +408,8 @@ class KernelTranslator:
         self.divergent = 0        # inside a branch or loop threads may take differently
         self.in_ws = 0            # inside ws(...) bodies (run in program order)
         self.in_role_gen = False  # inside a role made from a branch on the thread index
+        self.thread_branch = 0    # inside a branch of a role that some of its threads take (role_thread_branch)
+        self.loop_bodies = []     # the statements of the loops being translated, innermost last
 
     # -------------------------------------------------------------- scopes
     def lookup(self, name):
@@ -581,6 +584,8 @@ class KernelTranslator:
             self.loop(s, d)
         elif k == "If" and self.role_chain(s) is not None:
             self.roles(self.role_chain(s), d)
+        elif k == "If" and self.in_role_gen and self.role_thread_branch(s, d):
+            pass
         elif k == "If":
             cond = self.cond(s.kids[0])
             diverges = self.thread_mode and self.thread_dependent(cond.code)
@@ -598,8 +603,13 @@ class KernelTranslator:
             diverges = self.thread_mode and self.thread_dependent(cond.code)
             self.divergent += diverges
             self.emit(d, f"while {cond.code}:")
+            self.loop_bodies.append(s.kids[1].kids)
             self.stmts(s.kids[1].kids, d + 1)
+            self.loop_bodies.pop()
             self.divergent -= diverges
+        elif k in ("Break", "Continue"):
+            # Python's break and continue: loops become Python loops.
+            self.emit(d, k.lower())
         elif k == "Ws":
             roles = []
             body = []
@@ -711,6 +721,50 @@ class KernelTranslator:
             chain.append((first, count, block))
         return ("static", chain)
 
+    def role_thread_branch(self, s, d):
+        """A branch on the thread index inside a role (`if (tx == 64)`, `if
+        (tx % 32 == 0)`): its body runs once for the role's threads that take
+        it, counting their number wherever each thread counts (an arrival,
+        a cluster-launch-control request), and the else for the others.
+        False when the condition reads no thread index. A break or continue
+        in it is modelled only when the branch is all its loop's body does
+        (the threads that do not take it then only idle in the loop)."""
+        cond = self.cond(s.kids[0])
+        if not re.search(r"\b_tx\d+\b", cond.code):
+            return False
+        tx_names = {f"_tx{i}" for i in range(len(self.thread_names))}
+        names = set(re.findall(r"\b[A-Za-z_]\w*\b", cond.code))
+        if names & (self.per_thread - tx_names):
+            raise Unsupported("a branch inside a role on a value that differs between the role's threads, other than a thread index")
+        rest = s.kids[1:]
+        arms = [rest[0].kids] + ([rest[1].kids] if len(rest) > 1 else [])
+
+        def jumps(nodes):
+            for n in nodes:
+                if n.kind in ("Break", "Continue"):
+                    return True
+                if n.kind not in ("For", "While") and jumps(n.kids):
+                    return True
+            return False
+        if any(jumps(arm) for arm in arms):
+            body = self.loop_bodies[-1] if self.loop_bodies else []
+            if [c for c in body if c.kind != "Let"] != [s]:
+                raise Unsupported("a break or continue that some threads of a role take and others not, beside other statements of the loop")
+        code = re.sub(r"\b_tx(\d+)\b", r"_sx\1", cond.code)
+        params = ", ".join(f"_sx{i}" for i in range(len(self.thread_names)))
+        extents = [self.static_int(t) for t in self.threads]
+        sel = self.fresh("_sel")
+        outer = self.role_threads
+        self.emit(d, f"{sel} = rt.threads_where(lambda {params}: ({code}), _rf, {outer}, {extents!r})")
+        for arm, count in zip(arms, [sel, f"({outer} - {sel})"]):
+            self.emit(d, f"if {count}:")
+            self.role_threads = count
+            self.thread_branch += 1
+            self.stmts(arm, d + 1)
+            self.thread_branch -= 1
+        self.role_threads = outer
+        return True
+
     def roles(self, chain, d):
         """Each role in program order, run by thread 0 on behalf of its
         threads (as ws(...) is outside thread mode): a barrier_arrive counts
@@ -728,8 +782,10 @@ class KernelTranslator:
         outside = set(self.per_thread)
         if kind == "static":
             bodies = [(f"threads {first}..{first + count - 1}", count, block) for first, count, block in items]
+            first_of = [first for first, _, _ in items]
         else:
             bodies = [(f"branch {b + 1}", "_rn", block) for b, (_, block) in enumerate(items)]
+        gen_index = 0
         for what, count, block in bodies:
             start = len(self.lines)
             self.role_threads = count
@@ -737,9 +793,12 @@ class KernelTranslator:
             self.in_role_gen = True
             gen = self.fresh("_role")
             gens.append(gen)
-            self.emit(d + 1, f"def {gen}({'_rn' if kind == 'dynamic' else ''}):   # role: {what}")
+            self.emit(d + 1, f"def {gen}({'_rn, _rf' if kind == 'dynamic' else ''}):   # role: {what}")
             self.emit(d + 2, "if False:")
             self.emit(d + 3, "yield None")
+            if kind == "static":
+                self.emit(d + 2, f"_rf = {first_of[gen_index]}   # the role's first thread")
+            gen_index += 1
             self.stmts(block.kids, d + 2)
             self.in_role_gen = False
             self.thread_mode = saved
@@ -757,7 +816,7 @@ class KernelTranslator:
             extents = [self.static_int(t) for t in self.threads]
             needed = [bool(block.kids) for _, block in items]
             self.emit(d + 1, f"_counts = rt.role_partition([{tests}], {extents!r}, {needed!r})")
-            roles = f"[_g(_n) for _g, _n in zip([{', '.join(gens)}], _counts) if _n]"
+            roles = f"[_g(_n, _f) for _g, (_n, _f) in zip([{', '.join(gens)}], _counts) if _n]"
         # The roles run side by side: each until a barrier_wait whose phase
         # has not completed, then the next (Runtime.run_roles); in a cluster,
         # when none can go on, the other blocks run (Runtime.run_roles_co).
@@ -955,7 +1014,9 @@ class KernelTranslator:
         self.define(names[0], Sym("value", py, "int32"))
         if diverges:
             self.per_thread.add(py)
+        self.loop_bodies.append(body)
         self.stmts(body, d + 1)
+        self.loop_bodies.pop()
         self.scopes.pop()
         self.divergent -= diverges
 
@@ -1000,7 +1061,7 @@ class KernelTranslator:
         builtins (an unused expression builtin is an error)."""
         pos, kw, nodes = [], {}, []
         for c in kids:
-            if c.kind in ("Assign", "For", "If", "While", "Let", "Var", "Ws") or (c.kind == "Call" and c.text not in EXPR_BUILTINS):
+            if c.kind in ("Assign", "For", "If", "While", "Let", "Var", "Ws", "Break", "Continue") or (c.kind == "Call" and c.text not in EXPR_BUILTINS):
                 break
             if c.kind == "Keyword":
                 kw[c.text] = c.kids[0]
@@ -1243,6 +1304,24 @@ class KernelTranslator:
             if len(pos) != 1:
                 raise InvalidProgram("barrier_arrive(b) or barrier_arrive(b, block)")
             self.emit(d, f"rt.arrive({bar}, {threads})")
+            return
+        if name == "barrier_arrive_expect_tx":
+            # Each thread that runs it arrives once, and the phase also waits
+            # for its transaction bytes.
+            threads = 1 if self.thread_mode else self.role_threads
+            self.emit(d, f"rt.arrive_expect_tx({self.barrier_ref(pos[0])}, {self.static_int(pos[1])}, {threads})")
+            return
+        if name in ("clc_try_cancel", "clc_try_cancel_multicast"):
+            # Each thread that runs it makes a request of its own.
+            if not self.thread_mode and not self.thread_branch:
+                raise Unsupported(f"{name} run by a whole role or block (one thread issues it)")
+            multicast = name == "clc_try_cancel_multicast"
+            call = f"rt.clc_try_cancel({self.region(pos[0])[0]}, {self.barrier_ref(pos[1])}, {multicast})"
+            if self.thread_mode:
+                self.emit(d, call)
+            else:
+                self.emit(d, f"for _ in range({self.role_threads}):")
+                self.emit(d + 1, call)
             return
         if name == "barrier_wait" and self.in_role_gen:
             bar = self.barrier_ref(pos[0])
@@ -1824,6 +1903,10 @@ class KernelTranslator:
             return V(f"_bitcast({v.code}, {v.ty!r}, {ty!r})", ty)
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
+        if name.startswith("clc_"):
+            # A field of a cluster-launch-control answer (Runtime.clc_try_cancel).
+            word = ["clc_is_canceled", "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z"].index(name)
+            return V(f"rt.clc_field({self.region(pos[0])[0]}, {word})", "int32" if word == 0 else "uint32")
         if name == "num_sms":
             return V(str(EMULATED_SM_COUNT), "int32")
         if name in ("shfl_sync", "shfl_xor", "shfl_down", "shfl_up"):
@@ -1997,6 +2080,21 @@ RUNTIME_GLOBALS = {
 
 # ------------------------------------------------------------------ the block runtime
 
+class LaunchOrder:
+    """The grid's clusters in the order they run (one after another), and
+    those clc_try_cancel took, which never run."""
+
+    def __init__(self, origins):
+        self.origins, self.taken, self.running = origins, set(), 0
+
+    def take(self):
+        for j in range(self.running + 1, len(self.origins)):
+            if j not in self.taken:
+                self.taken.add(j)
+                return [1, *self.origins[j]]
+        return [0, 0, 0, 0]
+
+
 class Runtime:
     """Tile operations, as docs/language.md section 9 defines them, on the
     buffers of the block being run (and of its cluster)."""
@@ -2011,6 +2109,8 @@ class Runtime:
         self.once = {}              # thread mode: the block's buffer of each allocation site
         self.posted = {}            # multicast sources by copy, in order (read by the other blocks)
         self.consumed = {}
+        self.early = {}             # shared buffers a peer wrote before this block allocated them
+        self.launch = None          # the grid's LaunchOrder
 
     @staticmethod
     def steps(a, b, step):
@@ -2089,7 +2189,20 @@ class Runtime:
             if need and ts and (ts != list(range(ts[0], ts[0] + len(ts))) or ts[0] % 32 or len(ts) % 32):
                 raise InvalidProgram(f"a branch on the thread index with tile work runs on threads {ts[0]}..{ts[-1]}, "
                                      "not whole consecutive warps")
-        return [len(ts) if need else 0 for ts, need in zip(taken, needed)]
+        return [(len(ts), ts[0]) if need and ts else (0, 0) for ts, need in zip(taken, needed)]
+
+    @staticmethod
+    def threads_where(test, first, count, extents):
+        """How many of the threads first .. first + count - 1 a test of their
+        thread indices holds for (a branch inside a role)."""
+        n = 0
+        for t in range(first, first + count):
+            idx, below = [], 1
+            for e in extents:
+                idx.append((t // below) % e)
+                below *= e
+            n += bool(test(*idx))
+        return n
 
     @staticmethod
     def one_warp(threads, what):
@@ -2137,7 +2250,8 @@ class Runtime:
                 break
 
     def alloc(self, name, dtype, shape, scope, site):
-        b = Buf(name, dtype, shape, scope, rt=self)
+        # A shared buffer a peer's multicast answer made before this block got here.
+        b = self.early.pop(site, None) or Buf(name, dtype, shape, scope, rt=self)
         b.site = site
         if scope == "shared":
             self.sites[site] = b
@@ -2724,6 +2838,49 @@ class Runtime:
             self.transact(leader, 2 * nbytes)
         self.transact(leader, -nbytes)
 
+    def arrive_expect_tx(self, bar, nbytes, threads):
+        """barrier_arrive_expect_tx: each of `threads` adds `nbytes` to the
+        phase's transaction bytes and arrives."""
+        self.transact(bar, nbytes * threads)
+        self.arrive(bar, threads)
+
+    def clc_try_cancel(self, answer, bar, multicast):
+        """clc_try_cancel[_multicast](answer, b): takes the first cluster of
+        the launch order that has neither run nor been taken (it then never
+        runs) and answers [1, x, y, z], its first block's index, or [0, 0, 0,
+        0] when none is left; the answer lands in this block's `answer` (in
+        every block of the cluster, multicast) and completes 16 bytes on the
+        block's b."""
+        words = self.launch.take()
+        for r in (range(len(self.cluster)) if multicast else [self.rank]):
+            dst = answer if r == self.rank else self.peer_answer(answer, r)
+            base = list(dst.mins)
+            for k, w in enumerate(words):
+                idx = base[:-1] + [base[-1] + k]
+                self.write(dst.buf, idx, w)
+            self.transact(self.peer_barrier(bar, r, "clc_try_cancel_multicast"), -16)
+
+    def peer_answer(self, region, rank):
+        """The same shared tile in block `rank` of the cluster, made there
+        now if that block has not reached its allocation yet."""
+        other = self.cluster[rank]
+        site = region.buf.site
+        buf = other.sites.get(site) or other.early.get(site)
+        if buf is None:
+            b = region.buf
+            buf = Buf(b.name, b.dtype, b.shape, b.scope, rt=other)
+            buf.site = site
+            other.early[site] = buf
+        return Region(buf, region.mins, region.extents)
+
+    def clc_field(self, answer, word):
+        idx = list(answer.mins)
+        idx[-1] += word
+        v = self.read(answer.buf, idx)
+        if v is None:
+            raise InvalidProgram(f"the cluster-launch-control answer in '{answer.buf.name}' is read before it is written")
+        return v
+
     @staticmethod
     def wait(bar, parity, line):
         # A wait for parity P returns once the number of completed phases
@@ -2877,9 +3034,11 @@ class Interpreter:
                 args.append(convert(scalars[pname], dtype if not is_float(dtype) else "f64", dtype))
         args += [dyn[d] for d in t.dyn]
         size = cl[0] * cl[1] * cl[2]
-        for cz in range(0, grid[2], cl[2]):
-            for cy in range(0, grid[1], cl[1]):
-                for cx in range(0, grid[0], cl[0]):
+        launch = LaunchOrder([(cx, cy, cz) for cz in range(0, grid[2], cl[2]) for cy in range(0, grid[1], cl[1]) for cx in range(0, grid[0], cl[0])])
+        for at, (cx, cy, cz) in enumerate(launch.origins):
+                    if at in launch.taken:
+                        continue   # canceled by a clc_try_cancel: the cluster that took it did its work
+                    launch.running = at
                     rts = []
                     gens = []
                     for r in range(size):
@@ -2887,6 +3046,7 @@ class Interpreter:
                         rt.rank = r
                         bid = (cx + r % cl[0], cy + (r // cl[0]) % cl[1], cz + r // (cl[0] * cl[1]))
                         rt.block_id = bid
+                        rt.launch = launch
                         rts.append(rt)
                     for b in bufs.values():
                         b.rt = None
