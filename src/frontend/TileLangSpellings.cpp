@@ -41,7 +41,7 @@ constexpr Spelling kTForms[] = {
     {"alloc_var", "var NAME: DTYPE = VALUE;"},
     {"symbolic", "dyn NAME as a tensor dimension: A: f16[dyn m, K]"},
     {"dynamic", "dyn NAME as a tensor dimension: A: f16[dyn m, K]"},
-    {"sync_threads", "nothing: tilet inserts every block barrier itself"},
+    {"sync_threads", "sync_threads() or sync_threads(id, threads) (tilet inserts the barriers accesses need itself)"},
     {"tvm_warp_shuffle", "shfl_sync(value, lane, width = W) (the full warp's mask)"},
     {"annotate_layout", "annotate_layout(buffer, swizzle) for a shared buffer's bank swizzle"},
     {"ptx_commit_group", "cp_async_commit()"},

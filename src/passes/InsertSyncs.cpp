@@ -528,9 +528,14 @@ public:
     Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, int64_t threads, DiagnosticEngine *diags)
         : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags), blockSequences_(ir::blockSequences(body)) {
         lets_.threads = threads;
-        // Named barriers already in the kernel (specialize-warps' pacing) keep theirs.
+        // Named barriers already in the kernel (specialize-warps' pacing, the
+        // program's sync_threads(id, n) in a role) keep theirs.
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
             if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s); b && b->barrierId > 0) idThreads_[b->barrierId] = b->threads;
+            if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s))
+                ir::forEachStmt(w->body, [&](const ir::Stmt &x) {
+                    if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(x); b && b->barrierId > 0) idFirstThread_[b->barrierId] = w->firstThread();
+                });
         });
         // The waits a statement after them in program order may complete
         // another phase of (see paceWaiters).
@@ -629,7 +634,9 @@ private:
         if (id <= 0) return id;
         auto key = std::make_pair(w.firstThread(), w.threads());
         if (auto it = roleIds_.find(key); it != roleIds_.end()) return it->second;
-        if (auto used = idThreads_.find(id); used != idThreads_.end() && used->second != w.threads()) {
+        auto usedBy = idFirstThread_.find(id);   // a program barrier of other threads
+        if (auto used = idThreads_.find(id);
+            (used != idThreads_.end() && used->second != w.threads()) || (usedBy != idFirstThread_.end() && usedBy->second != w.firstThread())) {
             id = 0;
             for (int64_t free = 9; free <= 15 && !id; ++free)
                 if (!idThreads_.count(free)) id = free;
@@ -1318,6 +1325,7 @@ private:
     int64_t barrierId_ = 0, barrierThreads_ = 0;
     std::map<std::pair<int64_t, int64_t>, int64_t> roleIds_;   // (first thread, threads) of a role -> its named barrier
     std::map<int64_t, int64_t> idThreads_;                     // named barrier -> the threads it joins
+    std::map<int64_t, int64_t> idFirstThread_;                 // the program's named barrier -> the first thread of its role
     int64_t serial_ = 0;     // ranges admitted so far
     Conflict conflict_;      // the first conflict hazard() found
     SourceRange context_;    // the innermost statement with a location being walked

@@ -56,8 +56,7 @@ protected:
         Stmt base = ir::Mutator::mutateFor(self, n);
         const ir::For &f = *ir::as<ir::For>(base);
         const ir::Seq *body = ir::as<ir::Seq>(f.body);
-        // A loop left early would skip the release of its last stage after it.
-        if (f.forKind != ir::ForKind::Serial || !body || ir::jumpsOutOf(f.body)) return base;
+        if (f.forKind != ir::ForKind::Serial || !body) return base;
 
         std::vector<const ir::WgmmaSync *> waits;
         std::set<const ir::BufferNode *> accumulators, operands;
@@ -101,7 +100,17 @@ protected:
                                     "): only wgmma reads the stages in the loop, and a wgmma is the whole warp group's (CUTLASS's consumer_release)");
 
             if (sites.size() == 1) {
-                if (Stmt overlapped = overlap(f, *body, at, waits, releases, operands, accumulators, release)) {
+                Stmt overlapped = overlap(f, *body, at, waits, releases, operands, accumulators, release);
+                if (overlapped && ir::jumpsOutOf(f.body)) {
+                    // The release after the loop is the last iteration's stage.
+                    Decision kept;
+                    kept.where = f.span;
+                    kept.op = "wgmma in flight";
+                    kept.choice = "each iteration waits for its own wgmma group (wgmma.wait_group 0) before releasing its stage of '" +
+                                  releases.front()->barrier->name + "'";
+                    kept.why = "a break or continue may end the loop early, and the stage released after the loop would then not be the last one read";
+                    ctx_.explain.record(std::move(kept));
+                } else if (overlapped) {
                     d.op = "wgmma in flight";
                     d.choice = "each iteration waits for the previous iteration's wgmma group (wgmma.wait_group 1) and then releases its stage of '" +
                                releases.front()->barrier->name + "'";

@@ -127,8 +127,8 @@ private:
 class DivergentWorkCheck {
 public:
     // `collectives`: the first statement of each thread_allreduce.
-    DivergentWorkCheck(const ir::Stmt &body, const std::set<const ir::StmtNode *> &collectives, DiagnosticEngine &diags)
-        : uniformity_(body), collectives_(collectives), diags_(diags) {}
+    DivergentWorkCheck(const ir::Stmt &body, int64_t blockThreads, const std::set<const ir::StmtNode *> &collectives, DiagnosticEngine &diags)
+        : uniformity_(body), blockThreads_(blockThreads), collectives_(collectives), diags_(diags) {}
     void walk(const ir::Stmt &s) {
         if (!s) return;
         if (collectives_.count(s.get())) return report(s, "thread_allreduce");
@@ -163,8 +163,26 @@ public:
             report(s, "tcgen05_sf_warp_transpose", "all 32 lanes of its warp", "lanes that skip it would leave their words in place and its __syncwarp would not be met");
         } else if (ir::as<ir::Tcgen05Copy>(s)) {
             report(s, "tcgen05_cp_warpx4", "every thread of its branch or role (one of them issues it)", "it would be issued by each thread that takes it");
-        } else if (ir::as<ir::SyncThreads>(s)) {
-            // Only sync_threads() makes one here: __syncthreads, met by the whole block.
+        } else if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
+            // Only sync_threads() makes one here: __syncthreads, met by the
+            // whole block, or sync_threads(id, n), a named barrier the n
+            // threads of a role meet.
+            if (b->barrierId > 0) {
+                int64_t roleThreads = role_ ? static_cast<const ir::WarpSpecialize *>(role_)->threads() : blockThreads_;
+                if (b->threads != roleThreads) {
+                    Diagnostic d{Severity::Error, s->span,
+                                 "sync_threads(" + std::to_string(b->barrierId) + ", " + std::to_string(b->threads) + ") is met by " +
+                                     std::to_string(b->threads) + " threads, but the " + (role_ ? "role" : "block") + " it is in has " +
+                                     std::to_string(roleThreads) + ": a named barrier joins the threads of one role (a branch on the thread index "
+                                     "with tile work) or of the block",
+                                 {}, {}};
+                    if (role_) d.note(role_->span, "the role starts here");
+                    diags_.report(std::move(d));
+                    return;
+                }
+                if (divergentAt_) report(s, "sync_threads", "every thread of its role", "a named barrier that only some of its threads reach hangs them");
+                return;
+            }
             if (role_) {
                 Diagnostic d{Severity::Error, s->span, "sync_threads is met by every thread of the block, but this one is inside a role (a branch on the thread "
                                                        "index that hands work to some warps): the others never reach it", {}, {}};
@@ -226,6 +244,7 @@ private:
     DiagnosticEngine &diags_;
     const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
     const ir::StmtNode *role_ = nullptr;          // the enclosing ws(...) role
+    int64_t blockThreads_;
     std::set<const ir::StmtNode *> reported_;
     std::set<std::pair<const ir::StmtNode *, std::string>> reportedAt_;
 };
@@ -648,7 +667,7 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     kernel.body = formThreadRoles(kernel.body, kernel, programBranches_, diags_);
     kernel.body = bindScaleCopies(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
-    DivergentWorkCheck(kernel.body, threadCollectives_, diags_).walk(kernel.body);
+    DivergentWorkCheck(kernel.body, kernel.threads, threadCollectives_, diags_).walk(kernel.body);
     checkReducers(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
     return kernel;

@@ -370,9 +370,32 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     // before other threads' -- tcgen05.cp reading what the thread wrote).
     // TileLang's T.sync_threads(): __syncthreads, met by every thread of the
     // block (insert-syncs adds the barriers the program's accesses need either way).
+    // TileLang's T.sync_threads(barrier_id, arrive_count): bar.sync of a
+    // named barrier that `arrive_count` threads meet -- a role's own threads
+    // (checked where roles are known, sema's ThreadRoles).
     if (n == "sync_threads") {
-        if (!matchArgs(c, 0, 0, {})) return nullptr;
-        return std::make_shared<ir::SyncThreads>(c.range);
+        std::optional<CallArgs> args = matchArgs(c, 0, 2, {});
+        if (!args) return nullptr;
+        if (args->positional.empty()) return std::make_shared<ir::SyncThreads>(c.range);
+        if (args->positional.size() != 2) {
+            diags_.error(c.range, "sync_threads takes no arguments (__syncthreads) or a named barrier and its thread count: sync_threads(id, threads)");
+            return nullptr;
+        }
+        std::optional<int64_t> id = checkConstInt(*args->positional[0], "barrier id");
+        std::optional<int64_t> threads = checkConstInt(*args->positional[1], "thread count");
+        if (!id || !threads) return nullptr;
+        // PTX ISA, bar.sync: 16 barriers per block, 0 the one __syncthreads uses; a count of whole warps.
+        if (*id < 1 || *id > 15) {
+            diags_.error(args->positional[0]->range, "a named barrier is 1 to 15 (0 is __syncthreads'), found " + std::to_string(*id));
+            return nullptr;
+        }
+        int64_t blockThreads = kernel_ ? kernel_->threads : 0;
+        if (*threads < 32 || *threads % 32 != 0 || (blockThreads > 0 && *threads > blockThreads)) {
+            diags_.error(args->positional[1]->range, "a named barrier joins whole warps, 32 to the block's " + std::to_string(blockThreads) +
+                                                         " threads, found " + std::to_string(*threads));
+            return nullptr;
+        }
+        return std::make_shared<ir::SyncThreads>(c.range, *id, *threads);
     }
     if (n == "fence_proxy_async") {
         if (!matchArgs(c, 0, 0, {})) return nullptr;
