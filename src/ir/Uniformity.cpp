@@ -58,6 +58,7 @@ const BufferNode *Uniformity::onlyPerThreadRegister(const Expr &e) const {
 void Uniformity::findInLoop(const Stmt &loop, const Stmt &body, bool divergent) {
     bool outerEntry = std::exchange(loopEntryDivergent_, divergent);
     bool outerMet = std::exchange(jumpMetApart_, false);
+    int outerRoleDepth = std::exchange(loopRoleDepth_, roleDepth_);
     findPerThreadRegisters(body, divergent);
     if (jumpMetApart_) {
         jumpsApart_.insert(loop.get());
@@ -65,6 +66,7 @@ void Uniformity::findInLoop(const Stmt &loop, const Stmt &body, bool divergent) 
     }
     loopEntryDivergent_ = outerEntry;
     jumpMetApart_ = outerMet;
+    loopRoleDepth_ = outerRoleDepth;
 }
 
 // What makes `e` differ between threads: the thread index (directly, through
@@ -103,7 +105,10 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
     }
     if (const While *w = as<While>(s)) return findInLoop(s, w->body, divergent || threadDependent(w->cond));
     if (as<Jump>(s)) {
-        if (divergent && !loopEntryDivergent_) jumpMetApart_ = true;
+        // Under a condition that differs between threads, or in a role
+        // (ws(...), a branch on the thread index) inside the loop: only some
+        // of the loop's threads take it.
+        if ((divergent && !loopEntryDivergent_) || roleDepth_ > loopRoleDepth_) jumpMetApart_ = true;
         return;
     }
     if (const IfThenElse *i = as<IfThenElse>(s)) {
@@ -119,7 +124,9 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
     if (const WarpSpecialize *w = as<WarpSpecialize>(s)) {
         bool outerIn = std::exchange(inRole_, true);
         std::set<const BufferNode *> outerLocals = std::exchange(roleLocals_, {});
+        ++roleDepth_;
         findPerThreadRegisters(w->body, divergent);
+        --roleDepth_;
         inRole_ = outerIn;
         roleLocals_ = std::move(outerLocals);
         return;

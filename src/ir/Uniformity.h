@@ -56,6 +56,7 @@ private:
     std::set<const BufferNode *> roleLocals_;  // registers allocated inside the role being walked
     bool loopEntryDivergent_ = false;          // the innermost loop being walked was entered under divergent control
     bool jumpMetApart_ = false;                // and a jump of it was met under a thread-dependent condition
+    int roleDepth_ = 0, loopRoleDepth_ = 0;    // ws(...) roles around the statement walked, and around the innermost loop
     std::set<const StmtNode *> jumpsApart_;
 };
 

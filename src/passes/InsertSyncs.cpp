@@ -1146,12 +1146,13 @@ private:
             if (ir::as<ir::Jump>(x) && !jump.valid()) jump = x->span;
         });
         Diagnostic d{Severity::Error, jump.valid() ? jump : here(s),
-                     "threads may leave the loop at " + here(s).lineColumn() +
-                         " apart from each other (this jump depends on a value that differs between them), but the loop spreads work "
-                         "over the block's threads, which no block barrier can then order",
+                     "some threads may leave the loop at " + here(s).lineColumn() +
+                         " without the others (this jump is in a role, or depends on a value that differs between threads), but the loop "
+                         "spreads work over the block's threads, which no block barrier can then order",
                      {}, {}};
         d.note(here(s), "the loop");
-        d.note({}, "take the jump on values every thread shares (block indices, parameters, memory, a var every thread assigns alike)");
+        d.note({}, "take the jump in every thread of the loop, on values they all share (block indices, parameters, memory, a var every "
+                   "thread assigns alike), or put the loop inside the role");
         diags_->report(std::move(d));
     }
 
@@ -1283,10 +1284,18 @@ private:
         std::optional<SourceRange> afterLast = state.unpacedWait;
         State::Wgmma wgmmaAfterLast = state.wgmmaSinceWait;
         state.add(entry);   // the loop may run zero times
-        state.add(jumps_.back().breaks);
+        const State &breaks = jumps_.back().breaks;
+        state.add(breaks);
         if (runsAtLeastOnce) {
             state.unpacedWait = afterLast;
             state.wgmmaSinceWait = wgmmaAfterLast;
+            if (breaks.unpacedWait) {
+                // A break leaves the loop with the wait it made unpaced too.
+                State pacing;
+                pacing.unpacedWait = breaks.unpacedWait;
+                pacing.wgmmaSinceWait = breaks.wgmmaSinceWait;
+                state.add(pacing);
+            }
         }
         return walked;
     }
