@@ -1056,7 +1056,14 @@ private:
         // The state walks on unchanged into what follows: more accesses
         // than that path makes, never fewer.
         if (const ir::Jump *j = ir::as<ir::Jump>(s)) {
-            if (recording() && !jumps_.empty()) (j->jump == ir::JumpKind::Break ? jumps_.back().breaks : jumps_.back().continues).add(state);
+            if (recording() && !jumps_.empty()) {
+                JumpStates &loop = jumps_.back();
+                // A continue of a while loop goes to its condition, past the
+                // barrier the end of the body may hold for it.
+                if (j->jump == ir::JumpKind::Continue && loop.condition && hazard(state, *loop.condition))
+                    insertBarrier(state, here(s), out, conflict_, "placed before the continue: the loop's condition is read next");
+                (j->jump == ir::JumpKind::Break ? loop.breaks : loop.continues).add(state);
+            }
             return s;
         }
         // Control flow every thread of the scope follows alike is walked into.
@@ -1221,6 +1228,7 @@ private:
         };
         PacingScope pacing(*this, w.body, true);
         ++loops_;
+        whileCondition_ = cond;
         ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); }, false);
         --loops_;
         return body == self ? self : std::make_shared<ir::While>(w.cond, body, w.span);
@@ -1235,12 +1243,14 @@ private:
                                const std::function<State(const State &)> &next, bool runsAtLeastOnce) {
         // The loop's own breaks and continues, gathered by each walk of its body.
         jumps_.emplace_back();
+        jumps_.back().condition = std::exchange(whileCondition_, std::nullopt);
         struct PopJumps {
             std::vector<JumpStates> &jumps;
             ~PopJumps() { jumps.pop_back(); }
         } popJumps{jumps_};
         auto walkOnce = [&](State &st, std::vector<ir::Stmt> head) {
-            jumps_.back() = {};
+            jumps_.back().breaks = {};
+            jumps_.back().continues = {};
             ir::Stmt walked = walk(st, std::move(head));
             st.add(jumps_.back().continues);   // a continue ends the iteration too
             return walked;
@@ -1324,8 +1334,10 @@ private:
     // The states at the breaks and continues of each loop being walked, innermost last.
     struct JumpStates {
         State breaks, continues;
+        std::optional<State> condition;   // a while loop's: what its condition reads
     };
     std::vector<JumpStates> jumps_;
+    std::optional<State> whileCondition_;   // handed to the next processIterations
     std::vector<Range> asyncBytes_;
     ir::Uniformity uniformity_;
     LetValues lets_;         // every let met so far (variables are unique): indices in terms of threadIdx.x

@@ -142,7 +142,9 @@ public:
             walk(a->body);
         } else if (const ir::For *f = ir::as<ir::For>(s)) {
             if (f->forKind == ir::ForKind::Parallel) return report(s, "a parallel loop");
-            bool dependent = uniformity_.threadDependentBeyondFragments(f->min) || uniformity_.threadDependentBeyondFragments(f->extent);
+            // A loop some threads leave apart (a break or continue only they take) runs its body in some threads only.
+            bool dependent = uniformity_.threadDependentBeyondFragments(f->min) || uniformity_.threadDependentBeyondFragments(f->extent) ||
+                             uniformity_.jumpsApart(s.get());
             uniformity_.bind(f->var.get(), divergentAt_ || dependent);
             under(dependent ? s.get() : nullptr, [&] { walk(f->body); });
         } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
@@ -151,7 +153,7 @@ public:
                 walk(i->elseBody);
             });
         } else if (const ir::While *w = ir::as<ir::While>(s)) {
-            under(uniformity_.threadDependentBeyondFragments(w->cond) ? s.get() : nullptr, [&] { walk(w->body); });
+            under(uniformity_.threadDependentBeyondFragments(w->cond) || uniformity_.jumpsApart(s.get()) ? s.get() : nullptr, [&] { walk(w->body); });
         } else if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) {
             // A role's threads are the threads of the work inside it.
             const ir::StmtNode *outer = std::exchange(divergentAt_, nullptr);
@@ -180,6 +182,19 @@ public:
                     diags_.report(std::move(d));
                     return;
                 }
+                // One id, one set of threads: two roles' warps meeting at one hardware barrier release each other early.
+                int64_t first = role_ ? static_cast<const ir::WarpSpecialize *>(role_)->firstThread() : 0;
+                auto [known, fresh] = namedBarrierFirst_.emplace(b->barrierId, std::make_pair(first, s->span));
+                if (!fresh && known->second.first != first) {
+                    Diagnostic d{Severity::Error, s->span,
+                                 "named barrier " + std::to_string(b->barrierId) + " is already the barrier of the threads from " +
+                                     std::to_string(known->second.first) + " on; these start at thread " + std::to_string(first) +
+                                     ": warps of both would meet at one hardware barrier (give each role its own id)",
+                                 {}, {}};
+                    d.note(known->second.second, "its first use");
+                    diags_.report(std::move(d));
+                    return;
+                }
                 if (divergentAt_) report(s, "sync_threads", "every thread of its role", "a named barrier that only some of its threads reach hangs them");
                 return;
             }
@@ -194,6 +209,11 @@ public:
         } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s) ||
                    ir::as<ir::FinalizeReducer>(s)) {
             report(s, "a tile operation");
+        } else if (ir::as<ir::ClcTryCancel>(s) && !divergentAt_) {
+            // Each request cancels a cluster: one per thread of a block or role would lose their work.
+            diags_.error(s->span, std::string(ir::as<ir::ClcTryCancel>(s)->multicast ? "clc_try_cancel_multicast" : "clc_try_cancel") +
+                                      " is issued by every thread that runs it, and each request cancels a cluster: run it in one thread, "
+                                      "under a branch such as if (tx == 0)");
         }
     }
 
@@ -245,6 +265,7 @@ private:
     const ir::StmtNode *divergentAt_ = nullptr;   // the innermost enclosing branch or loop threads may take differently
     const ir::StmtNode *role_ = nullptr;          // the enclosing ws(...) role
     int64_t blockThreads_;
+    std::map<int64_t, std::pair<int64_t, SourceRange>> namedBarrierFirst_;   // sync_threads(id, n): the first thread of its role, its first use
     std::set<const ir::StmtNode *> reported_;
     std::set<std::pair<const ir::StmtNode *, std::string>> reportedAt_;
 };

@@ -722,12 +722,14 @@ __device__ __forceinline__ int tilet_clc_is_canceled(const void *answer)
 }
 // @helper clc_first_ctaid
 // The x, y or z index (dim 0, 1, 2) of the first block of the cluster the
-// answer canceled (undefined if none).
+// answer canceled (0 if none).
 __device__ __forceinline__ unsigned tilet_clc_first_ctaid(const void *answer, int dim)
 {
-    unsigned x, y, z;
-    asm volatile("{\n.reg .b128 r;\nld.shared.b128 r, [%3];\nclusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%0, %1, %2, _}, r;\n}\n"
-                 : "=r"(x), "=r"(y), "=r"(z)
+    unsigned x = 0, y = 0, z = 0;
+    // Decoded only from an answer that canceled a cluster (as CUTLASS does).
+    asm volatile("{\n.reg .pred p;\n.reg .b128 r;\nld.shared.b128 r, [%3];\nclusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, r;\n"
+                 "@p clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%0, %1, %2, _}, r;\n}\n"
+                 : "+r"(x), "+r"(y), "+r"(z)
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(answer)))
                  : "memory");
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

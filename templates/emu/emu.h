@@ -104,6 +104,9 @@ struct Block {
     std::map<uint32_t, rc::Access> remoteAccesses;
     rc::Clocks exitClocks;
     unsigned exited = 0;
+    // A cluster-launch-control answer of this block canceled nothing: the
+    // PTX ISA leaves a later request of the block undefined.
+    std::atomic<bool> clcAnsweredNone{false};
 };
 
 inline thread_local Dim tid, bid;
@@ -981,6 +984,10 @@ inline void tilet_mbarrier_expect_tx(emu::SharedPtr<unsigned long long> bar, int
 namespace emu {
 template <class T> void clcTryCancel(SharedPtr<T> answer, SharedPtr<unsigned long long> bar, bool multicast) {
     static_assert(sizeof(T) == 4, "a cluster-launch-control answer is four 32-bit words");
+    if (block->clcAnsweredNone)
+        rc::report("clc", answer.line,
+                   rc::run->who(rc::self->slot) + " asks for another cluster after an answer of its block canceled none (clusterlaunchcontrol.try_cancel: undefined "
+                                                  "after a failed request)");
     uint32_t words[4] = {0, 0, 0, 0};
     {
         std::lock_guard<std::mutex> lock(launchOrder->mutex);
@@ -999,6 +1006,7 @@ template <class T> void clcTryCancel(SharedPtr<T> answer, SharedPtr<unsigned lon
     for (int r = 0; r < blocks; ++r) {
         SharedPtr<T> dst = multicast ? remote(answer, r) : answer;
         SharedPtr<unsigned long long> b = multicast ? remote(bar, r) : bar;
+        if (!words[0]) dst.blk->clcAnsweredNone = true;
         if (static_cast<size_t>(dst.off) + 16 <= dst.blk->sharedBytes) std::memcpy(static_cast<void *>(dst.raw()), words, 16);
         bulkWrite(dst, b, {{static_cast<size_t>(dst.off), 16}}, "writes");
     }

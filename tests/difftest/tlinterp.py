@@ -410,6 +410,7 @@ class KernelTranslator:
         self.in_role_gen = False  # inside a role made from a branch on the thread index
         self.thread_branch = 0    # inside a branch of a role that some of its threads take (role_thread_branch)
         self.loop_bodies = []     # the statements of the loops being translated, innermost last
+        self.loop_entries = []    # for each: [divergence at its entry, whether a jump of it was met deeper]
 
     # -------------------------------------------------------------- scopes
     def lookup(self, name):
@@ -603,12 +604,12 @@ class KernelTranslator:
             diverges = self.thread_mode and self.thread_dependent(cond.code)
             self.divergent += diverges
             self.emit(d, f"while {cond.code}:")
-            self.loop_bodies.append(s.kids[1].kids)
-            self.stmts(s.kids[1].kids, d + 1)
-            self.loop_bodies.pop()
+            self.loop_body(s.kids[1].kids, d + 1)
             self.divergent -= diverges
         elif k in ("Break", "Continue"):
             # Python's break and continue: loops become Python loops.
+            if self.thread_mode and self.loop_entries and self.divergent > self.loop_entries[-1][0]:
+                self.loop_entries[-1][1] = True   # some threads take it, others not
             self.emit(d, k.lower())
         elif k == "Ws":
             roles = []
@@ -720,6 +721,25 @@ class KernelTranslator:
                 raise InvalidProgram(f"a branch on the thread index with tile work runs on threads {ts[0]}..{ts[-1]}, not whole consecutive warps")
             chain.append((first, count, block))
         return ("static", chain)
+
+    def loop_body(self, body, d):
+        """A loop's body. In thread-level code, a break or continue that
+        some threads take and others not leaves the threads at different
+        steps of the loop: the body is translated again as code the threads
+        run apart (no lockstep inside it)."""
+        start = len(self.lines)
+        self.loop_bodies.append(body)
+        self.loop_entries.append([self.divergent, False])
+        self.stmts(body, d)
+        apart = self.loop_entries.pop()[1]
+        if apart:
+            del self.lines[start:]
+            self.divergent += 1
+            self.loop_entries.append([self.divergent, False])
+            self.stmts(body, d)
+            self.loop_entries.pop()
+            self.divergent -= 1
+        self.loop_bodies.pop()
 
     def role_thread_branch(self, s, d):
         """A branch on the thread index inside a role (`if (tx == 64)`, `if
@@ -1014,9 +1034,7 @@ class KernelTranslator:
         self.define(names[0], Sym("value", py, "int32"))
         if diverges:
             self.per_thread.add(py)
-        self.loop_bodies.append(body)
-        self.stmts(body, d + 1)
-        self.loop_bodies.pop()
+        self.loop_body(body, d + 1)
         self.scopes.pop()
         self.divergent -= diverges
 
