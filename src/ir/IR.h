@@ -361,8 +361,8 @@ struct Dp4a : ExprNode {
 // A field of the answer of a clc_try_cancel (PTX ISA,
 // clusterlaunchcontrol.query_cancel; TileLang's T.clc_is_canceled,
 // T.clc_get_first_ctaid_x/y/z): whether a cluster was canceled (int32 1 or
-// 0), or the x, y or z index of its first block (uint32, undefined when
-// none was). `response` is always the Load of the answer's first element
+// 0), or the x, y or z index of its first block (uint32, 0 when none
+// was). `response` is always the Load of the answer's first element
 // (the verifier checks): its 16 bytes are read.
 enum class ClcField { IsCanceled, FirstCtaidX, FirstCtaidY, FirstCtaidZ };
 struct ClcQuery : ExprNode {
