@@ -49,6 +49,8 @@ NOT_TRANSLATED = {
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_clc.tl", "sm_80"): "tensor memory, tcgen05 and cluster launch control: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_clc.tl", "sm_90a"): "tensor memory, tcgen05 and cluster launch control: Blackwell only (the original is an sm_100 example)",
     ("gemm_mxfp8_blockscaled_1d1d.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_mxfp8_blockscaled_1d1d.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
