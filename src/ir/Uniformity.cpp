@@ -52,6 +52,12 @@ const BufferNode *Uniformity::onlyPerThreadRegister(const Expr &e) const {
     return src.threadIndex ? nullptr : src.perThreadRegister;
 }
 
+bool Uniformity::loopRunsApart(const Stmt &loop) const {
+    if (const For *f = as<For>(loop)) return threadDependent(f->min) || threadDependent(f->extent) || jumpsApart(loop.get());
+    if (const While *w = as<While>(loop)) return threadDependent(w->cond) || jumpsApart(loop.get());
+    return false;
+}
+
 // A loop's body. A break or continue that some threads take and others not
 // leaves the rest of the body (and the later iterations) to some threads
 // only: the body is walked again as divergent.

@@ -40,6 +40,9 @@ public:
     // under a condition that differs between them. The rest of its body
     // then runs in some of the threads only.
     bool jumpsApart(const StmtNode *loop) const { return jumpsApart_.count(loop) > 0; }
+    // Whether threads may run a For or While loop differently: its bounds or
+    // condition differ between them, or they leave it apart (jumpsApart).
+    bool loopRunsApart(const Stmt &loop) const;
 
 private:
     struct Sources {

@@ -1067,12 +1067,9 @@ private:
             return s;
         }
         // Control flow every thread of the scope follows alike is walked into.
-        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal && !uniformity_.threadDependent(f->min) &&
-                                                    !uniformity_.threadDependent(f->extent) && !uniformity_.jumpsApart(s.get()))
-            return processLoop(s, *f, state, out);
+        if (const ir::For *f = ir::as<ir::For>(s); f && !f->threadLocal && !uniformity_.loopRunsApart(s)) return processLoop(s, *f, state, out);
         if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s); i && !uniformity_.threadDependent(i->cond)) return processBranch(s, *i, state, out);
-        if (const ir::While *w = ir::as<ir::While>(s); w && !uniformity_.threadDependent(w->cond) && !uniformity_.jumpsApart(s.get()))
-            return processWhile(s, *w, state, out);
+        if (const ir::While *w = ir::as<ir::While>(s); w && !uniformity_.loopRunsApart(s)) return processWhile(s, *w, state, out);
         checkLoopLeftApart(s);
         return processUnit(s, state, out);
     }

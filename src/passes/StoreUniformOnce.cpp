@@ -24,7 +24,7 @@ protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
         // A loop some threads leave apart (a break or continue they take on
         // their own) may have lost the thread that would store for them all.
-        bool dependent = n.threadLocal || uniformity_.threadDependent(n.min) || uniformity_.threadDependent(n.extent) || uniformity_.jumpsApart(self.get());
+        bool dependent = n.threadLocal || uniformity_.loopRunsApart(self);
         uniformity_.bind(n.var.get(), divergent_ || dependent);
         return underControl(dependent, [&] { return ir::Mutator::mutateFor(self, n); });
     }
@@ -32,7 +32,7 @@ protected:
         return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
     }
     ir::Stmt mutateWhile(const ir::Stmt &self, const ir::While &n) override {
-        return underControl(uniformity_.threadDependent(n.cond) || uniformity_.jumpsApart(self.get()), [&] { return ir::Mutator::mutateWhile(self, n); });
+        return underControl(uniformity_.loopRunsApart(self), [&] { return ir::Mutator::mutateWhile(self, n); });
     }
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = std::exchange(firstThread_, n.firstThread());
