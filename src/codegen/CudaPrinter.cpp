@@ -131,6 +131,16 @@ private:
         return name + "[" + e(indices[0]) + "]";
     }
 
+    // The call that adds `value` to `target` atomically and returns its
+    // previous value: CUDA's atomicAdd is the relaxed one, except for int64,
+    // which it lacks; the other orders are a helper of their own.
+    std::string atomicAddCall(ir::MemoryOrder order, DType t, const std::string &target, const std::string &value) {
+        if (order == ir::MemoryOrder::Relaxed && t != DType::Int64) return "atomicAdd(&" + target + ", " + value + ")";
+        std::string key = std::string("atomic_add_") + ir::memoryOrderName(order) + "_" + ptxTypeName(t);
+        if (!generated_.count(key)) generated_[key] = atomicAddHelper(key, order, t);
+        return "tilet_" + key + "(&" + target + ", " + value + ")";
+    }
+
     // A statement printed in its own C block.
     void block(const ir::Stmt &s) {
         names_.pushScope();
@@ -241,16 +251,17 @@ private:
         case ir::StmtKind::Store: {
             const ir::Store &st = *ir::as<ir::Store>(s);
             std::string target = access(st.buffer, st.indices);
-            // CUDA's atomicAdd is the relaxed one, except for int64, which it lacks.
-            if (st.op == ir::StoreOp::AtomicAdd && st.order == ir::MemoryOrder::Relaxed && st.buffer->dtype != DType::Int64) {
-                out_.line("atomicAdd(&" + target + ", " + e(st.value) + ");");
-            } else if (st.op == ir::StoreOp::AtomicAdd) {
-                std::string key = std::string("atomic_add_") + ir::memoryOrderName(st.order) + "_" + ptxTypeName(st.buffer->dtype);
-                if (!generated_.count(key)) generated_[key] = atomicAddHelper(key, st.order, st.buffer->dtype);
-                out_.line("tilet_" + key + "(&" + target + ", " + e(st.value) + ");");
+            if (st.op == ir::StoreOp::AtomicAdd) {
+                out_.line(atomicAddCall(st.order, st.buffer->dtype, target, e(st.value)) + ";");
             } else {
                 out_.line(target + " = " + e(st.value) + ";");
             }
+            return;
+        }
+        case ir::StmtKind::AtomicFetchAdd: {
+            const ir::AtomicFetchAdd &a = *ir::as<ir::AtomicFetchAdd>(s);
+            const ir::Load &target = *ir::as<ir::Load>(a.target);
+            out_.line(e(a.previous) + " = " + atomicAddCall(a.order, target.buffer->dtype, access(target.buffer, target.indices), e(a.value)) + ";");
             return;
         }
         case ir::StmtKind::CallExtern: {

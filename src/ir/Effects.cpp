@@ -49,6 +49,12 @@ public:
             else for (const Expr &index : as<Load>(n.args[i])->indices) visit(index);
         }
     }
+    // An atomic fetch-add's elements are its own accesses (ownEffects), not loads.
+    void visitAtomicFetchAdd(const AtomicFetchAdd &n) override {
+        for (const Expr &element : {n.target, n.previous})
+            for (const Expr &index : as<Load>(element)->indices) visit(index);
+        visit(n.value);
+    }
     // A cluster-launch-control answer is read whole: 16 bytes from its first element.
     void visitClcQuery(const ClcQuery &n) {
         const Load &response = *as<Load>(n.response);
@@ -138,8 +144,20 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Store &n = *as<Store>(s);
         Access a = element(n.buffer, n.op == StoreOp::AtomicAdd ? AccessMode::ReadWrite : AccessMode::Write, &n.indices);
         a.asynchronous = n.op == StoreOp::AsyncCopy;
+        a.atomic = n.op == StoreOp::AtomicAdd;
         a.exact = true;
         acc.push_back(a);
+        return;
+    }
+    case StmtKind::AtomicFetchAdd: {
+        const AtomicFetchAdd &n = *as<AtomicFetchAdd>(s);
+        const Load &target = *as<Load>(n.target), &previous = *as<Load>(n.previous);
+        Access update = element(target.buffer, AccessMode::ReadWrite, &target.indices);
+        Access result = element(previous.buffer, AccessMode::Write, &previous.indices);
+        // Not `atomic`: the value it returns shows which adds came before it.
+        update.exact = result.exact = true;
+        acc.push_back(update);
+        acc.push_back(result);
         return;
     }
     case StmtKind::CallExtern: {
@@ -393,6 +411,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
     case StmtKind::AtomicAdd: {
         const AtomicAdd &n = *as<AtomicAdd>(s);
         acc.push_back(box(n.dst, AccessMode::ReadWrite));
+        acc.back().atomic = true;
         if (n.src) acc.push_back(box(*n.src, AccessMode::Read));
         return;
     }

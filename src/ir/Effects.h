@@ -55,6 +55,12 @@ struct Access {
     // Also lands in (or reads from) other blocks of the cluster: TMA
     // multicast, copy_cluster with dst_block.
     bool remote = false;
+    // An atomic add whose result no thread sees (atomic_add without
+    // return_prev): two of them need no order between them, whatever
+    // elements they share, since adds commute (PTX ISA, "Memory Consistency
+    // Model": atomicity); against any other access, a fetch-add's included,
+    // they are a read and a write.
+    bool atomic = false;
     SourceRange span;   // the load, or the statement
 
     bool reads() const { return mode != AccessMode::Write; }

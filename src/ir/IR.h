@@ -504,6 +504,23 @@ struct Store : StmtNode {
     const MemoryOrder order;   // AtomicAdd only
 };
 
+// `v = atomic_add(dst[i...], value, return_prev = true)` (TileLang's
+// return_prev): one atomic read-modify-write of a global or shared element
+// whose previous value lands in the register element `previous` (CUDA's
+// atomicAdd result, PTX atom.add). Both elements are kept as Loads, as
+// call_extern's pointers are, so that the passes that rename and flatten
+// buffers rewrite them like any other access; they are no reads of their
+// own (Effects: the target read and written, the register written).
+struct AtomicFetchAdd : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::AtomicFetchAdd;
+    AtomicFetchAdd(Expr t, Expr v, Expr p, MemoryOrder o, SourceRange s = {})
+        : StmtNode(kKind, s), target(std::move(t)), value(std::move(v)), previous(std::move(p)), order(o) {}
+    const Expr target;     // Load of the element added to
+    const Expr value;
+    const Expr previous;   // Load of the register element that receives the element's value before the add
+    const MemoryOrder order;
+};
+
 // call_extern (TileLang's T.call_extern) as a statement: `function(args...)`,
 // a device function the program brings in with import_source (or one of the
 // CUDA toolkit's). An argument is a value, or (access_ptr) the address of a

@@ -175,6 +175,11 @@ public:
             line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " + orderSuffix(st.order) : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
             return;
         }
+        case StmtKind::AtomicFetchAdd: {
+            auto &a = static_cast<const AtomicFetchAdd &>(*s);
+            line(expr(a.previous) + " = " + expr(a.target) + " atomic+= " + orderSuffix(a.order) + expr(a.value) + " (previous value)");
+            return;
+        }
         case StmtKind::CallExtern: {
             auto &c = static_cast<const CallExtern &>(*s);
             std::string args;

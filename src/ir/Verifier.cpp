@@ -72,6 +72,12 @@ public:
         if (n.value->dtype != n.buffer->dtype) fail("store of " + std::string(dtypeName(n.value->dtype)) + " into " + std::string(dtypeName(n.buffer->dtype)) + " buffer '" + n.buffer->name + "'");
         Visitor::visitStore(n);
     }
+    void visitAtomicFetchAdd(const AtomicFetchAdd &n) override {
+        const Load *target = as<Load>(n.target), *previous = as<Load>(n.previous);
+        if (!target || !previous) fail("an atomic fetch-add's element or result is no longer a load of its buffer");
+        else if (n.value->dtype != target->dtype || previous->dtype != target->dtype) fail("an atomic fetch-add of mixed types into '" + target->buffer->name + "'");
+        Visitor::visitAtomicFetchAdd(n);
+    }
     void visitClcQuery(const ClcQuery &n) override {
         if (!as<Load>(n.response)) fail("a clc query's answer is no longer a load of its buffer");
         Visitor::visitClcQuery(n);

@@ -56,6 +56,11 @@ void Visitor::visitFor(const For &n) { visit(n.min); visit(n.extent); visit(n.bo
 void Visitor::visitIfThenElse(const IfThenElse &n) { visit(n.cond); visit(n.thenBody); visit(n.elseBody); }
 void Visitor::visitWhile(const While &n) { visit(n.cond); visit(n.body); }
 void Visitor::visitStore(const Store &n) { for (const Expr &i : n.indices) visit(i); visit(n.value); }
+void Visitor::visitAtomicFetchAdd(const AtomicFetchAdd &n) {
+    visit(n.target);
+    visit(n.value);
+    visit(n.previous);
+}
 void Visitor::visitCallExtern(const CallExtern &n) { for (const Expr &a : n.args) visit(a); }
 void Visitor::visitVectorCopy(const VectorCopy &n) {
     for (const Expr &i : n.dstIndices) visit(i);
@@ -365,6 +370,12 @@ Stmt Mutator::mutateStore(const Stmt &self, const Store &n) {
     Buffer buffer = mutateBuffer(n.buffer);
     if (!changed && v == n.value && buffer == n.buffer) return self;
     return n.movedTo(buffer, std::move(idx), v);
+}
+
+Stmt Mutator::mutateAtomicFetchAdd(const Stmt &self, const AtomicFetchAdd &n) {
+    Expr target = mutate(n.target), value = mutate(n.value), previous = mutate(n.previous);
+    if (target == n.target && value == n.value && previous == n.previous) return self;
+    return std::make_shared<AtomicFetchAdd>(target, value, previous, n.order, n.span);
 }
 
 Stmt Mutator::mutateCallExtern(const Stmt &self, const CallExtern &n) {

@@ -84,6 +84,7 @@ struct Event {
     int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
     int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
     bool inRole = false;                   // Read, Write: made inside ws(...)
+    bool atomic = false;                   // Write: an atomic add whose result no thread sees (Access::atomic), unordered with others by right
     // Read, Write: by the MMAs of a tcgen05 gemm the group issued, which
     // access the operands until a tcgen05.commit of the group arrives and
     // that phase completes. Arrive: such a commit (a tcgen05 gemm's own, or
@@ -391,9 +392,15 @@ public:
             return;
         }
         default: {
-            if (const ir::Store *st = ir::as<ir::Store>(s)) record(*st);
             // Everything else: its shared accesses and mbarrier operations, as its effects state them.
             const ir::Effects &fx = effectsOf(s);
+            if (const ir::Store *st = ir::as<ir::Store>(s)) {
+                record(*st);
+            } else {
+                // A register written otherwise (an atomic fetch-add's result, a call_extern's pointer) is no longer known.
+                for (const ir::Access &a : fx.accesses)
+                    if (a.writes()) registers_.erase(a.buffer);
+            }
             // A gemm with mbar is tcgen05's: MMAs and their commit to mbar.
             const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
             const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
@@ -719,7 +726,7 @@ private:
         events.push_back(std::move(e));
     }
 
-    void region(const ir::Region &r, Event::Kind kind, SourceRange span) {
+    void region(const ir::Region &r, Event::Kind kind, SourceRange span, bool atomic = false) {
         if (r.buffer->scope != ir::MemScope::Shared) return;
         ir::BoundsScope scope;
         std::vector<ir::Interval> box;
@@ -729,11 +736,14 @@ private:
             if (!lo.bounded()) box.push_back({0, dim ? *dim - 1 : ir::Interval::kMax});
             else box.push_back({lo.lo, lo.hi + r.extents[d] - 1});
         }
-        push({kind, r.buffer.get(), 0, 0, box, span, {}});
+        Event e{kind, r.buffer.get(), 0, 0, box, span, {}};
+        e.atomic = atomic;
+        push(std::move(e));
     }
 
     // The element at `indices` (the whole buffer when null).
-    void element(const ir::BufferNode &b, const std::vector<Expr> *indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope) {
+    void element(const ir::BufferNode &b, const std::vector<Expr> *indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope,
+                 bool atomic = false) {
         if (b.scope != ir::MemScope::Shared) return;
         std::vector<ir::Interval> box;
         for (size_t d = 0; d < b.shape.size(); ++d) {
@@ -742,7 +752,9 @@ private:
             if (!indices || !r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
             box.push_back(r);
         }
-        push({kind, &b, 0, 0, box, span, {}});
+        Event e{kind, &b, 0, 0, box, span, {}};
+        e.atomic = atomic;
+        push(std::move(e));
     }
 
     // A parallel nest's shared accesses, each as the box its whole iteration space touches.
@@ -755,8 +767,8 @@ private:
         });
         ir::forEachEffect(nest.body, [&](const Stmt &s, const ir::Effects &fx) {
             for (const ir::Access &a : fx.accesses) {
-                if (a.writes()) element(*a.buffer, a.indices, Event::Write, s->span, scope);
-                if (a.reads()) element(*a.buffer, a.indices, Event::Read, f.span, scope);
+                if (a.writes()) element(*a.buffer, a.indices, Event::Write, s->span, scope, a.atomic);
+                if (a.reads()) element(*a.buffer, a.indices, Event::Read, f.span, scope, a.atomic);
             }
         });
     }
@@ -765,8 +777,8 @@ private:
     void accesses(const ir::Effects &fx, SourceRange span) {
         for (const ir::Access &a : fx.accesses) {
             Event::Kind kind = a.writes() ? Event::Write : Event::Read;
-            if (a.region) region(*a.region, kind, span);
-            else element(*a.buffer, a.indices, kind, span, {});
+            if (a.region) region(*a.region, kind, span, a.atomic);
+            else element(*a.buffer, a.indices, kind, span, {}, a.atomic);
         }
     }
     // Whether the block takes a branch on run-time condition `cond`.
@@ -1003,7 +1015,7 @@ private:
                 // Ordered: what happened before this (stamps up to what g knows of h).
                 auto first = std::upper_bound(list.begin(), list.end(), clock[h], [](int64_t known, const Access &a) { return known < a.stamp; });
                 for (auto a = first; a != list.end(); ++a) {
-                    if (a->event->kind == Event::Read && e.kind == Event::Read) continue;
+                    if ((a->event->kind == Event::Read && e.kind == Event::Read) || (a->event->atomic && e.atomic)) continue;
                     // One block's own code and a role of it: ordered by insert-syncs.
                     if (sameBlock && (!a->event->inRole || !e.inRole)) continue;
                     if (!overlap(a->event->box, e.box)) continue;

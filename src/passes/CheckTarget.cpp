@@ -89,14 +89,16 @@ ir::Kernel checkTarget(const ir::Kernel &kernel, PassContext &ctx) {
             if (!t.has(Feature::Pdl)) error(s->span, lacks(t, Feature::Pdl));
             break;
         case ir::StmtKind::Store:
-        case ir::StmtKind::AtomicAdd: {
+        case ir::StmtKind::AtomicAdd:
+        case ir::StmtKind::AtomicFetchAdd: {
             // atom.add.noftz.bf16 (any memory order but the relaxed one CUDA's
             // atomicAdd emulates) needs sm_90 (PTX ISA, "atom").
             const ir::Store *st = ir::as<ir::Store>(s);
             const ir::AtomicAdd *a = ir::as<ir::AtomicAdd>(s);
-            bool atomic = a || st->op == ir::StoreOp::AtomicAdd;
-            ir::MemoryOrder order = a ? a->order : st->order;
-            DType type = a ? a->dst.buffer->dtype : st->buffer->dtype;
+            const ir::AtomicFetchAdd *f = ir::as<ir::AtomicFetchAdd>(s);
+            bool atomic = a || f || st->op == ir::StoreOp::AtomicAdd;
+            ir::MemoryOrder order = a ? a->order : f ? f->order : st->order;
+            DType type = a ? a->dst.buffer->dtype : f ? f->target->dtype : st->buffer->dtype;
             if (atomic && order != ir::MemoryOrder::Relaxed && type == DType::BF16 && !t.has(Feature::AtomBf16))
                 error(s->span, std::string("a bf16 atomic_add with memory_order = ") + ir::memoryOrderName(order) +
                                    " needs " + targetsWith(Feature::AtomBf16) + " (atom.add.bf16); " + t.name + " has only the relaxed one");

@@ -127,8 +127,12 @@ struct Range {
     bool apartInRows(const Range &o) const {
         return rowKnown && o.rowKnown && buffer == o.buffer && (rowHi <= o.rowLo || o.rowHi <= rowLo);
     }
+    // An atomic add whose result no thread sees (Access::atomic): such adds need no order among themselves.
+    bool atomic = false;
+
     bool overlaps(const Range &o) const {
-        return space == o.space && lo < o.hi && o.lo < hi && !disjointVersion(o) && !ownedApart(o) && !partitionedAlike(o) && !apartInRows(o);
+        return space == o.space && lo < o.hi && o.lo < hi && !(atomic && o.atomic) && !disjointVersion(o) && !ownedApart(o) && !partitionedAlike(o) &&
+               !apartInRows(o);
     }
 };
 
@@ -147,7 +151,7 @@ bool sameAccess(const Range &a, const Range &b) {
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
-           a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi;
+           a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi && a.atomic == b.atomic;
 }
 
 void addUnique(std::vector<Range> &list, const Range &r) {
@@ -424,6 +428,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.proxy = a.proxy;
         range.role = role;
         range.span = a.span;
+        range.atomic = a.atomic;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
         range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::Tcgen05Copy>(s) || ir::as<ir::TmaLoad>(s);
         range.tmemMove = a.buffer->scope == ir::MemScope::TMem ? ir::as<ir::TmemMove>(s) : nullptr;

@@ -176,7 +176,7 @@ public:
                                  "sync_threads(" + std::to_string(b->barrierId) + ", " + std::to_string(b->threads) + ") is met by " +
                                      std::to_string(b->threads) + " threads, but the " + (role_ ? "role" : "block") + " it is in has " +
                                      std::to_string(roleThreads) + ": a named barrier joins the threads of one role (a branch on the thread index "
-                                     "with tile work) or of the block",
+                                     "whose threads are all the barrier's, or with tile work) or of the block",
                                  {}, {}};
                     if (role_) d.note(role_->span, "the role starts here");
                     diags_.report(std::move(d));

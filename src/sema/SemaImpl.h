@@ -174,7 +174,8 @@ private:
     ir::Stmt checkGemm(const ast::Call &c, bool blockScaled);
     ir::Stmt checkFill(const ast::Call &c, bool clear);
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
-    ir::Stmt checkAtomicAdd(const ast::Call &c);
+    // `previousInto`: the var of `v = atomic_add(..., return_prev = true)`.
+    ir::Stmt checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto = nullptr);
     ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);
     ir::Stmt checkDp4a(const ast::Call &c);
     ir::Stmt checkClcTryCancel(const ast::Call &c);

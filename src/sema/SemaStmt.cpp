@@ -436,6 +436,16 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
                                         (sym->kind == SymbolKind::Let || sym->kind == SymbolKind::Const ? "; declare it with 'var' to make it mutable" : ""));
         return nullptr;
     }
+    // `v = atomic_add(dst[i], x, return_prev = true)`: TileLang's form of an
+    // atomic fetch-add, whose previous value only a var takes.
+    if (s.value->kind == ast::ExprKind::Call && static_cast<const ast::Call &>(*s.value).isBuiltin &&
+        static_cast<const ast::Call &>(*s.value).callee == "atomic_add") {
+        if (sym->kind != SymbolKind::Mutable || s.op != ast::AssignOp::Assign) {
+            diags_.error(s.range, "the previous value atomic_add(..., return_prev = true) gives is assigned to a var with '=': `v = atomic_add(...)`");
+            return nullptr;
+        }
+        return checkAtomicAdd(static_cast<const ast::Call &>(*s.value), &buffer);
+    }
     std::optional<Value> value = checkValue(*s.value);
     if (!value) return nullptr;
     if (s.op != ast::AssignOp::Assign) {

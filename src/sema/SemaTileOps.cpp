@@ -847,7 +847,11 @@ ir::Stmt Checker::checkFill(const ast::Call &c, bool clear) {
     if (!args) return nullptr;
     std::optional<RegionRef> r = checkRegionArg(*args->positional[0], "destination");
     if (!r) return nullptr;
-    if (r->hasUnknownExtents()) {
+    // One element (`fill(s_num_input[0], 0)`, as TileLang takes a buffer
+    // load for a region of extent 1) is a region of extent 1 everywhere.
+    bool element = static_cast<int>(r->mins.size()) == r->buffer->rank() &&
+                   std::none_of(r->extents.begin(), r->extents.end(), [](const std::optional<int64_t> &e) { return e.has_value(); });
+    if (r->hasUnknownExtents() && !element) {
         diags_.error(r->range, "give the region to " + c.callee + " with slices (start:end), or name the whole buffer");
         return nullptr;
     }
@@ -1082,14 +1086,30 @@ ir::Stmt Checker::checkIm2Col(const ast::Call &c) {
     return op;
 }
 
-ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
-    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order", "use_tma"});
+ir::Stmt Checker::checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order", "use_tma", "return_prev"});
     if (!args) return nullptr;
     bool useTma = false;
     if (const ast::Expr *tma = args->keyword("use_tma")) {
         std::optional<bool> b = checkConstBool(*tma, "use_tma");
         if (!b) return nullptr;
         useTma = *b;
+    }
+    // TileLang's return_prev: the element's value before the add, which
+    // only an assignment to a var takes.
+    bool returnPrev = false;
+    if (const ast::Expr *prev = args->keyword("return_prev")) {
+        std::optional<bool> b = checkConstBool(*prev, "return_prev");
+        if (!b) return nullptr;
+        returnPrev = *b;
+        if (returnPrev && !previousInto) {
+            diags_.error(prev->range, "atomic_add(..., return_prev = true) gives the element's previous value: assign it to a var, `v = atomic_add(...)`");
+            return nullptr;
+        }
+    }
+    if (previousInto && !returnPrev) {
+        diags_.error(c.calleeRange, "atomic_add has a value only with return_prev = true: `v = atomic_add(dst[i], value, return_prev = true)`");
+        return nullptr;
     }
     // TileLang's memory orders (its atomic_add's memory_order); consume is
     // acquire, as in C++ compilers and libcu++.
@@ -1139,6 +1159,10 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         diags_.error(args->keyword("use_tma")->range, "use_tma = true adds a shared tile into a global tensor: atomic_add(C[...], C_shared, use_tma = true)");
         return nullptr;
     }
+    if (returnPrev && !(dst->hasUnknownExtents() && !srcIsBuffer)) {
+        diags_.error(dst->range, "return_prev = true gives the previous value of one element: atomic_add(dst[i, j], value, return_prev = true)");
+        return nullptr;
+    }
     if (dst->hasUnknownExtents() && !srcIsBuffer) {
         // atomic_add(C[i, j], value): one element.
         if (static_cast<int>(dst->mins.size()) != dst->buffer->rank()) {
@@ -1150,6 +1174,21 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c) {
         if (!v) return nullptr;
         std::optional<ir::Expr> e = convert(*v, t, v->range);
         if (!e) return nullptr;
+        if (previousInto) {
+            // A var inside a parallel loop is one register of each thread, not one per element.
+            if (parallelDepth_ > 0) {
+                diags_.error(c.calleeRange, "return_prev = true is not supported inside a parallel loop (its var holds one value per thread, not per element)");
+                return nullptr;
+            }
+            if ((*previousInto)->dtype != t) {
+                diags_.error(c.range, "the previous value of " + std::string(dtypeName(t)) + " element '" + dst->buffer->name + "' goes into a var of the same type; '" +
+                                          (*previousInto)->name + "' is " + std::string(dtypeName((*previousInto)->dtype)));
+                return nullptr;
+            }
+            ir::Expr target = std::make_shared<ir::Load>(dst->buffer, dst->mins, dst->range);
+            ir::Expr previous = std::make_shared<ir::Load>(*previousInto, std::vector<ir::Expr>{}, c.range);
+            return std::make_shared<ir::AtomicFetchAdd>(target, *e, previous, memoryOrder, c.range);
+        }
         return std::make_shared<ir::Store>(dst->buffer, dst->mins, *e, ir::StoreOp::AtomicAdd, c.range, memoryOrder);
     }
     if (parallelDepth_ > 0) {

@@ -41,6 +41,18 @@ bool spreadsWork(const ir::Stmt &s) {
     return found;
 }
 
+// Whether `s` holds `sync_threads(id, n)` met by exactly the `range.hi -
+// range.lo` threads that run it (TileLang's top-k selector: `if tx < RADIX:`
+// around a scan whose steps meet at `T.sync_threads(3, RADIX)`): the threads
+// of the branch synchronise among themselves, as a role's do.
+bool holdsNamedBarrier(const ir::Stmt &s, ThreadRange range) {
+    bool found = false;
+    ir::forEachStmt(s, [&](const ir::Stmt &x) {
+        if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(x); b && b->barrierId != 0 && b->threads == range.hi - range.lo) found = true;
+    });
+    return found;
+}
+
 class RoleFormer : public ir::Mutator {
 public:
     RoleFormer(const ir::Stmt &body, const ir::Kernel &k, const std::set<const ir::StmtNode *> &programBranches, DiagnosticEngine &diags)
@@ -135,7 +147,7 @@ private:
             i = nullptr;
         }
         bool spreads = false;
-        for (const Branch &b : branches) spreads = spreads || spreadsWork(b.body);
+        for (const Branch &b : branches) spreads = spreads || spreadsWork(b.body) || holdsNamedBarrier(b.body, b.range);
         if (!spreads) return std::nullopt;
         std::vector<ir::Stmt> roles;
         for (const auto &[range, body, span] : branches) {
@@ -147,7 +159,8 @@ private:
             if (!range.wholeWarps()) {
                 Diagnostic d{Severity::Error, span,
                              "this branch runs on threads " + std::to_string(range.lo) + ".." + std::to_string(range.hi - 1) +
-                                 ", which are not whole warps; a branch on the thread index that holds a tile operation or a parallel loop makes a role of "
+                                 ", which are not whole warps; a branch on the thread index that holds a tile operation, a parallel loop or a named barrier "
+                                 "of its threads makes a role of "
                                  "its threads, and a role is whole warps (conditions on multiples of 32)",
                              {}, {}};
                 if (span.lineColumn() != first.span.lineColumn()) d.note(first.span, "the chain of conditions on the thread index starts here");

@@ -18,8 +18,9 @@ namespace tilet {
 // alike, becomes one role per branch over the warps of its thread range (one
 // range of the threads no earlier condition took),
 // when one of its branches holds work spread over threads (a tile operation
-// or a parallel loop); a branch whose range is not whole warps is an error
-// then. Chains that hold only thread-level code stay branches, and so do
+// or a parallel loop) or a named barrier of its own threads (`sync_threads(id,
+// n)` with n the branch's threads: they synchronise as a role); a branch
+// whose range is not whole warps is an error then. Chains that hold only thread-level code stay branches, and so do
 // branches sema itself wrote (those not in `programBranches`).
 ir::Stmt formThreadRoles(const ir::Stmt &body, const ir::Kernel &kernel, const std::set<const ir::StmtNode *> &programBranches,
                          DiagnosticEngine &diags);

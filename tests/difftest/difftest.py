@@ -67,7 +67,9 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
     {name: (lo, hi, "sorted")} for offsets that must not decrease (a grouped
     GEMM's group boundaries), or {name: ("values", [v0, v1, ...])} for
     tensors that must hold exactly these (sizes and offsets that agree with
-    the constants derived from them); `byte_ranges` the range of every byte
+    the constants derived from them), or {name: ("distinct",)} for a float
+    tensor whose values must all differ (a top-k selection, which ties would
+    leave undefined); `byte_ranges` the range of every byte
     of an integer tensor's elements."""
     rng = random.Random(seed * 7919 + 1)
     ranges = ranges or {}
@@ -84,6 +86,10 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
             # Every byte of each element in the range (block-scale words: four 8-bit factors each).
             lo, hi = byte_ranges[name]
             vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(tldtypes.BITS[dtype] // 8)) for _ in range(n)]
+        elif name in ranges and ranges[name][0] == "distinct":
+            # Sixteenths from -n/32 on, shuffled: distinct in f32 (and in f16 up to 2048 elements).
+            vals = [(k - n // 2) / 16 for k in range(n)]
+            rng.shuffle(vals)
         elif name in ranges and ranges[name][0] == "values":
             vals = list(ranges[name][1])
             if len(vals) != n:
@@ -131,6 +137,7 @@ class Case:
         self.flags = []          # further tilet flags (-D NAME=VALUE of a ported example)
         self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example)
         self.byte_ranges = {}    # the range of each byte of an integer tensor's elements (bytes.NAME=LO..HI; '// difftest: bytes NAME=LO..HI')
+        self.unordered = set()   # outputs whose rows hold a set: compared sorted (unordered.NAME of a ported example)
         self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
         self.detail = ""
 
@@ -162,13 +169,20 @@ def max_error(ref, got):
     return worst
 
 
-def compare(it, kernel, ref, got, overrun):
+def compare(it, kernel, ref, got, overrun, unordered=(), dyn=None):
+    """What differs between the reference and the emulated outputs. The rows
+    (last dimension) of an `unordered` tensor are sets: atomic fetch-adds
+    give the threads their places in whatever order they run."""
     dtypes = tensor_dtypes(it, kernel)
     problems = []
     for name in overrun:
         problems.append(f"{name}: bytes past the end of the tensor were written")
     for name, r in ref.items():
         g = got[name]
+        if name in unordered:
+            row = it.shape_of(kernel, name, dyn or {})[-1]
+            g = [x for k in range(0, len(g), row) for x in sorted(g[k:k + row], key=lambda v: (v is None, v))]
+            r = [x for k in range(0, len(r), row) for x in sorted(r[k:k + row], key=lambda v: (v is None, v))]
         dt = dtypes[name]
         finite = [abs(x) for x in r if isinstance(x, float) and math.isfinite(x)]
         scale = max(finite) if finite else 0.0
@@ -256,7 +270,7 @@ def run_cases(cases, tilet, workdir, jobs, batch_size, timeout, emulate=True):
                 c.outcome, c.detail = "emu-" + status, msg
                 continue
             got, overrun = c.layout.unpack(arena)
-            problems = compare(c.interp, c.kernel, c.ref, got, overrun)
+            problems = compare(c.interp, c.kernel, c.ref, got, overrun, c.unordered, c.dyn)
             c.max_error = max_error(c.ref, got)
             if problems:
                 c.outcome, c.detail = "mismatch", "\n".join(problems)
@@ -412,6 +426,7 @@ def header(c):
 def cases_from_manifest(manifest):
     """One case per line of a ports manifest: `FILE ARCH KERNEL [-D NAME=VALUE
     ...] [range.TENSOR=LO..HI ...] [sorted.TENSOR=LO..HI ...] [values.TENSOR=V0,V1,...] [bytes.TENSOR=LO..HI ...]
+    [distinct.TENSOR ...] [unordered.TENSOR ...]
     [dyn.NAME=SIZE ...] [scalar.NAME=VALUE ...]
     [expect=known-failure OUTCOME -- why]`,
     FILE relative to the repository. A ported example keeps its own sizes;
@@ -436,6 +451,14 @@ def cases_from_manifest(manifest):
                 lo, hi = span.split("..")
                 table[name] = (int(lo, 0), int(hi, 0)) + (("sorted",) if prefix == "sorted." else ())
                 flags.remove(f)
+        unordered = set()
+        for f in [f for f in flags if f.startswith(("distinct.", "unordered."))]:
+            prefix, name = f.split(".", 1)
+            if prefix == "distinct":
+                ranges[name] = ("distinct",)
+            else:
+                unordered.add(name)
+            flags.remove(f)
         for f in [f for f in flags if f.startswith("values.")]:
             name, listed = f[len("values."):].split("=", 1)
             ranges[name] = ("values", [int(v, 0) for v in listed.split(",")])
@@ -461,6 +484,7 @@ def cases_from_manifest(manifest):
         c.path = f"{fields[0]} [{arch} {kernel}]"
         c.flags = ["-I", os.path.dirname(path)]   # the files its import_source statements name
         c.ranges = ranges
+        c.unordered = unordered
         c.byte_ranges = byte_ranges
         cases.append(c)
     return cases

@@ -445,6 +445,59 @@ t = run("""kernel k(B: int32[3]) grid(1) threads(32) as (tx) {
 }""", "k", {"B": [0] * 3})
 check("break and continue", t["B"], [0 + 2 + 4, 21, 6])
 
+# atomic_add(..., return_prev = true) (section 9): each thread receives the
+# element's value before its own add; which thread gets which is the order
+# they run in, so the places are compared as a set.
+t = run("""kernel k(B: int32[64], C: int32[1]) grid(1) threads(64) as (tx) {
+    var pos: int32;
+    pos = atomic_add(C[0], 2, return_prev = true);
+    B[tx] = pos;
+}""", "k", {"B": [0] * 64, "C": [5]})
+check("fetch-add places", sorted(t["B"]), [5 + 2 * i for i in range(64)])
+check("fetch-add total", t["C"], [5 + 128])
+
+# A branch on the thread index holding a named barrier of its threads is a
+# role (section 10): its threads run in step, so an inclusive scan of 1..32
+# by the first warp gives the triangular numbers; the other warp's elements
+# stay as they were.
+t = run("""kernel k(B: int32[64]) grid(1) threads(64) as (tx) {
+    let S = alloc_shared([64], int32);
+    var v: int32;
+    S[tx] = tx + 1;
+    if (tx < 32) {
+        for i in serial(5) {
+            let offset = 1 << i;
+            sync_threads(1, 32);
+            if (tx >= offset) {
+                v = S[tx] + S[tx - offset];
+            }
+            sync_threads(1, 32);
+            if (tx >= offset) {
+                S[tx] = v;
+            }
+        }
+    }
+    B[tx] = S[tx];
+}""", "k", {"B": [0] * 64})
+check("scan in a role of thread-level code", t["B"], [(k + 1) * (k + 2) // 2 for k in range(32)] + list(range(33, 65)))
+
+# A branch on a var around work of the whole block is allowed when every
+# thread takes it alike (section 10), and invalid when they do not.
+ALIKE = """kernel k(A: int32[64], B: int32[64]) grid(1) threads(64) as (tx) {
+    let S = alloc_shared([64], int32);
+    var go: int32;
+    go = VALUE;
+    fill(S, 3);
+    if (go > 0) {
+        fill(S, 7);
+    }
+    B[tx] = S[tx];
+}"""
+t = run(ALIKE.replace("VALUE", "A[0]"), "k", {"A": [1] * 64, "B": [0] * 64})
+check("branch on a var every thread takes alike", t["B"], [7] * 64)
+expect_invalid("branch on a var threads take apart", ALIKE.replace("VALUE", "A[tx]"), "k",
+               {"A": [1] * 32 + [0] * 32, "B": [0] * 64}, "differently")
+
 # Cluster launch control: clusters run in launch order, and each request
 # takes the next one not yet run (which then never runs); block 0 takes
 # blocks 1 to 3 and records their indices, its fifth request finds none.

@@ -408,6 +408,8 @@ class KernelTranslator:
         self.divergent = 0        # inside a branch or loop threads may take differently
         self.in_ws = 0            # inside ws(...) bodies (run in program order)
         self.in_role_gen = False  # inside a role made from a branch on the thread index
+        self.lockstep_guard = None  # inside a role of thread-level code: the name of whether this thread is in it
+        self.tx_derived = set()   # names of the thread index and of lets computed from it
         self.thread_branch = 0    # inside a branch of a role that some of its threads take (role_thread_branch)
         self.loop_bodies = []     # the statements of the loops being translated, innermost last
         self.loop_entries = []    # for each: [divergence at its entry, whether a jump of it was met deeper]
@@ -489,6 +491,7 @@ class KernelTranslator:
             below *= e
             self.define(n, Sym("value", py, "int32"))
             self.per_thread.add(py)
+            self.tx_derived.add(py)
             self.thread_digits[n] = (below // e, e)
         self.stmts(body, 1)
         self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
@@ -502,6 +505,25 @@ class KernelTranslator:
         else:
             self.emit(1, f"rt.lockstep({threads})")
         return "\n".join(self.lines) + "\n"
+
+    def taken_alike(self, s, cond):
+        """Whether the branch `s`, on a value each thread computes for itself
+        (a var, not the thread index), must be taken alike by every thread:
+        it holds block-level work, or leaves a loop that does. The values
+        are compared when it runs (Runtime.alike); threads that differ make
+        the program invalid."""
+        if not self.thread_mode or self.divergent or self.parallel_depth or self.lockstep_guard:
+            return False
+        if any(re.search(rf"\b{re.escape(p)}\b", cond.code) for p in self.tx_derived):
+            return False
+        def block_level(nodes):
+            return any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
+                       for c in _walk(nodes))
+        nodes = [c for arm in s.kids[1:] for c in arm.kids]
+        if block_level(nodes):
+            return True
+        jumps = any(c.kind in ("Break", "Continue") for c in _walk(nodes))
+        return jumps and bool(self.loop_bodies) and block_level(self.loop_bodies[-1])
 
     def thread_dependent(self, code):
         """Whether generated code reads a value that may differ between threads."""
@@ -565,6 +587,21 @@ class KernelTranslator:
 
     def stmt(self, s, d):
         k = s.kind
+        if self.lockstep_guard and k not in ("For", "While"):
+            # A role of thread-level code: every thread steps through its
+            # loops, each statement done by the role's threads only.
+            if k in ("Break", "Continue"):
+                raise Unsupported("a break or continue inside a role of thread-level code")
+            guard, self.lockstep_guard = self.lockstep_guard, None
+            self.emit(d, f"if {guard}:")
+            start = len(self.lines)
+            self.divergent += 1
+            self.stmt(s, d + 1)
+            self.divergent -= 1
+            if len(self.lines) == start:
+                self.emit(d + 1, "pass")
+            self.lockstep_guard = guard
+            return
         # A warp shuffle in a let, var or assignment is exchanged before the
         # statement, at its depth (call_expr); elsewhere it is not supported.
         self.shuffle_depth = d if k in ("Let", "Var", "Assign") else None
@@ -590,6 +627,13 @@ class KernelTranslator:
         elif k == "If":
             cond = self.cond(s.kids[0])
             diverges = self.thread_mode and self.thread_dependent(cond.code)
+            if diverges and self.taken_alike(s, cond):
+                # Every thread must take it alike: checked when it runs.
+                site = self.fresh("_alike")
+                self.emit(d, f"rt.posted.setdefault({site!r}, {{}})[_t] = {cond.code}")
+                self.emit(d, "yield 0")
+                cond = V(f"rt.alike(rt.posted[{site!r}], 'the branch at line {s.line}')", "bool")
+                diverges = False
             self.divergent += diverges
             self.emit(d, f"if {cond.code}:")
             rest = s.kids[1:]
@@ -696,9 +740,19 @@ class KernelTranslator:
                     node, test = inner[0], thread_test(inner[0])
                 else:
                     branches.append((None, rest[1]))
+        # A named barrier of the branch's threads (`sync_threads(3, RADIX)`
+        # under `tx < RADIX`, TileLang's top-k selector) makes a role too.
+        def named_barrier(c):
+            return c.kind == "Call" and c.text == "sync_threads" and len(c.kids) == 2
         if not any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
                    for _, block in branches for c in _walk(block.kids)):
-            return None
+            if not any(named_barrier(c) for _, block in branches for c in _walk(block.kids)):
+                return None
+            # Thread-level code whose threads meet at their own barrier:
+            # they run it in lockstep, as the block runs its own code.
+            if len(branches) != 1 or branches[0][0][2]:
+                raise Unsupported("a chain of branches, or a branch on block values, around a named barrier without tile work")
+            return ("lockstep", [(branches[0][0][1], branches[0][1])])
         if any(test is not None and test[2] for test, _ in branches):
             return ("dynamic", [(None if test is None else test[1], block) for test, block in branches])
         taken = [[] for _ in branches]
@@ -792,6 +846,15 @@ class KernelTranslator:
         conditions read block-uniform values, the role's thread count is the
         role generator's argument `_rn`, known when the block runs."""
         kind, items = chain
+        if kind == "lockstep":
+            (code, block), = items
+            guard = self.fresh("_in")
+            self.emit(d, f"{guard} = {code}")
+            self.per_thread.add(guard)
+            self.lockstep_guard = guard
+            self.stmts(block.kids, d)
+            self.lockstep_guard = None
+            return
         self.emit(d, "if _t == 0:")
         outer = self.role_threads
         saved = self.thread_mode
@@ -872,6 +935,8 @@ class KernelTranslator:
         self.define(name, Sym("value", py, v.ty))
         if self.thread_mode and self.thread_dependent(v.code):
             self.per_thread.add(py)
+            if any(re.search(rf"\b{re.escape(p)}\b", v.code) for p in self.tx_derived):
+                self.tx_derived.add(py)
 
     def alloc(self, name, call, d):
         kind = call.text
@@ -969,6 +1034,9 @@ class KernelTranslator:
             raise InvalidProgram(f"assignment to '{name}', which is not a var")
         if self.parallel_depth and sym.py not in self.parallel_locals:
             raise Unsupported(f"var '{name}' of the block assigned inside a parallel loop (one copy per thread)")
+        if kids[0].kind == "Call" and kids[0].text == "atomic_add":
+            self.fetch_add(sym, kids[0], d)
+            return
         value = self.expr(kids[0])
         if op != "=":
             value = self.binary(op[0], V(sym.py, sym.ty), value)
@@ -1644,6 +1712,21 @@ class KernelTranslator:
         else:
             value = self.convert(self.expr(src_node), info.dtype)
             self.emit(d, f"rt.atomic_add_value({r}, {value})")
+
+    def fetch_add(self, sym, call, d):
+        """`v = atomic_add(dst[i], x, return_prev = true)`: each thread's
+        add, in the order the threads run, gives it the element's value
+        before its own add."""
+        args = self.call_args(call)
+        if len(args["pos"]) != 2 or "return_prev" not in args["kw"] or not self.static_bool(args["kw"]["return_prev"]):
+            raise InvalidProgram("a var takes atomic_add's value only with return_prev = true")
+        if not self.thread_mode:
+            raise Unsupported("atomic_add(..., return_prev = true) in a kernel without thread names (each thread's previous value)")
+        dst_node, src_node = args["pos"]
+        dsym = self.lookup(dst_node.kids[0].text)
+        idx = [self.index(x) for x in dst_node.kids[1:]]
+        value = self.convert(self.expr(src_node), dsym.buf.dtype)
+        self.emit(d, f"{sym.py} = rt.atomic_add_element({dsym.py}, ({', '.join(i.code for i in idx)},), {value})")
 
     def barrier_info(self, node):
         """What translation knows of the barriers a barrier reference names."""
@@ -2359,6 +2442,15 @@ class Runtime:
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
 
     @staticmethod
+    def alike(posted, what):
+        """The one value every thread posted for a branch they must take
+        alike (KernelTranslator.taken_alike)."""
+        values = set(posted.values())
+        if len(values) > 1:
+            raise InvalidProgram(f"threads take {what} differently, around work of the whole block")
+        return values.pop()
+
+    @staticmethod
     def shuffle(posted, t, name, operand, width):
         """shfl.sync (PTX ISA): lane j of the segment of `width` lanes that
         holds thread t's lane, or t's own value where j leaves it."""
@@ -2432,6 +2524,8 @@ class Runtime:
                 self.write(dst, idx, convert(acc, src.dtype, dst.dtype))
 
     def fill(self, r, value):
+        if r.extents is None and len(r.mins) == len(r.buf.shape):
+            r = Region(r.buf, r.mins, [1] * len(r.mins))   # one element: fill(s[0], 0)
         if r.extents is None:
             raise InvalidProgram("fill/clear of a corner without extents")
         self.check_inside(r)
@@ -2758,15 +2852,17 @@ class Runtime:
             self.cp_warpx4(words, self.peer_buffer(t, rank, "T", True, op), col_offset)
 
     def atomic_add_element(self, buf, idx, v):
+        """The add, and the element's value before it (return_prev)."""
         f = buf.flat(idx)
         if f is None:
             if buf.scope == "global":
-                return
+                return None
             raise InvalidProgram(f"atomic_add outside '{buf.name}'")
         old = buf.data[f]
         if old is None:
             raise InvalidProgram(f"atomic_add to '{buf.name}'{list(idx)} before it is written")
         buf.data[f] = convert(old + v, "f64" if is_float(buf.dtype) else "int64", buf.dtype)
+        return old
 
     def atomic_add_tile(self, dst, src):
         src, dst = self.pair(src, dst, "atomic_add")
