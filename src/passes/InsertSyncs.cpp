@@ -92,6 +92,7 @@ struct Range {
     // base the same in every thread (block indices and constants only).
     ir::Expr ownerBase;      // null: a constant base (ownerStride 0: no such form)
     int64_t ownerStride = 0, ownerLo = 0, ownerHi = 0;
+    int64_t ownerThreads = 0;   // the block's threads: t runs from 0 to ownerThreads - 1
     // A cp.async write not landed yet (State::landing): how many of the
     // thread's cp.async groups were committed since it was; -1 while its
     // group is still open. cp.async.wait_group N lands it once this is >= N.
@@ -116,10 +117,22 @@ struct Range {
     // Two such accesses of one tensor view whose offsets of one thread lie
     // within one stride: different threads touch different elements, and one
     // thread's own accesses are ordered by its program.
+    // Or further apart, where no two threads of the block reach each
+    // other's elements (`Out[tx]` and `Out[tx + 256]` with 256 threads):
+    // threads t and u meet only where (u - t) * stride falls strictly
+    // between o.ownerLo - ownerHi and o.ownerHi - ownerLo.
     bool ownedApart(const Range &o) const {
         if (ownerStride == 0 || ownerStride != o.ownerStride || buffer != o.buffer) return false;
         if ((ownerBase == nullptr) != (o.ownerBase == nullptr) || (ownerBase && !ir::structurallyEqual(ownerBase, o.ownerBase))) return false;
-        return std::max(ownerHi, o.ownerHi) - std::min(ownerLo, o.ownerLo) <= std::abs(ownerStride);
+        int64_t stride = std::abs(ownerStride);
+        if (std::max(ownerHi, o.ownerHi) - std::min(ownerLo, o.ownerLo) <= stride) return true;
+        int64_t threads = std::min(ownerThreads, o.ownerThreads);
+        if (threads <= 0) return false;
+        int64_t below = o.ownerLo - ownerHi, above = o.ownerHi - ownerLo;   // the open interval of offsets where they meet
+        for (int64_t k = below / stride - 1; k * stride < above; ++k) {
+            if (k != 0 && k * stride > below && std::abs(k) < threads) return false;
+        }
+        return true;
     }
     bool partitionedAlike(const Range &o) const {
         return tmemMove && o.tmemMove && buffer == o.buffer && role == o.role && ir::samePartition(tmemMove->partition, o.tmemMove->partition);
@@ -150,6 +163,7 @@ bool sameAccess(const Range &a, const Range &b) {
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
+           a.ownerThreads == b.ownerThreads &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
            a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi && a.atomic == b.atomic;
 }
@@ -390,6 +404,7 @@ void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr
     r.ownerStride = *stride;
     r.ownerLo = c;
     r.ownerHi = c + width;
+    r.ownerThreads = lets.threads;
 }
 
 // Range::rowKnown for an access of `elements` elements at `indices` of a

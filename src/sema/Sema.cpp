@@ -226,22 +226,24 @@ private:
     }
     // Whether the statement's own expressions (not those of statements inside it) shuffle.
     static bool shufflesHere(const ir::Stmt &s) {
-        std::vector<ir::Expr> own;
-        if (const ir::Store *st = ir::as<ir::Store>(s)) {
-            own = st->indices;
-            own.push_back(st->value);
-        } else if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
-            own = {l->value};
-        } else if (const ir::IfThenElse *i = ir::as<ir::IfThenElse>(s)) {
-            own = {i->cond};
-        } else if (const ir::While *w = ir::as<ir::While>(s)) {
-            own = {w->cond};
-        } else if (const ir::For *f = ir::as<ir::For>(s)) {
-            own = {f->min, f->extent};
-        }
-        bool found = false;
-        for (const ir::Expr &e : own) ir::forEachExpr(e, [&](const ir::Expr &x) { found = found || ir::as<ir::Shuffle>(x); });
-        return found;
+        class OwnShuffles : public ir::Visitor {
+        public:
+            explicit OwnShuffles(const ir::StmtNode *root) : root_(root) {}
+            using ir::Visitor::visit;
+            void visit(const ir::Stmt &x) override {
+                if (x.get() == root_) ir::Visitor::visit(x);
+            }
+            void visitShuffle(const ir::Shuffle &n) override {
+                found = true;
+                ir::Visitor::visitShuffle(n);
+            }
+            bool found = false;
+
+        private:
+            const ir::StmtNode *root_;
+        } own(s.get());
+        own.visit(s);
+        return own.found;
     }
     void report(const ir::Stmt &s, const char *what, const char *needs = "every thread of the block",
                 const char *otherwise = "only some would do their part of it") {

@@ -481,6 +481,50 @@ t = run("""kernel k(B: int32[64]) grid(1) threads(64) as (tx) {
 }""", "k", {"B": [0] * 64})
 check("scan in a role of thread-level code", t["B"], [(k + 1) * (k + 2) // 2 for k in range(32)] + list(range(33, 65)))
 
+# The same scan under a branch every thread takes alike, its step count a
+# let of a tensor value: the role's threads stay in step through both (found
+# in review: they ran one after another under the branch).
+t = run("""kernel k(A: int32[2], B: int32[64]) grid(1) threads(64) as (tx) {
+    let S = alloc_shared([64], int32);
+    var v: int32;
+    S[tx] = tx + 1;
+    if (tx < 32) {
+        let rounds = A[1];
+        if (A[0] > 0) {
+            for i in serial(rounds) {
+                let offset = 1 << i;
+                sync_threads(1, 32);
+                if (tx >= offset) {
+                    v = S[tx] + S[tx - offset];
+                }
+                sync_threads(1, 32);
+                if (tx >= offset) {
+                    S[tx] = v;
+                }
+            }
+        }
+    }
+    B[tx] = S[tx];
+}""", "k", {"A": [1, 5], "B": [0] * 64})
+check("scan in a role, under a branch alike in every thread", t["B"], [(k + 1) * (k + 2) // 2 for k in range(32)] + list(range(33, 65)))
+
+# An element atomic_add is each thread's own: a branch on a var around it
+# needs no thread to take it alike (found in review).
+t = run("""kernel k(A: int32[64], C: int32[1]) grid(1) threads(64) as (tx) {
+    let H = alloc_shared([1], int32);
+    var v: int32;
+    fill(H, 0);
+    v = A[tx];
+    if (v > 0) {
+        atomic_add(H[0], 1);
+    }
+    sync_threads();
+    if (tx == 0) {
+        C[0] = H[0];
+    }
+}""", "k", {"A": [1] * 40 + [0] * 24, "C": [0]})
+check("element atomic_add under a var branch", t["C"], [40])
+
 # A branch on a var around work of the whole block is allowed when every
 # thread takes it alike (section 10), and invalid when they do not.
 ALIKE = """kernel k(A: int32[64], B: int32[64]) grid(1) threads(64) as (tx) {

@@ -506,6 +506,41 @@ class KernelTranslator:
             self.emit(1, f"rt.lockstep({threads})")
         return "\n".join(self.lines) + "\n"
 
+    def lockstep_stmt(self, s, d):
+        """A statement of a role of thread-level code (a branch on the thread
+        index whose threads meet at their own named barrier): every thread
+        of the block steps through its loops, its branches on values alike
+        in every thread and its lets of such values, so that the role's
+        threads stay in step; everything else is done by the role's threads
+        only (the guard), without steps inside. False: translate `s` as
+        usual (stepped)."""
+        k = s.kind
+        if k in ("Break", "Continue"):
+            raise Unsupported("a break or continue inside a role of thread-level code")
+        if k in ("For", "While") or (k == "Call" and s.text == "sync_threads"):
+            return False   # loop() and the While branch require bounds alike in every thread; a barrier is a step
+        if k == "If" and not self.thread_dependent(self.cond(s.kids[0]).code):
+            return False
+        start = len(self.lines)
+        guard, self.lockstep_guard = self.lockstep_guard, None
+        self.divergent += 1
+        self.stmt(s, d + 1)
+        self.divergent -= 1
+        self.lockstep_guard = guard
+        if k == "Let" and not any(l.strip().startswith("yield") for l in self.lines[start:]):
+            name = s.text.partition(": ")[0]
+            sym = self.lookup(name)
+            if sym.kind == "const" or sym.py not in self.per_thread:
+                # A value alike in every thread: every thread has it (a later loop bound may read it).
+                self.lines[start:] = [l[4:] for l in self.lines[start:]]
+                return True
+        if any(c.kind == "Call" and c.text == "sync_threads" for c in _walk([s])):
+            raise Unsupported("a named barrier under a branch the threads of its role take differently")
+        self.lines.insert(start, "    " * d + f"if {guard}:")
+        if len(self.lines) == start + 1:
+            self.emit(d + 1, "pass")
+        return True
+
     def taken_alike(self, s, cond):
         """Whether the branch `s`, on a value each thread computes for itself
         (a var, not the thread index), must be taken alike by every thread:
@@ -517,8 +552,7 @@ class KernelTranslator:
         if any(re.search(rf"\b{re.escape(p)}\b", cond.code) for p in self.tx_derived):
             return False
         def block_level(nodes):
-            return any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
-                       for c in _walk(nodes))
+            return any(self.spreads_work(c) for c in _walk(nodes))
         nodes = [c for arm in s.kids[1:] for c in arm.kids]
         if block_level(nodes):
             return True
@@ -587,20 +621,7 @@ class KernelTranslator:
 
     def stmt(self, s, d):
         k = s.kind
-        if self.lockstep_guard and k not in ("For", "While"):
-            # A role of thread-level code: every thread steps through its
-            # loops, each statement done by the role's threads only.
-            if k in ("Break", "Continue"):
-                raise Unsupported("a break or continue inside a role of thread-level code")
-            guard, self.lockstep_guard = self.lockstep_guard, None
-            self.emit(d, f"if {guard}:")
-            start = len(self.lines)
-            self.divergent += 1
-            self.stmt(s, d + 1)
-            self.divergent -= 1
-            if len(self.lines) == start:
-                self.emit(d + 1, "pass")
-            self.lockstep_guard = guard
+        if self.lockstep_guard and self.lockstep_stmt(s, d):
             return
         # A warp shuffle in a let, var or assignment is exchanged before the
         # statement, at its depth (call_expr); elsewhere it is not supported.
@@ -646,6 +667,8 @@ class KernelTranslator:
             # The condition is evaluated before every iteration (docs/language.md section 5).
             cond = self.cond(s.kids[0])
             diverges = self.thread_mode and self.thread_dependent(cond.code)
+            if diverges and self.lockstep_guard:
+                raise Unsupported("a while loop whose condition differs between threads inside a role of thread-level code")
             self.divergent += diverges
             self.emit(d, f"while {cond.code}:")
             self.loop_body(s.kids[1].kids, d + 1)
@@ -680,6 +703,19 @@ class KernelTranslator:
     SPREAD_WORK = {"copy", "tma_copy", "async_copy", "copy_cluster", "im2col", "gemm", "gemm_blockscaled", "clear", "fill", "cumsum", "atomic_add",
                    "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
                    "tcgen05_sf_warp_transpose", "tcgen05_cp_warpx4"}
+
+    def spreads_work(self, c):
+        """Whether node `c` is work spread over the threads that run it: a
+        tile operation (atomic_add in its tile form only: an element update,
+        or a fetch-add, is each thread's own) or a parallel loop."""
+        if c.kind == "For":
+            return c.text.endswith(" in parallel")
+        if c.kind != "Call" or c.text not in self.SPREAD_WORK:
+            return False
+        if c.text != "atomic_add":
+            return True
+        dst = next(k for k in c.kids if k.kind != "Keyword")
+        return dst.kind == "Name" or any(k.kind == "Slice" for k in dst.kids[1:])
 
     def role_chain(self, s):
         """A chain `if c1 {A} else if c2 {B} ... else {Z}` whose conditions
@@ -744,8 +780,7 @@ class KernelTranslator:
         # under `tx < RADIX`, TileLang's top-k selector) makes a role too.
         def named_barrier(c):
             return c.kind == "Call" and c.text == "sync_threads" and len(c.kids) == 2
-        if not any(c.kind == "Call" and c.text in self.SPREAD_WORK or c.kind == "For" and c.text.endswith(" in parallel")
-                   for _, block in branches for c in _walk(block.kids)):
+        if not any(self.spreads_work(c) for _, block in branches for c in _walk(block.kids)):
             if not any(named_barrier(c) for _, block in branches for c in _walk(block.kids)):
                 return None
             # Thread-level code whose threads meet at their own barrier:
@@ -1035,6 +1070,8 @@ class KernelTranslator:
         if self.parallel_depth and sym.py not in self.parallel_locals:
             raise Unsupported(f"var '{name}' of the block assigned inside a parallel loop (one copy per thread)")
         if kids[0].kind == "Call" and kids[0].text == "atomic_add":
+            if op != "=":
+                raise InvalidProgram("a var takes atomic_add's previous value with '=' only")
             self.fetch_add(sym, kids[0], d)
             return
         value = self.expr(kids[0])
@@ -1096,6 +1133,8 @@ class KernelTranslator:
             raise InvalidProgram(f"{kind}: one to three bounds")
         py = self.py_name(names[0])
         diverges = self.thread_mode and self.thread_dependent(rng)
+        if diverges and self.lockstep_guard:
+            raise Unsupported("a loop whose bounds differ between threads inside a role of thread-level code")
         self.divergent += diverges
         self.emit(d, f"for {py} in {rng}:")
         self.scopes.append({})
@@ -1723,7 +1762,13 @@ class KernelTranslator:
         if not self.thread_mode:
             raise Unsupported("atomic_add(..., return_prev = true) in a kernel without thread names (each thread's previous value)")
         dst_node, src_node = args["pos"]
+        if dst_node.kind != "Index" or any(k.kind == "Slice" for k in dst_node.kids[1:]):
+            raise InvalidProgram("return_prev = true gives the previous value of one element")
         dsym = self.lookup(dst_node.kids[0].text)
+        if dsym.buf is None or dsym.buf.scope not in ("global", "shared") or len(dst_node.kids) - 1 != len(dsym.buf.shape):
+            raise InvalidProgram("a fetch-add updates one element of a global or shared buffer")
+        if dsym.buf.dtype != sym.ty:
+            raise InvalidProgram(f"the previous value of a {dsym.buf.dtype} element goes into a var of its type, not {sym.ty}")
         idx = [self.index(x) for x in dst_node.kids[1:]]
         value = self.convert(self.expr(src_node), dsym.buf.dtype)
         self.emit(d, f"{sym.py} = rt.atomic_add_element({dsym.py}, ({', '.join(i.code for i in idx)},), {value})")
