@@ -40,6 +40,44 @@ TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, i
     return l;
 }
 
+TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector) {
+    TileLayout l;
+    l.shape = shape;
+    l.threads = threads;
+    int rank = static_cast<int>(shape.size());
+    std::vector<int64_t> remaining = shape, stride(rank, 1);
+    if (rank > 0 && vector > 1 && shape[rank - 1] % vector == 0) {
+        l.localModes.push_back({vector, rank - 1, 1});
+        remaining[rank - 1] /= vector;
+        stride[rank - 1] = vector;
+    }
+    int64_t freeThreads = threads;
+    for (int d = rank - 1; d >= 0 && freeThreads > 1; --d) {
+        if (remaining[d] == 1) continue;
+        // A dimension at least as long as the free threads takes them all
+        // (its steps rounded up); a shorter one the fewest of them that some
+        // divisor of their number covers, leaving the rest to outer dimensions.
+        int64_t take = freeThreads;
+        if (remaining[d] < freeThreads) {
+            take = remaining[d];
+            while (freeThreads % take != 0) ++take;
+        }
+        l.threadModes.push_back({take, d, stride[d]});
+        remaining[d] = (remaining[d] + take - 1) / take;
+        stride[d] *= take;
+        freeThreads /= take;
+        l.shape[d] = stride[d] * remaining[d];
+    }
+    for (int d = rank - 1; d >= 0; --d) {
+        if (remaining[d] > 1) {
+            l.localModes.push_back({remaining[d], d, stride[d]});
+            stride[d] *= remaining[d];
+        }
+    }
+    if (freeThreads > 1) l.threadModes.push_back({freeThreads, LayoutMode::kReplicate, 0});
+    return l;
+}
+
 TileLayout projectLayout(const TileLayout &loop, const std::vector<int> &dims) {
     std::vector<int64_t> shape;
     for (int d : dims) shape.push_back(loop.shape[d]);

@@ -18,6 +18,15 @@ namespace tilet::ir {
 // variable somewhere).
 TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, const std::vector<int> &wholeDims = {});
 
+// The distribution of a loop nest over memory only (no fragment) that the
+// canonical layout would leave partly idle because the threads do not divide
+// its extents (257 iterations on 256 threads: thread 0 ran them all). Each
+// dimension is padded up to what its threads divide (257 -> 2 steps of 256),
+// as TileLang's loop partition spreads the flattened nest and guards the
+// iterations past its end. The layout's shape is the padded one: lowering
+// skips the iterations beyond the nest's extents.
+TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector);
+
 // The layout of a loop whose variable v indexes dimension dims[v] of a
 // fragment laid out as `held`, so that each iteration runs on a thread holding
 // its element; the fragment's other dimensions must not be spread over threads

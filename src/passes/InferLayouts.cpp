@@ -28,6 +28,7 @@
 
 #include "ir/Analysis.h"
 #include "ir/BufferEdits.h"
+#include "ir/Effects.h"
 #include "ir/Layout.h"
 #include "ir/MmaLayout.h"
 #include "ir/Printer.h"
@@ -75,9 +76,14 @@ void forEachNest(const ir::Stmt &body, const std::function<void(const ir::For &)
     });
 }
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+    std::string s;
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+    return s;
+}
+
 std::string describeLayout(const ir::TileLayout &l) {
-    std::string shape;
-    for (size_t i = 0; i < l.shape.size(); ++i) shape += (i ? "x" : "") + std::to_string(l.shape[i]);
+    std::string shape = shapeText(l.shape);
     int64_t perThread = l.localSize();
     int64_t vec = l.vectorWidth();
     std::string s = "[" + shape + "] on " + std::to_string(l.threads) + " threads, " + std::to_string(perThread) +
@@ -307,6 +313,14 @@ protected:
         if (!layout) {
             vector = chooseVector(nest, accesses, vectorWhy);
             layout = ir::canonicalLayout(nest.extents, threads_, vector, wholeLoopDims(nest, accesses));
+            if (layout->replication() > 1 && touchesMemoryOnly(nest, accesses)) {
+                ir::TileLayout padded = ir::paddedLayout(nest.extents, threads_, vector);
+                if (padded.localSize() < layout->localSize()) {
+                    layout = padded;
+                    vectorWhy += std::string(vectorWhy.empty() ? "" : "; ") + "the " + std::to_string(threads_) + " threads do not divide [" +
+                                 shapeText(nest.extents) + "]: padded to [" + shapeText(padded.shape) + "], the iterations past the end skipped";
+                }
+            }
         }
         // A fragment the loop only reads, laid out where its threads do not
         // hold what they read, goes through shared memory first.
@@ -448,6 +462,23 @@ protected:
 
 private:
     const std::optional<ir::TileLayout> &layoutOf(const ir::Buffer &b) const { return edits_.current(b).layout; }
+
+    // The nest reads and writes shared and global memory only, and no
+    // register of its own: its iterations may run anywhere, and a padded
+    // layout's extra ones skipped (a fragment's layout has the fragment's shape).
+    static bool touchesMemoryOnly(const ParallelNest &nest, const std::vector<Access> &accesses) {
+        for (const Access &a : accesses) {
+            if (a.buffer->scope == ir::MemScope::Fragment) return false;
+        }
+        bool registerWrites = false;
+        ir::forEachEffect(nest.body, [&](const ir::Stmt &, const ir::Effects &fx) {
+            for (const ir::Access &a : fx.accesses) {
+                bool memory = a.buffer->scope == ir::MemScope::Global || a.buffer->scope == ir::MemScope::Shared;
+                registerWrites = registerWrites || (a.writes() && !memory);
+            }
+        });
+        return !registerWrites;
+    }
 
     // Every statement of the nest stores one value, the same in every
     // iteration, to a fragment indexed by the loop variables: clear, fill.

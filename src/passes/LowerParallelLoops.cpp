@@ -296,16 +296,35 @@ protected:
         for (int d = 0; d < rank; ++d) guarder.scope().bind(nest.vars[d].get(), {0, nest.extents[d] - 1});
         body = guarder.mutate(body);
         for (int d = rank; d-- > 0;) body = std::make_shared<ir::LetStmt>(nest.vars[d], coord[d], body, n.span);
+        ir::Expr padding = paddingCond(nest, L, coord, vectorized ? digits[0] : nullptr);
+        if (padding && !vectorized) body = std::make_shared<ir::IfThenElse>(padding, body, nullptr, n.span);
         for (size_t k = 0; k < L.localModes.size(); ++k) {
             auto loop = std::make_shared<ir::For>(digits[k], ir::intImm(0), ir::intImm(L.localModes[k].extent),
                                                   (k == 0 && vectorized) ? ir::ForKind::Vectorized : ir::ForKind::Unrolled, body, n.span);
             loop->threadLocal = true;
             body = loop;
+            if (padding && k == 0 && vectorized) body = std::make_shared<ir::IfThenElse>(padding, body, nullptr, n.span);
         }
         for (int d = rank; d-- > 0;) {
             if (threadVars[d]) body = std::make_shared<ir::LetStmt>(threadVars[d], threadTerm[d], body, n.span);
         }
         return body;
+    }
+
+    // A padded layout (infer-layouts: threads that do not divide the
+    // extents) runs iterations past the nest's end: the condition that skips
+    // them, or null. A vector's lanes all fall on the same side (the vector
+    // divides the extent), so the test reads its first lane, outside the
+    // lane loop.
+    ir::Expr paddingCond(const ParallelNest &nest, const ir::TileLayout &L, const std::vector<ir::Expr> &coord, const ir::VarRef &lane) {
+        ir::Expr cond;
+        for (size_t d = 0; d < nest.vars.size(); ++d) {
+            if (L.shape[d] == nest.extents[d]) continue;
+            ir::Expr first = coord[d];
+            if (lane) first = ir::substitute(first, {{lane, ir::intImm(0)}});
+            cond = ir::logicalAnd(cond, ir::binary(ir::BinaryOp::Lt, first, ir::intImm(nest.extents[d])));
+        }
+        return cond;
     }
 
     // Inside ws(r, ...) loops are spread over the role's threads, numbered

@@ -226,7 +226,9 @@ private:
             for (const AccessInfo &a : accesses) {
                 ok = ok && !a.atomic && !usesInnerLoop(a.indices) && wideIndex(*b, a.indices);
                 (a.store ? writes : reads) = true;
-                ok = ok && ir::structurallyEqual(ir::simplify(a.indices.back()), ir::simplify(accesses.front().indices.back()));
+                // One register array per buffer: every access must be to the same elements (all indices, not only the last).
+                for (size_t d = 0; d < a.indices.size(); ++d)
+                    ok = ok && ir::structurallyEqual(ir::simplify(a.indices[d]), ir::simplify(accesses.front().indices[d]));
             }
             (void)reads;
             (void)writes;
@@ -257,11 +259,12 @@ private:
                            ? "cp.async of " + std::to_string(bytes) + " bytes per instruction"
                            : std::to_string(bytes) + "-byte copies from '" + ir::as<ir::Load>(direct_->value)->buffer->name + "' to '" +
                                  direct_->buffer->name + "'";
-            d.why = allIn ? "the per-element loop (plain loads and stores) handles vectors that cross a tensor edge"
-                          : "every lane is in bounds and aligned";
+            ir::Stmt otherwise = allIn ? scalarUnlessUniform(scalar) : nullptr;
+            d.why = otherwise ? "the per-element loop (plain loads and stores) handles vectors that cross a tensor edge"
+                              : "every lane is in bounds and aligned" + std::string(allIn ? " where the lanes run at all" : "");
             ctx_.explain.record(std::move(d));
             if (!allIn) return direct;
-            return std::make_shared<ir::IfThenElse>(allIn, direct, scalarUnlessUniform(scalar), n.span);
+            return std::make_shared<ir::IfThenElse>(allIn, direct, otherwise, n.span);
         }
 
         // Rewrite: one register array per wide buffer.
@@ -299,10 +302,12 @@ private:
         d.where = n.span;
         d.op = "vectorized accesses";
         for (size_t i = 0; i < notes.size(); ++i) d.choice += (i ? ", " : "") + notes[i];
-        d.why = allIn ? "the per-element loop handles vectors that cross a tensor edge" : "every lane is in bounds and aligned";
+        ir::Stmt otherwise = allIn ? scalarUnlessUniform(scalar) : nullptr;
+        d.why = otherwise ? "the per-element loop handles vectors that cross a tensor edge"
+                          : "every lane is in bounds and aligned" + std::string(allIn ? " where the lanes run at all" : "");
         ctx_.explain.record(std::move(d));
         if (!allIn) return fastPath;
-        return std::make_shared<ir::IfThenElse>(allIn, fastPath, scalarUnlessUniform(scalar), n.span);
+        return std::make_shared<ir::IfThenElse>(allIn, fastPath, otherwise, n.span);
     }
 
     // A loop the program wrote as vectorized(V) that stays per element says why.

@@ -959,16 +959,16 @@ wg_n24_kernel(const __half* __restrict__ A, const __half* __restrict__ B, float*
         *reinterpret_cast<uint4*>(&a_s[i_thread * 64 + i_1 * 1024 + (j_thread ^ ((i_thread & 7) * 8))]) = *reinterpret_cast<const uint4*>(&A[i_thread * 64 + i_1 * 1024 + j_thread]);
     }
 #line 108 "wgmma_kernels.tl"
-    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8 % 8;
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8;
 #line 108 "wgmma_kernels.tl"
     const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 8;
 #line 108 "wgmma_kernels.tl"
     #pragma unroll
-    for (int i_1 = 0; i_1 < 3; ++i_1) {
+    for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 108 "wgmma_kernels.tl"
-        if (static_cast<int>(threadIdx.x) / 64 == 0) {
+        if (i_thread_1 + i_1 * 16 < 24) {
 #line 108 "wgmma_kernels.tl"
-            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 512 + (j_thread_1 ^ (i_thread_1 * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 512 + j_thread_1]);
+            *reinterpret_cast<uint4*>(&b_s[i_thread_1 * 64 + i_1 * 1024 + (j_thread_1 ^ ((i_thread_1 & 7) * 8))]) = *reinterpret_cast<const uint4*>(&B[i_thread_1 * 64 + i_1 * 1024 + j_thread_1]);
         }
     }
 #line 109 "wgmma_kernels.tl"

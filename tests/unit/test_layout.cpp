@@ -60,6 +60,38 @@ TEST(Layout, SmallTilesReplicateOverSpareThreads) {
     expectExactCover(l);
 }
 
+// A padded layout covers its padded shape exactly, which holds the loop's
+// extents, each dimension a multiple of the vector it was given.
+TEST(Layout, PaddedLayoutsCoverTheirPaddedShapesExactly) {
+    std::vector<std::vector<int64_t>> shapes = {{257}, {3, 100}, {127, 32}, {24, 64}, {7}, {2, 3, 8}, {1000}, {1}};
+    for (const auto &shape : shapes) {
+        for (int64_t threads : {32, 96, 128, 256, 1024}) {
+            for (int64_t vector : {1, 2, 4, 8}) {
+                TileLayout l = paddedLayout(shape, threads, vector);
+                expectExactCover(l);
+                ASSERT_EQ(l.shape.size(), shape.size());
+                for (size_t d = 0; d < shape.size(); ++d) EXPECT_GE(l.shape[d], shape[d]) << l.str();
+            }
+        }
+    }
+}
+
+TEST(Layout, PaddedLayoutSpreadsWhatTheThreadsDoNotDivide) {
+    // 257 on 256 threads: two steps of 256, not 257 steps of one thread.
+    TileLayout l = paddedLayout({257}, 256, 1);
+    EXPECT_EQ(l.shape, (std::vector<int64_t>{512}));
+    EXPECT_EQ(l.localSize(), 2);
+    EXPECT_EQ(l.replication(), 1);
+    EXPECT_EQ(coordinate(l, 1, 1), (std::vector<int64_t>{257}));
+    // 3x100 in 4-element vectors on 128 threads: 25 vectors a row take 32
+    // threads, the 3 rows the other 4; one step each.
+    TileLayout v = paddedLayout({3, 100}, 128, 4);
+    EXPECT_EQ(v.shape, (std::vector<int64_t>{4, 128}));
+    EXPECT_EQ(v.vectorWidth(), 4);
+    EXPECT_EQ(v.localSize(), 4);
+    EXPECT_EQ(v.replication(), 1);
+}
+
 TEST(Layout, ReductionLayoutKeepsTheOtherDimensionsLocalDigits) {
     TileLayout x = canonicalLayout({4, 1024}, 128, 4);
     TileLayout r = reduceLayout(x, 1);

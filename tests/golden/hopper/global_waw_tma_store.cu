@@ -59,16 +59,15 @@ waw_kernel(const float* __restrict__ X, float* __restrict__ Y, const __grid_cons
     }
 #line 13 "global_waw_tma_store.tl"
     float* T = reinterpret_cast<float*>(tilet_smem + 1024);
-    const int i_thread_1 = static_cast<int>(threadIdx.x) / 2 % 8;
+    const int i_thread_1 = static_cast<int>(threadIdx.x) / 8 % 8;
 #line 14 "global_waw_tma_store.tl"
-    const int j_thread_1 = static_cast<int>(threadIdx.x) % 2 * 4;
+    const int j_thread_1 = static_cast<int>(threadIdx.x) % 8 * 4;
 #line 14 "global_waw_tma_store.tl"
-    #pragma unroll
-    for (int j_1 = 0; j_1 < 3; ++j_1) {
+    if (j_thread_1 < 24) {
 #line 14 "global_waw_tma_store.tl"
-        if (static_cast<int>(threadIdx.x) / 16 == 0) {
+        if (static_cast<int>(threadIdx.x) / 64 == 0) {
 #line 14 "global_waw_tma_store.tl"
-            *reinterpret_cast<uint4*>(&T[i_thread_1 * 24 + j_thread_1 + j_1 * 8]) = *reinterpret_cast<const uint4*>(&X[i_thread_1 * 64 + j_thread_1 + j_1 * 8]);
+            *reinterpret_cast<uint4*>(&T[i_thread_1 * 24 + j_thread_1]) = *reinterpret_cast<const uint4*>(&X[i_thread_1 * 64 + j_thread_1]);
         }
     }
 #line 15 "global_waw_tma_store.tl"
@@ -128,5 +127,5 @@ waw_kernel(const float* __restrict__ X, float* __restrict__ Y, const __grid_cons
 #line 18 "global_waw_tma_store.tl"
         tilet_tma_store_wait();
     }
-#line 132 "global_waw_tma_store.cu"
+#line 131 "global_waw_tma_store.cu"
 } // waw_kernel
