@@ -50,11 +50,11 @@ bool structurallyEqual(const Expr &a, const Expr &b);
 // constant) and adds the constant to `c`. Looks through + and - of constants.
 Expr splitConstant(const Expr &e, int64_t &c);
 
-// True if `e` provably lies in [0, extent) for every value in scope.
 // The statement an `if` without `else` guards (a predicated pipeline
 // producer, predicate-pipeline-branches), or `s` itself.
 const Stmt &unguarded(const Stmt &s);
 
+// True if `e` provably lies in [0, extent) for every value in scope.
 bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope);
 
 } // namespace tilet::ir

@@ -27,6 +27,7 @@
 #include "passes/PlanTensorMemory.h"
 #include "passes/LowerTensorMemory.h"
 #include "passes/CheckBarriers.h"
+#include "passes/CheckBounds.h"
 #include "passes/CheckTarget.h"
 #include "passes/RejectUnimplemented.h"
 #include "passes/SelectCopyInst.h"
@@ -102,7 +103,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
+        "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "flatten-buffers", "simplify"};
     return names;
 }
@@ -117,6 +118,9 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("analyze-params", analyzeParams, checked);
         // What the target cannot do at all; no decision is explained for such a kernel.
         run("check-target", checkTarget, checked);
+        // Element accesses of shared, fragment and local buffers that some
+        // iteration certainly takes past their ends (as written, before any rewriting).
+        run("check-bounds", checkBounds, checked);
         // Buffers allocated in a pipelined loop's body: once, around the loop
         // (TileLang allocates them for the block), so its copies can be pipelined.
         run("hoist-loop-allocations", hoistLoopAllocations, checked);
