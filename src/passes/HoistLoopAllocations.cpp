@@ -119,18 +119,46 @@ public:
     }
 };
 
+// Removes the shared and fragment allocations inside ws(...) roles,
+// collecting them: they go to the start of the kernel, as TileLang allocates
+// every buffer for the block. Inside a role only its threads would reach the
+// allocation; the block's shared memory is planned once, by the accesses.
+class OutOfRoles : public ir::Mutator {
+public:
+    std::vector<std::pair<ir::Buffer, SourceRange>> moved;
+    std::map<const ir::BufferNode *, SourceRange> roleOf;
+    using ir::Mutator::mutate;
+
+protected:
+    ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
+        Collector collector;
+        ir::Stmt body = collector.mutate(n.body);
+        if (collector.hoisted.empty()) return self;
+        for (const auto &[buffer, where] : collector.hoisted) {
+            moved.push_back({buffer, where});
+            roleOf[buffer.get()] = n.span;
+        }
+        return std::make_shared<ir::WarpSpecialize>(n.warps, body, n.span);
+    }
+    ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
+        return n.forKind == ir::ForKind::Parallel ? self : ir::Mutator::mutateFor(self, n);
+    }
+};
+
 } // namespace
 
 ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Hoister hoister;
     out.body = hoister.mutate(kernel.body);
+    OutOfRoles roles;
+    out.body = roles.mutate(out.body);
     ToKernelStart start;
     ir::Stmt lifted = start.lift(out.body, false);
-    if (lifted != out.body) {
-        for (auto it = start.moved.rbegin(); it != start.moved.rend(); ++it) lifted = std::make_shared<ir::Allocate>(it->first, lifted, it->second);
-        out.body = lifted;
-    }
+    std::vector<std::pair<ir::Buffer, SourceRange>> toStart = start.moved;
+    toStart.insert(toStart.end(), roles.moved.begin(), roles.moved.end());
+    for (auto it = toStart.rbegin(); it != toStart.rend(); ++it) lifted = std::make_shared<ir::Allocate>(it->first, lifted, it->second);
+    out.body = lifted;
     std::set<const ir::BufferNode *> fromLoops;
     for (const Hoisted &h : hoister.hoisted) {
         fromLoops.insert(h.buffer.get());
@@ -144,6 +172,16 @@ ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
         if (atStart)
             d.details.push_back("the block runs the loop once (in no loop, branch or role), so the buffer goes with the kernel's first allocations, "
                                 "before any statement: a warp-specialized loop's roles then begin after it");
+        ctx.explain.record(std::move(d));
+    }
+    for (const auto &[buffer, where] : roles.moved) {
+        if (fromLoops.count(buffer.get())) continue;
+        Decision d;
+        d.where = where;
+        d.op = "allocation of '" + buffer->name + "'";
+        d.choice = "once, at the start of the kernel";
+        d.why = "it is allocated inside the ws(...) role at " + roles.roleOf[buffer.get()].lineColumn() +
+                "; TileLang allocates a kernel's buffers for the block, and the block's shared memory is planned once";
         ctx.explain.record(std::move(d));
     }
     for (const auto &[buffer, where] : start.moved) {

@@ -1,5 +1,6 @@
 // HoistLoopAllocations.h -- shared and fragment buffers allocated in a
-// pipelined loop's body are allocated once, around the loop.
+// pipelined loop's body are allocated once, around the loop; those in a
+// ws(...) role, at the kernel's start.
 #pragma once
 
 #include "ir/IR.h"
@@ -15,7 +16,9 @@ namespace tilet {
 // version and reorder. A pipelined loop that the block runs once (in no
 // loop, branch or role) has the allocations on its way, its own among them,
 // moved to the start of the kernel, where warp specialization's roles
-// begin after them. Explained per buffer.
+// begin after them. Those allocated inside a ws(...) role go to the start of
+// the kernel too: inside the role only its threads would reach them.
+// Explained per buffer.
 ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx);
 
 } // namespace tilet

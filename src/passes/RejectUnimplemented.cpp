@@ -83,8 +83,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                     break;
                 }
                 case ir::StmtKind::Allocate:
-                    if (ir::as<ir::Allocate>(x)->buffer->scope != ir::MemScope::Local)
-                        notYet(x->span, "allocating shared memory, fragments or barriers inside ws(...) is");
+                    // Shared and fragment buffers were moved out (hoist-loop-allocations).
+                    if (ir::as<ir::Allocate>(x)->buffer->scope == ir::MemScope::Barrier) notYet(x->span, "allocating barriers inside ws(...) is");
                     break;
                 default: break;
                 }

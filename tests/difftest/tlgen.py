@@ -506,6 +506,10 @@ class Gen:
                 ops.append((f"{s.name}[{i}, {j}]", s.vc, "shared"))
             if s is dst:
                 continue
+            if len(s.shape) == 2 and s.shape == [h, w] and h > 1 and self.chance(0.5):
+                # Another row of the same column: beside s[i, j] in one loop,
+                # two loads of s that vectorization must keep apart.
+                ops.append((f"{s.name}[{h - 1} - {i}, {j}]", s.vc, "shared"))
             if len(s.shape) == 2 and s.shape == [w, h]:
                 ops.append((f"{s.name}[{j}, {i}]", s.vc, "shared"))
             if len(s.shape) == 2 and s.shape[0] >= 1 and s.shape[1] == w and s.shape != [h, w]:
