@@ -1264,9 +1264,10 @@ struct WarpSpecialize : StmtNode {
     bool wholeWarpGroups() const { return warps.front() % 4 == 0 && warps.size() % 4 == 0 && consecutive(); }
     // The warp groups of a role of whole warp groups.
     std::vector<int64_t> warpGroups() const;
-    // The barrier a role's threads meet at (PTX ISA, "bar.sync"): 0 for
-    // none of its own, -1 for one warp (__syncwarp), else the named barrier
-    // 1 + its first warp group (ids 1..8; 0 is __syncthreads).
+    // The barrier a role's threads meet at (PTX ISA, "bar.sync"): -1 for one
+    // warp (__syncwarp), the named barrier 1 + its first warp group for a
+    // role starting at one (ids 1..8; 0 is __syncthreads), else 0: none fixed
+    // (insert-syncs gives such a role a free id from 9 to 15).
     int64_t namedBarrierId() const;
     const Stmt body;
 };

@@ -3,10 +3,12 @@
 // An index that is a constant plus constant multiples of distinct variables,
 // each ranging over a box of values all of which the kernel reaches, takes its
 // extremes at the box's corners: the check is exact, so an error is never a
-// guess. A variable's values are all reached when it is a loop variable of a
-// loop with constant bounds and no break or continue, a thread index outside
-// roles, or a block index of a constant grid -- and no branch, while loop or
-// loop that may run zero times stands between its binding and the access.
+// guess. The box: loop variables of loops with constant bounds, the thread
+// index (not inside a role, an elected thread's code or a parallel loop,
+// where only some threads run), the block indices of a constant grid. Only
+// accesses certain to run are checked: none under a branch, in a while
+// loop, or in a loop that may run no iteration or leave early (break,
+// continue), nor in a select's sides or the right of && and ||.
 #include "passes/CheckBounds.h"
 
 #include "ir/Analysis.h"
@@ -35,17 +37,19 @@ struct LinearIndex {
 struct Domain {
     int64_t lo = 0, hi = 0;
     std::string name;
-    bool allReached = true;
 };
 
 class BoundsChecker : public ir::Visitor {
 public:
+    // The thread index and the block indices of a constant grid take every
+    // value. (Not the rank in the cluster: it is a function of the block
+    // index, and the corners of a box of both need not occur together.)
     BoundsChecker(const ir::Kernel &kernel, PassContext &ctx) : ctx_(ctx) {
-        ir::BoundsScope scope = ir::BoundsScope::forKernel(kernel);
-        for (ir::SpecialKind k : {ir::SpecialKind::ThreadIdx, ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ,
-                                  ir::SpecialKind::ClusterCtaRank}) {
-            ir::Interval r = scope.special(k);
-            if (r.bounded()) domains_[specialKey(k)] = {r.lo, r.hi, ir::specialKindName(k), true};
+        domains_[specialKey(ir::SpecialKind::ThreadIdx)] = {0, kernel.threads - 1, ir::specialKindName(ir::SpecialKind::ThreadIdx)};
+        const ir::SpecialKind blocks[] = {ir::SpecialKind::BlockIdxX, ir::SpecialKind::BlockIdxY, ir::SpecialKind::BlockIdxZ};
+        for (size_t d = 0; d < kernel.grid.size() && d < 3; ++d) {
+            std::optional<int64_t> n = ir::constInt(kernel.grid[d]);
+            if (n && *n >= 1) domains_[specialKey(blocks[d])] = {0, *n - 1, ir::specialKindName(blocks[d])};
         }
     }
     using ir::Visitor::visit;
@@ -55,11 +59,17 @@ protected:
         visit(n.min);
         visit(n.extent);
         std::optional<int64_t> min = ir::constInt(n.min), extent = ir::constInt(n.extent);
-        bool runs = min && extent && *extent >= 1;
+        // A body that may not run, or that a break or continue may leave
+        // early for some values, is not certain to reach any of its accesses.
+        bool certain = min && extent && *extent >= 1 && !ir::jumpsOutOf(n.body);
         auto saved = domains_;
-        if (!runs) forgetReach();   // the body may not run at all
-        if (runs && !ir::jumpsOutOf(n.body)) domains_[n.var.get()] = {*min, *min + *extent - 1, n.var->name, true};
+        if (certain) domains_[n.var.get()] = {*min, *min + *extent - 1, n.var->name};
+        // A parallel loop's iterations are spread over the threads: each
+        // thread runs only some, so the thread index there is not free.
+        if (n.forKind == ir::ForKind::Parallel) domains_.erase(specialKey(ir::SpecialKind::ThreadIdx));
+        uncertain_ += !certain;
         visit(n.body);
+        uncertain_ -= !certain;
         domains_ = std::move(saved);
     }
     void visitLetStmt(const ir::LetStmt &n) override {
@@ -121,10 +131,9 @@ private:
 
     template <typename F>
     void underCondition(F visitBody) {
-        auto saved = domains_;
-        forgetReach();
+        ++uncertain_;
         visitBody();
-        domains_ = std::move(saved);
+        --uncertain_;
     }
     template <typename F>
     void withoutThreadIndex(F visitBody) {
@@ -133,10 +142,6 @@ private:
         visitBody();
         domains_ = std::move(saved);
     }
-    void forgetReach() {
-        for (auto &[key, d] : domains_) d.allReached = false;
-    }
-
     std::optional<LinearIndex> linear(const ir::Expr &e) const {
         if (std::optional<int64_t> c = ir::constInt(e)) return LinearIndex{*c, {}};
         if (const ir::Var *v = ir::as<ir::Var>(e)) {
@@ -182,7 +187,7 @@ private:
     }
 
     void check(const ir::BufferNode &buffer, const std::vector<ir::Expr> &indices, SourceRange where) {
-        if (conditional_ || buffer.scope == ir::MemScope::Global) return;
+        if (conditional_ || uncertain_ || buffer.scope == ir::MemScope::Global) return;
         if (buffer.scope != ir::MemScope::Shared && buffer.scope != ir::MemScope::Fragment && buffer.scope != ir::MemScope::Local) return;
         for (size_t d = 0; d < indices.size() && d < buffer.shape.size(); ++d) {
             std::optional<int64_t> size = ir::constInt(buffer.shape[d]);
@@ -195,7 +200,7 @@ private:
             for (const Term &t : index->terms) {
                 if (t.coefficient == 0) continue;
                 auto found = domains_.find(t.value);
-                if (found == domains_.end() || !found->second.allReached) {
+                if (found == domains_.end()) {
                     exact = false;
                     break;
                 }
@@ -210,7 +215,7 @@ private:
                 atLo += (atLo.empty() ? "" : ", ") + dom.name + " = " + std::to_string(forLo);
                 atHi += (atHi.empty() ? "" : ", ") + dom.name + " = " + std::to_string(forHi);
             }
-            if (!exact) continue;
+            if (!exact || atLo.empty()) continue;   // no variable left: a constant index is sema's
             if (hi < *size && lo >= 0) continue;
             bool past = hi >= *size;
             ctx_.diags.error(where, "index of '" + buffer.name + "' reaches " + std::to_string(past ? hi : lo) + " at " + (past ? atHi : atLo) +
@@ -224,6 +229,7 @@ private:
     std::map<const void *, Domain> domains_;   // loop variables and special registers whose values are known
     std::map<const ir::VarNode *, LinearIndex> lets_;
     int conditional_ = 0;   // inside a select's sides or the right of && / ||: evaluated only sometimes
+    int uncertain_ = 0;     // inside a branch, a while loop, or a loop that may run no iteration or leave early
 };
 
 } // namespace

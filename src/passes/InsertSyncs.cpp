@@ -647,15 +647,17 @@ private:
     }
     // The named barrier of a role: its first warp group's (WarpSpecialize::
     // namedBarrierId), unless an earlier role of another size took that id
-    // (ws(0) then ws(0, 1), or chains of branches on the thread index): then
-    // a free id from 9 to 15, the same for every role of those threads.
+    // (ws(0) then ws(0, 1), or chains of branches on the thread index), or
+    // the role does not start at a warp group (warps 1-2 of a 96-thread
+    // block): then a free id from 9 to 15, the same for every role of those
+    // threads.
     int64_t roleBarrierId(const ir::WarpSpecialize &w) {
         int64_t id = w.namedBarrierId();
-        if (id <= 0) return id;
+        if (id < 0) return id;
         auto key = std::make_pair(w.firstThread(), w.threads());
         if (auto it = roleIds_.find(key); it != roleIds_.end()) return it->second;
         auto usedBy = idFirstThread_.find(id);   // a program barrier of other threads
-        if (auto used = idThreads_.find(id);
+        if (auto used = idThreads_.find(id); id == 0 ||
             (used != idThreads_.end() && used->second != w.threads()) || (usedBy != idFirstThread_.end() && usedBy->second != w.firstThread())) {
             id = 0;
             for (int64_t free = 9; free <= 15 && !id; ++free)

@@ -60,10 +60,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
         case ir::StmtKind::WarpSpecialize: {
             const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(s);
             if (!w.consecutive()) notYet(w.span, "ws(...) over warp groups that are not consecutive is");
-            else if (w.namedBarrierId() == 0)
-                notYet(w.span, "a role of " + std::to_string(w.warps.size()) + " warps that does not start at a warp group (threads " +
-                                   std::to_string(w.firstThread()) + ".." + std::to_string(w.firstThread() + w.threads() - 1) +
-                                   "; a role's named barrier is its first warp group's) is");
             // What runs block-wide today cannot run on one role's warp groups yet.
             ir::forEachStmt(w.body, [&](const ir::Stmt &x) {
                 switch (x->kind) {
