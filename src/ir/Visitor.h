@@ -17,7 +17,8 @@ public:
     virtual ~Visitor() = default;
     virtual void visit(const Expr &e);
     virtual void visit(const Stmt &s);
-    void visitRegion(const Region &r);
+    // The mins of a tile operation's region (every node that has one calls it).
+    virtual void visitRegion(const Region &r);
 
 #define TILET_IR_EXPR(name) virtual void visit##name(const name &node);
 #define TILET_IR_STMT(name) virtual void visit##name(const name &node);

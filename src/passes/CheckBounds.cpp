@@ -118,11 +118,16 @@ protected:
     }
     void visitLoad(const ir::Load &n) override {
         ir::Visitor::visitLoad(n);
-        check(*n.buffer, n.indices, n.span);
+        check(*n.buffer, n.indices, {}, n.span);
     }
     void visitStore(const ir::Store &n) override {
         ir::Visitor::visitStore(n);
-        check(*n.buffer, n.indices, n.span);
+        check(*n.buffer, n.indices, {}, n.span);
+    }
+    // A tile operation's region: its corner moves with the loops, its extents are constant.
+    void visitRegion(const ir::Region &r) override {
+        ir::Visitor::visitRegion(r);
+        if (r.buffer) check(*r.buffer, r.mins, r.extents, r.span);
     }
 
 private:
@@ -186,7 +191,8 @@ private:
         return a;
     }
 
-    void check(const ir::BufferNode &buffer, const std::vector<ir::Expr> &indices, SourceRange where) {
+    // `indices` are an element's, or a region's corner with `extents` (empty for an element).
+    void check(const ir::BufferNode &buffer, const std::vector<ir::Expr> &indices, const std::vector<int64_t> &extents, SourceRange where) {
         if (conditional_ || uncertain_ || buffer.scope == ir::MemScope::Global) return;
         if (buffer.scope != ir::MemScope::Shared && buffer.scope != ir::MemScope::Fragment && buffer.scope != ir::MemScope::Local) return;
         for (size_t d = 0; d < indices.size() && d < buffer.shape.size(); ++d) {
@@ -216,9 +222,12 @@ private:
                 atHi += (atHi.empty() ? "" : ", ") + dom.name + " = " + std::to_string(forHi);
             }
             if (!exact || atLo.empty()) continue;   // no variable left: a constant index is sema's
-            if (hi < *size && lo >= 0) continue;
-            bool past = hi >= *size;
-            ctx_.diags.error(where, "index of '" + buffer.name + "' reaches " + std::to_string(past ? hi : lo) + " at " + (past ? atHi : atLo) +
+            int64_t last = hi;   // the last element a region's corner at `hi` covers
+            if (d < extents.size() && (extents[d] < 1 || __builtin_add_overflow(hi, extents[d] - 1, &last))) continue;
+            if (last < *size && lo >= 0) continue;
+            bool past = last >= *size;
+            std::string what = extents.empty() ? "index of '" + buffer.name + "'" : "region of '" + buffer.name + "'";
+            ctx_.diags.error(where, what + " reaches " + std::to_string(past ? last : lo) + " at " + (past ? atHi : atLo) +
                                         (past ? ", past the end of dimension " : ", before the start of dimension ") + std::to_string(d) +
                                         " (size " + std::to_string(*size) + ")");
             return;   // one error per access
