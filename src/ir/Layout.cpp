@@ -8,39 +8,15 @@
 
 namespace tilet::ir {
 
-TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, const std::vector<int> &wholeDims) {
-    TileLayout l;
-    l.shape = shape;
-    l.threads = threads;
-    int rank = static_cast<int>(shape.size());
-    std::vector<int64_t> remaining = shape, stride(rank, 1);
-    if (rank > 0 && vector > 1 && shape[rank - 1] % vector == 0) {
-        l.localModes.push_back({vector, rank - 1, 1});
-        remaining[rank - 1] /= vector;
-        stride[rank - 1] = vector;
-    }
-    int64_t freeThreads = threads;
-    for (int d = rank - 1; d >= 0; --d) {
-        if (std::find(wholeDims.begin(), wholeDims.end(), d) != wholeDims.end()) continue;
-        int64_t g = std::gcd(freeThreads, remaining[d]);
-        if (g > 1) {
-            l.threadModes.push_back({g, d, stride[d]});
-            stride[d] *= g;
-            remaining[d] /= g;
-            freeThreads /= g;
-        }
-    }
-    for (int d = rank - 1; d >= 0; --d) {
-        if (remaining[d] > 1) {
-            l.localModes.push_back({remaining[d], d, stride[d]});
-            stride[d] *= remaining[d];
-        }
-    }
-    if (freeThreads > 1) l.threadModes.push_back({freeThreads, LayoutMode::kReplicate, 0});
-    return l;
-}
+namespace {
 
-TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector) {
+// `vector` elements of the last dimension per step, then threads from the
+// last dimension outwards, each dimension taking `threadsFor(d, its extent
+// left, the threads left)` of them (its extent left rounded up to a multiple
+// of those: the layout's shape grows where it does not divide), then the
+// rest as per-thread steps, and threads left over as replicas.
+template <typename ThreadsFor>
+TileLayout distribute(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, ThreadsFor threadsFor) {
     TileLayout l;
     l.shape = shape;
     l.threads = threads;
@@ -53,15 +29,8 @@ TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int6
     }
     int64_t freeThreads = threads;
     for (int d = rank - 1; d >= 0 && freeThreads > 1; --d) {
-        if (remaining[d] == 1) continue;
-        // A dimension at least as long as the free threads takes them all
-        // (its steps rounded up); a shorter one the fewest of them that some
-        // divisor of their number covers, leaving the rest to outer dimensions.
-        int64_t take = freeThreads;
-        if (remaining[d] < freeThreads) {
-            take = remaining[d];
-            while (freeThreads % take != 0) ++take;
-        }
+        int64_t take = threadsFor(d, remaining[d], freeThreads);
+        if (take <= 1) continue;
         l.threadModes.push_back({take, d, stride[d]});
         remaining[d] = (remaining[d] + take - 1) / take;
         stride[d] *= take;
@@ -76,6 +45,28 @@ TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int6
     }
     if (freeThreads > 1) l.threadModes.push_back({freeThreads, LayoutMode::kReplicate, 0});
     return l;
+}
+
+} // namespace
+
+TileLayout canonicalLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector, const std::vector<int> &wholeDims) {
+    // Each dimension takes the threads that divide it: the shape stays exact.
+    return distribute(shape, threads, vector, [&](int d, int64_t extent, int64_t freeThreads) -> int64_t {
+        if (std::find(wholeDims.begin(), wholeDims.end(), d) != wholeDims.end()) return 1;
+        return std::gcd(freeThreads, extent);
+    });
+}
+
+TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int64_t vector) {
+    // A dimension at least as long as the free threads takes them all (its
+    // steps rounded up); a shorter one the fewest of them that some divisor
+    // of their number covers, leaving the rest to outer dimensions.
+    return distribute(shape, threads, vector, [](int, int64_t extent, int64_t freeThreads) -> int64_t {
+        if (extent == 1 || extent >= freeThreads) return extent == 1 ? 1 : freeThreads;
+        int64_t take = extent;
+        while (freeThreads % take != 0) ++take;
+        return take;
+    });
 }
 
 TileLayout projectLayout(const TileLayout &loop, const std::vector<int> &dims) {
