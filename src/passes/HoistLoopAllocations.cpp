@@ -165,36 +165,35 @@ ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
         Decision d;
         d.where = h.where;
         d.op = "allocation of '" + h.buffer->name + "'";
-        const bool atStart = start.loopOf.count(h.buffer.get()) > 0;
+        const bool atStart = start.loopOf.count(h.buffer.get()) > 0 || roles.roleOf.count(h.buffer.get()) > 0;
         d.choice = atStart ? "once, at the start of the kernel" : "once, before the pipelined loop at " + h.loop.lineColumn();
         d.why = "TileLang allocates a kernel's buffers once for the block wherever they are written; out of the loop's body, "
                 "the loop's statements are its own and can be pipelined";
-        if (atStart)
+        if (start.loopOf.count(h.buffer.get()))
             d.details.push_back("the block runs the loop once (in no loop, branch or role), so the buffer goes with the kernel's first allocations, "
                                 "before any statement: a warp-specialized loop's roles then begin after it");
+        if (roles.roleOf.count(h.buffer.get()))
+            d.details.push_back("the loop is inside the ws(...) role at " + roles.roleOf[h.buffer.get()].lineColumn() +
+                                ", whose buffers are allocated for the block");
         ctx.explain.record(std::move(d));
     }
-    for (const auto &[buffer, where] : roles.moved) {
-        if (fromLoops.count(buffer.get())) continue;
+    // The others moved to the start of the kernel, each with why.
+    auto explainAtStart = [&](const ir::Buffer &buffer, SourceRange where, const std::string &why) {
+        if (fromLoops.count(buffer.get())) return;
         Decision d;
         d.where = where;
         d.op = "allocation of '" + buffer->name + "'";
         d.choice = "once, at the start of the kernel";
-        d.why = "it is allocated inside the ws(...) role at " + roles.roleOf[buffer.get()].lineColumn() +
-                "; TileLang allocates a kernel's buffers for the block, and the block's shared memory is planned once";
+        d.why = why;
         ctx.explain.record(std::move(d));
-    }
-    for (const auto &[buffer, where] : start.moved) {
-        if (fromLoops.count(buffer.get())) continue;
-        Decision d;
-        d.where = where;
-        d.op = "allocation of '" + buffer->name + "'";
-        d.choice = "once, at the start of the kernel";
-        d.why = "it is allocated on the way to the pipelined loop at " + start.loopOf[buffer.get()].lineColumn() +
-                ", which the block runs once; TileLang allocates a kernel's buffers for the block, and a warp-specialized loop's roles "
-                "begin after the kernel's first allocations";
-        ctx.explain.record(std::move(d));
-    }
+    };
+    for (const auto &[buffer, where] : roles.moved)
+        explainAtStart(buffer, where, "it is allocated inside the ws(...) role at " + roles.roleOf[buffer.get()].lineColumn() +
+                                          "; TileLang allocates a kernel's buffers for the block, and the block's shared memory is planned once");
+    for (const auto &[buffer, where] : start.moved)
+        explainAtStart(buffer, where, "it is allocated on the way to the pipelined loop at " + start.loopOf[buffer.get()].lineColumn() +
+                                          ", which the block runs once; TileLang allocates a kernel's buffers for the block, and a "
+                                          "warp-specialized loop's roles begin after the kernel's first allocations");
     return out;
 }
 
