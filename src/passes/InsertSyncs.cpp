@@ -918,6 +918,15 @@ private:
         return p.conflict;
     }
 
+    static bool usesMbarriers(const ir::Stmt &body) {
+        bool uses = false;
+        ir::forEachEffect(body, [&](const ir::Stmt &, const ir::Effects &fx) {
+            for (const ir::SyncEffect &e : fx.syncs)
+                uses = uses || e.kind == ir::SyncKind::MbarrierWait || e.kind == ir::SyncKind::MbarrierArrive || e.kind == ir::SyncKind::MbarrierExpectTx;
+        });
+        return uses;
+    }
+
     void processRoles(const std::vector<ir::Stmt> &regions, State &state, std::vector<ir::Stmt> &out) {
         State all;
         for (const ir::Stmt &r : regions) {
@@ -956,7 +965,30 @@ private:
             Nested inRole(nested_);
             // A role inside a loop runs its body once per iteration of it.
             PacingScope pacing(*this, w.body, loops_ > 0);
+            size_t logged = log.size();
             ir::Stmt body = process(w.body, inside);
+            // ... with nothing of the block's between two runs: a hazard
+            // between one run's accesses and the next's (in the next
+            // iteration of any loop around it) gets the role's barrier at
+            // the start of its body. A role that waits on or arrives at
+            // mbarriers is ordered across runs by that protocol, which
+            // check-barriers verified.
+            if (!loopVars_.empty() && !probing() && !usesMbarriers(w.body)) {
+                for (const ir::VarRef &v : loopVars_) {
+                    State wrap = v ? inside.shifted(v) : inside.untagged();
+                    std::optional<Conflict> c = probe(w.body, wrap);
+                    if (!c) continue;
+                    log.resize(logged);   // the body is walked again from the new barrier
+                    std::vector<ir::Stmt> head;
+                    insertBarrier(wrap, w.span, head, *c,
+                                  "placed at the start of the role's body: the role runs once per iteration of the loop around it, and the "
+                                  "hazard is between two runs");
+                    head.push_back(process(w.body, wrap));
+                    body = ir::seq(std::move(head));
+                    inside = wrap;
+                    break;
+                }
+            }
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, body, w.span));
@@ -1223,6 +1255,11 @@ private:
         PacingScope pacing(*this, f.body, true);
         std::optional<int64_t> trips = ir::constInt(f.extent);
         ++loops_;
+        loopVars_.push_back(f.var);
+        struct PopVar {
+            std::vector<ir::VarRef> &vars;
+            ~PopVar() { vars.pop_back(); }
+        } popVar{loopVars_};
         ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); }, trips && *trips > 0);
         --loops_;
         return body == self ? self : ir::rebuildFor(f, f.min, f.extent, body);
@@ -1247,6 +1284,11 @@ private:
         };
         PacingScope pacing(*this, w.body, true);
         ++loops_;
+        loopVars_.push_back(nullptr);   // no variable: any iteration
+        struct PopVar {
+            std::vector<ir::VarRef> &vars;
+            ~PopVar() { vars.pop_back(); }
+        } popVar{loopVars_};
         whileCondition_ = cond;
         ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); }, false);
         --loops_;
@@ -1370,6 +1412,7 @@ private:
     Conflict conflict_;      // the first conflict hazard() found
     SourceRange context_;    // the innermost statement with a location being walked
     int nested_ = 0;         // loops, branches and roles around the statement being walked
+    std::vector<ir::VarRef> loopVars_;   // the loops around it, innermost last (null: a while loop)
     bool clusterStarted_ = false;   // a cluster barrier has run since the kernel began
     // Every thread of the scope arrives on an mbarrier in each iteration of
     // the innermost loop being walked: its waits cannot fall phases behind

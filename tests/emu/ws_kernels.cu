@@ -548,6 +548,8 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
     for (int k = 0; k < 2; ++k) {
         if (threadIdx.x / 128 == 0) {
 #line 139 "ws_kernels.tl"
+            tilet_named_barrier(1, 128);
+#line 139 "ws_kernels.tl"
             const int role_thread = static_cast<int>(threadIdx.x) % 128;
             const int i_thread = role_thread % 32 * 4;
 #line 140 "ws_kernels.tl"
@@ -594,7 +596,7 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 598 "ws_kernels.cu"
+#line 600 "ws_kernels.cu"
 } // roles_in_sequence_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -675,7 +677,7 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 679 "ws_kernels.cu"
+#line 681 "ws_kernels.cu"
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -697,6 +699,8 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 184 "ws_kernels.tl"
         if (threadIdx.x / 128 == 1) {
 #line 184 "ws_kernels.tl"
+            tilet_named_barrier(2, 128);
+#line 184 "ws_kernels.tl"
             const int role_thread = static_cast<int>(threadIdx.x) % 128;
             const int i_thread_1 = role_thread % 32 * 4;
 #line 185 "ws_kernels.tl"
@@ -706,7 +710,7 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
             }
         }
     }
-#line 710 "ws_kernels.cu"
+#line 714 "ws_kernels.cu"
 } // block_then_role_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -782,7 +786,7 @@ phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* 
     if (threadIdx.x / 128 == 0) {
         tilet_mbarrier_wait(&b[0], 1);
     }
-#line 786 "ws_kernels.cu"
+#line 790 "ws_kernels.cu"
 } // phases_across_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -916,5 +920,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 920 "ws_kernels.cu"
+#line 924 "ws_kernels.cu"
 } // auto_dyn_kernel
