@@ -1255,11 +1255,7 @@ private:
         PacingScope pacing(*this, f.body, true);
         std::optional<int64_t> trips = ir::constInt(f.extent);
         ++loops_;
-        loopVars_.push_back(f.var);
-        struct PopVar {
-            std::vector<ir::VarRef> &vars;
-            ~PopVar() { vars.pop_back(); }
-        } popVar{loopVars_};
+        InLoop inLoopVar(loopVars_, f.var);
         ir::Stmt body = processIterations(self, f.body, state, out, walk, [&](const State &st) { return st.shifted(f.var); }, trips && *trips > 0);
         --loops_;
         return body == self ? self : ir::rebuildFor(f, f.min, f.extent, body);
@@ -1284,11 +1280,7 @@ private:
         };
         PacingScope pacing(*this, w.body, true);
         ++loops_;
-        loopVars_.push_back(nullptr);   // no variable: any iteration
-        struct PopVar {
-            std::vector<ir::VarRef> &vars;
-            ~PopVar() { vars.pop_back(); }
-        } popVar{loopVars_};
+        InLoop inLoopVar(loopVars_, nullptr);   // no variable: any iteration
         whileCondition_ = cond;
         ir::Stmt body = processIterations(self, w.body, state, out, walk, [](const State &st) { return st.untagged(); }, false);
         --loops_;
@@ -1413,6 +1405,11 @@ private:
     SourceRange context_;    // the innermost statement with a location being walked
     int nested_ = 0;         // loops, branches and roles around the statement being walked
     std::vector<ir::VarRef> loopVars_;   // the loops around it, innermost last (null: a while loop)
+    struct InLoop {
+        std::vector<ir::VarRef> &vars;
+        InLoop(std::vector<ir::VarRef> &v, ir::VarRef var) : vars(v) { vars.push_back(std::move(var)); }
+        ~InLoop() { vars.pop_back(); }
+    };
     bool clusterStarted_ = false;   // a cluster barrier has run since the kernel began
     // Every thread of the scope arrives on an mbarrier in each iteration of
     // the innermost loop being walked: its waits cannot fall phases behind
