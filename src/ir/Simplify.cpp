@@ -6,13 +6,16 @@
 // positive constant c split the linear form into a part divisible by c and a
 // remainder R; when the whole numerator and R are provably non-negative,
 //   (q*c + R) / c = q + R / c   and   (q*c + R) % c = R % c,
-// and when R is provably below c the R terms vanish from the quotient. A
+// and when R is provably below c the R terms vanish from the quotient (so do
+// the terms of R below some d dividing c when the rest of R is a
+// non-negative multiple of d: (jj*4 + j) / 8 == jj / 2 for j < 4). A
 // numerator that is all multiples of c divides exactly, whatever its sign.
 #include "ir/Simplify.h"
 
 #include "ir/Visitor.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include <optional>
 
@@ -301,6 +304,9 @@ private:
         Interval rr = boundsOf(rem, scope_);
         if (rr.lo < 0) return nullptr;
         bool below = rr.hi != Interval::kMax && rr.hi < c;
+        if (!below) {
+            if (Expr r = splitAtDivisor(op, quotient, remainder, c, type)) return r;
+        }
         if (op == BinaryOp::Mod) {
             if (below) return rem;
             if (quotient.terms.empty() && quotient.constant == 0) return binary(BinaryOp::Mod, rem, b);
@@ -309,6 +315,39 @@ private:
         Expr q = rebuild(quotient);
         if (below) return q;
         return binary(BinaryOp::Add, q, binary(BinaryOp::Div, rem, b));
+    }
+
+    // A remainder M + R with M a non-negative multiple of some d dividing c
+    // and 0 <= R < d (`(jj * 4 + j) / 8` with j < 4): M + R stays below the
+    // next multiple of c past M, so (q*c + M + R) / c == q + M / c and
+    // (M + R) % c == M % c + R. Each d the remainder's coefficients share
+    // with c is tried, largest first.
+    Expr splitAtDivisor(BinaryOp op, const Linear &quotient, const Linear &remainder, int64_t c, DType type) {
+        std::vector<int64_t> divisors;
+        for (const Term &t : remainder.terms) {
+            int64_t d = std::gcd(t.coef < 0 ? -t.coef : t.coef, c);
+            if (d > 1 && std::find(divisors.begin(), divisors.end(), d) == divisors.end()) divisors.push_back(d);
+        }
+        std::sort(divisors.rbegin(), divisors.rend());
+        for (int64_t d : divisors) {
+            Linear multiple, rest;
+            multiple.type = rest.type = type;
+            multiple.constant = remainder.constant - remainder.constant % d;
+            rest.constant = remainder.constant % d;
+            for (const Term &t : remainder.terms) (t.coef % d == 0 ? multiple : rest).addTerm(t.coef, t.atom);
+            Expr m = rebuild(multiple), r = rebuild(rest);
+            Interval mr = boundsOf(m, scope_), rr = boundsOf(r, scope_);
+            if (mr.lo < 0 || rr.lo < 0 || rr.hi == Interval::kMax || rr.hi >= d) continue;
+            // M = d * m' divides by c as m' by c / d: (jj * 4) / 8 == jj / 2.
+            Linear reduced;
+            reduced.type = type;
+            reduced.constant = multiple.constant / d;
+            for (const Term &t : multiple.terms) reduced.addTerm(t.coef / d, t.atom);
+            Expr m1 = rebuild(reduced), c1 = intImm(c / d, type);
+            if (op == BinaryOp::Mod) return binary(BinaryOp::Add, binary(BinaryOp::Mul, binary(BinaryOp::Mod, m1, c1), intImm(d, type)), r);
+            return binary(BinaryOp::Add, rebuild(quotient), binary(BinaryOp::Div, m1, c1));
+        }
+        return nullptr;
     }
 
     BoundsScope scope_;

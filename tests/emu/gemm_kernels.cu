@@ -670,21 +670,21 @@ gemm_int8_nn_kernel(const signed char* __restrict__ A, const signed char* __rest
         #pragma unroll
         for (int jg = 0; jg < 4; ++jg) {
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16))];
+            b_s_frag[jg * 8] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32))];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 1] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 64];
+            b_s_frag[jg * 8 + 1] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32)) + 64];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 2] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 128];
+            b_s_frag[jg * 8 + 2] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32 + 16)) + 128];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 3] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 192];
+            b_s_frag[jg * 8 + 3] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32 + 16)) + 192];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 4] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1024];
+            b_s_frag[jg * 8 + 4] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32)) + 1024];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 5] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2) & 3) * 16)) + 1088];
+            b_s_frag[jg * 8 + 5] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32)) + 1088];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 6] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1152];
+            b_s_frag[jg * 8 + 6] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32 + 16)) + 1152];
 #line 84 "gemm_kernels.tl"
-            b_s_frag[jg * 8 + 7] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (((lane % 4 * 2 + 1) & 3) * 16)) + 1216];
+            b_s_frag[jg * 8 + 7] = b_s[ks * 2048 + lane % 4 * 256 + ((warp_n * 32 + jg * 8 + lane / 4) ^ (lane % 4 % 2 * 32 + 16)) + 1216];
         }
 #line 84 "gemm_kernels.tl"
         #pragma unroll

@@ -1097,7 +1097,7 @@ wg_stmatrix_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
             acc_pack[e] = static_cast<__nv_bfloat16>(acc[g * 8 + e]);
         }
 #line 125 "wgmma_kernels.tl"
-        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 256 + static_cast<int>(threadIdx.x) / 32 % 4 * 4096 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 2048 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 32 * 16384 + static_cast<int>(threadIdx.x) / 128 * 128 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 16 * 8], &acc_pack[0]);
+        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 256 + static_cast<int>(threadIdx.x) / 32 % 4 * 4096 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 2048 + g / 8 * 16384 + static_cast<int>(threadIdx.x) / 128 * 128 + g % 8 * 16 + static_cast<int>(threadIdx.x) % 32 / 8 / 2 * 8], &acc_pack[0]);
     }
 #line 126 "wgmma_kernels.tl"
     tilet_fence_proxy_async();
@@ -1259,7 +1259,7 @@ wg_stmatrix_parts_kernel(const __half* __restrict__ A, const __half* __restrict_
             acc2_pack[e] = static_cast<__half>(acc2[g * 8 + e]);
         }
 #line 145 "wgmma_kernels.tl"
-        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 80 + static_cast<int>(threadIdx.x) / 32 % 2 * 2560 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 640 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 8 * 1280 + static_cast<int>(threadIdx.x) / 64 * 32 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 4 * 8 + 16], &acc2_pack[0]);
+        tilet_stmatrix_x4(&c_s[static_cast<int>(threadIdx.x) % 8 * 80 + static_cast<int>(threadIdx.x) / 32 % 2 * 2560 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 640 + g / 2 * 1280 + static_cast<int>(threadIdx.x) / 64 * 32 + g % 2 * 16 + static_cast<int>(threadIdx.x) % 32 / 8 / 2 * 8 + 16], &acc2_pack[0]);
     }
 #line 146 "wgmma_kernels.tl"
     const int i_thread_2 = static_cast<int>(threadIdx.x) / 8;

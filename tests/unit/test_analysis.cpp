@@ -2,8 +2,11 @@
 #include "ir/Analysis.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
+#include "ir/Visitor.h"
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 using namespace tilet;
 using namespace tilet::ir;
@@ -72,6 +75,28 @@ TEST(Simplify, LowBitMasksDropMultiplesOfTheirModulus) {
     EXPECT_EQ(toString(simplify(bitAnd(add(mul(k, intImm(8)), mod(lane, intImm(4))), 7), scope)), "(lane % 4)");
     // A mask that is not 2^k - 1 stays.
     EXPECT_EQ(toString(simplify(bitAnd(add(mul(k, intImm(8)), lane), 5), scope)), "(((k * 8) + lane) & 5)");
+}
+
+TEST(Simplify, RemaindersBelowADivisorOfTheModulusDrop) {
+    BoundsScope scope;
+    VarRef jj = makeVar("jj"), j = makeVar("j");
+    scope.bind(jj.get(), {0, 63});
+    scope.bind(j.get(), {0, 3});
+    // jj * 4 is a multiple of 4 and j < 4: (jj * 4 + j) / 8 never carries j.
+    Expr e = add(mul(jj, intImm(4)), j);
+    EXPECT_EQ(toString(simplify(div(e, intImm(8)), scope)), "(jj / 2)");
+    EXPECT_EQ(toString(simplify(mod(e, intImm(8)), scope)), "(((jj % 2) * 4) + j)");
+    // Value by value, the simplified forms agree with the definition.
+    for (int64_t a = 0; a < 64; ++a) {
+        for (int64_t b = 0; b < 4; ++b) {
+            std::vector<std::pair<VarRef, Expr>> at{{jj, intImm(a)}, {j, intImm(b)}};
+            EXPECT_EQ(constInt(simplify(substitute(simplify(div(e, intImm(8)), scope), at))), (4 * a + b) / 8);
+            EXPECT_EQ(constInt(simplify(substitute(simplify(mod(e, intImm(8)), scope), at))), (4 * a + b) % 8);
+        }
+    }
+    // j may reach 4: it can carry into the quotient, which keeps it.
+    scope.bind(j.get(), {0, 4});
+    EXPECT_NE(toString(simplify(div(e, intImm(8)), scope)), "(jj / 2)");
 }
 
 TEST(Simplify, KeepsDivisionsOfPossiblyNegativeValues) {

@@ -255,7 +255,7 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
             C_local_pack[e] = static_cast<__half>(C_local[g * 8 + e]);
         }
 #line 39 "blocksparse_gemm.tl"
-        tilet_stmatrix_x4(&C_shared[static_cast<int>(threadIdx.x) % 8 * 128 + static_cast<int>(threadIdx.x) / 32 * 2048 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 1024 + (g * 4 + static_cast<int>(threadIdx.x) % 32 / 8) / 32 * 8192 + (g * 2 + static_cast<int>(threadIdx.x) % 32 / 8 / 2) % 16 * 8], &C_local_pack[0]);
+        tilet_stmatrix_x4(&C_shared[static_cast<int>(threadIdx.x) % 8 * 128 + static_cast<int>(threadIdx.x) / 32 * 2048 + static_cast<int>(threadIdx.x) % 32 / 8 % 2 * 1024 + g / 8 * 8192 + g % 8 * 16 + static_cast<int>(threadIdx.x) % 32 / 8 / 2 * 8], &C_local_pack[0]);
     }
 #line 40 "blocksparse_gemm.tl"
     tilet_fence_proxy_async();

@@ -335,7 +335,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
                 #pragma unroll
                 for (int ks = 0; ks < 8; ++ks) {
 #line 54 "flash_attention_fwd_sm100a.tl"
-                    tilet_tcgen05_mma_f16(tmem_base, tilet_tcgen05_desc(&Q_shared[ks * 16 / 64 * 8192 + ks * 16 % 64], 16, 1024, 2), tilet_tcgen05_desc(&K_shared[ks * 16 / 64 * 8192 + ks * 16 % 64], 16, 1024, 2), 0x8200490u, ks == 0 ? 0 : 1);
+                    tilet_tcgen05_mma_f16(tmem_base, tilet_tcgen05_desc(&Q_shared[ks / 4 * 8192 + ks % 4 * 16], 16, 1024, 2), tilet_tcgen05_desc(&K_shared[ks / 4 * 8192 + ks % 4 * 16], 16, 1024, 2), 0x8200490u, ks == 0 ? 0 : 1);
                 }
 #line 54 "flash_attention_fwd_sm100a.tl"
                 tilet_tcgen05_commit(&s_ready[0]);

@@ -334,7 +334,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {
 #line 56 "flash_attention_fwd_sm90.tl"
-            tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + ks * 16 % 64], 16, 1024, 1), ks == 0 ? 0 : 1);
+            tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks / 4 * 8192 + group_m * 4096 + ks % 4 * 16], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks / 4 * 16384 + ks % 4 * 16], 16, 1024, 1), ks == 0 ? 0 : 1);
         }
 #line 56 "flash_attention_fwd_sm90.tl"
         tilet_wgmma_commit();
@@ -488,7 +488,7 @@ flash_attention_fwd_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloa
             #pragma unroll
             for (int ks = 0; ks < 8; ++ks) {
 #line 56 "flash_attention_fwd_sm90.tl"
-                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks * 16 / 64 * 8192 + group_m_1 * 4096 + ks * 16 % 64], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks * 16 / 64 * 16384 + k % 2 * 8192 + ks * 16 % 64], 16, 1024, 1), ks == 0 ? 0 : 1);
+                tilet_wgmma_m64n128k16_f32_bf16<0, 0>(&acc_s[0], tilet_wgmma_desc(&Q_shared[ks / 4 * 8192 + group_m_1 * 4096 + ks % 4 * 16], 16, 1024, 1), tilet_wgmma_desc(&K_shared[ks / 4 * 16384 + k % 2 * 8192 + ks % 4 * 16], 16, 1024, 1), ks == 0 ? 0 : 1);
             }
 #line 56 "flash_attention_fwd_sm90.tl"
             tilet_wgmma_commit();

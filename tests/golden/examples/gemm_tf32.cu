@@ -87,7 +87,7 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
 #line 24 "gemm_tf32.tl"
-        tilet_cp_async_16(&B_shared[j_thread_1 / 32 * 1536 + i_thread_1 * 32 + i_1 * 128 + ((j_thread_1 % 32) ^ (((i_thread_1 + i_1 * 4) & 7) * 4))], &B[i_thread_1 * 4096 + i_1 * 16384 + bx * 128 + j_thread_1], true);
+        tilet_cp_async_16(&B_shared[j_thread_1 / 32 * 1536 + i_thread_1 * 32 + i_1 * 128 + ((j_thread_1 % 32) ^ (i_1 % 2 * 16 + i_thread_1 * 4))], &B[i_thread_1 * 4096 + i_1 * 16384 + bx * 128 + j_thread_1], true);
     }
 #line 22 "gemm_tf32.tl"
     tilet_cp_async_commit();
@@ -108,7 +108,7 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
     #pragma unroll
     for (int i_1 = 0; i_1 < 4; ++i_1) {
 #line 24 "gemm_tf32.tl"
-        tilet_cp_async_16(&B_shared[j_thread_3 / 32 * 1536 + i_thread_3 * 32 + i_1 * 128 + ((j_thread_3 % 32) ^ (((i_thread_3 + i_1 * 4) & 7) * 4)) + 512], &B[i_thread_3 * 4096 + i_1 * 16384 + bx * 128 + j_thread_3 + 65536], true);
+        tilet_cp_async_16(&B_shared[j_thread_3 / 32 * 1536 + i_thread_3 * 32 + i_1 * 128 + ((j_thread_3 % 32) ^ (i_1 % 2 * 16 + i_thread_3 * 4)) + 512], &B[i_thread_3 * 4096 + i_1 * 16384 + bx * 128 + j_thread_3 + 65536], true);
     }
 #line 22 "gemm_tf32.tl"
     tilet_cp_async_commit();
@@ -137,7 +137,7 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
             #pragma unroll
             for (int i_1 = 0; i_1 < 4; ++i_1) {
 #line 24 "gemm_tf32.tl"
-                tilet_cp_async_16(&B_shared[j_thread_5 / 32 * 1536 + (ko + 2) % 3 * 512 + i_thread_5 * 32 + i_1 * 128 + ((j_thread_5 % 32) ^ (((i_thread_5 + i_1 * 4) & 7) * 4))], &B[ko * 65536 + i_thread_5 * 4096 + i_1 * 16384 + bx * 128 + j_thread_5 + 131072], true);
+                tilet_cp_async_16(&B_shared[j_thread_5 / 32 * 1536 + (ko + 2) % 3 * 512 + i_thread_5 * 32 + i_1 * 128 + ((j_thread_5 % 32) ^ (i_1 % 2 * 16 + i_thread_5 * 4))], &B[ko * 65536 + i_thread_5 * 4096 + i_1 * 16384 + bx * 128 + j_thread_5 + 131072], true);
             }
         }
 #line 22 "gemm_tf32.tl"
@@ -165,9 +165,9 @@ gemm_tf32_kernel(const float* __restrict__ A, const float* __restrict__ B, float
             #pragma unroll
             for (int jg = 0; jg < 8; ++jg) {
 #line 25 "gemm_tf32.tl"
-                B_shared_frag[jg * 2] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4))];
+                B_shared_frag[jg * 2] = B_shared[warp_n * 3072 + jg / 4 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + ((jg % 4 * 8 + lane / 4) ^ (lane % 4 * 4))];
 #line 25 "gemm_tf32.tl"
-                B_shared_frag[jg * 2 + 1] = B_shared[warp_n * 3072 + (jg * 8 + lane / 4) / 32 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + (((jg * 8 + lane / 4) % 32) ^ (lane % 4 * 4 + 16)) + 128];
+                B_shared_frag[jg * 2 + 1] = B_shared[warp_n * 3072 + jg / 4 * 1536 + ko % 3 * 512 + ks * 256 + lane % 4 * 32 + ((jg % 4 * 8 + lane / 4) ^ (lane % 4 * 4 + 16)) + 128];
             }
 #line 25 "gemm_tf32.tl"
             #pragma unroll

@@ -205,7 +205,7 @@ conv_kernel(const __half* __restrict__ data, const __half* __restrict__ filter, 
                 tilet_mbarrier_wait(&stage_empty[k % 2], (k / 2 % 2) ^ 1);
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 8192);
 #line 27 "im2col_tma.tl"
-                tilet_tma_load_im2col_4d(&data_shared[k % 2 * 4096], &tma_data, &stage_full[k % 2], 0, -1, -1, by, static_cast<unsigned short>(k % 3), static_cast<unsigned short>(k * 64 / 192));
+                tilet_tma_load_im2col_4d(&data_shared[k % 2 * 4096], &tma_data, &stage_full[k % 2], 0, -1, -1, by, static_cast<unsigned short>(k % 3), static_cast<unsigned short>(k / 3));
                 tilet_mbarrier_expect_tx(&stage_full[k % 2], 8192);
 #line 28 "im2col_tma.tl"
                 tilet_tma_load_2d(&filter_shared[k % 2 * 4096], &tma_filter_flat, &stage_full[k % 2], 0, k * 64);
