@@ -132,12 +132,15 @@ bool sameDistribution(const TileLayout &a, const TileLayout &b) {
     return true;
 }
 
-std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors) {
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors,
+                                         const std::vector<int64_t> &windows) {
     auto factor = [&](int v) { return factors.empty() ? int64_t(1) : factors[static_cast<size_t>(v)]; };
+    auto window = [&](int v) { return windows.empty() ? int64_t(0) : windows[static_cast<size_t>(v)]; };
     TileLayout out;
     out.threads = held.threads;
     out.shape.assign(dims.size(), 1);
-    for (size_t v = 0; v < dims.size(); ++v) out.shape[v] = held.shape[dims[v]] * factor(static_cast<int>(v));
+    for (size_t v = 0; v < dims.size(); ++v)
+        out.shape[v] = window(static_cast<int>(v)) > 0 ? window(static_cast<int>(v)) : held.shape[dims[v]] * factor(static_cast<int>(v));
     // The c iterations of one element: the fastest local digits.
     for (size_t v = 0; v < dims.size(); ++v) {
         if (factor(static_cast<int>(v)) > 1) out.localModes.push_back({factor(static_cast<int>(v)), static_cast<int>(v), 1});
@@ -148,18 +151,38 @@ std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vect
         }
         return -1;
     };
+    // Where a mode lies against its dimension's window: inside it, above it
+    // (the window's place), or across its edge.
+    enum class Side { Inside, Above, Across };
+    auto side = [&](const LayoutMode &m, int v) {
+        int64_t e = window(v);
+        if (e == 0 || m.coordStride * m.extent <= e) return Side::Inside;
+        return m.coordStride % e == 0 ? Side::Above : Side::Across;
+    };
     for (const LayoutMode &m : held.threadModes) {
         if (m.dim == LayoutMode::kReplicate) {
             out.threadModes.push_back(m);
             continue;
         }
         int v = loopDim(m.dim);
-        if (v < 0) return std::nullopt;
+        if (v < 0 || side(m, v) != Side::Inside) return std::nullopt;
         out.threadModes.push_back({m.extent, v, m.coordStride * factor(v)});
     }
     for (const LayoutMode &m : held.localModes) {
         int v = loopDim(m.dim);
-        if (v >= 0) out.localModes.push_back({m.extent, v, m.coordStride * factor(v)});
+        if (v < 0) continue;
+        Side s = side(m, v);
+        if (s == Side::Across) return std::nullopt;
+        if (s == Side::Inside) out.localModes.push_back({m.extent, v, m.coordStride * factor(v)});
+    }
+    // The modes inside a window must cover it.
+    for (size_t v = 0; v < dims.size(); ++v) {
+        if (window(static_cast<int>(v)) == 0) continue;
+        int64_t covered = 1;
+        for (const std::vector<LayoutMode> *modes : {&out.threadModes, &out.localModes})
+            for (const LayoutMode &m : *modes)
+                if (m.dim == static_cast<int>(v)) covered *= m.extent;
+        if (covered != out.shape[v]) return std::nullopt;
     }
     return out;
 }

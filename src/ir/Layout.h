@@ -33,7 +33,13 @@ TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int6
 // (nullopt otherwise). The inverse of withWholeDimensions. With factors[v] =
 // c > 1, v runs c times the dimension and indexes it as v / c: the c
 // iterations of an element run, consecutively, on each thread holding it.
-std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors = {});
+// With windows[v] = E > 0, v indexes a window of E elements of its dimension
+// that an offset moves (`x[i, jj * 4 + j]`): the layout is the window's at
+// offset 0, when the fragment's modes of that dimension part at E -- those
+// below run the window, those above (where the window is) must be local
+// modes, so that every place of the window is held by the same threads.
+std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors = {},
+                                         const std::vector<int64_t> &windows = {});
 
 // The layout of a buffer indexed, inside a loop with layout `loop`, by the
 // loop's dimensions `dims` (dims[d] = the loop dimension indexing buffer

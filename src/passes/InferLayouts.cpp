@@ -100,11 +100,17 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 // whose value `value` is known when it is a constant.
 // A loop variable may also be divided by a constant (`B_local[i, j / 2]`:
 // two iterations read each packed byte, TileLang's dequantize loops):
-// element loopVar / divisor.
+// element loopVar / divisor; or have an offset added that the loop
+// variables do not change (`x[i, jj * 4 + j]`: a window of the dimension
+// that an outer loop moves, TileLang's mhc_pre): element loopVar + offset,
+// for each value in `offsets` the offset may take with the window inside
+// the dimension.
 struct IndexUse {
     int loopDim = -1;
     int64_t divisor = 1;
     std::optional<int64_t> value;
+    std::optional<ir::Expr> offset;
+    std::vector<int64_t> offsets;
 };
 
 // `v / c` for a loop variable v of `vars` and a constant c > 1 (loop
@@ -118,6 +124,37 @@ std::optional<std::pair<int, int64_t>> dividedLoopVar(const ir::Expr &index, con
         if (b->a.get() == vars[v].get()) return std::pair<int, int64_t>{static_cast<int>(v), *c};
     }
     return std::nullopt;
+}
+
+// `v + offset` or `offset + v` for a loop variable v of `vars` and an
+// offset that uses none of them: v's position and the offset.
+std::optional<std::pair<int, ir::Expr>> offsetLoopVar(const ir::Expr &index, const std::vector<ir::VarRef> &vars) {
+    const ir::Binary *b = ir::as<ir::Binary>(index);
+    if (!b || b->op != ir::BinaryOp::Add) return std::nullopt;
+    for (size_t v = 0; v < vars.size(); ++v) {
+        for (auto [var, other] : {std::pair{b->a, b->b}, std::pair{b->b, b->a}}) {
+            if (var.get() != vars[v].get()) continue;
+            for (const ir::VarRef &w : vars) {
+                if (ir::usesVar(other, w.get())) return std::nullopt;
+            }
+            return std::pair<int, ir::Expr>{static_cast<int>(v), other};
+        }
+    }
+    return std::nullopt;
+}
+
+// The values `offset` may take with [offset, offset + extent) inside
+// [0, size): those of its constant part plus a multiple of what is known to
+// divide the rest (every value in the window when nothing is).
+std::vector<int64_t> windowOffsets(const ir::Expr &offset, int64_t extent, int64_t size) {
+    int64_t constant = 0;
+    ir::Expr rest = ir::splitConstant(ir::simplify(offset), constant);
+    int64_t step = rest ? ir::knownDivisor(rest) : 0;
+    std::vector<int64_t> out;
+    for (int64_t o = 0; o + extent <= size; ++o) {
+        if (step == 0 ? o == constant : ((o - constant) % step + step) % step == 0) out.push_back(o);
+    }
+    return out;
 }
 
 // Where two distributions of one fragment first part: a concrete thread and
@@ -302,14 +339,23 @@ protected:
         // Else a fragment with a layout that the loop variables index (each
         // once, all of them), its other dimensions held whole: the loop runs
         // each iteration where its element is (`lse[k, i]` in a loop over i).
+        std::string vectorWhy;
         for (const Access &a : accesses) {
             if (layout) break;
             if (a.buffer->scope != ir::MemScope::Fragment || !layoutOf(a.buffer)) continue;
             std::optional<Covering> covering = coveringDims(a, nest);
-            if (covering) layout = ir::loopLayoutFrom(*layoutOf(a.buffer), covering->dims, covering->factors);
+            if (covering) layout = ir::loopLayoutFrom(*layoutOf(a.buffer), covering->dims, covering->factors, covering->windows);
+            // A window's layout is its place at offset 0: taken only if the
+            // same threads hold it at every other place.
+            bool window = covering && std::any_of(covering->windows.begin(), covering->windows.end(), [](int64_t w) { return w > 0; });
+            if (layout && window) {
+                if (ownershipProblem(a, *layout, *indexUses(a, nest), isWrite(a, nest)).empty())
+                    vectorWhy = "the threads that hold the window of '" + a.buffer->name + "' it reads, the same wherever the window is";
+                else
+                    layout.reset();
+            }
         }
         int64_t vector = 1;
-        std::string vectorWhy;
         if (!layout) {
             vector = chooseVector(nest, accesses, vectorWhy);
             layout = ir::canonicalLayout(nest.extents, threads_, vector, wholeLoopDims(nest, accesses));
@@ -356,15 +402,20 @@ protected:
         if (!uses) return true;   // assignFragment reports it
         for (size_t d = 0; d < uses->size(); ++d) {
             const IndexUse &u = (*uses)[d];
-            if (u.loopDim >= 0 && loop.shape[u.loopDim] != *ir::constInt(a.buffer->shape[d]) * u.divisor) return true;
+            if (u.loopDim >= 0 && !u.offset && loop.shape[u.loopDim] != *ir::constInt(a.buffer->shape[d]) * u.divisor) return true;
+            if (u.offset && u.offsets.empty()) return true;
         }
         return ownershipProblem(a, loop, *uses, false).empty();
     }
 
-    std::optional<std::vector<IndexUse>> indexUses(const Access &a, const ParallelNest &nest) const {
+    // How each index of `a` uses the nest's variables; nullopt for an index
+    // of another form (its dimension in `*unsupported`).
+    std::optional<std::vector<IndexUse>> indexUses(const Access &a, const ParallelNest &nest, size_t *unsupported = nullptr) const {
         std::vector<IndexUse> uses;
         std::vector<int> dims;
+        std::vector<int64_t> shape = *a.buffer->constShape();
         for (size_t d = 0; d < a.indices.size(); ++d) {
+            if (unsupported) *unsupported = d;
             IndexUse use;
             for (size_t v = 0; v < nest.vars.size(); ++v) {
                 if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
@@ -372,6 +423,13 @@ protected:
             if (use.loopDim == -1) {
                 if (std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars))
                     std::tie(use.loopDim, use.divisor) = *divided;
+            }
+            if (use.loopDim == -1) {
+                if (std::optional<std::pair<int, ir::Expr>> shifted = offsetLoopVar(a.indices[d], nest.vars)) {
+                    use.loopDim = shifted->first;
+                    use.offset = inlineLets(shifted->second);
+                    use.offsets = windowOffsets(*use.offset, nest.extents[static_cast<size_t>(use.loopDim)], shape[d]);
+                }
             }
             if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) return std::nullopt;
             if (use.loopDim == -1) {
@@ -606,29 +664,26 @@ private:
     // For each loop variable, the fragment dimension it indexes, when every
     // loop variable indexes exactly one dimension of `a` with the same extent.
     // Each loop variable indexes one dimension of `a` (dims[v]), whole, or
-    // divided by a constant that many times larger (factors[v]).
+    // divided by a constant that many times larger (factors[v]), or a window
+    // of windows[v] elements of it that an offset moves.
     struct Covering {
         std::vector<int> dims;
         std::vector<int64_t> factors;
+        std::vector<int64_t> windows;
     };
     std::optional<Covering> coveringDims(const Access &a, const ParallelNest &nest) const {
-        Covering out{std::vector<int>(nest.vars.size(), -1), std::vector<int64_t>(nest.vars.size(), 1)};
+        Covering out{std::vector<int>(nest.vars.size(), -1), std::vector<int64_t>(nest.vars.size(), 1), std::vector<int64_t>(nest.vars.size(), 0)};
+        std::optional<std::vector<IndexUse>> uses = indexUses(a, nest);
+        if (!uses) return std::nullopt;
         std::vector<int64_t> shape = *a.buffer->constShape();
-        for (size_t d = 0; d < a.indices.size(); ++d) {
-            int v = -1;
-            int64_t factor = 1;
-            for (size_t w = 0; w < nest.vars.size(); ++w) {
-                if (a.indices[d].get() == nest.vars[w].get()) v = static_cast<int>(w);
-            }
-            if (v < 0) {
-                std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars);
-                if (!divided) continue;
-                std::tie(v, factor) = *divided;
-            }
-            const size_t vu = static_cast<size_t>(v);
-            if (out.dims[vu] >= 0 || shape[d] * factor != nest.extents[vu]) return std::nullopt;
-            out.dims[vu] = static_cast<int>(d);
-            out.factors[vu] = factor;
+        for (size_t d = 0; d < uses->size(); ++d) {
+            const IndexUse &u = (*uses)[d];
+            if (u.loopDim < 0) continue;
+            const size_t v = static_cast<size_t>(u.loopDim);
+            if (u.offset ? u.offsets.empty() : shape[d] * u.divisor != nest.extents[v]) return std::nullopt;
+            out.dims[v] = static_cast<int>(d);
+            out.factors[v] = u.divisor;
+            if (u.offset) out.windows[v] = nest.extents[v];
         }
         for (int d : out.dims) {
             if (d < 0) return std::nullopt;
@@ -685,36 +740,24 @@ private:
     }
 
     bool assignFragment(const Access &a, const ParallelNest &nest, const ir::TileLayout &loop) {
-        std::vector<IndexUse> uses;
+        size_t unsupported = 0;
+        std::optional<std::vector<IndexUse>> parsed = indexUses(a, nest, &unsupported);
+        if (!parsed) {
+            ctx_.diags.error(a.span, "fragment '" + a.buffer->name + "' is indexed by '" + ir::toString(a.indices[unsupported]) +
+                                         "'; inside a parallel loop each fragment index must be a different loop variable (or one "
+                                         "divided by a constant, or one plus an offset the loop does not change), or not depend on "
+                                         "the loop variables");
+            return false;
+        }
+        const std::vector<IndexUse> &uses = *parsed;
         std::vector<int> dims;
         bool identityLike = true;   // every index a different loop variable
         bool divided = false;       // some index a loop variable divided by a constant
-        for (size_t d = 0; d < a.indices.size(); ++d) {
-            IndexUse use;
-            for (size_t v = 0; v < nest.vars.size(); ++v) {
-                if (a.indices[d].get() == nest.vars[v].get()) use.loopDim = static_cast<int>(v);
-            }
-            if (use.loopDim == -1) {
-                if (std::optional<std::pair<int, int64_t>> divided = dividedLoopVar(a.indices[d], nest.vars))
-                    std::tie(use.loopDim, use.divisor) = *divided;
-            }
-            if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) use.loopDim = -2;
-            if (use.loopDim == -1) {
-                ir::Expr index = inlineLets(a.indices[d]);
-                bool dependent = false;
-                for (const ir::VarRef &v : nest.vars) dependent = dependent || ir::usesVar(index, v.get());
-                if (dependent) use.loopDim = -2;
-                else use.value = ir::constInt(ir::simplify(index));
-            }
-            if (use.loopDim == -2) {
-                ctx_.diags.error(a.span, "fragment '" + a.buffer->name + "' is indexed by '" + ir::toString(a.indices[d]) +
-                                             "'; inside a parallel loop each fragment index must be a different loop variable (or one "
-                                             "divided by a constant), or not depend on the loop variables");
-                return false;
-            }
-            identityLike = identityLike && use.loopDim >= 0 && use.divisor == 1;
+        bool shifted = false;       // some index a loop variable plus an offset
+        for (const IndexUse &use : uses) {
+            identityLike = identityLike && use.loopDim >= 0 && use.divisor == 1 && !use.offset;
             divided = divided || use.divisor > 1;
-            uses.push_back(use);
+            shifted = shifted || use.offset;
             dims.push_back(use.loopDim);
         }
         // Iterations of a parallel loop are independent: two that write one
@@ -723,11 +766,14 @@ private:
         // A reducer's update is the exception: each thread combines its
         // iterations into its own copy, and finalize_reducer the copies.
         bool write = isWrite(a, nest) && !a.buffer->reducer;
-        if (divided && (write || !layoutOf(a.buffer))) {
+        if ((divided || shifted) && (write || !layoutOf(a.buffer))) {
             // c iterations share each element: a write would be unordered, and
             // a layout taken from such a read would hold each element c times.
+            // A window's elements depend on where the loop around moved it,
+            // which one layout of the loop cannot follow for a write.
             ctx_.diags.error(a.span, std::string("fragment '") + a.buffer->name + "' is " + (write ? "written" : "first laid out by a read") +
-                                         " at a loop variable divided by a constant; tilet supports such an index only where the loop reads a "
+                                         " at a loop variable " + (divided ? "divided by a constant" : "plus an offset") +
+                                         "; tilet supports such an index only where the loop reads a "
                                          "fragment an earlier statement laid out (copy into it first)");
             return false;
         }
@@ -742,6 +788,14 @@ private:
         }
         std::vector<int64_t> shape = *a.buffer->constShape();
         for (size_t d = 0; d < shape.size(); ++d) {
+            if (uses[d].offset && uses[d].offsets.empty()) {
+                ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " + std::to_string(shape[d]) +
+                                             " elements, but loop variable '" + nest.vars[dims[d]]->name + "' runs over " +
+                                             std::to_string(loop.shape[dims[d]]) + " from offset '" + ir::toString(*uses[d].offset) +
+                                             "', which cannot take a value that keeps them inside it");
+                return false;
+            }
+            if (uses[d].offset) continue;
             if (dims[d] >= 0 && loop.shape[dims[d]] != shape[d] * uses[d].divisor) {
                 ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " +
                                              std::to_string(shape[d]) + " elements but loop variable '" + nest.vars[dims[d]]->name + "' " +
@@ -752,7 +806,7 @@ private:
                 return false;
             }
         }
-        if (divided) return checkOwnership(a, nest, loop, uses, write);
+        if (divided || shifted) return checkOwnership(a, nest, loop, uses, write);
         ir::TileLayout derived = identityLike ? ir::projectLayout(loop, dims) : ir::withWholeDimensions(loop, dims, shape);
         if (!layoutOf(a.buffer) || ir::sameDistribution(*layoutOf(a.buffer), derived)) return setLayout(a, derived);
         return checkOwnership(a, nest, loop, uses, write);
@@ -802,12 +856,16 @@ private:
         // exactly the iterations of the elements it holds (the common case,
         // decided without visiting every element).
         bool identity = uses.size() == held.shape.size();
-        for (size_t d = 0; identity && d < uses.size(); ++d) identity = uses[d].loopDim == static_cast<int>(d) && uses[d].divisor == 1 && !uses[d].value;
+        for (size_t d = 0; identity && d < uses.size(); ++d)
+            identity = uses[d].loopDim == static_cast<int>(d) && uses[d].divisor == 1 && !uses[d].value && !uses[d].offset;
         if (identity && loop == held) return "";
         // The same pair of distributions recurs (each softmax loop reads a row
         // vector the same way): one that holds is checked once.
         std::string key = held.str() + "|" + loop.str() + "|" + (write ? "w" : "r");
-        for (const IndexUse &u : uses) key += "|" + std::to_string(u.loopDim) + "/" + std::to_string(u.divisor) + ":" + (u.value ? std::to_string(*u.value) : "-");
+        for (const IndexUse &u : uses) {
+            key += "|" + std::to_string(u.loopDim) + "/" + std::to_string(u.divisor) + ":" + (u.value ? std::to_string(*u.value) : "-");
+            for (int64_t o : u.offsets) key += "+" + std::to_string(o);
+        }
         if (holding_.count(key)) return "";
         std::string problem = elementwiseProblem(a, held, loop, uses, write);
         if (problem.empty()) holding_.insert(key);
@@ -817,37 +875,61 @@ private:
     std::string elementwiseProblem(const Access &a, const ir::TileLayout &held, const ir::TileLayout &loop, const std::vector<IndexUse> &uses,
                                    bool write) const {
         constexpr int64_t kMaxChecked = int64_t(1) << 22;   // iterations checked one by one
-        if (loop.localSize() > kMaxChecked / std::max<int64_t>(loop.threads, 1))
-            return "the loop has more than " + std::to_string(kMaxChecked) + " iterations per block, too many to check which thread holds each element";
+        // A window (an index plus an offset) is checked at every place it may be.
+        int64_t places = 1;
+        for (const IndexUse &u : uses) {
+            if (u.offset) places *= std::max<int64_t>(static_cast<int64_t>(u.offsets.size()), 1);
+            if (places > kMaxChecked) break;
+        }
+        if (loop.localSize() > kMaxChecked / std::max<int64_t>(loop.threads, 1) / places)
+            return "the loop has more than " + std::to_string(kMaxChecked) + " iterations per block" + (places > 1 ? " over the places of its window" : "") +
+                   ", too many to check which thread holds each element";
         std::vector<int64_t> iteration;
+        std::vector<int64_t> shift(uses.size(), 0);
         std::vector<std::optional<int64_t>> coords(uses.size());
         auto elementOf = [&](int64_t t, int64_t l) -> const std::vector<std::optional<int64_t>> & {
             ir::elementAt(loop, t, l, iteration);
             for (size_t d = 0; d < uses.size(); ++d)
-                coords[d] = uses[d].loopDim >= 0 ? std::optional<int64_t>(iteration[static_cast<size_t>(uses[d].loopDim)] / uses[d].divisor) : uses[d].value;
+                coords[d] = uses[d].loopDim >= 0 ? std::optional<int64_t>(iteration[static_cast<size_t>(uses[d].loopDim)] / uses[d].divisor + shift[d])
+                                                 : uses[d].value;
             return coords;
         };
         auto show = [&](const std::vector<std::optional<int64_t>> &coords) {
             std::string out = a.buffer->name + "[";
             for (size_t d = 0; d < coords.size(); ++d) out += (d ? ", " : "") + (coords[d] ? std::to_string(*coords[d]) : ir::toString(a.indices[d]));
-            return out + "]";
+            out += "]";
+            for (size_t d = 0; d < uses.size(); ++d) {
+                if (uses[d].offset) out += " ('" + ir::toString(*uses[d].offset) + "' = " + std::to_string(shift[d]) + ")";
+            }
+            return out;
         };
         std::set<std::pair<int64_t, std::vector<int64_t>>> written;   // (thread, element; -1 where not a loop variable)
         std::string problem;
         if (held.threads != loop.threads) {
             problem = "the loop runs on " + std::to_string(loop.threads) + " threads but the fragment is spread over " + std::to_string(held.threads);
         }
-        for (int64_t t = 0; problem.empty() && t < loop.threads; ++t) {
-            for (int64_t l = 0; problem.empty() && l < loop.localSize(); ++l) {
-                elementOf(t, l);
-                if (!ir::holds(held, t, coords)) {
-                    problem = "thread " + std::to_string(t) + " runs the iteration that " + (write ? "writes " : "reads ") + show(coords) +
-                              " but does not hold that element";
-                }
-                if (write) {
-                    std::vector<int64_t> key;
-                    for (const std::optional<int64_t> &c : coords) key.push_back(c ? *c : -1);
-                    written.insert({t, key});
+        auto movePlace = [&](int64_t place) {
+            for (size_t d = 0; d < uses.size(); ++d) {
+                if (!uses[d].offset) continue;
+                const int64_t n = static_cast<int64_t>(uses[d].offsets.size());
+                shift[d] = uses[d].offsets[static_cast<size_t>(place % n)];
+                place /= n;
+            }
+        };
+        for (int64_t place = 0; problem.empty() && place < places; ++place) {
+            movePlace(place);
+            for (int64_t t = 0; problem.empty() && t < loop.threads; ++t) {
+                for (int64_t l = 0; problem.empty() && l < loop.localSize(); ++l) {
+                    elementOf(t, l);
+                    if (!ir::holds(held, t, coords)) {
+                        problem = "thread " + std::to_string(t) + " runs the iteration that " + (write ? "writes " : "reads ") + show(coords) +
+                                  " but does not hold that element";
+                    }
+                    if (write) {
+                        std::vector<int64_t> key;
+                        for (const std::optional<int64_t> &c : coords) key.push_back(c ? *c : -1);
+                        written.insert({t, key});
+                    }
                 }
             }
         }

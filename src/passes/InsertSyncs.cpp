@@ -1056,9 +1056,12 @@ private:
     SourceRange here(const ir::Stmt &s) const { return s->span.valid() ? s->span : context_; }
 
     ir::Stmt processStmtIn(const ir::Stmt &s, State &state, std::vector<ir::Stmt> &out) {
-        if (ir::as<ir::SyncThreads>(s)) {
+        if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(s)) {
             fenceBeforeRelease(state, here(s), out, "the barrier");
             state.barrier();
+            // An earlier pass's block barrier (a pipelined loop's, say) inside
+            // a role is met by the role's threads alone: the role's barrier.
+            if (b->barrierId == 0 && barrierId_ != 0) return barrierStmt(s->span);
             return s;
         }
         if (ir::as<ir::ClusterSync>(s)) {

@@ -73,11 +73,6 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                     if (c.dstBlock && c.remoteBarrier) notYet(x->span, "a copy_cluster with remote_barrier inside ws(...) is");
                     break;
                 }
-                case ir::StmtKind::For: {
-                    const ir::For &f = *ir::as<ir::For>(x);
-                    if (f.pipeline && f.pipeline->stages > 0) notYet(f.span, "a pipelined loop inside ws(...) is");
-                    break;
-                }
                 case ir::StmtKind::Allocate:
                     // Shared and fragment buffers were moved out (hoist-loop-allocations).
                     if (ir::as<ir::Allocate>(x)->buffer->scope == ir::MemScope::Barrier) notYet(x->span, "allocating barriers inside ws(...) is");

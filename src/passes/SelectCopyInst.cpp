@@ -76,18 +76,16 @@ protected:
     }
 
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
-        ++wsDepth_;
         int64_t outerThreads = std::exchange(threads_, n.threads());
         ir::Stmt out = ScopedMutator::mutateWarpSpecialize(self, n);
         threads_ = outerThreads;
-        --wsDepth_;
         return out;
     }
 
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &n) override {
         ir::Stmt base = ScopedMutator::mutateCopy(self, n);
         auto copy = std::make_shared<ir::Copy>(*ir::as<ir::Copy>(base));
-        copy->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
+        copy->inPipeline = pipelineProducers_.count(self.get());
         auto stageZero = stageZeroLoops_.find(self.get());
         stageZeroLoop_ = stageZero == stageZeroLoops_.end() ? std::nullopt : std::optional<SourceRange>(stageZero->second);
         auto nested = nestedInPipeline_.find(self.get());
@@ -103,7 +101,7 @@ protected:
     ir::Stmt mutateIm2Col(const ir::Stmt &self, const ir::Im2Col &n) override {
         ir::Stmt base = ScopedMutator::mutateIm2Col(self, n);
         auto op = std::make_shared<ir::Im2Col>(*ir::as<ir::Im2Col>(base));
-        op->inPipeline = pipelineProducers_.count(self.get()) && wsDepth_ == 0;
+        op->inPipeline = pipelineProducers_.count(self.get());
         Decision d;
         d.where = n.span;
         d.op = "im2col global->shared";
@@ -504,7 +502,6 @@ private:
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them
     std::map<const ir::StmtNode *, SourceRange> nestedInPipeline_;   // copies inside a pipelined loop, not its statements
     std::optional<SourceRange> nestedLoop_;                          // the copy being selected is one of them
-    int wsDepth_ = 0;
 };
 
 } // namespace

@@ -176,6 +176,28 @@ TEST(Layout, LoopLayoutFromRunsEachIterationWhereItsElementIs) {
     EXPECT_FALSE(loopLayoutFrom(canonicalLayout({4, 32}, 128, 1), {1}));
 }
 
+TEST(Layout, LoopLayoutFromAWindowHoldsItAtEveryPlace) {
+    // 16 threads along dimension 1, its higher columns each thread's registers.
+    TileLayout frag = canonicalLayout({4, 64}, 16, 1);
+    std::optional<TileLayout> loop = loopLayoutFrom(frag, {0, 1}, {}, {0, 16});
+    ASSERT_TRUE(loop);
+    EXPECT_EQ(loop->shape, (std::vector<int64_t>{4, 16}));
+    expectExactCover(*loop);
+    for (int64_t offset = 0; offset < 64; offset += 16) {
+        for (int64_t t = 0; t < loop->threads; ++t) {
+            for (int64_t l = 0; l < loop->localSize(); ++l) {
+                std::vector<int64_t> c = coordinate(*loop, t, l);
+                EXPECT_TRUE(holds(frag, t, {c[0], c[1] + offset})) << offset << " " << t << " " << l;
+            }
+        }
+    }
+    // A window narrower than the threads' columns has no single layout.
+    EXPECT_FALSE(loopLayoutFrom(frag, {0, 1}, {}, {0, 8}));
+    // Nor one whose place moves the columns over threads.
+    TileLayout spread = canonicalLayout({4, 64}, 64, 1);
+    EXPECT_FALSE(loopLayoutFrom(spread, {0, 1}, {}, {0, 16}));
+}
+
 TEST(Layout, ElementAtAndHoldsAgreeWithTheDefinition) {
     for (const TileLayout &l : {canonicalLayout({64, 64}, 128, 4), canonicalLayout({8}, 128, 1), canonicalLayout({3, 100}, 96, 2)}) {
         for (int64_t t = 0; t < l.threads; ++t) {
