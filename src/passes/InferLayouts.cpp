@@ -143,15 +143,17 @@ std::optional<std::pair<int, ir::Expr>> offsetLoopVar(const ir::Expr &index, con
     return std::nullopt;
 }
 
-// The values `offset` may take with [offset, offset + extent) inside
+// The values `offset` may take with [offset, offset + extent) meeting
 // [0, size): those of its constant part plus a multiple of what is known to
-// divide the rest (every value in the window when nothing is).
+// divide the rest (every value when nothing is). A window partly outside
+// the dimension is one whose outside iterations a branch skips (a
+// convolution's edge taps): its inside ones are checked all the same.
 std::vector<int64_t> windowOffsets(const ir::Expr &offset, int64_t extent, int64_t size) {
     int64_t constant = 0;
     ir::Expr rest = ir::splitConstant(ir::simplify(offset), constant);
     int64_t step = rest ? ir::knownDivisor(rest) : 0;
     std::vector<int64_t> out;
-    for (int64_t o = 0; o + extent <= size; ++o) {
+    for (int64_t o = 1 - extent; o < size; ++o) {
         if (step == 0 ? o == constant : ((o - constant) % step + step) % step == 0) out.push_back(o);
     }
     return out;
@@ -426,9 +428,14 @@ protected:
             }
             if (use.loopDim == -1) {
                 if (std::optional<std::pair<int, ir::Expr>> shifted = offsetLoopVar(a.indices[d], nest.vars)) {
+                    // The offset's lets may use the loop variables.
+                    ir::Expr offset = inlineLets(shifted->second);
+                    for (const ir::VarRef &v : nest.vars) {
+                        if (ir::usesVar(offset, v.get())) return std::nullopt;
+                    }
                     use.loopDim = shifted->first;
-                    use.offset = inlineLets(shifted->second);
-                    use.offsets = windowOffsets(*use.offset, nest.extents[static_cast<size_t>(use.loopDim)], shape[d]);
+                    use.offset = offset;
+                    use.offsets = windowOffsets(offset, nest.extents[static_cast<size_t>(use.loopDim)], shape[d]);
                 }
             }
             if (use.loopDim >= 0 && std::find(dims.begin(), dims.end(), use.loopDim) != dims.end()) return std::nullopt;
@@ -792,7 +799,7 @@ private:
                 ctx_.diags.error(a.span, "dimension " + std::to_string(d) + " of fragment '" + a.buffer->name + "' has " + std::to_string(shape[d]) +
                                              " elements, but loop variable '" + nest.vars[dims[d]]->name + "' runs over " +
                                              std::to_string(loop.shape[dims[d]]) + " from offset '" + ir::toString(*uses[d].offset) +
-                                             "', which cannot take a value that keeps them inside it");
+                                             "', which cannot take a value that puts any of them inside it");
                 return false;
             }
             if (uses[d].offset) continue;
@@ -908,6 +915,12 @@ private:
         if (held.threads != loop.threads) {
             problem = "the loop runs on " + std::to_string(loop.threads) + " threads but the fragment is spread over " + std::to_string(held.threads);
         }
+        auto insideShifted = [&](const std::vector<std::optional<int64_t>> &c) {
+            for (size_t d = 0; d < uses.size(); ++d) {
+                if (uses[d].offset && (*c[d] < 0 || *c[d] >= held.shape[d])) return false;
+            }
+            return true;
+        };
         auto movePlace = [&](int64_t place) {
             for (size_t d = 0; d < uses.size(); ++d) {
                 if (!uses[d].offset) continue;
@@ -921,6 +934,7 @@ private:
             for (int64_t t = 0; problem.empty() && t < loop.threads; ++t) {
                 for (int64_t l = 0; problem.empty() && l < loop.localSize(); ++l) {
                     elementOf(t, l);
+                    if (!insideShifted(coords)) continue;   // past the dimension: out of bounds, so a branch keeps it from running
                     if (!ir::holds(held, t, coords)) {
                         problem = "thread " + std::to_string(t) + " runs the iteration that " + (write ? "writes " : "reads ") + show(coords) +
                                   " but does not hold that element";
