@@ -211,7 +211,7 @@ builtin
     ;
 
 allocBuiltin
-    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_CLUSTER_BARRIER | ALLOC_REDUCER | TENSOR
+    : ALLOC_SHARED | ALLOC_FRAGMENT | ALLOC_LOCAL | ALLOC_TMEM | ALLOC_BARRIER | ALLOC_CLUSTER_BARRIER | ALLOC_REDUCER | TENSOR | RESHAPE
     ;
 
 tileOpBuiltin
@@ -304,6 +304,7 @@ ALLOC_LOCAL       : 'alloc_local';
 ALLOC_TMEM        : 'alloc_tmem';
 ALLOC_REDUCER     : 'alloc_reducer';
 TENSOR            : 'Tensor';
+RESHAPE           : 'reshape';
 ALLOC_BARRIER     : 'alloc_barrier';
 ALLOC_CLUSTER_BARRIER : 'alloc_cluster_barrier';
 

@@ -173,7 +173,8 @@ struct BufferNode {
     // A view of global tensor `viewOf`'s memory with this buffer's own shape
     // and dtype (TileLang's T.Tensor(shape, dtype, x.data)), or of a packed
     // tensor's or shared buffer's bytes (bytesView): a pointer into it, no
-    // memory of its own. Declared by an Allocate.
+    // memory of its own. Declared by an Allocate. For a fragment: a reshaped
+    // view (reshape(f, shape)), the registers of `viewOf` with another shape.
     Buffer viewOf;
     // alloc_reducer: a fragment that parallel loops update with many
     // iterations per element (`r[i] += x`, `r[i] = max(r[i], x)`); each thread

@@ -187,6 +187,57 @@ std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vect
     return out;
 }
 
+std::optional<TileLayout> reshapeLayout(const TileLayout &layout, const std::vector<int64_t> &shape) {
+    auto rowStrides = [](const std::vector<int64_t> &dims) {
+        std::vector<int64_t> strides(dims.size(), 1);
+        for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
+        return strides;
+    };
+    const std::vector<int64_t> from = rowStrides(layout.shape), to = rowStrides(shape);
+    // A mode's digits step the flat index by `step`: in the new shape, the
+    // dimension whose row stride divides it with the step inside its extent.
+    auto remap = [&](const LayoutMode &m, std::vector<LayoutMode> &out) {
+        if (m.dim == LayoutMode::kReplicate) {
+            out.push_back(m);
+            return true;
+        }
+        int64_t step = m.coordStride * from[static_cast<size_t>(m.dim)], extent = m.extent;
+        while (extent > 1) {
+            int dim = -1;
+            for (size_t d = shape.size(); d-- > 0;) {
+                if (step < to[d] * shape[d]) {
+                    dim = static_cast<int>(d);
+                    break;
+                }
+            }
+            if (dim < 0 || step % to[static_cast<size_t>(dim)] != 0) return false;
+            const int64_t stride = step / to[static_cast<size_t>(dim)], size = shape[static_cast<size_t>(dim)];
+            if (stride * extent <= size) {
+                out.push_back({extent, dim, stride});
+                break;
+            }
+            // The mode crosses into the next dimension out: its low digits
+            // here, the rest a mode of their own.
+            if (size % stride != 0 || extent % (size / stride) != 0) return false;
+            const int64_t low = size / stride;
+            out.push_back({low, dim, stride});
+            extent /= low;
+            step *= low;
+        }
+        return true;
+    };
+    TileLayout out;
+    out.shape = shape;
+    out.threads = layout.threads;
+    for (const LayoutMode &m : layout.threadModes) {
+        if (!remap(m, out.threadModes)) return std::nullopt;
+    }
+    for (const LayoutMode &m : layout.localModes) {
+        if (!remap(m, out.localModes)) return std::nullopt;
+    }
+    return out;
+}
+
 std::vector<int64_t> elementAt(const TileLayout &l, int64_t thread, int64_t local) {
     std::vector<int64_t> coords;
     elementAt(l, thread, local, coords);

@@ -83,6 +83,14 @@ bool holds(const TileLayout &l, int64_t thread, const std::vector<std::optional<
 // that holds it: each local mode's digit taken from its coordinate.
 Expr localIndexOf(const TileLayout &l, const std::vector<Expr> &coords);
 
+// The same distribution of the same elements seen with another row-major
+// shape of as many elements (TileLang's T.reshape of a fragment): each mode
+// moves to the dimension its stride falls in, split where it would cross
+// one; nullopt where a mode cannot be split so (its extent or stride does
+// not divide along the new dimensions). Modes keep their order, so threads
+// and registers hold the same elements as before.
+std::optional<TileLayout> reshapeLayout(const TileLayout &layout, const std::vector<int64_t> &shape);
+
 // The layout of the result of reducing dimension `dim` away.
 TileLayout reduceLayout(const TileLayout &layout, int dim);
 

@@ -722,6 +722,21 @@ public:
     // Which dimensions of each fragment some parallel loop indexes by
     // something other than one of its variables (a constant, an outer loop's
     // variable): looked at before any layout is chosen.
+    // Reshaped views of fragments (reshape(f, shape)): a fragment and its
+    // views are laid out together, each the others' layout reshaped.
+    void findReshapes(const ir::Stmt &body) {
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            const ir::Allocate *a = ir::as<ir::Allocate>(s);
+            if (!a || a->buffer->scope != ir::MemScope::Fragment || !a->buffer->viewOf) return;
+            ir::Buffer root = a->buffer->viewOf;
+            while (root->viewOf) root = root->viewOf;
+            std::vector<ir::Buffer> &group = reshapeGroups_[root.get()];
+            if (group.empty()) group.push_back(root);
+            group.push_back(a->buffer);
+            reshapeRoot_[a->buffer.get()] = root.get();
+        });
+    }
+
     void findWholeDimensions(const ir::Stmt &body) {
         forEachNest(body, [&](const ir::For &f) {
             ParallelNest nest = parallelNest(f);
@@ -1006,11 +1021,40 @@ private:
                                              "); without 'replication', each keeps a partial result that finalize_reducer combines");
                 return false;
             }
+            // A fragment's reshaped views (or the fragment a view reshapes,
+            // and its other views) hold the same registers.
+            std::vector<std::pair<ir::Buffer, ir::TileLayout>> together;
+            for (const ir::Buffer &other : reshapeGroupOf(a.buffer)) {
+                if (other == a.buffer) continue;
+                std::optional<ir::TileLayout> reshaped = ir::reshapeLayout(layout, *other->constShape());
+                if (!reshaped) {
+                    if (!refused_.insert(a.buffer.get()).second) return false;   // said once
+                    ctx_.diags.error(a.span, "fragment '" + b.name + "' and its reshaped view '" + other->name + "' cannot share the layout " +
+                                                 layout.str() + " (" + why + "): a run of threads or registers it gives one dimension would be split "
+                                                 "unevenly across the view's dimensions [" + shapeText(*other->constShape()) + "]");
+                    return false;
+                }
+                together.push_back({other, *reshaped});
+            }
             ir::BufferNode &decided = edits_.edit(a.buffer);
             decided.layout = layout;
             auto registerArray = ir::makeBuffer(b.name, b.dtype, {ir::intImm(layout.localSize())}, ir::MemScope::Local, b.span);
             registerArray->reducer = b.reducer;   // its updates stay one replica's (lower-parallel-loops)
             decided.registers = registerArray;
+            for (const auto &[other, reshaped] : together) {
+                ir::BufferNode &view = edits_.edit(other);
+                view.layout = reshaped;
+                view.registers = registerArray;
+                firstUse_[other.get()] = a.span;
+                firstWhy_[other.get()] = "laid out with '" + b.name + "', which it reshapes or is reshaped by: " + why;
+                Decision v;
+                v.where = other->span;
+                v.op = "fragment '" + other->name + "'";
+                v.choice = describeLayout(reshaped);
+                v.why = "the registers of '" + b.name + "' (" + describeLayout(layout) + "), reshaped";
+                v.details.push_back("layout " + reshaped.str());
+                ctx_.explain.record(std::move(v));
+            }
             firstUse_[a.buffer.get()] = a.span;
             firstWhy_[a.buffer.get()] = why;
             Decision d;
@@ -1101,7 +1145,16 @@ private:
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
     std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): beyond a thread's local memory, a reducer with replication = none
-    std::set<const ir::BufferNode *> warnedSpill_;   // fragments said to need more registers than a thread has
+    std::set<const ir::BufferNode *> warnedSpill_;
+    std::map<const ir::BufferNode *, std::vector<ir::Buffer>> reshapeGroups_;   // a fragment (the root) and its reshaped views
+    std::map<const ir::BufferNode *, const ir::BufferNode *> reshapeRoot_;       // each view's root
+
+    const std::vector<ir::Buffer> &reshapeGroupOf(const ir::Buffer &b) const {
+        static const std::vector<ir::Buffer> none;
+        auto root = reshapeRoot_.find(b.get());
+        auto group = reshapeGroups_.find(root == reshapeRoot_.end() ? b.get() : root->second);
+        return group == reshapeGroups_.end() ? none : group->second;
+    }   // fragments said to need more registers than a thread has
     std::map<const ir::For *, int64_t> deferred_;
     std::map<const ir::BufferNode *, std::set<int>> wholeDims_;   // fill nests decided last, with their threads
     std::vector<std::pair<ir::VarRef, ir::Expr>> lets_;
@@ -1113,6 +1166,7 @@ ir::Kernel inferLayouts(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Inferrer inferrer(kernel, ctx);
     inferrer.findWholeDimensions(kernel.body);
+    inferrer.findReshapes(kernel.body);
     inferrer.replicateFloatingFragments(kernel.body);
     inferrer.fixGemmLayouts(kernel.body);
     out.body = inferrer.decideFills(inferrer.mutate(kernel.body));

@@ -368,6 +368,8 @@ protected:
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {
         ir::Stmt base = ScopedMutator::mutateAllocate(self, n);
         if (n.buffer->scope != ir::MemScope::Fragment) return base;
+        // A reshaped view holds the registers of the fragment it reshapes.
+        if (n.buffer->viewOf) return ir::as<ir::Allocate>(base)->body;
         if (!n.buffer->registers) {
             // A fragment no parallel loop or reduction touched: it holds nothing.
             return ir::as<ir::Allocate>(base)->body;

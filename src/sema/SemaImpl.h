@@ -152,6 +152,7 @@ private:
                                                          const std::string &article);
     ir::Stmt declareBuffer(const ast::Let &s, const ir::Buffer &buffer, ir::MemScope scope, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkTensorView(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
+    ir::Stmt checkReshape(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index);
     ir::Stmt checkAssign(const ast::Assign &s);
     ir::Stmt checkFor(const ast::For &s);
     ir::Stmt checkParallelFor(const ast::For &s);

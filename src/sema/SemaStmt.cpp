@@ -69,6 +69,10 @@ ir::Stmt Checker::checkLet(const ast::Let &s, const ast::StmtList &stmts, size_t
             if (s.type || !s.typeName.empty()) diags_.error(s.typeRange, "a tensor view takes its dtype as an argument, not as a type annotation");
             return checkTensorView(s, call, stmts, index);
         }
+        if (call.isBuiltin && call.callee == "reshape") {
+            if (s.type || !s.typeName.empty()) diags_.error(s.typeRange, "a reshaped view keeps its fragment's dtype; it takes no type annotation");
+            return checkReshape(s, call, stmts, index);
+        }
     }
     // Another name for an allocated buffer (TileLang programs alias one
     // buffer for a second use: `O_shared = Q_shared`).
@@ -227,6 +231,46 @@ ir::Stmt Checker::checkTensorView(const ast::Let &s, const ast::Call &call, cons
         }
     }
     return declareBuffer(s, view, ir::MemScope::Global, stmts, index);
+}
+
+// `let v = reshape(f, [d0, d1, ...]);`: TileLang's T.reshape of a fragment,
+// the same registers seen with another row-major shape of as many elements
+// (a gemm accumulator's columns split into [block_Q, heads] to reduce over
+// the heads, TileLang's fp8_lighting_indexer). Infer-layouts gives the view
+// the fragment's layout reshaped.
+ir::Stmt Checker::checkReshape(const ast::Let &s, const ast::Call &call, const ast::StmtList &stmts, size_t index) {
+    ir::Buffer view;
+    if (std::optional<CallArgs> args = matchArgs(call, 2, 2, {})) {
+        std::optional<RegionRef> source = checkRegionArg(*args->positional[0], "reshaped fragment");
+        std::optional<std::vector<ir::Expr>> shape = checkConstShape(*args->positional[1], "view", s.name.name, "a reshaped view");
+        bool ok = source && shape;
+        if (source && (!source->whole || source->buffer->scope != ir::MemScope::Fragment)) {
+            diags_.error(source->range, "reshape(f, shape) views a fragment f, named without indices; '" + source->buffer->name + "' " +
+                                            (source->buffer->scope != ir::MemScope::Fragment ? "is " + std::string(ir::memScopeName(source->buffer->scope))
+                                                                                              : std::string("has indices")));
+            ok = false;
+        }
+        if (ok && isPacked(source->buffer->dtype)) {
+            diags_.error(source->range, "a reshaped view of packed " + std::string(dtypeName(source->buffer->dtype)) + " elements is not supported yet");
+            ok = false;
+        }
+        if (ok) {
+            int64_t elements = 1;
+            for (const ir::Expr &d : *shape) elements *= *ir::constInt(d);   // at most 2^31 - 1 (checkConstShape)
+            std::optional<int64_t> have = source->buffer->constElements();
+            if (have && *have != elements) {
+                diags_.error(args->positional[1]->range, "a reshaped view has the elements of its fragment: '" + source->buffer->name + "' has " +
+                                                             std::to_string(*have) + ", the shape " + std::to_string(elements));
+                ok = false;
+            }
+        }
+        if (ok) {
+            auto made = ir::makeBuffer(s.name.name, source->buffer->dtype, std::move(*shape), ir::MemScope::Fragment, s.name.range);
+            made->viewOf = source->buffer;
+            view = made;
+        }
+    }
+    return declareBuffer(s, view, ir::MemScope::Fragment, stmts, index);
 }
 
 // Declares the buffer `s` binds (null: its error was reported; its uses are

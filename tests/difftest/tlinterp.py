@@ -441,6 +441,13 @@ class KernelTranslator:
         k = self.node
         self.name = k.text
         body = []
+        # A dimension may use a `dyn` size a later parameter declares
+        # (IndexQ: f8e4m3[seq_len * heads, D], ..., Weights: f32[dyn seq_len, H]).
+        for c in k.kids:
+            if c.kind == "Param":
+                for d in c.kids:
+                    if d.kind == "DynDim":
+                        self.define(d.text.split()[0], Sym("value", "n_" + d.text.split()[0], "int32"))
         for c in k.kids:
             if c.kind == "Param":
                 self.param(c)
@@ -953,6 +960,9 @@ class KernelTranslator:
         if init.kind == "Call" and init.text == "Tensor":
             self.view(name, init, d)
             return
+        if init.kind == "Call" and init.text == "reshape":
+            self.reshape(name, init, d)
+            return
         if init.kind == "Name" and not ty:
             # Another name for an allocated buffer (`O_shared = Q_shared`).
             named = self.lookup(init.text)
@@ -1043,6 +1053,23 @@ class KernelTranslator:
         info = BufInfo(name, "global", dtype_node.text, shape)
         self.emit(d, f"{py} = rt.view({src.py}, {name!r}, {shape!r}, {dtype_node.text!r})")
         self.define(name, Sym("buffer", py, dtype_node.text, buf=info))
+
+    def reshape(self, name, call, d):
+        """`reshape(f, shape)`: fragment f's elements, row-major, seen with
+        another shape of as many elements (docs/language.md)."""
+        args = self.call_args(call)
+        src_node, shape_node = args["pos"]
+        shape_items = shape_node.kids if shape_node.kind == "List" else [shape_node]
+        shape = [self.static_int(x) for x in shape_items]
+        src = self.lookup(src_node.text)
+        if src.buf is None or src.buf.scope != "fragment":
+            raise InvalidProgram(f"reshape(...) of '{src_node.text}', which is not a fragment")
+        if math.prod(shape) != math.prod(src.buf.shape):
+            raise InvalidProgram(f"reshape of '{src_node.text}' {src.buf.shape} into {shape}: another number of elements")
+        py = self.py_name(name)
+        info = BufInfo(name, "fragment", src.buf.dtype, shape, reducer=src.buf.reducer)
+        self.emit(d, f"{py} = rt.reshape({src.py}, {name!r}, {shape!r})")
+        self.define(name, Sym("buffer", py, src.buf.dtype, buf=info))
 
     def assign(self, s, d):
         text = s.text
@@ -2534,6 +2561,12 @@ class Runtime:
         v.owner = src.owner
         return v
 
+    def reshape(self, src, name, shape):
+        """A fragment over `src`'s elements with another shape."""
+        v = Buf(name, src.dtype, shape, src.scope, data=src.data, rt=self)
+        v.site, v.owner = src.site, src.owner
+        return v
+
     def im2col(self, img, dst, nhw_step, c_step, kernel, stride, dilation, pad):
         """Rows nhw_step*R.. and columns c_step*C'.. of the im2col matrix of
         the NHWC image (row: output pixel n, oh, ow; column: tap kh, kw and
@@ -3160,7 +3193,7 @@ class Interpreter:
             return v
         if kind == "dyn":
             return dyn[v]
-        return eval(v, {"math": math}, {"n_" + k: x for k, x in dyn.items()})
+        return eval(v, dict(RUNTIME_GLOBALS), {"n_" + k: x for k, x in dyn.items()})
 
     def run(self, name, tensors, scalars, dyn):
         """Runs kernel `name` on `tensors` (param -> list of values, updated

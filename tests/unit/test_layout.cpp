@@ -198,6 +198,37 @@ TEST(Layout, LoopLayoutFromAWindowHoldsItAtEveryPlace) {
     EXPECT_FALSE(loopLayoutFrom(spread, {0, 1}, {}, {0, 16}));
 }
 
+TEST(Layout, ReshapedLayoutHoldsTheSameElementsInTheSameRegisters) {
+    auto flat = [](const std::vector<int64_t> &c, const std::vector<int64_t> &shape) {
+        int64_t f = 0;
+        for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
+        return f;
+    };
+    struct Case {
+        TileLayout layout;
+        std::vector<int64_t> shape;
+    };
+    for (const Case &c : {Case{canonicalLayout({64, 128}, 128, 4), {64, 4, 32}}, Case{canonicalLayout({64, 128}, 128, 4), {16, 4, 128}},
+                          Case{canonicalLayout({32, 16}, 256, 2), {32, 2, 8}}, Case{canonicalLayout({8, 64}, 32, 1), {512}}}) {
+        std::optional<TileLayout> r = reshapeLayout(c.layout, c.shape);
+        ASSERT_TRUE(r) << c.layout.str();
+        EXPECT_EQ(r->localSize(), c.layout.localSize());
+        expectExactCover(*r);
+        for (int64_t t = 0; t < c.layout.threads; ++t) {
+            for (int64_t l = 0; l < c.layout.localSize(); ++l)
+                EXPECT_EQ(flat(coordinate(*r, t, l), c.shape), flat(coordinate(c.layout, t, l), c.layout.shape)) << r->str() << " " << t << " " << l;
+        }
+    }
+    // Three threads' pairs of columns cannot be split into rows of 3.
+    TileLayout threeThreads;
+    threeThreads.shape = {16, 6};
+    threeThreads.threads = 3;
+    threeThreads.threadModes = {{3, 1, 2}};
+    threeThreads.localModes = {{2, 1, 1}, {16, 0, 1}};
+    expectExactCover(threeThreads);
+    EXPECT_FALSE(reshapeLayout(threeThreads, {16, 2, 3}));
+}
+
 TEST(Layout, ElementAtAndHoldsAgreeWithTheDefinition) {
     for (const TileLayout &l : {canonicalLayout({64, 64}, 128, 4), canonicalLayout({8}, 128, 1), canonicalLayout({3, 100}, 96, 2)}) {
         for (int64_t t = 0; t < l.threads; ++t) {
