@@ -117,6 +117,14 @@ SPILLS = {
                                            "through the softmax: 256 registers, over the consumers' 240 (setmaxnreg); so do flashattn_wasp's, on "
                                            "its softmax warp group (255 registers); the 'ts' kernels, on 256 threads, do not spill"),
     ("gqa_fwd_bshd_sm100.tl", "sm_100a"): "mha_fwd_bshd_sm100's kernels with grouped key/value heads: the same registers, the same spills",
+    ("gqa_bwd_bshd_sm100.tl", "sm_80"): "mha_bwd_bshd_sm100's kernels with grouped key/value heads on mma.sync: flash_bwd at 255 registers, 4 bytes",
+    ("gqa_bwd_bshd_sm100.tl", "sm_100a"): ("mha_bwd_bshd_sm100's flash_bwd_ts with grouped key/value heads: its dq, dk and dv accumulators in "
+                                           "registers at the consumers' 168: 316 bytes, as there"),
+    ("gqa_sink_bwd_bhsd.tl", "sm_80"): ("flash_bwd with the sm_90 tiles of get_bwd_configs() (block_M 128, 256 threads) on mma.sync: "
+                                        "28 bytes; sm_80's own tiles (64, 128 threads) do not spill"),
+    ("fp8_lighting_indexer.tl", "sm_90a"): ("mqa_attn_return_logits on 512 threads (128 registers a thread): the 256x128 f32 scores, "
+                                            "their weights and the key scales beside the wgmma's operands: 28 bytes"),
+    ("fp8_lighting_indexer.tl", "sm_100a"): "mqa_attn_return_logits on 512 threads (128 registers a thread), on mma.sync: 8 bytes",
 }
 
 
