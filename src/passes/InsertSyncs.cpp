@@ -93,6 +93,10 @@ struct Range {
     ir::Expr ownerBase;      // null: a constant base (ownerStride 0: no such form)
     int64_t ownerStride = 0, ownerLo = 0, ownerHi = 0;
     int64_t ownerThreads = 0;   // the block's threads: t runs from 0 to ownerThreads - 1
+    // Plus terms that are multiples of stride * threads, of any value (a loop
+    // over chunks, `Out[k * 512 + tx]` on 512 threads): each thread's
+    // elements keep their residue modulo that period.
+    bool ownerPeriodic = false;
     // A cp.async write not landed yet (State::landing): how many of the
     // thread's cp.async groups were committed since it was; -1 while its
     // group is still open. cp.async.wait_group N lands it once this is >= N.
@@ -125,7 +129,11 @@ struct Range {
         if (ownerStride == 0 || ownerStride != o.ownerStride || buffer != o.buffer) return false;
         if ((ownerBase == nullptr) != (o.ownerBase == nullptr) || (ownerBase && !ir::structurallyEqual(ownerBase, o.ownerBase))) return false;
         int64_t stride = std::abs(ownerStride);
+        // Two offsets of threads t != u differ by (t - u) * stride plus less
+        // than a stride: never zero, nor (below threads * stride) a multiple
+        // of the period.
         if (std::max(ownerHi, o.ownerHi) - std::min(ownerLo, o.ownerLo) <= stride) return true;
+        if (ownerPeriodic || o.ownerPeriodic) return false;
         int64_t threads = std::min(ownerThreads, o.ownerThreads);
         if (threads <= 0) return false;
         int64_t below = o.ownerLo - ownerHi, above = o.ownerHi - ownerLo;   // the open interval of offsets where they meet
@@ -163,7 +171,7 @@ bool sameAccess(const Range &a, const Range &b) {
     return a.space == b.space && a.lo == b.lo && a.hi == b.hi && a.buffer == b.buffer && a.publishedBy == b.publishedBy &&
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
-           a.ownerThreads == b.ownerThreads &&
+           a.ownerThreads == b.ownerThreads && a.ownerPeriodic == b.ownerPeriodic &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
            a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi && a.atomic == b.atomic;
 }
@@ -350,6 +358,8 @@ const char *asyncAccessor(const ir::Stmt &s) {
 struct LetValues {
     std::map<const ir::VarNode *, ir::Expr> values;
     int64_t threads = 1024;
+    // The kernel's scalar parameters and dyn sizes: the same in every thread.
+    std::set<const ir::VarNode *> invariant;
 };
 
 // threadIdx.x as a variable, so that substitution can probe it.
@@ -378,6 +388,38 @@ ir::Expr withLetValues(ir::Expr e, const LetValues &lets) {
     return e;
 }
 
+// The coefficient of `v` in `e`, when `e` is a sum (+, -) of terms each
+// either free of v or v times a constant (casts looked through); nullopt
+// otherwise.
+std::optional<int64_t> linearCoefficient(const ir::Expr &e, const ir::VarNode *v) {
+    auto uses = [&](const ir::Expr &x) {
+        bool found = false;
+        ir::forEachExpr(x, [&](const ir::Expr &y) { found = found || y.get() == v; });
+        return found;
+    };
+    auto strip = [](ir::Expr x) {
+        while (const ir::Cast *c = ir::as<ir::Cast>(x)) x = c->value;
+        return x;
+    };
+    if (!uses(e)) return 0;
+    ir::Expr x = strip(e);
+    if (x.get() == v) return 1;
+    const ir::Binary *b = ir::as<ir::Binary>(x);
+    if (!b) return std::nullopt;
+    if (b->op == ir::BinaryOp::Add || b->op == ir::BinaryOp::Sub) {
+        std::optional<int64_t> l = linearCoefficient(b->a, v), r = linearCoefficient(b->b, v);
+        if (!l || !r) return std::nullopt;
+        return b->op == ir::BinaryOp::Add ? *l + *r : *l - *r;
+    }
+    if (b->op == ir::BinaryOp::Mul) {
+        for (auto [term, factor] : {std::pair{b->a, b->b}, std::pair{b->b, b->a}}) {
+            std::optional<int64_t> c = ir::constInt(factor), inner = c ? linearCoefficient(term, v) : std::nullopt;
+            if (inner) return *inner * *c;
+        }
+    }
+    return std::nullopt;
+}
+
 // Sets the ownership fields of `r`, a global element access of `width`
 // elements at `indices`, when its offset is base + t * stride + c with t =
 // threadIdx.x, c a constant and the base made of block indices and constants
@@ -392,9 +434,28 @@ void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr
                                                                        ir::substitute(e, {{t, ir::intImm(0, DType::Int64)}}))));
     if (!stride || *stride == 0) return;
     ir::Expr rest = ir::simplify(ir::sub(e, ir::mul(t, ir::intImm(*stride, DType::Int64))));
-    bool plain = true;   // block indices and constants only
+    // Terms v * m * stride * threads (v a variable: a loop's, a var's) keep
+    // each thread's elements apart whatever v is: they are left out.
+    bool periodic = false;
+    const int64_t period = std::abs(*stride) * lets.threads;
+    std::vector<ir::VarRef> vars;
     ir::forEachExpr(rest, [&](const ir::Expr &x) {
-        if (ir::as<ir::Var>(x) || ir::as<ir::Load>(x) || ir::as<ir::Shuffle>(x)) plain = false;
+        const ir::Var *v = ir::as<ir::Var>(x);
+        if (!v || lets.invariant.count(v)) return;
+        for (const ir::VarRef &seen : vars)
+            if (seen.get() == v) return;
+        vars.push_back(std::static_pointer_cast<const ir::VarNode>(x));
+    });
+    for (const ir::VarRef &v : vars) {
+        std::optional<int64_t> step = linearCoefficient(rest, v.get());
+        if (!step || *step % period != 0) return;
+        rest = ir::simplify(ir::substitute(rest, {{v, ir::intImm(0, v->dtype)}}));
+        periodic = true;
+    }
+    bool plain = true;   // block indices, parameters and constants only
+    ir::forEachExpr(rest, [&](const ir::Expr &x) {
+        if (const ir::Var *v = ir::as<ir::Var>(x); v && !lets.invariant.count(v)) plain = false;
+        if (ir::as<ir::Load>(x) || ir::as<ir::Shuffle>(x)) plain = false;
         if (const ir::SpecialReg *s = ir::as<ir::SpecialReg>(x); s && s->special == ir::SpecialKind::ThreadIdx) plain = false;
     });
     if (!plain) return;
@@ -405,6 +466,7 @@ void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr
     r.ownerLo = c;
     r.ownerHi = c + width;
     r.ownerThreads = lets.threads;
+    r.ownerPeriodic = periodic;
 }
 
 // Range::rowKnown for an access of `elements` elements at `indices` of a
@@ -545,9 +607,10 @@ std::string describeFence(const Conflict &c) {
 
 class Inserter {
 public:
-    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, int64_t threads, DiagnosticEngine *diags)
+    Inserter(std::vector<Range> asyncBytes, const ir::Stmt &body, int64_t threads, std::set<const ir::VarNode *> invariant, DiagnosticEngine *diags)
         : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags), blockSequences_(ir::blockSequences(body)) {
         lets_.threads = threads;
+        lets_.invariant = std::move(invariant);
         // Named barriers already in the kernel (specialize-warps' pacing, the
         // program's sync_threads(id, n) in a role) keep theirs.
         ir::forEachStmt(body, [&](const ir::Stmt &s) {
@@ -1444,7 +1507,11 @@ private:
 ir::Kernel insertSyncs(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     State state;
-    Inserter inserter(asyncBytes(kernel.body), kernel.body, kernel.threads, &ctx.diags);
+    std::set<const ir::VarNode *> invariant;
+    for (const ir::Param &p : kernel.params) {
+        if (p.kind != ir::ParamKind::Tensor) invariant.insert(p.var.get());
+    }
+    Inserter inserter(asyncBytes(kernel.body), kernel.body, kernel.threads, std::move(invariant), &ctx.diags);
     out.body = inserter.process(kernel.body, state);
     for (Decision &d : inserter.log) ctx.explain.record(std::move(d));
     return out;
