@@ -114,10 +114,19 @@ TileLayout withWholeDimensions(const TileLayout &layout, const std::vector<int> 
 bool sameDistribution(const TileLayout &a, const TileLayout &b) {
     if (a == b) return true;
     if (a.shape != b.shape || a.threads != b.threads) return false;
+    // Unit modes dropped, and a mode that continues the one before it on
+    // the same dimension merged into it (2@d0 then 4@d0*2 is 8@d0: a
+    // reshaped layout splits modes that another may keep whole).
     auto nonUnit = [](const std::vector<LayoutMode> &ms) {
         std::vector<LayoutMode> out;
         for (const LayoutMode &m : ms) {
-            if (m.extent > 1) out.push_back(m);
+            if (m.extent <= 1) continue;
+            if (!out.empty() && out.back().dim == m.dim && m.dim != LayoutMode::kReplicate &&
+                m.coordStride == out.back().coordStride * out.back().extent) {
+                out.back().extent *= m.extent;
+                continue;
+            }
+            out.push_back(m);
         }
         return out;
     };
@@ -193,6 +202,10 @@ std::optional<TileLayout> reshapeLayout(const TileLayout &layout, const std::vec
         for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
         return strides;
     };
+    int64_t before = 1, after = 1;
+    for (int64_t d : layout.shape) before *= d;
+    for (int64_t d : shape) after *= d;
+    if (before != after) return std::nullopt;
     const std::vector<int64_t> from = rowStrides(layout.shape), to = rowStrides(shape);
     // A mode's digits step the flat index by `step`: in the new shape, the
     // dimension whose row stride divides it with the step inside its extent.

@@ -28,6 +28,14 @@ std::map<const ir::BufferNode *, int> usesOf(const Stmt &body) {
         for (const ir::Access &a : fx.accesses) here.insert(a.buffer);
         for (const ir::BufferNode *b : here) ++uses[b];
     });
+    // A reshaped view's statements touch its fragment too.
+    ir::forEachStmt(body, [&](const Stmt &s) {
+        const ir::Allocate *a = ir::as<ir::Allocate>(s);
+        if (!a || a->buffer->scope != ir::MemScope::Fragment || !a->buffer->viewOf) return;
+        const ir::BufferNode *root = a->buffer->viewOf.get();
+        while (root->viewOf) root = root->viewOf.get();
+        uses[root] += uses[a->buffer.get()] + 1;
+    });
     return uses;
 }
 

@@ -254,6 +254,14 @@ ir::Stmt Checker::checkReshape(const ast::Let &s, const ast::Call &call, const a
             diags_.error(source->range, "a reshaped view of packed " + std::string(dtypeName(source->buffer->dtype)) + " elements is not supported yet");
             ok = false;
         }
+        if (ok && source->buffer->reducer) {
+            diags_.error(source->range, "a reshaped view of reducer '" + source->buffer->name + "' is not supported yet");
+            ok = false;
+        }
+        if (parallelDepth_ > 0) {
+            diags_.error(call.range, "'reshape' cannot appear inside a parallel loop");
+            ok = false;
+        }
         if (ok) {
             int64_t elements = 1;
             for (const ir::Expr &d : *shape) elements *= *ir::constInt(d);   // at most 2^31 - 1 (checkConstShape)

@@ -1068,6 +1068,9 @@ class KernelTranslator:
             raise InvalidProgram(f"reshape of '{src_node.text}' {src.buf.shape} into {shape}: another number of elements")
         py = self.py_name(name)
         info = BufInfo(name, "fragment", src.buf.dtype, shape, reducer=src.buf.reducer)
+        if not hasattr(self, "reshape_root"):
+            self.reshape_root = {}
+        self.reshape_root[name] = self.reshape_root.get(src.buf.name, src.buf.name)
         self.emit(d, f"{py} = rt.reshape({src.py}, {name!r}, {shape!r})")
         self.define(name, Sym("buffer", py, src.buf.dtype, buf=info))
 
@@ -1129,6 +1132,10 @@ class KernelTranslator:
             # iteration writes is touched by no other. Accesses of the
             # buffers the body writes are tracked to check it.
             self.parallel_written = {a.text.split("[")[0].split()[0] for a in _walk(body) if a.kind == "Assign" and "[...]" in a.text}
+            # A reshaped view and its fragment are one storage.
+            roots = getattr(self, "reshape_root", {})
+            self.parallel_written |= {n for n, r in roots.items() if r in {roots.get(w, w) for w in self.parallel_written}}
+            self.parallel_written |= {roots.get(w, w) for w in set(self.parallel_written)}
             self.parallel_iter = "(" + "".join(f"{self.py_name(n)}, " for n in names) + ")"
             self.emit(d, "_seen = {}")
             for i, (n, e) in enumerate(zip(names, extents)):
@@ -2167,7 +2174,10 @@ def _walk(nodes):
 def _track(seen, it, buf, idx, write):
     """Records an access of an iteration of a parallel loop; an element
     written by one iteration and read or written by another is a conflict."""
-    key = (id(buf), idx)
+    # A view (reshape, Tensor) and its buffer share their elements: keyed by
+    # the storage and the flat position.
+    f = buf.flat(idx) if len(idx) == len(buf.shape) else None
+    key = (id(buf.data), f) if f is not None else (id(buf), idx)
     prev = seen.get(key)
     if prev is None:
         seen[key] = (it, write)

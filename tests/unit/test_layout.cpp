@@ -227,6 +227,14 @@ TEST(Layout, ReshapedLayoutHoldsTheSameElementsInTheSameRegisters) {
     threeThreads.localModes = {{2, 1, 1}, {16, 0, 1}};
     expectExactCover(threeThreads);
     EXPECT_FALSE(reshapeLayout(threeThreads, {16, 2, 3}));
+    // Another number of elements is no reshape.
+    EXPECT_FALSE(reshapeLayout(canonicalLayout({8, 16}, 32, 1), {8, 8}));
+    // A fully replicated fragment reshaped is the view's fully replicated
+    // layout, its split local modes merged (2@d0 then 4@d0*2 is 8@d0).
+    std::optional<TileLayout> replicated = reshapeLayout(fullyReplicatedLayout({8, 16}, 128), {2, 4, 16});
+    ASSERT_TRUE(replicated);
+    EXPECT_TRUE(sameDistribution(*reshapeLayout(*replicated, {8, 16}), fullyReplicatedLayout({8, 16}, 128)));
+    EXPECT_TRUE(sameDistribution(*replicated, fullyReplicatedLayout({2, 4, 16}, 128)));
 }
 
 TEST(Layout, ElementAtAndHoldsAgreeWithTheDefinition) {
