@@ -74,8 +74,6 @@ for _arch in ARCHS:
 SPILLS = {
     ("mha_inference.tl", "sm_90a"): ("the consumer at the 240-register cap: 4 bytes, since pin-wgmma-registers makes the zeroed acc_s "
                                      "exist before the wgmma fence (unpinned, ptxas serialized the wgmmas instead: C7519)"),
-    ("mha_sink_bwd_bhsd.tl", "sm_80"): ("flash_bwd with the sm_90 tiles of get_bwd_configs() (block_M 128, 256 threads) on mma.sync: "
-                                        "88 bytes; sm_80's own tiles (64, 128 threads) do not spill"),
     ("mha_sink_bwd_bhsd.tl", "sm_100a"): "flash_bwd on mma.sync (register accumulators, as in the original): 4 bytes",
     ("mha_bwd_bshd_sm100.tl", "sm_80"): ("an sm_100 example on mma.sync: flash_bwd_ts's dq, dk and dv accumulators in registers on "
                                          "256 threads: 20 bytes"),
@@ -93,6 +91,9 @@ SPILLS = {
     ("gemm_fp8_2xacc.tl", "sm_100a"): "two 128x128 f32 accumulators on 128 threads, and mma.sync until tcgen05 is lowered",
     ("gemm_fp8_2xacc.tl", "sm_80"): "two 128x128 f32 accumulators on 128 threads (FMA: no fp8 tensor cores on sm_80)",
     ("gemm_fp8.tl", "sm_100a"): "mma.sync with register accumulators until tcgen05 is lowered (issue 13)",
+    ("mha_inference.tl", "sm_100a"): ("flashattn_mha_inference on mma.sync at the consumers' 240 registers (setmaxnreg): 80 bytes since "
+                                      "the ldmatrix addresses read ks / 4 and ks % 4 for (ks * 16 + ...) / 64 and % 64 (simplify's remainder "
+                                      "rule), which moved ptxas's allocation; before, 0"),
     ("mha_inference.tl", "sm_80"): "split kernel: a 128x128 f32 output accumulator and 128x64 scores on 128 threads (192 registers of accumulators)",
     ("mha_bwd_bhsd.tl", "sm_80"): "flash_bwd holds five 64x64 f32 fragments (qkT, dsT, dv, dk, dq) and two f16 casts on 128 threads: 192 registers of fragments",
     ("mha_bwd_bshd.tl", "sm_80"): "mha_bwd_bhsd's flash_bwd on [batch, seq, heads, dim] tensors: the same fragments",
@@ -108,8 +109,6 @@ SPILLS = {
                                 "on 256 threads take 160 registers each thread before qkT, dsT and dq"),
     ("mla_decode_paged.tl", "sm_90a"): ("main_split keeps acc_s_cast (64x64 f16, the original's P as the wgmma A operand from registers) "
                                         "beside the 64x512 f32 acc_o on 256 threads: 140 bytes; main_no_split does not spill"),
-    ("gqa_sink_fwd_varlen.tl", "sm_80"): ("128x128 tiles on 256 threads with mma.sync: acc_s, acc_o and the sinks fragment beside them "
-                                          "(gqa_fwd_varlen.tl takes 254 registers): 32 bytes"),
     ("mha_fwd_bshd.tl", "sm_80"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_90a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
     ("mha_fwd_bshd.tl", "sm_100a"): "128x128 tiles on 128 threads: acc_s and acc_o take 128 f32 registers each",
