@@ -841,32 +841,50 @@ ir::Stmt Checker::checkPersistentFor(const ast::For &s) {
 
 ir::Stmt Checker::checkParallelFor(const ast::For &s) {
     if (parallelDepth_ > 0) {
-        diags_.error(s.kindRange, "parallel loops cannot be nested; give all dimensions to one loop: for i, j in parallel(M, N)");
+        diags_.error(s.kindRange, "parallel loops cannot be nested (except as the whole body of one another); give all dimensions to one "
+                                  "loop: for i, j in parallel(M, N)");
         return nullptr;
     }
+    // TileLang nests T.Parallel loops (`for i in T.Parallel(M): for j in
+    // T.Parallel(N):`): a parallel loop that is the whole body of another
+    // joins its nest, as `for i, j in parallel(M, N)`.
+    std::vector<const ast::For *> levels{&s};
+    while (levels.back()->body.size() == 1 && levels.back()->body[0]->kind == ast::StmtKind::For &&
+           static_cast<const ast::For &>(*levels.back()->body[0]).loopKind == ast::LoopKind::Parallel)
+        levels.push_back(static_cast<const ast::For *>(levels.back()->body[0].get()));
     bool ok = true;
     bool preferAsync = false;
     std::vector<int64_t> extents;
-    for (const ast::Arg &a : s.args) {
-        if (a.name == "prefer_async") {
-            std::optional<bool> b = checkConstBool(*a.value, "prefer_async");
-            if (!b) ok = false;
-            else preferAsync = *b;
-            continue;
+    for (const ast::For *level : levels) {
+        size_t before = extents.size();
+        for (const ast::Arg &a : level->args) {
+            if (a.name == "prefer_async") {
+                std::optional<bool> b = checkConstBool(*a.value, "prefer_async");
+                if (!b) ok = false;
+                else preferAsync = preferAsync || *b;
+                continue;
+            }
+            if (!a.name.empty()) {
+                reportUnknownKeyword("parallel", a, {"prefer_async"});
+                ok = false;
+                continue;
+            }
+            std::optional<int64_t> n = checkConstInt(*a.value, "parallel loop extent");
+            if (!n) { ok = false; continue; }
+            if (*n <= 0) {
+                diags_.error(a.value->range, "parallel loop extent must be positive, found " + std::to_string(*n));
+                ok = false;
+                continue;
+            }
+            extents.push_back(*n);
         }
-        if (!a.name.empty()) {
-            reportUnknownKeyword("parallel", a, {"prefer_async"});
+        size_t count = extents.size() - before;
+        if (ok && count != level->vars.size()) {
+            diags_.error(level->kindRange, "parallel loop has " + std::to_string(level->vars.size()) + " variable" +
+                                               (level->vars.size() == 1 ? "" : "s") + " but " + std::to_string(count) + " extent" +
+                                               (count == 1 ? "" : "s"));
             ok = false;
-            continue;
         }
-        std::optional<int64_t> n = checkConstInt(*a.value, "parallel loop extent");
-        if (!n) { ok = false; continue; }
-        if (*n <= 0) {
-            diags_.error(a.value->range, "parallel loop extent must be positive, found " + std::to_string(*n));
-            ok = false;
-            continue;
-        }
-        extents.push_back(*n);
     }
     if (ok && !checkRank(extents.size(), s.kindRange, "parallel loop")) ok = false;
     if (ok) {
@@ -879,15 +897,14 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
             ok = false;
         }
     }
-    if (ok && extents.size() != s.vars.size()) {
-        diags_.error(s.kindRange, "parallel loop has " + std::to_string(s.vars.size()) + " variable" + (s.vars.size() == 1 ? "" : "s") +
-                                      " but " + std::to_string(extents.size()) + " extent" + (extents.size() == 1 ? "" : "s"));
-        ok = false;
-    }
     pushScope();
-    std::vector<ir::VarRef> vars = declareLoopVars(s);
+    std::vector<ir::VarRef> vars;
+    for (const ast::For *level : levels) {
+        std::vector<ir::VarRef> declared = declareLoopVars(*level);
+        vars.insert(vars.end(), declared.begin(), declared.end());
+    }
     ++parallelDepth_;
-    ir::Stmt body = checkBlock(s.body);
+    ir::Stmt body = checkBlock(levels.back()->body);
     --parallelDepth_;
     popScope();
     if (!ok) return nullptr;

@@ -1124,6 +1124,17 @@ class KernelTranslator:
             extents = [self.static_int(x) for x in args["pos"]]
             if len(extents) != len(names):
                 raise InvalidProgram("parallel loop: one extent per variable")
+            # A parallel loop that is the whole body of another joins its
+            # nest (docs/language.md): one loop over all their variables.
+            while len(body) == 1 and body[0].kind == s.kind and body[0].text.rpartition(" in ")[2] == "parallel":
+                inner = body[0]
+                inner_args = self.call_args_of(inner.kids)
+                inner_names = [v.strip() for v in inner.text.rpartition(" in ")[0].split(",")]
+                inner_extents = [self.static_int(x) for x in inner_args["pos"]]
+                if len(inner_extents) != len(inner_names):
+                    raise InvalidProgram("parallel loop: one extent per variable")
+                names, extents = names + inner_names, extents + inner_extents
+                body = [c for c in inner.kids if c not in inner_args["nodes"]]
             self.scopes.append({})
             self.parallel_depth += 1
             saved_locals = getattr(self, "parallel_locals", set())
