@@ -63,6 +63,10 @@ std::string cTypeHeader(DType t) {
     }
 }
 
+std::string cValueType(DType t) { return t == DType::F4E2M1 ? "__nv_fp4_e2m1" : cType(t); }
+
+std::string cValueTypeHeader(DType t) { return t == DType::F4E2M1 ? "cuda_fp4.h" : cTypeHeader(t); }
+
 std::string ptxTypeName(DType t) {
     switch (t) {
     case DType::F16: return "f16";
@@ -165,18 +169,18 @@ std::string ExprPrinter::literal(const ir::Expr &e) {
     }
     if (f.dtype == DType::F32 || f.dtype == DType::F64 || f.dtype == DType::TF32) return text;
     needHeader(cTypeHeader(f.dtype));
-    return "static_cast<" + cType(f.dtype) + ">(" + text + ")";
+    return "static_cast<" + cValueType(f.dtype) + ">(" + text + ")";
 }
 
 std::string ExprPrinter::castTo(DType to, const ir::Expr &value) {
-    needHeader(cTypeHeader(to));
+    needHeader(cValueTypeHeader(to));
     std::string v = print(value);   // static_cast<T>(...) brings its own parentheses
     DType from = value->dtype;
     // Narrow float types convert through float: their constructors from
     // integers and to integers are not all available on every toolkit.
     if ((isNarrowFloat(to) && !isFloat(from)) || (isNarrowFloat(from) && !isFloat(to)) || (isNarrowFloat(from) && isNarrowFloat(to)))
         v = "static_cast<float>(" + v + ")";
-    return "static_cast<" + cType(to) + ">(" + v + ")";
+    return "static_cast<" + cValueType(to) + ">(" + v + ")";
 }
 
 std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
@@ -260,7 +264,7 @@ std::string ExprPrinter::print(const ir::Expr &e, int &precedence) {
         case ir::MathFunc::BitCast:
             // From named: C promotes a narrow integer expression (hb ^ 0x8000) to int.
             needHelper("bitcast");
-            return "tilet_bitcast<" + cType(m.dtype) + ", " + cType(m.args[0]->dtype) + ">(" + arg(0) + ")";
+            return "tilet_bitcast<" + cValueType(m.dtype) + ", " + cValueType(m.args[0]->dtype) + ">(" + arg(0) + ")";
         case ir::MathFunc::Sigmoid: {
             precedence = kMul;
             std::string inner = operand(m.args[0], kUnary);

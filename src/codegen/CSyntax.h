@@ -17,6 +17,11 @@ std::string cType(DType t);
 std::string cStorageType(DType t);
 // The CUDA header that declares it, or "" for builtin types.
 std::string cTypeHeader(DType t);
+// The C++ type of one element as a value (a register, a conversion): cType,
+// except for the packed types whose fragments hold an element to a register
+// (f4e2m1: __nv_fp4_e2m1, where memory holds unsigned char bytes of two).
+std::string cValueType(DType t);
+std::string cValueTypeHeader(DType t);
 // The PTX ISA's name of a scalar type: f16, f32, s32, u64, ...
 std::string ptxTypeName(DType t);
 // The PTX type name of an mma accumulator (f32, f16, s32) or operand (f16,

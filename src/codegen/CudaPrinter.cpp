@@ -206,8 +206,9 @@ private:
                           "' viewed as " + viewShape(b));
             } else if (b.scope == ir::MemScope::Local) {
                 std::string align = b.alignment > 0 ? "__align__(" + std::to_string(b.alignment) + ") " : "";
-                if (b.rank() == 0) out_.line(align + cType(b.dtype) + " " + name + ";");
-                else out_.line(align + cType(b.dtype) + " " + name + "[" + std::to_string(*b.constElements()) + "];");
+                expr_.needHeader(cValueTypeHeader(b.dtype));
+                if (b.rank() == 0) out_.line(align + cValueType(b.dtype) + " " + name + ";");
+                else out_.line(align + cValueType(b.dtype) + " " + name + "[" + std::to_string(*b.constElements()) + "];");
             } else if (b.scope == ir::MemScope::TMem) {
                 // Its columns are part of the block's one allocation (plan-tensor-memory): nothing to declare.
             } else {

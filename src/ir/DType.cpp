@@ -35,6 +35,7 @@ bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
 bool isUnpacked(DType t) { return t == DType::F4E2M1Unpacked || t == DType::F6E2M3Unpacked || t == DType::F6E3M2Unpacked; }
 bool isPacked(DType t) { return isSubByte(t) || isUnpacked(t); }
+bool inRegistersOneByOne(DType t) { return t == DType::F4E2M1; }
 DType valueType(DType t) {
     switch (t) {
     case DType::F4E2M1Unpacked: return DType::F4E2M1;

@@ -74,6 +74,11 @@ bool isUnpacked(DType t);
 // forms (sixteen packed elements in sixteen slots). Their elements are not
 // read, written or converted one by one; copies and gemms move them.
 bool isPacked(DType t);
+// The packed type whose elements a fragment holds one to a register, in a C
+// type of its own (f4e2m1: CUDA's __nv_fp4_e2m1). In a fragment they are
+// read, written and converted one by one; a copy between the fragment and
+// memory packs or unpacks pairs of registers (lower-packed-copies).
+bool inRegistersOneByOne(DType t);
 // The element type a storage form holds: f4e2m1 for f4e2m1_unpacked (and
 // so on), else t.
 DType valueType(DType t);

@@ -186,6 +186,7 @@ const char *copyInstName(CopyInst i) {
     case CopyInst::CPAsync: return "CPAsync";
     case CopyInst::TMemLoad: return "TMemLoad";
     case CopyInst::TMemStore: return "TMemStore";
+    case CopyInst::PackedBytes: return "PackedBytes";
     }
     return "?";
 }

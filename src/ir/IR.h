@@ -326,7 +326,8 @@ struct Cast : ExprNode {
 // __expf), and __exp2, the PTX ISA's ex2.approx.ftz.f32 (FlashAttention-3's
 // exponential), which flushes subnormal inputs and results to zero.
 // BitCast is TileLang's T.reinterpret: the bits of its argument read as the
-// call's dtype, of the same width.
+// call's dtype, of the same width. (Lowering also reads an f4e2m1 register
+// as the uint8 holding it in its low four bits, and back.)
 enum class MathFunc { Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil, Pow, Sigmoid, FastExp, FastExp2, BitCast };
 const char *mathFuncName(MathFunc f);
 
@@ -1020,7 +1021,9 @@ struct CpAsyncWait : StmtNode {
 // ---- tile operations
 
 // The instruction a copy becomes (TileLang's CopyInst names).
-enum class CopyInst { Unselected, Normal, LDSM, STSM, BulkLoad, BulkStore, BulkLoad1D, BulkStore1D, CPAsync, TMemLoad, TMemStore };
+// PackedBytes: a copy between an f4e2m1 fragment (an element to a register)
+// and packed memory, each thread moving the bytes whose two elements it holds.
+enum class CopyInst { Unselected, Normal, LDSM, STSM, BulkLoad, BulkStore, BulkLoad1D, BulkStore1D, CPAsync, TMemLoad, TMemStore, PackedBytes };
 const char *copyInstName(CopyInst i);
 
 enum class CopyKind { Copy, TmaCopy, AsyncCopy, CopyCluster };

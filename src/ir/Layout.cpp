@@ -196,6 +196,34 @@ std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vect
     return out;
 }
 
+std::optional<TileLayout> pairedLayout(const TileLayout &held) {
+    if (held.shape.empty()) return std::nullopt;
+    const int last = static_cast<int>(held.shape.size()) - 1;
+    TileLayout out = held;
+    out.shape.back() /= 2;
+    bool paired = false;
+    for (std::vector<LayoutMode> *modes : {&out.threadModes, &out.localModes}) {
+        for (LayoutMode &m : *modes) {
+            if (m.dim != last) continue;
+            if (m.coordStride == 1) {
+                // The unit step: its even digit is the pair's first element.
+                if (modes == &out.threadModes || m.extent % 2 != 0) return std::nullopt;
+                m.extent /= 2;
+                paired = true;
+            } else if (m.coordStride % 2 != 0) {
+                return std::nullopt;
+            } else {
+                m.coordStride /= 2;
+            }
+        }
+    }
+    if (!paired) return std::nullopt;
+    // A mode left with one value steps nothing.
+    out.localModes.erase(std::remove_if(out.localModes.begin(), out.localModes.end(), [](const LayoutMode &m) { return m.extent == 1; }),
+                         out.localModes.end());
+    return out;
+}
+
 std::optional<TileLayout> reshapeLayout(const TileLayout &layout, const std::vector<int64_t> &shape) {
     auto rowStrides = [](const std::vector<int64_t> &dims) {
         std::vector<int64_t> strides(dims.size(), 1);

@@ -41,6 +41,14 @@ TileLayout paddedLayout(const std::vector<int64_t> &shape, int64_t threads, int6
 std::optional<TileLayout> loopLayoutFrom(const TileLayout &held, const std::vector<int> &dims, const std::vector<int64_t> &factors = {},
                                          const std::vector<int64_t> &windows = {});
 
+// The layout of a loop over the pairs of elements (..., 2p) and (..., 2p + 1)
+// of a fragment laid out as `held` (its last dimension indexed by p), each
+// pair run by the threads that hold both: nullopt unless the mode giving the
+// last coordinate's unit step is a local mode of even extent, so that the two
+// elements of every pair are in a thread's registers (f4e2m1 registers
+// packed into a byte, lower-packed-copies).
+std::optional<TileLayout> pairedLayout(const TileLayout &held);
+
 // The layout of a buffer indexed, inside a loop with layout `loop`, by the
 // loop's dimensions `dims` (dims[d] = the loop dimension indexing buffer
 // dimension d). Loop dimensions not used become replication (thread modes)

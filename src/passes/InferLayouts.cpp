@@ -513,6 +513,21 @@ protected:
         return out;
     }
 
+    // A packed copy (lower-packed-copies) runs where its fragment is: one
+    // nothing has laid out yet gets the canonical layout, eight elements (a
+    // 32-bit word of memory) of a row per thread and step where the row
+    // allows, so that each byte's pair is in one thread.
+    ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
+        if (c.inst != ir::CopyInst::PackedBytes) return self;
+        const ir::Region &frag = c.src.buffer->scope == ir::MemScope::Fragment ? c.src : c.dst;
+        if (layoutOf(frag.buffer)) return self;
+        std::vector<int64_t> shape = *frag.buffer->constShape();
+        int64_t vector = shape.back() % 8 == 0 ? 8 : 2;   // sema: rows of whole bytes
+        setLayout({frag.buffer, {}, c.span}, ir::canonicalLayout(shape, threads_, vector),
+                  "a packed copy, which moves the two " + std::string(dtypeName(frag.buffer->dtype)) + " elements of each byte in one thread");
+        return self;
+    }
+
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
         if (!layoutOf(r.src)) {
             // Only filled so far (fill loops are decided last, and take this).

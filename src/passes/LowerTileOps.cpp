@@ -107,6 +107,7 @@ protected:
         if (c.inst == ir::CopyInst::LDSM) return self;   // lower-gemms, with the operand's registers
         if (c.inst == ir::CopyInst::TMemLoad || c.inst == ir::CopyInst::TMemStore) return self;   // lower-tensor-memory, with the fragment's layout
         if (c.inst == ir::CopyInst::STSM) return self;   // lower-fragment-stores, with the accumulator's registers
+        if (c.inst == ir::CopyInst::PackedBytes) return self;   // lower-packed-copies, with the fragment's layout
         TILET_ASSERT(c.inst == ir::CopyInst::Normal || c.inst == ir::CopyInst::CPAsync,
                      "copy with " << ir::copyInstName(c.inst) << " reached lower-tile-ops");
         // A cp.async copy is an element loop too; vectorize-accesses issues its wide moves as cp.async.

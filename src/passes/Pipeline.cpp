@@ -12,6 +12,7 @@
 #include "passes/InferLayouts.h"
 #include "passes/InsertSyncs.h"
 #include "passes/LowerFragmentStores.h"
+#include "passes/LowerPackedCopies.h"
 #include "passes/LowerGemms.h"
 #include "passes/LowerParallelLoops.h"
 #include "passes/LowerReductions.h"
@@ -103,7 +104,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
+        "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "lower-packed-copies", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "flatten-buffers", "simplify"};
     return names;
 }
@@ -172,6 +173,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("lower-tensor-memory", lowerTensorMemory, checked);
         // Accumulators copied to shared memory with stmatrix; needs their registers.
         run("lower-fragment-stores", lowerFragmentStores, checked);
+        // f4e2m1 fragments packed into bytes (or unpacked): a loop over register pairs; needs the layouts.
+        run("lower-packed-copies", lowerPackedCopies, checked);
         // A consumer loop's wgmma group stays in flight while the next is issued.
         run("overlap-wgmma", overlapWgmma, checked);
         // Attention's softmax overlaps the previous key tile's P V (rotates the consumer loop).

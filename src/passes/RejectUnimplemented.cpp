@@ -27,6 +27,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             bool tensorMemory = c.inst == ir::CopyInst::TMemLoad || c.inst == ir::CopyInst::TMemStore;
             // select-copy-inst takes stmatrix only where lower-fragment-stores generates it.
             bool stmatrix = c.inst == ir::CopyInst::STSM;
+            // lower-packed-copies says which layouts it cannot pack.
+            bool packed = c.inst == ir::CopyInst::PackedBytes;
             bool tma = c.inst == ir::CopyInst::BulkLoad || c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkLoad1D ||
                        c.inst == ir::CopyInst::BulkStore1D;
             // Multicast needs every block's consumers to release a stage before
@@ -36,7 +38,7 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
                 notYet(c.span, "a TMA multicast completing on the program's barrier (tma_copy with cluster_mask) is");
                 break;
             }
-            if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma && !tensorMemory && !stmatrix) {
+            if (c.inst != ir::CopyInst::Normal && !pipelined && !operandLoad && !tma && !tensorMemory && !stmatrix && !packed) {
                 std::string hint = c.inst == ir::CopyInst::BulkStore || c.inst == ir::CopyInst::BulkStore1D
                                        ? "; add disable_tma = true for a SIMT store"
                                        : "";

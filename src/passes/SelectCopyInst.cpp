@@ -338,10 +338,12 @@ private:
         return Option::yes();
     }
 
-    // SelectSyncLikeInst: LDSM > STSM > TMemLoad > TMemStore > Normal.
+    // SelectSyncLikeInst: LDSM > STSM > TMemLoad > TMemStore > Normal; and
+    // PackedBytes, the one way between f4e2m1 registers and packed memory.
     CopyInst selectSync(const ir::Copy &c, std::vector<Rejected> &rejected) const {
         ir::MemScope s = c.src.buffer->scope, d = c.dst.buffer->scope;
         const Target &t = ctx_.target;
+        if ((s == ir::MemScope::Fragment) != (d == ir::MemScope::Fragment) && inRegistersOneByOne(c.src.buffer->dtype)) return CopyInst::PackedBytes;
         if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
             if (!t.has(Feature::Ldmatrix)) rejected.push_back({"LDSM", lacks(t, Feature::Ldmatrix)});
             else if (!operandFragments_.count(c.dst.buffer.get()))
@@ -473,7 +475,10 @@ private:
             }
             if (inst == CopyInst::Unselected) {
                 inst = selectSync(c, rejected);
-                why = inst == CopyInst::Normal ? "SIMT loads and stores by every thread" : "synchronous copy";
+                why = inst == CopyInst::Normal        ? "SIMT loads and stores by every thread"
+                      : inst == CopyInst::PackedBytes ? "the fragment holds one " + std::string(dtypeName(c.src.buffer->dtype)) +
+                                                            " element to a register, memory two to a byte: each thread packs (or unpacks) the bytes of its pairs"
+                                                      : "synchronous copy";
             }
         }
         decision.choice = ir::copyInstName(inst);

@@ -405,9 +405,10 @@ std::optional<Value> Checker::checkIndexLoad(const ast::Index &ix) {
         diags_.error(ix.range, "tensor memory '" + name + "' cannot be read element by element; copy it to a fragment first");
         return std::nullopt;
     }
-    if (isPacked(buffer->dtype)) {
+    if (!elementsOneByOne(*buffer)) {
         diags_.error(ix.range, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffer '" + name +
-                                   "' cannot be read one by one; copy and gemm move packed data, and a Tensor view reads its bytes");
+                                   "' cannot be read one by one; copy and gemm move packed data, and a Tensor view reads its bytes" +
+                                   (inRegistersOneByOne(buffer->dtype) ? " (a fragment's elements can be read)" : ""));
         return std::nullopt;
     }
     if (static_cast<int>(ix.items.size()) != buffer->rank()) {

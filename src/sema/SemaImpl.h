@@ -35,6 +35,13 @@ struct Value {
     DType type() const { return expr->dtype; }
 };
 
+// Whether the program may read and write `b`'s elements one by one: every
+// type but the packed ones, and f4e2m1 in a fragment, whose registers hold
+// one element each (lower-packed-copies packs them when they are copied).
+inline bool elementsOneByOne(const ir::BufferNode &b) {
+    return !isPacked(b.dtype) || (b.scope == ir::MemScope::Fragment && inRegistersOneByOne(b.dtype));
+}
+
 enum class SymbolKind { Const, DTypeConst, Tensor, Scalar, DynDim, BlockIndex, ThreadIndex, LoopVar, Let, Buffer, Mutable };
 const char *symbolKindName(SymbolKind k);
 

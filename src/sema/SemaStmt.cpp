@@ -457,8 +457,9 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
                                             s.target.name + "' cannot be assigned");
             return nullptr;
         }
-        if (isPacked(buffer->dtype)) {
-            diags_.error(s.targetRange, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffers cannot be assigned one by one");
+        if (!elementsOneByOne(*buffer)) {
+            diags_.error(s.targetRange, "elements of packed " + std::string(dtypeName(buffer->dtype)) + " buffers cannot be assigned one by one" +
+                                            (inRegistersOneByOne(buffer->dtype) ? " (except in a fragment)" : ""));
             return nullptr;
         }
         if (s.indices.empty()) {

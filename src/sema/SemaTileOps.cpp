@@ -568,7 +568,13 @@ ir::Stmt Checker::checkCopy(const ast::Call &c, ir::CopyKind kind) {
     if (isSubByte(s.buffer->dtype) && !unpacks) {
         // Packed elements move in whole bytes (lower-tile-ops copies the bytes).
         auto memory = [](ir::MemScope m) { return m == ir::MemScope::Global || m == ir::MemScope::Shared; };
-        if (!memory(ss) || !memory(ds)) return scopeError("packed data is copied between global and shared memory only");
+        // A fragment of f4e2m1 (one element to a register) is packed into
+        // memory, or unpacked from it, a byte to two registers.
+        bool registers = inRegistersOneByOne(s.buffer->dtype) && ((ss == ir::MemScope::Fragment && memory(ds)) || (ds == ir::MemScope::Fragment && memory(ss)));
+        if ((!memory(ss) || !memory(ds)) && !registers)
+            return scopeError(inRegistersOneByOne(s.buffer->dtype) ? "packed " + std::string(dtypeName(s.buffer->dtype)) +
+                                                                         " data is copied between global and shared memory, or between memory and a fragment"
+                                                                   : std::string("packed data is copied between global and shared memory only"));
         DType t = s.buffer->dtype;
         int64_t unit = packingUnit(t);
         std::string whole = "packed " + std::string(dtypeName(t)) + " data is copied in whole bytes, " + std::to_string(unit) + " elements to " +
@@ -863,7 +869,7 @@ ir::Stmt Checker::checkFill(const ast::Call &c, bool clear) {
         return nullptr;
     }
     DType t = region->buffer->dtype;
-    if (isPacked(t)) {
+    if (!elementsOneByOne(*region->buffer)) {
         diags_.error(r->range, c.callee + " cannot write packed " + std::string(dtypeName(t)) + " data");
         return nullptr;
     }

@@ -24,6 +24,7 @@ inline double __longlong_as_double(unsigned long long bits);
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cuda_fp4.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 

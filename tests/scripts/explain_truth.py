@@ -33,6 +33,7 @@ INSTRUCTIONS = [
     (r"cp\.async(?!\.bulk)|CPAsync", r"tilet_cp_async_(?:\d|zfill)", True),
     (r"ldmatrix", r"tilet_ldmatrix", True),
     (r"stmatrix|\bSTSM\b", r"tilet_stmatrix", True),
+    (r"\bPackedBytes\b", r"tilet_bitcast<(?:unsigned char, __nv_fp4_e2m1|__nv_fp4_e2m1, unsigned char)>", True),
     (r"mma\.sync|\bMMA\b", r"tilet_mma_m", True),
     (r"wgmma|WGMMA", r"tilet_wgmma_m", True),
     (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store|reduce_add)", True),

@@ -237,6 +237,37 @@ TEST(Layout, ReshapedLayoutHoldsTheSameElementsInTheSameRegisters) {
     EXPECT_TRUE(sameDistribution(*replicated, fullyReplicatedLayout({2, 4, 16}, 128)));
 }
 
+TEST(Layout, PairedLayoutRunsEachPairWhereBothElementsAre) {
+    // Pair p of a row of a fragment laid out as `held` runs on the thread
+    // holding elements 2p and 2p + 1 of that row (f4e2m1 bytes).
+    for (const TileLayout &held : {canonicalLayout({32, 64}, 128, 4), canonicalLayout({32, 32}, 128, 8), canonicalLayout({8, 16}, 256, 2),
+                                   fullyReplicatedLayout({4, 8}, 32)}) {
+        std::optional<TileLayout> pairs = pairedLayout(held);
+        ASSERT_TRUE(pairs) << held.str();
+        EXPECT_EQ(pairs->shape.back() * 2, held.shape.back());
+        EXPECT_EQ(pairs->localSize() * 2, held.localSize());
+        expectExactCover(*pairs);
+        for (int64_t t = 0; t < held.threads; ++t) {
+            for (int64_t l = 0; l < pairs->localSize(); ++l) {
+                std::vector<int64_t> c = coordinate(*pairs, t, l);
+                int64_t p = c.back();
+                c.back() = 2 * p;
+                EXPECT_TRUE(holds(held, t, {c[0], c[1]})) << held.str() << " " << t << " " << l;
+                EXPECT_TRUE(holds(held, t, {c[0], c[1] + 1})) << held.str() << " " << t << " " << l;
+            }
+        }
+    }
+    // A pair split over two threads, or columns held one at a time, cannot be paired.
+    EXPECT_FALSE(pairedLayout(canonicalLayout({8, 16}, 128, 1)));
+    TileLayout odd;
+    odd.shape = {4, 6};
+    odd.threads = 4;
+    odd.threadModes = {{4, 0, 1}};
+    odd.localModes = {{3, 1, 1}, {2, 1, 3}};
+    expectExactCover(odd);
+    EXPECT_FALSE(pairedLayout(odd));
+}
+
 TEST(Layout, ElementAtAndHoldsAgreeWithTheDefinition) {
     for (const TileLayout &l : {canonicalLayout({64, 64}, 128, 4), canonicalLayout({8}, 128, 1), canonicalLayout({3, 100}, 96, 2)}) {
         for (int64_t t = 0; t < l.threads; ++t) {
