@@ -457,21 +457,26 @@ protected:
     // before the reads is insert-syncs'), and the loop reads the tile.
     ir::Stmt convertThroughShared(const ir::For &n, const ir::TileLayout &layout, const std::string &why, const std::vector<ir::Buffer> &fragments) {
         ir::BufferReplacement replacement;
+        std::map<const ir::BufferNode *, ir::Buffer> byteTiles;
         std::vector<std::pair<ir::Buffer, ir::Stmt>> copies;
         for (const ir::Buffer &frag : fragments) {
             std::vector<int64_t> shape = *frag->constShape();
             std::vector<ir::Expr> dims;
             for (int64_t e : shape) dims.push_back(ir::intImm(e));
-            ir::Buffer tile = ir::makeBuffer(frag->name + "_converted", frag->dtype, dims, ir::MemScope::Shared, frag->span);
-            replacement[frag.get()] = tile;
+            // Shared memory has no element of a packed type: a register's byte each (f4e2m1).
+            const bool asBytes = inRegistersOneByOne(frag->dtype);
+            ir::Buffer tile = ir::makeBuffer(frag->name + "_converted", asBytes ? DType::UInt8 : frag->dtype, dims, ir::MemScope::Shared, frag->span);
+            (asBytes ? byteTiles[frag.get()] : replacement[frag.get()]) = tile;
             ir::Stmt nest = makeParallelNest(shape, n.span, [&](const std::vector<ir::Expr> &vars) {
-                return std::make_shared<ir::Store>(tile, vars, std::make_shared<ir::Load>(frag, vars, n.span), ir::StoreOp::Assign, n.span);
+                ir::Expr value = std::make_shared<ir::Load>(frag, vars, n.span);
+                if (asBytes) value = std::make_shared<ir::MathCall>(DType::UInt8, ir::MathFunc::BitCast, std::vector<ir::Expr>{value}, n.span);
+                return std::make_shared<ir::Store>(tile, vars, value, ir::StoreOp::Assign, n.span);
             });
             const ir::For &outer = *ir::as<ir::For>(nest);
             auto copy = ir::rebuildFor(outer, outer.min, outer.extent, outer.body);
             copy->threadLayout = *layoutOf(frag);
             copies.push_back({tile, copy});
-            int64_t bytes = dtypeBits(frag->dtype) / 8;
+            int64_t bytes = dtypeBits(tile->dtype) / 8;
             for (int64_t e : shape) bytes *= e;
             Decision d;
             d.where = n.span;
@@ -481,7 +486,28 @@ protected:
                     describeLayout(*layoutOf(frag)) + "); its owners store it, a block barrier, then the loop reads it";
             ctx_.explain.record(std::move(d));
         }
-        auto loop = ir::rebuildFor(n, n.min, n.extent, ir::replaceBuffers(n.body, replacement));
+        // Reads of a byte tile reinterpret the byte as the fragment's element.
+        class ByteReads : public ir::Mutator {
+        public:
+            explicit ByteReads(const std::map<const ir::BufferNode *, ir::Buffer> &tiles) : tiles_(tiles) {}
+            using ir::Mutator::mutate;
+
+        protected:
+            ir::Expr mutateLoad(const ir::Expr &self, const ir::Load &l) override {
+                auto it = tiles_.find(l.buffer.get());
+                if (it == tiles_.end()) return ir::Mutator::mutateLoad(self, l);
+                std::vector<ir::Expr> indices;
+                for (const ir::Expr &i : l.indices) indices.push_back(mutate(i));
+                ir::Expr byte = std::make_shared<ir::Load>(it->second, indices, l.span);
+                return std::make_shared<ir::MathCall>(l.dtype, ir::MathFunc::BitCast, std::vector<ir::Expr>{byte}, l.span);
+            }
+
+        private:
+            const std::map<const ir::BufferNode *, ir::Buffer> &tiles_;
+        };
+        ir::Stmt body = ir::replaceBuffers(n.body, replacement);
+        if (!byteTiles.empty()) body = ByteReads(byteTiles).mutate(body);
+        auto loop = ir::rebuildFor(n, n.min, n.extent, body);
         ir::Stmt out = annotate(*loop, layout, why);
         std::vector<ir::Stmt> seq;
         for (const auto &c : copies) seq.push_back(c.second);
@@ -513,20 +539,31 @@ protected:
         return out;
     }
 
-    // A packed copy (lower-packed-copies) runs where its fragment is: one
-    // nothing has laid out yet gets the canonical layout, eight elements (a
-    // 32-bit word of memory) of a row per thread and step where the row
-    // allows, so that each byte's pair is in one thread.
+    // A packed copy (lower-packed-copies) runs where its fragment is, as the
+    // loops that use the fragment lay it out (decidePackedCopies).
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
         if (c.inst != ir::CopyInst::PackedBytes) return self;
         const ir::Region &frag = c.src.buffer->scope == ir::MemScope::Fragment ? c.src : c.dst;
-        if (layoutOf(frag.buffer)) return self;
-        std::vector<int64_t> shape = *frag.buffer->constShape();
-        int64_t vector = shape.back() % 8 == 0 ? 8 : 2;   // sema: rows of whole bytes
-        setLayout({frag.buffer, {}, c.span}, ir::canonicalLayout(shape, threads_, vector),
-                  "a packed copy, which moves the two " + std::string(dtypeName(frag.buffer->dtype)) + " elements of each byte in one thread");
+        packedCopies_.push_back({{frag.buffer, {}, c.span}, threads_});
         return self;
     }
+
+public:
+    // A fragment only packed copies (and fills, decided after this) use gets
+    // the canonical layout, eight elements (a 32-bit word of memory) of a row
+    // per thread and step where the row allows, so that each byte's pair is
+    // in one thread.
+    void decidePackedCopies() {
+        for (const auto &[access, threads] : packedCopies_) {
+            if (layoutOf(access.buffer)) continue;
+            std::vector<int64_t> shape = *access.buffer->constShape();
+            int64_t vector = shape.back() % 8 == 0 ? 8 : 2;   // sema: rows of whole bytes
+            setLayout(access, ir::canonicalLayout(shape, threads, vector),
+                      "a packed copy, which moves the two " + std::string(dtypeName(access.buffer->dtype)) + " elements of each byte in one thread");
+        }
+    }
+
+protected:
 
     ir::Stmt mutateReduce(const ir::Stmt &self, const ir::Reduce &r) override {
         if (!layoutOf(r.src)) {
@@ -1011,7 +1048,9 @@ private:
             // stored): said here, with the numbers, rather than found in
             // ptxas' report. TileLang compiles such kernels as they are
             // (e.g. its persistent 2-CTA block-scaled GEMM's epilogue).
-            int64_t registers = layout.localSize() >= (INT64_MAX / 64) ? INT64_MAX : (layout.localSize() * dtypeBits(b.dtype) + 31) / 32;
+            // (An f4e2m1 element has a register of its own.)
+            int64_t bits = inRegistersOneByOne(b.dtype) ? 32 : dtypeBits(b.dtype);
+            int64_t registers = layout.localSize() >= (INT64_MAX / 64) ? INT64_MAX : (layout.localSize() * bits + 31) / 32;
             // Beyond the 512 KiB of local memory a thread may have (CUDA C++
             // Programming Guide, "Technical Specifications per Compute
             // Capability") the kernel could not even launch.
@@ -1141,15 +1180,28 @@ private:
             }
             any = true;
         }
+        // A fragment holding an element to a register is copied to packed
+        // memory a byte -- two elements of a row -- per thread (pairedLayout).
+        const ir::BufferNode *paired = nullptr;
+        for (const Access &a : accesses) {
+            if (a.buffer->scope == ir::MemScope::Fragment && inRegistersOneByOne(a.buffer->dtype) && !a.indices.empty() && a.indices.back().get() == j.get())
+                paired = a.buffer.get();
+        }
+        auto keepPairs = [&](int64_t vector) {
+            if (!paired || vector >= 2 || extent % 2 != 0) return vector;
+            why = "2-element vectors (" + std::string(dtypeName(paired->dtype)) + " fragment '" + paired->name +
+                  "' keeps the two elements of each byte in one thread)";
+            return int64_t(2);
+        };
         if (!any) {
             why = "no global or shared access to vectorize";
-            return 1;
+            return keepPairs(1);
         }
         while (best > 1 && extent % best != 0) best /= 2;
         // No limit: 16 one-byte elements, the widest access.
         why = best > 1 ? std::to_string(best) + "-element vectors" + (limit.empty() ? "" : " (" + limit + ")")
                        : "not vectorized: " + (limit.empty() ? "extent" : limit);
-        return best;
+        return keepPairs(best);
     }
 
     const ir::Kernel &kernel_;
@@ -1157,6 +1209,7 @@ private:
     ir::BufferEdits edits_;   // the layouts decided so far
     int64_t threads_;   // the threads a parallel loop here is spread over
     mutable std::set<std::string> holding_;   // ownership checks that held (ownershipProblem's keys)
+    std::vector<std::pair<Access, int64_t>> packedCopies_;   // the fragment of each packed copy, and the threads it runs on
     std::map<const ir::BufferNode *, SourceRange> firstUse_;
     std::map<const ir::BufferNode *, std::string> firstWhy_;
     std::set<const ir::BufferNode *> refused_;   // fragments whose layout was refused (said once): beyond a thread's local memory, a reducer with replication = none
@@ -1184,7 +1237,9 @@ ir::Kernel inferLayouts(const ir::Kernel &kernel, PassContext &ctx) {
     inferrer.findReshapes(kernel.body);
     inferrer.replicateFloatingFragments(kernel.body);
     inferrer.fixGemmLayouts(kernel.body);
-    out.body = inferrer.decideFills(inferrer.mutate(kernel.body));
+    ir::Stmt body = inferrer.mutate(kernel.body);
+    inferrer.decidePackedCopies();
+    out.body = inferrer.decideFills(body);
     inferrer.decisions().applyTo(out);
     return out;
 }

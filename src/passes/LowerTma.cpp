@@ -73,23 +73,28 @@ protected:
     }
 
     Stmt mutateCopy(const Stmt &self, const ir::Copy &c) override {
-        if (c.inst == ir::CopyInst::BulkLoad1D || c.inst == ir::CopyInst::BulkStore1D) return bulk1D(c);
-        if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore) return self;
+        const bool oneDimensional = c.inst == ir::CopyInst::BulkLoad1D || c.inst == ir::CopyInst::BulkStore1D;
+        if (c.inst != ir::CopyInst::BulkLoad && c.inst != ir::CopyInst::BulkStore && !oneDimensional) return self;
         if (isSubByte(c.src.buffer->dtype) && c.src.buffer->dtype == c.dst.buffer->dtype) {
             // Packed data (int4, f4e2m1, ...) moves as the bytes that hold it:
             // a tensor map over the uint8 view of the tensor, boxes of bytes
-            // into the uint8 view of the tile. Only the tile's view is
-            // declared: the device code reaches the tensor through the map.
+            // into the uint8 view of the tile (or one run of bytes, 1D). Only
+            // the tile's view is declared: the device code reaches the tensor
+            // through the map (through its own view, 1D).
             ir::Buffer srcBytes = ir::bytesView(c.src.buffer), dstBytes = ir::bytesView(c.dst.buffer);
-            alignAtLeast(c.src.buffer->scope == ir::MemScope::Shared ? c.src.buffer : c.dst.buffer,
-                         tmaAlignment(edits.current(c.src.buffer->scope == ir::MemScope::Shared ? c.src.buffer : c.dst.buffer).swizzle));
+            const bool sharedSource = c.src.buffer->scope == ir::MemScope::Shared;
+            alignAtLeast(sharedSource ? c.src.buffer : c.dst.buffer, tmaAlignment(edits.current(sharedSource ? c.src.buffer : c.dst.buffer).swizzle));
+            alignAtLeast(sharedSource ? c.dst.buffer : c.src.buffer, 16);
             auto bytes = std::make_shared<ir::Copy>(c);
             bytes->src = ir::bytesRegion(c.src, srcBytes);
             bytes->dst = ir::bytesRegion(c.dst, dstBytes);
             Stmt lowered = mutateCopy(bytes, *bytes);
-            const ir::Buffer &tileBytes = c.src.buffer->scope == ir::MemScope::Shared ? srcBytes : dstBytes;
-            return std::make_shared<ir::Allocate>(tileBytes, lowered, c.span);
+            const ir::Buffer &tileBytes = sharedSource ? srcBytes : dstBytes;
+            lowered = std::make_shared<ir::Allocate>(tileBytes, lowered, c.span);
+            if (oneDimensional) lowered = std::make_shared<ir::Allocate>(sharedSource ? dstBytes : srcBytes, lowered, c.span);
+            return lowered;
         }
+        if (oneDimensional) return bulk1D(c);
         bool load = c.inst == ir::CopyInst::BulkLoad;
         const ir::Region &global = load ? c.src : c.dst, &shared = load ? c.dst : c.src;
         const ir::BufferNode &tensor = *global.buffer;

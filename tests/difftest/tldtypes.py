@@ -134,6 +134,12 @@ def e5m2(x):
 
 def e2m1(x):
     # OCP MX e2m1: 1 mantissa bit, exponents 0..2 (bias 1), largest 6, no inf or NaN.
+    # A store saturates, as the PTX ISA's cvt.rn.satfinite.e2m1x2.f32 (CUDA's
+    # __nv_fp4_e2m1): beyond +-6 (infinities too) to +-6, NaN to +6.
+    if x != x:
+        return 6.0
+    if abs(x) > 6.0:
+        return math.copysign(6.0, x)
     return _round_mantissa(x, 1, 0, 6.0, saturate_to=True)
 
 

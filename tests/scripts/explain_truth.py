@@ -33,7 +33,8 @@ INSTRUCTIONS = [
     (r"cp\.async(?!\.bulk)|CPAsync", r"tilet_cp_async_(?:\d|zfill)", True),
     (r"ldmatrix", r"tilet_ldmatrix", True),
     (r"stmatrix|\bSTSM\b", r"tilet_stmatrix", True),
-    (r"\bPackedBytes\b", r"tilet_bitcast<(?:unsigned char, __nv_fp4_e2m1|__nv_fp4_e2m1, unsigned char)>", True),
+    # (a byte from two f4e2m1 registers, or the high one from a byte)
+    (r"\bPackedBytes\b", r"tilet_bitcast<unsigned char, __nv_fp4_e2m1>\([^;\n]*<< 4\)|tilet_bitcast<__nv_fp4_e2m1, unsigned char>\([^;\n]*>> 4\) & 15\)\)", True),
     (r"mma\.sync|\bMMA\b", r"tilet_mma_m", True),
     (r"wgmma|WGMMA", r"tilet_wgmma_m", True),
     (r"\bTMA\b|BulkLoad\b|BulkStore\b", r"tilet_tma_(?:load|store|reduce_add)", True),
