@@ -52,7 +52,7 @@ DiagnosticEngine::DiagnosticEngine(const SourceManager &sources, std::ostream &o
     : sources_(sources), out_(out) {}
 
 const std::vector<std::string> &warningGroups() {
-    static const std::vector<std::string> groups = {"cluster", "dead-branch", "empty-loop", "int-division", "spill", "unchecked-protocol", "unused-define"};
+    static const std::vector<std::string> groups = {"cluster", "dead-branch", "empty-loop", "int-division", "spill", "swizzle", "unchecked-protocol", "unused-define"};
     return groups;
 }
 
