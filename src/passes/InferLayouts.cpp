@@ -539,12 +539,15 @@ protected:
         return out;
     }
 
-    // A packed copy (lower-packed-copies) runs where its fragment is, as the
-    // loops that use the fragment lay it out (decidePackedCopies).
+    // A packed copy (lower-packed-copies) runs where its fragment is. One
+    // that fills the fragment lays it out, as any copy into a fragment does
+    // in program order (later loops that read it elsewhere convert it); one
+    // that packs it waits for the loops that compute it (decidePackedCopies).
     ir::Stmt mutateCopy(const ir::Stmt &self, const ir::Copy &c) override {
         if (c.inst != ir::CopyInst::PackedBytes) return self;
-        const ir::Region &frag = c.src.buffer->scope == ir::MemScope::Fragment ? c.src : c.dst;
-        packedCopies_.push_back({{frag.buffer, {}, c.span}, threads_});
+        const bool unpacks = c.dst.buffer->scope == ir::MemScope::Fragment;
+        packedCopies_.push_back({{unpacks ? c.dst.buffer : c.src.buffer, {}, c.span}, threads_});
+        if (unpacks) decidePackedCopies();
         return self;
     }
 
@@ -561,6 +564,7 @@ public:
             setLayout(access, ir::canonicalLayout(shape, threads, vector),
                       "a packed copy, which moves the two " + std::string(dtypeName(access.buffer->dtype)) + " elements of each byte in one thread");
         }
+        packedCopies_.clear();
     }
 
 protected:

@@ -38,7 +38,8 @@ struct OperandPlan {
     bool isA = true;
     bool kContiguous = true;   // storage rows run along K
     bool ldmatrix = false;
-    std::string why;           // for the explanation
+    std::string choice;        // for the explanation: "ldmatrix", "ldmatrix.trans" or "element loads"
+    std::string why;           // and the reason
 };
 
 // The calling thread's place in a gemm's warp grid: lane, warp_m = warp %
@@ -149,8 +150,8 @@ protected:
         Decision d;
         d.where = c.span;
         d.op = "copy shared->fragment (mma A operand)";
-        d.choice = p.why;
-        d.why = "the registers of " + std::to_string(t.mAtoms() * t.kSteps()) + " atoms per warp, in the order the gemm reads them";
+        d.choice = p.choice;
+        d.why = p.why + "; the registers of " + std::to_string(t.mAtoms() * t.kSteps()) + " atoms per warp, in the order the gemm reads them";
         ctx_.explain.record(std::move(d));
         return out;
     }
@@ -167,15 +168,17 @@ private:
         int64_t pitchBytes = *ir::constInt(b.shape.back()) * bits / 8;
         int64_t unit = 128 / bits;   // elements of a 16-byte row
         int64_t minDivisor = ir::knownDivisor(r.mins.back());
-        if (!ctx_.target.has(Feature::Ldmatrix)) p.why = "element loads: ldmatrix needs " + targetsWith(Feature::Ldmatrix);
+        p.choice = "element loads";
+        if (!ctx_.target.has(Feature::Ldmatrix)) p.why = "ldmatrix needs " + targetsWith(Feature::Ldmatrix);
         else if (!p.kContiguous && bits != 16)
-            p.why = "element loads: its rows run along " + std::string(isA ? "M" : "N") + " and ldmatrix.trans moves only 16-bit elements";
-        else if (pitchBytes % 16 != 0) p.why = "element loads: its " + std::to_string(pitchBytes) + "-byte rows are not 16-byte aligned";
+            p.why = "its rows run along " + std::string(isA ? "M" : "N") + " and ldmatrix.trans moves only 16-bit elements";
+        else if (pitchBytes % 16 != 0) p.why = "its " + std::to_string(pitchBytes) + "-byte rows are not 16-byte aligned";
         else if (minDivisor != 0 && minDivisor % unit != 0)
-            p.why = "element loads: the region does not start on a 16-byte boundary of its rows";
+            p.why = "the region does not start on a 16-byte boundary of its rows";
         else {
             p.ldmatrix = true;
-            p.why = p.kContiguous ? "ldmatrix (16-byte rows along K)" : "ldmatrix.trans (16-byte rows along " + std::string(isA ? "M" : "N") + ")";
+            p.choice = p.kContiguous ? "ldmatrix" : "ldmatrix.trans";
+            p.why = "16-byte rows along " + std::string(p.kContiguous ? "K" : isA ? "M" : "N");
         }
         return p;
     }
@@ -591,10 +594,10 @@ private:
         Decision d;
         d.where = span;
         d.op = "gemm operand loads";
-        d.choice = "A: " + (aInRegisters ? std::string("already in registers (fragment '") + g.a.buffer->name + "')" : aPlan.why) +
-                   "; B: " + bPlan.why;
-        d.why = std::to_string(t.kSteps()) + " k-step" + (t.kSteps() == 1 ? "" : "s") + " of " + std::to_string(t.mAtoms() * t.nAtoms()) +
-                " mma.sync per warp";
+        d.choice = "A: " + (aInRegisters ? std::string("already in registers (fragment '") + g.a.buffer->name + "')" : aPlan.choice) +
+                   "; B: " + bPlan.choice;
+        d.why = (aInRegisters ? std::string() : "A: " + aPlan.why + "; ") + "B: " + bPlan.why + "; " + std::to_string(t.kSteps()) + " k-step" +
+                (t.kSteps() == 1 ? "" : "s") + " of " + std::to_string(t.mAtoms() * t.nAtoms()) + " mma.sync per warp";
         if (scales)
             d.choice += "; scale factors: " + std::to_string(*ir::constInt(scaleRegs.a->shape[0])) + " word(s) of '" +
                         g.sfa->buffer->name + "' and " + std::to_string(*ir::constInt(scaleRegs.b->shape[0])) + " of '" + g.sfb->buffer->name +

@@ -328,7 +328,9 @@ private:
         alignAtLeast(global.buffer, 16);
         Decision d;
         d.where = c.span;
-        d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of '" + global.buffer->name + "'";
+        const ir::BufferNode &tensor = *global.buffer;
+        const bool bytesOfPacked = tensor.viewOf && isSubByte(tensor.viewOf->dtype);
+        d.op = std::string(load ? "1D bulk load" : "1D bulk store") + " of " + (bytesOfPacked ? "the bytes of '" + tensor.viewOf->name + "'" : "'" + tensor.name + "'");
         d.choice = std::to_string(bytes) + " contiguous bytes in one cp.async.bulk";
         d.why = "both sides are one contiguous, 16-byte aligned run: no tensor map is needed";
         if (!load)
