@@ -193,15 +193,21 @@ std::string stmatrixMismatch(const TileLayout &l) {
     if (l.shape.size() != 2) return "stmatrix stores 2-D tiles; the fragment has " + std::to_string(l.shape.size()) + " dimensions";
     if (l.replication() != 1) return "the fragment is replicated over threads (stmatrix stores each element once)";
     if (l.threads % 32 != 0 || l.localSize() % 2 != 0) return "stmatrix moves whole warps' register pairs";
-    std::vector<int64_t> block, first, second;   // reused: every register pair of every thread is checked
+    // An element's coordinates are its thread's part plus its register's
+    // (elementAt sums the digits of each): each part is worked out once,
+    // and every register pair of every thread is checked from them.
+    const int64_t locals = l.localSize();
+    std::vector<std::vector<int64_t>> ofThread(static_cast<size_t>(l.threads)), ofLocal(static_cast<size_t>(locals));
+    for (int64_t t = 0; t < l.threads; ++t) elementAt(l, t, 0, ofThread[static_cast<size_t>(t)]);
+    for (int64_t p = 0; p < locals; ++p) elementAt(l, 0, p, ofLocal[static_cast<size_t>(p)]);
+    auto at = [&](int64_t t, int64_t p, size_t d) { return ofThread[static_cast<size_t>(t)][d] + ofLocal[static_cast<size_t>(p)][d]; };
     for (int64_t t = 0; t < l.threads; ++t) {
-        int64_t lane = t % 32;
-        for (int64_t p = 0; p < l.localSize(); p += 2) {
-            elementAt(l, t - lane, p, block);
-            elementAt(l, t, p, first);
-            elementAt(l, t, p + 1, second);
-            if (block[1] % 8 != 0 || first[0] != block[0] + lane / 4 || first[1] != block[1] + 2 * (lane % 4) || second[0] != first[0] ||
-                second[1] != first[1] + 1)
+        const int64_t lane = t % 32, warp = t - lane;
+        for (int64_t p = 0; p < locals; p += 2) {
+            const int64_t blockRow = at(warp, p, 0), blockColumn = at(warp, p, 1);
+            const int64_t row = at(t, p, 0), column = at(t, p, 1);
+            if (blockColumn % 8 != 0 || row != blockRow + lane / 4 || column != blockColumn + 2 * (lane % 4) || at(t, p + 1, 0) != row ||
+                at(t, p + 1, 1) != column + 1)
                 return "registers " + std::to_string(p) + " and " + std::to_string(p + 1) + " of thread " + std::to_string(t) +
                        " are not in the m16n8 accumulator pattern of an 8x8 block";
         }
