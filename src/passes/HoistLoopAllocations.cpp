@@ -10,16 +10,26 @@ namespace tilet {
 
 namespace {
 
-// Removes the shared and fragment allocations of a loop body, collecting them.
+// Whether an allocation goes where the block's buffers are: shared and
+// fragment buffers, and with `locals` also a thread's registers (a `var`,
+// alloc_local), whose declaration only moves (its initial value is a store
+// that stays where it was written).
+bool hoistable(const ir::BufferNode &b, bool locals) {
+    return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::Fragment || (locals && b.scope == ir::MemScope::Local);
+}
+
+// Removes the shared and fragment allocations of a loop body (and with
+// `locals`, the registers'), collecting them.
 class Collector : public ir::Mutator {
 public:
+    explicit Collector(bool locals) : locals_(locals) {}
     std::vector<std::pair<ir::Buffer, SourceRange>> hoisted;
     using ir::Mutator::mutate;
 
 protected:
+    const bool locals_;
     ir::Stmt mutateAllocate(const ir::Stmt &self, const ir::Allocate &n) override {
-        if (n.buffer->scope != ir::MemScope::Shared && n.buffer->scope != ir::MemScope::Fragment)
-            return ir::Mutator::mutateAllocate(self, n);
+        if (!hoistable(*n.buffer, locals_)) return ir::Mutator::mutateAllocate(self, n);
         hoisted.push_back({n.buffer, n.span});
         return ir::seq({mutate(n.body)});
     }
@@ -52,7 +62,7 @@ protected:
         ir::Stmt inner = ir::Mutator::mutateFor(self, n);   // nested pipelined loops first
         if (!n.pipeline) return inner;
         const ir::For &loop = *ir::as<ir::For>(inner);
-        Collector collector;
+        Collector collector(true);
         ir::Stmt body = collector.mutate(loop.body);
         if (collector.hoisted.empty()) return inner;
         ir::Stmt out = ir::rebuildFor(loop, loop.min, loop.extent, body);
@@ -107,7 +117,7 @@ public:
         }
         if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) {
             const ir::For *loop = started ? pipelinedOnce(a->body) : nullptr;
-            if (loop && (a->buffer->scope == ir::MemScope::Shared || a->buffer->scope == ir::MemScope::Fragment)) {
+            if (loop && hoistable(*a->buffer, true)) {
                 moved.push_back({a->buffer, a->span});
                 loopOf[a->buffer.get()] = loop->span;
                 return lift(a->body, started);
@@ -131,7 +141,7 @@ public:
 
 protected:
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
-        Collector collector;
+        Collector collector(false);
         ir::Stmt body = collector.mutate(n.body);
         if (collector.hoisted.empty()) return self;
         for (const auto &[buffer, where] : collector.hoisted) {

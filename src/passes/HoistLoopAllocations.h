@@ -1,6 +1,6 @@
-// HoistLoopAllocations.h -- shared and fragment buffers allocated in a
-// pipelined loop's body are allocated once, around the loop; those in a
-// ws(...) role, at the kernel's start.
+// HoistLoopAllocations.h -- shared and fragment buffers and registers
+// allocated in a pipelined loop's body are allocated once, around the loop;
+// shared and fragment buffers in a ws(...) role, at the kernel's start.
 #pragma once
 
 #include "ir/IR.h"

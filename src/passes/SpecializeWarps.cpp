@@ -322,7 +322,8 @@ private:
             }
             bool holdsRoles = false;
             ir::forEachStmt(loop->body, [&](const Stmt &s) { holdsRoles = holdsRoles || ir::as<ir::WarpSpecialize>(s); });
-            record(*loop, "not warp-specialized", holdsRoles ? why : why + "; the loop keeps a cp.async pipeline");
+            // (Whether its loads then use cp.async is pipeline-loops' decision, stated in its own remark.)
+            record(*loop, "not warp-specialized", holdsRoles ? why : why + "; the loop is pipelined, if at all, without warp specialization");
         }
         return kernel_;
     }
