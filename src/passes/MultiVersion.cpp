@@ -6,6 +6,8 @@
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
 
+#include <algorithm>
+
 namespace tilet {
 
 namespace {
@@ -71,20 +73,20 @@ private:
     const std::map<const ir::BufferNode *, ir::Buffer> &versioned_;
 };
 
-// Where a statement accesses buffer `b`, and where it writes it; statement
-// `skip` (a loop) is left out.
+// Where a statement accesses buffer `b`, and where it writes it; the
+// statements `skip` (loops) are left out.
 struct Uses {
     std::vector<SourceRange> all, writes;
 };
 
 class UseCollector : public ir::Visitor {
 public:
-    UseCollector(const ir::BufferNode *b, const ir::StmtNode *skip) : b_(b), skip_(skip) {}
+    UseCollector(const ir::BufferNode *b, std::vector<const ir::StmtNode *> skip) : b_(b), skip_(std::move(skip)) {}
     Uses uses;
     using ir::Visitor::visit;
 
     void visit(const Stmt &s) override {
-        if (!s || s.get() == skip_) return;
+        if (!s || std::find(skip_.begin(), skip_.end(), s.get()) != skip_.end()) return;
         for (const ir::Access &a : ir::ownEffects(s).accesses) {
             if (a.buffer != b_) continue;
             uses.all.push_back(a.span);
@@ -95,11 +97,11 @@ public:
 
 private:
     const ir::BufferNode *b_;
-    const ir::StmtNode *skip_;
+    std::vector<const ir::StmtNode *> skip_;
 };
 
-Uses usesOf(const Stmt &s, const ir::BufferNode *b, const ir::StmtNode *skip = nullptr) {
-    UseCollector c(b, skip);
+Uses usesOf(const Stmt &s, const ir::BufferNode *b, std::vector<const ir::StmtNode *> skip = {}) {
+    UseCollector c(b, std::move(skip));
     c.visit(s);
     return c.uses;
 }
@@ -108,7 +110,7 @@ Uses usesOf(const Stmt &s, const ir::BufferNode *b, const ir::StmtNode *skip = n
 
 std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir::For &loop, const std::vector<Stmt> &producers,
                                                const std::vector<Stmt> &consumers, int64_t versions, const std::string &producerName,
-                                               DiagnosticEngine &diags) {
+                                               DiagnosticEngine &diags, const SharedTiles &shared) {
     VersionedBuffers out;
     for (const Stmt &p : producers) {
         const Stmt &op = ir::unguarded(p);
@@ -124,19 +126,30 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
                 return std::nullopt;
             }
         }
-        Uses outside = usesOf(kernelBody, b.get(), &loop);
+        auto sharedTile = shared.find(b.get());
+        std::vector<const ir::StmtNode *> loops{&loop};
+        if (sharedTile != shared.end()) loops = sharedTile->second.loops;
+        Uses outside = usesOf(kernelBody, b.get(), loops);
         if (!outside.all.empty()) {
+            const bool several = loops.size() > 1;
             Diagnostic d{Severity::Error, outside.all.front(), "shared buffer '" + b->name + "' is loaded ahead by the " + producerName + " at " +
                                                                     op->span.lineColumn() + " into " + std::to_string(versions) +
-                                                                    " versions, so it can only be used inside that loop",
+                                                                    " versions, so it can only be used inside " +
+                                                                    (several ? "the pipelined loops that load it" : "that loop"),
                          {}, {}};
             d.note(op->span, "the " + producerName);
             diags.report(std::move(d));
             return std::nullopt;
         }
-        auto v = std::make_shared<ir::BufferNode>(*b);
-        v->shape.insert(v->shape.begin(), ir::intImm(versions));
-        v->pipelineVersions = versions;
+        ir::Buffer v;
+        if (sharedTile != shared.end()) {
+            v = sharedTile->second.versioned;
+        } else {
+            auto own = std::make_shared<ir::BufferNode>(*b);
+            own->shape.insert(own->shape.begin(), ir::intImm(versions));
+            own->pipelineVersions = versions;
+            v = own;
+        }
         out.replacement[b.get()] = v;
         out.order.push_back(v);
     }

@@ -16,19 +16,30 @@
 
 namespace tilet {
 
+// A tile that several pipelined loops of the kernel load ahead, one loop
+// after another (TileLang allows it: block_causal_attention_varlen's dkv
+// kernel): one versioned buffer, with the versions of the deepest of them;
+// each loop selects among its own first versions.
+struct SharedTile {
+    ir::Buffer versioned;
+    std::vector<const ir::StmtNode *> loops;   // the loops that load it, as the kernel holds them
+};
+using SharedTiles = std::map<const ir::BufferNode *, SharedTile>;
+
 struct VersionedBuffers {
     std::map<const ir::BufferNode *, ir::Buffer> replacement;   // old buffer -> its versioned form
     std::vector<ir::Buffer> order;                               // versioned buffers, in producer order
 };
 
 // Versions of the destination buffers of `producers` (copies and im2col
-// gathers) of `loop`. A
-// buffer written by one of `consumers`, or used anywhere in `kernelBody`
-// outside `loop`, cannot run ahead: that is an error at the use (and nullopt).
-// `producerName` names the producer in the message ("pipelined copy").
+// gathers) of `loop`. A buffer written by one of `consumers`, or used
+// anywhere in `kernelBody` outside `loop` (and outside the other loops of
+// its entry in `shared`, whose versioned buffer it takes), cannot run
+// ahead: that is an error at the use (and nullopt). `producerName` names
+// the producer in the message ("pipelined copy").
 std::optional<VersionedBuffers> versionBuffers(const ir::Stmt &kernelBody, const ir::For &loop, const std::vector<ir::Stmt> &producers,
                                                const std::vector<ir::Stmt> &consumers, int64_t versions, const std::string &producerName,
-                                               DiagnosticEngine &diags);
+                                               DiagnosticEngine &diags, const SharedTiles &shared = {});
 
 // The tile a producer (a copy or an im2col gather) fills.
 const ir::Buffer &producedTile(const ir::Stmt &producer);

@@ -5,7 +5,8 @@
 // 2. Each producer's shared buffer gets S versions: a new buffer with a
 //    leading dimension of S (1 when S = 1); every access inside the loop
 //    selects a version, (k - min + d) % S for iteration k + d. The buffer may
-//    not be used outside the loop or written by a consumer.
+//    not be used outside the loop or written by a consumer. Several loops
+//    that load the same tile share one buffer, with the most versions.
 // 3. The loop is rebuilt as the prologue and the steady state described in
 //    the header; the producers' issue for iteration k + S - 1 is guarded by
 //    that iteration existing, and every iteration commits one group (empty
@@ -16,6 +17,7 @@
 #include "ir/Visitor.h"
 #include "passes/MultiVersion.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tilet {
@@ -27,7 +29,7 @@ using ir::Stmt;
 
 class Pipeliner : public ir::Mutator {
 public:
-    Pipeliner(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx) {}
+    Pipeliner(const ir::Kernel &k, PassContext &ctx) : kernel_(k), ctx_(ctx), shared_(sharedTiles(k.body)) {}
     using ir::Mutator::mutate;
     std::map<const ir::BufferNode *, ir::Buffer> versioned;
 
@@ -40,6 +42,39 @@ protected:
     }
 
 private:
+    static int64_t versionsOf(int64_t stages) { return stages >= 2 ? stages : 1; }
+    // The tiles that more than one pipelined loop loads ahead: one buffer
+    // for them all, with the versions of the deepest (see SharedTile).
+    static SharedTiles sharedTiles(const Stmt &body) {
+        SharedTiles tiles;
+        std::map<const ir::BufferNode *, std::pair<ir::Buffer, int64_t>> deepest;
+        ir::forEachStmt(body, [&](const Stmt &s) {
+            const ir::For *f = ir::as<ir::For>(s);
+            if (!f || !f->pipeline || f->pipeline->stages == 0) return;
+            for (const Stmt &x : topLevel(f->body)) {
+                if (!isProducer(x)) continue;
+                const ir::Buffer &b = producedTile(ir::unguarded(x));
+                std::vector<const ir::StmtNode *> &loops = tiles[b.get()].loops;
+                if (std::find(loops.begin(), loops.end(), f) == loops.end()) loops.push_back(f);
+                auto &[buffer, versions] = deepest[b.get()];
+                buffer = b;
+                versions = std::max(versions, versionsOf(f->pipeline->stages));
+            }
+        });
+        for (auto it = tiles.begin(); it != tiles.end();) {
+            if (it->second.loops.size() < 2) {
+                it = tiles.erase(it);
+                continue;
+            }
+            const auto &[b, versions] = deepest[it->first];
+            auto v = std::make_shared<ir::BufferNode>(*b);
+            v->shape.insert(v->shape.begin(), ir::intImm(versions));
+            v->pipelineVersions = versions;
+            it->second.versioned = v;
+            ++it;
+        }
+        return tiles;
+    }
     static std::vector<Stmt> topLevel(const Stmt &body) {
         if (const ir::Seq *s = ir::as<ir::Seq>(body)) return s->stmts;
         return {body};
@@ -68,7 +103,7 @@ private:
     // buffers elsewhere); `f` the same loop with inner loops already rewritten.
     Stmt pipeline(const ir::For &original, const ir::For &f) {
         const int64_t S = f.pipeline->stages;
-        const int64_t versions = S >= 2 ? S : 1;
+        const int64_t versions = versionsOf(S);
         const int64_t ahead = S >= 2 ? S - 1 : 1;   // iterations the loads run ahead
         std::vector<Stmt> stmts = topLevel(f.body), producers, consumers;
         for (const Stmt &s : stmts) (isProducer(s) ? producers : consumers).push_back(s);
@@ -92,7 +127,7 @@ private:
             return ir::rebuildFor(f, f.min, f.extent, f.body);
         }
         // The producers' buffers: versioned, used only inside this loop, written only by the producers.
-        std::optional<VersionedBuffers> mine = versionBuffers(kernel_.body, original, producers, consumers, versions, "pipelined copy", ctx_.diags);
+        std::optional<VersionedBuffers> mine = versionBuffers(kernel_.body, original, producers, consumers, versions, "pipelined copy", ctx_.diags, shared_);
         if (!mine) return ir::rebuildFor(f, f.min, f.extent, f.body);
         Stmt consumerBody = ir::seq(consumers);
 
@@ -148,9 +183,19 @@ private:
         int64_t total = 0;
         for (const ir::Buffer &v : mine->order) {
             int64_t bytes = *v->constElements() * dtypeBits(v->dtype) / 8;
-            total += bytes;
-            d.details.push_back("'" + v->name + "': " + std::to_string(versions) + " version" + (versions == 1 ? "" : "s") + ", " +
-                                std::to_string(bytes) + " bytes of shared memory");
+            std::string detail = "'" + v->name + "': " + std::to_string(versions) + " version" + (versions == 1 ? "" : "s") + ", " +
+                                 std::to_string(bytes * versions / v->pipelineVersions) + " bytes of shared memory";
+            total += bytes * versions / v->pipelineVersions;
+            for (const auto &[old, tile] : shared_) {
+                if (tile.versioned != v) continue;
+                std::string others;
+                for (const ir::StmtNode *loop : tile.loops)
+                    if (loop != &original) others += (others.empty() ? "" : ", ") + loop->span.lineColumn();
+                detail += " (the buffer of the pipelined loop" + std::string(tile.loops.size() > 2 ? "s" : "") + " at " + others +
+                          " too, which load" + (tile.loops.size() > 2 ? "" : "s") + " it as well: " + std::to_string(v->pipelineVersions) +
+                          " version" + (v->pipelineVersions == 1 ? "" : "s") + " in all)";
+            }
+            d.details.push_back(detail);
         }
         d.details.push_back(std::to_string(total) + " bytes of shared memory for the pipelined tiles");
         ctx_.explain.record(std::move(d));
@@ -159,6 +204,7 @@ private:
 
     const ir::Kernel &kernel_;
     PassContext &ctx_;
+    const SharedTiles shared_;
 };
 
 } // namespace

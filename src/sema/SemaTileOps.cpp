@@ -897,8 +897,8 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         if (!r->whole) {
             diags_.error(r->range, c.callee + " works on whole buffers; name the buffer without indices");
             ok = false;
-        } else if (r->buffer->scope != ir::MemScope::Fragment) {
-            diags_.error(r->range, c.callee + " needs fragments (alloc_fragment); '" + r->buffer->name + "' is " +
+        } else if (r->buffer->scope != ir::MemScope::Fragment && r->buffer->scope != ir::MemScope::Shared) {
+            diags_.error(r->range, c.callee + " needs fragments (alloc_fragment) or shared buffers; '" + r->buffer->name + "' is " +
                                        ir::memScopeName(r->buffer->scope));
             ok = false;
         }
@@ -946,9 +946,53 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
         diags_.error(c.range, c.callee + " needs numeric fragments, found " + std::string(dtypeName(st)) + " and " + std::string(dtypeName(dt)));
         return nullptr;
     }
-    auto reduce = [&](bool clearing) { return std::make_shared<ir::Reduce>(op, src->buffer, dst->buffer, static_cast<int>(dim), clearing, c.range); };
-    if (std::optional<int64_t> constant = ir::constInt(clear)) return reduce(*constant != 0);
-    return std::make_shared<ir::IfThenElse>(clear, reduce(true), reduce(false), clearRange);
+    // A shared operand is staged through a fragment of its shape, as
+    // TileLang's reduce_macro does: the source copied in, the destination
+    // copied in (unless cleared) and out again around the reduce.
+    auto staged = [&](const ir::Buffer &b) {
+        return b->scope == ir::MemScope::Shared ? ir::makeBuffer(b->name + "_frag", b->dtype, b->shape, ir::MemScope::Fragment, c.range) : b;
+    };
+    const ir::Buffer in = staged(src->buffer), out = staged(dst->buffer);
+    auto whole = [&](const ir::Buffer &b) {
+        std::vector<int64_t> extents = *b->constShape();
+        return ir::Region{b, std::vector<ir::Expr>(extents.size(), ir::intImm(0)), extents, c.range};
+    };
+    auto copy = [&](const ir::Buffer &from, const ir::Buffer &to) { return std::make_shared<ir::Copy>(whole(from), whole(to), c.range); };
+    // A shared destination kept (clear = false) is combined with the
+    // reduced values after the reduce, in a parallel loop over it (TileLang
+    // copies it into the fragment first; here the reduce fixes the fragment's
+    // distribution, which a copy before it would fix otherwise).
+    auto combined = [&]() -> ir::Stmt {
+        std::vector<int64_t> shape = *out->constShape();
+        std::vector<ir::VarRef> vars;
+        std::vector<ir::Expr> indices;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            vars.push_back(ir::makeVar("i" + std::to_string(d), DType::Int32, c.range));
+            indices.push_back(vars.back());
+        }
+        ir::Expr old = std::make_shared<ir::Load>(dst->buffer, indices, c.range), reduced = std::make_shared<ir::Load>(out, indices, c.range);
+        ir::BinaryOp with = op == ir::ReduceOp::Max || op == ir::ReduceOp::AbsMax ? ir::BinaryOp::Max
+                            : op == ir::ReduceOp::Min                             ? ir::BinaryOp::Min
+                                                                                  : ir::BinaryOp::Add;
+        ir::Expr value = ir::binary(with, old, reduced);
+        if (value->dtype != dst->buffer->dtype) value = ir::cast(dst->buffer->dtype, value);
+        ir::Stmt loop = std::make_shared<ir::Store>(dst->buffer, indices, value, ir::StoreOp::Assign, c.range);
+        for (size_t d = shape.size(); d-- > 0;)
+            loop = std::make_shared<ir::For>(vars[d], ir::intImm(0), ir::intImm(shape[d]), ir::ForKind::Parallel, loop, c.range);
+        return loop;
+    };
+    auto reduce = [&](bool clearing) {
+        ir::Stmt r = std::make_shared<ir::Reduce>(op, in, out, static_cast<int>(dim), out == dst->buffer ? clearing : true, c.range);
+        if (out == dst->buffer) return r;
+        return ir::seq({r, clearing ? copy(out, dst->buffer) : combined()});
+    };
+    ir::Stmt reduction;
+    if (std::optional<int64_t> constant = ir::constInt(clear)) reduction = reduce(*constant != 0);
+    else reduction = std::make_shared<ir::IfThenElse>(clear, reduce(true), reduce(false), clearRange);
+    if (in != src->buffer) reduction = ir::seq({copy(src->buffer, in), reduction});
+    for (const ir::Buffer &b : {out, in})
+        if (b->scope == ir::MemScope::Fragment && b != src->buffer && b != dst->buffer) reduction = std::make_shared<ir::Allocate>(b, reduction, c.range);
+    return reduction;
 }
 
 // finalize_reducer(r): the reducer's partial results combined (what each

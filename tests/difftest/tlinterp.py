@@ -2633,8 +2633,10 @@ class Runtime:
 
     def reduce(self, op, src, dst, dim, clear):
         s, d = src.buf, dst.buf
-        if s.scope != "fragment" or d.scope != "fragment":
-            raise InvalidProgram("reductions take fragments")
+        # (A shared operand is the same values: the lowering stages it
+        # through a fragment, as TileLang's reduce_macro does.)
+        if s.scope not in ("fragment", "shared") or d.scope not in ("fragment", "shared"):
+            raise InvalidProgram("reductions take fragments or shared tiles")
         shape = s.shape
         out_shape = shape[:dim] + shape[dim + 1:] or [1]
         if d.shape != out_shape:

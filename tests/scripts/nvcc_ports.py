@@ -124,6 +124,9 @@ SPILLS = {
     ("fp8_lighting_indexer.tl", "sm_90a"): ("mqa_attn_return_logits on 512 threads (128 registers a thread): the 256x128 f32 scores, "
                                             "their weights and the key scales beside the wgmma's operands: 28 bytes"),
     ("fp8_lighting_indexer.tl", "sm_100a"): "mqa_attn_return_logits on 512 threads (128 registers a thread), on mma.sync: 8 bytes",
+    ("kda_chunk_bwd_dqkwg.tl", "sm_90a"): ("the prim_func's default of one warp (32 threads) holding the 64x32 f32 dq, dk and dw "
+                                           "accumulators (64 registers each) beside the gate rows: 100 bytes"),
+    ("kda_chunk_bwd_dqkwg.tl", "sm_100a"): "the same one-warp accumulators: 8 bytes",
 }
 
 
