@@ -370,6 +370,27 @@ protected:
                 }
             }
         }
+        // A fragment the loop writes, laid out already where the loop's
+        // threads would not hold what they write (a gemm's register operand
+        // written transposed, `Q_t[k, i] = Q[i, k]`): the loop takes that
+        // fragment's layout instead, as TileLang takes a written fragment's
+        // layout for the loop first; what it reads elsewhere is converted below.
+        for (const Access &a : accesses) {
+            if (a.buffer->scope != ir::MemScope::Fragment || !layoutOf(a.buffer) || a.buffer->reducer || !isWrite(a, nest)) continue;
+            // (Read elsewhere in the loop too, the fragment cannot be converted for the reads.)
+            bool readOtherwise = std::any_of(accesses.begin(), accesses.end(),
+                                             [&](const Access &o) { return o.buffer == a.buffer && !sameIndices(o.indices, a.indices); });
+            if (readOtherwise) continue;
+            std::optional<std::vector<IndexUse>> uses = indexUses(a, nest);
+            if (!uses || ownershipProblem(a, *layout, *uses, true).empty()) continue;
+            std::optional<Covering> covering = coveringDims(a, nest);
+            if (!covering || std::any_of(covering->windows.begin(), covering->windows.end(), [](int64_t w) { return w > 0; })) continue;
+            std::optional<ir::TileLayout> written = ir::loopLayoutFrom(*layoutOf(a.buffer), covering->dims, covering->factors, covering->windows);
+            if (!written || !ownershipProblem(a, *written, *uses, true).empty()) continue;
+            layout = written;
+            vectorWhy = "the layout of '" + a.buffer->name + "', which the loop writes where its other fragments would put the element elsewhere";
+            break;
+        }
         // A fragment the loop only reads, laid out where its threads do not
         // hold what they read, goes through shared memory first.
         std::vector<ir::Buffer> converted;
