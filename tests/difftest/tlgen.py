@@ -777,6 +777,8 @@ class Gen:
         return True
 
     def reduce(self, level):
+        if self.extra_rng.random() < 0.25 and self.reduce_shared():
+            return True
         fams = [f for f in self.families if any(m.name in self.init and m.name in self.laid for m in self.members(f))]
         if not fams:
             return False
@@ -817,6 +819,41 @@ class Gen:
         dst.vc = vc2 if dst.name not in self.init else join(dst.vc, vc2)
         self.init.add(dst.name)
         self.laid.add(dst.name)
+        return True
+
+    def reduce_shared(self):
+        """reduce_* of a shared tile (staged through a fragment, TileLang's
+        reduce_macro) into a fresh fragment vector or a fresh shared vector,
+        which is observed at once (neither joins a family)."""
+        srcs = [t for t in self.vis(self.shared) if t.name in self.init and not t.pipelined and len(t.shape) == 2
+                and not t.dtype.startswith("int") and t.vc is not None]
+        if not srcs:
+            return False
+        x = self.extra_rng
+        src = x.choice(srcs)
+        dim = x.randint(0, 1)
+        op = x.choice(["sum", "max", "min", "abssum", "absmax"])
+        n = src.shape[dim]
+        scope = x.choice(["fragment", "shared"])
+        dst = Tile(self.name("R" if scope == "fragment" else "SR"), scope, "f32", [src.shape[1 - dim]])
+        self.emit(f"let {dst.name} = alloc_{scope}([{dst.shape[0]}], f32);")
+        self.define(dst)
+        clear = True
+        if x.random() < 0.4:
+            # clear = false on a value of its own first.
+            self.emit(f"fill({dst.name}, 1.0);")
+            clear = False
+        vc = src.vc
+        if op in ("sum", "abssum"):
+            vc = VC(vc.exact, vc.q, vc.m * n, vc.integer)
+        kw = f", dim = {dim}" + ("" if clear else ", clear = false")
+        self.emit(f"reduce_{op}({src.name}, {dst.name}{kw});")
+        self.features.add("reduce_shared")
+        dst.vc = stored(vc, "f32") if clear else join(stored(VC(vc.exact, vc.q, vc.m + 1, vc.integer), "f32"), VC(True, 1, 1))
+        self.init.add(dst.name)
+        if scope == "fragment":
+            self.laid.add(dst.name)
+        self.observe(dst)
         return True
 
     def stash(self, level):
@@ -1224,6 +1261,13 @@ class Gen:
             self.written(acc, VC(True, 1, 0))
         loads = []
         for _ in range(self.rng.randint(1, 2)):
+            # A tile an earlier pipelined loop loaded, loaded again here
+            # (one versioned buffer for both loops), now and then.
+            again = [t for t in self.vis(self.shared) if t.pipelined and t.shape == list(shape) and t not in loads]
+            if again and not self.pipeline_depth and self.extra_rng.random() < 0.4:
+                loads.append(self.extra_rng.choice(again))
+                self.features.add("pipelined_again")
+                continue
             s = self.alloc_shared(shape, self.pick(["f32", "f16", ins[0].dtype]))
             s.pipelined = True
             loads.append(s)
@@ -1241,6 +1285,13 @@ class Gen:
         i, j = self.name("i"), self.name("j")
         ops = [(f"{s.name}[{i}, {j}]", s.vc, "shared") for s in loads]
         e, vc = self.expr(ops, 2)
+        if self.extra_rng.random() < 0.3:
+            # A register of the loop body (declared once with the block's
+            # buffers, its initial value stored in every iteration).
+            w = self.name("w")
+            self.emit(f"var {w}: f32 = cast({v} % 2, f32) * 0.5 + 0.5;")
+            e, vc = f"({e}) * {w}", VC(vc.exact, vc.q / 2, vc.m, False)
+            self.features.add("var_in_pipeline")
         self.emit(f"for {i}, {j} in parallel({shape[0]}, {shape[1]}) {{")
         self.emit(f"    {acc.name}[{i}, {j}] = {acc.name}[{i}, {j}] + {e};")
         self.emit("}")
