@@ -490,6 +490,20 @@ bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly) {
     return found;
 }
 
+std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body) {
+    std::set<const BufferNode *> read;
+    forEachExpr(e, [&](const Expr &x) {
+        if (const Load *l = as<Load>(x)) read.insert(&storageRoot(*l->buffer));
+    });
+    std::optional<Writer> writer;
+    if (read.empty()) return writer;
+    forEachEffect(body, [&](const Stmt &t, const Effects &fx) {
+        for (const Access &a : fx.accesses)
+            if (!writer && a.buffer && read.count(&storageRoot(*a.buffer)) && a.writes()) writer = Writer{a.buffer->name, t->span};
+    });
+    return writer;
+}
+
 bool computesBesideWgmma(const Stmt &s) {
     if (!s || s->kind == StmtKind::WgmmaSync || s->kind == StmtKind::BarrierWait) return false;
     bool wgmma = false, reads = false;

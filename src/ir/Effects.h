@@ -17,6 +17,7 @@
 #include "ir/IR.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -117,6 +118,15 @@ void forEachEffect(const Stmt &s, const std::function<void(const Stmt &, const E
 
 // Whether `s` or a statement inside it accesses `b` (writes it, with `writesOnly`).
 bool touchesBuffer(const Stmt &s, const BufferNode *b, bool writesOnly = false);
+
+// A buffer that `e` loads and a statement of `body` writes (by storage: a
+// view writes the buffer it views), and the first such write; none if none.
+// What a pipelined loop issues ahead may not read it: it would read it early.
+struct Writer {
+    std::string buffer;
+    SourceRange at;
+};
+std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body);
 
 // Whether `s` is work that can run while the warp group's wgmmas do: it
 // reads memory or registers, and issues no wgmma. Waits (a wgmma group's, a

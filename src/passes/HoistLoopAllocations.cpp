@@ -35,8 +35,11 @@ protected:
     }
     ir::Stmt mutateSeq(const ir::Stmt &self, const ir::Seq &n) override {
         ir::Stmt out = ir::Mutator::mutateSeq(self, n);
-        // Statements of removed allocations become statements of the body.
-        return out == self ? self : ir::seq({out});
+        if (out == self) return self;
+        // Statements of removed allocations become statements of the body:
+        // a child that became a sequence (flat itself, mutated first) is spliced in.
+        if (const ir::Seq *q = ir::as<ir::Seq>(out)) return ir::seq(q->stmts);
+        return out;
     }
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
         return n.forKind == ir::ForKind::Parallel ? self : ir::Mutator::mutateFor(self, n);

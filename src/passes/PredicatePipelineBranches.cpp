@@ -101,7 +101,7 @@ private:
         for (const auto &[var, value] : bound) {
             if (!used.count(var.get())) continue;
             std::string why;
-            if (std::optional<Writer> writer = writerOfWhatItReads(value, loop.body))
+            if (std::optional<ir::Writer> writer = ir::writerOfWhatItReads(value, loop.body))
                 why = "'" + var->name + "' reads '" + writer->buffer + "', which the loop writes at " + writer->at.lineColumn() +
                       ", and a load issued ahead would read it early";
             else if (shuffles(value))
@@ -138,25 +138,6 @@ private:
         return true;
     }
 
-    // A buffer `e` loads that a statement of `body` writes, and where, if any.
-    struct Writer {
-        std::string buffer;
-        SourceRange at;
-    };
-    static std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body) {
-        // By storage: a view (a Tensor over a buffer) writes the buffer it views.
-        std::set<const ir::BufferNode *> read;
-        ir::forEachExpr(e, [&](const Expr &x) {
-            if (const ir::Load *l = ir::as<ir::Load>(x)) read.insert(&ir::storageRoot(*l->buffer));
-        });
-        std::optional<Writer> writer;
-        ir::forEachEffect(body, [&](const Stmt &t, const ir::Effects &fx) {
-            for (const ir::Access &a : fx.accesses)
-                if (!writer && a.buffer && read.count(&ir::storageRoot(*a.buffer)) && a.writes()) writer = Writer{a.buffer->name, t->span};
-        });
-        return writer;
-    }
-
     // `s` (a statement of the pipelined loop's `body`) as one `if` per
     // statement of its branch, or `s` itself.
     std::vector<Stmt> predicate(const Stmt &s, const Stmt &body) {
@@ -183,7 +164,7 @@ private:
         // Each statement evaluates the condition again, and a copy evaluates the
         // condition of a later iteration iterations early: nothing in the loop
         // may change what it reads (the branch itself or any other statement).
-        if (std::optional<Writer> writer = writerOfWhatItReads(branch->cond, body))
+        if (std::optional<ir::Writer> writer = ir::writerOfWhatItReads(branch->cond, body))
             return keep(s, "the loop writes '" + writer->buffer + "' at " + writer->at.lineColumn() + ", which the condition reads");
         std::vector<Stmt> out;
         for (const Stmt &t : stmts) out.push_back(std::make_shared<ir::IfThenElse>(branch->cond, bound.empty() ? t : ir::substitute(t, bound), nullptr, branch->span));

@@ -8,6 +8,7 @@
 #include "passes/SelectCopyInst.h"
 
 #include "ir/Analysis.h"
+#include "ir/Effects.h"
 #include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
@@ -58,8 +59,13 @@ protected:
                 // pipeline-loops versions the tiles these copies load, a stage each.
                 if (const ir::Copy *c = ir::as<ir::Copy>(st); c && n.pipeline->stages >= 2 && isGlobalToShared(*c))
                     stagedTiles_[c->dst.buffer.get()] = n.pipeline->stages;
-                if (n.pipeline->stages > 0) pipelineProducers_.insert(st.get());
-                else stageZeroLoops_[st.get()] = n.span;
+                if (n.pipeline->stages == 0) {
+                    stageZeroLoops_[st.get()] = n.span;
+                } else if (std::string early = readsWhatLoopWrites(st, n); !early.empty()) {
+                    issuedEarly_[st.get()] = early;
+                } else {
+                    pipelineProducers_.insert(st.get());
+                }
             };
             if (const ir::Seq *body = ir::as<ir::Seq>(n.body)) {
                 for (const ir::Stmt &st : body->stmts) add(st);
@@ -68,11 +74,33 @@ protected:
             }
             // Copies deeper in the body (in a branch kept whole, an inner loop) are not producers: said so.
             ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
-                if ((ir::as<ir::Copy>(st) || ir::as<ir::Im2Col>(st)) && !pipelineProducers_.count(st.get()) && !stageZeroLoops_.count(st.get()))
+                if ((ir::as<ir::Copy>(st) || ir::as<ir::Im2Col>(st)) && !pipelineProducers_.count(st.get()) && !stageZeroLoops_.count(st.get()) &&
+                    !issuedEarly_.count(st.get()))
                     nestedInPipeline_.emplace(st.get(), n.span);
             });
         }
         return ScopedMutator::mutateFor(self, n);
+    }
+
+    // Why a copy of pipelined loop `loop` cannot be issued ahead ("" when it
+    // can): where it reads or writes depends on a register or memory the
+    // loop writes (a `var` stepped in the body), which a load issued
+    // iterations early would read before the loop writes it.
+    static std::string readsWhatLoopWrites(const ir::Stmt &copy, const ir::For &loop) {
+        std::vector<ir::Expr> where;
+        if (const ir::Copy *c = ir::as<ir::Copy>(copy)) {
+            where.insert(where.end(), c->src.mins.begin(), c->src.mins.end());
+            where.insert(where.end(), c->dst.mins.begin(), c->dst.mins.end());
+        } else if (const ir::Im2Col *g = ir::as<ir::Im2Col>(copy)) {
+            where.insert(where.end(), g->dst.mins.begin(), g->dst.mins.end());
+            where.push_back(g->nhwStep);
+            where.push_back(g->cStep);
+        }
+        for (const ir::Expr &e : where)
+            if (std::optional<ir::Writer> writer = ir::writerOfWhatItReads(e, loop.body))
+                return "where it loads reads '" + writer->buffer + "', which the pipelined loop at " + loop.span.lineColumn() + " writes at " +
+                       writer->at.lineColumn() + ": a load issued ahead would read it early, so the copy runs in order";
+        return "";
     }
 
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
@@ -90,6 +118,8 @@ protected:
         stageZeroLoop_ = stageZero == stageZeroLoops_.end() ? std::nullopt : std::optional<SourceRange>(stageZero->second);
         auto nested = nestedInPipeline_.find(self.get());
         nestedLoop_ = nested == nestedInPipeline_.end() ? std::nullopt : std::optional<SourceRange>(nested->second);
+        auto early = issuedEarly_.find(self.get());
+        issuedEarly_why_ = early == issuedEarly_.end() ? std::string() : early->second;
         copy->inst = select(*copy);
         return copy;
     }
@@ -462,7 +492,8 @@ private:
                 std::string notHere = stageZeroLoop_ ? "the pipelined loop at " + stageZeroLoop_->lineColumn() + " has stages = 0, which runs its copies in order"
                                       : nestedLoop_ ? "it is nested in a branch or loop of the pipelined loop at " + nestedLoop_->lineColumn() +
                                                           ", not one of the loop's statements (which are what the pipeline issues ahead)"
-                                                 : "cp.async is used for copies in pipelined loops or with async_copy";
+                                      : !issuedEarly_why_.empty() ? issuedEarly_why_
+                                                                  : "cp.async is used for copies in pipelined loops or with async_copy";
                 rejected.push_back({"CPAsync", o.ok ? notHere : o.reason});
             }
             if (isSharedToGlobal(c)) {
@@ -506,6 +537,8 @@ private:
     std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them
     std::map<const ir::StmtNode *, SourceRange> nestedInPipeline_;   // copies inside a pipelined loop, not its statements
+    std::map<const ir::StmtNode *, std::string> issuedEarly_;   // a pipelined loop's copies that read what it writes, and why
+    std::string issuedEarly_why_;                               // the copy being selected is one of them
     std::optional<SourceRange> nestedLoop_;                          // the copy being selected is one of them
 };
 

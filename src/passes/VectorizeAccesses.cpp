@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace tilet {
 
@@ -271,6 +272,7 @@ private:
         std::vector<ir::Stmt> before, after;
         std::map<const ir::BufferNode *, ir::Buffer> temps;   // lookups only
         std::vector<ir::Buffer> tempOrder;
+        const std::set<const ir::BufferNode *> readFirst = readBeforeWritten(fastBody);
         for (const auto &[buffer, accesses] : byBuffer) {
             if (!wideBytes.count(buffer)) continue;
             const AccessInfo &a = accesses.front();
@@ -281,6 +283,11 @@ private:
             for (const ir::Expr &i : a.code) base.push_back(ir::simplify(ir::substitute(i, {{laneRef_, ir::intImm(0)}})));
             bool loaded = false, stored = false;
             for (const AccessInfo &x : accesses) (x.store ? stored : loaded) = true;
+            // Each lane reads only what it wrote before in the iteration
+            // (`s[i, j] = ..; t[i, j] = s[i, j] * 2`): its register holds
+            // that already, and a load before the loop would read what
+            // nothing has written yet.
+            loaded = loaded && readFirst.count(buffer) > 0;
             int64_t bytes = wideBytes[buffer];
             int64_t chunk = std::min<int64_t>(bytes, 16);
             tmp->alignment = chunk;
@@ -308,6 +315,48 @@ private:
         ctx_.explain.record(std::move(d));
         if (!allIn) return fastPath;
         return std::make_shared<ir::IfThenElse>(allIn, fastPath, otherwise, n.span);
+    }
+
+    // The buffers the lanes' code reads at an element it has not written
+    // before in the same iteration (at the same indices, in a statement of
+    // the body itself: not in an inner loop or branch).
+    static std::set<const ir::BufferNode *> readBeforeWritten(const ir::Stmt &body) {
+        std::set<const ir::BufferNode *> readFirst;
+        std::vector<std::pair<const ir::BufferNode *, const std::vector<ir::Expr> *>> written;
+        auto covered = [&](const ir::Access &a) {
+            return a.indices && std::any_of(written.begin(), written.end(), [&](const auto &w) {
+                       return w.first == a.buffer && w.second->size() == a.indices->size() &&
+                              std::equal(w.second->begin(), w.second->end(), a.indices->begin(),
+                                         [](const ir::Expr &x, const ir::Expr &y) { return ir::structurallyEqual(x, y); });
+                   });
+        };
+        std::function<void(const ir::Stmt &, bool)> walk = [&](const ir::Stmt &s, bool inOrder) {
+            if (!s) return;
+            if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
+                for (const ir::Stmt &x : q->stmts) walk(x, inOrder);
+                return;
+            }
+            if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
+                for (const ir::Access &a : ir::ownEffects(s).accesses)
+                    if (a.reads() && !covered(a)) readFirst.insert(a.buffer);
+                walk(l->body, inOrder);
+                return;
+            }
+            if (ir::as<ir::For>(s) || ir::as<ir::IfThenElse>(s) || ir::as<ir::Allocate>(s)) {
+                ir::forEachEffect(s, [&](const ir::Stmt &, const ir::Effects &fx) {
+                    for (const ir::Access &a : fx.accesses)
+                        if (a.reads() && !covered(a)) readFirst.insert(a.buffer);
+                });
+                return;
+            }
+            const ir::Effects fx = ir::ownEffects(s);
+            for (const ir::Access &a : fx.accesses)
+                if (a.reads() && !covered(a)) readFirst.insert(a.buffer);
+            const ir::Store *store = ir::as<ir::Store>(s);
+            if (inOrder && store && store->op == ir::StoreOp::Assign) written.push_back({store->buffer.get(), &store->indices});
+        };
+        walk(body, true);
+        return readFirst;
     }
 
     // A loop the program wrote as vectorized(V) that stays per element says why.

@@ -949,10 +949,14 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
     // A shared operand is staged through a fragment of its shape, as
     // TileLang's reduce_macro does: the source copied in, the destination
     // copied in (unless cleared) and out again around the reduce.
-    auto staged = [&](const ir::Buffer &b) {
-        return b->scope == ir::MemScope::Shared ? ir::makeBuffer(b->name + "_frag", b->dtype, b->shape, ir::MemScope::Fragment, c.range) : b;
+    // A narrow float destination is staged in f32, where sums accumulate
+    // anyway: its old value (clear = false) is added before the one rounding.
+    auto staged = [&](const ir::Buffer &b, DType t) {
+        return b->scope == ir::MemScope::Shared ? ir::makeBuffer(b->name + "_frag", t, b->shape, ir::MemScope::Fragment, c.range) : b;
     };
-    const ir::Buffer in = staged(src->buffer), out = staged(dst->buffer);
+    const DType dstType = dst->buffer->dtype;
+    const ir::Buffer in = staged(src->buffer, src->buffer->dtype),
+                     out = staged(dst->buffer, isFloat(dstType) && dtypeBits(dstType) < 32 ? DType::F32 : dstType);
     auto whole = [&](const ir::Buffer &b) {
         std::vector<int64_t> extents = *b->constShape();
         return ir::Region{b, std::vector<ir::Expr>(extents.size(), ir::intImm(0)), extents, c.range};
@@ -971,6 +975,7 @@ ir::Stmt Checker::checkReduce(const ast::Call &c, ir::ReduceOp op) {
             indices.push_back(vars.back());
         }
         ir::Expr old = std::make_shared<ir::Load>(dst->buffer, indices, c.range), reduced = std::make_shared<ir::Load>(out, indices, c.range);
+        if (old->dtype != out->dtype) old = ir::cast(out->dtype, old);   // (f32 staging of a narrow float)
         ir::BinaryOp with = op == ir::ReduceOp::Max || op == ir::ReduceOp::AbsMax ? ir::BinaryOp::Max
                             : op == ir::ReduceOp::Min                             ? ir::BinaryOp::Min
                                                                                   : ir::BinaryOp::Add;
