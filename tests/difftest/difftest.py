@@ -138,6 +138,7 @@ class Case:
         self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example)
         self.byte_ranges = {}    # the range of each byte of an integer tensor's elements (bytes.NAME=LO..HI; '// difftest: bytes NAME=LO..HI')
         self.unordered = set()   # outputs whose rows hold a set: compared sorted (unordered.NAME of a ported example)
+        self.tf32_truncate = False   # f32 gemm operands read as tf32 (tf32.truncate of a ported example)
         self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
         self.detail = ""
 
@@ -146,6 +147,7 @@ def interpret(case, tr):
     """The reference result, or sets case.outcome to invalid."""
     try:
         it = tlinterp.Interpreter(tr.ast, case.text)
+        it.tf32_truncate = case.tf32_truncate
         data = make_data(it, case.kernel, case.scalars, case.dyn, case.seed, case.ranges, case.byte_ranges)
         before = {k: list(v) for k, v in data.items()}
         it.run(case.kernel, data, case.scalars, case.dyn)
@@ -463,6 +465,12 @@ def cases_from_manifest(manifest):
             name, listed = f[len("values."):].split("=", 1)
             ranges[name] = ("values", [int(v, 0) for v in listed.split(",")])
             flags.remove(f)
+        # tf32.truncate: the kernel's f32 gemms run on tensor cores (the
+        # manifest says so, as the interpreter does not select instructions),
+        # which read their operands as tf32, the low 13 mantissa bits cut off.
+        tf32_truncate = "tf32.truncate" in flags
+        if tf32_truncate:
+            flags.remove("tf32.truncate")
         # Dynamic sizes (`dyn NAME` dimensions) and scalar parameters, as a
         # regression's '// difftest: dyn' and 'scalars' lines give them.
         dyn, scalars = {}, {}
@@ -486,6 +494,7 @@ def cases_from_manifest(manifest):
         c.ranges = ranges
         c.unordered = unordered
         c.byte_ranges = byte_ranges
+        c.tf32_truncate = tf32_truncate
         cases.append(c)
     return cases
 

@@ -110,6 +110,27 @@ t = run("""kernel k(A: f16[2, 2], B: f16[2, 2], C: f32[2, 2]) grid(1) threads(32
 }""", "k", {"A": [1.0, 2.0, 3.0, 4.0], "B": [1.0, 0.0, 1.0, 1.0], "C": [0.0] * 4})
 check("gemm", t["C"], [2.0, 4.0, 4.0, 8.0])
 
+# An f32 gemm on tensor cores (difftest's tf32.truncate) reads its operands
+# as tf32: 1 + 2^-11 loses its last bit (the low 13 of 23), 1 + 2^-10 keeps it.
+TF32_GEMM = """kernel k(A: f32[2, 2], B: f32[2, 2], C: f32[2, 2]) grid(1) threads(32) {
+    let a = alloc_shared([2, 2], f32);
+    let b = alloc_shared([2, 2], f32);
+    let c = alloc_fragment([2, 2], f32);
+    copy(A, a);
+    copy(B, b);
+    clear(c);
+    gemm(a, b, c);
+    copy(c, C);
+}"""
+for truncate, want in ((False, 2.0 + 2 ** -11 + 2 ** -10), (True, 2.0 + 2 ** -10)):
+    r = subprocess.run([TILET, "-", "--emit=ast"], input=TF32_GEMM, capture_output=True, text=True, check=True)
+    it = tlinterp.Interpreter(r.stdout, TF32_GEMM)
+    it.tf32_truncate = truncate
+    tensors = {"A": [1.0 + 2 ** -11, 1.0 + 2 ** -10, 0.0, 0.0], "B": [1.0, 0.0, 1.0, 0.0], "C": [0.0] * 4}
+    it.run("k", tensors, {}, {})
+    check(f"f32 gemm, tf32_truncate = {truncate}", tensors["C"], [want, 0.0, 0.0, 0.0])
+check("tf32 of 1 + 2^-11 + 2^-23", tldtypes.tf32_truncated(1.0 + 2 ** -11 + 2 ** -23), 1.0)
+
 # Undefined behaviour is reported, never given a value.
 expect_invalid("uninitialised read", """kernel k(Y: f32[4]) grid(1) threads(32) {
     let s = alloc_shared([4], f32);

@@ -75,6 +75,14 @@ def f32_bits(x):
     return _U32.unpack(_pack32(x))[0]
 
 
+def tf32_truncated(x):
+    """What a tensor core reads of an f32 in tf32 mode: sign, exponent and
+    the top 10 mantissa bits; the low 13 are cut off (PTX ISA, mma .tf32)."""
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return f32_from_bits(f32_bits(x) & 0xFFFFE000)
+
+
 def f32_from_bits(b):
     return _unpack32(_U32.pack(b & 0xFFFFFFFF))[0]
 

@@ -2296,6 +2296,7 @@ class Runtime:
 
     def __init__(self, cluster):
         self.cluster = cluster      # the blocks' runtimes, by rank
+        self.tf32_truncate = False  # f32 gemm operands read as tf32 (Interpreter.tf32_truncate)
         self.rank = 0
         self.block_id = None
         self.sites = {}             # shared allocations by site, for dst_block copies
@@ -2760,10 +2761,13 @@ class Runtime:
             v = self.read(r.buf, idx)
             if v is None:
                 raise InvalidProgram(f"gemm reads '{r.buf.name}'{list(idx)} before it is written")
+            v = float(v)
+            if self.tf32_truncate and r.buf.dtype in ("f32", "tf32"):
+                v = tldtypes.tf32_truncated(v)
             if transposed:
-                out[j][i] = float(v)
+                out[j][i] = v
             else:
-                out[i][j] = float(v)
+                out[i][j] = v
         return out
 
     def gemm_accumulate(self, c, A, B, clear):
@@ -3138,6 +3142,7 @@ class Interpreter:
     def __init__(self, dump_text, source_text):
         self.source_lines = source_text.splitlines()
         self.tree = parse_dump(dump_text)
+        self.tf32_truncate = False   # f32 gemm operands read as tf32 (difftest's tf32.truncate)
         self.consts = {}
         self.kernels = {}
         self.target = None
@@ -3258,6 +3263,7 @@ class Interpreter:
                     gens = []
                     for r in range(size):
                         rt = Runtime(rts)
+                        rt.tf32_truncate = self.tf32_truncate
                         rt.rank = r
                         bid = (cx + r % cl[0], cy + (r // cl[0]) % cl[1], cz + r // (cl[0] * cl[1]))
                         rt.block_id = bid
