@@ -1385,8 +1385,13 @@ private:
         }
         // A hazard with what came before the loop is resolved once, before
         // it, rather than in every iteration.
-        if (std::optional<Conflict> c = probe(body, state))
-            insertBarrier(state, here(self), out, *c, "placed before the loop, once, rather than in every iteration");
+        if (std::optional<Conflict> c = probe(body, state)) {
+            // A loop a statement was lowered into (a gemm's k-steps) has that statement's place.
+            const bool own = here(self).lineColumn() == c->later.span.lineColumn();
+            insertBarrier(state, here(self), out, *c,
+                          own ? "placed before the loop that statement is lowered into, once, rather than in each of its iterations"
+                              : "placed before the loop at " + here(self).lineColumn() + ", once, rather than in every iteration");
+        }
         State entry = state;
         size_t logged = log.size();
         Nested inLoop(nested_);

@@ -139,7 +139,7 @@ class Case:
         self.byte_ranges = {}    # the range of each byte of an integer tensor's elements (bytes.NAME=LO..HI; '// difftest: bytes NAME=LO..HI')
         self.unordered = set()   # outputs whose rows hold a set: compared sorted (unordered.NAME of a ported example)
         self.tf32_truncate = False   # f32 gemm operands read as tf32 (tf32.truncate of a ported example)
-        self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, emu-crash, emu-hang
+        self.outcome = None      # pass, mismatch, reject, internal, crash, invalid, interp-error, emu-crash, emu-hang
         self.detail = ""
 
 
@@ -155,7 +155,7 @@ def interpret(case, tr):
     except (tldtypes.InvalidProgram, tlinterp.Unsupported) as e:
         case.outcome, case.detail = "invalid", f"{type(e).__name__}: {e}"
     except Exception as e:   # an interpreter bug: report it, never hide it
-        case.outcome, case.detail = "invalid", "interpreter error: " + "".join(traceback.format_exception(e))[-1500:]
+        case.outcome, case.detail = "interp-error", "interpreter error: " + "".join(traceback.format_exception(e))[-1500:]
     return None
 
 
@@ -286,7 +286,7 @@ def run_cases(cases, tilet, workdir, jobs, batch_size, timeout, emulate=True):
 
 # ------------------------------------------------------------------ command line
 
-FAILING = ("mismatch", "internal", "crash", "emu-crash", "emu-hang", "emu-build")
+FAILING = ("mismatch", "internal", "crash", "interp-error", "emu-crash", "emu-hang", "emu-build")
 
 
 def main(argv=None):

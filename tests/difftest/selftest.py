@@ -97,6 +97,14 @@ t = run("""kernel k(X: f32[2, 3], Y: f32[2], Z: f32[3]) grid(1) threads(32) {
 }""", "k", {"X": [1.0, -5.0, 2.0, -1.0, -2.0, -3.0], "Y": [0.0] * 2, "Z": [0.0] * 3})
 check("reductions", (t["Y"], t["Z"]), ([10.0, 5.0], [-1.0, -5.0, -3.0]))
 
+# A parenthesized float literal is read from its own spelling (the AST places it at the parenthesis).
+t = run("""kernel k(Y: f32[4]) grid(1) threads(32) {
+    for i in parallel(4) {
+        Y[i] = (0.25) * 2.0 + ((1.5));
+    }
+}""", "k", {"Y": [0.0] * 4})
+check("parenthesized float literals", t["Y"], [2.0] * 4)
+
 # gemm: C += A * B^T.
 t = run("""kernel k(A: f16[2, 2], B: f16[2, 2], C: f32[2, 2]) grid(1) threads(32) {
     let a = alloc_shared([2, 2], f16);

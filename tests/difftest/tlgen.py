@@ -1248,6 +1248,11 @@ class Gen:
         v = self.name("k")
         # The accumulator: a fragment of a fresh or existing family.
         shape = self.tile_shape()
+        # Now and then the shape of a tile an earlier pipelined loop loaded,
+        # so that this loop may load it again.
+        earlier = [t for t in self.vis(self.shared) if t.pipelined]
+        if earlier and not self.pipeline_depth and self.extra_rng.random() < 0.5:
+            shape = list(self.extra_rng.choice(earlier).shape)
         fam = self.family(shape)
         cands = [m for m in self.members(fam) if m.name in self.laid and m.name in self.init and not m.dtype.startswith("int")]
         if self.fam_laid(fam) and not cands:
@@ -1260,12 +1265,18 @@ class Gen:
             self.emit(f"clear({acc.name});")
             self.written(acc, VC(True, 1, 0))
         loads = []
+        reused = set()
         for _ in range(self.rng.randint(1, 2)):
             # A tile an earlier pipelined loop loaded, loaded again here
             # (one versioned buffer for both loops), now and then.
-            again = [t for t in self.vis(self.shared) if t.pipelined and t.shape == list(shape) and t not in loads]
+            # (Only a tile both loops load with cp.async, from a tensor of
+            # its own dtype: a converting copy is not issued ahead, and a
+            # pipelined tile may be used by no other statement.)
+            again = [t for t in self.vis(self.shared) if t.pipelined and t.shape == list(shape) and t not in loads
+                     and getattr(t, "loaded_as_is", False) and any(i.dtype == t.dtype for i in ins)]
             if again and not self.pipeline_depth and self.extra_rng.random() < 0.4:
                 loads.append(self.extra_rng.choice(again))
+                reused.add(loads[-1].name)
                 self.features.add("pipelined_again")
                 continue
             s = self.alloc_shared(shape, self.pick(["f32", "f16", ins[0].dtype]))
@@ -1277,6 +1288,9 @@ class Gen:
         self.scope_vars.append((v, 0, 4))
         for s in loads:
             src = self.pick(ins)
+            if s.name in reused:
+                src = self.extra_rng.choice([i for i in ins if i.dtype == s.dtype])
+            s.loaded_as_is = src.dtype == s.dtype and s.name not in reused or getattr(s, "loaded_as_is", False)
             h, w = s.shape
             col = self.pick([f"{v} * {w}", f"{v} * 4", f"{self.block_index(1)} * {w}"])
             row = self.pick([f"{self.block_index(0)} * {h}", f"{v}", "0"])

@@ -76,6 +76,8 @@ def float_literal(source_lines, line, col):
     """The exact spelling of the float literal at line:col (the dump prints
     six significant digits)."""
     text = source_lines[line - 1][col - 1:]
+    # A parenthesized literal, `(0.25)`, is placed at its parenthesis.
+    text = text.lstrip("( \t")
     n = 0
     while n < len(text) and (text[n].isdigit() or text[n] in "._eE" or (text[n] in "+-" and n and text[n - 1] in "eE")):
         n += 1
