@@ -225,6 +225,22 @@ private:
             lin.check(*c);
             return lin;
         }
+        // A name whose bounds here are one value is that value (a swizzle's
+        // `panel` on a grid of one panel).
+        if (const VarNode *v = as<VarNode>(e); v && v->dtype == type) {
+            Interval r = scope_.var(v);
+            if (r.bounded() && r.lo == r.hi) {
+                lin.constant = r.lo;
+                lin.check(r.lo);
+                return lin;
+            }
+        }
+        // -x, as rebuild() writes a lone negative term: `a + -a + 32` is 32.
+        if (const Unary *u = as<Unary>(e); u && u->op == UnaryOp::Neg && u->dtype == type) {
+            Linear x = linearize(u->a, type);
+            x.scale(-1);
+            return x;
+        }
         if (const Binary *b = as<Binary>(e); b && b->dtype == type) {
             if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
                 Linear x = linearize(b->a, type), y = linearize(b->b, type);

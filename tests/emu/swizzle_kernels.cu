@@ -11,7 +11,7 @@ by_rows_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
 #line 8 "swizzle_kernels.tl"
     const int panel_offset = launch_order % 40;
 #line 8 "swizzle_kernels.tl"
-    const int panel_width = panel + 1 < 2 ? 4 : (-(panel * 40) + 60) / 10;
+    const int panel_width = panel + 1 < 2 ? 4 : -(panel * 4) + 6;
 #line 7 "swizzle_kernels.tl"
     const int bx = panel == 1 ? -(panel_offset / panel_width) + 9 : panel_offset / panel_width;
 #line 7 "swizzle_kernels.tl"
@@ -40,7 +40,7 @@ by_columns_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
 #line 16 "swizzle_kernels.tl"
     const int panel_offset = launch_order % 24;
 #line 16 "swizzle_kernels.tl"
-    const int panel_width = panel + 1 < 3 ? 4 : (-(panel * 24) + 60) / 6;
+    const int panel_width = panel + 1 < 3 ? 4 : -(panel * 4) + 10;
 #line 15 "swizzle_kernels.tl"
     const int bx = panel_offset % panel_width + panel * 4;
 #line 15 "swizzle_kernels.tl"

@@ -125,15 +125,13 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
 #line 28 "blocksparse_gemm.tl"
     const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 8;
 #line 28 "blocksparse_gemm.tl"
-    const int panel = 0;
-#line 28 "blocksparse_gemm.tl"
     const int panel_offset = launch_order;
 #line 28 "blocksparse_gemm.tl"
     const int panel_width = 8;
 #line 20 "blocksparse_gemm.tl"
-    const int bx = panel == 1 ? -(panel_offset / panel_width) + 7 : panel_offset / panel_width;
+    const int bx = panel_offset / panel_width;
 #line 20 "blocksparse_gemm.tl"
-    const int by = panel_offset % panel_width + panel * 10;
+    const int by = panel_offset % panel_width;
 #line 23 "blocksparse_gemm.tl"
     __half* A_shared = reinterpret_cast<__half*>(tilet_smem + 0);
     __half* B_shared = reinterpret_cast<__half*>(tilet_smem + 16384);
@@ -268,5 +266,5 @@ blocksparse_matmul_kernel(const __half* __restrict__ A, const __half* __restrict
 #line 40 "blocksparse_gemm.tl"
         tilet_tma_store_wait();
     }
-#line 272 "blocksparse_gemm.cu"
+#line 270 "blocksparse_gemm.cu"
 } // blocksparse_matmul_kernel

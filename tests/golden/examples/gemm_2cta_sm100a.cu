@@ -209,7 +209,7 @@ gemm_2cta_sm100a_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16
 #line 45 "gemm_2cta_sm100a.tl"
     const int panel_offset = launch_order % 512;
 #line 45 "gemm_2cta_sm100a.tl"
-    const int panel_width = panel + 1 < 2 ? 16 : (-(panel * 512) + 1024) / 32;
+    const int panel_width = panel + 1 < 2 ? 16 : -(panel * 16) + 32;
 #line 30 "gemm_2cta_sm100a.tl"
     const int bx = (panel == 1 ? -(panel_offset / panel_width) + 31 : panel_offset / panel_width) * 2 + static_cast<int>(blockIdx.x) % 2;
 #line 30 "gemm_2cta_sm100a.tl"

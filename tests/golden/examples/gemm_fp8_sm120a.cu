@@ -113,7 +113,7 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 23 "gemm_fp8_sm120a.tl"
     const int panel_offset = launch_order % 512;
 #line 23 "gemm_fp8_sm120a.tl"
-    const int panel_width = panel + 1 < 8 ? 8 : (-(panel * 512) + 4096) / 64;
+    const int panel_width = panel + 1 < 8 ? 8 : -(panel * 8) + 64;
 #line 20 "gemm_fp8_sm120a.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 63 : panel_offset / panel_width;
 #line 20 "gemm_fp8_sm120a.tl"

@@ -159,7 +159,7 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 21 "gemm_fp8_sm90.tl"
     const int panel_offset = launch_order % 256;
 #line 21 "gemm_fp8_sm90.tl"
-    const int panel_width = panel + 1 < 8 ? 8 : (-(panel * 256) + 2048) / 32;
+    const int panel_width = panel + 1 < 8 ? 8 : -(panel * 8) + 64;
 #line 18 "gemm_fp8_sm90.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 31 : panel_offset / panel_width;
 #line 18 "gemm_fp8_sm90.tl"

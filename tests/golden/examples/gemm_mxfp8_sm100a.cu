@@ -208,7 +208,7 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 41 "gemm_mxfp8_sm100a.tl"
     const int panel_offset = launch_order % 512;
 #line 41 "gemm_mxfp8_sm100a.tl"
-    const int panel_width = panel + 1 < 4 ? 8 : (-(panel * 512) + 2048) / 64;
+    const int panel_width = panel + 1 < 4 ? 8 : -(panel * 8) + 32;
 #line 24 "gemm_mxfp8_sm100a.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 63 : panel_offset / panel_width;
 #line 24 "gemm_mxfp8_sm100a.tl"

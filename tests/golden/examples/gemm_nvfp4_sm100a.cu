@@ -207,7 +207,7 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
 #line 42 "gemm_nvfp4_sm100a.tl"
     const int panel_offset = launch_order % 512;
 #line 42 "gemm_nvfp4_sm100a.tl"
-    const int panel_width = panel + 1 < 4 ? 8 : (-(panel * 512) + 2048) / 64;
+    const int panel_width = panel + 1 < 4 ? 8 : -(panel * 8) + 32;
 #line 25 "gemm_nvfp4_sm100a.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 63 : panel_offset / panel_width;
 #line 25 "gemm_nvfp4_sm100a.tl"

@@ -119,7 +119,7 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
 #line 32 "gemm_nvfp4_sm120a.tl"
     const int panel_offset = launch_order % 512;
 #line 32 "gemm_nvfp4_sm120a.tl"
-    const int panel_width = panel + 1 < 8 ? 8 : (-(panel * 512) + 4096) / 64;
+    const int panel_width = panel + 1 < 8 ? 8 : -(panel * 8) + 64;
 #line 29 "gemm_nvfp4_sm120a.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 63 : panel_offset / panel_width;
 #line 29 "gemm_nvfp4_sm120a.tl"

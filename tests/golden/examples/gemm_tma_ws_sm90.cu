@@ -157,7 +157,7 @@ gemm_tma_ws_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __r
 #line 22 "gemm_tma_ws_sm90.tl"
     const int panel_offset = launch_order % 256;
 #line 22 "gemm_tma_ws_sm90.tl"
-    const int panel_width = panel + 1 < 8 ? 8 : (-(panel * 256) + 2048) / 32;
+    const int panel_width = panel + 1 < 8 ? 8 : -(panel * 8) + 64;
 #line 19 "gemm_tma_ws_sm90.tl"
     const int bx = (panel & 1) == 1 ? -(panel_offset / panel_width) + 31 : panel_offset / panel_width;
 #line 19 "gemm_tma_ws_sm90.tl"
