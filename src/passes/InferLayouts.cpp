@@ -200,7 +200,10 @@ public:
                 return;
             }
             setLayout({g->c.buffer, {}, g->span}, ir::mmaAccumulatorLayout(t), "the mma.sync accumulator layout");
-            if (g->a.buffer->scope == ir::MemScope::Fragment)
+            // A transposed register A, [K, M] (transpose_A), holds the same elements in the same registers.
+            if (g->a.buffer->scope == ir::MemScope::Fragment && g->transposeA)
+                setLayout({g->a.buffer, {}, g->span}, ir::projectLayout(ir::mmaOperandALayout(t), {1, 0}), "the mma.sync A operand layout, transposed");
+            else if (g->a.buffer->scope == ir::MemScope::Fragment)
                 setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");
         });
         fixTmemLoadLayouts(body);

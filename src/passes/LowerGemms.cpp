@@ -96,7 +96,8 @@ public:
     void findOperands(const Stmt &body) {
         ir::forEachStmt(body, [&](const Stmt &s) {
             const ir::Gemm *g = ir::as<ir::Gemm>(s);
-            if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment)
+            // (A transposed register operand, [K, M], is filled element by element: no ldmatrix.)
+            if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment && !g->transposeA)
                 operandTiling_.emplace(g->a.buffer.get(), ir::mmaTiling(*g));
             if (g && g->inst == ir::GemmInst::MMA && g->a.buffer->scope == ir::MemScope::Fragment) operandFirstThread_[g->a.buffer.get()] = g->firstThread;
             if (g && g->inst == ir::GemmInst::WGMMA) issuesWgmma_ = true;
@@ -655,10 +656,7 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
     // The fragments built here are the m16n8 ones (ir/MmaLayout.h).
     if (g.instruction->layout != FragmentLayout::MmaM16N8) return "gemm code generation (" + std::string(g.instruction->name) + ") is";
     if (g.a.buffer->dtype != g.b.buffer->dtype) return "an mma.sync gemm with A and B of different dtypes is";
-    if (g.a.buffer->scope == ir::MemScope::Fragment) {
-        if (g.transposeA) return "an mma.sync gemm with a transposed register A operand is";
-        if (!g.a.coversBuffer()) return "an mma.sync gemm reading part of a register A operand is";
-    }
+    if (g.a.buffer->scope == ir::MemScope::Fragment && !g.a.coversBuffer()) return "an mma.sync gemm reading part of a register A operand is";
     return "";
 }
 

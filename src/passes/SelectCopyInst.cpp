@@ -34,8 +34,10 @@ public:
         // can move with ldmatrix (A) / stmatrix (accumulators).
         ir::forEachStmt(k.body, [&](const ir::Stmt &s) {
             if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
-                // (ldmatrix fills mma.sync's A layout; a wgmma's register A is loaded element by element)
-                if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA) operandFragments_.insert(g->a.buffer.get());
+                // (ldmatrix fills mma.sync's A layout; a wgmma's register A, or a
+                // transposed one, [K, M], is loaded element by element)
+                if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA)
+                    (g->transposeA ? transposedOperands_ : operandFragments_).insert(g->a.buffer.get());
                 // The layout infer-layouts will give the accumulator (the instruction fixes it).
                 if (g->c.buffer->scope == ir::MemScope::Fragment && !accumulatorLayouts_.count(g->c.buffer.get())) {
                     if (g->inst == ir::GemmInst::WGMMA) accumulatorLayouts_[g->c.buffer.get()] = ir::wgmmaAccumulatorLayout(ir::mmaTiling(*g));
@@ -376,6 +378,9 @@ private:
         if ((s == ir::MemScope::Fragment) != (d == ir::MemScope::Fragment) && inRegistersOneByOne(c.src.buffer->dtype)) return CopyInst::PackedBytes;
         if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
             if (!t.has(Feature::Ldmatrix)) rejected.push_back({"LDSM", lacks(t, Feature::Ldmatrix)});
+            else if (transposedOperands_.count(c.dst.buffer.get()))
+                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' is a transposed register A operand ([K, M], transpose_A), "
+                                            "which ldmatrix does not fill"});
             else if (!operandFragments_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
             else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
@@ -530,6 +535,7 @@ private:
 
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_;
+    std::set<const ir::BufferNode *> transposedOperands_;   // register A operands of transpose_A mma.sync gemms
     std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
     int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;

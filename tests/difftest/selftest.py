@@ -97,6 +97,20 @@ t = run("""kernel k(X: f32[2, 3], Y: f32[2], Z: f32[3]) grid(1) threads(32) {
 }""", "k", {"X": [1.0, -5.0, 2.0, -1.0, -2.0, -3.0], "Y": [0.0] * 2, "Z": [0.0] * 3})
 check("reductions", (t["Y"], t["Z"]), ([10.0, 5.0], [-1.0, -5.0, -3.0]))
 
+# A var declared inside a parallel loop is each iteration's own (TileLang's T.alloc_var there).
+t = run("""kernel k(X: f32[4], Y: f32[4]) grid(1) threads(32) {
+    for i in parallel(4) {
+        var r: f32;
+        if (X[i] > 0.0) {
+            r = 1.0;
+        } else {
+            r = 0.0;
+        }
+        Y[i] = X[i] * r;
+    }
+}""", "k", {"X": [1.0, -2.0, 3.0, -4.0], "Y": [0.0] * 4})
+check("var in a parallel loop", t["Y"], [1.0, 0.0, 3.0, 0.0])
+
 # A parenthesized float literal is read from its own spelling (the AST places it at the parenthesis).
 t = run("""kernel k(Y: f32[4]) grid(1) threads(32) {
     for i in parallel(4) {

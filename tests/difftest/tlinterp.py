@@ -646,6 +646,8 @@ class KernelTranslator:
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
             self.per_thread.add(py)   # each thread's own
+            if self.parallel_depth:
+                self.parallel_locals.add(py)   # declared in a parallel loop: each iteration's own
         elif k == "Assign":
             self.assign(s, d)
         elif k == "For":
