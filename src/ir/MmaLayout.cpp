@@ -118,6 +118,27 @@ Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks) {
     return mul(intImm(perStep), add(ks, mul(intImm(t.kSteps()), i)));
 }
 
+TileLayout mmaOperandBLayout(const MmaTiling &t) {
+    int64_t e = mmaElementsPerRegister(t.atom.operand);
+    TileLayout l;
+    l.shape = {t.K, t.N};
+    l.threads = t.threads;
+    addMode(l.threadModes, 4, 0, e);                // q
+    addMode(l.threadModes, 8, 1, 1);                // g
+    if (t.warpM > 1) l.threadModes.push_back({t.warpM, LayoutMode::kReplicate, 0});
+    addMode(l.threadModes, t.warpN, 1, t.warpCols());
+    addMode(l.localModes, e, 0, 1);
+    addMode(l.localModes, t.atom.k / kBlockWidth(t.atom), 0, kBlockWidth(t.atom));
+    addMode(l.localModes, t.kSteps(), 0, t.atom.k);
+    addMode(l.localModes, t.nAtoms(), 1, t.atom.n);
+    return l;
+}
+
+Expr mmaOperandBOffset(const MmaTiling &t, const Expr &j, const Expr &ks) {
+    int64_t perStep = t.atom.n * t.atom.k / 32;   // elements of B per lane and atom
+    return mul(intImm(perStep), add(ks, mul(intImm(t.kSteps()), j)));
+}
+
 int64_t wgmmaGroupsM(const MmaTiling &t) { return t.warpM / 4; }
 int64_t wgmmaGroupRows(const MmaTiling &t) { return t.M / wgmmaGroupsM(t); }
 int64_t wgmmaMAtoms(const MmaTiling &t) { return wgmmaGroupRows(t) / 64; }

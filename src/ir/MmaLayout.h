@@ -85,6 +85,15 @@ TileLayout mmaOperandALayout(const MmaTiling &t);
 // Element index of the first A register of atom row i at k-step ks.
 Expr mmaOperandAOffset(const MmaTiling &t, const Expr &i, const Expr &ks);
 
+// The layout of a [K, N] fragment that is a gemm's B operand from registers
+// (mma.sync only; TileLang's gemm_sr): lane q of each group of four holds
+// rows (along K) q * e.., lane group g column g of each 8-column atom; the
+// warps along M each hold a copy of their warp column's B. Per thread: the
+// B registers of each k-step and N atom, k-step fastest.
+TileLayout mmaOperandBLayout(const MmaTiling &t);
+// Element offset, in that fragment's registers, of N atom j at k-step ks.
+Expr mmaOperandBOffset(const MmaTiling &t, const Expr &j, const Expr &ks);
+
 // ---- wgmma.mma_async (sm_90a): a warp group (4 warps, 128 threads) computes
 // m64 x n atoms from shared-memory descriptors. For WGMMA tilings warpM
 // counts warps along M (a multiple of 4: the warp groups along M are warpM / 4)

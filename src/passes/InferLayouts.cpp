@@ -205,6 +205,10 @@ public:
                 setLayout({g->a.buffer, {}, g->span}, ir::projectLayout(ir::mmaOperandALayout(t), {1, 0}), "the mma.sync A operand layout, transposed");
             else if (g->a.buffer->scope == ir::MemScope::Fragment)
                 setLayout({g->a.buffer, {}, g->span}, ir::mmaOperandALayout(t), "the mma.sync A operand layout");
+            // A register B, [K, N] (or [N, K] with transpose_B), likewise.
+            if (g->b.buffer->scope == ir::MemScope::Fragment)
+                setLayout({g->b.buffer, {}, g->span}, g->transposeB ? ir::projectLayout(ir::mmaOperandBLayout(t), {1, 0}) : ir::mmaOperandBLayout(t),
+                          g->transposeB ? "the mma.sync B operand layout, transposed" : "the mma.sync B operand layout");
         });
         fixTmemLoadLayouts(body);
         propagateFixedLayouts(body);

@@ -523,7 +523,8 @@ private:
         const ir::VarRef &lane = w.lane, &warpM = w.warpM, &warpN = w.warpN;
         ir::VarRef ks = ir::makeVar("ks"), i = ir::makeVar("i"), j = ir::makeVar("j"), jg = ir::makeVar("jg");
 
-        OperandPlan bPlan = plan(gb, false, g.transposeB);
+        bool bInRegisters = g.b.buffer->scope == ir::MemScope::Fragment;
+        OperandPlan bPlan = bInRegisters ? OperandPlan{} : plan(gb, false, g.transposeB);
         OperandPlan aPlan = aInRegisters ? OperandPlan{} : plan(ga, true, g.transposeA);
         int64_t aRegs = static_cast<int64_t>(ir::mmaARegisters(atom).size());
         int64_t bRegs = static_cast<int64_t>(ir::mmaBRegisters(atom).size());
@@ -536,10 +537,11 @@ private:
         std::vector<Stmt> step;
 
         // The k-step's B registers, in groups of up to four 8x8 matrices.
-        ir::Buffer bFrag = ir::makeBuffer(g.b.buffer->name + "_frag", atom.operand, {ir::intImm(t.nAtoms() * bElems)}, ir::MemScope::Local, span);
+        ir::Buffer bFrag;
+        if (!bInRegisters) bFrag = ir::makeBuffer(g.b.buffer->name + "_frag", atom.operand, {ir::intImm(t.nAtoms() * bElems)}, ir::MemScope::Local, span);
         int64_t atomsPerGroup = std::max<int64_t>(1, 4 / bRegs);
         if (!bPlan.ldmatrix) atomsPerGroup = 1;
-        int64_t fullGroups = t.nAtoms() / atomsPerGroup;
+        int64_t fullGroups = bInRegisters ? 0 : t.nAtoms() / atomsPerGroup;
         if (fullGroups > 0) {
             Expr firstAtom = ir::mul(jg, ir::intImm(atomsPerGroup));
             step.push_back(unrolled(jg, fullGroups,
@@ -547,7 +549,7 @@ private:
                                                   bFrag, ir::mul(firstAtom, ir::intImm(bElems)), lane, span),
                                     span));
         }
-        for (int64_t a = fullGroups * atomsPerGroup; a < t.nAtoms();) {
+        for (int64_t a = fullGroups * atomsPerGroup; !bInRegisters && a < t.nAtoms();) {
             int64_t atoms = (bPlan.ldmatrix && bRegs == 1 && t.nAtoms() - a >= 2) ? 2 : 1;   // ldmatrix.x2 or .x1
             step.push_back(loadRegisters(bPlan, atom, atoms * bRegs, ir::add(colBase, ir::intImm(a * atom.n)), kOrigin, bFrag,
                                          ir::intImm(a * bElems), lane, span));
@@ -576,12 +578,15 @@ private:
         // One mma per atom of the warp's part of C.
         ir::Buffer aSource = aInRegisters ? g.a.buffer->registers : aFrag;
         Expr aOffset = aInRegisters ? ir::mmaOperandAOffset(t, i, ks) : ir::mul(i, ir::intImm(aElems));
-        Stmt mma = std::make_shared<ir::Mma>(*g.instruction, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bFrag,
-                                             ir::mul(j, ir::intImm(bElems)), span, scales);
+        ir::Buffer bSource = bInRegisters ? g.b.buffer->registers : bFrag;
+        TILET_ASSERT(bSource, "gemm B operand '" << g.b.buffer->name << "' has no registers after infer-layouts");
+        Expr bOffset = bInRegisters ? ir::mmaOperandBOffset(t, j, ks) : ir::mul(j, ir::intImm(bElems));
+        Stmt mma = std::make_shared<ir::Mma>(*g.instruction, operand, cRegs, ir::mmaAccumulatorOffset(t, i, j), aSource, aOffset, bSource,
+                                             bOffset, span, scales);
         step.push_back(unrolled(i, t.mAtoms(), unrolled(j, t.nAtoms(), mma, span), span));
 
         Stmt body = ir::seq(std::move(step));
-        body = std::make_shared<ir::Allocate>(bFrag, body, span);
+        if (bFrag) body = std::make_shared<ir::Allocate>(bFrag, body, span);
         if (scales) body = std::make_shared<ir::Allocate>(scaleRegs.a, std::make_shared<ir::Allocate>(scaleRegs.b, body, span), span);
         if (aFrag) body = std::make_shared<ir::Allocate>(aFrag, body, span);
         body = unrolled(ks, t.kSteps(), body, span);
@@ -596,8 +601,9 @@ private:
         d.where = span;
         d.op = "gemm operand loads";
         d.choice = "A: " + (aInRegisters ? std::string("already in registers (fragment '") + g.a.buffer->name + "')" : aPlan.choice) +
-                   "; B: " + bPlan.choice;
-        d.why = (aInRegisters ? std::string() : "A: " + aPlan.why + "; ") + "B: " + bPlan.why + "; " + std::to_string(t.kSteps()) + " k-step" +
+                   "; B: " + (bInRegisters ? std::string("already in registers (fragment '") + g.b.buffer->name + "')" : bPlan.choice);
+        d.why = (aInRegisters ? std::string() : "A: " + aPlan.why + "; ") + (bInRegisters ? std::string() : "B: " + bPlan.why + "; ") +
+                std::to_string(t.kSteps()) + " k-step" +
                 (t.kSteps() == 1 ? "" : "s") + " of " + std::to_string(t.mAtoms() * t.nAtoms()) + " mma.sync per warp";
         if (scales)
             d.choice += "; scale factors: " + std::to_string(*ir::constInt(scaleRegs.a->shape[0])) + " word(s) of '" +
@@ -651,12 +657,18 @@ std::string gemmNotGeneratedYet(const ir::Gemm &g) {
     if (g.c.buffer->scope == ir::MemScope::Fragment && !g.c.coversBuffer()) return "a gemm into part of a fragment is";
     if (g.inst == ir::GemmInst::FMA) {
         if (g.a.buffer->scope == ir::MemScope::Fragment) return "a gemm computed with FMA from a fragment A operand is";
+        if (g.b.buffer->scope == ir::MemScope::Fragment) return "a gemm computed with FMA from a fragment B operand is";
         return "";
     }
     // The fragments built here are the m16n8 ones (ir/MmaLayout.h).
     if (g.instruction->layout != FragmentLayout::MmaM16N8) return "gemm code generation (" + std::string(g.instruction->name) + ") is";
     if (g.a.buffer->dtype != g.b.buffer->dtype) return "an mma.sync gemm with A and B of different dtypes is";
     if (g.a.buffer->scope == ir::MemScope::Fragment && !g.a.coversBuffer()) return "an mma.sync gemm reading part of a register A operand is";
+    if (g.b.buffer->scope == ir::MemScope::Fragment) {
+        if (!g.b.coversBuffer()) return "an mma.sync gemm reading part of a register B operand is";
+        if (g.inst == ir::GemmInst::MMABlockScaled) return "a block-scaled mma.sync with B in registers is";
+        if (dtypeBits(g.b.buffer->dtype) < 8) return "an mma.sync gemm with a register B operand of sub-byte elements is";
+    }
     return "";
 }
 

@@ -204,8 +204,8 @@ private:
                 reject(clsName + " reads A from " + catalog::locationText(i->aFrom) + ", not a " + ir::memScopeName(s.sa));
                 continue;
             }
-            if (cls == InstrClass::MmaSync ? s.sb != ir::MemScope::Shared : !inScope(i->bFrom, s.sb)) {
-                reject(clsName + " reads B from " + (cls == InstrClass::MmaSync ? std::string("shared memory") : catalog::locationText(i->bFrom)));
+            if (cls == InstrClass::MmaSync ? s.sb != ir::MemScope::Shared && s.sb != ir::MemScope::Fragment : !inScope(i->bFrom, s.sb)) {
+                reject(clsName + " reads B from " + (cls == InstrClass::MmaSync ? std::string("shared memory or a fragment") : catalog::locationText(i->bFrom)));
                 continue;
             }
             if (!inScope(i->cIn, s.sc)) {

@@ -697,8 +697,8 @@ ir::Stmt Checker::checkGemm(const ast::Call &c, bool blockScaled) {
         diags_.error(ra->range, "gemm's A operand must be in shared memory, a fragment or tensor memory, not " + std::string(ir::memScopeName(a->buffer->scope)));
         ok = false;
     }
-    if (!scopeIs(*b, {ir::MemScope::Shared})) {
-        diags_.error(rb->range, "gemm's B operand must be in shared memory, not " + std::string(ir::memScopeName(b->buffer->scope)));
+    if (!scopeIs(*b, {ir::MemScope::Shared, ir::MemScope::Fragment})) {
+        diags_.error(rb->range, "gemm's B operand must be in shared memory or a fragment, not " + std::string(ir::memScopeName(b->buffer->scope)));
         ok = false;
     }
     if (!scopeIs(*cc, {ir::MemScope::Fragment, ir::MemScope::TMem})) {
