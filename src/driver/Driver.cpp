@@ -525,6 +525,15 @@ int runTilet(const Options &opts) {
             module->targetName = chosen[i]->name;
             modules.push_back(std::move(*module));
         }
+        // The launch function takes the kernel's name (after --symbol-prefix):
+        // a kernel named main would define the host program's entry point.
+        if (opts.emit == "cuda" && opts.symbolPrefix.empty()) {
+            for (const ir::Kernel &k : modules.front().kernels)
+                if (k.name == "main")
+                    diags.error(k.span, "a kernel named 'main' would make its launch function the host program's main(); "
+                                        "name the kernel otherwise, or give --symbol-prefix");
+            if (diags.hasErrors()) return finish(diags, 1);
+        }
         if (opts.emit == "ir") {
             std::ostringstream os;
             ir::print(modules.front(), os);

@@ -1,6 +1,9 @@
 #include "ir/DType.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 
 namespace tilet {
@@ -33,6 +36,28 @@ bool isSigned(DType t) { return t >= DType::Int4 && t <= DType::Int64; }
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
+
+std::optional<double> halfPrecisionValue(double v, DType t) {
+    if (t != DType::F16 && t != DType::BF16) return std::nullopt;
+    float f = static_cast<float>(v);
+    if (!std::isfinite(f) || f == 0) return f;
+    if (t == DType::BF16) {
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        bits += 0x7fffu + ((bits >> 16) & 1u);   // to nearest even (a carry may reach infinity)
+        bits &= 0xffff0000u;
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    // f16: 10 mantissa bits, subnormals from 2^-14 down in steps of 2^-24, 65504 the largest.
+    const double a = std::fabs(static_cast<double>(f));
+    int e = 0;
+    std::frexp(a, &e);
+    const double ulp = std::ldexp(1.0, std::max(e - 1, -14) - 10);
+    double r = std::nearbyint(a / ulp) * ulp;   // ties to even
+    if (r > 65504) r = INFINITY;
+    return f < 0 ? -r : r;
+}
 bool isUnpacked(DType t) { return t == DType::F4E2M1Unpacked || t == DType::F6E2M3Unpacked || t == DType::F6E3M2Unpacked; }
 bool isPacked(DType t) { return isSubByte(t) || isUnpacked(t); }
 bool inRegistersOneByOne(DType t) { return t == DType::F4E2M1; }

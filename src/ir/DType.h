@@ -66,6 +66,10 @@ bool isInteger(DType t);       // int4..uint64 (not bool)
 bool isSigned(DType t);        // int4..int64
 bool isFloat(DType t);         // every floating-point format, incl. fp8/fp6/fp4/e8m0/tf32
 bool isNarrowFloat(DType t);   // f16, bf16 and below: arithmetic is done in f32
+// `v` as an f16 or bf16 holds it: rounded to float, then to nearest even, as
+// CUDA's __float2half / __float2bfloat16 do (overflow to infinity); none
+// for other types.
+std::optional<double> halfPrecisionValue(double v, DType t);
 bool isSubByte(DType t);       // int4, uint4, fp6, fp4: packed
 // The shared-memory slot forms of the 4- and 6-bit floats: f4e2m1_unpacked,
 // f6e2m3_unpacked, f6e3m2_unpacked.

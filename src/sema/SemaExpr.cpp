@@ -589,8 +589,22 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
         return std::nullopt;
     }
     bool shift = op == ast::BinaryOp::Shl || op == ast::BinaryOp::Shr;
-    std::optional<ir::Expr> x = convert(a, opType, a.range);
-    std::optional<ir::Expr> y = convert(b, shift ? arithmeticType(tb, tb) : opType, b.range);
+    // An untyped constant next to a narrow float is a constant of that type
+    // (TVM makes `x * 0.088` with x: bf16 a bf16 constant), then computed in
+    // f32 with the other side: its value is rounded to the narrow type first.
+    auto operand = [&](const Value &v, DType adopted, DType to) -> std::optional<ir::Expr> {
+        if (v.untyped && v.constant && isNarrowFloat(adopted) && adopted != to) {
+            // (f16 and bf16 values are worked out here, so that the code shows the number.)
+            if (std::optional<double> rounded = halfPrecisionValue(v.constant->asDouble(), adopted); rounded && isFloat(to))
+                return ir::floatImm(*rounded, to);
+            std::optional<ir::Expr> narrow = convert(v, adopted, v.range);
+            if (!narrow) return std::nullopt;
+            return ir::cast(to, *narrow);
+        }
+        return convert(v, to, v.range);
+    };
+    std::optional<ir::Expr> x = operand(a, ta, opType);
+    std::optional<ir::Expr> y = operand(b, tb, shift ? arithmeticType(tb, tb) : opType);
     if (!x || !y) return std::nullopt;
     out.expr = ir::binary(irOpFor(op), *x, *y, whole);
     TILET_ASSERT(out.expr->dtype == resultType || cls == OpClass::Bitwise, "binary result type mismatch");

@@ -1271,9 +1271,14 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousI
 // copy whose shared tile TMA adds into the global region
 // (cp.reduce.async.bulk.tensor .add, PTX ISA 8.0, sm_90).
 ir::Stmt Checker::tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst) {
+    // cp.reduce.async.bulk is relaxed: memory_order = relaxed says so
+    // (TileLang ignores the order there); another order is an error.
     if (const ast::Expr *order = args.keyword("memory_order")) {
-        diags_.error(order->range, "a TMA reduction is relaxed: memory_order cannot be given with use_tma = true");
-        return nullptr;
+        const bool relaxed = order->kind == ast::ExprKind::Name && static_cast<const ast::Name &>(*order).name == "relaxed";
+        if (!relaxed) {
+            diags_.error(order->range, "a TMA reduction (cp.reduce.async.bulk) is relaxed: memory_order other than relaxed cannot be given with use_tma = true");
+            return nullptr;
+        }
     }
     if (src.buffer->scope != ir::MemScope::Shared || dst.buffer->scope != ir::MemScope::Global) {
         diags_.error(c.calleeRange, "use_tma = true adds a shared tile into a global tensor; this adds " + std::string(ir::memScopeName(src.buffer->scope)) +

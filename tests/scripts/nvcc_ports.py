@@ -56,6 +56,7 @@ NOT_TRANSLATED = {
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("grouped_gemm_mxfp8_blockscaled_1d1d.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gqa_bwd_tma_reduce.tl", "sm_80"): "TMA reductions (atomic_add with use_tma = true): Hopper and later (the original asserts compute capability >= 9.0)",
+    ("gqa_bwd_tma_reduce_varlen.tl", "sm_80"): "TMA reductions (atomic_add with use_tma = true): Hopper and later (the original asserts compute capability >= 9.0)",
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_80"): "tensor memory and tcgen05, in clusters of a CTA pair: Blackwell only (the original is an sm_100 example)",
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
 }
@@ -124,6 +125,10 @@ SPILLS = {
     ("fp8_lighting_indexer.tl", "sm_90a"): ("mqa_attn_return_logits on 512 threads (128 registers a thread): the 256x128 f32 scores, "
                                             "their weights and the key scales beside the wgmma's operands: 28 bytes"),
     ("fp8_lighting_indexer.tl", "sm_100a"): "mqa_attn_return_logits on 512 threads (128 registers a thread), on mma.sync: 8 bytes",
+    ("gqa_bwd_tma_reduce_varlen.tl", "sm_100a"): ("gqa_bwd_tma_reduce.tl's flash_bwd over packed sequences, on mma.sync until tcgen05 "
+                                                  "is lowered: its dk and dv accumulators in registers, 44 bytes"),
+    ("gqa_sink_bwd_varlen.tl", "sm_80"): ("flash_bwd with the sm_90 tiles of get_bwd_configs() (block_M 128, 256 threads) on mma.sync: "
+                                          "20 bytes, as gqa_sink_bwd_bhsd.tl's 28"),
     ("kda_chunk_bwd_dqkwg.tl", "sm_90a"): ("the prim_func's default of one warp (32 threads) holding the 64x32 f32 dq, dk and dw "
                                            "accumulators (64 registers each) beside the gate rows: 100 bytes"),
     ("kda_chunk_bwd_dqkwg.tl", "sm_100a"): "the same one-warp accumulators: 8 bytes",

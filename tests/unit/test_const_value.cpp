@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace tilet;
 
 namespace {
@@ -63,4 +65,20 @@ TEST(ConstValue, FitsInType) {
     EXPECT_FALSE(fitsInType(-1, DType::UInt32));
     EXPECT_TRUE(fitsInType(INT32_MAX, DType::Int32));
     EXPECT_FALSE(fitsInType(int64_t(INT32_MAX) + 1, DType::Int32));
+}
+
+// An untyped constant next to an f16 or bf16 value is that type's value
+// (sema folds it): rounded to float, then to nearest even, as CUDA's
+// __float2half and __float2bfloat16 do.
+TEST(ConstValue, HalfPrecisionValues) {
+    EXPECT_EQ(*halfPrecisionValue(128.0 / 1448.1546878700492, DType::BF16), 0.08837890625);   // 128 ** -0.5 in bf16
+    EXPECT_EQ(*halfPrecisionValue(0.1, DType::F16), 0.0999755859375);
+    EXPECT_EQ(*halfPrecisionValue(1.0 + 1.0 / 256, DType::BF16), 1.0);                        // a tie: to even
+    EXPECT_EQ(*halfPrecisionValue(1.0 + 3.0 / 256, DType::BF16), 1.015625);                   // a tie: to even, upwards
+    EXPECT_EQ(*halfPrecisionValue(65519.0, DType::F16), 65504.0);
+    EXPECT_TRUE(std::isinf(*halfPrecisionValue(65520.0, DType::F16)));
+    EXPECT_EQ(*halfPrecisionValue(-6e-8, DType::F16), -std::ldexp(1.0, -24));                  // the smallest subnormal
+    EXPECT_EQ(*halfPrecisionValue(2e-8, DType::F16), 0.0);
+    EXPECT_EQ(*halfPrecisionValue(257.0, DType::BF16), 256.0);
+    EXPECT_FALSE(halfPrecisionValue(0.1, DType::F32));
 }
