@@ -74,6 +74,11 @@ protected:
             } else {
                 add(n.body);
             }
+            // stages = 0 runs every copy of the body in order, however deep (after a binding, in a branch).
+            if (n.pipeline->stages == 0)
+                ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
+                    if (ir::as<ir::Copy>(st) || ir::as<ir::Im2Col>(st)) stageZeroLoops_.emplace(st.get(), n.span);
+                });
             // Copies deeper in the body (in a branch kept whole, an inner loop) are not producers: said so.
             ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
                 if ((ir::as<ir::Copy>(st) || ir::as<ir::Im2Col>(st)) && !pipelineProducers_.count(st.get()) && !stageZeroLoops_.count(st.get()) &&

@@ -152,6 +152,9 @@ private:
                 lift(b->b);
                 return nullptr;
             }
+            // (A condition already lifted is not tested twice.)
+            for (const ir::Expr &done : v_.lifted_)
+                if (ir::structurallyEqual(done, cond)) return nullptr;
             std::vector<ir::Expr> deps;
             if (!v_.splitGuard(cond, deps)) ok = false;
             v_.lifted_.push_back(cond);
@@ -261,7 +264,7 @@ private:
                            : std::to_string(bytes) + "-byte copies from '" + ir::as<ir::Load>(direct_->value)->buffer->name + "' to '" +
                                  direct_->buffer->name + "'";
             ir::Stmt otherwise = allIn ? scalarUnlessUniform(scalar) : nullptr;
-            d.why = otherwise ? "the per-element loop (plain loads and stores) handles vectors that cross a tensor edge"
+            d.why = otherwise ? "the per-element loop (plain loads and stores) runs where a condition of the lanes (a tensor edge, a branch) does not hold for all of them"
                               : "every lane is in bounds and aligned" + std::string(allIn ? " where the lanes run at all" : "");
             ctx_.explain.record(std::move(d));
             if (!allIn) return direct;
@@ -310,7 +313,7 @@ private:
         d.op = "vectorized accesses";
         for (size_t i = 0; i < notes.size(); ++i) d.choice += (i ? ", " : "") + notes[i];
         ir::Stmt otherwise = allIn ? scalarUnlessUniform(scalar) : nullptr;
-        d.why = otherwise ? "the per-element loop handles vectors that cross a tensor edge"
+        d.why = otherwise ? "the per-element loop runs where a condition of the lanes (a tensor edge, a branch) does not hold for all of them"
                           : "every lane is in bounds and aligned" + std::string(allIn ? " where the lanes run at all" : "");
         ctx_.explain.record(std::move(d));
         if (!allIn) return fastPath;

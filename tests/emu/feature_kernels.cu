@@ -476,7 +476,7 @@ small_tile_kernel(const float* __restrict__ X, float* __restrict__ Y, int* __res
         t[v] = X_vec[v];
     }
 #line 99 "feature_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0 && static_cast<int>(threadIdx.x) == 0) {
+    if (static_cast<int>(threadIdx.x) == 0) {
 #line 99 "feature_kernels.tl"
         __align__(16) float Y_vec[4];
 #line 99 "feature_kernels.tl"
@@ -490,24 +490,7 @@ small_tile_kernel(const float* __restrict__ X, float* __restrict__ Y, int* __res
 #line 99 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&Y[0]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
     }
-    else {
-#line 99 "feature_kernels.tl"
-        #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-#line 99 "feature_kernels.tl"
-            const int i = v;
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 100 "feature_kernels.tl"
-                Y[i] = t[v] + 1.0f;
-            }
-#line 101 "feature_kernels.tl"
-            if (static_cast<int>(threadIdx.x) == 0) {
-#line 101 "feature_kernels.tl"
-                atomicAdd(&hits[i], 1);
-            }
-        }
-    }
-#line 511 "feature_kernels.cu"
+#line 494 "feature_kernels.cu"
 } // small_tile_kernel
 
 extern "C" __global__ void __launch_bounds__(32, 1)
@@ -661,5 +644,5 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
             }
         }
     }
-#line 665 "feature_kernels.cu"
+#line 648 "feature_kernels.cu"
 } // conversions_kernel

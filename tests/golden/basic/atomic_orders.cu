@@ -33,7 +33,7 @@ orders_kernel(const float* __restrict__ X, float* __restrict__ S, __nv_bfloat16*
 #line 6 "atomic_orders.tl"
     const int i_thread = static_cast<int>(threadIdx.x) % 64 * 2;
 #line 6 "atomic_orders.tl"
-    if (static_cast<int>(threadIdx.x) / 64 == 0 && static_cast<int>(threadIdx.x) / 64 == 0 && static_cast<int>(threadIdx.x) / 64 == 0 && static_cast<int>(threadIdx.x) / 64 == 0) {
+    if (static_cast<int>(threadIdx.x) / 64 == 0) {
 #line 6 "atomic_orders.tl"
         __align__(8) float X_vec[2];
 #line 6 "atomic_orders.tl"
@@ -49,32 +49,5 @@ orders_kernel(const float* __restrict__ X, float* __restrict__ S, __nv_bfloat16*
             tilet_atomic_add_relaxed_s64(&L[i], 1LL);
         }
     }
-    else {
-#line 6 "atomic_orders.tl"
-        #pragma unroll
-        for (int v = 0; v < 2; ++v) {
-#line 6 "atomic_orders.tl"
-            const int i = i_thread + v;
-            if (static_cast<int>(threadIdx.x) / 64 == 0) {
-#line 7 "atomic_orders.tl"
-                atomicAdd(&S[i], X[i]);
-            }
-#line 8 "atomic_orders.tl"
-            if (static_cast<int>(threadIdx.x) / 64 == 0) {
-#line 8 "atomic_orders.tl"
-                tilet_atomic_add_release_f32(&S[i], X[i]);
-            }
-#line 9 "atomic_orders.tl"
-            if (static_cast<int>(threadIdx.x) / 64 == 0) {
-#line 9 "atomic_orders.tl"
-                tilet_atomic_add_seq_cst_bf16(&B[i], static_cast<__nv_bfloat16>(X[i]));
-            }
-#line 10 "atomic_orders.tl"
-            if (static_cast<int>(threadIdx.x) / 64 == 0) {
-#line 10 "atomic_orders.tl"
-                tilet_atomic_add_relaxed_s64(&L[i], 1LL);
-            }
-        }
-    }
-#line 80 "atomic_orders.cu"
+#line 53 "atomic_orders.cu"
 } // orders_kernel
