@@ -37,6 +37,19 @@ bool isFloat(DType t) { return t >= DType::F16; }
 bool isNarrowFloat(DType t) { return isFloat(t) && t != DType::F32 && t != DType::F64 && t != DType::TF32; }
 bool isSubByte(DType t) { return dtypeBits(t) < 8; }
 
+std::optional<double> largestFinite(DType t) {
+    switch (t) {
+    case DType::F16: return 65504.0;
+    case DType::BF16: return 3.3895313892515355e38;
+    case DType::F8E4M3: return 448.0;
+    case DType::F8E5M2: return 57344.0;
+    case DType::F6E2M3: return 7.5;
+    case DType::F6E3M2: return 28.0;
+    case DType::F4E2M1: return 6.0;
+    default: return std::nullopt;
+    }
+}
+
 std::optional<double> halfPrecisionValue(double v, DType t) {
     if (t != DType::F16 && t != DType::BF16) return std::nullopt;
     float f = static_cast<float>(v);

@@ -70,6 +70,8 @@ bool isNarrowFloat(DType t);   // f16, bf16 and below: arithmetic is done in f32
 // CUDA's __float2half / __float2bfloat16 do (overflow to infinity); none
 // for other types.
 std::optional<double> halfPrecisionValue(double v, DType t);
+// The largest finite value of a narrow float type (f16 65504, e4m3 448, ...).
+std::optional<double> largestFinite(DType t);
 bool isSubByte(DType t);       // int4, uint4, fp6, fp4: packed
 // The shared-memory slot forms of the 4- and 6-bit floats: f4e2m1_unpacked,
 // f6e2m3_unpacked, f6e3m2_unpacked.

@@ -38,6 +38,7 @@ public:
                 // transposed one, [K, M], is loaded element by element)
                 if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA)
                     (g->transposeA ? transposedOperands_ : operandFragments_).insert(g->a.buffer.get());
+                if (g->b.buffer->scope == ir::MemScope::Fragment) registerBOperands_.insert(g->b.buffer.get());
                 // The layout infer-layouts will give the accumulator (the instruction fixes it).
                 if (g->c.buffer->scope == ir::MemScope::Fragment && !accumulatorLayouts_.count(g->c.buffer.get())) {
                     if (g->inst == ir::GemmInst::WGMMA) accumulatorLayouts_[g->c.buffer.get()] = ir::wgmmaAccumulatorLayout(ir::mmaTiling(*g));
@@ -386,6 +387,8 @@ private:
             else if (transposedOperands_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' is a transposed register A operand ([K, M], transpose_A), "
                                             "which ldmatrix does not fill"});
+            else if (registerBOperands_.count(c.dst.buffer.get()))
+                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' is a register B operand, which ldmatrix does not fill"});
             else if (!operandFragments_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
             else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
@@ -541,6 +544,7 @@ private:
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_;
     std::set<const ir::BufferNode *> transposedOperands_;   // register A operands of transpose_A mma.sync gemms
+    std::set<const ir::BufferNode *> registerBOperands_;    // register B operands of mma.sync gemms
     std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
     int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;

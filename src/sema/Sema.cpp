@@ -502,7 +502,7 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
         if (declaredType) {
             // A declared type fixes the constant's type: `const scale: f32 = 1;`.
             DType type = *declaredType;
-            std::optional<ir::Expr> typed = convert(*value, type, value->range);
+            std::optional<ir::Expr> typed = fitsNarrowFloat(*value, type, value->range) ? convert(*value, type, value->range) : std::nullopt;
             if (!typed) {
                 declareInvalid();
                 continue;
@@ -510,7 +510,9 @@ void Checker::declareConsts(const ast::File &file, std::map<std::string, Define>
             Value tv = *value;
             tv.untyped = false;
             if (isFloat(type)) {
-                tv.constant = ConstValue::ofFloat(value->constant->asDouble());
+                // An f16 or bf16 constant holds that type's value (its arithmetic folds with it).
+                const double d = value->constant->asDouble();
+                tv.constant = ConstValue::ofFloat(halfPrecisionValue(d, type).value_or(d));
                 tv.expr = ir::floatImm(tv.constant->f, type);
             } else if (type == DType::Bool) {
                 tv.constant = ConstValue::ofBool(value->constant->asDouble() != 0);

@@ -167,6 +167,19 @@ bool isStatementBuiltin(const std::string &name) {
 
 } // namespace
 
+// An untyped constant that takes a narrow float type, or a typed constant
+// of one, must fit it: past its largest finite value it would be infinity
+// (f16) or saturate (fp8), as TVM's constant checks refuse. (An explicit
+// cast converts whatever it is given.)
+bool Checker::fitsNarrowFloat(const Value &v, DType t, SourceRange where) {
+    std::optional<double> largest = largestFinite(t);
+    if (!v.constant || !largest || !std::isfinite(v.constant->asDouble())) return true;
+    const double d = v.constant->asDouble();
+    if (std::fabs(halfPrecisionValue(d, t).value_or(d)) <= *largest) return true;
+    diags_.error(where, "constant " + v.constant->str() + " does not fit in " + typeName(t) + " (largest finite " + ConstValue::ofFloat(*largest).str() + ")");
+    return false;
+}
+
 Value Checker::materialize(const Value &v) {
     if (!v.untyped || !v.constant) return v;
     Value out = v;
@@ -562,7 +575,17 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
     Value out;
     out.range = whole;
     if (a.constant && b.constant) {
-        ConstResult r = foldConst(constOpFor(op), *a.constant, *b.constant);
+        // An untyped constant next to a typed f16/bf16 one is that type's value too.
+        auto adopted = [&](const Value &v, DType t) -> std::optional<ConstValue> {
+            if (!v.untyped || a.untyped == b.untyped) return *v.constant;
+            if (!isNarrowFloat(t)) return *v.constant;
+            if (!fitsNarrowFloat(v, t, v.range)) return std::nullopt;
+            std::optional<double> rounded = halfPrecisionValue(v.constant->asDouble(), t);
+            return rounded ? ConstValue::ofFloat(*rounded) : *v.constant;
+        };
+        std::optional<ConstValue> ca = adopted(a, ta), cb = adopted(b, tb);
+        if (!ca || !cb) return std::nullopt;
+        ConstResult r = foldConst(constOpFor(op), *ca, *cb);
         if (!r.value) {
             diags_.error(opRange, r.error);
             return std::nullopt;
@@ -594,11 +617,12 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
     // f32 with the other side: its value is rounded to the narrow type first.
     auto operand = [&](const Value &v, DType adopted, DType to) -> std::optional<ir::Expr> {
         if (v.untyped && v.constant && isNarrowFloat(adopted) && adopted != to) {
+            if (!fitsNarrowFloat(v, adopted, v.range)) return std::nullopt;
+            std::optional<ir::Expr> narrow = convert(v, adopted, v.range);
+            if (!narrow) return std::nullopt;
             // (f16 and bf16 values are worked out here, so that the code shows the number.)
             if (std::optional<double> rounded = halfPrecisionValue(v.constant->asDouble(), adopted); rounded && isFloat(to))
                 return ir::floatImm(*rounded, to);
-            std::optional<ir::Expr> narrow = convert(v, adopted, v.range);
-            if (!narrow) return std::nullopt;
             return ir::cast(to, *narrow);
         }
         return convert(v, to, v.range);

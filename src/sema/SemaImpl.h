@@ -116,7 +116,8 @@ public:
     std::optional<std::string> checkWord(const ast::Expr &e, const std::vector<std::string> &allowed, const char *what);
     // Converts to `t` (implicitly, as C does); untyped constants must fit.
     std::optional<ir::Expr> convert(const Value &v, DType t, SourceRange where);
-    Value materialize(const Value &v);   // an untyped constant at its default type
+    Value materialize(const Value &v);
+    bool fitsNarrowFloat(const Value &v, DType t, SourceRange where);   // an untyped constant at its default type
 
 private:
     std::optional<Value> checkName(const ast::Name &n);

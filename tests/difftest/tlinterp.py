@@ -2044,6 +2044,13 @@ class KernelTranslator:
             bits = INT_TYPES[ty][0]
             return V(f"_shift({ca}, {cb}, {op!r}, {ty!r}, {bits})", ty)
         ty = arith_type(ta, tb)
+        # An untyped constant that takes a narrow float type is that type's
+        # value (docs/language.md section 3: `x * 0.1` with x: bf16 multiplies
+        # by bf16(0.1)), then computed in f32 with the other side.
+        if a.untyped and ta != ty and ta in NARROW_FLOATS:
+            a = V(self.convert(a, ta), ta)
+        if b.untyped and tb != ty and tb in NARROW_FLOATS:
+            b = V(self.convert(b, tb), tb)
         ca, cb = self.convert(a, ty), self.convert(b, ty)
         if op in ("<", "<=", ">", ">=", "==", "!="):
             return V(f"({ca} {op} {cb})", "bool")
