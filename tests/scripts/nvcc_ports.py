@@ -67,15 +67,15 @@ LOCAL_MEMORY = {}
 for _arch in ARCHS:
     LOCAL_MEMORY[("block_sparse_attn_tilelang.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
     LOCAL_MEMORY[("tilelang_block_sparse_attn.tl", _arch)] = "block_mask[k], a fragment indexed by the pipelined loop's k, as in the original"
-    LOCAL_MEMORY[("mha_inference.tl", _arch)] = "the combine kernel's lse_local[k, i], indexed by the pipelined loop's k, as in the original"
     LOCAL_MEMORY[("gemv_alloc_reducer.tl", _arch)] = ("o_reducer with replication = all, as in the original: every thread's copy of "
                                                       "all 128 rows, each thread updating the rows of its iterations")
+
+LOCAL_MEMORY[("mha_inference.tl", "sm_100a")] = "the combine kernel's lse_local[k, i], indexed by the pipelined loop's k, as in the original"
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
     ("mha_inference.tl", "sm_90a"): ("the consumer at the 240-register cap: 4 bytes, since pin-wgmma-registers makes the zeroed acc_s "
                                      "exist before the wgmma fence (unpinned, ptxas serialized the wgmmas instead: C7519)"),
-    ("mha_sink_bwd_bhsd.tl", "sm_100a"): "flash_bwd on mma.sync (register accumulators, as in the original): 4 bytes",
     ("mha_bwd_bshd_sm100.tl", "sm_80"): ("an sm_100 example on mma.sync: flash_bwd_ts's dq, dk and dv accumulators in registers on "
                                          "256 threads: 20 bytes"),
     ("mha_bwd_bshd_sm100.tl", "sm_100a"): ("flash_bwd_ts (variant 'ts', 256 threads) keeps its dq, dk and dv accumulators in registers "
@@ -129,6 +129,9 @@ SPILLS = {
                                                   "is lowered: its dk and dv accumulators in registers, 44 bytes"),
     ("gqa_sink_bwd_varlen.tl", "sm_80"): ("flash_bwd with the sm_90 tiles of get_bwd_configs() (block_M 128, 256 threads) on mma.sync: "
                                           "20 bytes, as gqa_sink_bwd_bhsd.tl's 28"),
+    ("mhc_pre.tl", "sm_90a"): ("the warp-specialized loop's two tiles on a full/empty barrier pair each (its body's statements are "
+                               "flat since two allocations no longer nest them), which moved ptxas's allocation of the 128-thread "
+                               "consumer: 48 bytes; before, 0"),
     ("kda_chunk_bwd_dqkwg.tl", "sm_90a"): ("the prim_func's default of one warp (32 threads) holding the 64x32 f32 dq, dk and dw "
                                            "accumulators (64 registers each) beside the gate rows: 100 bytes"),
     ("kda_chunk_bwd_dqkwg.tl", "sm_100a"): "the same one-warp accumulators: 8 bytes",
