@@ -141,15 +141,7 @@ std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir:
             diags.report(std::move(d));
             return std::nullopt;
         }
-        ir::Buffer v;
-        if (sharedTile != shared.end()) {
-            v = sharedTile->second.versioned;
-        } else {
-            auto own = std::make_shared<ir::BufferNode>(*b);
-            own->shape.insert(own->shape.begin(), ir::intImm(versions));
-            own->pipelineVersions = versions;
-            v = own;
-        }
+        ir::Buffer v = sharedTile != shared.end() ? sharedTile->second.versioned : versionedBuffer(b, versions);
         out.replacement[b.get()] = v;
         out.order.push_back(v);
     }
@@ -163,6 +155,13 @@ Stmt replaceAllocations(const Stmt &body, const std::map<const ir::BufferNode *,
 }
 
 bool usesBuffer(const Stmt &s, const ir::BufferNode *b) { return !usesOf(s, b).all.empty(); }
+
+ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions) {
+    auto v = std::make_shared<ir::BufferNode>(*b);
+    v->shape.insert(v->shape.begin(), ir::intImm(versions));
+    v->pipelineVersions = versions;
+    return v;
+}
 
 const ir::Buffer &producedTile(const Stmt &producer) {
     if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return g->dst.buffer;

@@ -41,6 +41,9 @@ std::optional<VersionedBuffers> versionBuffers(const ir::Stmt &kernelBody, const
                                                const std::vector<ir::Stmt> &consumers, int64_t versions, const std::string &producerName,
                                                DiagnosticEngine &diags, const SharedTiles &shared = {});
 
+// `b` with `versions` versions: a leading dimension that selects one.
+ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions);
+
 // The tile a producer (a copy or an im2col gather) fills.
 const ir::Buffer &producedTile(const ir::Stmt &producer);
 

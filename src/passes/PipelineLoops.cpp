@@ -67,10 +67,7 @@ private:
                 continue;
             }
             const auto &[b, versions] = deepest[it->first];
-            auto v = std::make_shared<ir::BufferNode>(*b);
-            v->shape.insert(v->shape.begin(), ir::intImm(versions));
-            v->pipelineVersions = versions;
-            it->second.versioned = v;
+            it->second.versioned = versionedBuffer(b, versions);
             ++it;
         }
         return tiles;
