@@ -36,9 +36,11 @@ public:
             if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) {
                 // (ldmatrix fills mma.sync's A layout; a wgmma's register A, or a
                 // transposed one, [K, M], is loaded element by element)
-                if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA)
-                    (g->transposeA ? transposedOperands_ : operandFragments_).insert(g->a.buffer.get());
-                if (g->b.buffer->scope == ir::MemScope::Fragment) registerBOperands_.insert(g->b.buffer.get());
+                if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA && !g->transposeA)
+                    operandFragments_.insert(g->a.buffer.get());
+                else if (g->a.buffer->scope == ir::MemScope::Fragment && g->inst == ir::GemmInst::MMA)
+                    notFilledByLdmatrix_.emplace(g->a.buffer.get(), "is a transposed register A operand ([K, M], transpose_A)");
+                if (g->b.buffer->scope == ir::MemScope::Fragment) notFilledByLdmatrix_.emplace(g->b.buffer.get(), "is a register B operand");
                 // The layout infer-layouts will give the accumulator (the instruction fixes it).
                 if (g->c.buffer->scope == ir::MemScope::Fragment && !accumulatorLayouts_.count(g->c.buffer.get())) {
                     if (g->inst == ir::GemmInst::WGMMA) accumulatorLayouts_[g->c.buffer.get()] = ir::wgmmaAccumulatorLayout(ir::mmaTiling(*g));
@@ -384,11 +386,8 @@ private:
         if ((s == ir::MemScope::Fragment) != (d == ir::MemScope::Fragment) && inRegistersOneByOne(c.src.buffer->dtype)) return CopyInst::PackedBytes;
         if (s == ir::MemScope::Shared && d == ir::MemScope::Fragment) {
             if (!t.has(Feature::Ldmatrix)) rejected.push_back({"LDSM", lacks(t, Feature::Ldmatrix)});
-            else if (transposedOperands_.count(c.dst.buffer.get()))
-                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' is a transposed register A operand ([K, M], transpose_A), "
-                                            "which ldmatrix does not fill"});
-            else if (registerBOperands_.count(c.dst.buffer.get()))
-                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' is a register B operand, which ldmatrix does not fill"});
+            else if (auto why = notFilledByLdmatrix_.find(c.dst.buffer.get()); why != notFilledByLdmatrix_.end())
+                rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' " + why->second + ", which ldmatrix does not fill"});
             else if (!operandFragments_.count(c.dst.buffer.get()))
                 rejected.push_back({"LDSM", "fragment '" + c.dst.buffer->name + "' does not have an MMA operand layout (it is not a gemm operand)"});
             else if (dtypeBits(c.src.buffer->dtype) != 16 || c.src.buffer->dtype != c.dst.buffer->dtype)
@@ -543,8 +542,7 @@ private:
 
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_;
-    std::set<const ir::BufferNode *> transposedOperands_;   // register A operands of transpose_A mma.sync gemms
-    std::set<const ir::BufferNode *> registerBOperands_;    // register B operands of mma.sync gemms
+    std::map<const ir::BufferNode *, std::string> notFilledByLdmatrix_;   // other register operands of mma.sync gemms, and what they are
     std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
     int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;

@@ -333,16 +333,16 @@ private:
                                          [](const ir::Expr &x, const ir::Expr &y) { return ir::structurallyEqual(x, y); });
                    });
         };
-        std::function<void(const ir::Stmt &, bool)> walk = [&](const ir::Stmt &s, bool inOrder) {
+        std::function<void(const ir::Stmt &)> walk = [&](const ir::Stmt &s) {
             if (!s) return;
             if (const ir::Seq *q = ir::as<ir::Seq>(s)) {
-                for (const ir::Stmt &x : q->stmts) walk(x, inOrder);
+                for (const ir::Stmt &x : q->stmts) walk(x);
                 return;
             }
             if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) {
                 for (const ir::Access &a : ir::ownEffects(s).accesses)
                     if (a.reads() && !covered(a)) readFirst.insert(a.buffer);
-                walk(l->body, inOrder);
+                walk(l->body);
                 return;
             }
             if (ir::as<ir::For>(s) || ir::as<ir::IfThenElse>(s) || ir::as<ir::Allocate>(s)) {
@@ -356,9 +356,9 @@ private:
             for (const ir::Access &a : fx.accesses)
                 if (a.reads() && !covered(a)) readFirst.insert(a.buffer);
             const ir::Store *store = ir::as<ir::Store>(s);
-            if (inOrder && store && store->op == ir::StoreOp::Assign) written.push_back({store->buffer.get(), &store->indices});
+            if (store && store->op == ir::StoreOp::Assign) written.push_back({store->buffer.get(), &store->indices});
         };
-        walk(body, true);
+        walk(body);
         return readFirst;
     }
 
