@@ -224,14 +224,14 @@ tileOpBuiltin
 syncBuiltin
     : BARRIER_WAIT | BARRIER_ARRIVE | CLUSTER_SYNC | SET_MAX_NREG | DISABLE_WARP_GROUP_REG_ALLOC
     | PDL_TRIGGER | PDL_SYNC | USE_SWIZZLE | ANNOTATE_LAYOUT | CP_ASYNC_COMMIT | CP_ASYNC_WAIT | WAIT_WGMMA | TCGEN05_MMA_ARRIVE
-    | FENCE_PROXY_ASYNC | SYNC_THREADS | BARRIER_ARRIVE_EXPECT_TX | CLC_TRY_CANCEL | CLC_TRY_CANCEL_MULTICAST
+    | FENCE_PROXY_ASYNC | SYNC_THREADS | BARRIER_ARRIVE_EXPECT_TX | CLC_TRY_CANCEL | CLC_TRY_CANCEL_MULTICAST | RNG_INIT
     ;
 
 exprBuiltin
     : CAST | REINTERPRET | CEILDIV | FLOORDIV | FLOORMOD | MIN | MAX | CLAMP | ABS | EXP | EXP2 | LOG | LOG2 | SQRT
     | RSQRT | TANH | ERF | SIN | COS | FLOOR | CEIL | POW | SIGMOID | FAST_EXP | FAST_EXP2
     | BLOCK_RANK_IN_CLUSTER | NUM_SMS | SHFL_SYNC | SHFL_XOR | SHFL_DOWN | SHFL_UP
-    | CLC_IS_CANCELED | CLC_GET_FIRST_CTAID_X | CLC_GET_FIRST_CTAID_Y | CLC_GET_FIRST_CTAID_Z
+    | CLC_IS_CANCELED | CLC_GET_FIRST_CTAID_X | CLC_GET_FIRST_CTAID_Y | CLC_GET_FIRST_CTAID_Z | RNG_RAND | RNG_RAND_FLOAT
     ;
 
 // ---------------------------------------------------------------- lexer
@@ -353,6 +353,7 @@ SYNC_THREADS : 'sync_threads';
 BARRIER_ARRIVE_EXPECT_TX : 'barrier_arrive_expect_tx';
 CLC_TRY_CANCEL    : 'clc_try_cancel';
 CLC_TRY_CANCEL_MULTICAST : 'clc_try_cancel_multicast';
+RNG_INIT          : 'rng_init';
 
 // expression builtins
 CAST              : 'cast';
@@ -382,6 +383,8 @@ POW               : 'pow';
 SIGMOID           : 'sigmoid';
 BLOCK_RANK_IN_CLUSTER : 'block_rank_in_cluster';
 NUM_SMS           : 'num_sms';
+RNG_RAND          : 'rng_rand';
+RNG_RAND_FLOAT    : 'rng_rand_float';
 SHFL_SYNC         : 'shfl_sync';
 SHFL_XOR          : 'shfl_xor';
 SHFL_DOWN         : 'shfl_down';

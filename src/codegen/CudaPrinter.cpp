@@ -265,6 +265,19 @@ private:
             out_.line(e(a.previous) + " = " + atomicAddCall(a.order, target.buffer->dtype, access(target.buffer, target.indices), e(a.value)) + ";");
             return;
         }
+        case ir::StmtKind::RngInit: {
+            const ir::RngInit &r = *ir::as<ir::RngInit>(s);
+            helper("philox");
+            out_.line("tilet_philox_init(" + names_.buffer(r.state.get()) + ", " + e(r.seed) + ", " + e(r.sequence) + ", " + e(r.offset) + ");");
+            return;
+        }
+        case ir::StmtKind::RngDraw: {
+            const ir::RngDraw &r = *ir::as<ir::RngDraw>(s);
+            helper("philox");
+            out_.line(e(r.result) + " = " + (r.distribution == ir::RngDistribution::Bits ? "tilet_philox_next(" : "tilet_philox_uniform(") +
+                      names_.buffer(r.state.get()) + ");");
+            return;
+        }
         case ir::StmtKind::CallExtern: {
             const ir::CallExtern &c = *ir::as<ir::CallExtern>(s);
             std::string args;
@@ -792,12 +805,12 @@ std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType
     return text;
 }
 
-// The sections of templates/cuda/ptx_helpers.cu named in `keys`, in file order.
-std::string helperText(const std::set<std::string> &keys) {
-    const std::string all(embedded::get("cuda/ptx_helpers.cu"));
+// The sections of template `file` named in `keys`, in file order; `found`
+// counts them.
+std::string helperText(const std::set<std::string> &keys, const char *file, size_t &found) {
+    const std::string all(embedded::get(file));
     const std::string marker = "// @helper ";
     std::string out;
-    size_t found = 0;
     for (size_t pos = all.find(marker); pos != std::string::npos;) {
         size_t nameEnd = all.find('\n', pos);
         std::string key = all.substr(pos + marker.size(), nameEnd - pos - marker.size());
@@ -808,7 +821,6 @@ std::string helperText(const std::set<std::string> &keys) {
         }
         pos = next;
     }
-    TILET_ASSERT(found == keys.size(), "a PTX helper the printer asked for is missing from templates/cuda/ptx_helpers.cu");
     return out;
 }
 
@@ -836,13 +848,26 @@ std::string printCuda(const Variants &variants, const OutputNames &names) {
             helpers.insert(printer.helpers().begin(), printer.helpers().end());
             generated.insert(printer.generatedHelpers().begin(), printer.generatedHelpers().end());
         }
+        // Inline-PTX helpers (which the emulator replaces with its models)
+        // and portable C++ ones (which it compiles as they are).
+        size_t found = 0;
+        std::string ptx = helperText(helpers, "cuda/ptx_helpers.cu", found);
+        std::string portable = helperText(helpers, "cuda/device_helpers.cu", found);
+        TILET_ASSERT(found == helpers.size(), "a helper the printer asked for is missing from templates/cuda/ptx_helpers.cu and device_helpers.cu");
         Emitter section;
-        if (!helpers.empty() || !generated.empty()) {
+        if (!ptx.empty() || !generated.empty() || !portable.empty()) {
             if (several) section.raw("#if " + devicePassCondition(v.target) + "\n");
-            section.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
-            section.raw(helperText(helpers));
-            for (const auto &[key, text] : generated) section.raw(text);
-            section.line("// ---- end of PTX helpers ----");
+            if (!ptx.empty() || !generated.empty()) {
+                section.line("// ---- PTX helpers (inline assembly, see the PTX ISA) ----");
+                section.raw(ptx);
+                for (const auto &[key, text] : generated) section.raw(text);
+                section.line("// ---- end of PTX helpers ----");
+            }
+            if (!portable.empty()) {
+                section.line("// ---- device functions (plain C++) ----");
+                section.raw(portable);
+                section.line("// ---- end of device functions ----");
+            }
             if (several) section.raw("#endif\n");
             section.blank();
         }

@@ -55,6 +55,10 @@ public:
             for (const Expr &index : as<Load>(element)->indices) visit(index);
         visit(n.value);
     }
+    // A draw's register is its own access (ownEffects), not a load.
+    void visitRngDraw(const RngDraw &n) override {
+        for (const Expr &index : as<Load>(n.result)->indices) visit(index);
+    }
     // A cluster-launch-control answer is read whole: 16 bytes from its first element.
     void visitClcQuery(const ClcQuery &n) {
         const Load &response = *as<Load>(n.response);
@@ -263,6 +267,19 @@ void operandEffects(const Stmt &s, Effects &fx) {
         acc.push_back(w);
         Access r = element(n.src, AccessMode::Read, &n.srcIndices, Proxy::Async);
         r.asynchronous = true;
+        acc.push_back(r);
+        return;
+    }
+    case StmtKind::RngInit:
+        acc.push_back(element(as<RngInit>(s)->state, AccessMode::Write));
+        return;
+    case StmtKind::RngDraw: {
+        // Reads and advances the generator; the number lands in one register.
+        const RngDraw &n = *as<RngDraw>(s);
+        const Load &result = *as<Load>(n.result);
+        acc.push_back(element(n.state, AccessMode::ReadWrite));
+        Access r = element(result.buffer, AccessMode::Write, &result.indices);
+        r.exact = true;
         acc.push_back(r);
         return;
     }
@@ -529,6 +546,86 @@ std::set<const Seq *> blockSequences(const Stmt &body) {
     };
     walk(body);
     return out;
+}
+
+const char *warpWideInstruction(const Stmt &s) {
+    switch (s->kind) {
+    case StmtKind::LdMatrix: return "ldmatrix";
+    case StmtKind::StMatrix: return "stmatrix";
+    case StmtKind::Mma: return "mma.sync";
+    case StmtKind::Wgmma: return "wgmma.mma_async";
+    case StmtKind::WgmmaSync: return "wgmma's fence, commit or wait";
+    case StmtKind::TmemAlloc: return "tcgen05.alloc";
+    case StmtKind::TmemDealloc: return "tcgen05.dealloc";
+    case StmtKind::TmemMove: return "tcgen05.ld / tcgen05.st";
+    case StmtKind::ScaleTranspose: return "a warp's scale-factor transpose";
+    case StmtKind::WarpSpecialize: return "a role of whole warps (ws)";
+    case StmtKind::SetMaxNReg: return "setmaxnreg";
+    case StmtKind::IssueTurn: return "a named barrier (bar.sync with a thread count)";
+    case StmtKind::SyncThreads:
+        // The block's barrier counts the block's threads; a named one counts whole warps, __syncwarp a whole warp.
+        return as<SyncThreads>(s)->barrierId == 0 ? nullptr : "a named barrier or __syncwarp";
+    case StmtKind::Seq:
+    case StmtKind::LetStmt:
+    case StmtKind::Allocate:
+    case StmtKind::For:
+    case StmtKind::IfThenElse:
+    case StmtKind::While:
+    case StmtKind::Jump:
+    case StmtKind::Store:
+    case StmtKind::VectorCopy:
+    case StmtKind::AtomicFetchAdd:
+    case StmtKind::CallExtern:
+    case StmtKind::RngInit:
+    case StmtKind::RngDraw:
+    case StmtKind::CpAsyncCommit:
+    case StmtKind::CpAsyncWait:
+    case StmtKind::TmaLoad:
+    case StmtKind::TmaStore:
+    case StmtKind::BulkCopy:
+    case StmtKind::BarrierExpectTx:
+    case StmtKind::FenceProxyAsync:
+    case StmtKind::TmaStoreWait:
+    case StmtKind::Tcgen05Mma:
+    case StmtKind::Tcgen05Commit:
+    case StmtKind::Tcgen05Copy:
+    case StmtKind::Tcgen05Sync:
+    case StmtKind::TmaPrefetch:
+    case StmtKind::ClcTryCancel:
+    case StmtKind::Copy:
+    case StmtKind::Gemm:
+    case StmtKind::Fill:
+    case StmtKind::Reduce:
+    case StmtKind::FinalizeReducer:
+    case StmtKind::AtomicAdd:
+    case StmtKind::Im2Col:
+    case StmtKind::BarrierInit:
+    case StmtKind::BarrierArrive:
+    case StmtKind::BarrierWait:
+    case StmtKind::ClusterSync:
+    case StmtKind::Elect:
+    case StmtKind::PdlTrigger:
+    case StmtKind::PdlSync: break;
+    }
+    // A warp shuffle in the statement's own expressions (a reduction's, the program's).
+    class OwnShuffles : public Visitor {
+    public:
+        explicit OwnShuffles(const StmtNode *root) : root_(root) {}
+        using Visitor::visit;
+        void visit(const Stmt &x) override {
+            if (x.get() == root_) Visitor::visit(x);
+        }
+        void visitShuffle(const Shuffle &n) override {
+            found = true;
+            Visitor::visitShuffle(n);
+        }
+        bool found = false;
+
+    private:
+        const StmtNode *root_;
+    } shuffles(s.get());
+    shuffles.visit(s);
+    return shuffles.found ? "a warp shuffle (shfl.sync)" : nullptr;
 }
 
 } // namespace tilet::ir

@@ -135,6 +135,14 @@ std::optional<Writer> writerOfWhatItReads(const Expr &e, const Stmt &body);
 // overlap both ask it of the statements between two GEMMs.
 bool computesBesideWgmma(const Stmt &s);
 
+// The instruction `s` itself executes with every lane of its warp taking
+// part (PTX's .sync.aligned forms, warp shuffles, named barriers counting
+// whole warps, roles made of warps), or null: a block whose thread count is
+// not a whole number of warps has a partial warp, where such an
+// instruction's behaviour is undefined (check-whole-warps). Not the
+// statements `s` contains.
+const char *warpWideInstruction(const Stmt &s);
+
 // The sequences of a kernel body the whole block walks in program order:
 // the body's, and those reached from it through bindings and allocations
 // only (not through a loop, a branch or a role). The block meets at the

@@ -542,6 +542,36 @@ struct CallExtern : StmtNode {
     const std::vector<ExternArgKind> kinds;   // one per argument
 };
 
+// TileLang's T.rng_init(seed, seq, off): seeds the thread's random number
+// generator, cuRAND's Philox4x32-10 (curand_init: key = seed, counter at
+// subsequence `sequence`, then `offset` numbers skipped). The generator's
+// state is the per-thread register array `state` (counter, key, the four
+// numbers of the current counter and which of them is next), one per
+// kernel; every draw reads and advances it, so passes order draws by the
+// state's accesses like any other register's.
+struct RngInit : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::RngInit;
+    static constexpr int64_t kStateWords = 11;
+    RngInit(Buffer st, Expr seed, Expr seq, Expr off, SourceRange s = {})
+        : StmtNode(kKind, s), state(std::move(st)), seed(std::move(seed)), sequence(std::move(seq)), offset(std::move(off)) {}
+    const Buffer state;
+    const Expr seed, sequence, offset;   // each an integer, read as 64 bits
+};
+
+// T.rng_rand() (a uint32, cuRAND's curand) or T.rng_rand_float() (a float
+// in (0, 1], curand_uniform): the thread's next number, into the register
+// element `result` (a Load, as AtomicFetchAdd's previous value). Sema puts
+// the draw before the statement whose expression called it.
+enum class RngDistribution { Bits, Uniform };
+struct RngDraw : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::RngDraw;
+    RngDraw(Buffer st, Expr r, RngDistribution d, SourceRange s = {})
+        : StmtNode(kKind, s), state(std::move(st)), result(std::move(r)), distribution(d) {}
+    const Buffer state;
+    const Expr result;
+    const RngDistribution distribution;
+};
+
 // `bytes` bytes from src[srcIndices...] to dst[dstIndices...] as one access;
 // both addresses are proven aligned to `bytes`. An async copy is a cp.async
 // (global -> shared, 4, 8 or 16 bytes) that completes at a later CpAsyncWait;

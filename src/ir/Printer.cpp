@@ -180,6 +180,16 @@ public:
             line(expr(a.previous) + " = " + expr(a.target) + " atomic+= " + orderSuffix(a.order) + expr(a.value) + " (previous value)");
             return;
         }
+        case StmtKind::RngInit: {
+            auto &r = static_cast<const RngInit &>(*s);
+            line(r.state->name + " = rng_init(" + expr(r.seed) + ", " + expr(r.sequence) + ", " + expr(r.offset) + ")");
+            return;
+        }
+        case StmtKind::RngDraw: {
+            auto &r = static_cast<const RngDraw &>(*s);
+            line(expr(r.result) + " = " + (r.distribution == RngDistribution::Bits ? "rng_rand(" : "rng_rand_float(") + r.state->name + ")");
+            return;
+        }
         case StmtKind::CallExtern: {
             auto &c = static_cast<const CallExtern &>(*s);
             std::string args;

@@ -78,6 +78,12 @@ public:
         else if (n.value->dtype != target->dtype || previous->dtype != target->dtype) fail("an atomic fetch-add of mixed types into '" + target->buffer->name + "'");
         Visitor::visitAtomicFetchAdd(n);
     }
+    void visitRngDraw(const RngDraw &n) override {
+        const Load *result = as<Load>(n.result);
+        if (!result) fail("a random draw's register is no longer a load of its buffer");
+        else if (result->dtype != (n.distribution == RngDistribution::Bits ? DType::UInt32 : DType::F32)) fail("a random draw into a " + std::string(dtypeName(result->dtype)) + " register");
+        Visitor::visitRngDraw(n);
+    }
     void visitClcQuery(const ClcQuery &n) override {
         if (!as<Load>(n.response)) fail("a clc query's answer is no longer a load of its buffer");
         Visitor::visitClcQuery(n);

@@ -62,6 +62,8 @@ void Visitor::visitAtomicFetchAdd(const AtomicFetchAdd &n) {
     visit(n.previous);
 }
 void Visitor::visitCallExtern(const CallExtern &n) { for (const Expr &a : n.args) visit(a); }
+void Visitor::visitRngInit(const RngInit &n) { visit(n.seed); visit(n.sequence); visit(n.offset); }
+void Visitor::visitRngDraw(const RngDraw &n) { visit(n.result); }
 void Visitor::visitVectorCopy(const VectorCopy &n) {
     for (const Expr &i : n.dstIndices) visit(i);
     for (const Expr &i : n.srcIndices) visit(i);
@@ -387,6 +389,20 @@ Stmt Mutator::mutateCallExtern(const Stmt &self, const CallExtern &n) {
     }
     if (!changed) return self;
     return std::make_shared<CallExtern>(n.function, std::move(args), n.kinds, n.span);
+}
+
+Stmt Mutator::mutateRngInit(const Stmt &self, const RngInit &n) {
+    Buffer state = mutateBuffer(n.state);
+    Expr seed = mutate(n.seed), sequence = mutate(n.sequence), offset = mutate(n.offset);
+    if (state == n.state && seed == n.seed && sequence == n.sequence && offset == n.offset) return self;
+    return std::make_shared<RngInit>(state, seed, sequence, offset, n.span);
+}
+
+Stmt Mutator::mutateRngDraw(const Stmt &self, const RngDraw &n) {
+    Buffer state = mutateBuffer(n.state);
+    Expr result = mutate(n.result);
+    if (state == n.state && result == n.result) return self;
+    return std::make_shared<RngDraw>(state, result, n.distribution, n.span);
 }
 
 Stmt Mutator::mutateVectorCopy(const Stmt &self, const VectorCopy &n) {

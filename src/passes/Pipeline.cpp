@@ -21,6 +21,7 @@
 #include "passes/OverlapIntraWarpgroup.h"
 #include "passes/OverlapWgmma.h"
 #include "passes/CheckWgmmaGroups.h"
+#include "passes/CheckWholeWarps.h"
 #include "passes/PinWgmmaRegisters.h"
 #include "passes/PingpongConsumers.h"
 #include "passes/PipelineLoops.h"
@@ -105,7 +106,7 @@ private:
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
         "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "lower-packed-copies", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
-        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "flatten-buffers", "simplify"};
+        "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "check-whole-warps", "flatten-buffers", "simplify"};
     return names;
 }
 
@@ -200,6 +201,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         run("check-wgmma-groups", checkWgmmaGroups, scalar);
         // The accumulators each wgmma fence and wait orders, for the compiler (CUTLASS's warpgroup_fence_operand).
         run("pin-wgmma-registers", pinWgmmaRegisters, scalar);
+        // A block that ends in a partial warp: no warp-wide instruction in the code every pass above made.
+        run("check-whole-warps", checkWholeWarps, scalar);
         // Flat (and swizzled) offsets, after every pass that reasons about dimensions.
         run("flatten-buffers", flattenBuffers, flat);
         run("simplify", simplifyKernel, flat);

@@ -676,6 +676,8 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         }
         launchNames_ = scopes_.back();   // what a fn body sees of the kernel
         ir::Stmt body = checkBlock(k.body);
+        if (rngState_) body = std::make_shared<ir::Allocate>(rngState_, body ? body : ir::seq({}), rngState_->span);
+        rngState_ = nullptr;
         launchNames_.clear();
         swizzleStmt_ = nullptr;
         registerBudgetStmts_.clear();
@@ -870,8 +872,7 @@ void Checker::checkThreads(const ast::Launch &launch, ir::Kernel &out) {
     }
     if (launch.threads.size() > 1) spelled += " = " + std::to_string(total);
     SourceRange where = launch.threads.size() == 1 ? launch.threads[0]->range : launch.threadsRange;
-    if (total % 32 != 0) diags_.error(where, "threads must be a positive multiple of 32 (a whole number of warps), found " + spelled);
-    else if (total > 1024) diags_.error(where, "threads must be at most 1024, found " + spelled);
+    if (total > 1024) diags_.error(where, "threads must be at most 1024, found " + spelled);
     else {
         out.threads = total;
         out.threadExtents = extents;

@@ -8,6 +8,7 @@
 #include "support/InternalError.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <limits>
 
@@ -158,7 +159,7 @@ bool isStatementBuiltin(const std::string &name) {
                                   "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a",
                                   "import_source", "call_extern", "cp_async_commit", "cp_async_wait", "wait_wgmma", "tcgen05_mma_arrive",
                                   "tcgen05_cp_warpx4", "tcgen05_sf_warp_transpose", "fence_proxy_async", "sync_threads",
-                                  "barrier_arrive_expect_tx", "clc_try_cancel", "clc_try_cancel_multicast"};
+                                  "barrier_arrive_expect_tx", "clc_try_cancel", "clc_try_cancel_multicast", "rng_init"};
     for (const char *n : names) {
         if (name == n) return true;
     }
@@ -527,7 +528,10 @@ std::optional<Value> Checker::checkUnary(const ast::Unary &u) {
 
 std::optional<Value> Checker::checkBinary(const ast::Binary &b) {
     std::optional<Value> a = checkValue(*b.lhs);
+    const bool shortCircuit = b.op == ast::BinaryOp::And || b.op == ast::BinaryOp::Or;
+    const char *outer = shortCircuit ? std::exchange(drawsNotHere_, "the right operand of '&&' or '||' (evaluated only when needed)") : drawsNotHere_;
     std::optional<Value> c = checkValue(*b.rhs);
+    drawsNotHere_ = outer;
     if (!a || !c) return std::nullopt;
     return binaryValues(b.op, *a, *c, b.opRange, b.range);
 }
@@ -637,8 +641,10 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
 
 std::optional<Value> Checker::checkCond(const ast::Cond &c) {
     std::optional<ir::Expr> cond = checkCondition(*c.cond, "condition of '?:'");
+    const char *outer = std::exchange(drawsNotHere_, "a branch of '?:' (evaluated only when chosen)");
     std::optional<Value> t = checkValue(*c.thenValue);
     std::optional<Value> f = checkValue(*c.elseValue);
+    drawsNotHere_ = outer;
     if (!cond || !t || !f) return std::nullopt;
     return selectValues(*cond, *t, *f, c.range);
 }
@@ -786,6 +792,7 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
         v.expr = std::make_shared<ir::ClcQuery>(field, answer, c.range);
         return v;
     }
+    if (name == "rng_rand" || name == "rng_rand_float") return checkRngDraw(c);
     if (name == "block_rank_in_cluster") {
         if (!matchArgs(c, 0, 0, {})) return std::nullopt;
         v.expr = std::make_shared<ir::SpecialReg>(ir::SpecialKind::ClusterCtaRank, c.range);

@@ -192,6 +192,13 @@ private:
     ir::Expr checkClcAnswer(const ast::Expr &e, const std::string &op);
     ir::Stmt checkImportSource(const ast::Call &c);
     ir::Stmt checkCallExtern(const ast::Call &c);
+    // rng_init(seed [, seq [, off]]) and the draws rng_rand() / rng_rand_float()
+    // (TileLang's T.rng_*): a draw is a statement (ir::RngDraw) into a
+    // register of its own, placed before the statement whose expression made
+    // it (placeDraws), so no pass sees a value with a side effect.
+    ir::Stmt checkRngInit(const ast::Call &c);
+    std::optional<Value> checkRngDraw(const ast::Call &c);
+    ir::Stmt placeDraws(ir::Stmt s, size_t from);
     // A call of a user `fn`: its body, checked in a scope of the file's
     // constants and its parameters bound to the arguments, in place of the call.
     ir::Stmt checkFnCall(const ast::Call &c, const ast::FnDecl &fn);
@@ -246,6 +253,15 @@ private:
     std::set<const ir::StmtNode *> threadCollectives_;
     std::set<const ir::StmtNode *> programBranches_;   // the program's own `if` statements (not sema's lowerings)
     ir::Kernel *kernel_ = nullptr;
+    ir::Buffer rngState_;   // the kernel's generator state, from its first rng_init
+    struct PendingDraw {
+        ir::Buffer value;
+        ir::Stmt draw;
+    };
+    std::vector<PendingDraw> pendingDraws_;   // draws of the statement being checked, in evaluation order
+    // Where the expression being checked is evaluated conditionally or
+    // repeatedly, so it may not draw (it would draw once, before the statement).
+    const char *drawsNotHere_ = nullptr;
     // The value of every `let` binding (its variable is a node of its own):
     // a slice's extent is worked out through them (`let h1 = h0 + 64;
     // A[h0:h1]` spans 64, as the same names do in TileLang's Python).

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace tilet::sema {
 
@@ -25,13 +26,14 @@ ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
     for (size_t i = index; i < stmts.size(); ++i) {
         const ast::Stmt &s = *stmts[i];
         if (&s == swizzleStmt_ || registerBudgetStmts_.count(&s)) continue;
+        const size_t draws = pendingDraws_.size();   // rng_rand() calls of this statement go before it
         switch (s.kind) {
         case ast::StmtKind::Let: {
-            out.push_back(checkLet(static_cast<const ast::Let &>(s), stmts, i + 1));
+            out.push_back(placeDraws(checkLet(static_cast<const ast::Let &>(s), stmts, i + 1), draws));
             return ir::seq(std::move(out));
         }
         case ast::StmtKind::Var:
-            out.push_back(checkVar(static_cast<const ast::Var &>(s), stmts, i + 1));
+            out.push_back(placeDraws(checkVar(static_cast<const ast::Var &>(s), stmts, i + 1), draws));
             return ir::seq(std::move(out));
         case ast::StmtKind::Assign: out.push_back(checkAssign(static_cast<const ast::Assign &>(s))); break;
         case ast::StmtKind::For: {
@@ -52,8 +54,23 @@ ir::Stmt Checker::checkStmtsFrom(const ast::StmtList &stmts, size_t index) {
         case ast::StmtKind::Ws: out.push_back(checkWs(static_cast<const ast::Ws &>(s))); break;
         case ast::StmtKind::CallStmt: out.push_back(checkCallStmt(*static_cast<const ast::CallStmt &>(s).call)); break;
         }
+        out.back() = placeDraws(out.back(), draws);
     }
     return ir::seq(std::move(out));
+}
+
+// The draws made since `from` (a statement's own: its nested blocks placed
+// theirs), each into its register, then `s`.
+ir::Stmt Checker::placeDraws(ir::Stmt s, size_t from) {
+    if (pendingDraws_.size() == from) return s;
+    std::vector<PendingDraw> draws(pendingDraws_.begin() + static_cast<long>(from), pendingDraws_.end());
+    pendingDraws_.resize(from);
+    std::vector<ir::Stmt> body;
+    for (const PendingDraw &d : draws) body.push_back(d.draw);
+    body.push_back(s ? s : ir::seq({}));
+    ir::Stmt out = ir::seq(std::move(body));
+    for (auto d = draws.rbegin(); d != draws.rend(); ++d) out = std::make_shared<ir::Allocate>(d->value, out, d->draw->span);
+    return out;
 }
 
 // ------------------------------------------------------------------ bindings
@@ -939,7 +956,9 @@ ir::Stmt Checker::checkWhile(const ast::While &s) {
         diags_.error(s.range, std::string("a while loop cannot appear inside a ") + (parallelDepth_ > 0 ? "parallel" : "vectorized") + " loop");
         ok = false;
     }
+    const char *outer = std::exchange(drawsNotHere_, "a while loop's condition (evaluated before every iteration)");
     std::optional<ir::Expr> cond = checkCondition(*s.cond, "condition of 'while'");
+    drawsNotHere_ = outer;
     ir::Stmt body = checkBlock(s.body);
     if (!cond || !ok) return nullptr;
     return std::make_shared<ir::While>(*cond, body ? body : ir::seq({}), s.range);

@@ -347,6 +347,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     if (n == "barrier_wait") return checkBarrierOp(c, true);
     if (n == "barrier_arrive_expect_tx") return checkBarrierArriveExpectTx(c);
     if (n == "clc_try_cancel" || n == "clc_try_cancel_multicast") return checkClcTryCancel(c);
+    if (n == "rng_init") return checkRngInit(c);
     if (n == "barrier_arrive") return checkBarrierOp(c, false);
     // TileLang's T.tcgen05_mma_arrive(b): tcgen05.commit, an arrival on b
     // once every tcgen05.mma the issuing thread has issued completes (PTX
@@ -1794,6 +1795,54 @@ ir::Stmt Checker::checkClcTryCancel(const ast::Call &c) {
     }
     const ir::Load &at = *ir::as<ir::Load>(answer);
     return std::make_shared<ir::ClcTryCancel>(at.buffer, at.indices, barrier, index, multicast, c.range);
+}
+
+// rng_init(seed [, seq [, off]]): TileLang's T.rng_init with its default
+// subsequence, the thread's index in the grid's x dimension (threadIdx.x +
+// blockIdx.x * threads), and offset 0.
+ir::Stmt Checker::checkRngInit(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 3, {"seq", "off"});
+    if (!args || !kernel_) return nullptr;
+    auto argument = [&](size_t position, const char *keyword) -> const ast::Expr * {
+        if (args->positional.size() > position) return args->positional[position];
+        return args->keyword(keyword);
+    };
+    std::optional<ir::Expr> seed = checkInteger(*args->positional[0], "rng_init seed");
+    std::optional<ir::Expr> sequence, offset;
+    if (const ast::Expr *e = argument(1, "seq")) sequence = checkInteger(*e, "rng_init subsequence (seq)");
+    else sequence = ir::add(std::make_shared<ir::SpecialReg>(ir::SpecialKind::ThreadIdx, c.range),
+                            ir::mul(std::make_shared<ir::SpecialReg>(ir::SpecialKind::BlockIdxX, c.range), ir::intImm(kernel_->threads)));
+    if (const ast::Expr *e = argument(2, "off")) offset = checkInteger(*e, "rng_init offset (off)");
+    else offset = ir::intImm(0);
+    if (!seed || !sequence || !offset) return nullptr;
+    if (!rngState_) rngState_ = ir::makeBuffer("rng_state", DType::UInt32, {ir::intImm(ir::RngInit::kStateWords)}, ir::MemScope::Local, c.range);
+    return std::make_shared<ir::RngInit>(rngState_, *seed, *sequence, *offset, c.range);
+}
+
+// rng_rand() (uint32, cuRAND's curand) or rng_rand_float() (f32 in (0, 1],
+// curand_uniform): the thread's next number, drawn before the statement.
+std::optional<Value> Checker::checkRngDraw(const ast::Call &c) {
+    if (!matchArgs(c, 0, 0, {})) return std::nullopt;
+    if (!kernel_) {
+        diags_.error(c.range, c.callee + "() draws from a thread's generator; it has no value outside a kernel");
+        return std::nullopt;
+    }
+    if (!rngState_) {
+        diags_.error(c.range, c.callee + "() needs the thread's generator seeded first: rng_init(seed) before it in the kernel");
+        return std::nullopt;
+    }
+    if (drawsNotHere_) {
+        diags_.error(c.range, c.callee + "() cannot be drawn in " + std::string(drawsNotHere_) + "; draw into a var before the statement");
+        return std::nullopt;
+    }
+    const bool bits = c.callee == "rng_rand";
+    ir::Buffer value = ir::makeBuffer("random", bits ? DType::UInt32 : DType::F32, {}, ir::MemScope::Local, c.range);
+    ir::Expr result = std::make_shared<ir::Load>(value, std::vector<ir::Expr>{}, c.range);
+    pendingDraws_.push_back({value, std::make_shared<ir::RngDraw>(rngState_, result, bits ? ir::RngDistribution::Bits : ir::RngDistribution::Uniform, c.range)});
+    Value v;
+    v.range = c.range;
+    v.expr = result;
+    return v;
 }
 
 // thread_allreduce(value, dst, over = t [, op = sum | max | min]): every

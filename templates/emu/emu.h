@@ -363,7 +363,7 @@ inline LaunchOrder *launchOrder = nullptr;
 // cluster dimension); the threads of all blocks of a cluster run at once.
 template <class Kernel, class... Args>
 void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kernel kernel, Args... args) {
-    if (threads % 32 != 0) throw std::runtime_error("emu: threads must be whole warps");
+    if (threads == 0) throw std::runtime_error("emu: a block of no threads");
     Dim g{std::max(grid.x, 1u), std::max(grid.y, 1u), std::max(grid.z, 1u)};
     Dim c{std::max(clusterDim.x, 1u), std::max(clusterDim.y, 1u), std::max(clusterDim.z, 1u)};
     if (g.x % c.x || g.y % c.y || g.z % c.z) throw std::runtime_error("emu: the grid is not made of whole clusters");
@@ -411,7 +411,10 @@ void launch(Dim grid, unsigned threads, size_t sharedBytes, Dim clusterDim, Kern
                     b->name = "(" + std::to_string(id.x) + "," + std::to_string(id.y) + "," + std::to_string(id.z) + ")";
                     run.blockNames.push_back(b->name);
                     b->sync = std::make_unique<rc::Barrier>(threads, rc::Orders::Memory, "__syncthreads() of block " + b->name);
-                    for (unsigned w = 0; w < threads / 32; ++w) b->warps.push_back(std::make_unique<rc::Barrier>(32, rc::Orders::Nothing, "a warp-wide instruction"));
+                    // The last warp of a block whose threads are not whole warps is partial (tilet emits no
+                    // warp-wide instruction for such a block).
+                    for (unsigned w = 0; w * 32 < threads; ++w)
+                        b->warps.push_back(std::make_unique<rc::Barrier>(std::min(32u, threads - w * 32), rc::Orders::Nothing, "a warp-wide instruction"));
                     b->lanes.assign(threads, 0);
                     b->aux.assign(threads, 0);
                     b->scaleWords.assign(threads, 0);

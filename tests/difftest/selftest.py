@@ -609,6 +609,31 @@ kernel k(B: int32[4, 2]) grid(4) as (bx) threads(32) as (tx) {
 }""", "k", {"B": [-1] * 8})
 check("cluster launch control", t["B"], [0, -1, 0, 1, 0, 2, 0, 3])
 
+# Philox4x32-10 against the known-answer vectors of its authors' Random123
+# (kat_vectors: philox4x32 10 rounds).
+check("philox4x32-10 zeros", tlinterp.philox4x32_10([0, 0, 0, 0], [0, 0]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8])
+check("philox4x32-10 ones", tlinterp.philox4x32_10([0xffffffff] * 4, [0xffffffff] * 2), [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd])
+check("philox4x32-10 pi", tlinterp.philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]),
+      [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1])
+
+# rng_init(seed, seq, off) as cuRAND's curand_init: the counter is seq in
+# its upper 64 bits plus off / 4, its numbers taken from off % 4 on; each
+# thread has its own. Thread 1 skips 5 numbers: counter 1, from its second.
+t = run("""kernel k(B: uint32[3, 32], U: f32[32]) grid(1) threads(32) as (tx) {
+    rng_init(0, tx % 2 == 0 ? 0 : 1, tx == 1 ? 5 : 0);
+    var a: uint32 = rng_rand();
+    var b: uint32 = rng_rand();
+    B[0, tx] = a;
+    B[1, tx] = b;
+    B[2, tx] = rng_rand() + rng_rand() * 0 + rng_rand();
+    U[tx] = rng_rand_float();
+}""", "k", {"B": [0] * 96, "U": [0.0] * 32})
+z, z1 = tlinterp.philox4x32_10([0, 0, 0, 0], [0, 0]), tlinterp.philox4x32_10([1, 0, 0, 0], [0, 0])
+skip5 = tlinterp.philox4x32_10([1, 0, 1, 0], [0, 0])   # subsequence 1: the counter's third word
+check("rng_rand in thread 0", [t["B"][0], t["B"][32], t["B"][64]], [z[0], z[1], (z[2] + z1[0]) & 0xffffffff])
+check("rng_rand with a subsequence and an offset", [t["B"][1], t["B"][33]], [skip5[1], skip5[2]])
+check("rng_rand_float", t["U"][0], tldtypes.f32(tldtypes.f32(float(z1[1])) * 2.0**-32 + 2.0**-33))
+
 print(f"interpreter self-test: {len(failures)} failures")
 for f in failures:
     print(f)

@@ -316,8 +316,59 @@ def _emulated_sm_count():
 
 EMULATED_SM_COUNT = _emulated_sm_count()
 EXPR_BUILTINS = {"cast", "reinterpret", "ceildiv", "floordiv", "floormod", "min", "max", "clamp", "abs", "pow", "**", "block_rank_in_cluster", "num_sms",
-                 "clc_is_canceled", "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z",
+                 "clc_is_canceled", "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z", "rng_rand", "rng_rand_float",
                  "shfl_sync", "shfl_xor", "shfl_down", "shfl_up", *MATH1}
+
+
+_MASK32 = 0xFFFFFFFF
+
+
+def philox4x32_10(counter, key):
+    """Philox4x32-10 (Salmon et al., SC 2011): four 32-bit words of counter
+    and two of key to four random words (Random123's reference algorithm)."""
+    c0, c1, c2, c3 = counter
+    k0, k1 = key
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & _MASK32, p1 & _MASK32, ((p0 >> 32) ^ c3 ^ k1) & _MASK32, p0 & _MASK32
+        k0, k1 = (k0 + 0x9E3779B9) & _MASK32, (k1 + 0xBB67AE85) & _MASK32
+    return [c0, c1, c2, c3]
+
+
+class Philox:
+    """A thread's generator as cuRAND's curandStatePhilox4_32_10_t steps it
+    (rng_init is curand_init, rng_rand curand, rng_rand_float
+    curand_uniform): the 128-bit counter starts at subsequence << 64 plus
+    offset / 4, and each counter gives four numbers in turn."""
+
+    def __init__(self):
+        self.numbers = None
+
+    def init(self, seed, sequence, offset):
+        seed, sequence, offset = seed & (2**64 - 1), sequence & (2**64 - 1), offset & (2**64 - 1)
+        self.counter = (sequence << 64) + (offset >> 2)
+        self.key = [seed & _MASK32, seed >> 32]
+        self.position = offset & 3
+        self._refill()
+
+    def _refill(self):
+        c = self.counter
+        self.numbers = philox4x32_10([(c >> (32 * i)) & _MASK32 for i in range(4)], self.key)
+
+    def next(self):
+        if self.numbers is None:
+            raise InvalidProgram("a random number drawn before the thread's rng_init")
+        x = self.numbers[self.position]
+        self.position += 1
+        if self.position == 4:
+            self.counter = (self.counter + 1) & (2**128 - 1)
+            self.position = 0
+            self._refill()
+        return x
+
+    def uniform(self):
+        # x * 2^-32 is exact in f32 once x is rounded to f32, so one rounding remains.
+        return f32(f32(float(self.next())) * 2.0**-32 + 2.0**-33)
 
 
 class V:
@@ -484,6 +535,7 @@ class KernelTranslator:
             self.emit(0, f"def block(rt, _b0, _b1, _b2, {', '.join(names)}):")
             self.emit(1, "if False:")
             self.emit(2, "yield None")
+            self.emit(1, "_rng = Philox()")
             self.stmts(body, 1)
             return "\n".join(self.lines) + "\n"
         # Every thread runs the body; statements outside branches and loops
@@ -493,6 +545,8 @@ class KernelTranslator:
         self.emit(0, f"def thread(rt, _t, _b0, _b1, _b2, {', '.join(names)}):")
         self.emit(1, "if False:")
         self.emit(2, "yield None")
+        self.emit(1, "_rng = Philox()")
+        self.per_thread.add("_rng")   # each thread's own generator
         below = 1
         for i, (n, e) in enumerate(zip(self.thread_names, extents)):
             py = f"_tx{i}"
@@ -570,6 +624,8 @@ class KernelTranslator:
 
     def thread_dependent(self, code):
         """Whether generated code reads a value that may differ between threads."""
+        if self.block_threads == 1:
+            return False   # nothing differs in a block of one thread
         return any(re.search(rf"\b{re.escape(p)}\b", code) for p in self.per_thread)
 
     def block_level(self, d, code_or_none=None):
@@ -1295,10 +1351,26 @@ class KernelTranslator:
         if self.thread_dependent("\n".join(self.lines[start:])):
             raise Unsupported("a tile operation or parallel loop that uses per-thread values")
 
+    def random_numbers_here(self, what):
+        """Random numbers are each thread's own, drawn in the order the
+        thread meets them. Which thread runs which element of a parallel
+        loop is the lowering's, so the reference follows the draws of a
+        block of one thread, or of each thread outside parallel loops."""
+        if self.block_threads > 1 and (not self.thread_mode or self.parallel_depth):
+            raise Unsupported(f"{what} in a block of {self.block_threads} threads outside thread-level code (which thread draws which element is the lowering's)")
+
     def call_stmt(self, s, d):
         name = s.text
         args = self.call_args(s)
         pos, kw = args["pos"], args["kw"]
+        if name == "rng_init":
+            self.random_numbers_here("rng_init")
+            seed = self.integer(pos[0]).code
+            seq = self.integer(pos[1] if len(pos) > 1 else kw["seq"]).code if len(pos) > 1 or "seq" in kw else \
+                (f"(_t + _b0 * {self.block_threads})" if self.thread_mode else "_b0")
+            off = self.integer(pos[2] if len(pos) > 2 else kw["off"]).code if len(pos) > 2 or "off" in kw else "0"
+            self.emit(d, f"_rng.init({seed}, {seq}, {off})")
+            return
         if name == "atomic_add":
             self.atomic_add(pos, d)
             return
@@ -2103,6 +2175,9 @@ class KernelTranslator:
             if BITS.get(v.ty) != BITS.get(ty) or BITS.get(ty, 0) % 8:
                 raise InvalidProgram(f"reinterpret of {v.ty} as {ty}")
             return V(f"_bitcast({v.code}, {v.ty!r}, {ty!r})", ty)
+        if name in ("rng_rand", "rng_rand_float"):
+            self.random_numbers_here(name + "()")
+            return V("_rng.next()", "uint32") if name == "rng_rand" else V("_rng.uniform()", "f32")
         if name == "block_rank_in_cluster":
             return V("rt.rank", "int32")
         if name.startswith("clc_"):
@@ -2275,7 +2350,7 @@ def _bitcast(x, src, dst):
 
 
 RUNTIME_GLOBALS = {
-    "_Pointer": _Pointer, "_extern": _extern, "_bitcast": _bitcast,
+    "_Pointer": _Pointer, "_extern": _extern, "_bitcast": _bitcast, "Philox": Philox,
     "math": math, "_exp": _exp, "_exp2": _exp2, "_log": _log, "_log2": _log2, "_sqrt": _sqrt, "_rsqrt": _rsqrt,
     "_pow": _pow, "_sigmoid": _sigmoid, "_fdiv": _fdiv, "_idiv": _idiv, "_imod": _imod, "_fmin": _fmin,
     "_fmax": _fmax, "_pyfloor": _pyfloor, "_wrap": wrap_int, "_shift": _shift, "_ftoi": _ftoi, "_track": _track, "_tracked": _tracked,

@@ -15,10 +15,10 @@ syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscale
 syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr tcgen05_cp_warpx4 tcgen05_sf_warp_transpose
 syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive fence_proxy_async sync_threads cluster_sync use_swizzle set_max_nreg disable_warp_group_reg_alloc annotate_layout
-syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait wait_wgmma barrier_arrive_expect_tx clc_try_cancel clc_try_cancel_multicast
+syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait wait_wgmma barrier_arrive_expect_tx clc_try_cancel clc_try_cancel_multicast rng_init
 syntax keyword tileBuiltin cast reinterpret ceildiv floordiv floormod min max abs exp exp2 log log2 sqrt rsqrt tanh erf sin cos floor
 syntax keyword tileBuiltin ceil pow sigmoid clamp block_rank_in_cluster num_sms shfl_sync shfl_xor shfl_down shfl_up __exp __exp2
-syntax keyword tileBuiltin clc_is_canceled clc_get_first_ctaid_x clc_get_first_ctaid_y clc_get_first_ctaid_z
+syntax keyword tileBuiltin clc_is_canceled clc_get_first_ctaid_x clc_get_first_ctaid_y clc_get_first_ctaid_z rng_rand rng_rand_float
 " Hint words are argument values (prefer = tma, order = row, set_max_nreg(24, dec));
 " elsewhere they are ordinary names (let row = ...).
 syntax match tileHint "\%([(,]\s*\h\w*\s*=\s*\)\@<=\<\%(tma\|cp_async\|sync\|evict_normal\|evict_first\|evict_last\|Square\|FullRow\|FullCol\|mma\|wgmma\|tcgen05\|fma\|row\|col\|rowmajor\|colmajor\)\>"
