@@ -108,6 +108,19 @@ Uses usesOf(const Stmt &s, const ir::BufferNode *b, std::vector<const ir::StmtNo
 
 } // namespace
 
+std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &others, const ir::For &loop) {
+    const Stmt &op = ir::unguarded(producer);
+    const ir::Buffer &tile = producedTile(op);
+    for (const Stmt &o : others) {
+        if (o.get() == producer.get()) continue;
+        Uses u = usesOf(o, tile.get());
+        if (!u.writes.empty())
+            return "its tile '" + tile->name + "' is also written at " + u.writes.front().lineColumn() + " in the pipelined loop at " + loop.span.lineColumn() +
+                   ": a load issued ahead would overwrite it while an iteration still uses it, so the copy runs in order";
+    }
+    return "";
+}
+
 std::optional<VersionedBuffers> versionBuffers(const Stmt &kernelBody, const ir::For &loop, const std::vector<Stmt> &producers,
                                                const std::vector<Stmt> &consumers, int64_t versions, const std::string &producerName,
                                                DiagnosticEngine &diags, const SharedTiles &shared) {

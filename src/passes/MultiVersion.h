@@ -47,6 +47,14 @@ ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions);
 // The tile a producer (a copy or an im2col gather) fills.
 const ir::Buffer &producedTile(const ir::Stmt &producer);
 
+// Why a pipelined loop cannot fill the tile of `producer` ahead ("" when it
+// can): another statement of `others` (the loop's) writes the tile, and a
+// load issued for a later iteration would overwrite what this iteration
+// still reads or rewrites. TileLang's pipeline planner stops on such a loop
+// ("Multiple writes to overlapping buffer regions", its issue #3031);
+// copy selection runs the copy in order, specialize-warps leaves the loop.
+std::string tileRewrittenInLoop(const ir::Stmt &producer, const std::vector<ir::Stmt> &others, const ir::For &loop);
+
 // The first of `consumers` from `from` on that surely retires the wgmma
 // group a gemm with wg_wait other than 0 committed just before `from`, and
 // the wait's place; consumers.size() when none of them does. A wait leaving

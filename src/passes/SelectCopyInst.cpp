@@ -12,6 +12,7 @@
 #include "ir/MmaLayout.h"
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
+#include "passes/MultiVersion.h"
 #include "passes/ScopedMutator.h"
 #include "support/InternalError.h"
 
@@ -59,6 +60,8 @@ protected:
         if (n.pipeline) {
             // stages = 0 asks for no pipelining: its copies are plain, and say why.
             // (or a copy one `if` guards: predicate-pipeline-branches made it a predicated producer)
+            const ir::Seq *seq = ir::as<ir::Seq>(n.body);
+            const std::vector<ir::Stmt> statements = seq ? seq->stmts : std::vector<ir::Stmt>{n.body};
             auto add = [&](const ir::Stmt &guarded) {
                 const ir::Stmt &st = ir::unguarded(guarded);
                 // pipeline-loops versions the tiles these copies load, a stage each.
@@ -68,15 +71,13 @@ protected:
                     stageZeroLoops_[st.get()] = n.span;
                 } else if (std::string early = readsWhatLoopWrites(st, n); !early.empty()) {
                     issuedEarly_[st.get()] = early;
+                } else if (std::string rewritten = fillsTileAhead(st) ? tileRewrittenInLoop(guarded, statements, n) : ""; !rewritten.empty()) {
+                    issuedEarly_[st.get()] = rewritten;
                 } else {
                     pipelineProducers_.insert(st.get());
                 }
             };
-            if (const ir::Seq *body = ir::as<ir::Seq>(n.body)) {
-                for (const ir::Stmt &st : body->stmts) add(st);
-            } else {
-                add(n.body);
-            }
+            for (const ir::Stmt &st : statements) add(st);
             // stages = 0 runs every copy of the body in order, however deep (after a binding, in a branch).
             if (n.pipeline->stages == 0)
                 ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
@@ -90,6 +91,12 @@ protected:
             });
         }
         return ScopedMutator::mutateFor(self, n);
+    }
+
+    // A global -> shared copy or an im2col gather: what a pipelined loop fills ahead.
+    static bool fillsTileAhead(const ir::Stmt &s) {
+        const ir::Copy *c = ir::as<ir::Copy>(s);
+        return (c && isGlobalToShared(*c)) || ir::as<ir::Im2Col>(s);
     }
 
     // Why a copy of pipelined loop `loop` cannot be issued ahead ("" when it

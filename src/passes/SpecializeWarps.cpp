@@ -454,6 +454,8 @@ private:
             used.push_back(l->value);
         }
         if (std::string late = wgmmaGroupPastIteration(plan.producers, plan.consumers); !late.empty()) return fail(why, late);
+        for (const ir::Stmt &p : plan.producers)
+            if (std::string rewritten = tileRewrittenInLoop(p, plan.consumers, loop); !rewritten.empty()) return fail(why, rewritten);
         return plan;
     }
 

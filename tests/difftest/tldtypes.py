@@ -68,11 +68,19 @@ INF = float("inf")
 
 def f32(x):
     """Round a double to the nearest f32 (ties to even; overflow gives inf)."""
-    return _unpack32(_pack32(x))[0]
+    try:
+        return _unpack32(_pack32(x))[0]
+    except OverflowError:
+        # struct raises where C's (float)x rounds a finite double to infinity:
+        # |x| at or past FLT_MAX + half an ulp (below it, x rounds to FLT_MAX).
+        return math.copysign(INF, x)
 
 
 def f32_bits(x):
-    return _U32.unpack(_pack32(x))[0]
+    try:
+        return _U32.unpack(_pack32(x))[0]
+    except OverflowError:
+        return 0xFF800000 if x < 0 else 0x7F800000
 
 
 def tf32_truncated(x):
