@@ -426,6 +426,10 @@ private:
     bool partition(GemmInst inst, const Shape &s, ir::GemmPolicy policy, int64_t minRows, int64_t minCols, int64_t &wm,
                    int64_t &wn, std::string &error) const {
         int64_t W = warps();
+        if (W == 0) {
+            error = "its " + str(roleThreads()) + (roleThreads() == 1 ? " thread is" : " threads are") + " not a whole warp, and a gemm is spread over whole warps";
+            return false;
+        }
         if (inst == GemmInst::FMA || inst == GemmInst::TCGEN05) {
             wm = 1;
             wn = W;

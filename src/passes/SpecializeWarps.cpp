@@ -27,6 +27,22 @@ namespace tilet {
 
 namespace {
 
+// The first rng_init whose seed, subsequence or offset reads threadIdx.x
+// itself (rng_init's default subsequence: a program's own thread indices are
+// Kernel::bindsThreadIndices).
+std::optional<SourceRange> seedsFromThreadIndex(const ir::Stmt &body) {
+    std::optional<SourceRange> found;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        const ir::RngInit *init = ir::as<ir::RngInit>(s);
+        if (!init || found) return;
+        for (const ir::Expr &e : {init->seed, init->sequence, init->offset})
+            ir::forEachExpr(e, [&](const ir::Expr &x) {
+                if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(x); r && r->special == ir::SpecialKind::ThreadIdx) found = init->span;
+            });
+    });
+    return found;
+}
+
 using ir::Expr;
 using ir::Stmt;
 
@@ -337,6 +353,8 @@ private:
         // The consumers would run as threads 128 and up, so indices the
         // program computes from its thread index would name other threads.
         if (kernel_.bindsThreadIndices) return fail(why, "the kernel computes with its thread indices (threads(...) as (...)), which a producer warp group would renumber");
+        if (std::optional<SourceRange> init = seedsFromThreadIndex(kernel_.body))
+            return fail(why, "rng_init at " + init->lineColumn() + " takes its default subsequence from threadIdx.x, which a producer warp group would renumber");
         if (loopCount > 1) return fail(why, "the kernel has " + std::to_string(loopCount) + " pipelined loops; warp specialization splits a kernel around one");
         if (kernel_.threads % kGroupThreads != 0)
             return fail(why, "its " + std::to_string(kernel_.threads) + " threads are not whole warp groups of 128, which the consumer role needs");

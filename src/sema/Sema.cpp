@@ -614,7 +614,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     kernel_ = &kernel;
     pushScope();
     checkParams(k, kernel);
+    drawsNotHere_ = kLaunchConfiguration;
     checkLaunch(k, kernel);
+    drawsNotHere_ = nullptr;
     // The body is checked even after errors above, so one run reports them all;
     // parameters with bad shapes are still declared, so no use cascades.
     {

@@ -1038,7 +1038,7 @@ std::optional<Value> Checker::power(const ast::Call &c) {
     if (!base || !exponent) return std::nullopt;
     bool integerBase = base->constant ? base->constant->kind == ConstValue::Kind::Int : isInteger(base->type());
     bool constantExponent = exponent->untyped && exponent->constant && exponent->constant->kind == ConstValue::Kind::Int && exponent->constant->i >= 0;
-    if (!integerBase || !constantExponent) return mathCall(c, ir::MathFunc::Pow, *args);
+    if (!integerBase || !constantExponent) return mathCall(c, ir::MathFunc::Pow, std::vector<Value>{*base, *exponent});
     int64_t e = exponent->constant->i;
     if (e > 64) {
         diags_.error(exponent->range, "an integer power's exponent is at most 64 (found " + std::to_string(e) + "); write a float base for pow");
@@ -1074,11 +1074,18 @@ std::optional<Value> Checker::mathCall(const ast::Call &c, ir::MathFunc f, const
     for (const ast::Expr *a : args.positional) {
         std::optional<Value> v = checkValue(*a);
         if (!v) return std::nullopt;
-        if (!isNumeric(v->type())) {
-            diags_.error(v->range, "'" + c.callee + "' takes a number, found bool");
+        values.push_back(*v);
+    }
+    return mathCall(c, f, values);
+}
+
+// Of checked arguments: an argument is checked once (a random draw in it is made once).
+std::optional<Value> Checker::mathCall(const ast::Call &c, ir::MathFunc f, const std::vector<Value> &values) {
+    for (const Value &v : values) {
+        if (!isNumeric(v.type())) {
+            diags_.error(v.range, "'" + c.callee + "' takes a number, found bool");
             return std::nullopt;
         }
-        values.push_back(*v);
     }
     bool allConst = true;
     DType t = DType::F32;

@@ -133,6 +133,7 @@ private:
     std::optional<Value> binaryValues(ast::BinaryOp op, Value a, Value b, SourceRange opRange, SourceRange whole);
     std::optional<Value> power(const ast::Call &c);
     std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const CallArgs &args);
+    std::optional<Value> mathCall(const ast::Call &c, ir::MathFunc f, const std::vector<Value> &values);
     std::optional<Value> warpShuffle(const ast::Call &c);
 public:
     // Reports the constant indices of an element access that fall outside
@@ -262,6 +263,7 @@ private:
     // Where the expression being checked is evaluated conditionally or
     // repeatedly, so it may not draw (it would draw once, before the statement).
     const char *drawsNotHere_ = nullptr;
+    static constexpr const char *kLaunchConfiguration = "a kernel's launch configuration, which the host evaluates";
     // The value of every `let` binding (its variable is a node of its own):
     // a slice's extent is worked out through them (`let h1 = h0 + 64;
     // A[h0:h1]` spans 64, as the same names do in TileLang's Python).

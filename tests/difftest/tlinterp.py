@@ -1142,6 +1142,12 @@ class KernelTranslator:
         kids = s.kids
         if "[...]" in text:
             idx = [self.index(x) for x in kids[:-1]]
+            if any("_rng." in i.code for i in idx):
+                # A random draw in an index: the indices are evaluated once, before the value (left to right, as tilet draws).
+                for n, i in enumerate(idx):
+                    tmp = self.fresh("_ix")
+                    self.emit(d, f"{tmp} = {i.code}")
+                    idx[n] = V(tmp, i.ty)
             value = self.expr(kids[-1])
             info = sym.buf
             if info is None:
