@@ -217,7 +217,7 @@ allocBuiltin
 tileOpBuiltin
     : COPY | TMA_COPY | ASYNC_COPY | COPY_CLUSTER | GEMM | GEMM_BLOCKSCALED
     | CLEAR | FILL | REDUCE_SUM | REDUCE_MAX | REDUCE_MIN | REDUCE_ABSSUM
-    | REDUCE_ABSMAX | ATOMIC_ADD | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL | DP4A
+    | REDUCE_ABSMAX | ATOMIC_ADD | ATOMIC_ADDX2 | ATOMIC_ADDX4 | THREAD_ALLREDUCE | CUMSUM | FINALIZE_REDUCER | IM2COL | DP4A
     | IMPORT_SOURCE | CALL_EXTERN | ACCESS_PTR | TCGEN05_CP_WARPX4 | TCGEN05_SF_WARP_TRANSPOSE
     ;
 
@@ -326,6 +326,8 @@ CUMSUM            : 'cumsum';
 FINALIZE_REDUCER  : 'finalize_reducer';
 IM2COL            : 'im2col';
 ATOMIC_ADD        : 'atomic_add';
+ATOMIC_ADDX2      : 'atomic_addx2';
+ATOMIC_ADDX4      : 'atomic_addx4';
 THREAD_ALLREDUCE  : 'thread_allreduce';
 DP4A              : 'dp4a';
 IMPORT_SOURCE     : 'import_source';

@@ -108,11 +108,40 @@ Uses usesOf(const Stmt &s, const ir::BufferNode *b, std::vector<const ir::StmtNo
 
 } // namespace
 
+namespace {
+
+// The constant [lo, hi) of each dimension a copy writes in its destination; nullopt when a corner is not constant.
+std::optional<std::vector<std::pair<int64_t, int64_t>>> constantBox(const ir::Region &r) {
+    if (r.extents.size() != r.mins.size()) return std::nullopt;
+    std::vector<std::pair<int64_t, int64_t>> box;
+    for (size_t d = 0; d < r.mins.size(); ++d) {
+        std::optional<int64_t> lo = ir::constInt(r.mins[d]);
+        if (!lo) return std::nullopt;
+        box.push_back({*lo, *lo + r.extents[d]});
+    }
+    return box;
+}
+
+// Whether two global -> shared copies write provably different elements of one tile (halves of a row).
+bool fillApart(const Stmt &a, const Stmt &b) {
+    const ir::Copy *x = ir::as<ir::Copy>(a), *y = ir::as<ir::Copy>(b);
+    if (!x || !y || x->dst.mins.size() != y->dst.mins.size()) return false;
+    std::optional<std::vector<std::pair<int64_t, int64_t>>> p = constantBox(x->dst), q = constantBox(y->dst);
+    if (!p || !q) return false;
+    for (size_t d = 0; d < p->size(); ++d)
+        if ((*p)[d].second <= (*q)[d].first || (*q)[d].second <= (*p)[d].first) return true;
+    return false;
+}
+
+} // namespace
+
 std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &others, const ir::For &loop) {
     const Stmt &op = ir::unguarded(producer);
     const ir::Buffer &tile = producedTile(op);
     for (const Stmt &o : others) {
         if (o.get() == producer.get()) continue;
+        // Another load into other elements of the tile is issued ahead with it (into the same version).
+        if (fillApart(op, ir::unguarded(o))) continue;
         Uses u = usesOf(o, tile.get());
         if (!u.writes.empty())
             return "its tile '" + tile->name + "' is also written at " + u.writes.front().lineColumn() + " in the pipelined loop at " + loop.span.lineColumn() +

@@ -64,9 +64,6 @@ protected:
             const std::vector<ir::Stmt> statements = seq ? seq->stmts : std::vector<ir::Stmt>{n.body};
             auto add = [&](const ir::Stmt &guarded) {
                 const ir::Stmt &st = ir::unguarded(guarded);
-                // pipeline-loops versions the tiles these copies load, a stage each.
-                if (const ir::Copy *c = ir::as<ir::Copy>(st); c && n.pipeline->stages >= 2 && isGlobalToShared(*c))
-                    stagedTiles_[c->dst.buffer.get()] = n.pipeline->stages;
                 if (n.pipeline->stages == 0) {
                     stageZeroLoops_[st.get()] = n.span;
                 } else if (std::string early = readsWhatLoopWrites(st, n); !early.empty()) {
@@ -75,6 +72,9 @@ protected:
                     issuedEarly_[st.get()] = rewritten;
                 } else {
                     pipelineProducers_.insert(st.get());
+                    // pipeline-loops versions the tiles these copies load, a stage each.
+                    if (const ir::Copy *c = ir::as<ir::Copy>(st); c && n.pipeline->stages >= 2 && isGlobalToShared(*c))
+                        stagedTiles_[c->dst.buffer.get()] = n.pipeline->stages;
                 }
             };
             for (const ir::Stmt &st : statements) add(st);
@@ -169,8 +169,10 @@ protected:
             d.why = "a load in a pipelined loop: each thread gathers runs of channels, zeros where the window lies in the padding";
         } else {
             op->inst = CopyInst::Normal;
+            auto early = issuedEarly_.find(self.get());
             d.rejected.push_back({"CPAsync", !ctx_.target.has(Feature::CpAsync) ? lacks(ctx_.target, Feature::CpAsync)
                                              : stageZeroLoops_.count(self.get()) ? "its pipelined loop has stages = 0, which runs its copies in order"
+                                             : early != issuedEarly_.end()       ? early->second
                                                                                  : "cp.async is used for loads in pipelined loops"});
             d.why = "SIMT loads and stores by every thread, zeros where the window lies in the padding";
         }

@@ -472,8 +472,10 @@ private:
             used.push_back(l->value);
         }
         if (std::string late = wgmmaGroupPastIteration(plan.producers, plan.consumers); !late.empty()) return fail(why, late);
+        std::vector<ir::Stmt> statements = plan.producers;
+        statements.insert(statements.end(), plan.consumers.begin(), plan.consumers.end());
         for (const ir::Stmt &p : plan.producers)
-            if (std::string rewritten = tileRewrittenInLoop(p, plan.consumers, loop); !rewritten.empty()) return fail(why, rewritten);
+            if (std::string rewritten = tileRewrittenInLoop(p, statements, loop); !rewritten.empty()) return fail(why, rewritten);
         return plan;
     }
 

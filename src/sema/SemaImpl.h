@@ -186,6 +186,7 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     // `previousInto`: the var of `v = atomic_add(..., return_prev = true)`.
     ir::Stmt checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto = nullptr);
+    ir::Stmt checkAtomicAddLanes(const ast::Call &c, int64_t lanes);
     ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);
     ir::Stmt checkDp4a(const ast::Call &c);
     ir::Stmt checkClcTryCancel(const ast::Call &c);

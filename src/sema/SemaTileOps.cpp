@@ -318,6 +318,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         return nullptr;
     };
     if (n == "atomic_add") return checkAtomicAdd(c);
+    if (n == "atomic_addx2" || n == "atomic_addx4") return checkAtomicAddLanes(c, n == "atomic_addx2" ? 2 : 4);
     if (n == "import_source") return checkImportSource(c);
     // A tile operation's arguments are evaluated once per thread, not per
     // element (TileLang evaluates a fill's value per element): a random draw
@@ -1150,6 +1151,53 @@ ir::Stmt Checker::checkIm2Col(const ast::Call &c) {
         return nullptr;
     }
     return op;
+}
+
+// atomic_addx2 / atomic_addx4(dst, value) (TileLang's T.atomic_addx2 /
+// T.atomic_addx4, which take element pointers): `lanes` consecutive elements
+// of dst's last dimension from the element named (or the slice of that many)
+// each get the element of value at the same offset added atomically, as
+// TileLang's half2 / float4 atomics add each element atomically. Anywhere an
+// element atomic_add may stand, parallel loops included.
+ir::Stmt Checker::checkAtomicAddLanes(const ast::Call &c, int64_t lanes) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {});
+    if (!args) return nullptr;
+    std::optional<RegionRef> dst = checkRegionArg(*args->positional[0], "destination");
+    std::optional<RegionRef> src = checkRegionArg(*args->positional[1], "value");
+    if (!dst || !src) return nullptr;
+    const std::string form = c.callee + "(dst[i, j], value[k, l])";
+    auto lanesFrom = [&](const RegionRef &r, const char *what) {
+        bool ok = !r.whole && static_cast<int>(r.mins.size()) == r.buffer->rank();
+        for (size_t d = 0; ok && d < r.extents.size(); ++d) {
+            const bool last = d + 1 == r.extents.size();
+            ok = !r.extents[d] || *r.extents[d] == (last ? lanes : 1);
+        }
+        if (!ok)
+            diags_.error(r.range, std::string(what) + " of " + c.callee + " is an element (the first of " + std::to_string(lanes) +
+                                      " along the last dimension) or a slice of " + std::to_string(lanes) + " elements of it: " + form);
+        return ok;
+    };
+    if (!lanesFrom(*dst, "the destination") || !lanesFrom(*src, "the value")) return nullptr;
+    if (dst->buffer->scope != ir::MemScope::Global && dst->buffer->scope != ir::MemScope::Shared) {
+        diags_.error(dst->range, c.callee + " updates global or shared memory; '" + dst->buffer->name + "' is " + ir::memScopeName(dst->buffer->scope));
+        return nullptr;
+    }
+    const DType t = dst->buffer->dtype;
+    if (!(t == DType::F32 || t == DType::F16 || t == DType::BF16)) {
+        diags_.error(dst->range, c.callee + " adds f32, f16 or bf16 elements; '" + dst->buffer->name + "' is " + std::string(dtypeName(t)));
+        return nullptr;
+    }
+    std::vector<ir::Stmt> adds;
+    for (int64_t v = 0; v < lanes; ++v) {
+        auto at = [&](const RegionRef &r) {
+            std::vector<ir::Expr> indices = r.mins;
+            indices.back() = ir::add(indices.back(), ir::intImm(v));
+            return indices;
+        };
+        ir::Expr value = std::make_shared<ir::Load>(src->buffer, at(*src), src->range);
+        adds.push_back(std::make_shared<ir::Store>(dst->buffer, at(*dst), ir::cast(t, value), ir::StoreOp::AtomicAdd, c.range, ir::MemoryOrder::Relaxed));
+    }
+    return ir::seq(std::move(adds));
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto) {

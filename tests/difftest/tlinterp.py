@@ -1380,6 +1380,9 @@ class KernelTranslator:
         if name == "atomic_add":
             self.atomic_add(pos, d)
             return
+        if name in ("atomic_addx2", "atomic_addx4"):
+            self.atomic_add_lanes(2 if name == "atomic_addx2" else 4, pos, d)
+            return
         if name == "thread_allreduce":
             self.thread_allreduce(pos, kw, d)
             return
@@ -1878,6 +1881,26 @@ class KernelTranslator:
         else:
             value = self.convert(self.expr(src_node), info.dtype)
             self.emit(d, f"rt.atomic_add_value({r}, {value})")
+
+    def atomic_add_lanes(self, lanes, pos, d):
+        """atomic_addx2 / atomic_addx4(dst, value): `lanes` consecutive
+        elements of the last dimension from each operand's element (or slice
+        start), each added atomically (docs/language.md section 9)."""
+        def corner(node):
+            if node.kind != "Index":
+                raise InvalidProgram("atomic_addx2/x4 take buffer elements")
+            sym = self.lookup(node.kids[0].text)
+            idx = [self.index(k.kids[0] if k.kind == "Slice" else k) for k in node.kids[1:]]
+            return sym, idx
+        dsym, didx = corner(pos[0])
+        ssym, sidx = corner(pos[1])
+        times = 1 if (self.thread_mode or self.parallel_depth) else self.role_threads
+        for v in range(lanes):
+            dv = didx[:-1] + [V(f"({didx[-1].code}) + {v}", didx[-1].ty)]
+            sv = sidx[:-1] + [V(f"({sidx[-1].code}) + {v}", sidx[-1].ty)]
+            value = self.convert(V(self.load_code(ssym, sv), ssym.buf.dtype), dsym.buf.dtype)
+            self.emit(d, f"for _ in range({times}):")
+            self.emit(d + 1, f"rt.atomic_add_element({dsym.py}, ({', '.join(i.code for i in dv)},), {value})")
 
     def fetch_add(self, sym, call, d):
         """`v = atomic_add(dst[i], x, return_prev = true)`: each thread's

@@ -59,6 +59,7 @@ NOT_TRANSLATED = {
     ("gqa_bwd_tma_reduce_varlen.tl", "sm_80"): "TMA reductions (atomic_add with use_tma = true): Hopper and later (the original asserts compute capability >= 9.0)",
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_80"): "tensor memory and tcgen05, in clusters of a CTA pair: Blackwell only (the original is an sm_100 example)",
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("sparse_mla_bwd.tl", "sm_80"): "bwd needs 221,184 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration does not fit it either)",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
@@ -70,10 +71,15 @@ for _arch in ARCHS:
     LOCAL_MEMORY[("gemv_alloc_reducer.tl", _arch)] = ("o_reducer with replication = all, as in the original: every thread's copy of "
                                                       "all 128 rows, each thread updating the rows of its iterations")
 
+LOCAL_MEMORY[("sparse_mla_bwd.tl", "sm_100a")] = ("bwd at the 255-register cap on 256 threads (the dQ [64, 512] and dKV [32, 512] "
+                                                  "accumulators in registers): ptxas's frame holds 144 bytes beside its spills")
 LOCAL_MEMORY[("mha_inference.tl", "sm_100a")] = "the combine kernel's lse_local[k, i], indexed by the pipelined loop's k, as in the original"
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
+    ("sparse_mla_bwd.tl", "sm_90a"): ("the original's bwd on 256 threads with the dQ [64, 512] and dKV [32, 512] f32 accumulators both in "
+                                      "registers: 460 bytes"),
+    ("sparse_mla_bwd.tl", "sm_100a"): "the same accumulators on mma.sync fragments: 288 bytes",
     ("mha_inference.tl", "sm_90a"): ("the consumer at the 240-register cap: 4 bytes, since pin-wgmma-registers makes the zeroed acc_s "
                                      "exist before the wgmma fence (unpinned, ptxas serialized the wgmmas instead: C7519)"),
     ("mha_bwd_bshd_sm100.tl", "sm_80"): ("an sm_100 example on mma.sync: flash_bwd_ts's dq, dk and dv accumulators in registers on "
