@@ -71,8 +71,9 @@ Interval typeRange(DType t) {
 
 Interval BoundsScope::var(const VarNode *v) const {
     auto it = vars_.find(v);
-    if (it != vars_.end()) return it->second;
-    return typeRange(v->dtype);
+    Interval r = it != vars_.end() ? it->second : typeRange(v->dtype);
+    // What the variable promises narrows what is known of its value.
+    return {std::max(r.lo, v->promisedLo), std::min(r.hi, v->promisedHi)};
 }
 
 BoundsScope BoundsScope::forKernel(const Kernel &k) {

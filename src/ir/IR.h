@@ -271,10 +271,15 @@ struct FloatImm : ExprNode {
 
 struct VarNode : ExprNode {
     static constexpr ExprKind kKind = ExprKind::Var;
-    VarNode(DType t, std::string n, SourceRange s = {}, int64_t d = 1) : ExprNode(kKind, t, s), name(std::move(n)), divisor(d) {}
+    VarNode(DType t, std::string n, SourceRange s = {}, int64_t d = 1, int64_t lo = INT64_MIN, int64_t hi = INT64_MAX)
+        : ExprNode(kKind, t, s), name(std::move(n)), divisor(d), promisedLo(lo), promisedHi(hi) {}
     const std::string name;   // identity is the node, not the name
     // Its values are multiples of this: a dynamic dimension's promise (`dyn K % 64`), which the launch checks.
     const int64_t divisor = 1;
+    // Its values lie in [promisedLo, promisedHi], whatever the analysis can
+    // prove of the value bound to it: a block index use_swizzle renumbers
+    // (a permutation of the grid's indices) keeps the grid's range.
+    const int64_t promisedLo = INT64_MIN, promisedHi = INT64_MAX;
 };
 using Var = VarNode;
 

@@ -649,8 +649,12 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         }
         if (swizzled) blockLets = swizzled->steps;
         // A block or thread index name: an int32 bound once at the top of the body.
-        auto bindIndex = [&](const ast::Ident &n, SymbolKind kind, ir::Expr value) {
-            ir::VarRef var = ir::makeVar(n.name, DType::Int32, n.range);
+        // A renumbered block index (use_swizzle) is a permutation of the
+        // grid's: its variable promises the grid's range, which the analysis
+        // cannot prove from the arithmetic (so accesses it indexes stay unguarded).
+        auto bindIndex = [&](const ast::Ident &n, SymbolKind kind, ir::Expr value, std::optional<int64_t> extent = std::nullopt) {
+            ir::VarRef var = extent ? std::make_shared<ir::VarNode>(DType::Int32, n.name, n.range, 1, 0, *extent - 1)
+                                    : ir::makeVar(n.name, DType::Int32, n.range);
             Symbol sym;
             sym.kind = kind;
             sym.def = n.range;
@@ -659,8 +663,10 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
         };
         for (size_t i = 0; i < k.launch.blockNames.size() && i < 3; ++i) {
             const ast::Ident &n = k.launch.blockNames[i];
-            bindIndex(n, SymbolKind::BlockIndex,
-                      swizzled && i < swizzled->blockIndices.size() ? swizzled->blockIndices[i] : std::make_shared<ir::SpecialReg>(kinds[i], n.range));
+            const bool renumbered = swizzled && i < swizzled->blockIndices.size();
+            std::optional<int64_t> extent = renumbered && i < kernel.grid.size() ? ir::constInt(kernel.grid[i]) : std::nullopt;
+            bindIndex(n, SymbolKind::BlockIndex, renumbered ? swizzled->blockIndices[i] : std::make_shared<ir::SpecialReg>(kinds[i], n.range),
+                      extent && *extent > 0 ? extent : std::nullopt);
         }
         // Thread indices: digits of threadIdx.x, x fastest.
         int64_t below = 1;

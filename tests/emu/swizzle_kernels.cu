@@ -17,7 +17,7 @@ by_rows_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
 #line 7 "swizzle_kernels.tl"
     const int by = panel_offset % panel_width + panel * 4;
 #line 10 "swizzle_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0 && (by >= 0 && by < 6 && bx >= 0 && bx < 10)) {
+    if (static_cast<int>(threadIdx.x) == 0) {
 #line 10 "swizzle_kernels.tl"
         Order[by * 10 + bx] = Counter[0];
     }
@@ -46,7 +46,7 @@ by_columns_kernel(int* __restrict__ Order, int* __restrict__ Counter) {
 #line 15 "swizzle_kernels.tl"
     const int by = (panel & 1) == 1 ? -(panel_offset / panel_width) + 5 : panel_offset / panel_width;
 #line 18 "swizzle_kernels.tl"
-    if (static_cast<int>(threadIdx.x) == 0 && (by >= 0 && by < 6 && bx >= 0 && bx < 10)) {
+    if (static_cast<int>(threadIdx.x) == 0) {
 #line 18 "swizzle_kernels.tl"
         Order[by * 10 + bx] = Counter[0];
     }

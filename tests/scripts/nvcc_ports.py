@@ -147,14 +147,6 @@ SPILLS = {
     ("sparse_attn_fwd_sm90.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside "
                                             "the scores and softmax rows, as in sparse_mla_fwd.tl: 176 bytes"),
     ("sparse_attn_fwd_sm90.tl", "sm_80"): "the same accumulators on mma.sync fragments: 680 bytes",
-    ("fusedmoe.tl", "sm_80"): ("use_swizzle: tilet does not keep the renumbered block indices' range, so every bx/by access is "
-                               "bounds-checked (0 spills without use_swizzle): shared_gate_up 1090 bytes, shared_down 552, "
-                               "routed_gate_up 44"),
-    ("fusedmoe.tl", "sm_90a"): ("use_swizzle: tilet does not keep the renumbered block indices' range, so every bx/by access is "
-                                "bounds-checked (0 spills without use_swizzle): shared_gate_up 1016 bytes, shared_down 472, "
-                                "routed_gate_up 32"),
-    ("fusedmoe.tl", "sm_100a"): ("use_swizzle: tilet does not keep the renumbered block indices' range, so every bx/by access is "
-                                 "bounds-checked (0 spills without use_swizzle): routed_gate_up 240 bytes"),
 }
 
 

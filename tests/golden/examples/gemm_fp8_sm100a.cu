@@ -288,36 +288,18 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 36 "gemm_fp8_sm100a.tl"
         const int j_thread = role_thread / 128 * 128;
 #line 36 "gemm_fp8_sm100a.tl"
-        if (by * 128 + i_thread >= 0 && by * 128 + i_thread < 8192 && bx * 256 + j_thread >= 0 && bx * 256 + j_thread + 127 < 8192) {
+        __align__(16) __nv_bfloat16 C_vec[128];
 #line 36 "gemm_fp8_sm100a.tl"
-            __align__(16) __nv_bfloat16 C_vec[128];
+        #pragma unroll
+        for (int v = 0; v < 128; ++v) {
 #line 36 "gemm_fp8_sm100a.tl"
-            #pragma unroll
-            for (int v = 0; v < 128; ++v) {
-#line 36 "gemm_fp8_sm100a.tl"
-                C_vec[v] = static_cast<__nv_bfloat16>(C_local[v]);
-            }
-#line 36 "gemm_fp8_sm100a.tl"
-            #pragma unroll
-            for (int c = 0; c < 16; ++c) {
-#line 36 "gemm_fp8_sm100a.tl"
-                *reinterpret_cast<uint4*>(&C[by * 1048576 + i_thread * 8192 + bx * 256 + j_thread + c * 8]) = *reinterpret_cast<uint4*>(&C_vec[c * 8]);
-            }
+            C_vec[v] = static_cast<__nv_bfloat16>(C_local[v]);
         }
-        else {
 #line 36 "gemm_fp8_sm100a.tl"
-            #pragma unroll
-            for (int v = 0; v < 128; ++v) {
+        #pragma unroll
+        for (int c = 0; c < 16; ++c) {
 #line 36 "gemm_fp8_sm100a.tl"
-                const int i = i_thread;
-#line 36 "gemm_fp8_sm100a.tl"
-                const int j = j_thread + v;
-#line 36 "gemm_fp8_sm100a.tl"
-                if (by * 128 + i >= 0 && by * 128 + i < 8192 && bx * 256 + j >= 0 && bx * 256 + j < 8192) {
-#line 36 "gemm_fp8_sm100a.tl"
-                    C[by * 1048576 + i * 8192 + bx * 256 + j] = static_cast<__nv_bfloat16>(C_local[v]);
-                }
-            }
+            *reinterpret_cast<uint4*>(&C[by * 1048576 + i_thread * 8192 + bx * 256 + j_thread + c * 8]) = *reinterpret_cast<uint4*>(&C_vec[c * 8]);
         }
     }
 #line 19 "gemm_fp8_sm100a.tl"
@@ -331,5 +313,5 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
 #line 19 "gemm_fp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 256);
     }
-#line 335 "gemm_fp8_sm100a.cu"
+#line 317 "gemm_fp8_sm100a.cu"
 } // gemm_fp8_kernel

@@ -239,36 +239,18 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 33 "gemm_fp8_sm120a.tl"
-                    if (by * 128 + i_thread + i_1 * 8 + i_2 * 16 >= 0 && by * 128 + i_thread + i_1 * 8 + i_2 * 16 < 8192 && bx * 128 + j_thread + j_1 * 8 >= 0 && bx * 128 + j_thread + j_1 * 8 + 1 < 8192) {
+                    __align__(4) __nv_bfloat16 C_vec[2];
 #line 33 "gemm_fp8_sm120a.tl"
-                        __align__(4) __nv_bfloat16 C_vec[2];
+                    #pragma unroll
+                    for (int v = 0; v < 2; ++v) {
 #line 33 "gemm_fp8_sm120a.tl"
-                        #pragma unroll
-                        for (int v = 0; v < 2; ++v) {
-#line 33 "gemm_fp8_sm120a.tl"
-                            C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
-                        }
-#line 33 "gemm_fp8_sm120a.tl"
-                        *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + i_2 * 131072 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
+                        C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
                     }
-                    else {
 #line 33 "gemm_fp8_sm120a.tl"
-                        #pragma unroll
-                        for (int v = 0; v < 2; ++v) {
-#line 33 "gemm_fp8_sm120a.tl"
-                            const int i = i_thread + i_1 * 8 + i_2 * 16;
-#line 33 "gemm_fp8_sm120a.tl"
-                            const int j = j_thread + v + j_1 * 8;
-#line 33 "gemm_fp8_sm120a.tl"
-                            if (by * 128 + i >= 0 && by * 128 + i < 8192 && bx * 128 + j >= 0 && bx * 128 + j < 8192) {
-#line 33 "gemm_fp8_sm120a.tl"
-                                C[by * 1048576 + i * 8192 + bx * 128 + j] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
-                            }
-                        }
-                    }
+                    *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + i_2 * 131072 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
                 }
             }
         }
     }
-#line 274 "gemm_fp8_sm120a.cu"
+#line 256 "gemm_fp8_sm120a.cu"
 } // gemm_fp8_kernel

@@ -276,35 +276,17 @@ gemm_fp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __rest
             #pragma unroll
             for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 31 "gemm_fp8_sm90.tl"
-                if (by * 128 + i_thread + i_1 * 8 >= 0 && by * 128 + i_thread + i_1 * 8 < 8192 && bx * 256 + j_thread + j_1 * 8 >= 0 && bx * 256 + j_thread + j_1 * 8 + 1 < 8192) {
+                __align__(4) __nv_bfloat16 C_vec[2];
 #line 31 "gemm_fp8_sm90.tl"
-                    __align__(4) __nv_bfloat16 C_vec[2];
+                #pragma unroll
+                for (int v = 0; v < 2; ++v) {
 #line 31 "gemm_fp8_sm90.tl"
-                    #pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-#line 31 "gemm_fp8_sm90.tl"
-                        C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
-                    }
-#line 31 "gemm_fp8_sm90.tl"
-                    *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + bx * 256 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
+                    C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
                 }
-                else {
 #line 31 "gemm_fp8_sm90.tl"
-                    #pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-#line 31 "gemm_fp8_sm90.tl"
-                        const int i = i_thread + i_1 * 8;
-#line 31 "gemm_fp8_sm90.tl"
-                        const int j = j_thread + v + j_1 * 8;
-#line 31 "gemm_fp8_sm90.tl"
-                        if (by * 128 + i >= 0 && by * 128 + i < 8192 && bx * 256 + j >= 0 && bx * 256 + j < 8192) {
-#line 31 "gemm_fp8_sm90.tl"
-                            C[by * 1048576 + i * 8192 + bx * 256 + j] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4]);
-                        }
-                    }
-                }
+                *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + bx * 256 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
             }
         }
     }
-#line 310 "gemm_fp8_sm90.cu"
+#line 292 "gemm_fp8_sm90.cu"
 } // gemm_fp8_kernel

@@ -95,6 +95,14 @@ __device__ __forceinline__ void tilet_tma_store_wait()
     asm volatile("cp.async.bulk.commit_group;\n"
                  "cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
+// 1D TMA: `bytes` contiguous bytes global -> shared, completing on the mbarrier.
+__device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
 // tcgen05.alloc by the whole calling warp: `columns` columns of tensor memory
 // (a power of two, at least 32), their address written to *word; then this
 // block gives up allocating again (relinquish_alloc_permit).
@@ -169,7 +177,7 @@ __device__ __forceinline__ void tilet_tmem_load_32x32b_x32(void *dst, unsigned a
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(128, 1)
-gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_SFA, const __grid_constant__ CUtensorMap tma_SFB, const __grid_constant__ CUtensorMap tma_C) {
+gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A, const __grid_constant__ CUtensorMap tma_B, const __grid_constant__ CUtensorMap tma_C) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
 #line 22 "gemm_mxfp8_sm100a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -177,10 +185,6 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
         tilet_tma_prefetch(&tma_A);
 #line 22 "gemm_mxfp8_sm100a.tl"
         tilet_tma_prefetch(&tma_B);
-#line 22 "gemm_mxfp8_sm100a.tl"
-        tilet_tma_prefetch(&tma_SFA);
-#line 22 "gemm_mxfp8_sm100a.tl"
-        tilet_tma_prefetch(&tma_SFB);
 #line 22 "gemm_mxfp8_sm100a.tl"
         tilet_tma_prefetch(&tma_C);
     }
@@ -250,6 +254,8 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 43 "gemm_mxfp8_sm100a.tl"
     if (threadIdx.x / 32 == 0) {
         for (int k = 0; k < 64; ++k) {
+#line 44 "gemm_mxfp8_sm100a.tl"
+            __syncwarp();
             const int stage = k % 4;
             tilet_mbarrier_wait(&consumed[stage], ((k / 4) & 1) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
@@ -270,14 +276,14 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 49 "gemm_mxfp8_sm100a.tl"
                 tilet_mbarrier_expect_tx(&loaded[stage], 512);
 #line 49 "gemm_mxfp8_sm100a.tl"
-                tilet_tma_load_2d(&SFA_shared[stage * 128], &tma_SFA, &loaded[stage], bx * 128, k);
+                tilet_bulk_load(&SFA_shared[stage * 128], &SFA[k * 8192 + bx * 128], 512, &loaded[stage]);
             }
 #line 50 "gemm_mxfp8_sm100a.tl"
             if (static_cast<int>(threadIdx.x) == 0) {
 #line 50 "gemm_mxfp8_sm100a.tl"
                 tilet_mbarrier_expect_tx(&loaded[stage], 1024);
 #line 50 "gemm_mxfp8_sm100a.tl"
-                tilet_tma_load_2d(&SFB_shared[stage * 256], &tma_SFB, &loaded[stage], by * 256, k);
+                tilet_bulk_load(&SFB_shared[stage * 256], &SFB[k * 8192 + by * 256], 1024, &loaded[stage]);
             }
 #line 51 "gemm_mxfp8_sm100a.tl"
             tilet_mbarrier_arrive(&loaded[stage]);
@@ -426,5 +432,5 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 22 "gemm_mxfp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 430 "gemm_mxfp8_sm100a.cu"
+#line 436 "gemm_mxfp8_sm100a.cu"
 } // gemm_mxfp8_kernel

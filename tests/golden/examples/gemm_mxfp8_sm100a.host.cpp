@@ -88,7 +88,7 @@ static cudaError_t tilet_check_device(const char *kernel) {
 #endif
 
 // Kernels defined in gemm_mxfp8_sm100a.cu (nvcc emits host stubs with these names).
-extern "C" void gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B, const CUtensorMap tma_SFA, const CUtensorMap tma_SFB, const CUtensorMap tma_C);
+extern "C" void gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const CUtensorMap tma_A, const CUtensorMap tma_B, const CUtensorMap tma_C);
 
 extern "C" cudaError_t gemm_mxfp8_sm100a_init(void) {
     cudaError_t err = cudaSuccess;
@@ -162,22 +162,6 @@ extern "C" cudaError_t gemm_mxfp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B
     const cudaError_t tma_B_status = tilet_encode_tensor_map(&tma_B, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, B, tma_B_sizes, tma_B_strides, tma_B_box, CU_TENSOR_MAP_SWIZZLE_128B);
     if (tma_B_status != cudaSuccess)
         return tilet_fail(tma_B_status, "gemm_mxfp8: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
-    // tma_SFA: boxes of 2-d tiles of 'SFA' (sizes and box innermost first)
-    CUtensorMap tma_SFA;
-    const cuuint64_t tma_SFA_sizes[2] = {static_cast<cuuint64_t>(8192), static_cast<cuuint64_t>(64)};
-    const cuuint64_t tma_SFA_strides[1] = {static_cast<cuuint64_t>(8192) * 4};
-    const cuuint32_t tma_SFA_box[2] = {128, 1};
-    const cudaError_t tma_SFA_status = tilet_encode_tensor_map(&tma_SFA, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, SFA, tma_SFA_sizes, tma_SFA_strides, tma_SFA_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_SFA_status != cudaSuccess)
-        return tilet_fail(tma_SFA_status, "gemm_mxfp8: TMA cannot describe tensor 'SFA' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
-    // tma_SFB: boxes of 2-d tiles of 'SFB' (sizes and box innermost first)
-    CUtensorMap tma_SFB;
-    const cuuint64_t tma_SFB_sizes[2] = {static_cast<cuuint64_t>(8192), static_cast<cuuint64_t>(64)};
-    const cuuint64_t tma_SFB_strides[1] = {static_cast<cuuint64_t>(8192) * 4};
-    const cuuint32_t tma_SFB_box[2] = {256, 1};
-    const cudaError_t tma_SFB_status = tilet_encode_tensor_map(&tma_SFB, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, SFB, tma_SFB_sizes, tma_SFB_strides, tma_SFB_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_SFB_status != cudaSuccess)
-        return tilet_fail(tma_SFB_status, "gemm_mxfp8: TMA cannot describe tensor 'SFB' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     // tma_C: boxes of 2-d tiles of 'C' (sizes and box innermost first)
     CUtensorMap tma_C;
     const cuuint64_t tma_C_sizes[2] = {static_cast<cuuint64_t>(8192), static_cast<cuuint64_t>(8192)};
@@ -193,5 +177,5 @@ extern "C" cudaError_t gemm_mxfp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B
     config.blockDim = dim3(128, 1, 1);
     config.dynamicSmemBytes = 202856;
     config.stream = stream;
-    return cudaLaunchKernelEx(&config, gemm_mxfp8_kernel, A, B, SFA, SFB, C, tma_A, tma_B, tma_SFA, tma_SFB, tma_C);
+    return cudaLaunchKernelEx(&config, gemm_mxfp8_kernel, A, B, SFA, SFB, C, tma_A, tma_B, tma_C);
 } // gemm_mxfp8

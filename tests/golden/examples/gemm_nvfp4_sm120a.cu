@@ -83,6 +83,14 @@ __device__ __forceinline__ void tilet_mbarrier_expect_tx(unsigned long long *bar
     asm volatile("mbarrier.expect_tx.relaxed.cta.shared.b64 [%0], %1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(bytes)
                  : "memory");
 }
+// 1D TMA: `bytes` contiguous bytes global -> shared, completing on the mbarrier.
+__device__ __forceinline__ void tilet_bulk_load(void *dst, const void *src, int bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), "l"(src), "r"(bytes),
+                    "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+                 : "memory");
+}
 // mma.sync: D (16x8, f32) += A (16x64, f4e2m1) * B (64x8, f4e2m1) for one warp.
 // Block-scaled (PTX ISA, "Block Scaling for mma.sync"): sfa and sfb are this lane's words of four
 // 8-bit scale factors, one per 16 elements of K, from byte sfa_byte (sfb_byte) on; A's rows g
@@ -99,7 +107,7 @@ __device__ __forceinline__ void tilet_mma_m16n8k64_f32_mxf4nvf4(float *d, const 
 // ---- end of PTX helpers ----
 
 extern "C" __global__ void __launch_bounds__(384, 1)
-gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A_bytes, const __grid_constant__ CUtensorMap tma_B_bytes, const __grid_constant__ CUtensorMap tma_SFA, const __grid_constant__ CUtensorMap tma_SFB) {
+gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const __grid_constant__ CUtensorMap tma_A_bytes, const __grid_constant__ CUtensorMap tma_B_bytes) {
     extern __shared__ __align__(1024) unsigned char tilet_smem[];
 #line 25 "gemm_nvfp4_sm120a.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
@@ -107,10 +115,6 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
         tilet_tma_prefetch(&tma_A_bytes);
 #line 25 "gemm_nvfp4_sm120a.tl"
         tilet_tma_prefetch(&tma_B_bytes);
-#line 25 "gemm_nvfp4_sm120a.tl"
-        tilet_tma_prefetch(&tma_SFA);
-#line 25 "gemm_nvfp4_sm120a.tl"
-        tilet_tma_prefetch(&tma_SFB);
     }
 #line 32 "gemm_nvfp4_sm120a.tl"
     const int launch_order = static_cast<int>(blockIdx.x) + static_cast<int>(blockIdx.y) * 64;
@@ -165,10 +169,10 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
                 tilet_tma_load_2d(&B_shared_bytes[ko % 2 * 16384], &tma_B_bytes, &stage_full[ko % 2], ko * 128, bx * 128);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 2048);
 #line 42 "gemm_nvfp4_sm120a.tl"
-                tilet_tma_load_2d(&SFA_shared[ko % 2 * 512], &tma_SFA, &stage_full[ko % 2], 0, by * 4096 + ko * 128);
+                tilet_bulk_load(&SFA_shared[ko % 2 * 512], &SFA[by * 16384 + ko * 512], 2048, &stage_full[ko % 2]);
                 tilet_mbarrier_expect_tx(&stage_full[ko % 2], 2048);
 #line 43 "gemm_nvfp4_sm120a.tl"
-                tilet_tma_load_2d(&SFB_shared[ko % 2 * 512], &tma_SFB, &stage_full[ko % 2], 0, bx * 4096 + ko * 128);
+                tilet_bulk_load(&SFB_shared[ko % 2 * 512], &SFB[bx * 16384 + ko * 512], 2048, &stage_full[ko % 2]);
 #line 39 "gemm_nvfp4_sm120a.tl"
                 tilet_mbarrier_arrive(&stage_full[ko % 2]);
             }
@@ -267,36 +271,18 @@ gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __re
                 #pragma unroll
                 for (int i_1 = 0; i_1 < 2; ++i_1) {
 #line 47 "gemm_nvfp4_sm120a.tl"
-                    if (by * 128 + i_thread + i_1 * 8 + i_2 * 16 >= 0 && by * 128 + i_thread + i_1 * 8 + i_2 * 16 < 8192 && bx * 128 + j_thread + j_1 * 8 >= 0 && bx * 128 + j_thread + j_1 * 8 + 1 < 8192) {
+                    __align__(4) __nv_bfloat16 C_vec[2];
 #line 47 "gemm_nvfp4_sm120a.tl"
-                        __align__(4) __nv_bfloat16 C_vec[2];
+                    #pragma unroll
+                    for (int v = 0; v < 2; ++v) {
 #line 47 "gemm_nvfp4_sm120a.tl"
-                        #pragma unroll
-                        for (int v = 0; v < 2; ++v) {
-#line 47 "gemm_nvfp4_sm120a.tl"
-                            C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
-                        }
-#line 47 "gemm_nvfp4_sm120a.tl"
-                        *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + i_2 * 131072 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
+                        C_vec[v] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
                     }
-                    else {
 #line 47 "gemm_nvfp4_sm120a.tl"
-                        #pragma unroll
-                        for (int v = 0; v < 2; ++v) {
-#line 47 "gemm_nvfp4_sm120a.tl"
-                            const int i = i_thread + i_1 * 8 + i_2 * 16;
-#line 47 "gemm_nvfp4_sm120a.tl"
-                            const int j = j_thread + v + j_1 * 8;
-#line 47 "gemm_nvfp4_sm120a.tl"
-                            if (by * 128 + i >= 0 && by * 128 + i < 8192 && bx * 128 + j >= 0 && bx * 128 + j < 8192) {
-#line 47 "gemm_nvfp4_sm120a.tl"
-                                C[by * 1048576 + i * 8192 + bx * 128 + j] = static_cast<__nv_bfloat16>(C_local[v + i_1 * 2 + j_1 * 4 + i_2 * 16]);
-                            }
-                        }
-                    }
+                    *reinterpret_cast<unsigned int*>(&C[by * 1048576 + i_thread * 8192 + i_1 * 65536 + i_2 * 131072 + bx * 128 + j_thread + j_1 * 8]) = *reinterpret_cast<unsigned int*>(&C_vec[0]);
                 }
             }
         }
     }
-#line 302 "gemm_nvfp4_sm120a.cu"
+#line 288 "gemm_nvfp4_sm120a.cu"
 } // gemm_nvfp4_kernel

@@ -88,7 +88,7 @@ static cudaError_t tilet_check_device(const char *kernel) {
 #endif
 
 // Kernels defined in gemm_nvfp4_sm120a.cu (nvcc emits host stubs with these names).
-extern "C" void gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const CUtensorMap tma_A_bytes, const CUtensorMap tma_B_bytes, const CUtensorMap tma_SFA, const CUtensorMap tma_SFB);
+extern "C" void gemm_nvfp4_kernel(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const unsigned int* __restrict__ SFA, const unsigned int* __restrict__ SFB, __nv_bfloat16* __restrict__ C, const CUtensorMap tma_A_bytes, const CUtensorMap tma_B_bytes);
 
 extern "C" cudaError_t gemm_nvfp4_sm120a_init(void) {
     cudaError_t err = cudaSuccess;
@@ -162,22 +162,6 @@ extern "C" cudaError_t gemm_nvfp4(const unsigned char* A, const unsigned char* B
     const cudaError_t tma_B_bytes_status = tilet_encode_tensor_map(&tma_B_bytes, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, B, tma_B_bytes_sizes, tma_B_bytes_strides, tma_B_bytes_box, CU_TENSOR_MAP_SWIZZLE_128B);
     if (tma_B_bytes_status != cudaSuccess)
         return tilet_fail(tma_B_bytes_status, "gemm_nvfp4: TMA cannot describe tensor 'B' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
-    // tma_SFA: boxes of 2-d tiles of 'SFA' (sizes and box innermost first)
-    CUtensorMap tma_SFA;
-    const cuuint64_t tma_SFA_sizes[2] = {static_cast<cuuint64_t>(4), static_cast<cuuint64_t>(262144)};
-    const cuuint64_t tma_SFA_strides[1] = {static_cast<cuuint64_t>(4) * 4};
-    const cuuint32_t tma_SFA_box[2] = {4, 128};
-    const cudaError_t tma_SFA_status = tilet_encode_tensor_map(&tma_SFA, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, SFA, tma_SFA_sizes, tma_SFA_strides, tma_SFA_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_SFA_status != cudaSuccess)
-        return tilet_fail(tma_SFA_status, "gemm_nvfp4: TMA cannot describe tensor 'SFA' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
-    // tma_SFB: boxes of 2-d tiles of 'SFB' (sizes and box innermost first)
-    CUtensorMap tma_SFB;
-    const cuuint64_t tma_SFB_sizes[2] = {static_cast<cuuint64_t>(4), static_cast<cuuint64_t>(262144)};
-    const cuuint64_t tma_SFB_strides[1] = {static_cast<cuuint64_t>(4) * 4};
-    const cuuint32_t tma_SFB_box[2] = {4, 128};
-    const cudaError_t tma_SFB_status = tilet_encode_tensor_map(&tma_SFB, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, SFB, tma_SFB_sizes, tma_SFB_strides, tma_SFB_box, CU_TENSOR_MAP_SWIZZLE_NONE);
-    if (tma_SFB_status != cudaSuccess)
-        return tilet_fail(tma_SFB_status, "gemm_nvfp4: TMA cannot describe tensor 'SFB' (cuTensorMapEncodeTiled: 16-byte aligned base, every row a multiple of 16 bytes, at most 2^32 elements per dimension)");
     const cudaError_t init_status = tilet_init_once();
     if (init_status != cudaSuccess) return init_status;
     cudaLaunchConfig_t config = {};
@@ -185,5 +169,5 @@ extern "C" cudaError_t gemm_nvfp4(const unsigned char* A, const unsigned char* B
     config.blockDim = dim3(384, 1, 1);
     config.dynamicSmemBytes = 73760;
     config.stream = stream;
-    return cudaLaunchKernelEx(&config, gemm_nvfp4_kernel, A, B, SFA, SFB, C, tma_A_bytes, tma_B_bytes, tma_SFA, tma_SFB);
+    return cudaLaunchKernelEx(&config, gemm_nvfp4_kernel, A, B, SFA, SFB, C, tma_A_bytes, tma_B_bytes);
 } // gemm_nvfp4
