@@ -77,6 +77,8 @@ LOCAL_MEMORY[("mha_inference.tl", "sm_100a")] = "the combine kernel's lse_local[
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
+    ("chunk_o_bwd.tl", "sm_80"): ("at the 255-register cap on mma.sync: since use_swizzle's renumbered block indices keep the grid's "
+                                  "range, its loads have no per-element guards, and ptxas schedules them earlier: 4 bytes"),
     ("sparse_mla_bwd.tl", "sm_90a"): ("the original's bwd on 256 threads with the dQ [64, 512] and dKV [32, 512] f32 accumulators both in "
                                       "registers: 460 bytes"),
     ("sparse_mla_bwd.tl", "sm_100a"): "the same accumulators on mma.sync fragments: 288 bytes",
