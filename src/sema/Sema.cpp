@@ -128,7 +128,7 @@ class DivergentWorkCheck {
 public:
     // `collectives`: the first statement of each thread_allreduce.
     DivergentWorkCheck(const ir::Stmt &body, int64_t blockThreads, const std::set<const ir::StmtNode *> &collectives, DiagnosticEngine &diags)
-        : uniformity_(body), blockThreads_(blockThreads), collectives_(collectives), diags_(diags) {}
+        : uniformity_(body), collectives_(collectives), diags_(diags), blockThreads_(blockThreads) {}
     void walk(const ir::Stmt &s) {
         if (!s) return;
         if (collectives_.count(s.get())) return report(s, "thread_allreduce");
@@ -614,9 +614,9 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     kernel_ = &kernel;
     pushScope();
     checkParams(k, kernel);
-    drawsNotHere_ = kLaunchConfiguration;
+    drawsNotHere_ = {"a kernel's launch configuration, which the host evaluates", true};
     checkLaunch(k, kernel);
-    drawsNotHere_ = nullptr;
+    drawsNotHere_ = {};
     // The body is checked even after errors above, so one run reports them all;
     // parameters with bad shapes are still declared, so no use cascades.
     {

@@ -529,7 +529,7 @@ std::optional<Value> Checker::checkUnary(const ast::Unary &u) {
 std::optional<Value> Checker::checkBinary(const ast::Binary &b) {
     std::optional<Value> a = checkValue(*b.lhs);
     const bool shortCircuit = b.op == ast::BinaryOp::And || b.op == ast::BinaryOp::Or;
-    const char *outer = shortCircuit ? std::exchange(drawsNotHere_, "the right operand of '&&' or '||' (evaluated only when needed)") : drawsNotHere_;
+    const DrawBan outer = shortCircuit ? std::exchange(drawsNotHere_, {"the right operand of '&&' or '||' (evaluated only when needed)"}) : drawsNotHere_;
     std::optional<Value> c = checkValue(*b.rhs);
     drawsNotHere_ = outer;
     if (!a || !c) return std::nullopt;
@@ -641,7 +641,7 @@ std::optional<Value> Checker::binaryValues(ast::BinaryOp op, Value a, Value b, S
 
 std::optional<Value> Checker::checkCond(const ast::Cond &c) {
     std::optional<ir::Expr> cond = checkCondition(*c.cond, "condition of '?:'");
-    const char *outer = std::exchange(drawsNotHere_, "a branch of '?:' (evaluated only when chosen)");
+    const DrawBan outer = std::exchange(drawsNotHere_, {"a branch of '?:' (evaluated only when chosen)"});
     std::optional<Value> t = checkValue(*c.thenValue);
     std::optional<Value> f = checkValue(*c.elseValue);
     drawsNotHere_ = outer;

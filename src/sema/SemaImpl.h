@@ -263,8 +263,13 @@ private:
     std::vector<PendingDraw> pendingDraws_;   // draws of the statement being checked, in evaluation order
     // Where the expression being checked is evaluated conditionally or
     // repeatedly, so it may not draw (it would draw once, before the statement).
-    const char *drawsNotHere_ = nullptr;
-    static constexpr const char *kLaunchConfiguration = "a kernel's launch configuration, which the host evaluates";
+    // The host evaluates the launch configuration, so no var can take a draw
+    // there; the message then offers no such advice.
+    struct DrawBan {
+        const char *place = nullptr;
+        bool onHost = false;
+    };
+    DrawBan drawsNotHere_;
     // The value of every `let` binding (its variable is a node of its own):
     // a slice's extent is worked out through them (`let h1 = h0 + 64;
     // A[h0:h1]` spans 64, as the same names do in TileLang's Python).

@@ -956,7 +956,7 @@ ir::Stmt Checker::checkWhile(const ast::While &s) {
         diags_.error(s.range, std::string("a while loop cannot appear inside a ") + (parallelDepth_ > 0 ? "parallel" : "vectorized") + " loop");
         ok = false;
     }
-    const char *outer = std::exchange(drawsNotHere_, "a while loop's condition (evaluated before every iteration)");
+    const DrawBan outer = std::exchange(drawsNotHere_, {"a while loop's condition (evaluated before every iteration)"});
     std::optional<ir::Expr> cond = checkCondition(*s.cond, "condition of 'while'");
     drawsNotHere_ = outer;
     ir::Stmt body = checkBlock(s.body);

@@ -324,12 +324,12 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
     // element (TileLang evaluates a fill's value per element): a random draw
     // there would give each thread's share of the tile a number of its own.
     struct Restore {
-        const char *&slot;
-        const char *outer;
+        DrawBan &slot;
+        DrawBan outer;
         ~Restore() { slot = outer; }
     } restore{drawsNotHere_, drawsNotHere_};
     if (n != "call_extern" && n != "thread_allreduce" && n != "rng_init" && n != "dp4a")
-        drawsNotHere_ = "the arguments of a tile operation (evaluated once per thread, not per element)";
+        drawsNotHere_ = {"the arguments of a tile operation (evaluated once per thread, not per element)"};
     if (inParallel) return notInParallel();
     if (vectorizedDepth_ > 0) {
         diags_.error(c.calleeRange, "'" + n + "' cannot appear inside a vectorized loop, whose body is element statements");
@@ -1885,9 +1885,9 @@ std::optional<Value> Checker::checkRngDraw(const ast::Call &c) {
         diags_.error(c.range, c.callee + "() draws from a thread's generator; it has no value outside a kernel");
         return std::nullopt;
     }
-    if (drawsNotHere_) {
-        const bool host = drawsNotHere_ == kLaunchConfiguration;
-        diags_.error(c.range, c.callee + "() cannot be drawn in " + std::string(drawsNotHere_) + (host ? "" : "; draw into a var before the statement"));
+    if (drawsNotHere_.place) {
+        diags_.error(c.range, c.callee + "() cannot be drawn in " + std::string(drawsNotHere_.place) +
+                                  (drawsNotHere_.onHost ? "" : "; draw into a var before the statement"));
         return std::nullopt;
     }
     if (!rngState_) {
