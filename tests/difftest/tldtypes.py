@@ -99,8 +99,7 @@ def _round_mantissa(x, mant_bits, min_exp, max_finite, saturate_to=None):
     """Round x to a binary float with `mant_bits` explicit mantissa bits,
     smallest normal exponent `min_exp` (subnormals below it) and largest
     finite value `max_finite`; ties to even. Overflow gives inf unless the
-    format has none (`saturate_to`: NaN for e4m3, whose conversion in CUDA
-    saturates only with __NV_SATFINITE, which tilet does not ask for)."""
+    format has none (`saturate_to`): such a value is outside the format."""
     if x != x or x in (INF, -INF):
         return x
     if x == 0:
@@ -140,12 +139,25 @@ def bf16(x):
     return f32_from_bits(b)
 
 
+def _fp8_satfinite(x, mant_bits, min_exp, max_finite):
+    # A conversion to fp8 saturates: CUDA's __nv_fp8_e4m3 / __nv_fp8_e5m2
+    # constructors convert with __NV_SATFINITE (the PTX ISA's
+    # cvt.rn.satfinite.e4m3x2 / e5m2x2): past the largest finite value plus
+    # half a step, infinities included, to +-largest (below that threshold
+    # rounding gives the largest too); NaN stays NaN.
+    if x != x:
+        return x
+    if abs(x) > max_finite:
+        return math.copysign(max_finite, x)
+    return _round_mantissa(x, mant_bits, min_exp, max_finite)
+
+
 def e4m3(x):
-    return _round_mantissa(x, 3, -6, 448.0, saturate_to=True)
+    return _fp8_satfinite(x, 3, -6, 448.0)
 
 
 def e5m2(x):
-    return _round_mantissa(x, 2, -14, 57344.0)
+    return _fp8_satfinite(x, 2, -14, 57344.0)
 
 
 def e2m1(x):
