@@ -5,6 +5,7 @@
 // is checked recursively: statement i, then the rest as its body.
 #include "sema/SemaImpl.h"
 
+#include "ir/Simplify.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
@@ -938,6 +939,14 @@ ir::Stmt Checker::checkParallelFor(const ast::For &s) {
 
 ir::Stmt Checker::checkIf(const ast::If &s) {
     std::optional<ir::Expr> cond = checkCondition(*s.cond, "condition of 'if'");
+    // A condition known when translating (a const flag) picks its branch
+    // here, as TileLang's Python `if` does when it traces the kernel: the
+    // other branch is not part of the kernel (not lowered, explained or
+    // emitted: an import_source there brings nothing).
+    if (std::optional<int64_t> known = cond ? ir::constInt(ir::simplify(*cond)) : std::nullopt) {
+        if (*known != 0) return checkBlock(s.thenBody);
+        return s.hasElse ? checkBlock(s.elseBody) : nullptr;
+    }
     ir::Stmt thenBody = checkBlock(s.thenBody);
     ir::Stmt elseBody = s.hasElse ? checkBlock(s.elseBody) : nullptr;
     if (!cond) return nullptr;
