@@ -225,9 +225,12 @@ private:
                 dec.where = span;
                 dec.op = "access of '" + b->name + "'";
                 dec.choice = "bounds check on dimension " + std::to_string(d);
-                dec.why = dim ? "the index may reach " + (r.hi == ir::Interval::kMax ? std::string("any value") : std::to_string(r.hi)) +
-                                    " but the dimension has " + std::to_string(*dim) + " elements"
-                              : "the dimension is dynamic ('" + ir::toString(b->shape[d]) + "')";
+                // The side that is not proved, as the program can see it (`x % n` of a negative x is negative).
+                std::string below = r.lo == ir::Interval::kMin ? std::string("the index may be any negative value") : "the index may be as low as " + std::to_string(r.lo);
+                std::string above = dim ? "the index may reach " + (r.hi == ir::Interval::kMax ? std::string("any value") : std::to_string(r.hi)) +
+                                              " but the dimension has " + std::to_string(*dim) + " elements"
+                                        : "the dimension is dynamic ('" + ir::toString(b->shape[d]) + "')";
+                dec.why = !lowOk && !highOk ? below + ", and " + above : !lowOk ? below : above;
                 ctx_.explain.record(std::move(dec));
             }
         }
