@@ -583,6 +583,7 @@ std::shared_ptr<For> rebuildFor(const For &f, Expr min, Expr extent, Stmt body) 
     out->threadLocal = f.threadLocal;
     out->requested = f.requested;
     out->preferAsync = f.preferAsync;
+    out->pipelineProducer = f.pipelineProducer;
     out->pingpong = f.pingpong;
     out->overlap = f.overlap;
     out->consumerStages = f.consumerStages;

@@ -454,6 +454,9 @@ struct For : StmtNode {
                                             // scalar fallback is explained
     bool preferAsync = false;               // parallel(..., prefer_async = true): its element copies
                                             // global -> shared may be cp.async (select-copy-inst)
+    bool pipelineProducer = false;          // a gather: a parallel loop of cp.async element copies
+                                            // global -> shared that its pipelined loop issues ahead
+                                            // (select-copy-inst decides, pipeline-loops issues)
     std::optional<bool> pingpong;           // pipelined(..., pingpong = ...): whether its consumer warp
                                             // groups take turns (pingpong-consumers); unset: where they can
     std::optional<bool> overlap;            // pipelined(..., overlap = ...): whether its consumers' two wgmma

@@ -156,6 +156,7 @@ public:
             if (f.pingpong) text += std::string(" pingpong=") + (*f.pingpong ? "true" : "false");
             if (f.overlap) text += std::string(" overlap=") + (*f.overlap ? "true" : "false");
             if (f.threadLayout) text += " layout " + f.threadLayout->str();
+            if (f.pipelineProducer) text += " pipeline-producer";
             block(text, f.body);
             return;
         }

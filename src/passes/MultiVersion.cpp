@@ -5,6 +5,7 @@
 
 #include "ir/Effects.h"
 #include "ir/Visitor.h"
+#include "support/InternalError.h"
 
 #include <algorithm>
 
@@ -207,6 +208,14 @@ ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions) {
 
 const ir::Buffer &producedTile(const Stmt &producer) {
     if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return g->dst.buffer;
+    if (ir::as<ir::For>(producer)) {   // a gather: its one store's
+        const ir::Store *store = nullptr;
+        ir::forEachStmt(producer, [&](const Stmt &s) {
+            if (!store) store = ir::as<ir::Store>(s);
+        });
+        TILET_ASSERT(store, "a gather loop without a store");
+        return store->buffer;
+    }
     return ir::as<ir::Copy>(producer)->dst.buffer;
 }
 

@@ -44,7 +44,8 @@ std::optional<VersionedBuffers> versionBuffers(const ir::Stmt &kernelBody, const
 // `b` with `versions` versions: a leading dimension that selects one.
 ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions);
 
-// The tile a producer (a copy or an im2col gather) fills.
+// The tile a producer (a copy, an im2col gather, or a gather loop: a
+// parallel loop whose one store copies global elements) fills.
 const ir::Buffer &producedTile(const ir::Stmt &producer);
 
 // Why a pipelined loop cannot fill the tile of `producer` ahead ("" when it

@@ -1,7 +1,8 @@
 // PipelineLoops.cpp -- see PipelineLoops.h.
 //
-// 1. Producers are the loop body's cp.async copies and im2col gathers
-//    (select-copy-inst marks only direct statements of the body); everything else is a consumer.
+// 1. Producers are the loop body's cp.async copies, im2col gathers and
+//    gather loops (select-copy-inst marks only direct statements of the
+//    body); everything else is a consumer.
 // 2. Each producer's shared buffer gets S versions: a new buffer with a
 //    leading dimension of S (1 when S = 1); every access inside the loop
 //    selects a version, (k - min + d) % S for iteration k + d. The buffer may
@@ -80,6 +81,7 @@ private:
     static bool isProducer(const Stmt &guarded) {
         const Stmt &s = ir::unguarded(guarded);
         if (const ir::Im2Col *g = ir::as<ir::Im2Col>(s)) return g->inst == ir::CopyInst::CPAsync && g->inPipeline;
+        if (const ir::For *f = ir::as<ir::For>(s)) return f->pipelineProducer;
         const ir::Copy *c = ir::as<ir::Copy>(s);
         return c && c->inst == ir::CopyInst::CPAsync && c->inPipeline;
     }

@@ -55,6 +55,15 @@ public:
 protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
         if (n.preferAsync) return preferAsync(ScopedMutator::mutateFor(self, n), n);
+        if (auto loop = gathers_.find(self.get()); loop != gathers_.end()) return gather(ScopedMutator::mutateFor(self, n), n, *loop->second);
+        if (auto early = issuedEarly_.find(self.get()); early != issuedEarly_.end()) {
+            Decision d;
+            d.where = n.span;
+            d.op = "parallel loop (gather)";
+            d.choice = "plain loads and stores, in order";
+            d.why = early->second;
+            ctx_.explain.record(std::move(d));
+        }
         // Only copies that are statements of a pipelined loop's body (not
         // nested in a branch or another loop) are pipeline producers.
         if (n.pipeline) {
@@ -71,13 +80,18 @@ protected:
                 } else if (std::string rewritten = fillsTileAhead(st) ? tileRewrittenInLoop(guarded, statements, n) : ""; !rewritten.empty()) {
                     issuedEarly_[st.get()] = rewritten;
                 } else {
+                    if (gatherStore(st)) gathers_[st.get()] = &n;
                     pipelineProducers_.insert(st.get());
                     // pipeline-loops versions the tiles these copies load, a stage each.
                     if (const ir::Copy *c = ir::as<ir::Copy>(st); c && n.pipeline->stages >= 2 && isGlobalToShared(*c))
                         stagedTiles_[c->dst.buffer.get()] = n.pipeline->stages;
                 }
             };
-            for (const ir::Stmt &st : statements) add(st);
+            for (const ir::Stmt &st : statements) {
+                // Without cp.async a gather is a plain loop, in order (the pipelined loop's remark says why).
+                if (gatherStore(st) && !ctx_.target.has(Feature::CpAsync)) continue;
+                add(st);
+            }
             // stages = 0 runs every copy of the body in order, however deep (after a binding, in a branch).
             if (n.pipeline->stages == 0)
                 ir::forEachStmt(n.body, [&](const ir::Stmt &st) {
@@ -93,10 +107,59 @@ protected:
         return ScopedMutator::mutateFor(self, n);
     }
 
-    // A global -> shared copy or an im2col gather: what a pipelined loop fills ahead.
+    // A global -> shared copy, an im2col gather or a gather loop: what a pipelined loop fills ahead.
     static bool fillsTileAhead(const ir::Stmt &s) {
         const ir::Copy *c = ir::as<ir::Copy>(s);
-        return (c && isGlobalToShared(*c)) || ir::as<ir::Im2Col>(s);
+        return (c && isGlobalToShared(*c)) || ir::as<ir::Im2Col>(s) || gatherStore(s);
+    }
+
+    // The one store of a gather: a parallel loop (nest) whose only statement
+    // is an element copy global -> shared, `s[...] = g[idx[...], ...]`.
+    // TileLang's pipeline planner takes such a store as a copy stage, which
+    // its pipeline issues ahead as cp.async; null for any other statement.
+    static const ir::Store *gatherStore(const ir::Stmt &s) {
+        const ir::For *f = ir::as<ir::For>(s);
+        if (!f || f->forKind != ir::ForKind::Parallel || f->preferAsync) return nullptr;
+        const ir::Store *only = nullptr;
+        bool other = false;
+        ir::forEachStmt(s, [&](const ir::Stmt &x) {
+            if (const ir::Store *st = ir::as<ir::Store>(x)) other = other || std::exchange(only, st) != nullptr;
+            else if (!ir::as<ir::For>(x) && !ir::as<ir::LetStmt>(x) && !ir::as<ir::Seq>(x)) other = true;
+        });
+        return only && !other && elementCopySource(*only) ? only : nullptr;
+    }
+
+    // A gather of pipelined loop `pipelined`: its stores become cp.async
+    // element copies, which pipeline-loops issues with the loop's loads ahead
+    // (vectorize-accesses makes them 4-16-byte copies).
+    ir::Stmt gather(const ir::Stmt &loop, const ir::For &n, const ir::For &pipelined) {
+        const ir::Store &store = *gatherStore(loop);
+        Decision d;
+        d.where = n.span;
+        d.op = "parallel loop (gather)";
+        d.choice = "cp.async element copies, issued ahead by the pipelined loop at " + pipelined.span.lineColumn();
+        d.promises = "cp.async";
+        d.otherwise = "plain loads and stores, in order";
+        d.why = "its one store copies global elements into shared tile '" + store.buffer->name +
+                "' (TileLang's pipeline planner takes such a store as a copy stage): the pipelined loop issues it with its loads, into a "
+                "version of the tile per stage";
+        ctx_.explain.record(std::move(d));
+        const ir::For &f = *ir::as<ir::For>(loop);
+        auto out = ir::rebuildFor(f, f.min, f.extent, asyncCopies(f.body));
+        out->pipelineProducer = true;
+        return out;
+    }
+
+    // `s` with its element copies global -> shared made asynchronous stores.
+    static ir::Stmt asyncCopies(const ir::Stmt &s) {
+        class ToAsync : public ir::Mutator {
+        protected:
+            ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &st) override {
+                if (!elementCopySource(st)) return self;
+                return std::make_shared<ir::Store>(st.buffer, st.indices, st.value, ir::StoreOp::AsyncCopy, st.span);
+            }
+        };
+        return ToAsync().mutate(s);
     }
 
     // Why a copy of pipelined loop `loop` cannot be issued ahead ("" when it
@@ -112,6 +175,9 @@ protected:
             where.insert(where.end(), g->dst.mins.begin(), g->dst.mins.end());
             where.push_back(g->nhwStep);
             where.push_back(g->cStep);
+        } else if (const ir::Store *st = gatherStore(copy)) {
+            where.insert(where.end(), st->indices.begin(), st->indices.end());
+            where.push_back(st->value);
         }
         for (const ir::Expr &e : where)
             if (std::optional<ir::Writer> writer = ir::writerOfWhatItReads(e, loop.body))
@@ -260,14 +326,7 @@ private:
         d.otherwise = "plain loads and stores";
         d.why = "prefer_async: issued without waiting, they land at the program's cp_async_wait that retires their group";
         ctx_.explain.record(std::move(d));
-        class ToAsync : public ir::Mutator {
-        protected:
-            ir::Stmt mutateStore(const ir::Stmt &self, const ir::Store &st) override {
-                if (!elementCopySource(st)) return self;
-                return std::make_shared<ir::Store>(st.buffer, st.indices, st.value, ir::StoreOp::AsyncCopy, st.span);
-            }
-        };
-        return ToAsync().mutate(loop);
+        return asyncCopies(loop);
     }
 
     // ------------------------------------------------------------ facts
@@ -555,6 +614,7 @@ private:
     std::map<const ir::BufferNode *, ir::TileLayout> accumulatorLayouts_;   // mma.sync and wgmma accumulators
     int64_t threads_;   // of the block, or of the ws(...) role around the copy
     std::set<const ir::StmtNode *> pipelineProducers_;
+    std::map<const ir::StmtNode *, const ir::For *> gathers_;   // gathers a pipelined loop issues ahead, and that loop
     std::map<const ir::BufferNode *, int64_t> stagedTiles_;   // shared tiles a pipelined loop versions, and into how many stages
     std::map<const ir::StmtNode *, SourceRange> stageZeroLoops_;   // statements of pipelined loops with stages = 0
     std::optional<SourceRange> stageZeroLoop_;                       // the copy being selected is one of them

@@ -135,7 +135,7 @@ class Case:
         self.index, self.text, self.arch, self.kernel = index, text, arch, kernel
         self.scalars, self.dyn, self.seed, self.features = scalars, dyn, seed, features
         self.flags = []          # further tilet flags (-D NAME=VALUE of a ported example)
-        self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example)
+        self.ranges = {}         # integer tensors' valid values (range.NAME=LO..HI of a ported example; '// difftest: range NAME=LO..HI')
         self.byte_ranges = {}    # the range of each byte of an integer tensor's elements (bytes.NAME=LO..HI; '// difftest: bytes NAME=LO..HI')
         self.unordered = set()   # outputs whose rows hold a set: compared sorted (unordered.NAME of a ported example)
         self.tf32_truncate = False   # f32 gemm operands read as tf32 (tf32.truncate of a ported example)
@@ -504,16 +504,18 @@ def case_from_file(k, path, arch):
     knew: arch, kernel, seed (of the data), scalars and dynamic sizes."""
     text = open(path).read()
     meta = {"arch": arch, "seed": "1"}
-    scalars, dyn, byte_ranges = {}, {}, {}
+    scalars, dyn, byte_ranges, ranges = {}, {}, {}, {}
     for line in text.splitlines():
         if not line.startswith("// difftest:"):
             continue
         rest = line[len("// difftest:"):].strip()
-        if rest.startswith("bytes "):
+        if rest.startswith(("bytes ", "range ")):
+            # bytes: the range of every byte of each element; range: of each element (an index tensor's valid rows)
+            table = byte_ranges if rest.startswith("bytes ") else ranges
             for kv in rest[6:].split():
                 name, span = kv.split("=")
                 lo, hi = span.split("..")
-                byte_ranges[name] = (int(lo, 0), int(hi, 0))
+                table[name] = (int(lo, 0), int(hi, 0))
         elif rest.startswith("scalars "):
             for kv in rest[8:].split():
                 name, v = kv.split("=")
@@ -529,6 +531,7 @@ def case_from_file(k, path, arch):
     c = Case(k, text, meta["arch"], meta["kernel"], scalars, dyn, int(meta["seed"]))
     c.path = path
     c.byte_ranges = byte_ranges
+    c.ranges = ranges
     return c
 
 
