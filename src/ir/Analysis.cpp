@@ -1,5 +1,8 @@
 #include "ir/Analysis.h"
 
+#include "ir/Simplify.h"
+#include "ir/Visitor.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -277,6 +280,37 @@ Expr splitConstant(const Expr &e, int64_t &c) {
         }
     }
     return e;
+}
+
+Expr splitLaneRuns(const Expr &e, const VarRef &lane, int64_t width, const BoundsScope &scope) {
+    class Rewriter : public Mutator {
+    public:
+        Rewriter(const VarRef &lane, int64_t width, const BoundsScope &scope) : lane_(lane), width_(width), scope_(scope) {}
+        using Mutator::mutate;
+
+    protected:
+        Expr mutateBinary(const Expr &self, const Binary &n) override {
+            Expr out = Mutator::mutateBinary(self, n);
+            const Binary *b = as<Binary>(out);
+            std::optional<int64_t> c = b ? constInt(b->b) : std::nullopt;
+            if (!b || (b->op != BinaryOp::Div && b->op != BinaryOp::Mod) || !c || *c <= 0 || *c % width_ != 0 || !usesVar(b->a, lane_.get()))
+                return out;
+            auto at = [&](int64_t k) { return simplify(substitute(b->a, {{lane_, intImm(k, lane_->dtype)}})); };
+            Expr base = at(0);
+            // One step per lane, all the way: base + lane.
+            if (constInt(simplify(sub(at(1), base))) != 1 || constInt(simplify(sub(at(width_ - 1), base))) != width_ - 1) return out;
+            int64_t divisor = knownDivisor(base);
+            if ((divisor != 0 && divisor % width_ != 0) || boundsOf(base, scope_).lo < 0) return out;
+            if (b->op == BinaryOp::Div) return div(base, b->b);
+            return add(mod(base, b->b), cast(base->dtype, lane_));
+        }
+
+    private:
+        const VarRef &lane_;
+        int64_t width_;
+        const BoundsScope &scope_;
+    };
+    return Rewriter(lane, width, scope).mutate(e);
 }
 
 } // namespace tilet::ir

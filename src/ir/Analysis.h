@@ -54,6 +54,15 @@ Expr splitConstant(const Expr &e, int64_t &c);
 // producer, predicate-pipeline-branches), or `s` itself.
 const Stmt &unguarded(const Stmt &s);
 
+// `e` with each (base + lane) / c and (base + lane) % c whose lanes stay in
+// one run of c elements rewritten: base / c, and base % c + lane. They do
+// for lane in [0, width) when base is a multiple of `width`, c a positive
+// multiple of it, and base >= 0 in `scope` (where C's truncating division is
+// the floor). `B[i / 16, i % 16]` with i = tx * 4 + lane is then one row's
+// four consecutive elements, as TileLang's vectorizer proves of floordiv /
+// floormod.
+Expr splitLaneRuns(const Expr &e, const VarRef &lane, int64_t width, const BoundsScope &scope);
+
 // True if `e` provably lies in [0, extent) for every value in scope.
 bool provablyInRange(const Expr &e, const Expr &extent, const BoundsScope &scope);
 

@@ -1168,6 +1168,38 @@ private:
         return out;
     }
 
+    // The widest w (at most `widest`, dividing the last extent) for which
+    // access `a`, with the nest's last variable j = w * jo + lane, moves its
+    // w lanes as one aligned run of its last dimension: the lane only in the
+    // last index, one element per lane, where j is divided (`S[j / 16, j %
+    // 16]`) staying in one row of the division (ir::splitLaneRuns). 1 when
+    // none is.
+    int64_t laneRunWidth(const ParallelNest &nest, const Access &a, int64_t widest) const {
+        const ir::VarRef &j = nest.vars.back();
+        const int64_t extent = nest.extents.back();
+        for (int64_t w = widest; w >= 2; w /= 2) {
+            if (extent % w != 0) continue;
+            ir::VarRef jo = ir::makeVar(j->name + "_run", j->dtype), lane = ir::makeVar(j->name + "_lane", j->dtype);
+            ir::BoundsScope scope;
+            for (size_t d = 0; d + 1 < nest.vars.size(); ++d) scope.bind(nest.vars[d].get(), ir::Interval::range(0, nest.extents[d] - 1));
+            scope.bind(jo.get(), ir::Interval::range(0, extent / w - 1));
+            scope.bind(lane.get(), ir::Interval::range(0, w - 1));
+            const ir::Expr split = ir::add(ir::mul(jo, ir::intImm(w, j->dtype)), lane);
+            std::vector<ir::Expr> indices;
+            for (const ir::Expr &i : a.indices) indices.push_back(ir::splitLaneRuns(ir::simplify(ir::substitute(inlineLets(i), {{j, split}})), lane, w, scope));
+            bool ok = true;
+            for (size_t d = 0; d + 1 < indices.size(); ++d) ok = ok && !ir::usesVar(indices[d], lane.get());
+            const ir::Expr &last = indices.back();
+            ir::Expr base = ir::simplify(ir::substitute(last, {{lane, ir::intImm(0, lane->dtype)}}));
+            ir::Expr step = ir::simplify(ir::sub(ir::substitute(last, {{lane, ir::intImm(1, lane->dtype)}}), base));
+            int64_t divisor = ir::knownDivisor(base);
+            ok = ok && ir::constInt(step) == 1 && (divisor == 0 || divisor % w == 0) &&
+                 (a.indices.size() == 1 || ir::knownDivisor(a.buffer->shape.back()) % w == 0);
+            if (ok) return w;
+        }
+        return 1;
+    }
+
     // The widest vector (elements per thread step along the last dimension)
     // that every stride-1 global or shared access of the nest can move in one
     // aligned access of at most 16 bytes.
@@ -1186,13 +1218,19 @@ private:
             if (!ir::usesVar(last, j.get())) continue;
             ir::Expr base = ir::simplify(ir::substitute(last, {{j, ir::intImm(0)}}));
             ir::Expr step = ir::simplify(ir::sub(ir::substitute(last, {{j, ir::intImm(1)}}), ir::substitute(last, {{j, ir::intImm(0)}})));
+            int64_t widest = 16 / (dtypeBits(a.buffer->dtype) / 8), v = widest;
             if (elsewhere || ir::constInt(step) != 1) {
-                limit = "'" + a.buffer->name + "' is not accessed with unit stride along '" + j->name + "'";
-                best = 1;
+                // `S[j / 16, j % 16]`: runs of consecutive elements as long as the division's rows.
+                int64_t run = laneRunWidth(nest, a, widest);
+                if (run < best) {
+                    best = run;
+                    limit = run == 1 ? "'" + a.buffer->name + "' is not accessed with unit stride along '" + j->name + "'"
+                                     : "'" + a.buffer->name + "' is accessed in runs of " + std::to_string(run) + " consecutive aligned elements along '" +
+                                           j->name + "' (its indices divide '" + j->name + "')";
+                }
                 any = true;
                 continue;
             }
-            int64_t widest = 16 / (dtypeBits(a.buffer->dtype) / 8), v = widest;
             int64_t d = ir::knownDivisor(base);
             if (d != 0) v = std::gcd(v, d);
             // Rows of a dynamic length are as aligned as its promise (`dyn K % 8`) makes them.

@@ -613,7 +613,7 @@ private:
         if (g.atomM)
             d.details.push_back("instruction shape m" + str(g.atomM) + "n" + str(g.atomN) + "k" + str(g.atomK) +
                                 (ir::isMmaSync(inst) ? ", " + str(s.M / wm / g.atomM) + " x " + str(s.N / wn / g.atomN) + " atoms per warp, " +
-                                                             str(s.K / g.atomK) + " k-steps per tile"
+                                                             str(s.K / g.atomK) + (s.K / g.atomK == 1 ? " k-step" : " k-steps") + " per tile"
                                                        : ""));
         if (inst == GemmInst::FMA)
             d.details.push_back("a parallel loop over the " + str(s.M) + " x " + str(s.N) + " elements of C, " + str(s.K) +

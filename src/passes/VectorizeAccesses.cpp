@@ -40,14 +40,19 @@ struct AccessInfo {
 
 class Vectorizer : public ir::Mutator {
 public:
-    explicit Vectorizer(PassContext &ctx) : ctx_(ctx) {}
+    Vectorizer(const ir::Kernel &k, PassContext &ctx) : ctx_(ctx), scope_(ir::BoundsScope::forKernel(k)) {}
     using ir::Mutator::mutate;
     const ir::BufferEdits &decisions() const { return edits_; }
 
 protected:
     ir::Stmt mutateFor(const ir::Stmt &self, const ir::For &n) override {
-        if (n.forKind != ir::ForKind::Vectorized) return ir::Mutator::mutateFor(self, n);
-        return vectorize(n);
+        if (n.forKind == ir::ForKind::Vectorized) return vectorize(n);
+        // The loop's range bounds the indices inside it (ir::splitLaneRuns's proofs).
+        std::optional<int64_t> lo = ir::constInt(n.min), extent = ir::constInt(n.extent);
+        if (lo && extent && *extent > 0) scope_.bind(n.var.get(), ir::Interval::range(*lo, *lo + *extent - 1));
+        ir::Stmt out = ir::Mutator::mutateFor(self, n);
+        scope_.unbind(n.var.get());
+        return out;
     }
     // An external function may read a local array it is given as wider words
     // (TileLang's LOP3 decodes read four int8 as one uint32): align the array
@@ -498,8 +503,11 @@ private:
         return out;
     }
 
-    bool wideIndex(const ir::BufferNode &b, const std::vector<ir::Expr> &indices) const {
-        if (indices.empty()) return false;
+    bool wideIndex(const ir::BufferNode &b, const std::vector<ir::Expr> &given) const {
+        if (given.empty()) return false;
+        std::vector<ir::Expr> indices;
+        // (lanes that stay in one run of a division's rows: `B[i / 16, i % 16]`)
+        for (const ir::Expr &i : given) indices.push_back(ir::splitLaneRuns(i, laneRef_, width_, scope_));
         for (size_t d = 0; d + 1 < indices.size(); ++d) {
             if (ir::usesVar(indices[d], lane_)) return false;
         }
@@ -549,6 +557,7 @@ private:
     std::vector<std::pair<ir::VarRef, ir::Expr>> innerLets_;
     std::vector<ir::Expr> lifted_;
     const ir::Store *direct_ = nullptr;
+    ir::BoundsScope scope_;   // the block's thread range and the enclosing loops' ranges
 };
 
 } // namespace
@@ -586,7 +595,7 @@ private:
 
 ir::Kernel vectorizeAccesses(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
-    Vectorizer vectorizer(ctx);
+    Vectorizer vectorizer(kernel, ctx);
     ir::Stmt body = vectorizer.mutate(kernel.body);
     out.body = PlainLeftovers(ctx, body).mutate(body);
     vectorizer.decisions().applyTo(out);
