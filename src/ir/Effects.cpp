@@ -548,6 +548,66 @@ std::set<const Seq *> blockSequences(const Stmt &body) {
     return out;
 }
 
+bool issuedByOneThread(const Stmt &s) {
+    switch (s->kind) {
+    case StmtKind::TmaLoad:
+    case StmtKind::TmaStore:
+    case StmtKind::BulkCopy:
+    case StmtKind::Tcgen05Mma:
+    case StmtKind::Tcgen05Copy:
+    case StmtKind::Tcgen05Commit:
+    case StmtKind::ClcTryCancel:
+    case StmtKind::TmaPrefetch: return true;
+    case StmtKind::LdMatrix:
+    case StmtKind::StMatrix:
+    case StmtKind::Mma:
+    case StmtKind::Wgmma:
+    case StmtKind::WgmmaSync:
+    case StmtKind::TmemAlloc:
+    case StmtKind::TmemDealloc:
+    case StmtKind::TmemMove:
+    case StmtKind::ScaleTranspose:
+    case StmtKind::WarpSpecialize:
+    case StmtKind::SetMaxNReg:
+    case StmtKind::IssueTurn:
+    case StmtKind::SyncThreads:
+    case StmtKind::Seq:
+    case StmtKind::LetStmt:
+    case StmtKind::Allocate:
+    case StmtKind::For:
+    case StmtKind::IfThenElse:
+    case StmtKind::While:
+    case StmtKind::Jump:
+    case StmtKind::Store:
+    case StmtKind::VectorCopy:
+    case StmtKind::AtomicFetchAdd:
+    case StmtKind::CallExtern:
+    case StmtKind::RngInit:
+    case StmtKind::RngDraw:
+    case StmtKind::CpAsyncCommit:
+    case StmtKind::CpAsyncWait:
+    case StmtKind::BarrierExpectTx:
+    case StmtKind::FenceProxyAsync:
+    case StmtKind::TmaStoreWait:
+    case StmtKind::Tcgen05Sync:
+    case StmtKind::Copy:
+    case StmtKind::Gemm:
+    case StmtKind::Fill:
+    case StmtKind::Reduce:
+    case StmtKind::FinalizeReducer:
+    case StmtKind::AtomicAdd:
+    case StmtKind::Im2Col:
+    case StmtKind::BarrierInit:
+    case StmtKind::BarrierArrive:
+    case StmtKind::BarrierWait:
+    case StmtKind::ClusterSync:
+    case StmtKind::Elect:
+    case StmtKind::PdlTrigger:
+    case StmtKind::PdlSync: return false;
+    }
+    return false;
+}
+
 const char *warpWideInstruction(const Stmt &s) {
     switch (s->kind) {
     case StmtKind::LdMatrix: return "ldmatrix";

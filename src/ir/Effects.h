@@ -143,6 +143,14 @@ bool computesBesideWgmma(const Stmt &s);
 // statements `s` contains.
 const char *warpWideInstruction(const Stmt &s);
 
+// Whether the instruction `s` itself executes is one that a single thread
+// issues for its block or role (the lowering runs it in one thread: the
+// scope's first, or an elected one): TMA and 1D bulk copies, tcgen05.mma,
+// tcgen05.cp and tcgen05.commit, a cluster launch control query, a tensor-map
+// prefetch. Its accesses are that thread's, in its program order. Not the
+// statements `s` contains.
+bool issuedByOneThread(const Stmt &s);
+
 // The sequences of a kernel body the whole block walks in program order:
 // the body's, and those reached from it through bindings and allocations
 // only (not through a loop, a branch or a role). The block meets at the

@@ -76,13 +76,16 @@ struct Range {
     int64_t serial = 0;      // order of admission into the state (see Inserter::probe)
     SourceRange span;        // the access, for --explain
     const char *by = nullptr;   // the instruction of an async-proxy access ("wgmma", "a TMA store")
-    // An access of an asynchronous operation that one thread of the role (or
-    // block) issues, its first: a tcgen05.mma (the tensor core runs one
-    // thread's MMAs in issue order) or a TMA load (completing on an mbarrier
-    // the issuing thread's protocol waits on). Two of them are ordered by
-    // that thread or not at all -- a barrier between them adds nothing --
-    // unless some other threads waited on the first one's barrier
-    // (`waitedBySome`): a barrier then passes their knowledge on to the issuer.
+    // An access of an operation that one thread of the role (or block)
+    // issues (ir::issuedByOneThread) and that completes on an mbarrier or in
+    // the tensor core's issue order: a tcgen05.mma or tcgen05.cp (the tensor
+    // core runs one thread's in issue order), a TMA or 1D bulk load
+    // (completing on an mbarrier the issuing thread's protocol waits on).
+    // Two of them are ordered by that thread or not at all -- a barrier
+    // between them adds nothing -- unless some other threads waited on the
+    // first one's barrier (`waitedBySome`): a barrier then passes their
+    // knowledge on to the issuer. Not a TMA or bulk store's: they complete at
+    // the issuer's bulk wait, a wait `waitedBySome` does not follow.
     bool singleIssuer = false;
     bool waitedBySome = false;
     ir::Expr tagBase;        // null: untagged
@@ -494,6 +497,13 @@ void findRowSpan(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> 
     r.rowHi = span.hi + elements;
 }
 
+// A TMA or 1D bulk store: it joins the issuing thread's bulk group, its
+// accesses complete at that thread's bulk wait (not on an mbarrier).
+bool completesAtBulkWait(const ir::Stmt &s) {
+    const ir::BulkCopy *bulk = ir::as<ir::BulkCopy>(s);
+    return ir::as<ir::TmaStore>(s) || (bulk && !bulk->barrier);
+}
+
 void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role, const LetValues *lets) {
     for (const ir::Access &a : fx.accesses) {
         if (!isMemory(*a.buffer)) continue;
@@ -507,7 +517,7 @@ void addRanges(State &st, const ir::Stmt &s, const ir::Effects &fx, int64_t role
         range.span = a.span;
         range.atomic = a.atomic;
         if (a.proxy == ir::Proxy::Async) range.by = asyncAccessor(s);
-        range.singleIssuer = ir::as<ir::Tcgen05Mma>(s) || ir::as<ir::Tcgen05Copy>(s) || ir::as<ir::TmaLoad>(s);
+        range.singleIssuer = ir::issuedByOneThread(s) && !completesAtBulkWait(s);
         range.tmemMove = a.buffer->scope == ir::MemScope::TMem ? ir::as<ir::TmemMove>(s) : nullptr;
         if (a.writes()) {
             Range w = range;

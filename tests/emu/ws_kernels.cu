@@ -337,8 +337,6 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
 #line 66 "ws_kernels.tl"
         tilet_setmaxnreg_dec<24>();
         for (int k = 0; k < 8; ++k) {
-#line 67 "ws_kernels.tl"
-            tilet_named_barrier(1, 128);
             tilet_mbarrier_wait(&empty[k % 2], (k / 2 + 1) % 2);
             if (static_cast<int>(threadIdx.x) == 0) {
 #line 69 "ws_kernels.tl"
@@ -381,7 +379,7 @@ ring_tma_kernel(const float* __restrict__ A, float* __restrict__ B) {
             tilet_mbarrier_arrive(&empty[k % 2]);
         }
     }
-#line 385 "ws_kernels.cu"
+#line 383 "ws_kernels.cu"
 } // ring_tma_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -499,8 +497,6 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
         tilet_setmaxnreg_dec<24>();
 #line 97 "ws_kernels.tl"
         for (int k = 0; k < 8; ++k) {
-#line 97 "ws_kernels.tl"
-            tilet_named_barrier(2, 128);
             const int s = k % 2;
 #line 100 "ws_kernels.tl"
             tilet_mbarrier_wait(&empty[s], (k / 2 + 1) % 2);
@@ -514,7 +510,7 @@ ring_split_kernel(const float* __restrict__ A, float* __restrict__ B, float* __r
             tilet_mbarrier_arrive(&full[s]);
         }
     }
-#line 518 "ws_kernels.cu"
+#line 514 "ws_kernels.cu"
 } // ring_split_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -596,7 +592,7 @@ roles_in_sequence_kernel(const float* __restrict__ A, float* __restrict__ B, flo
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 600 "ws_kernels.cu"
+#line 596 "ws_kernels.cu"
 } // roles_in_sequence_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -677,7 +673,7 @@ roles_after_branch_kernel(const float* __restrict__ A, float* __restrict__ B, in
             *reinterpret_cast<uint4*>(&B[i_thread]) = *reinterpret_cast<uint4*>(&B_vec[0]);
         }
     }
-#line 681 "ws_kernels.cu"
+#line 677 "ws_kernels.cu"
 } // roles_after_branch_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -710,7 +706,7 @@ block_then_role_kernel(const float* __restrict__ A, float* __restrict__ B) {
             }
         }
     }
-#line 714 "ws_kernels.cu"
+#line 710 "ws_kernels.cu"
 } // block_then_role_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -786,7 +782,7 @@ phases_across_kernel(const float* __restrict__ A, float* __restrict__ B, float* 
     if (threadIdx.x / 128 == 0) {
         tilet_mbarrier_wait(&b[0], 1);
     }
-#line 790 "ws_kernels.cu"
+#line 786 "ws_kernels.cu"
 } // phases_across_kernel
 
 extern "C" __global__ void __launch_bounds__(256, 1)
@@ -920,5 +916,5 @@ auto_dyn_kernel(const __half* __restrict__ A, const __half* __restrict__ B, floa
             }
         }
     }
-#line 924 "ws_kernels.cu"
+#line 920 "ws_kernels.cu"
 } // auto_dyn_kernel

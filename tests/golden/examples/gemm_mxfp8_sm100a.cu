@@ -254,8 +254,6 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 43 "gemm_mxfp8_sm100a.tl"
     if (threadIdx.x / 32 == 0) {
         for (int k = 0; k < 64; ++k) {
-#line 44 "gemm_mxfp8_sm100a.tl"
-            __syncwarp();
             const int stage = k % 4;
             tilet_mbarrier_wait(&consumed[stage], ((k / 4) & 1) ^ 1);
             if (static_cast<int>(threadIdx.x) == 0) {
@@ -432,5 +430,5 @@ gemm_mxfp8_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 #line 22 "gemm_mxfp8_sm100a.tl"
         tilet_tmem_dealloc(tmem_base, 512);
     }
-#line 436 "gemm_mxfp8_sm100a.cu"
+#line 434 "gemm_mxfp8_sm100a.cu"
 } // gemm_mxfp8_kernel
