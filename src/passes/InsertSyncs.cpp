@@ -92,7 +92,8 @@ struct Range {
     int64_t tagOffset = 0;
     // A global access of each thread t (threadIdx.x) to its own elements:
     // element offsets ownerBase + t * ownerStride + [ownerLo, ownerHi), the
-    // base the same in every thread (block indices and constants only).
+    // base the same in every thread (block indices and constants only), the
+    // span covering every value of the loop variables in the offset.
     ir::Expr ownerBase;      // null: a constant base (ownerStride 0: no such form)
     int64_t ownerStride = 0, ownerLo = 0, ownerHi = 0;
     int64_t ownerThreads = 0;   // the block's threads: t runs from 0 to ownerThreads - 1
@@ -100,6 +101,12 @@ struct Range {
     // over chunks, `Out[k * 512 + tx]` on 512 threads): each thread's
     // elements keep their residue modulo that period.
     bool ownerPeriodic = false;
+    // Or, where the offset is no multiple of t (threadIdx.x / 4 * 64 +
+    // threadIdx.x % 4 * 4, a fragment's rows and columns) but every loop
+    // variable in it is bounded: where each thread's runs of
+    // ownerHi - ownerLo elements start, relative to ownerBase, for every
+    // value of the loop variables, sorted (offset, thread). ownerStride is 0.
+    std::shared_ptr<const std::vector<std::pair<int64_t, int64_t>>> ownerStarts;
     // A cp.async write not landed yet (State::landing): how many of the
     // thread's cp.async groups were committed since it was; -1 while its
     // group is still open. cp.async.wait_group N lands it once this is >= N.
@@ -129,8 +136,10 @@ struct Range {
     // threads t and u meet only where (u - t) * stride falls strictly
     // between o.ownerLo - ownerHi and o.ownerHi - ownerLo.
     bool ownedApart(const Range &o) const {
-        if (ownerStride == 0 || ownerStride != o.ownerStride || buffer != o.buffer) return false;
+        if (buffer != o.buffer) return false;
         if ((ownerBase == nullptr) != (o.ownerBase == nullptr) || (ownerBase && !ir::structurallyEqual(ownerBase, o.ownerBase))) return false;
+        if (ownerStarts || o.ownerStarts) return ownerStarts && o.ownerStarts && runsApart(*ownerStarts, ownerHi - ownerLo, *o.ownerStarts, o.ownerHi - o.ownerLo);
+        if (ownerStride == 0 || ownerStride != o.ownerStride) return false;
         int64_t stride = std::abs(ownerStride);
         // Two offsets of threads t != u differ by (t - u) * stride plus less
         // than a stride: never zero, nor (below threads * stride) a multiple
@@ -142,6 +151,18 @@ struct Range {
         int64_t below = o.ownerLo - ownerHi, above = o.ownerHi - ownerLo;   // the open interval of offsets where they meet
         for (int64_t k = below / stride - 1; k * stride < above; ++k) {
             if (k != 0 && k * stride > below && std::abs(k) < threads) return false;
+        }
+        return true;
+    }
+    // Whether no run of `width` elements from a start of `mine` meets a run
+    // of `otherWidth` from a start of `other` of another thread.
+    static bool runsApart(const std::vector<std::pair<int64_t, int64_t>> &mine, int64_t width, const std::vector<std::pair<int64_t, int64_t>> &other,
+                          int64_t otherWidth) {
+        for (const auto &[start, thread] : mine) {
+            // The runs of `other` that meet [start, start + width): those starting in (start - otherWidth, start + width).
+            auto it = std::lower_bound(other.begin(), other.end(), std::pair{start - otherWidth + 1, INT64_MIN});
+            for (; it != other.end() && it->first < start + width; ++it)
+                if (it->second != thread) return false;
         }
         return true;
     }
@@ -175,6 +196,7 @@ bool sameAccess(const Range &a, const Range &b) {
            a.proxy == b.proxy && a.role == b.role && a.by == b.by && a.singleIssuer == b.singleIssuer && a.tagOffset == b.tagOffset && sameLocation(a.span, b.span) &&
            sameExpr(a.tagBase, b.tagBase) && a.ownerStride == b.ownerStride && a.ownerLo == b.ownerLo && a.ownerHi == b.ownerHi &&
            a.ownerThreads == b.ownerThreads && a.ownerPeriodic == b.ownerPeriodic &&
+           (a.ownerStarts == b.ownerStarts || (a.ownerStarts && b.ownerStarts && *a.ownerStarts == *b.ownerStarts)) &&
            sameExpr(a.ownerBase, b.ownerBase) && a.groupsAfter == b.groupsAfter &&   // one statement's copies of two iterations land apart
            a.tmemMove == b.tmemMove && a.rowKnown == b.rowKnown && a.rowLo == b.rowLo && a.rowHi == b.rowHi && a.atomic == b.atomic;
 }
@@ -363,6 +385,10 @@ struct LetValues {
     int64_t threads = 1024;
     // The kernel's scalar parameters and dyn sizes: the same in every thread.
     std::set<const ir::VarNode *> invariant;
+    // The values each loop variable of the kernel takes (the hull over every
+    // loop that binds it), where they are bounded: an index may then vary
+    // with it within a known span (see findOwnership).
+    std::map<const ir::VarNode *, ir::Interval> loopRanges;
 };
 
 // threadIdx.x as a variable, so that substitution can probe it.
@@ -423,19 +449,99 @@ std::optional<int64_t> linearCoefficient(const ir::Expr &e, const ir::VarNode *v
     return std::nullopt;
 }
 
-// Sets the ownership fields of `r`, a global element access of `width`
-// elements at `indices`, when its offset is base + t * stride + c with t =
-// threadIdx.x, c a constant and the base made of block indices and constants
-// only (never a loop variable: iterations would compare equal bases of
-// different values).
-void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t width, const LetValues &lets) {
-    if (b.scope != ir::MemScope::Global || indices.size() != b.shape.size()) return;
-    ir::Expr offset = withLetValues(ir::bufferOffset(b, indices, DType::Int64), lets);
-    ir::VarRef t = ir::makeVar("t", DType::Int64);
-    ir::Expr e = ir::simplify(ThreadIndexAsVar(t).mutate(ir::cast(DType::Int64, offset)));
+// The value of each variable of `body` that lets bind to one value only,
+// wherever the binding is: the walk does not descend into a unit (a copy's
+// loop, binding its row and column inside), whose accesses are still seen
+// in terms of threadIdx.x this way. A variable bound to different values
+// (in two copies of a loop) is left to the walk, which binds it as it meets it.
+std::map<const ir::VarNode *, ir::Expr> uniqueLetValues(const ir::Stmt &body) {
+    std::map<const ir::VarNode *, ir::Expr> values;
+    std::set<const ir::VarNode *> rebound;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        const ir::LetStmt *l = ir::as<ir::LetStmt>(s);
+        if (!l) return;
+        auto [it, fresh] = values.emplace(l->var.get(), l->value);
+        if (!fresh && !ir::structurallyEqual(it->second, l->value)) rebound.insert(l->var.get());
+    });
+    for (const ir::VarNode *v : rebound) values.erase(v);
+    return values;
+}
+
+// LetValues::loopRanges for the loops of `body`: each loop's first and last
+// values, bounded with those of the loops around it (a loop from 2 to
+// min(16, S - x) runs over [2, 15]). A variable a let binds somewhere too is
+// left out: its loop range would not hold there.
+std::map<const ir::VarNode *, ir::Interval> loopRangesOf(const ir::Stmt &body, int64_t threads) {
+    LetValues lets;
+    lets.values = uniqueLetValues(body);
+    std::set<const ir::VarNode *> letBound;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        if (const ir::LetStmt *l = ir::as<ir::LetStmt>(s)) letBound.insert(l->var.get());
+    });
+    std::map<const ir::VarNode *, ir::Interval> ranges;
+    ir::BoundsScope scope;
+    scope.setSpecial(ir::SpecialKind::ThreadIdx, ir::Interval::range(0, threads - 1));
+    // Pre-order: the loops around a loop are bound in `scope` before it.
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        const ir::For *f = ir::as<ir::For>(s);
+        if (!f || letBound.count(f->var.get())) return;
+        ir::Interval first = ir::boundsOf(ir::simplify(withLetValues(f->min, lets)), scope);
+        ir::Interval last = ir::boundsOf(ir::simplify(withLetValues(ir::sub(ir::add(f->min, f->extent), ir::intImm(1, f->extent->dtype)), lets)), scope);
+        ir::Interval r{first.lo, last.hi};
+        auto [it, fresh] = ranges.emplace(f->var.get(), r);
+        // The same variable bound by two loops (a peeled iteration): their hull.
+        if (!fresh) it->second = {std::min(it->second.lo, r.lo), std::max(it->second.hi, r.hi)};
+        scope.bind(f->var.get(), it->second);
+    });
+    // Unbounded ranges claim nothing.
+    for (auto it = ranges.begin(); it != ranges.end();) it = it->second.bounded() && it->second.lo <= it->second.hi ? std::next(it) : ranges.erase(it);
+    return ranges;
+}
+
+// The terms of a sum, each with its constant factor: (+, -) and products
+// with a constant distributed, casts between integer types looked through
+// (as linearCoefficient does: index arithmetic does not overflow).
+void addTerms(const ir::Expr &e, int64_t factor, std::vector<std::pair<ir::Expr, int64_t>> &out) {
+    if (const ir::Cast *c = ir::as<ir::Cast>(e); c && isInteger(c->dtype) && isInteger(c->value->dtype)) return addTerms(c->value, factor, out);
+    if (const ir::Binary *b = ir::as<ir::Binary>(e)) {
+        if (b->op == ir::BinaryOp::Add || b->op == ir::BinaryOp::Sub) {
+            addTerms(b->a, factor, out);
+            addTerms(b->b, b->op == ir::BinaryOp::Sub ? -factor : factor, out);
+            return;
+        }
+        std::optional<int64_t> k;
+        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->b)) && std::abs(*k) < (int64_t{1} << 20) && std::abs(factor) < (int64_t{1} << 20))
+            return addTerms(b->a, factor * *k, out);
+        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->a)) && std::abs(*k) < (int64_t{1} << 20) && std::abs(factor) < (int64_t{1} << 20))
+            return addTerms(b->b, factor * *k, out);
+    }
+    out.push_back({e, factor});
+}
+
+// Whether `e` is made of block indices, parameters and constants only: the
+// same in every thread and every iteration.
+bool plainBase(const ir::Expr &e, const LetValues &lets) {
+    bool plain = true;
+    ir::forEachExpr(e, [&](const ir::Expr &x) {
+        if (const ir::Var *v = ir::as<ir::Var>(x); v && !lets.invariant.count(v)) plain = false;
+        if (ir::as<ir::Load>(x) || ir::as<ir::Shuffle>(x)) plain = false;
+        if (const ir::SpecialReg *s = ir::as<ir::SpecialReg>(x); s && s->special == ir::SpecialKind::ThreadIdx) plain = false;
+    });
+    return plain;
+}
+
+// The ownership fields of `r` for an element offset `e` (threadIdx.x as `t`)
+// of the form base + t * stride + c: c a constant plus terms of loop
+// variables, each either a multiple of stride * threads (periodic) or
+// bounded by its loop (c then lies in a known span, the same for every value
+// of the variables, so [ownerLo, ownerHi) covers every iteration), and the
+// base made of block indices and constants only (never a loop variable:
+// iterations would compare equal bases of different values). False when
+// `e` is not of that form.
+bool ownedLinearly(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t width, const LetValues &lets) {
     std::optional<int64_t> stride = ir::constInt(ir::simplify(ir::sub(ir::substitute(e, {{t, ir::intImm(1, DType::Int64)}}),
                                                                        ir::substitute(e, {{t, ir::intImm(0, DType::Int64)}}))));
-    if (!stride || *stride == 0) return;
+    if (!stride || *stride == 0) return false;
     ir::Expr rest = ir::simplify(ir::sub(e, ir::mul(t, ir::intImm(*stride, DType::Int64))));
     // Terms v * m * stride * threads (v a variable: a loop's, a var's) keep
     // each thread's elements apart whatever v is: they are left out.
@@ -449,27 +555,117 @@ void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr
             if (seen.get() == v) return;
         vars.push_back(std::static_pointer_cast<const ir::VarNode>(x));
     });
+    // Terms v * k of a bounded loop variable v (`2 + i` for i in [0, 2)):
+    // each thread's elements move within [lo, hi) of its own, wider by
+    // k's share of v's range. ownedApart compares such spans like any other
+    // (a thread's span longer than the stride meets its neighbours').
+    int64_t spanLo = 0, spanHi = 0;
+    static constexpr int64_t kLargestSpan = int64_t{1} << 40;   // far from overflow, far past any tensor
     for (const ir::VarRef &v : vars) {
         std::optional<int64_t> step = linearCoefficient(rest, v.get());
-        if (!step || *step % period != 0) return;
+        if (!step) return false;
+        auto loop = lets.loopRanges.find(v.get());
+        if (*step % period == 0) {
+            periodic = true;
+        } else if (loop != lets.loopRanges.end()) {
+            int64_t atFirst = 0, atLast = 0;
+            if (__builtin_mul_overflow(*step, loop->second.lo, &atFirst) || __builtin_mul_overflow(*step, loop->second.hi, &atLast)) return false;
+            if (std::abs(atFirst) >= kLargestSpan || std::abs(atLast) >= kLargestSpan) return false;
+            spanLo += std::min(atFirst, atLast);   // a term and the sum so far below 2^40 each: no overflow
+            spanHi += std::max(atFirst, atLast);
+            if (std::abs(spanLo) >= kLargestSpan || std::abs(spanHi) >= kLargestSpan) return false;
+        } else {
+            return false;
+        }
         rest = ir::simplify(ir::substitute(rest, {{v, ir::intImm(0, v->dtype)}}));
-        periodic = true;
     }
-    bool plain = true;   // block indices, parameters and constants only
-    ir::forEachExpr(rest, [&](const ir::Expr &x) {
-        if (const ir::Var *v = ir::as<ir::Var>(x); v && !lets.invariant.count(v)) plain = false;
-        if (ir::as<ir::Load>(x) || ir::as<ir::Shuffle>(x)) plain = false;
-        if (const ir::SpecialReg *s = ir::as<ir::SpecialReg>(x); s && s->special == ir::SpecialKind::ThreadIdx) plain = false;
-    });
-    if (!plain) return;
+    if (!plainBase(rest, lets)) return false;
     int64_t c = 0;
     ir::Expr base = ir::splitConstant(rest, c);
     r.ownerBase = base;
     r.ownerStride = *stride;
-    r.ownerLo = c;
-    r.ownerHi = c + width;
+    r.ownerLo = c + spanLo;
+    r.ownerHi = c + spanHi + width;
     r.ownerThreads = lets.threads;
     r.ownerPeriodic = periodic;
+    return true;
+}
+
+// The ownership fields of `r` for an element offset `e` (threadIdx.x as `t`)
+// of the form base + f(t) + c + the sum of k_v * v over loop variables v,
+// each bounded by its loop, f(t) any expression of t alone (t / 4 * 64 + t %
+// 4 * 4): Range::ownerStarts lists, for every thread and every value of the
+// loop variables, where the thread's run of `width` elements starts.
+void ownedByStarts(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t width, const LetValues &lets) {
+    static constexpr int64_t kMostStarts = int64_t{1} << 14;   // a block's threads times a few iterations
+    std::vector<std::pair<int64_t, ir::Interval>> loopTerms;   // k_v and v's range
+    std::vector<ir::VarRef> vars;
+    ir::forEachExpr(e, [&](const ir::Expr &x) {
+        const ir::Var *v = ir::as<ir::Var>(x);
+        if (!v || v == t.get() || lets.invariant.count(v)) return;
+        for (const ir::VarRef &seen : vars)
+            if (seen.get() == v) return;
+        vars.push_back(std::static_pointer_cast<const ir::VarNode>(x));
+    });
+    ir::Expr rest = e;
+    int64_t starts = lets.threads;
+    for (const ir::VarRef &v : vars) {
+        std::optional<int64_t> step = linearCoefficient(rest, v.get());
+        auto loop = lets.loopRanges.find(v.get());
+        if (!step || loop == lets.loopRanges.end()) return;
+        int64_t values = loop->second.hi - loop->second.lo + 1;
+        if (values > kMostStarts || (starts *= values) > kMostStarts) return;
+        loopTerms.push_back({*step, loop->second});
+        rest = ir::simplify(ir::substitute(rest, {{v, ir::intImm(0, v->dtype)}}));
+    }
+    // f(t): the terms that use t; the base: the others.
+    std::vector<std::pair<ir::Expr, int64_t>> terms;
+    addTerms(rest, 1, terms);
+    ir::Expr ofThread = ir::intImm(0, DType::Int64), base = ir::intImm(0, DType::Int64);
+    for (const auto &[term, factor] : terms) {
+        ir::Expr &sum = ir::usesVar(term, t.get()) ? ofThread : base;
+        sum = ir::add(sum, ir::mul(ir::cast(DType::Int64, term), ir::intImm(factor, DType::Int64)));
+    }
+    if (!plainBase(base, lets)) return;
+    ir::BoundsScope scope;
+    std::vector<std::pair<int64_t, int64_t>> found;
+    found.reserve(static_cast<size_t>(starts));
+    for (int64_t thread = 0; thread < lets.threads; ++thread) {
+        scope.bind(t.get(), ir::Interval::point(thread));
+        ir::Interval at = ir::boundsOf(ofThread, scope);   // a point, unless f reads something else
+        if (!at.isPoint() || std::abs(at.lo) >= (int64_t{1} << 40)) return;
+        found.push_back({at.lo, thread});
+    }
+    for (const auto &[step, range] : loopTerms) {
+        if (std::abs(step) >= (int64_t{1} << 20) || std::max(std::abs(range.lo), std::abs(range.hi)) >= (int64_t{1} << 20)) return;
+        std::vector<std::pair<int64_t, int64_t>> more;
+        more.reserve(found.size() * static_cast<size_t>(range.hi - range.lo + 1));
+        for (const auto &[at, thread] : found)
+            for (int64_t v = range.lo; v <= range.hi; ++v) more.push_back({at + step * v, thread});
+        found = std::move(more);
+    }
+    int64_t c = 0;
+    base = ir::splitConstant(ir::simplify(base), c);
+    for (auto &[at, thread] : found) at += c;
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    r.ownerBase = base;
+    r.ownerStride = 0;
+    r.ownerLo = 0;
+    r.ownerHi = width;
+    r.ownerThreads = lets.threads;
+    r.ownerStarts = std::make_shared<const std::vector<std::pair<int64_t, int64_t>>>(std::move(found));
+}
+
+// Sets the ownership fields of `r`, a global element access of `width`
+// elements at `indices`, when each thread's elements are known apart from
+// the others' (ownedLinearly, ownedByStarts).
+void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t width, const LetValues &lets) {
+    if (b.scope != ir::MemScope::Global || indices.size() != b.shape.size()) return;
+    ir::Expr offset = withLetValues(ir::bufferOffset(b, indices, DType::Int64), lets);
+    ir::VarRef t = ir::makeVar("t", DType::Int64);
+    ir::Expr e = ir::simplify(ThreadIndexAsVar(t).mutate(ir::cast(DType::Int64, offset)));
+    if (!ownedLinearly(r, e, t, width, lets)) ownedByStarts(r, e, t, width, lets);
 }
 
 // Range::rowKnown for an access of `elements` elements at `indices` of a
@@ -621,6 +817,8 @@ public:
         : asyncBytes_(std::move(asyncBytes)), uniformity_(body), diags_(diags), blockSequences_(ir::blockSequences(body)) {
         lets_.threads = threads;
         lets_.invariant = std::move(invariant);
+        lets_.loopRanges = loopRangesOf(body, threads);
+        lets_.values = uniqueLetValues(body);
         // Named barriers already in the kernel (specialize-warps' pacing, the
         // program's sync_threads(id, n) in a role) keep theirs.
         ir::forEachStmt(body, [&](const ir::Stmt &s) {

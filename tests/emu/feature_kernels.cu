@@ -293,70 +293,50 @@ scalars_kernel(int* __restrict__ out, float* __restrict__ fout, int n) {
         out[0] = acc;
     }
 #line 61 "feature_kernels.tl"
-    __syncthreads();
-#line 61 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 61 "feature_kernels.tl"
         out[1] = m / 2;
     }
-#line 62 "feature_kernels.tl"
-    __syncthreads();
 #line 62 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 62 "feature_kernels.tl"
         out[2] = m % 2;
     }
 #line 63 "feature_kernels.tl"
-    __syncthreads();
-#line 63 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 63 "feature_kernels.tl"
         out[3] = (n + 3) / 4;
     }
-#line 64 "feature_kernels.tl"
-    __syncthreads();
 #line 64 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 64 "feature_kernels.tl"
         out[4] = min(n, 3) + max(n, 3);
     }
 #line 65 "feature_kernels.tl"
-    __syncthreads();
-#line 65 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 65 "feature_kernels.tl"
         out[5] = abs(m);
     }
-#line 66 "feature_kernels.tl"
-    __syncthreads();
 #line 66 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 66 "feature_kernels.tl"
         out[6] = n > 5 ? 1 : 0;
     }
 #line 67 "feature_kernels.tl"
-    __syncthreads();
-#line 67 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 67 "feature_kernels.tl"
         out[7] = (n & 6) | 16;
     }
-#line 68 "feature_kernels.tl"
-    __syncthreads();
 #line 68 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 68 "feature_kernels.tl"
         out[8] = 7;
     }
 #line 69 "feature_kernels.tl"
-    __syncthreads();
-#line 69 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 69 "feature_kernels.tl"
         out[9] = -2;
     }
-#line 70 "feature_kernels.tl"
-    __syncthreads();
 #line 70 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 70 "feature_kernels.tl"
@@ -380,55 +360,41 @@ scalars_kernel(int* __restrict__ out, float* __restrict__ fout, int n) {
         fout[0] = 8.0f;
     }
 #line 78 "feature_kernels.tl"
-    __syncthreads();
-#line 78 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 78 "feature_kernels.tl"
         fout[1] = sqrtf(static_cast<float>(n));
     }
-#line 79 "feature_kernels.tl"
-    __syncthreads();
 #line 79 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 79 "feature_kernels.tl"
         fout[2] = 1.4142135f;
     }
 #line 80 "feature_kernels.tl"
-    __syncthreads();
-#line 80 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 80 "feature_kernels.tl"
         fout[3] = 0.5f;
     }
-#line 81 "feature_kernels.tl"
-    __syncthreads();
 #line 81 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 81 "feature_kernels.tl"
         fout[4] = 0.0f;
     }
 #line 82 "feature_kernels.tl"
-    __syncthreads();
-#line 82 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 82 "feature_kernels.tl"
         fout[5] = CUDART_INF_F;
     }
-#line 83 "feature_kernels.tl"
-    __syncthreads();
 #line 83 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 83 "feature_kernels.tl"
         fout[6] = -CUDART_INF_F;
     }
 #line 84 "feature_kernels.tl"
-    __syncthreads();
-#line 84 "feature_kernels.tl"
     if (static_cast<int>(threadIdx.x) == 0) {
 #line 84 "feature_kernels.tl"
         fout[7] = 0.46211717f;
     }
-#line 432 "feature_kernels.cu"
+#line 398 "feature_kernels.cu"
 } // scalars_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -459,7 +425,7 @@ rows_kernel(const float* __restrict__ X, float* __restrict__ Y, int m) {
             *reinterpret_cast<uint4*>(&Y[static_cast<long long>(b * 16 + i_thread + i_1 * 8) * 64LL + static_cast<long long>(j_thread)]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
         }
     }
-#line 463 "feature_kernels.cu"
+#line 429 "feature_kernels.cu"
 } // rows_kernel
 
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -490,7 +456,7 @@ small_tile_kernel(const float* __restrict__ X, float* __restrict__ Y, int* __res
 #line 99 "feature_kernels.tl"
         *reinterpret_cast<uint4*>(&Y[0]) = *reinterpret_cast<uint4*>(&Y_vec[0]);
     }
-#line 494 "feature_kernels.cu"
+#line 460 "feature_kernels.cu"
 } // small_tile_kernel
 
 extern "C" __global__ void __launch_bounds__(32, 1)
@@ -644,5 +610,5 @@ conversions_kernel(const float* __restrict__ X, __nv_bfloat16* __restrict__ B, _
             }
         }
     }
-#line 648 "feature_kernels.cu"
+#line 614 "feature_kernels.cu"
 } // conversions_kernel
