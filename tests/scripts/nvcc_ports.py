@@ -60,6 +60,14 @@ NOT_TRANSLATED = {
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_80"): "tensor memory and tcgen05, in clusters of a CTA pair: Blackwell only (the original is an sm_100 example)",
     ("fp8_fp4_gemm_1d1d_sm100.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("sparse_mla_bwd.tl", "sm_80"): "bwd needs 221,184 bytes of shared memory; sm_80 has 166,912 (TileLang's configuration does not fit it either)",
+    ("sparse_mla_fwd.tl", "sm_80"): ("231,424 bytes of shared memory (the pipelined KV and K_tail gathers keep 2 versions of their tiles); "
+                                     "sm_80 has 166,912"),
+    ("dsa_sparse_mla_fwd.tl", "sm_80"): ("231,424 bytes of shared memory (the pipelined KV and K_tail gathers keep 2 versions of their "
+                                         "tiles); sm_80 has 166,912"),
+    ("sparse_attn_fwd_sm90.tl", "sm_80"): ("206,976 bytes of shared memory (the pipelined KV gather keeps 2 versions of its tile); "
+                                           "sm_80 has 166,912"),
+    ("mla_decode_kv_fp8.tl", "sm_80"): "237,568 bytes of shared memory (mla_decode's tiles and the fp8 KV tiles); sm_80 has 166,912",
+    ("mla_decode_kv_fp8.tl", "sm_100a"): "237,568 bytes of shared memory (mla_decode's tiles and the fp8 KV tiles); sm_100a has 232,448",
 }
 
 # (file, arch): why a kernel keeps register arrays in local memory (its stack
@@ -77,8 +85,6 @@ LOCAL_MEMORY[("mha_inference.tl", "sm_100a")] = "the combine kernel's lse_local[
 
 # (file, arch): why it spills -- the original's own configuration.
 SPILLS = {
-    ("chunk_o_bwd.tl", "sm_80"): ("at the 255-register cap on mma.sync: since use_swizzle's renumbered block indices keep the grid's "
-                                  "range, its loads have no per-element guards, and ptxas schedules them earlier: 4 bytes"),
     ("sparse_mla_bwd.tl", "sm_90a"): ("the original's bwd on 256 threads with the dQ [64, 512] and dKV [32, 512] f32 accumulators both in "
                                       "registers: 460 bytes"),
     ("sparse_mla_bwd.tl", "sm_100a"): "the same accumulators on mma.sync fragments: 288 bytes",
@@ -94,8 +100,7 @@ SPILLS = {
     ("ws_flashmla.tl", "sm_90a"): ("the original's two 128-thread warp groups each hold half of O (64 x 256 f32, 128 registers a thread) beside "
                                    "S, P, its f16 cast and Q_pe in registers, at 255 registers: 712 bytes"),
     ("sparse_mla_fwd.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside the "
-                                      "scores and softmax rows, and the unpipelined KV gathers' addresses: 524 bytes"),
-    ("sparse_mla_fwd.tl", "sm_80"): "the same accumulators on mma.sync fragments: 1544 bytes",
+                                      "scores and softmax rows, and the KV gathers' cp.async addresses (issued an iteration ahead): 456 bytes"),
     ("gemm_fp8_2xacc.tl", "sm_90a"): "two 128x128 f32 accumulators on 128 threads: 256 registers each before anything else",
     ("gemm_fp8_2xacc.tl", "sm_100a"): "two 128x128 f32 accumulators on 128 threads, and mma.sync until tcgen05 is lowered",
     ("gemm_fp8_2xacc.tl", "sm_80"): "two 128x128 f32 accumulators on 128 threads (FMA: no fp8 tensor cores on sm_80)",
@@ -144,11 +149,11 @@ SPILLS = {
                                            "accumulators (64 registers each) beside the gate rows: 100 bytes"),
     ("kda_chunk_bwd_dqkwg.tl", "sm_100a"): "the same one-warp accumulators: 8 bytes",
     ("dsa_sparse_mla_fwd.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside "
-                                          "the scores and softmax rows, as in sparse_mla_fwd.tl: 560 bytes"),
-    ("dsa_sparse_mla_fwd.tl", "sm_80"): "the same accumulators on mma.sync fragments: 840 bytes",
+                                          "the scores and softmax rows, as in sparse_mla_fwd.tl: 396 bytes"),
+    ("dsa_sparse_mla_fwd.tl", "sm_100a"): ("the same accumulators on mma.sync fragments at the 255-register cap, beside the KV gathers' "
+                                           "cp.async addresses issued an iteration ahead: 16 bytes (0 while the gathers ran in order)"),
     ("sparse_attn_fwd_sm90.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside "
-                                            "the scores and softmax rows, as in sparse_mla_fwd.tl: 176 bytes"),
-    ("sparse_attn_fwd_sm90.tl", "sm_80"): "the same accumulators on mma.sync fragments: 680 bytes",
+                                            "the scores and softmax rows, and the pipelined KV gather's addresses: 268 bytes"),
 }
 
 
