@@ -85,7 +85,10 @@ def make_data(interp, kernel, scalars, dyn, seed, ranges=None, byte_ranges=None)
         if name in byte_ranges:
             # Every byte of each element in the range (block-scale words: four 8-bit factors each).
             lo, hi = byte_ranges[name]
-            vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(tldtypes.BITS[dtype] // 8)) for _ in range(n)]
+            bits = tldtypes.BITS[dtype]
+            vals = [sum(rng.randint(lo, hi) << 8 * i for i in range(bits // 8)) for _ in range(n)]
+            if dtype.startswith("int"):   # the bytes of a signed element: two's complement
+                vals = [v - (1 << bits) if v >> (bits - 1) else v for v in vals]
         elif name in ranges and ranges[name][0] == "distinct":
             # Sixteenths from -n/32 on, shuffled: distinct in f32 (and in f16 up to 2048 elements).
             vals = [(k - n // 2) / 16 for k in range(n)]
@@ -483,7 +486,8 @@ def cases_from_manifest(manifest):
         # The sizes are set in the text itself (as -D would set them), so
         # that the interpreter, which reads the source, sees them too.
         for name, value in (f.split("=", 1) for f in flags if f != "-D"):
-            text, n = re.subn(rf"^const {re.escape(name)} = .*;$", f"const {name} = {value};", text, flags=re.M)
+            # (a comment after the `;` stays)
+            text, n = re.subn(rf"^const {re.escape(name)} = [^;\n]*;", f"const {name} = {value};", text, flags=re.M)
             if n != 1:
                 raise SystemExit(f"{manifest}: {fields[0]} has no one-line 'const {name} = ...;'")
         if expect:
