@@ -199,6 +199,12 @@ Stmt replaceAllocations(const Stmt &body, const std::map<const ir::BufferNode *,
 
 bool usesBuffer(const Stmt &s, const ir::BufferNode *b) { return !usesOf(s, b).all.empty(); }
 
+std::optional<SourceRange> useOutside(const Stmt &kernelBody, const ir::BufferNode *b, const ir::StmtNode *loop) {
+    Uses u = usesOf(kernelBody, b, {loop});
+    if (u.all.empty()) return std::nullopt;
+    return u.all.front();
+}
+
 ir::Buffer versionedBuffer(const ir::Buffer &b, int64_t versions) {
     auto v = std::make_shared<ir::BufferNode>(*b);
     v->shape.insert(v->shape.begin(), ir::intImm(versions));

@@ -80,4 +80,7 @@ ir::Stmt replaceAllocations(const ir::Stmt &body, const std::map<const ir::Buffe
 // Whether `s` reads or writes `b` (copies, gemms, fills, loads and stores).
 bool usesBuffer(const ir::Stmt &s, const ir::BufferNode *b);
 
+// Where `kernelBody` uses `b` outside `loop` (the first place), if anywhere.
+std::optional<SourceRange> useOutside(const ir::Stmt &kernelBody, const ir::BufferNode *b, const ir::StmtNode *loop);
+
 } // namespace tilet

@@ -29,7 +29,7 @@ using ir::CopyInst;
 
 class Selector : public ScopedMutator {
 public:
-    Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), ctx_(ctx), threads_(k.threads) {
+    Selector(const ir::Kernel &k, PassContext &ctx) : ScopedMutator(k), kernel_(k), ctx_(ctx), threads_(k.threads) {
         // Fragments that feed a gemm as its A operand carry the instruction's
         // operand layout, and accumulators its accumulator layout; only those
         // can move with ldmatrix (A) / stmatrix (accumulators).
@@ -79,6 +79,8 @@ protected:
                     issuedEarly_[st.get()] = early;
                 } else if (std::string rewritten = fillsTileAhead(st) ? tileRewrittenInLoop(guarded, statements, n) : ""; !rewritten.empty()) {
                     issuedEarly_[st.get()] = rewritten;
+                } else if (std::string after = gatherStore(st) ? tileUsedAfter(st, n) : ""; !after.empty()) {
+                    issuedEarly_[st.get()] = after;
                 } else {
                     if (gatherStore(st)) gathers_[st.get()] = &n;
                     pipelineProducers_.insert(st.get());
@@ -114,19 +116,44 @@ protected:
     }
 
     // The one store of a gather: a parallel loop (nest) whose only statement
-    // is an element copy global -> shared, `s[...] = g[idx[...], ...]`.
-    // TileLang's pipeline planner takes such a store as a copy stage, which
-    // its pipeline issues ahead as cp.async; null for any other statement.
+    // is an element copy global -> shared, `s[i, d] = g[idx[i], d]`, that
+    // fills the whole tile (its indices are the nest's variables, each over
+    // its dimension: elements an iteration does not write would not be
+    // carried into the next one's version). TileLang's pipeline planner
+    // takes such a store as a copy stage, which its pipeline issues ahead as
+    // cp.async; null for any other statement.
     static const ir::Store *gatherStore(const ir::Stmt &s) {
         const ir::For *f = ir::as<ir::For>(s);
         if (!f || f->forKind != ir::ForKind::Parallel || f->preferAsync) return nullptr;
         const ir::Store *only = nullptr;
         bool other = false;
+        std::map<const ir::VarNode *, const ir::For *> loops;
         ir::forEachStmt(s, [&](const ir::Stmt &x) {
             if (const ir::Store *st = ir::as<ir::Store>(x)) other = other || std::exchange(only, st) != nullptr;
-            else if (!ir::as<ir::For>(x) && !ir::as<ir::LetStmt>(x) && !ir::as<ir::Seq>(x)) other = true;
+            else if (const ir::For *l = ir::as<ir::For>(x)) loops[l->var.get()] = l;
+            else if (!ir::as<ir::LetStmt>(x) && !ir::as<ir::Seq>(x)) other = true;
         });
-        return only && !other && elementCopySource(*only) ? only : nullptr;
+        if (!only || other || !elementCopySource(*only) || only->indices.size() != only->buffer->shape.size()) return nullptr;
+        std::set<const ir::VarNode *> seen;
+        for (size_t d = 0; d < only->indices.size(); ++d) {
+            const ir::Var *v = ir::as<ir::Var>(only->indices[d]);
+            auto loop = v ? loops.find(v) : loops.end();
+            if (loop == loops.end() || !seen.insert(v).second || ir::constInt(loop->second->min) != 0 ||
+                !ir::constInt(loop->second->extent) || ir::constInt(loop->second->extent) != ir::constInt(only->buffer->shape[d]))
+                return nullptr;
+        }
+        return only;
+    }
+
+    // Why gather `g` of pipelined loop `loop` runs in order ("" when it need
+    // not): its tile is used after (or before) the loop, where the versions
+    // issued ahead do not live.
+    std::string tileUsedAfter(const ir::Stmt &g, const ir::For &loop) const {
+        const ir::Buffer &tile = gatherStore(g)->buffer;
+        std::optional<SourceRange> use = useOutside(kernel_.body, tile.get(), &loop);
+        if (!use) return "";
+        return "its tile '" + tile->name + "' is also used at " + use->lineColumn() + ", outside the pipelined loop at " + loop.span.lineColumn() +
+               ": the versions a load issued ahead fills live in the loop only, so the gather runs in order";
     }
 
     // A gather of pipelined loop `pipelined`: its stores become cp.async
@@ -139,7 +166,7 @@ protected:
         d.op = "parallel loop (gather)";
         d.choice = "cp.async element copies, issued ahead by the pipelined loop at " + pipelined.span.lineColumn();
         d.promises = "cp.async";
-        d.otherwise = "plain loads and stores, in order";
+        d.otherwise = "plain loads and stores (no 4-, 8- or 16-byte run), still issued ahead";
         d.why = "its one store copies global elements into shared tile '" + store.buffer->name +
                 "' (TileLang's pipeline planner takes such a store as a copy stage): the pipelined loop issues it with its loads, into a "
                 "version of the tile per stage";
@@ -175,9 +202,16 @@ protected:
             where.insert(where.end(), g->dst.mins.begin(), g->dst.mins.end());
             where.push_back(g->nhwStep);
             where.push_back(g->cStep);
-        } else if (const ir::Store *st = gatherStore(copy)) {
-            where.insert(where.end(), st->indices.begin(), st->indices.end());
-            where.push_back(st->value);
+        } else if (gatherStore(copy)) {
+            // Everything the nest computes: its bounds, lets, indices and value.
+            ir::forEachStmt(copy, [&](const ir::Stmt &x) {
+                if (const ir::For *l = ir::as<ir::For>(x)) where.insert(where.end(), {l->min, l->extent});
+                if (const ir::LetStmt *l = ir::as<ir::LetStmt>(x)) where.push_back(l->value);
+                if (const ir::Store *st = ir::as<ir::Store>(x)) {
+                    where.insert(where.end(), st->indices.begin(), st->indices.end());
+                    where.push_back(st->value);
+                }
+            });
         }
         for (const ir::Expr &e : where)
             if (std::optional<ir::Writer> writer = ir::writerOfWhatItReads(e, loop.body))
@@ -608,6 +642,7 @@ private:
         return lacks(ctx_.target, Feature::Tma);
     }
 
+    const ir::Kernel &kernel_;
     PassContext &ctx_;
     std::set<const ir::BufferNode *> operandFragments_;
     std::map<const ir::BufferNode *, std::string> notFilledByLdmatrix_;   // other register operands of mma.sync gemms, and what they are
