@@ -127,10 +127,16 @@ Interval boundsOf(const Expr &e, const BoundsScope &scope) {
     const Binary &b = static_cast<const Binary &>(*e);
     if (isComparison(b.op) || b.op == BinaryOp::And || b.op == BinaryOp::Or) return {0, 1};
     Interval x = boundsOf(b.a, scope), y = boundsOf(b.b, scope);
+    // Unsigned arithmetic wraps (C): past its type's range, anything in it.
+    auto wrapping = [&](Interval r) {
+        Interval limit = typeRange(e->dtype);
+        if (isInteger(e->dtype) && !isSigned(e->dtype) && (r.lo < limit.lo || r.hi > limit.hi)) return limit;
+        return r;
+    };
     switch (b.op) {
-    case BinaryOp::Add: return addI(x, y);
-    case BinaryOp::Sub: return addI(x, negI(y));
-    case BinaryOp::Mul: return mulI(x, y);
+    case BinaryOp::Add: return wrapping(addI(x, y));
+    case BinaryOp::Sub: return wrapping(addI(x, negI(y)));
+    case BinaryOp::Mul: return wrapping(mulI(x, y));
     case BinaryOp::Div:
         // C division truncates, which is monotone for a positive divisor.
         if (y.isPoint() && y.lo > 0) {

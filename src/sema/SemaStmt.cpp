@@ -6,6 +6,7 @@
 #include "sema/SemaImpl.h"
 
 #include "ir/Simplify.h"
+#include "ir/Visitor.h"
 #include "support/Checked.h"
 #include "support/InternalError.h"
 
@@ -943,7 +944,14 @@ ir::Stmt Checker::checkIf(const ast::If &s) {
     // here, as TileLang's Python `if` does when it traces the kernel: the
     // other branch is not part of the kernel (not lowered, explained or
     // emitted: an import_source there brings nothing).
-    if (std::optional<int64_t> known = cond ? ir::constInt(ir::simplify(*cond)) : std::nullopt) {
+    // (Made of constants only: value ranges of run-time values are not folded here.)
+    bool constants = cond.has_value();
+    if (cond)
+        ir::forEachExpr(*cond, [&](const ir::Expr &x) {
+            constants = constants && (ir::as<ir::IntImm>(x) || ir::as<ir::FloatImm>(x) || ir::as<ir::Binary>(x) || ir::as<ir::Unary>(x) ||
+                                      ir::as<ir::Cast>(x) || ir::as<ir::Select>(x));
+        });
+    if (std::optional<int64_t> known = constants ? ir::constInt(ir::simplify(*cond)) : std::nullopt) {
         if (*known != 0) return checkBlock(s.thenBody);
         return s.hasElse ? checkBlock(s.elseBody) : nullptr;
     }
