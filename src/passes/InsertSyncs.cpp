@@ -149,8 +149,10 @@ struct Range {
         int64_t threads = std::min(ownerThreads, o.ownerThreads);
         if (threads <= 0) return false;
         int64_t below = o.ownerLo - ownerHi, above = o.ownerHi - ownerLo;   // the open interval of offsets where they meet
-        for (int64_t k = below / stride - 1; k * stride < above; ++k) {
-            if (k != 0 && k * stride > below && std::abs(k) < threads) return false;
+        // Only |k| < threads can meet (a span of a loop bounded only by its
+        // type would otherwise take ~2^31 steps here).
+        for (int64_t k = std::max<int64_t>(below / stride - 1, 1 - threads); k < threads && k * stride < above; ++k) {
+            if (k != 0 && k * stride > below) return false;
         }
         return true;
     }
