@@ -40,13 +40,13 @@
 #include "ir/Simplify.h"
 #include "ir/Uniformity.h"
 #include "ir/Visitor.h"
+#include "support/Checked.h"
+#include "support/InternalError.h"
 
 #include <algorithm>
-#include <map>
-
-#include "support/InternalError.h"
-#include <optional>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -440,12 +440,12 @@ std::optional<int64_t> linearCoefficient(const ir::Expr &e, const ir::VarNode *v
     if (b->op == ir::BinaryOp::Add || b->op == ir::BinaryOp::Sub) {
         std::optional<int64_t> l = linearCoefficient(b->a, v), r = linearCoefficient(b->b, v);
         if (!l || !r) return std::nullopt;
-        return b->op == ir::BinaryOp::Add ? *l + *r : *l - *r;
+        return b->op == ir::BinaryOp::Add ? checkedAdd(*l, *r) : checkedSub(*l, *r);   // (nullopt past 64 bits)
     }
     if (b->op == ir::BinaryOp::Mul) {
         for (auto [term, factor] : {std::pair{b->a, b->b}, std::pair{b->b, b->a}}) {
             std::optional<int64_t> c = ir::constInt(factor), inner = c ? linearCoefficient(term, v) : std::nullopt;
-            if (inner) return *inner * *c;
+            if (inner) return checkedMul(*inner, *c);
         }
     }
     return std::nullopt;
@@ -512,10 +512,9 @@ void addTerms(const ir::Expr &e, int64_t factor, std::vector<std::pair<ir::Expr,
             return;
         }
         std::optional<int64_t> k;
-        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->b)) && std::abs(*k) < (int64_t{1} << 20) && std::abs(factor) < (int64_t{1} << 20))
-            return addTerms(b->a, factor * *k, out);
-        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->a)) && std::abs(*k) < (int64_t{1} << 20) && std::abs(factor) < (int64_t{1} << 20))
-            return addTerms(b->b, factor * *k, out);
+        auto small = [](int64_t x) { return x > -(int64_t{1} << 20) && x < (int64_t{1} << 20); };   // products far from overflow
+        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->b)) && small(*k) && small(factor)) return addTerms(b->a, factor * *k, out);
+        if (b->op == ir::BinaryOp::Mul && (k = ir::constInt(b->a)) && small(*k) && small(factor)) return addTerms(b->b, factor * *k, out);
     }
     out.push_back({e, factor});
 }
@@ -543,7 +542,8 @@ bool plainBase(const ir::Expr &e, const LetValues &lets) {
 bool ownedLinearly(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t width, const LetValues &lets) {
     std::optional<int64_t> stride = ir::constInt(ir::simplify(ir::sub(ir::substitute(e, {{t, ir::intImm(1, DType::Int64)}}),
                                                                        ir::substitute(e, {{t, ir::intImm(0, DType::Int64)}}))));
-    if (!stride || *stride == 0) return false;
+    // (a stride past 2^40 is no tensor's: left alone, far from overflow)
+    if (!stride || *stride == 0 || *stride <= -(int64_t{1} << 40) || *stride >= (int64_t{1} << 40)) return false;
     ir::Expr rest = ir::simplify(ir::sub(e, ir::mul(t, ir::intImm(*stride, DType::Int64))));
     // Terms v * m * stride * threads (v a variable: a loop's, a var's) keep
     // each thread's elements apart whatever v is: they are left out.
@@ -572,7 +572,7 @@ bool ownedLinearly(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t wid
         } else if (loop != lets.loopRanges.end()) {
             int64_t atFirst = 0, atLast = 0;
             if (__builtin_mul_overflow(*step, loop->second.lo, &atFirst) || __builtin_mul_overflow(*step, loop->second.hi, &atLast)) return false;
-            if (std::abs(atFirst) >= kLargestSpan || std::abs(atLast) >= kLargestSpan) return false;
+            if (atFirst <= -kLargestSpan || atFirst >= kLargestSpan || atLast <= -kLargestSpan || atLast >= kLargestSpan) return false;
             spanLo += std::min(atFirst, atLast);   // a term and the sum so far below 2^40 each: no overflow
             spanHi += std::max(atFirst, atLast);
             if (std::abs(spanLo) >= kLargestSpan || std::abs(spanHi) >= kLargestSpan) return false;
@@ -584,6 +584,7 @@ bool ownedLinearly(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t wid
     if (!plainBase(rest, lets)) return false;
     int64_t c = 0;
     ir::Expr base = ir::splitConstant(rest, c);
+    if (c <= -kLargestSpan || c >= kLargestSpan || width >= kLargestSpan) return false;   // (the sums below stay far from overflow)
     r.ownerBase = base;
     r.ownerStride = *stride;
     r.ownerLo = c + spanLo;
@@ -635,11 +636,12 @@ void ownedByStarts(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t wid
     for (int64_t thread = 0; thread < lets.threads; ++thread) {
         scope.bind(t.get(), ir::Interval::point(thread));
         ir::Interval at = ir::boundsOf(ofThread, scope);   // a point, unless f reads something else
-        if (!at.isPoint() || std::abs(at.lo) >= (int64_t{1} << 40)) return;
+        if (!at.isPoint() || at.lo <= -(int64_t{1} << 40) || at.lo >= (int64_t{1} << 40)) return;
         found.push_back({at.lo, thread});
     }
     for (const auto &[step, range] : loopTerms) {
-        if (std::abs(step) >= (int64_t{1} << 20) || std::max(std::abs(range.lo), std::abs(range.hi)) >= (int64_t{1} << 20)) return;
+        auto small = [](int64_t x) { return x > -(int64_t{1} << 20) && x < (int64_t{1} << 20); };   // starts far from overflow
+        if (!small(step) || !small(range.lo) || !small(range.hi)) return;
         std::vector<std::pair<int64_t, int64_t>> more;
         more.reserve(found.size() * static_cast<size_t>(range.hi - range.lo + 1));
         for (const auto &[at, thread] : found)
@@ -648,6 +650,7 @@ void ownedByStarts(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t wid
     }
     int64_t c = 0;
     base = ir::splitConstant(ir::simplify(base), c);
+    if (c <= -(int64_t{1} << 40) || c >= (int64_t{1} << 40)) return;   // (starts stay far from overflow)
     for (auto &[at, thread] : found) at += c;
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
