@@ -101,6 +101,7 @@ class ToKernelStart {
 public:
     std::vector<std::pair<ir::Buffer, SourceRange>> moved;
     std::map<const ir::BufferNode *, SourceRange> loopOf;
+    std::set<const ir::BufferNode *> forWarpSpecialization;   // its loop may be warp-specialized (not warp_specialize = false)
 
     // `started`: a statement of the kernel comes before `s` (allocations
     // before every statement are at the start already).
@@ -123,6 +124,7 @@ public:
             if (loop && hoistable(*a->buffer, true)) {
                 moved.push_back({a->buffer, a->span});
                 loopOf[a->buffer.get()] = loop->span;
+                if (loop->pipeline && loop->pipeline->warpSpecialize != false) forWarpSpecialization.insert(a->buffer.get());
                 return lift(a->body, started);
             }
             ir::Stmt body = lift(a->body, started);
@@ -184,7 +186,8 @@ ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
                 "the loop's statements are its own and can be pipelined";
         if (start.loopOf.count(h.buffer.get()))
             d.details.push_back("the block runs the loop once (in no loop, branch or role), so the buffer goes with the kernel's first allocations, "
-                                "before any statement: a warp-specialized loop's roles then begin after it");
+                                "before any statement" +
+                                std::string(start.forWarpSpecialization.count(h.buffer.get()) ? ": a warp-specialized loop's roles then begin after it" : ""));
         if (roles.roleOf.count(h.buffer.get()))
             d.details.push_back("the loop is inside the ws(...) role at " + roles.roleOf[h.buffer.get()].lineColumn() +
                                 ", whose buffers are allocated for the block");
@@ -205,8 +208,10 @@ ir::Kernel hoistLoopAllocations(const ir::Kernel &kernel, PassContext &ctx) {
                                           "; TileLang allocates a kernel's buffers for the block, and the block's shared memory is planned once");
     for (const auto &[buffer, where] : start.moved)
         explainAtStart(buffer, where, "it is allocated on the way to the pipelined loop at " + start.loopOf[buffer.get()].lineColumn() +
-                                          ", which the block runs once; TileLang allocates a kernel's buffers for the block, and a "
-                                          "warp-specialized loop's roles begin after the kernel's first allocations");
+                                          ", which the block runs once; TileLang allocates a kernel's buffers for the block" +
+                                          std::string(start.forWarpSpecialization.count(buffer.get())
+                                                          ? ", and a warp-specialized loop's roles begin after the kernel's first allocations"
+                                                          : ""));
     return out;
 }
 
