@@ -134,20 +134,64 @@ bool fillApart(const Stmt &a, const Stmt &b) {
     return false;
 }
 
+// The destination a copy or an im2col gather writes (null for a gather loop, which fills its whole tile).
+const ir::Region *destination(const Stmt &producer) {
+    if (const ir::Copy *c = ir::as<ir::Copy>(producer)) return &c->dst;
+    if (const ir::Im2Col *g = ir::as<ir::Im2Col>(producer)) return &g->dst;
+    return nullptr;
+}
+
+int64_t elementCount(const std::vector<std::pair<int64_t, int64_t>> &box) {
+    int64_t n = 1;
+    for (const auto &[lo, hi] : box) n *= hi - lo;
+    return n;
+}
+
+// Why the loads `fills` (producers of one iteration) leave
+// part of their tile unwritten ("" when together they fill all of it).
+// Each version of a tile loaded ahead holds one iteration's elements only:
+// an element no load of the iteration writes keeps what an iteration
+// stages earlier wrote there, not what the previous one did.
+std::string partlyFilled(const std::vector<Stmt> &fills, const ir::Buffer &tile) {
+    int64_t filled = 0;
+    for (size_t i = 0; i < fills.size(); ++i)
+        for (size_t j = i + 1; j < fills.size(); ++j)
+            if (!fillApart(fills[i], fills[j])) return "two of the loop's loads of '" + tile->name + "' may write the same elements";
+    for (const Stmt &f : fills) {
+        const ir::Region *dst = destination(f);
+        if (!dst || dst->coversBuffer()) return "";
+        std::optional<std::vector<std::pair<int64_t, int64_t>>> box = constantBox(*dst);
+        if (!box) return "the region of '" + tile->name + "' it fills, at " + dst->span.lineColumn() + ", is not the whole tile and not at a constant place";
+        filled += elementCount(*box);
+    }
+    std::optional<std::vector<int64_t>> shape = tile->constShape();
+    int64_t all = 1;
+    for (int64_t e : shape.value_or(std::vector<int64_t>{})) all *= e;
+    if (shape && filled == all) return "";
+    return "the loop's loads fill " + std::to_string(filled) + " of the " + std::to_string(all) + " elements of '" + tile->name + "'";
+}
+
 } // namespace
 
 std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &others, const ir::For &loop) {
     const Stmt &op = ir::unguarded(producer);
     const ir::Buffer &tile = producedTile(op);
+    std::vector<Stmt> fills{op};
     for (const Stmt &o : others) {
         if (o.get() == producer.get()) continue;
         // Another load into other elements of the tile is issued ahead with it (into the same version).
-        if (fillApart(op, ir::unguarded(o))) continue;
+        if (fillApart(op, ir::unguarded(o))) {
+            fills.push_back(ir::unguarded(o));
+            continue;
+        }
         Uses u = usesOf(o, tile.get());
         if (!u.writes.empty())
             return "its tile '" + tile->name + "' is also written at " + u.writes.front().lineColumn() + " in the pipelined loop at " + loop.span.lineColumn() +
                    ": a load issued ahead would overwrite it while an iteration still uses it, so the copy runs in order";
     }
+    if (std::string part = partlyFilled(fills, tile); !part.empty())
+        return part + ": a load issued ahead fills its own version of the tile, where the elements no load of the iteration writes are not the previous "
+                      "iteration's, so the copy runs in order";
     return "";
 }
 

@@ -54,6 +54,8 @@ const ir::Buffer &producedTile(const ir::Stmt &producer);
 // still reads or rewrites. TileLang's pipeline planner stops on such a loop
 // ("Multiple writes to overlapping buffer regions", its issue #3031);
 // copy selection runs the copy in order, specialize-warps leaves the loop.
+// Likewise when the loop's loads of the tile leave part of it unwritten:
+// each version would keep an older iteration's elements there.
 std::string tileRewrittenInLoop(const ir::Stmt &producer, const std::vector<ir::Stmt> &others, const ir::For &loop);
 
 // The first of `consumers` from `from` on that surely retires the wgmma

@@ -16,6 +16,7 @@
 
 #include "ir/Analysis.h"
 #include "ir/Visitor.h"
+#include "passes/CopyFacts.h"
 #include "passes/MultiVersion.h"
 
 #include <algorithm>
@@ -115,6 +116,10 @@ private:
                 if (ir::as<ir::IfThenElse>(s)) ir::forEachStmt(s, [&](const Stmt &x) { copies = copies || ir::as<ir::Copy>(x) || ir::as<ir::Im2Col>(x); });
                 if (copies) return unpipelined(f, "its copies are inside the branch at " + s->span.lineColumn() + ", which stays whole (see there)");
             }
+            // Copies selection kept in order (their remarks say why).
+            for (const Stmt &s : stmts)
+                if (const ir::Copy *c = ir::as<ir::Copy>(ir::unguarded(s)); c && isGlobalToShared(*c))
+                    return unpipelined(f, "its copy at " + c->span.lineColumn() + " runs in order, for the reason its remark gives");
             return unpipelined(f, "no statement of its body is a global->shared copy that can use cp.async");
         }
 
