@@ -161,7 +161,7 @@ private:
         std::vector<std::string> searched;
         std::string found = resolve(lit->value, dir, searched);
         if (found.empty()) {
-            reportNotFound(lit->range, "cannot find source file '" + lit->value + "'", searched);
+            program_.sourceImportFailures.emplace(&call, notFound(lit->range, "cannot find source file '" + lit->value + "'", searched));
             return;
         }
         std::string key = canonicalKey(found);
@@ -171,7 +171,7 @@ private:
         }
         std::optional<std::string> text = readFile(found);
         if (!text) {
-            diags_.error(lit->range, "cannot read source file '" + found + "': " + reason(found));
+            program_.sourceImportFailures.emplace(&call, Diagnostic{Severity::Error, lit->range, "cannot read source file '" + found + "': " + reason(found), {}, {}});
             return;
         }
         program_.openedPaths.push_back(found);
@@ -182,11 +182,14 @@ private:
 
     // A file `resolve` did not find, with the directories it searched.
     void reportNotFound(SourceRange where, const std::string &message, const std::vector<std::string> &searched) {
+        diags_.report(notFound(where, message, searched));
+    }
+    static Diagnostic notFound(SourceRange where, const std::string &message, const std::vector<std::string> &searched) {
         Diagnostic d{Severity::Error, where, message, {}, {}};
         std::string dirs;
         for (const std::string &s : searched) dirs += (dirs.empty() ? "" : ", ") + ("'" + s + "'");
         d.note({}, "searched " + dirs);
-        diags_.report(std::move(d));
+        return d;
     }
 
     std::string resolve(const std::string &name, const std::string &dir, std::vector<std::string> &searched) {

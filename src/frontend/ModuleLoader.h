@@ -5,7 +5,8 @@
 // statement) is searched for next to the importing file first, then in
 // each -I directory in order (the rule C compilers use for #include "..."). A
 // file is loaded once however often it is imported; an import cycle or a
-// missing file is an error at the import that causes it.
+// missing file is an error at the import that causes it (for an
+// import_source, where sema finds the statement part of the kernel).
 #pragma once
 
 #include "frontend/Ast.h"
@@ -37,6 +38,10 @@ struct LoadedProgram {
     // such statement (one whose argument is a string literal) names.
     std::vector<SourceImport> sourceImports;
     std::map<const ast::Call *, size_t> sourceImportOf;
+    // Why a statement's file could not be found or read: reported by sema,
+    // and only where the statement is part of the kernel (not in the branch
+    // of an `if` decided when translating that is not taken).
+    std::map<const ast::Call *, Diagnostic> sourceImportFailures;
 };
 
 // Imports nest at most this deep (clang's limit for #include, 200): loading

@@ -1460,11 +1460,15 @@ ir::Stmt Checker::checkDp4a(const ast::Call &c) {
 ir::Stmt Checker::checkImportSource(const ast::Call &c) {
     std::optional<CallArgs> args = matchArgs(c, 1, 1, {});
     if (!args) return nullptr;
+    if (auto failed = program_->sourceImportFailures.find(&c); failed != program_->sourceImportFailures.end()) {
+        diags_.report(failed->second);
+        return nullptr;
+    }
     auto found = program_->sourceImportOf.find(&c);
     if (found == program_->sourceImportOf.end()) {
         if (args->positional[0]->kind != ast::ExprKind::StringLit)
             diags_.error(args->positional[0]->range, "import_source takes the name of a CUDA source file, as a string literal: import_source(\"decode.cuh\")");
-        return nullptr;   // ModuleLoader reported a file it could not find or read
+        return nullptr;
     }
     if (std::find(usedSourceImports_.begin(), usedSourceImports_.end(), found->second) == usedSourceImports_.end())
         usedSourceImports_.push_back(found->second);

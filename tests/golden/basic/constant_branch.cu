@@ -4,9 +4,9 @@
 
 extern "C" __global__ void __launch_bounds__(128, 1)
 plus_one_kernel(const float* __restrict__ A, float* __restrict__ B) {
-#line 19 "constant_branch.tl"
+#line 20 "constant_branch.tl"
     const int tx = static_cast<int>(threadIdx.x);
-#line 24 "constant_branch.tl"
+#line 26 "constant_branch.tl"
     B[tx] = A[tx] + 1.0f;
 #line 12 "constant_branch.cu"
 } // plus_one_kernel
