@@ -18,12 +18,31 @@ bool isMemory(const BufferNode &b) { return b.scope == MemScope::Shared || b.sco
 } // namespace
 
 Uniformity::Uniformity(const Stmt &body) {
-    for (size_t before = SIZE_MAX; before != perThread_.size();) {
-        before = perThread_.size();
+    auto size = [&] {
+        size_t n = perThread_.size();
+        for (const auto &[b, writers] : roleWritten_) n += writers.size();
+        return n;
+    };
+    for (size_t before = SIZE_MAX; before != size();) {
+        before = size();
         dependentVars_.clear();
         findPerThreadRegisters(body, false);
     }
     dependentVars_.clear();
+}
+
+bool Uniformity::perThread(const BufferNode *b) const {
+    if (perThread_.count(b)) return true;
+    auto written = roleWritten_.find(b);
+    if (written == roleWritten_.end()) return false;
+    if (roles_.empty()) return true;   // the block's threads: some ran a writer, some not
+    const std::vector<int64_t> &here = roles_.back()->warps;
+    for (const WarpSpecialize *writer : written->second) {
+        auto ran = [&](int64_t warp) { return std::binary_search(writer->warps.begin(), writer->warps.end(), warp); };
+        bool all = std::all_of(here.begin(), here.end(), ran), none = std::none_of(here.begin(), here.end(), ran);
+        if (!all && !none) return true;
+    }
+    return false;
 }
 
 bool Uniformity::threadDependent(const Expr &e) const {
@@ -37,7 +56,7 @@ bool Uniformity::threadDependentBeyondFragments(const Expr &e) const {
         if (const SpecialReg *r = as<SpecialReg>(x); r && r->special == SpecialKind::ThreadIdx) dependent = true;
         if (const Var *v = as<Var>(x); v && dependentVars_.count(v)) dependent = true;
         if (as<Shuffle>(x)) dependent = true;
-        if (const Load *l = as<Load>(x); l && !isMemory(*l->buffer) && l->buffer->scope != MemScope::Fragment && perThread_.count(l->buffer.get()))
+        if (const Load *l = as<Load>(x); l && !isMemory(*l->buffer) && l->buffer->scope != MemScope::Fragment && perThread(l->buffer.get()))
             dependent = true;
     });
     return dependent;
@@ -83,7 +102,7 @@ Uniformity::Sources Uniformity::sourcesOf(const Expr &e) const {
         if (const SpecialReg *r = as<SpecialReg>(x); r && r->special == SpecialKind::ThreadIdx) src.threadIndex = true;
         if (const Var *v = as<Var>(x); v && dependentVars_.count(v)) src.threadIndex = true;
         if (as<Shuffle>(x)) src.threadIndex = true;
-        if (const Load *l = as<Load>(x); l && !src.perThreadRegister && !isMemory(*l->buffer) && perThread_.count(l->buffer.get()))
+        if (const Load *l = as<Load>(x); l && !src.perThreadRegister && !isMemory(*l->buffer) && perThread(l->buffer.get()))
             src.perThreadRegister = l->buffer.get();
     });
     return src;
@@ -101,7 +120,7 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         return;
     }
     if (const Allocate *a = as<Allocate>(s)) {
-        if (inRole_) roleLocals_.insert(a->buffer.get());
+        if (!roles_.empty()) allocatedInRoles_[a->buffer.get()] = roles_.size();
         return findPerThreadRegisters(a->body, divergent);
     }
     if (const For *f = as<For>(s)) {
@@ -128,13 +147,11 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
     // allocated there is only seen by them; one allocated outside and
     // written there differs between the role's threads and the others.
     if (const WarpSpecialize *w = as<WarpSpecialize>(s)) {
-        bool outerIn = std::exchange(inRole_, true);
-        std::set<const BufferNode *> outerLocals = std::exchange(roleLocals_, {});
+        enterRole(*w);
         ++roleDepth_;
         findPerThreadRegisters(w->body, divergent);
         --roleDepth_;
-        inRole_ = outerIn;
-        roleLocals_ = std::move(outerLocals);
+        leaveRole();
         return;
     }
     auto uniformIndices = [&](const std::vector<Expr> &indices) {
@@ -149,7 +166,10 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
         uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
                        (isMemory(*v->src) || !perThread_.count(v->src.get()));
     for (const Access &a : ownEffects(s).accesses) {
-        if (a.writes() && !isMemory(*a.buffer) && (!uniformStore || (inRole_ && !roleLocals_.count(a.buffer)))) perThread_.insert(a.buffer);
+        if (!a.writes() || isMemory(*a.buffer)) continue;
+        auto local = allocatedInRoles_.find(a.buffer);
+        if (!uniformStore) perThread_.insert(a.buffer);
+        else if (!roles_.empty() && (local == allocatedInRoles_.end() || local->second < roles_.size())) roleWritten_[a.buffer].insert(roles_.back());
     }
 }
 

@@ -8,12 +8,19 @@
 // (fragments' registers, anything written per thread) are per-thread. Used
 // by insert-syncs (which branches every thread takes alike) and by
 // store-uniform-once (which stores every thread would make alike). Inside a
-// ws(...) role, "every thread" is the role's.
+// ws(...) role, "every thread" is the role's: a register allocated outside
+// the roles that roles write alike in their threads (TileLang's tile
+// scheduler state, set before the role branches and advanced in each) holds
+// one value in each role's threads -- each thread has its own register, so
+// another role's writes never reach them -- and differs between roles. A
+// walk that asks inside a role says so with enterRole / leaveRole.
 #pragma once
 
 #include "ir/IR.h"
 
+#include <map>
 #include <set>
+#include <vector>
 
 namespace tilet::ir {
 
@@ -31,6 +38,9 @@ public:
     bool threadDependentBeyondFragments(const Expr &e) const;
     // Marks a variable bound to a thread-dependent value (a walk's own lets and loops).
     void bind(const VarNode *v, bool dependent);
+    // A walk enters and leaves the body of ws(...) role `role` (roles nest).
+    void enterRole(const WarpSpecialize &role) { roles_.push_back(&role); }
+    void leaveRole() { roles_.pop_back(); }
     // The register `e` reads that makes it differ between threads, if that is
     // the only reason (no thread index, no value derived from one): a
     // program's own per-thread `var`, never one of the lowering's guards.
@@ -53,10 +63,19 @@ private:
     void findPerThreadRegisters(const Stmt &s, bool divergent);
     void findInLoop(const Stmt &loop, const Stmt &body, bool divergent);
 
+    // Whether register `b` may differ between the threads that run the
+    // point walked (those of the innermost role entered, or the block).
+    bool perThread(const BufferNode *b) const;
+
     std::set<const VarNode *> dependentVars_;
-    std::set<const BufferNode *> perThread_;   // registers whose value may differ between threads
-    bool inRole_ = false;                      // walking a ws(...) role's body
-    std::set<const BufferNode *> roleLocals_;  // registers allocated inside the role being walked
+    std::set<const BufferNode *> perThread_;   // registers whose value may differ between threads, wherever read
+    // Registers allocated outside a role and written alike by the threads of
+    // roles: the roles that write each. Alike where every thread that runs
+    // the point runs all or none of each writer (inside a writer, or in a
+    // role of other warps), per-thread elsewhere.
+    std::map<const BufferNode *, std::set<const WarpSpecialize *>> roleWritten_;
+    std::vector<const WarpSpecialize *> roles_;   // the ws(...) roles around the point walked, outermost first
+    std::map<const BufferNode *, size_t> allocatedInRoles_;   // a register allocated inside roles: how many roles around it
     bool loopEntryDivergent_ = false;          // the innermost loop being walked was entered under divergent control
     bool jumpMetApart_ = false;                // and a jump of it was met under a thread-dependent condition
     int roleDepth_ = 0, loopRoleDepth_ = 0;    // ws(...) roles around the statement walked, and around the innermost loop

@@ -1239,6 +1239,7 @@ private:
             barrierThreads_ = w.threads();
             State inside;
             Nested inRole(nested_);
+            uniformity_.enterRole(w);
             // A role inside a loop runs its body once per iteration of it.
             PacingScope pacing(*this, w.body, loops_ > 0);
             size_t logged = log.size();
@@ -1265,6 +1266,7 @@ private:
                     break;
                 }
             }
+            uniformity_.leaveRole();
             barrierId_ = outerId;
             barrierThreads_ = outerThreads;
             out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, body, w.span));

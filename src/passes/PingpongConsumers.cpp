@@ -82,6 +82,12 @@ public:
 
 protected:
     Stmt mutateWarpSpecialize(const Stmt &self, const ir::WarpSpecialize &n) override {
+        uniformity_.enterRole(n);
+        Stmt out = mutateRole(self, n);
+        uniformity_.leaveRole();
+        return out;
+    }
+    Stmt mutateRole(const Stmt &self, const ir::WarpSpecialize &n) {
         // Other roles are walked too, for the loops that ask for turns.
         if (!n.wholeWarpGroups() || n.warpGroups().size() != 2) return ir::Mutator::mutateWarpSpecialize(self, n);
         role_ = &n;

@@ -37,7 +37,9 @@ protected:
     ir::Stmt mutateWarpSpecialize(const ir::Stmt &self, const ir::WarpSpecialize &n) override {
         int64_t outer = std::exchange(firstThread_, n.firstThread());
         const ir::Stmt *outerScope = std::exchange(scope_, &n.body);
+        uniformity_.enterRole(n);
         ir::Stmt out = ir::Mutator::mutateWarpSpecialize(self, n);
+        uniformity_.leaveRole();
         firstThread_ = outer;
         scope_ = outerScope;
         return out;

@@ -158,7 +158,9 @@ public:
             // A role's threads are the threads of the work inside it.
             const ir::StmtNode *outer = std::exchange(divergentAt_, nullptr);
             const ir::StmtNode *outerRole = std::exchange(role_, s.get());
+            uniformity_.enterRole(*w);
             walk(w->body);
+            uniformity_.leaveRole();
             divergentAt_ = outer;
             role_ = outerRole;
         } else if (ir::as<ir::ScaleTranspose>(s)) {

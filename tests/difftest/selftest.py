@@ -585,6 +585,29 @@ check("branch on a var every thread takes alike", t["B"], [7] * 64)
 expect_invalid("branch on a var threads take apart", ALIKE.replace("VALUE", "A[tx]"), "k",
                {"A": [1] * 32 + [0] * 32, "B": [0] * 64}, "differently")
 
+# Registers are per thread: a var the block set before its roles starts
+# each role at that value, and a role's updates reach its own threads only
+# (the roles run one after another here, on behalf of their threads).
+ROLE_VARS = """kernel k(B: int32[2, 4]) grid(1) threads(256) as (tx) {
+    var t: int32 = 5;
+    if (tx < 128) {
+        t = t + 1;
+        for i in parallel(4) { B[0, i] = t; }
+    } else {
+        t = t * 2;
+        for i in parallel(4) { B[1, i] = t; }
+    }
+    TAIL
+}"""
+t = run(ROLE_VARS.replace("TAIL", ""), "k", {"B": [0] * 8})
+check("each role's own copy of the block's vars", t["B"], [6] * 4 + [10] * 4)
+try:
+    run(ROLE_VARS.replace("TAIL", "for i in parallel(4) { B[0, i] = t; }"), "k", {"B": [0] * 8})
+    failures.append("the block's read of a var its roles set: not reported as unsupported")
+except tlinterp.Unsupported as e:
+    if "roles set" not in str(e):
+        failures.append(f"the block's read of a var its roles set: unsupported for another reason: {e}")
+
 # Cluster launch control: clusters run in launch order, and each request
 # takes the next one not yet run (which then never runs); block 0 takes
 # blocks 1 to 3 and records their indices, its fifth request finds none.

@@ -461,6 +461,13 @@ class KernelTranslator:
         self.divergent = 0        # inside a branch or loop threads may take differently
         self.in_ws = 0            # inside ws(...) bodies (run in program order)
         self.in_role_gen = False  # inside a role made from a branch on the thread index
+        # Vars: their Python names, and how many loops were around each declaration.
+        self.var_loops = {}
+        # Vars that roles set: each thread has its own register, so after
+        # the roles the threads of different roles hold different values,
+        # which the block's code cannot read here (Python name: the roles
+        # that set it, as (first thread, threads)).
+        self.diverged = {}
         self.lockstep_guard = None  # inside a role of thread-level code: the name of whether this thread is in it
         self.tx_derived = set()   # names of the thread index and of lets computed from it
         self.thread_branch = 0    # inside a branch of a role that some of its threads take (role_thread_branch)
@@ -487,7 +494,37 @@ class KernelTranslator:
         return f"_{base}{self.uid}"
 
     def emit(self, depth, text):
+        if self.diverged and not self.in_ws and not self.in_role_gen:
+            self.check_diverged(text)
         self.lines.append("    " * depth + text)
+
+    def check_diverged(self, text):
+        """Block-level code may assign a var that roles set (every thread
+        again holds one value), not read it."""
+        for py in list(self.diverged):
+            assigned = re.match(rf"{re.escape(py)} = (.*)$", text)
+            if assigned and not re.search(rf"\b{re.escape(py)}\b", assigned.group(1)):
+                del self.diverged[py]
+            elif re.search(rf"\b{re.escape(py)}\b", text):
+                raise Unsupported("the block reads a var that its roles set, each role's threads to their own value")
+
+    def role_vars(self, code, key):
+        """The vars declared outside a role that its code (`code`, Python)
+        reads and sets, for the role of threads `key` (first, count): each
+        role runs with its threads' own copy of them (registers are per
+        thread), starting from the block's values or, where this role set
+        them before, from its own."""
+        used = [py for py in self.var_loops if re.search(rf"\b{re.escape(py)}\b", code)]
+        assigned = [py for py in used if re.search(rf"^\s*{re.escape(py)} = ", code, re.M)]
+        for py in used:
+            for other in self.diverged.get(py, ()):
+                apart = other[0] + other[1] <= key[0] or key[0] + key[1] <= other[0]
+                if other != key and not apart:
+                    raise Unsupported("a var that roles of overlapping threads set")
+        for py in assigned:
+            if len(self.loop_bodies) > self.var_loops[py]:
+                raise Unsupported("a var declared outside a loop, set by a role inside it")
+        return used, assigned
 
     # -------------------------------------------------------------- kernel
     def translate(self):
@@ -536,6 +573,7 @@ class KernelTranslator:
             self.emit(1, "if False:")
             self.emit(2, "yield None")
             self.emit(1, "_rng = Philox()")
+            self.emit(1, "_rv = {}   # the vars of each role's threads (KernelTranslator.role_vars)")
             self.stmts(body, 1)
             return "\n".join(self.lines) + "\n"
         # Every thread runs the body; statements outside branches and loops
@@ -546,6 +584,7 @@ class KernelTranslator:
         self.emit(1, "if False:")
         self.emit(2, "yield None")
         self.emit(1, "_rng = Philox()")
+        self.emit(1, "_rv = {}   # the vars of each role's threads (KernelTranslator.role_vars)")
         self.per_thread.add("_rng")   # each thread's own generator
         below = 1
         for i, (n, e) in enumerate(zip(self.thread_names, extents)):
@@ -702,6 +741,7 @@ class KernelTranslator:
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
             self.per_thread.add(py)   # each thread's own
+            self.var_loops[py] = len(self.loop_bodies)
             if self.parallel_depth:
                 self.parallel_locals.add(py)   # declared in a parallel loop: each iteration's own
         elif k == "Assign":
@@ -756,11 +796,27 @@ class KernelTranslator:
             outer = self.role_threads
             self.role_threads = 128 * len(roles)
             self.emit(d, f"# ws{tuple(roles)}")
+            start = len(self.lines)
             self.emit(d, "if True:")
             self.in_ws += 1
             self.stmts(body, d + 1)
             self.in_ws -= 1
             self.role_threads = outer
+            if not self.in_ws:
+                # The roles run in program order here: each with its
+                # threads' own copy of the block's vars (role_vars), the
+                # block's values put back after it.
+                key = (128 * min(roles), 128 * (max(roles) - min(roles) + 1))
+                used, assigned = self.role_vars("\n".join(self.lines[start:]), key)
+                own = [py for py in used if key in self.diverged.get(py, ())]
+                kept = sorted(set(assigned) | set(own))
+                if kept:
+                    saved = self.fresh("_block_vars")
+                    self.lines[start:start] = ["    " * d + f"{saved} = ({', '.join(kept)},)"] + ["    " * d + f"{py} = _rv[({key!r}, {py!r})]" for py in own]
+                    self.lines += ["    " * d + f"_rv[({key!r}, {py!r})] = {py}" for py in assigned]
+                    self.lines.append("    " * d + f"{', '.join(kept)}, = {saved}")
+                    for py in assigned:
+                        self.diverged.setdefault(py, set()).add(key)
         elif k == "Call":
             self.call_stmt(s, d)
         else:
@@ -957,10 +1013,13 @@ class KernelTranslator:
             self.stmts(block.kids, d)
             self.lockstep_guard = None
             return
+        entry = len(self.lines)
         self.emit(d, "if _t == 0:")
         outer = self.role_threads
         saved = self.thread_mode
         gens = []
+        gen_args = []
+        entering = set()   # the block's vars the roles start from
         # Values that differ between threads outside the roles: none may be
         # used inside (thread 0 runs a role for all its threads). A var
         # declared inside a role is the role's, alike in its threads.
@@ -988,11 +1047,32 @@ class KernelTranslator:
             self.in_role_gen = False
             self.thread_mode = saved
             code = "\n".join(self.lines[start:])
-            if any(re.search(rf"\b{re.escape(p)}\b", code) for p in outside):
+            used, assigned = [], []
+            if kind == "static":
+                # The block's vars: each role starts from its threads' own copy (role_vars).
+                key = (first_of[gen_index - 1], count)
+                used, assigned = self.role_vars(code, key)
+                self.lines[start] = self.lines[start].replace("():", f"({', '.join(used)}):") if used else self.lines[start]
+                own = {py for py in used if key in self.diverged.get(py, ())}   # this role set them before
+                gen_args.append(", ".join(f"_rv[({key!r}, {py!r})]" if py in own else py for py in used))
+                entering.update(set(used) - own)
+                for py in assigned:
+                    self.lines.append("    " * (d + 2) + f"_rv[({key!r}, {py!r})] = {py}")
+                    self.diverged.setdefault(py, set()).add(key)
+            else:
+                gen_args.append("")
+            if any(re.search(rf"\b{re.escape(p)}\b", code) for p in outside - set(used)):
                 raise Unsupported("a thread index or per-thread value inside a role made from a branch on it")
             self.per_thread = set(outside)
         if kind == "static":
-            roles = f"[{', '.join(g + '()' for g in gens)}]"
+            roles = f"[{', '.join(f'{g}({a})' for g, a in zip(gens, gen_args))}]"
+            if entering:
+                # Thread 0 runs the roles for all their threads: the vars they
+                # start from must hold one value in every thread.
+                site = self.fresh("_vars")
+                names = sorted(entering)
+                self.lines[entry:entry] = ["    " * d + f"rt.posted.setdefault({site!r}, {{}})[_t] = ({', '.join(names)},)", "    " * d + "yield 0"]
+                self.lines.append("    " * (d + 1) + f"rt.same(rt.posted[{site!r}], 'the vars {', '.join(names)} entering the roles')")
         else:
             # Which threads take each branch, in this block: every branch
             # with a body runs on whole consecutive warps, or on none.
@@ -1005,10 +1085,11 @@ class KernelTranslator:
         # The roles run side by side: each until a barrier_wait whose phase
         # has not completed, then the next (Runtime.run_roles); in a cluster,
         # when none can go on, the other blocks run (Runtime.run_roles_co).
+        # (Their arguments are the vars role_vars gives each: no read of the block's.)
         if self.cooperative:
-            self.emit(d + 1, f"yield from rt.run_roles_co({roles})")
+            self.lines.append("    " * (d + 1) + f"yield from rt.run_roles_co({roles})")
         else:
-            self.emit(d + 1, f"rt.run_roles({roles})")
+            self.lines.append("    " * (d + 1) + f"rt.run_roles({roles})")
         self.role_threads = outer
 
     def let(self, s, d):
@@ -2649,6 +2730,13 @@ class Runtime:
             if v is None and dst.buf.scope == "global":
                 raise InvalidProgram(f"'{src.buf.name}'{list(si)} is copied to global memory before it is written")
             self.write(dst.buf, di, None if v is None else convert(v, st, dt))
+
+    @staticmethod
+    def same(posted, what):
+        """The vars the roles start from hold one value in every thread
+        (KernelTranslator.roles): thread 0 runs the roles for all."""
+        if len(set(posted.values())) > 1:
+            raise Unsupported(f"{what} differ between threads")
 
     @staticmethod
     def alike(posted, what):
