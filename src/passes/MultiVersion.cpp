@@ -173,12 +173,29 @@ std::string partlyFilled(const std::vector<Stmt> &fills, const ir::Buffer &tile)
 
 } // namespace
 
+std::optional<ir::Writer> sourceWrittenBy(const Stmt &producer, const Stmt &other) {
+    std::set<const ir::BufferNode *> sources;
+    ir::forEachEffect(producer, [&](const Stmt &, const ir::Effects &fx) {
+        for (const ir::Access &a : fx.accesses)
+            if (a.reads() && a.buffer->scope == ir::MemScope::Global) sources.insert(&ir::storageRoot(*a.buffer));
+    });
+    std::optional<ir::Writer> writer;
+    ir::forEachEffect(other, [&](const Stmt &t, const ir::Effects &fx) {
+        for (const ir::Access &a : fx.accesses)
+            if (!writer && a.writes() && sources.count(&ir::storageRoot(*a.buffer))) writer = ir::Writer{a.buffer->name, t->span};
+    });
+    return writer;
+}
+
 std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &others, const ir::For &loop) {
     const Stmt &op = ir::unguarded(producer);
     const ir::Buffer &tile = producedTile(op);
     std::vector<Stmt> fills{op};
     for (const Stmt &o : others) {
         if (o.get() == producer.get()) continue;
+        if (std::optional<ir::Writer> writer = sourceWrittenBy(op, o))
+            return "what it loads from '" + writer->buffer + "' is written at " + writer->at.lineColumn() + " in the pipelined loop at " +
+                   loop.span.lineColumn() + ": a load issued ahead would read it before that write, so the copy runs in order";
         // Another load into other elements of the tile is issued ahead with it (into the same version).
         if (fillApart(op, ir::unguarded(o))) {
             fills.push_back(ir::unguarded(o));

@@ -6,6 +6,7 @@
 // (cp.async) and specialize-warps (TMA producer warp group).
 #pragma once
 
+#include "ir/Effects.h"
 #include "ir/IR.h"
 #include "support/Diagnostics.h"
 
@@ -56,7 +57,13 @@ const ir::Buffer &producedTile(const ir::Stmt &producer);
 // copy selection runs the copy in order, specialize-warps leaves the loop.
 // Likewise when the loop's loads of the tile leave part of it unwritten:
 // each version would keep an older iteration's elements there.
+// The same when another statement writes global memory the producer loads:
+// a load issued ahead would read it before the write.
 std::string tileRewrittenInLoop(const ir::Stmt &producer, const std::vector<ir::Stmt> &others, const ir::For &loop);
+
+// A global buffer (by storage) that `producer` loads from and `other` (or a
+// statement inside it) writes, and the first such write; none if none.
+std::optional<ir::Writer> sourceWrittenBy(const ir::Stmt &producer, const ir::Stmt &other);
 
 // The first of `consumers` from `from` on that surely retires the wgmma
 // group a gemm with wg_wait other than 0 committed just before `from`, and

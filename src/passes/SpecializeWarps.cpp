@@ -476,6 +476,13 @@ private:
         statements.insert(statements.end(), plan.consumers.begin(), plan.consumers.end());
         for (const ir::Stmt &p : plan.producers)
             if (std::string rewritten = tileRewrittenInLoop(p, statements, loop); !rewritten.empty()) return fail(why, rewritten);
+        // The producer warp group loads from the kernel's start and runs
+        // ahead across runs of the loop: nothing orders its loads after a
+        // store of the consumers, before the loop or between its runs.
+        for (const ir::Stmt &p : plan.producers)
+            if (std::optional<ir::Writer> writer = sourceWrittenBy(p, kernel_.body))
+                return fail(why, "the copy at " + p->span.lineColumn() + " loads from '" + writer->buffer + "', which the kernel writes at " +
+                                     writer->at.lineColumn() + ": a producer warp group's loads would not wait for that write");
         return plan;
     }
 
