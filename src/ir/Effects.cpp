@@ -425,6 +425,12 @@ void operandEffects(const Stmt &s, Effects &fx) {
         return;
     }
     case StmtKind::FinalizeReducer: acc.push_back(element(as<FinalizeReducer>(s)->reducer, AccessMode::ReadWrite)); return;
+    case StmtKind::Cumsum: {
+        const Cumsum &n = *as<Cumsum>(s);
+        acc.push_back(box(n.src, AccessMode::Read));
+        acc.push_back(box(n.dst, n.src.buffer == n.dst.buffer ? AccessMode::ReadWrite : AccessMode::Write));
+        return;
+    }
     case StmtKind::AtomicAdd: {
         const AtomicAdd &n = *as<AtomicAdd>(s);
         acc.push_back(box(n.dst, AccessMode::ReadWrite));
@@ -594,6 +600,7 @@ bool issuedByOneThread(const Stmt &s) {
     case StmtKind::Gemm:
     case StmtKind::Fill:
     case StmtKind::Reduce:
+    case StmtKind::Cumsum:
     case StmtKind::FinalizeReducer:
     case StmtKind::AtomicAdd:
     case StmtKind::Im2Col:
@@ -656,6 +663,7 @@ const char *warpWideInstruction(const Stmt &s) {
     case StmtKind::Gemm:
     case StmtKind::Fill:
     case StmtKind::Reduce:
+    case StmtKind::Cumsum:
     case StmtKind::FinalizeReducer:
     case StmtKind::AtomicAdd:
     case StmtKind::Im2Col:

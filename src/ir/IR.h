@@ -1149,6 +1149,22 @@ struct Fill : StmtNode {
     const Expr value;
 };
 
+// cumsum(src, dst, dim, reverse) of a shared or local buffer (TileLang's
+// T.cumsum): the running sums of each line along a dimension, from its last
+// element with `reverse`. The dimension is counted from the last
+// (`dimFromEnd` 1 is the last), which stays true when a pipelined loop
+// gives the regions a leading version dimension. lower-tile-ops gives each
+// line of a shared buffer to one thread of the block or of the role that
+// runs it; a local buffer's lines are all its thread's.
+struct Cumsum : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::Cumsum;
+    Cumsum(Region sr, Region dr, int64_t d, bool r, SourceRange s = {})
+        : StmtNode(kKind, s), src(std::move(sr)), dst(std::move(dr)), dimFromEnd(d), reverse(r) {}
+    const Region src, dst;
+    const int64_t dimFromEnd;
+    const bool reverse;
+};
+
 enum class ReduceOp { Sum, Max, Min, AbsSum, AbsMax };
 const char *reduceOpName(ReduceOp op);
 

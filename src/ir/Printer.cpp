@@ -370,6 +370,11 @@ public:
             line("fill " + region(f.dst) + " = " + expr(f.value));
             return;
         }
+        case StmtKind::Cumsum: {
+            auto &c = static_cast<const Cumsum &>(*s);
+            line("cumsum " + region(c.src) + " -> " + region(c.dst) + " dim=-" + std::to_string(c.dimFromEnd) + (c.reverse ? " reverse" : ""));
+            return;
+        }
         case StmtKind::Reduce: {
             auto &r = static_cast<const Reduce &>(*s);
             line(std::string("reduce_") + reduceOpName(r.op) + " " + r.src->name + " -> " + r.dst->name + " dim=" +

@@ -109,6 +109,7 @@ public:
     void visitCopy(const Copy &n) override { tileOp("copy"); Visitor::visitCopy(n); }
     void visitGemm(const Gemm &n) override { tileOp("gemm"); Visitor::visitGemm(n); }
     void visitFill(const Fill &n) override { tileOp("fill"); Visitor::visitFill(n); }
+    void visitCumsum(const Cumsum &n) override { tileOp("cumsum"); Visitor::visitCumsum(n); }
     void visitReduce(const Reduce &n) override { tileOp("reduce"); Visitor::visitReduce(n); }
     void visitFinalizeReducer(const FinalizeReducer &n) override { tileOp("finalize_reducer"); Visitor::visitFinalizeReducer(n); }
     void visitAtomicAdd(const AtomicAdd &n) override { tileOp("atomic_add"); Visitor::visitAtomicAdd(n); }

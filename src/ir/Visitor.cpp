@@ -165,6 +165,10 @@ void Visitor::visitGemm(const Gemm &n) {
 }
 void Visitor::visitFill(const Fill &n) { visitRegion(n.dst); visit(n.value); }
 void Visitor::visitReduce(const Reduce &) {}
+void Visitor::visitCumsum(const Cumsum &n) {
+    visitRegion(n.src);
+    visitRegion(n.dst);
+}
 void Visitor::visitFinalizeReducer(const FinalizeReducer &) {}
 void Visitor::visitScaleTranspose(const ScaleTranspose &n) { visitRegion(n.region); }
 void Visitor::visitIm2Col(const Im2Col &n) {
@@ -619,6 +623,12 @@ Stmt Mutator::mutateReduce(const Stmt &self, const Reduce &n) {
     Buffer src = mutateBuffer(n.src), dst = mutateBuffer(n.dst);
     if (src == n.src && dst == n.dst) return self;
     return std::make_shared<Reduce>(n.op, src, dst, n.dim, n.clear, n.span);
+}
+
+Stmt Mutator::mutateCumsum(const Stmt &self, const Cumsum &n) {
+    Region src = mutateRegion(n.src), dst = mutateRegion(n.dst);
+    if (sameRegion(src, n.src) && sameRegion(dst, n.dst)) return self;
+    return std::make_shared<Cumsum>(src, dst, n.dimFromEnd, n.reverse, n.span);
 }
 
 Stmt Mutator::mutateFinalizeReducer(const Stmt &self, const FinalizeReducer &n) {

@@ -13,6 +13,7 @@
 #include "passes/RoleMutator.h"
 #include "support/InternalError.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace tilet {
@@ -204,6 +205,64 @@ protected:
             std::vector<ir::Expr> at = ir::regionIndices(g.dst, {i, ir::add(ir::mul(r, c64(run)), lane)});
             return std::make_shared<ir::Store>(g.dst.buffer, at, value, op, g.span);
         });
+    }
+
+    // cumsum (TileLang's T.cumsum): each line along `dim` is one thread's
+    // serial scan -- of the block or of the role that runs it, lines dealt
+    // out in rounds of its threads; a local buffer's lines all the thread's own.
+    ir::Stmt mutateCumsum(const ir::Stmt &, const ir::Cumsum &c) override {
+        const ir::Region &src = c.src, &dst = c.dst;
+        const SourceRange span = c.span;
+        // The regions' dimensions, counted from the last: a pipelined loop may
+        // have given either a leading version dimension (extent 1) of its own.
+        const int64_t rank = static_cast<int64_t>(std::min(src.extents.size(), dst.extents.size()));
+        const int64_t dim = rank - c.dimFromEnd;   // among the last `rank`
+        const int64_t n = src.extents[src.extents.size() - c.dimFromEnd];
+        const DType t = src.buffer->dtype;
+        // One thread's scan of the line through `coords` (dimension `dim` left out).
+        std::vector<ir::VarRef> coords;
+        for (int64_t d = 0; d < rank; ++d) coords.push_back(d == dim ? nullptr : ir::makeVar("c" + std::to_string(d), DType::Int32, span));
+        ir::VarRef k = ir::makeVar("k", DType::Int32, span);
+        ir::Buffer acc = ir::makeBuffer(src.buffer->name + "_running", t, {}, ir::MemScope::Local, span);
+        ir::Expr at = c.reverse ? ir::sub(ir::intImm(n - 1), k) : ir::Expr(k);
+        auto indices = [&](const ir::Region &r) {
+            const int64_t lead = static_cast<int64_t>(r.mins.size()) - rank;
+            std::vector<ir::Expr> idx(r.mins.begin(), r.mins.begin() + lead);
+            for (int64_t d = 0; d < rank; ++d) idx.push_back(ir::add(r.mins[lead + d], d == dim ? at : ir::Expr(coords[d])));
+            return idx;
+        };
+        ir::Expr zero = isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
+        auto accLoad = std::make_shared<ir::Load>(acc, std::vector<ir::Expr>{}, span);
+        // Narrow floats add in f32 (docs/language.md section 7); the running sum
+        // is rounded to the source's dtype at each step, then converted to the destination's.
+        auto as = [](DType type, ir::Expr e) { return e->dtype == type ? e : ir::cast(type, std::move(e)); };
+        ir::Stmt step = ir::seq(
+            {std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, as(t, ir::add(accLoad, std::make_shared<ir::Load>(src.buffer, indices(src), span))),
+                                         ir::StoreOp::Assign, span),
+             std::make_shared<ir::Store>(dst.buffer, indices(dst), as(dst.buffer->dtype, accLoad), ir::StoreOp::Assign, span)});
+        ir::Stmt line = std::make_shared<ir::Allocate>(
+            acc, ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, zero, ir::StoreOp::Assign, span),
+                          std::make_shared<ir::For>(k, ir::intImm(0), ir::intImm(n), ir::ForKind::Serial, step, span)}),
+            span);
+        // Line l's coordinates, the last dimension fastest.
+        ir::VarRef l = ir::makeVar("line", DType::Int32, span);
+        int64_t lines = 1;
+        for (int64_t d = rank; d-- > 0;) {
+            if (d == dim) continue;
+            const int64_t extent = src.extents[src.extents.size() - rank + d];
+            ir::Expr coord = extent == 1 ? ir::intImm(0) : ir::mod(ir::div(l, ir::intImm(lines)), ir::intImm(extent));
+            line = std::make_shared<ir::LetStmt>(coords[d], coord, line, span);
+            lines *= extent;
+        }
+        if (src.buffer->scope == ir::MemScope::Local) return std::make_shared<ir::For>(l, ir::intImm(0), ir::intImm(lines), ir::ForKind::Serial, line, span);
+        const int64_t threads = roleThreads();
+        ir::VarRef round = ir::makeVar("round", DType::Int32, span);
+        const int64_t rounds = (lines + threads - 1) / threads;
+        ir::Expr mine = rounds == 1 ? roleThread() : ir::add(ir::mul(round, ir::intImm(threads)), roleThread());
+        line = std::make_shared<ir::IfThenElse>(ir::lt(l, ir::intImm(lines)), line, nullptr, span);
+        line = std::make_shared<ir::LetStmt>(l, mine, line, span);
+        if (rounds == 1) return line;
+        return std::make_shared<ir::For>(round, ir::intImm(0), ir::intImm(rounds), ir::ForKind::Serial, line, span);
     }
 
     // tcgen05_sf_warp_transpose: for each chunk, lane l reads the words

@@ -208,7 +208,7 @@ public:
                 return;
             }
             report(s, "sync_threads", "every thread of the block", "a __syncthreads that only some threads reach hangs the block");
-        } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::AtomicAdd>(s) ||
+        } else if (ir::as<ir::Copy>(s) || ir::as<ir::Fill>(s) || ir::as<ir::Gemm>(s) || ir::as<ir::Reduce>(s) || ir::as<ir::Cumsum>(s) || ir::as<ir::AtomicAdd>(s) ||
                    ir::as<ir::FinalizeReducer>(s)) {
             report(s, "a tile operation");
         } else if (ir::as<ir::ClcTryCancel>(s) && !divergentAt_) {

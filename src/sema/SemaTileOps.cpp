@@ -2065,46 +2065,12 @@ ir::Stmt Checker::checkCumsum(const ast::Call &c) {
         else reverse = *v;
     }
     if (!ok) return nullptr;
-    int64_t n = *ir::constInt(src->shape[dim]);
-    DType t = src->dtype;
-    // One thread's scan of the line through `coords` (dimension `dim` left out).
-    std::vector<ir::VarRef> vars;
-    for (int64_t d = 0; d < rank; ++d) vars.push_back(d == dim ? nullptr : ir::makeVar("c" + std::to_string(d), DType::Int32, c.range));
-    ir::VarRef k = ir::makeVar("k", DType::Int32, c.range);
-    ir::Buffer acc = ir::makeBuffer(src->name + "_running", t, {}, ir::MemScope::Local, c.range);
-    ir::Expr at = reverse ? ir::sub(ir::intImm(n - 1), k) : ir::Expr(k);
-    std::vector<ir::Expr> idx;
-    for (int64_t d = 0; d < rank; ++d) idx.push_back(d == dim ? at : ir::Expr(vars[d]));
-    ir::Expr zero = isFloat(t) ? ir::floatImm(0, t) : ir::intImm(0, t);
-    auto accLoad = std::make_shared<ir::Load>(acc, std::vector<ir::Expr>{}, c.range);
-    // Narrow floats add in f32 (section 7); the running sum is rounded to the
-    // source's dtype at each step, then converted to the destination's.
-    auto as = [](DType type, ir::Expr e) { return e->dtype == type ? e : ir::cast(type, std::move(e)); };
-    ir::Stmt step = ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, as(t, ir::add(accLoad, std::make_shared<ir::Load>(src, idx, c.range))),
-                                                         ir::StoreOp::Assign, c.range),
-                             std::make_shared<ir::Store>(dst, idx, as(dst->dtype, accLoad), ir::StoreOp::Assign, c.range)});
-    ir::Stmt line = std::make_shared<ir::Allocate>(
-        acc, ir::seq({std::make_shared<ir::Store>(acc, std::vector<ir::Expr>{}, zero, ir::StoreOp::Assign, c.range),
-                      std::make_shared<ir::For>(k, ir::intImm(0), ir::intImm(n), ir::ForKind::Serial, step, c.range)}),
-        c.range);
-    // Line l's coordinates, the last dimension fastest.
-    ir::VarRef l = ir::makeVar("line", DType::Int32, c.range);
-    int64_t lines = 1;
-    for (int64_t d = rank; d-- > 0;) {
-        if (d == dim) continue;
-        int64_t extent = *ir::constInt(src->shape[d]);
-        line = std::make_shared<ir::LetStmt>(vars[d], ir::mod(ir::div(l, ir::intImm(lines)), ir::intImm(extent)), line, c.range);
-        lines *= extent;
-    }
-    if (src->scope == ir::MemScope::Local) return std::make_shared<ir::For>(l, ir::intImm(0), ir::intImm(lines), ir::ForKind::Serial, line, c.range);
-    int64_t threads = kernel_ ? kernel_->threads : 128;
-    ir::VarRef round = ir::makeVar("round", DType::Int32, c.range);
-    int64_t rounds = (lines + threads - 1) / threads;
-    ir::Expr mine = rounds == 1 ? ir::threadIdx() : ir::add(ir::mul(round, ir::intImm(threads)), ir::threadIdx());
-    line = std::make_shared<ir::IfThenElse>(ir::lt(l, ir::intImm(lines)), line, nullptr, c.range);
-    line = std::make_shared<ir::LetStmt>(l, mine, line, c.range);
-    if (rounds == 1) return line;
-    return std::make_shared<ir::For>(round, ir::intImm(0), ir::intImm(rounds), ir::ForKind::Serial, line, c.range);
+    auto whole = [&](const ir::Buffer &b) {
+        std::vector<int64_t> extents;
+        for (const ir::Expr &e : b->shape) extents.push_back(*ir::constInt(e));
+        return ir::Region{b, std::vector<ir::Expr>(extents.size(), ir::intImm(0)), extents, c.range};
+    };
+    return std::make_shared<ir::Cumsum>(whole(src), whole(dst), rank - dim, reverse, c.range);
 }
 
 } // namespace tilet::sema

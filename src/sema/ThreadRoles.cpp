@@ -29,6 +29,7 @@ bool spreadsWork(const ir::Stmt &s) {
         case ir::StmtKind::Gemm:
         case ir::StmtKind::Fill:
         case ir::StmtKind::Reduce:
+        case ir::StmtKind::Cumsum:
         case ir::StmtKind::FinalizeReducer:
         case ir::StmtKind::AtomicAdd:
         case ir::StmtKind::Im2Col:
