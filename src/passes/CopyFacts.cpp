@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <numeric>
+
 namespace tilet {
 
 std::string bytesOf(int64_t elements, DType t) {
@@ -68,22 +70,38 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
                               bytesOf(last, dt) + ", not a multiple of 16 bytes");
     }
     // Global strides: innermost 1 element (dense tensors); outer strides
-    // whole multiples of 16 bytes and below 2^40. Dynamic strides cannot be
-    // disproven here and are validated by the host before encoding.
+    // whole multiples of 16 bytes and below 2^40 (PTX ISA, tensor maps).
+    // A dynamic dimension counts with its promise (`dyn m % 4`): a stride
+    // not known to be a multiple of 16 bytes would fail the encode at launch.
     const auto &shape = global.buffer->shape;
-    int64_t stride = 1;
-    bool known = true;
+    int64_t stride = 1, strideDivisor = 1;
+    std::string dynamicFactors;
     for (int d = global.buffer->rank() - 1; d > 0; --d) {
         std::optional<int64_t> dim = ir::constInt(shape[d]);
-        if (!dim) { known = false; break; }
-        stride *= *dim;
-        int64_t bits = stride * dtypeBits(dt);
-        if (bits % 128 != 0)
+        if (dim) {
+            stride *= *dim;
+            strideDivisor *= *dim;
+        } else {
+            const ir::Var *v = ir::as<ir::Var>(shape[d]);
+            dynamicFactors += (dynamicFactors.empty() ? "" : " x ") + (v ? v->name : std::string("a dynamic extent"));
+            strideDivisor *= std::max<int64_t>(1, ir::knownDivisor(shape[d]));
+        }
+        if (strideDivisor > (int64_t(1) << 40)) break;   // large enough: 16 bytes divide it, and a constant stride past 2^40 was caught
+        int64_t bits = strideDivisor * dtypeBits(dt);
+        if (!dynamicFactors.empty() && bits % 128 != 0) {
+            // The multiple a lone dynamic factor must be promised to be.
+            int64_t need = 128 / std::gcd<int64_t>(128, stride * dtypeBits(dt));
+            bool lone = dynamicFactors.find(" x ") == std::string::npos;
+            return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
+                              (stride == 1 ? "" : std::to_string(stride) + " x ") + dynamicFactors + " elements of " + bytesOf(1, dt) +
+                              ", not known to be a multiple of 16 bytes" +
+                              (lone ? " (promise it with `dyn " + dynamicFactors + " % " + std::to_string(need) + "`)" : ""));
+        }
+        if (dynamicFactors.empty() && bits % 128 != 0)
             return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
                               bytesOf(stride, dt) + ", not a multiple of 16 bytes");
-        if (bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
+        if (dynamicFactors.empty() && bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
     }
-    (void)known;
     // The boxes (the 1-D bulk form has none: one contiguous run, checked by its selection).
     if (descriptor) {
         TmaBoxes boxes = tmaBoxes(global, load ? c.dst : c.src, (load ? c.dst : c.src).buffer->swizzle);

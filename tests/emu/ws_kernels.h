@@ -102,8 +102,8 @@ cudaError_t phases_across(const float* A, float* B, float* C, cudaStream_t strea
 //   A: f16 [64, K], read, 16-byte aligned
 //   B: f16 [K, 64], read, 16-byte aligned
 //   C: f32 [64, 64], written, 8-byte aligned
-//   K: dynamic dimension, at least 0
-// Returns cudaErrorInvalidValue for a negative dimension or a null tensor, cudaErrorMisalignedAddress
+//   K: dynamic dimension, at least 0, a multiple of 8 (promised: dyn K % 8)
+// Returns cudaErrorInvalidValue for a negative dimension (or one that breaks its promise) or a null tensor, cudaErrorMisalignedAddress
 // for a misaligned tensor, cudaErrorNoKernelImageForDevice on a device that cannot run sm_90a code,
 // cudaErrorInvalidConfiguration for a grid beyond the limits (ws_kernels_last_error() says which
 // check failed, and why); an empty grid launches nothing and returns cudaSuccess.

@@ -365,6 +365,8 @@ extern "C" cudaError_t auto_dyn(const __half* A, const __half* B, float* C, int 
 #ifndef TILET_NO_CHECKS
     if (K < 0)
         return tilet_fail(cudaErrorInvalidValue, "auto_dyn: dynamic dimension 'K' is %lld; it must be at least 0", static_cast<long long>(K));
+    if (K % 8 != 0)
+        return tilet_fail(cudaErrorInvalidValue, "auto_dyn: dynamic dimension 'K' is %lld; the kernel was promised a multiple of 8 (dyn K % 8)", static_cast<long long>(K));
     if (A == nullptr && K != 0)
         return tilet_fail(cudaErrorInvalidValue, "auto_dyn: tensor 'A' (f16 [64, K]) is a null pointer");
     if (reinterpret_cast<std::uintptr_t>(A) % 16 != 0)
