@@ -8,6 +8,24 @@
 
 namespace tilet {
 
+std::string notYetInRole(const ir::Stmt &x) {
+    switch (x->kind) {
+    case ir::StmtKind::WarpSpecialize: return "ws(...)";
+    case ir::StmtKind::Copy: {
+        // Their block-wide barriers would wait for the other roles' threads.
+        const ir::Copy &c = *ir::as<ir::Copy>(x);
+        if (c.multicast() && !c.producerRole) return "a multicast copy_cluster";
+        if (c.dstBlock && c.remoteBarrier) return "a copy_cluster with remote_barrier";
+        return "";
+    }
+    case ir::StmtKind::Allocate:
+        // Shared and fragment buffers were moved out (hoist-loop-allocations).
+        if (ir::as<ir::Allocate>(x)->buffer->scope == ir::MemScope::Barrier) return "allocating barriers";
+        return "";
+    default: return "";
+    }
+}
+
 ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
     const std::string target = ctx.target.name;
     auto notYet = [&](SourceRange where, const std::string &what) { ctx.diags.error(where, what + " not supported yet for " + target); };
@@ -64,23 +82,8 @@ ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx) {
             if (!w.consecutive()) notYet(w.span, "ws(...) over warp groups that are not consecutive is");
             // What runs block-wide today cannot run on one role's warp groups yet.
             ir::forEachStmt(w.body, [&](const ir::Stmt &x) {
-                switch (x->kind) {
-                case ir::StmtKind::WarpSpecialize:
-                    if (x != s) notYet(x->span, "ws(...) inside ws(...) is");
-                    break;
-                case ir::StmtKind::Copy: {
-                    // Their block-wide barriers would wait for the other roles' threads.
-                    const ir::Copy &c = *ir::as<ir::Copy>(x);
-                    if (c.multicast() && !c.producerRole) notYet(x->span, "a multicast copy_cluster inside ws(...) is");
-                    if (c.dstBlock && c.remoteBarrier) notYet(x->span, "a copy_cluster with remote_barrier inside ws(...) is");
-                    break;
-                }
-                case ir::StmtKind::Allocate:
-                    // Shared and fragment buffers were moved out (hoist-loop-allocations).
-                    if (ir::as<ir::Allocate>(x)->buffer->scope == ir::MemScope::Barrier) notYet(x->span, "allocating barriers inside ws(...) is");
-                    break;
-                default: break;
-                }
+                if (x == s) return;
+                if (std::string what = notYetInRole(x); !what.empty()) notYet(x->span, what + " inside ws(...) is");
             });
             break;
         }

@@ -12,4 +12,9 @@ namespace tilet {
 // at all. The one place that knows what code generation covers.
 ir::Kernel rejectUnimplemented(const ir::Kernel &kernel, PassContext &ctx);
 
+// What statement `s` is, if it cannot run inside a ws(...) role yet ("a
+// multicast copy_cluster"); "" if it can. Automatic warp specialization asks
+// it of what would run in the consumer role.
+std::string notYetInRole(const ir::Stmt &s);
+
 } // namespace tilet

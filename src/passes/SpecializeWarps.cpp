@@ -18,6 +18,7 @@
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 #include "passes/MultiVersion.h"
+#include "passes/RejectUnimplemented.h"
 
 #include <algorithm>
 #include <functional>
@@ -479,11 +480,33 @@ private:
         // The producer warp group loads from the kernel's start and runs
         // ahead across runs of the loop: nothing orders its loads after a
         // store of the consumers, before the loop or between its runs.
+        if (std::string blocked = outsideTheLoop(loop); !blocked.empty()) return fail(why, blocked);
         for (const ir::Stmt &p : plan.producers)
             if (std::optional<ir::Writer> writer = sourceWrittenBy(p, kernel_.body))
                 return fail(why, "the copy at " + p->span.lineColumn() + " loads from '" + writer->buffer + "', which the kernel writes at " +
                                      writer->at.lineColumn() + ": a producer warp group's loads would not wait for that write");
         return plan;
+    }
+
+    // Why the kernel's statements outside `loop`, which would run in the
+    // consumer role, keep it from being specialized ("" when nothing does):
+    // a cluster barrier or a wait for the previous kernel (pdl_sync) that the
+    // producer warp group would not meet, or what a role cannot run yet.
+    std::string outsideTheLoop(const ir::For &loop) const {
+        std::set<const ir::StmtNode *> inLoop;
+        ir::forEachStmt(loop.body, [&](const Stmt &x) { inLoop.insert(x.get()); });
+        std::string why;
+        ir::forEachStmt(kernel_.body, [&](const Stmt &x) {
+            if (!why.empty() || inLoop.count(x.get())) return;
+            if (ir::as<ir::ClusterSync>(x))
+                why = "the cluster_sync at " + x->span.lineColumn() + " waits for every thread of the cluster, and a producer warp group would not meet it";
+            else if (ir::as<ir::PdlSync>(x))
+                why = "the pdl_sync at " + x->span.lineColumn() + " makes the threads that run it wait for the previous kernel, and a producer warp group's "
+                      "loads would not wait";
+            else if (std::string what = ir::as<ir::Allocate>(x) ? "" : notYetInRole(x); !what.empty())
+                why = what + " (at " + x->span.lineColumn() + ") would run in the consumer role, and inside a role it is not supported yet";
+        });
+        return why;
     }
 
     static std::optional<Plan> fail(std::string &why, std::string reason) {
