@@ -717,8 +717,13 @@ private:
             e.block = static_cast<int32_t>(accessBlock_);
         }
         if (!when_) {
-            std::string text;
-            for (const auto &[name, value] : loops_) text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+            std::string text;   // appended to, not concatenated: made once per iteration of every loop with events
+            for (const auto &[name, value] : loops_) {
+                if (!text.empty()) text += ", ";
+                text += name;
+                text += " = ";
+                text += std::to_string(value);
+            }
             when_ = std::make_shared<const std::string>(std::move(text));
         }
         e.when = when_;
@@ -730,13 +735,14 @@ private:
         if (r.buffer->scope != ir::MemScope::Shared) return;
         ir::BoundsScope scope;
         std::vector<ir::Interval> box;
+        box.reserve(r.mins.size());   // one allocation per event: the run records tens of thousands
         for (size_t d = 0; d < r.mins.size(); ++d) {
             ir::Interval lo = rangeOf(r.mins[d], scope);
             std::optional<int64_t> dim = ir::constInt(r.buffer->shape[d]);
             if (!lo.bounded()) box.push_back({0, dim ? *dim - 1 : ir::Interval::kMax});
             else box.push_back({lo.lo, lo.hi + r.extents[d] - 1});
         }
-        Event e{kind, r.buffer.get(), 0, 0, box, span, {}};
+        Event e{kind, r.buffer.get(), 0, 0, std::move(box), span, {}};
         e.atomic = atomic;
         push(std::move(e));
     }
@@ -746,13 +752,14 @@ private:
                  bool atomic = false) {
         if (b.scope != ir::MemScope::Shared) return;
         std::vector<ir::Interval> box;
+        box.reserve(b.shape.size());
         for (size_t d = 0; d < b.shape.size(); ++d) {
             ir::Interval r = indices ? rangeOf((*indices)[d], scope) : ir::Interval{};
             std::optional<int64_t> dim = ir::constInt(b.shape[d]);
             if (!indices || !r.bounded()) r = {0, dim ? *dim - 1 : ir::Interval::kMax};
             box.push_back(r);
         }
-        Event e{kind, &b, 0, 0, box, span, {}};
+        Event e{kind, &b, 0, 0, std::move(box), span, {}};
         e.atomic = atomic;
         push(std::move(e));
     }
