@@ -391,6 +391,18 @@ struct LetValues {
     // loop that binds it), where they are bounded: an index may then vary
     // with it within a known span (see findOwnership).
     std::map<const ir::VarNode *, ir::Interval> loopRanges;
+    // findOwnership's answers, by buffer. The walk meets each access many
+    // times (a loop's passes, probes, both arms of a branch), and working one
+    // out simplifies the offset and may sort thousands of run starts. The
+    // answer depends only on the offset (with the let values substituted)
+    // and the members above, which are fixed for a kernel: an access whose
+    // offset is structurally equal to an earlier one's reuses its answer.
+    struct Owned {
+        ir::Expr offset;
+        int64_t width;
+        Range range;   // its ownership fields
+    };
+    mutable std::map<const ir::BufferNode *, std::vector<Owned>> owned;
 };
 
 // threadIdx.x as a variable, so that substitution can probe it.
@@ -668,9 +680,27 @@ void ownedByStarts(Range &r, const ir::Expr &e, const ir::VarRef &t, int64_t wid
 void findOwnership(Range &r, const ir::BufferNode &b, const std::vector<ir::Expr> &indices, int64_t width, const LetValues &lets) {
     if (b.scope != ir::MemScope::Global || indices.size() != b.shape.size()) return;
     ir::Expr offset = withLetValues(ir::bufferOffset(b, indices, DType::Int64), lets);
+    auto copyOwnership = [](Range &to, const Range &from) {
+        to.ownerBase = from.ownerBase;
+        to.ownerStride = from.ownerStride;
+        to.ownerLo = from.ownerLo;
+        to.ownerHi = from.ownerHi;
+        to.ownerThreads = from.ownerThreads;
+        to.ownerPeriodic = from.ownerPeriodic;
+        to.ownerStarts = from.ownerStarts;
+    };
+    std::vector<LetValues::Owned> &known = lets.owned[&b];
+    for (const LetValues::Owned &o : known) {
+        if (o.width != width || !ir::structurallyEqual(o.offset, offset)) continue;
+        copyOwnership(r, o.range);
+        return;
+    }
+    Range found;
     ir::VarRef t = ir::makeVar("t", DType::Int64);
     ir::Expr e = ir::simplify(ThreadIndexAsVar(t).mutate(ir::cast(DType::Int64, offset)));
-    if (!ownedLinearly(r, e, t, width, lets)) ownedByStarts(r, e, t, width, lets);
+    if (!ownedLinearly(found, e, t, width, lets)) ownedByStarts(found, e, t, width, lets);
+    copyOwnership(r, found);
+    known.push_back({offset, width, std::move(found)});
 }
 
 // Range::rowKnown for an access of `elements` elements at `indices` of a
