@@ -861,6 +861,25 @@ public:
                         crossBlock_.insert(e.buffer);
                     loads_ = loads_ || e.byLoad;
                 }
+        // The phase state each barrier event works on, found once here
+        // rather than looked up at every step of every schedule: by buffer,
+        // element and block, for the events that name an existing one (the
+        // others are skipped or reported before they reach a state).
+        std::unordered_map<std::pair<const ir::BufferNode *, int64_t>, uint32_t, BarrierKeyHash> index;
+        stateOf_.resize(events_.size());
+        for (size_t a = 0; a < events_.size(); ++a) {
+            stateOf_[a].assign(events_[a].size(), 0);
+            for (size_t i = 0; i < events_[a].size(); ++i) {
+                const Event &e = events_[a][i];
+                bool onBarrier = e.kind == Event::Arrive || e.kind == Event::Expect || e.kind == Event::Land || e.kind == Event::Wait;
+                if (!onBarrier || e.element < 0 || e.element >= static_cast<int64_t>(e.buffer->arriveCounts.size()) || e.block < 0 ||
+                    e.block >= currentAgents.blocks)
+                    continue;
+                auto [it, added] = index.emplace(std::make_pair(e.buffer, e.element * currentAgents.blocks + e.block), static_cast<uint32_t>(stateBarriers_.size()));
+                if (added) stateBarriers_.push_back({e.buffer, e.element});
+                stateOf_[a][i] = it->second;
+            }
+        }
     }
 
     // Runs with `order`: the agent preferred while it can progress (-1: one event per agent in turn).
@@ -873,7 +892,12 @@ public:
         // An agent's own count starts at 1, what the others know of it at 0:
         // its first access is ordered before none of theirs.
         for (size_t g = 0; g < G; ++g) clocks_[g][g] = 1;
-        barriers_.clear();
+        barriers_.assign(stateBarriers_.size(), BarrierState{});
+        for (size_t i = 0; i < stateBarriers_.size(); ++i) {
+            BarrierState &s = barriers_[i];
+            s.expected = s.pending = stateBarriers_[i].first->arriveCounts[static_cast<size_t>(stateBarriers_[i].second)];
+            s.pendingClock = newClock();
+        }
         accesses_.clear();
         serial_ = 0;
         while (true) {
@@ -928,15 +952,8 @@ private:
         std::vector<size_t> pruneAt;
     };
 
-    BarrierState &barrier(const ir::BufferNode *b, int64_t element, int64_t block) {
-        auto key = std::make_pair(b, element * currentAgents.blocks + block);
-        auto it = barriers_.find(key);
-        if (it != barriers_.end()) return it->second;
-        BarrierState s;
-        s.expected = s.pending = b->arriveCounts[static_cast<size_t>(element)];
-        s.pendingClock = newClock();
-        return barriers_.emplace(key, s).first->second;
-    }
+    // The state of the barrier phase agent g's next event is on.
+    BarrierState &barrier(size_t g) { return barriers_[stateOf_[g][pc_[g]]]; }
     // The phase completes once every arrival and every expected load's bytes have come.
     void completeIfDone(BarrierState &b) {
         if (b.pending != 0 || b.tx != 0) return;
@@ -958,7 +975,7 @@ private:
         case Event::Arrive: {
             if (!onBarrier(e, g)) return false;
             if (e.element < 0) return skip(g);
-            BarrierState &b = barrier(e.buffer, e.element, e.block);
+            BarrierState &b = barrier(g);
             b.pending -= e.arrivals;
             join(b.pendingClock, clock);
             // A commit: the agent's MMAs so far complete before this arrival.
@@ -978,7 +995,7 @@ private:
         case Event::Land: {
             if (!onBarrier(e, g)) return false;
             if (e.element < 0) return skip(g);
-            BarrierState &b = barrier(e.buffer, e.element, e.block);
+            BarrierState &b = barrier(g);
             if (e.kind == Event::Expect) {
                 b.tx += e.arrivals;
             } else {
@@ -993,7 +1010,7 @@ private:
         case Event::Wait: {
             if (!onBarrier(e, g)) return false;
             if (e.element < 0 || e.parity < 0) return skip(g);
-            BarrierState &b = barrier(e.buffer, e.element, e.block);
+            BarrierState &b = barrier(g);
             if (b.completed % 2 == e.parity) return false;   // that phase has not completed
             if (b.completed > 0) join(clock, b.phaseClock);
             break;
@@ -1195,7 +1212,7 @@ private:
                 continue;
             }
             if (e.kind != Event::Wait) continue;
-            const BarrierState &b = barrier(e.buffer, e.element, e.block);
+            const BarrierState &b = barrier(g);
             std::string text = describe(e, g) + " waits for phase parity " + std::to_string(e.parity) + " of '" + e.buffer->name + "[" +
                                std::to_string(e.element) + "]', which has completed " + std::to_string(b.completed) + " phase" +
                                (b.completed == 1 ? "" : "s") + " and has " + std::to_string(b.expected - b.pending) + " of its " +
@@ -1229,7 +1246,9 @@ private:
             return std::hash<const void *>()(k.first) ^ (std::hash<int64_t>()(k.second) * 0x9e3779b97f4a7c15ull);
         }
     };
-    std::unordered_map<std::pair<const ir::BufferNode *, int64_t>, BarrierState, BarrierKeyHash> barriers_;
+    std::vector<std::pair<const ir::BufferNode *, int64_t>> stateBarriers_;   // by state: the barrier array and element
+    std::vector<std::vector<uint32_t>> stateOf_;                              // by agent and event: its state (barrier events)
+    std::vector<BarrierState> barriers_;                                      // by state, for the schedule being run
     std::map<const ir::BufferNode *, std::vector<Accesses>> accesses_;   // by buffer, then by the block whose it is
     std::set<const ir::BufferNode *> crossBlock_;
     uint64_t serial_ = 0;
