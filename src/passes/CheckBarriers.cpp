@@ -66,6 +66,17 @@ struct Agents {
 };
 Agents currentAgents;   // the kernel being checked's (checkBarriers sets it; one kernel at a time)
 
+// The values of the loops around an event, outermost first, by loop
+// variable name ("while" for a while loop's iteration).
+using LoopValues = std::vector<std::pair<const std::string *, int64_t>>;
+
+// "k = 3, j = 1".
+std::string loopText(const LoopValues &loops) {
+    std::string text;
+    for (const auto &[name, value] : loops) text += (text.empty() ? "" : ", ") + *name + " = " + std::to_string(value);
+    return text;
+}
+
 struct Event {
     // Expect: the load's transaction bytes a barrier's phase also waits
     // for (in `arrivals` loads); Land: one load's bytes landing on it, which
@@ -80,7 +91,7 @@ struct Event {
     int64_t parity = 0;
     std::vector<ir::Interval> box;   // accesses: inclusive per dimension
     SourceRange span;
-    std::shared_ptr<const std::string> when;   // "k = 3, j = 1", the loop values (shared by the events of an iteration)
+    std::shared_ptr<const LoopValues> when;   // the loop values (shared by the events of an iteration)
     int64_t arrivals = 0;                  // Arrive: how many threads arrive (an agent's, or one)
     int64_t barrierId = 0, groups = 0;     // Meet: the named barrier, and how many agents it joins
     bool inRole = false;                   // Read, Write: made inside ws(...)
@@ -303,7 +314,7 @@ public:
             if (assumed) assumedExtents_.push_back({extent, count});
             for (int64_t i = 0; i < count && !overflow; ++i) {
                 env_.push_back({f.var, lo ? ir::intImm(*lo + i) : ir::simplify(ir::add(start, ir::intImm(i)))});
-                loops_.push_back({f.var->name, lo ? *lo + i : i});
+                loops_.push_back({&f.var->name, lo ? *lo + i : i});
                 loopsChanged();
                 const size_t inner = assumedExtents_.size();
                 walk(f.body);
@@ -324,7 +335,7 @@ public:
             const ir::While &w = *ir::as<ir::While>(s);
             const ir::Effects &condition = effectsOf(s);
             for (int64_t i = 0; i < trips_ && !overflow; ++i) {
-                loops_.push_back({"while", i});
+                loops_.push_back({&kWhile, i});
                 loopsChanged();
                 accesses(condition, s->span);
                 walk(w.body);
@@ -454,7 +465,8 @@ public:
                 } else if (e.kind == ir::SyncKind::ClusterBarrier && currentAgents.blocks > 1) {
                     push({Event::ClusterMeet, nullptr, 0, 0, {}, s->span, {}});
                 } else if (e.kind == ir::SyncKind::MbarrierWait) {
-                    std::optional<int64_t> p = ir::constInt(evaluate(*e.parity));
+                    std::optional<int64_t> p = known(*e.parity);
+                    if (!p) p = ir::constInt(evaluate(*e.parity));
                     Event ev{Event::Wait, e.barrier, index(*e.index), p ? (*p & 1) : -1, {}, s->span, {}};
                     ev.block = static_cast<int32_t>(rank_);
                     push(std::move(ev));
@@ -713,26 +725,21 @@ private:
         // role's groups share it, and it is recorded for the role's first
         // group (the role's own barriers order its groups, see insert-syncs).
         if (e.kind == Event::Read || e.kind == Event::Write) {
-            if (group_ != (inRole_ ? roleFirstGroup_ : 0)) return;
+            if (!recordsAccesses()) return;
             e.block = static_cast<int32_t>(accessBlock_);
         }
-        if (!when_) {
-            std::string text;   // appended to, not concatenated: made once per iteration of every loop with events
-            for (const auto &[name, value] : loops_) {
-                if (!text.empty()) text += ", ";
-                text += name;
-                text += " = ";
-                text += std::to_string(value);
-            }
-            when_ = std::make_shared<const std::string>(std::move(text));
-        }
+        if (!when_) when_ = std::make_shared<const LoopValues>(loops_);
         e.when = when_;
         e.inRole = inRole_;
         events.push_back(std::move(e));
     }
 
+    // Whether this agent records the shared accesses it meets (push): the
+    // others skip working out their boxes.
+    bool recordsAccesses() const { return group_ == (inRole_ ? roleFirstGroup_ : 0); }
+
     void region(const ir::Region &r, Event::Kind kind, SourceRange span, bool atomic = false) {
-        if (r.buffer->scope != ir::MemScope::Shared) return;
+        if (r.buffer->scope != ir::MemScope::Shared || !recordsAccesses()) return;
         ir::BoundsScope scope;
         std::vector<ir::Interval> box;
         box.reserve(r.mins.size());   // one allocation per event: the run records tens of thousands
@@ -750,7 +757,7 @@ private:
     // The element at `indices` (the whole buffer when null).
     void element(const ir::BufferNode &b, const std::vector<Expr> *indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope,
                  bool atomic = false) {
-        if (b.scope != ir::MemScope::Shared) return;
+        if (b.scope != ir::MemScope::Shared || !recordsAccesses()) return;
         std::vector<ir::Interval> box;
         box.reserve(b.shape.size());
         for (size_t d = 0; d < b.shape.size(); ++d) {
@@ -766,6 +773,7 @@ private:
 
     // A parallel nest's shared accesses, each as the box its whole iteration space touches.
     void parallelAccesses(const ir::For &f) {
+        if (!recordsAccesses()) return;
         ParallelNest nest = parallelNest(f);
         ir::BoundsScope scope;
         for (size_t d = 0; d < nest.vars.size(); ++d) scope.bind(nest.vars[d].get(), {0, nest.extents[d] - 1});
@@ -807,10 +815,12 @@ private:
     std::vector<std::pair<ir::VarRef, Expr>> env_;
     std::map<const ir::BufferNode *, Expr> registers_;   // one-element registers (vars) with a known value
     std::vector<std::pair<Expr, int64_t>> assumedExtents_;   // see AssumedExtents
-    std::vector<std::pair<std::string, int64_t>> loops_;
-    // loops_ as the events' text ("k = 3, j = 1"), made when an event of
-    // the iteration needs it: most iterations of long loops record none.
-    std::shared_ptr<const std::string> when_;
+    LoopValues loops_;
+    static inline const std::string kWhile = "while";
+    // loops_ as the events keep them, copied when an event of the iteration
+    // needs it (most iterations of long loops record none) and written out
+    // only when a problem names the event.
+    std::shared_ptr<const LoopValues> when_;
     void loopsChanged() { when_ = nullptr; }
     // A statement's own effects, worked out once: the run meets it in every iteration.
     std::map<const ir::StmtNode *, ir::Effects> effects_;
@@ -836,7 +846,7 @@ struct Problem {
 
 std::string describe(const Event &e, int64_t agent) {
     std::string s = currentAgents.agent(agent);
-    if (e.when && !e.when->empty()) s += " (" + *e.when + ")";
+    if (e.when && !e.when->empty()) s += " (" + loopText(*e.when) + ")";
     return s;
 }
 
