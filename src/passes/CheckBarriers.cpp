@@ -185,8 +185,46 @@ private:
     int64_t rank_;
 };
 
+// The value of `e` in block `b` when folding its constants and block
+// indices gives it (the folding of ir::binary, as Unroller::known), worked
+// out without building an expression: the grid's blocks are classified by
+// evaluating each condition in every block.
+std::optional<int64_t> foldInBlock(const Expr &e, const BlockIndex &b) {
+    switch (e->kind) {
+    case ir::ExprKind::IntImm: return ir::as<ir::IntImm>(e)->value;
+    case ir::ExprKind::SpecialReg:
+        switch (ir::as<ir::SpecialReg>(e)->special) {
+        case ir::SpecialKind::BlockIdxX: return b[0];
+        case ir::SpecialKind::BlockIdxY: return b[1];
+        case ir::SpecialKind::BlockIdxZ: return b[2];
+        default: return std::nullopt;
+        }
+    case ir::ExprKind::Unary: {
+        const ir::Unary &u = *ir::as<ir::Unary>(e);
+        if (isFloat(u.dtype) || u.op == ir::UnaryOp::BitNot) return std::nullopt;
+        std::optional<int64_t> x = foldInBlock(u.a, b);
+        if (!x) return std::nullopt;
+        if (u.op == ir::UnaryOp::Not) return *x == 0 ? 1 : 0;
+        return ir::foldBinary(ir::BinaryOp::Sub, 0, *x, u.dtype);
+    }
+    case ir::ExprKind::Binary: {
+        const ir::Binary &bin = *ir::as<ir::Binary>(e);
+        if (isFloat(bin.a->dtype) || isFloat(bin.b->dtype)) return std::nullopt;
+        std::optional<int64_t> x = foldInBlock(bin.a, b);
+        if (!x) return std::nullopt;
+        std::optional<int64_t> y = foldInBlock(bin.b, b);
+        if (!y) return std::nullopt;
+        return ir::foldBinary(bin.op, *x, *y, bin.dtype);
+    }
+    default: return std::nullopt;
+    }
+}
+
 // The value of `e`, an expression of the block index, in block `b`.
-std::optional<int64_t> valueInBlock(const Expr &e, const BlockIndex &b) { return ir::constInt(ir::simplify(KnownBlock(&b, -1).mutate(e))); }
+std::optional<int64_t> valueInBlock(const Expr &e, const BlockIndex &b) {
+    if (std::optional<int64_t> v = foldInBlock(e, b)) return v;
+    return ir::constInt(ir::simplify(KnownBlock(&b, -1).mutate(e)));
+}
 
 // The block of rank `rank` in the cluster whose first block is `origin`
 // (ranks run x fastest, as %cluster_ctarank).
