@@ -10,6 +10,11 @@
 //    role's program order (conflicting with every buffer of the run's other
 //    roles): automatic warp specialization puts a kernel's epilogue in the
 //    consumer role, where its tiles can then reuse the main loop's bytes.
+//    So may a tile a pipelined loop loads ahead (pipelineVersions) that one
+//    role only fills with loads completing on barriers (the producer warp
+//    group's TMA) and one other role uses: it lives from the run's start,
+//    when the loads may begin, to its last use in the other role, whose
+//    waits on those barriers saw the last load land.
 // 2. Largest buffers first, each goes to the lowest aligned offset that does
 //    not overlap a placed buffer with an intersecting lifetime.
 #include "passes/PlanSharedMemory.h"
@@ -55,7 +60,12 @@ public:
     void visit(const ir::Stmt &s) override {
         if (!s) return;
         ++position_;
-        for (const ir::Access &a : ir::ownEffects(s).accesses) touch(a.buffer);
+        for (const ir::Access &a : ir::ownEffects(s).accesses) {
+            touch(a.buffer);
+            // Anything but a load that completes on a barrier (a TMA load).
+            bool barrierLoad = a.writes() && !a.reads() && a.asynchronous && a.completesOn;
+            if (roleDepth_ == 1 && !barrierLoad) usedBy_[&ir::storageRoot(*a.buffer)].insert(role_);
+        }
         ir::Visitor::visit(s);
     }
     using ir::Visitor::visit;
@@ -86,10 +96,16 @@ public:
             touchedInRoles_.clear();
             ++roleDepth_;
             std::map<const ir::BufferNode *, std::set<size_t>> rolesOf;
+            std::map<const ir::BufferNode *, std::map<size_t, int64_t>> lastIn;   // the last position of each role's use
+            if (roleDepth_ == 1) usedBy_.clear();
             for (size_t role = 0; i < n.stmts.size() && ir::as<ir::WarpSpecialize>(n.stmts[i]); ++role) {
                 size_t before = touchedInRoles_.size();
+                if (roleDepth_ == 1) role_ = role;
                 visit(n.stmts[i++]);
-                for (size_t t = before; t < touchedInRoles_.size(); ++t) rolesOf[touchedInRoles_[t]].insert(role);
+                for (size_t t = before; t < touchedInRoles_.size(); ++t) {
+                    rolesOf[touchedInRoles_[t]].insert(role);
+                    lastIn[touchedInRoles_[t]][role] = lifetimes[touchedInRoles_[t]].last;
+                }
             }
             --roleDepth_;
             const int run = static_cast<int>(runs_.size());
@@ -99,6 +115,14 @@ public:
                 if (roleLifetimes_ && roleDepth_ == 0 && roles.size() == 1 && l.run < 0 && !l.widened) {
                     l.run = run;
                     l.role = *roles.begin();
+                    continue;
+                }
+                const std::set<size_t> &users = usedBy_[b];
+                if (roleLifetimes_ && roleDepth_ == 0 && roles.size() == 2 && users.size() == 1 && b->pipelineVersions > 0 && l.run < 0 && !l.widened) {
+                    l.run = run;
+                    l.role = *users.begin();
+                    l.first = start;
+                    l.last = lastIn[b][l.role];
                     continue;
                 }
                 // Live across the whole run (and across a run it was tagged with before).
@@ -168,6 +192,10 @@ private:
     bool roleLifetimes_;
     int roleDepth_ = 0;
     std::vector<const ir::BufferNode *> touchedInRoles_;
+    size_t role_ = 0;   // the role of the outermost run being walked
+    // The roles of the run being walked that use each buffer other than by
+    // loads completing on a barrier.
+    std::map<const ir::BufferNode *, std::set<size_t>> usedBy_;
     std::vector<std::pair<int64_t, int64_t>> runs_;   // each run of ws(...) regions: its first and last position
 };
 
