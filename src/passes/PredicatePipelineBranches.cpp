@@ -6,6 +6,7 @@
 #include "ir/Visitor.h"
 #include "passes/CopyFacts.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -19,6 +20,19 @@ using ir::Stmt;
 bool isGlobalToSharedLoad(const Stmt &s) {
     const ir::Copy *c = ir::as<ir::Copy>(s);
     return ir::as<ir::Im2Col>(s) || (c && isGlobalToShared(*c));
+}
+
+// A load, or a branch (no `else`) with a load among its statements, which
+// predicate() makes predicated loads: what the pipeline issues ahead.
+bool issuedAhead(const Stmt &s) {
+    if (isGlobalToSharedLoad(s)) return true;
+    const ir::IfThenElse *branch = ir::as<ir::IfThenElse>(s);
+    if (!branch || branch->elseBody) return false;
+    Stmt body = branch->thenBody;
+    while (const ir::LetStmt *let = ir::as<ir::LetStmt>(body)) body = let->body;
+    const ir::Seq *seq = ir::as<ir::Seq>(body);
+    std::vector<Stmt> stmts = seq ? seq->stmts : std::vector<Stmt>{body};
+    return std::any_of(stmts.begin(), stmts.end(), isGlobalToSharedLoad);
 }
 
 bool loadsMemory(const Expr &e) {
@@ -86,7 +100,10 @@ private:
         std::vector<Stmt> stmts = statementsOf(rest);
         std::vector<SourceRange> loads;
         for (const Stmt &t : stmts)
-            if (isGlobalToSharedLoad(t)) loads.push_back(t->span);
+            if (issuedAhead(t))
+                ir::forEachStmt(t, [&](const Stmt &x) {
+                    if (isGlobalToSharedLoad(x)) loads.push_back(x->span);
+                });
         if (loads.empty()) return false;
         Decision d;
         d.where = lets.front()->span;
@@ -94,7 +111,7 @@ private:
         // The bindings the loads use (their values already hold the bindings they use in turn).
         std::set<const ir::VarNode *> used;
         for (const Stmt &t : stmts)
-            if (isGlobalToSharedLoad(t))
+            if (issuedAhead(t))
                 ir::forEachExpr(t, [&](const Expr &x) {
                     if (const ir::VarNode *v = ir::as<ir::VarNode>(x)) used.insert(v);
                 });
@@ -120,7 +137,7 @@ private:
         top.clear();
         std::vector<Stmt> run;
         for (const Stmt &t : stmts) {
-            if (!isGlobalToSharedLoad(t)) {
+            if (!issuedAhead(t)) {
                 run.push_back(t);
                 continue;
             }
