@@ -187,17 +187,30 @@ std::optional<ir::Writer> sourceWrittenBy(const Stmt &producer, const Stmt &othe
     return writer;
 }
 
+// The condition of a predicated statement (an `if` without `else`
+// around it, as predicate-pipeline-branches makes them); null for another.
+const ir::ExprNode *guardOf(const Stmt &s) {
+    const ir::IfThenElse *branch = ir::as<ir::IfThenElse>(s);
+    return branch && !branch->elseBody ? branch->cond.get() : nullptr;
+}
+
 std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &others, const ir::For &loop) {
     const Stmt &op = ir::unguarded(producer);
     const ir::Buffer &tile = producedTile(op);
+    const ir::ExprNode *guard = guardOf(producer);
     std::vector<Stmt> fills{op};
     for (const Stmt &o : others) {
         if (o.get() == producer.get()) continue;
         if (std::optional<ir::Writer> writer = sourceWrittenBy(op, o))
             return "what it loads from '" + writer->buffer + "' is written at " + writer->at.lineColumn() + " in the pipelined loop at " +
                    loop.span.lineColumn() + ": a load issued ahead would read it before that write, so the copy runs in order";
-        // Another load into other elements of the tile is issued ahead with it (into the same version).
+        // Another load into other elements of the tile is issued ahead with it
+        // (into the same version) -- under the same condition, or the
+        // version holds only part of the tile where one holds and not the other.
         if (fillApart(op, ir::unguarded(o))) {
+            if (guardOf(o) != guard)
+                return "its tile '" + tile->name + "' is also filled at " + o->span.lineColumn() + " under another condition: a version loaded ahead "
+                       "would hold only part of an iteration's tile, so the copy runs in order";
             fills.push_back(ir::unguarded(o));
             continue;
         }
@@ -205,6 +218,13 @@ std::string tileRewrittenInLoop(const Stmt &producer, const std::vector<Stmt> &o
         if (!u.writes.empty())
             return "its tile '" + tile->name + "' is also written at " + u.writes.front().lineColumn() + " in the pipelined loop at " + loop.span.lineColumn() +
                    ": a load issued ahead would overwrite it while an iteration still uses it, so the copy runs in order";
+        // A load made only where its condition holds: an iteration where it
+        // does not may not read the tile, whose version then holds an older
+        // iteration's, not the previous one's.
+        if (guard && !u.all.empty() && guardOf(o) != guard)
+            return "it loads only where its condition holds, and '" + tile->name + "' is used at " + u.all.front().lineColumn() +
+                   " whatever the condition: there a version loaded ahead would hold an older iteration's tile, not the previous one's, so the "
+                   "copy runs in order";
     }
     if (std::string part = partlyFilled(fills, tile); !part.empty())
         return part + ": a load issued ahead fills its own version of the tile, where the elements no load of the iteration writes are not the previous "

@@ -481,11 +481,34 @@ private:
         // ahead across runs of the loop: nothing orders its loads after a
         // store of the consumers, before the loop or between its runs.
         if (std::string blocked = outsideTheLoop(loop); !blocked.empty()) return fail(why, blocked);
+        const std::vector<Stmt> before = runsBeforeLoads(plan.path);
         for (const ir::Stmt &p : plan.producers)
-            if (std::optional<ir::Writer> writer = sourceWrittenBy(p, kernel_.body))
-                return fail(why, "the copy at " + p->span.lineColumn() + " loads from '" + writer->buffer + "', which the kernel writes at " +
-                                     writer->at.lineColumn() + ": a producer warp group's loads would not wait for that write");
+            for (const Stmt &b : before)
+                if (std::optional<ir::Writer> writer = sourceWrittenBy(p, b))
+                    return fail(why, "the copy at " + p->span.lineColumn() + " loads from '" + writer->buffer + "', which the kernel writes at " +
+                                         writer->at.lineColumn() + ": a producer warp group's loads would not wait for that write");
         return plan;
+    }
+
+    // The statements that may run before some of the loads of the loop at
+    // the end of `path` (from the kernel's body down to it): all but those
+    // that follow it outside every loop around it, which run once it is done.
+    static std::vector<Stmt> runsBeforeLoads(const std::vector<Stmt> &path) {
+        std::vector<Stmt> out;
+        for (size_t i = 0; i + 1 < path.size(); ++i) {
+            // A loop around it runs all its body again before the next run's loads.
+            if (ir::as<ir::For>(path[i]) || ir::as<ir::While>(path[i])) {
+                out.push_back(path[i]);
+                return out;
+            }
+            if (const ir::Seq *seq = ir::as<ir::Seq>(path[i]))
+                for (const Stmt &x : seq->stmts) {
+                    if (x == path[i + 1]) break;
+                    out.push_back(x);
+                }
+        }
+        out.push_back(path.back());   // the loop's own statements
+        return out;
     }
 
     // Why the kernel's statements outside `loop`, which would run in the
@@ -497,13 +520,14 @@ private:
         ir::forEachStmt(loop.body, [&](const Stmt &x) { inLoop.insert(x.get()); });
         std::string why;
         ir::forEachStmt(kernel_.body, [&](const Stmt &x) {
-            if (!why.empty() || inLoop.count(x.get())) return;
+            if (!why.empty()) return;
+            // (In the loop too: its statements but the loads are the consumers'.)
             if (ir::as<ir::ClusterSync>(x))
                 why = "the cluster_sync at " + x->span.lineColumn() + " waits for every thread of the cluster, and a producer warp group would not meet it";
             else if (ir::as<ir::PdlSync>(x))
                 why = "the pdl_sync at " + x->span.lineColumn() + " makes the threads that run it wait for the previous kernel, and a producer warp group's "
                       "loads would not wait";
-            else if (std::string what = ir::as<ir::Allocate>(x) ? "" : notYetInRole(x); !what.empty())
+            else if (std::string what = ir::as<ir::Allocate>(x) || inLoop.count(x.get()) ? "" : notYetInRole(x); !what.empty())
                 why = what + " (at " + x->span.lineColumn() + ") would run in the consumer role, and inside a role it is not supported yet";
         });
         return why;

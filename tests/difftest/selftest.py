@@ -608,6 +608,25 @@ except tlinterp.Unsupported as e:
     if "roles set" not in str(e):
         failures.append(f"the block's read of a var its roles set: unsupported for another reason: {e}")
 
+# An alloc_local array of the block that a role writes would need a copy per
+# role's threads, which the interpreter does not make: unsupported, not a
+# wrong reference.
+try:
+    run("""kernel k(B: int32[2, 4]) grid(1) threads(256) as (tx) {
+    let t = alloc_local([1], int32);
+    t[0] = 5;
+    if (tx < 128) {
+        t[0] = t[0] + 1;
+        for i in parallel(4) { B[0, i] = t[0]; }
+    } else {
+        for i in parallel(4) { B[1, i] = t[0]; }
+    }
+}""", "k", {"B": [0] * 8})
+    failures.append("a role's write of the block's alloc_local array: not reported as unsupported")
+except tlinterp.Unsupported as e:
+    if "alloc_local" not in str(e):
+        failures.append(f"a role's write of the block's alloc_local array: unsupported for another reason: {e}")
+
 # Cluster launch control: clusters run in launch order, and each request
 # takes the next one not yet run (which then never runs); block 0 takes
 # blocks 1 to 3 and records their indices, its fifth request finds none.

@@ -463,6 +463,7 @@ class KernelTranslator:
         self.in_role_gen = False  # inside a role made from a branch on the thread index
         # Vars: their Python names, and how many loops were around each declaration.
         self.var_loops = {}
+        self.local_arrays = set()   # the Python names of alloc_local buffers
         # Vars that roles set: each thread has its own register, so after
         # the roles the threads of different roles hold different values,
         # which the block's code cannot read here (Python name: the roles
@@ -514,6 +515,9 @@ class KernelTranslator:
         role runs with its threads' own copy of them (registers are per
         thread), starting from the block's values or, where this role set
         them before, from its own."""
+        for py in self.local_arrays:
+            if re.search(rf"\b{re.escape(py)}\.st\(", code) and not re.search(rf"^\s*{re.escape(py)} = ", code, re.M):
+                raise Unsupported("a role writes an alloc_local array of the block (each role's threads would need their own copy)")
         used = [py for py in self.var_loops if re.search(rf"\b{re.escape(py)}\b", code)]
         assigned = [py for py in used if re.search(rf"^\s*{re.escape(py)} = ", code, re.M)]
         for py in used:
@@ -1172,6 +1176,8 @@ class KernelTranslator:
         shape = [self.static_int(x) for x in shape_items]
         dtype = dtype_node.text
         info = BufInfo(name, scope, dtype, shape, reducer=kind == "alloc_reducer")
+        if scope == "local":
+            self.local_arrays.add(py)   # each thread's own registers (role_vars)
         site = self.fresh("site")
         if self.thread_mode and scope == "local":
             self.per_thread.add(py)
