@@ -164,7 +164,7 @@ void Uniformity::findPerThreadRegisters(const Stmt &s, bool divergent) {
     // thread when its addresses are and it reads memory or a uniform register.
     if (const VectorCopy *v = as<VectorCopy>(s))
         uniformStore = !divergent && !v->async && uniformIndices(v->dstIndices) && uniformIndices(v->srcIndices) &&
-                       (isMemory(*v->src) || !perThread_.count(v->src.get()));
+                       (isMemory(*v->src) || !perThread(v->src.get()));
     for (const Access &a : ownEffects(s).accesses) {
         if (!a.writes() || isMemory(*a.buffer)) continue;
         auto local = allocatedInRoles_.find(a.buffer);

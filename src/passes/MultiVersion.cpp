@@ -126,7 +126,7 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> constantBox(const ir::Re
 // Whether two global -> shared copies write provably different elements of one tile (halves of a row).
 bool fillApart(const Stmt &a, const Stmt &b) {
     const ir::Copy *x = ir::as<ir::Copy>(a), *y = ir::as<ir::Copy>(b);
-    if (!x || !y || x->dst.mins.size() != y->dst.mins.size()) return false;
+    if (!x || !y || x->dst.buffer != y->dst.buffer || x->dst.mins.size() != y->dst.mins.size()) return false;
     std::optional<std::vector<std::pair<int64_t, int64_t>>> p = constantBox(x->dst), q = constantBox(y->dst);
     if (!p || !q) return false;
     for (size_t d = 0; d < p->size(); ++d)

@@ -509,16 +509,16 @@ class KernelTranslator:
             elif re.search(rf"\b{re.escape(py)}\b", text):
                 raise Unsupported("the block reads a var that its roles set, each role's threads to their own value")
 
-    def role_vars(self, code, key):
+    def role_vars(self, code, key, outer):
         """The vars declared outside a role that its code (`code`, Python)
         reads and sets, for the role of threads `key` (first, count): each
         role runs with its threads' own copy of them (registers are per
         thread), starting from the block's values or, where this role set
-        them before, from its own."""
+        them before, from its own. `outer`: the vars declared before the role."""
         for py in self.local_arrays:
             if re.search(rf"\b{re.escape(py)}\.st\(", code) and not re.search(rf"^\s*{re.escape(py)} = ", code, re.M):
                 raise Unsupported("a role writes an alloc_local array of the block (each role's threads would need their own copy)")
-        used = [py for py in self.var_loops if re.search(rf"\b{re.escape(py)}\b", code)]
+        used = [py for py in self.var_loops if py in outer and re.search(rf"\b{re.escape(py)}\b", code)]
         assigned = [py for py in used if re.search(rf"^\s*{re.escape(py)} = ", code, re.M)]
         for py in used:
             for other in self.diverged.get(py, ()):
@@ -800,6 +800,7 @@ class KernelTranslator:
             outer = self.role_threads
             self.role_threads = 128 * len(roles)
             self.emit(d, f"# ws{tuple(roles)}")
+            outer_vars = set(self.var_loops)
             start = len(self.lines)
             self.emit(d, "if True:")
             self.in_ws += 1
@@ -811,7 +812,7 @@ class KernelTranslator:
                 # threads' own copy of the block's vars (role_vars), the
                 # block's values put back after it.
                 key = (128 * min(roles), 128 * (max(roles) - min(roles) + 1))
-                used, assigned = self.role_vars("\n".join(self.lines[start:]), key)
+                used, assigned = self.role_vars("\n".join(self.lines[start:]), key, outer_vars)
                 own = [py for py in used if key in self.diverged.get(py, ())]
                 kept = sorted(set(assigned) | set(own))
                 if kept:
@@ -1024,6 +1025,7 @@ class KernelTranslator:
         gens = []
         gen_args = []
         entering = set()   # the block's vars the roles start from
+        outer_vars = set(self.var_loops)
         # Values that differ between threads outside the roles: none may be
         # used inside (thread 0 runs a role for all its threads). A var
         # declared inside a role is the role's, alike in its threads.
@@ -1055,7 +1057,7 @@ class KernelTranslator:
             if kind == "static":
                 # The block's vars: each role starts from its threads' own copy (role_vars).
                 key = (first_of[gen_index - 1], count)
-                used, assigned = self.role_vars(code, key)
+                used, assigned = self.role_vars(code, key, outer_vars)
                 self.lines[start] = self.lines[start].replace("():", f"({', '.join(used)}):") if used else self.lines[start]
                 own = {py for py in used if key in self.diverged.get(py, ())}   # this role set them before
                 gen_args.append(", ".join(f"_rv[({key!r}, {py!r})]" if py in own else py for py in used))
