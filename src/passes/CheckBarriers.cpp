@@ -185,24 +185,18 @@ private:
     int64_t rank_;
 };
 
-// The value of `e` in block `b` when folding its constants and block
-// indices gives it (the folding of ir::binary, as Unroller::known), worked
-// out without building an expression: the grid's blocks are classified by
-// evaluating each condition in every block.
-std::optional<int64_t> foldInBlock(const Expr &e, const BlockIndex &b) {
+// The value of `e` folded as ir::binary folds integers, its leaves (block
+// indices, variables, registers) given by `leaf` -- worked out without
+// building an expression, since the check evaluates indices at every step
+// of a run and conditions in every block of the grid. Nullopt where a leaf
+// is unknown or an operation is not folded here (a float, ~).
+template <typename Leaf> std::optional<int64_t> foldLeaves(const Expr &e, const Leaf &leaf) {
     switch (e->kind) {
     case ir::ExprKind::IntImm: return ir::as<ir::IntImm>(e)->value;
-    case ir::ExprKind::SpecialReg:
-        switch (ir::as<ir::SpecialReg>(e)->special) {
-        case ir::SpecialKind::BlockIdxX: return b[0];
-        case ir::SpecialKind::BlockIdxY: return b[1];
-        case ir::SpecialKind::BlockIdxZ: return b[2];
-        default: return std::nullopt;
-        }
     case ir::ExprKind::Unary: {
         const ir::Unary &u = *ir::as<ir::Unary>(e);
         if (isFloat(u.dtype) || u.op == ir::UnaryOp::BitNot) return std::nullopt;
-        std::optional<int64_t> x = foldInBlock(u.a, b);
+        std::optional<int64_t> x = foldLeaves(u.a, leaf);
         if (!x) return std::nullopt;
         if (u.op == ir::UnaryOp::Not) return *x == 0 ? 1 : 0;
         return ir::foldBinary(ir::BinaryOp::Sub, 0, *x, u.dtype);
@@ -210,14 +204,31 @@ std::optional<int64_t> foldInBlock(const Expr &e, const BlockIndex &b) {
     case ir::ExprKind::Binary: {
         const ir::Binary &bin = *ir::as<ir::Binary>(e);
         if (isFloat(bin.a->dtype) || isFloat(bin.b->dtype)) return std::nullopt;
-        std::optional<int64_t> x = foldInBlock(bin.a, b);
+        std::optional<int64_t> x = foldLeaves(bin.a, leaf);
         if (!x) return std::nullopt;
-        std::optional<int64_t> y = foldInBlock(bin.b, b);
+        std::optional<int64_t> y = foldLeaves(bin.b, leaf);
         if (!y) return std::nullopt;
         return ir::foldBinary(bin.op, *x, *y, bin.dtype);
     }
+    default: return leaf(e);
+    }
+}
+
+// Block `b`'s index that special register `e` reads, if it is one.
+std::optional<int64_t> blockIndexIn(const Expr &e, const BlockIndex &b) {
+    const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e);
+    if (!r) return std::nullopt;
+    switch (r->special) {
+    case ir::SpecialKind::BlockIdxX: return b[0];
+    case ir::SpecialKind::BlockIdxY: return b[1];
+    case ir::SpecialKind::BlockIdxZ: return b[2];
     default: return std::nullopt;
     }
+}
+
+// The value of `e` in block `b` when folding its constants and block indices gives it.
+std::optional<int64_t> foldInBlock(const Expr &e, const BlockIndex &b) {
+    return foldLeaves(e, [&](const Expr &x) { return blockIndexIn(x, b); });
 }
 
 // The value of `e`, an expression of the block index, in block `b`.
@@ -579,45 +590,23 @@ private:
     // also folds what only simplification can.
     std::optional<int64_t> known(const Expr &e) const {
         if (!assumedExtents_.empty()) return std::nullopt;
-        switch (e->kind) {
-        case ir::ExprKind::IntImm: return ir::as<ir::IntImm>(e)->value;
-        case ir::ExprKind::Var:
-            for (auto it = env_.rbegin(); it != env_.rend(); ++it)
-                if (it->first.get() == e.get()) return ir::constInt(it->second);
-            return std::nullopt;
-        case ir::ExprKind::Load: {
-            auto it = registers_.find(ir::as<ir::Load>(e)->buffer.get());
-            return it == registers_.end() ? std::nullopt : ir::constInt(it->second);
-        }
-        case ir::ExprKind::SpecialReg: {
-            if (ir::as<ir::SpecialReg>(e)->special == ir::SpecialKind::ClusterCtaRank) return rank_;
-            if (!block_ || blockHidden_) return std::nullopt;
-            switch (ir::as<ir::SpecialReg>(e)->special) {
-            case ir::SpecialKind::BlockIdxX: return (*block_)[0];
-            case ir::SpecialKind::BlockIdxY: return (*block_)[1];
-            case ir::SpecialKind::BlockIdxZ: return (*block_)[2];
+        return foldLeaves(e, [&](const Expr &x) -> std::optional<int64_t> {
+            switch (x->kind) {
+            case ir::ExprKind::Var:
+                for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+                    if (it->first.get() == x.get()) return ir::constInt(it->second);
+                return std::nullopt;
+            case ir::ExprKind::Load: {
+                auto it = registers_.find(ir::as<ir::Load>(x)->buffer.get());
+                return it == registers_.end() ? std::nullopt : ir::constInt(it->second);
+            }
+            case ir::ExprKind::SpecialReg:
+                if (ir::as<ir::SpecialReg>(x)->special == ir::SpecialKind::ClusterCtaRank) return rank_;
+                if (!block_ || blockHidden_) return std::nullopt;
+                return blockIndexIn(x, *block_);
             default: return std::nullopt;
             }
-        }
-        case ir::ExprKind::Unary: {
-            const ir::Unary &u = *ir::as<ir::Unary>(e);
-            if (isFloat(u.dtype) || u.op == ir::UnaryOp::BitNot) return std::nullopt;
-            std::optional<int64_t> x = known(u.a);
-            if (!x) return std::nullopt;
-            if (u.op == ir::UnaryOp::Not) return *x == 0 ? 1 : 0;
-            return ir::foldBinary(ir::BinaryOp::Sub, 0, *x, u.dtype);
-        }
-        case ir::ExprKind::Binary: {
-            const ir::Binary &b = *ir::as<ir::Binary>(e);
-            if (isFloat(b.a->dtype) || isFloat(b.b->dtype)) return std::nullopt;
-            std::optional<int64_t> x = known(b.a);
-            if (!x) return std::nullopt;
-            std::optional<int64_t> y = known(b.b);
-            if (!y) return std::nullopt;
-            return ir::foldBinary(b.op, *x, *y, b.dtype);
-        }
-        default: return std::nullopt;
-        }
+        });
     }
     Expr evaluate(const Expr &e) const {
         if (std::optional<int64_t> v = known(e)) return ir::intImm(*v, e->dtype);
