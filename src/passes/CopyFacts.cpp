@@ -74,23 +74,26 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
     // A dynamic dimension counts with its promise (`dyn m % 4`): a stride
     // not known to be a multiple of 16 bytes would fail the encode at launch.
     const auto &shape = global.buffer->shape;
+    // `stride`: the constant factors (saturated past 2^40, where a stride of
+    // them alone is refused); `strideDivisor`: what the stride is known a
+    // multiple of, modulo 128 (all the 16-byte test needs).
+    const int64_t kLimit = int64_t(1) << 40;
     int64_t stride = 1, strideDivisor = 1;
     std::string dynamicFactors;
     for (int d = global.buffer->rank() - 1; d > 0; --d) {
         std::optional<int64_t> dim = ir::constInt(shape[d]);
         if (dim) {
-            stride *= *dim;
-            strideDivisor *= *dim;
+            stride = stride > kLimit / std::max<int64_t>(1, *dim) ? kLimit : stride * *dim;
+            strideDivisor = strideDivisor * (*dim % 128) % 128;
         } else {
             const ir::Var *v = ir::as<ir::Var>(shape[d]);
             dynamicFactors += (dynamicFactors.empty() ? "" : " x ") + (v ? v->name : std::string("a dynamic extent"));
-            strideDivisor *= std::max<int64_t>(1, ir::knownDivisor(shape[d]));
+            strideDivisor = strideDivisor * (std::max<int64_t>(1, ir::knownDivisor(shape[d])) % 128) % 128;
         }
-        if (strideDivisor > (int64_t(1) << 40)) break;   // large enough: 16 bytes divide it, and a constant stride past 2^40 was caught
-        int64_t bits = strideDivisor * dtypeBits(dt);
+        int64_t bits = (strideDivisor == 0 ? 128 : strideDivisor) * dtypeBits(dt);
         if (!dynamicFactors.empty() && bits % 128 != 0) {
             // The multiple a lone dynamic factor must be promised to be.
-            int64_t need = 128 / std::gcd<int64_t>(128, stride * dtypeBits(dt));
+            int64_t need = 128 / std::gcd<int64_t>(128, stride % 128 * dtypeBits(dt));
             bool lone = dynamicFactors.find(" x ") == std::string::npos;
             return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
                               (stride == 1 ? "" : std::to_string(stride) + " x ") + dynamicFactors + " elements of " + bytesOf(1, dt) +
@@ -100,7 +103,8 @@ Option tmaTensorCopy(const ir::Copy &c, bool load, bool descriptor, const Target
         if (dynamicFactors.empty() && bits % 128 != 0)
             return Option::no("the stride of dimension " + std::to_string(d - 1) + " of '" + global.buffer->name + "' is " +
                               bytesOf(stride, dt) + ", not a multiple of 16 bytes");
-        if (dynamicFactors.empty() && bits / 8 >= (int64_t(1) << 40)) return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
+        if (dynamicFactors.empty() && (stride >= kLimit || stride * dtypeBits(dt) / 8 >= kLimit))
+            return Option::no("a global stride of '" + global.buffer->name + "' reaches 2^40 bytes");
     }
     // The boxes (the 1-D bulk form has none: one contiguous run, checked by its selection).
     if (descriptor) {

@@ -480,7 +480,7 @@ private:
         // The producer warp group loads from the kernel's start and runs
         // ahead across runs of the loop: nothing orders its loads after a
         // store of the consumers, before the loop or between its runs.
-        if (std::string blocked = outsideTheLoop(loop); !blocked.empty()) return fail(why, blocked);
+        if (std::string blocked = consumerRoleObstacle(loop); !blocked.empty()) return fail(why, blocked);
         const std::vector<Stmt> before = runsBeforeLoads(plan.path);
         for (const ir::Stmt &p : plan.producers)
             for (const Stmt &b : before)
@@ -511,11 +511,12 @@ private:
         return out;
     }
 
-    // Why the kernel's statements outside `loop`, which would run in the
-    // consumer role, keep it from being specialized ("" when nothing does):
-    // a cluster barrier or a wait for the previous kernel (pdl_sync) that the
-    // producer warp group would not meet, or what a role cannot run yet.
-    std::string outsideTheLoop(const ir::For &loop) const {
+    // Why what would run in the consumer role -- the kernel's statements but
+    // the loads of `loop` -- keeps the loop from being specialized ("" when
+    // nothing does): a cluster barrier or a wait for the previous kernel
+    // (pdl_sync) that the producer warp group would not meet, or, outside
+    // the loop, what a role cannot run yet.
+    std::string consumerRoleObstacle(const ir::For &loop) const {
         std::set<const ir::StmtNode *> inLoop;
         ir::forEachStmt(loop.body, [&](const Stmt &x) { inLoop.insert(x.get()); });
         std::string why;
