@@ -402,11 +402,12 @@ void operandEffects(const Stmt &s, Effects &fx) {
         if (n.sfa) acc.push_back(box(*n.sfa, AccessMode::Read));
         if (n.sfb) acc.push_back(box(*n.sfb, AccessMode::Read));
         // With mbar = b (tcgen05), the MMAs read their operands (scale
-        // factors included) and write C asynchronously, until b's phase completes.
-        if (n.mbar)
+        // factors included) and write C asynchronously, until b's phase
+        // completes; without, until the phase of the thread's next commit.
+        if (const BufferNode *completion = n.mbar ? n.mbar.get() : n.completesOn.get())
             for (Access &a : acc) {
                 a.asynchronous = true;
-                a.completesOn = n.mbar.get();
+                a.completesOn = completion;
             }
         // gemm(..., mbar = b): its MMAs' completion arrives on b once
         // (TileLang's tcgen05 gemm: one thread's tcgen05.commit).

@@ -1121,6 +1121,11 @@ struct Gemm : StmtNode {
     Expr clearAccum;              // may be null (false)
     Buffer mbar;                  // may be null
     Expr mbarIndex;
+    // A tcgen05 gemm without mbar (TileLang's tcgen05_gemm(..., mbar=None)):
+    // its MMAs read and write until the issuing thread's next tcgen05.commit
+    // -- a tcgen05_mma_arrive, or a later gemm's own -- arrives on this
+    // barrier and that phase completes. Bound by sema (bindCommits).
+    Buffer completesOn;
     bool use2cta = false;
     GemmInst explicitInst = GemmInst::Unselected;   // inst= given by the user
     // wg_wait (TileLang's): on wgmma, the wgmma groups left in flight when

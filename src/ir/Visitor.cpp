@@ -595,9 +595,9 @@ Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
     std::optional<Region> sfa = n.sfa ? std::optional<Region>(mutateRegion(*n.sfa)) : std::nullopt;
     std::optional<Region> sfb = n.sfb ? std::optional<Region>(mutateRegion(*n.sfb)) : std::nullopt;
     Expr clear = mutate(n.clearAccum), mi = mutate(n.mbarIndex), kStart = mutate(n.sfKStart);
-    Buffer mbar = mutateBuffer(n.mbar);
+    Buffer mbar = mutateBuffer(n.mbar), completion = mutateBuffer(n.completesOn);
     if (sameRegion(a, n.a) && sameRegion(b, n.b) && sameRegion(c, n.c) && sameRegion(sfa, n.sfa) && sameRegion(sfb, n.sfb) &&
-        clear == n.clearAccum && mi == n.mbarIndex && mbar == n.mbar && kStart == n.sfKStart)
+        clear == n.clearAccum && mi == n.mbarIndex && mbar == n.mbar && completion == n.completesOn && kStart == n.sfKStart)
         return self;
     auto g = std::make_shared<Gemm>(n);
     g->a = a;
@@ -609,6 +609,7 @@ Stmt Mutator::mutateGemm(const Stmt &self, const Gemm &n) {
     g->clearAccum = clear;
     g->mbarIndex = mi;
     g->mbar = mbar;
+    g->completesOn = completion;
     return g;
 }
 

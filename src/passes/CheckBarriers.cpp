@@ -461,13 +461,14 @@ public:
                 for (const ir::Access &a : fx.accesses)
                     if (a.writes()) registers_.erase(a.buffer);
             }
-            // A gemm with mbar is tcgen05's: MMAs and their commit to mbar.
+            // A gemm with mbar is tcgen05's: MMAs and their commit to mbar;
+            // one bound to a later commit (completesOn), MMAs alone.
             const ir::Gemm *gemm = ir::as<ir::Gemm>(s);
             const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
             const ir::Copy *copy = ir::as<ir::Copy>(s);
             const ir::Tcgen05Copy *scaleCopy = ir::as<ir::Tcgen05Copy>(s);
             // tcgen05_cp_warpx4 reads asynchronously too, until the thread's next commit.
-            bool mma = (gemm && gemm->mbar) || commit || scaleCopy;
+            bool mma = (gemm && (gemm->mbar || gemm->completesOn)) || commit || scaleCopy;
             // The CTA pair's gemm and tcgen05_cp_warpx4 read the shared
             // memory of both blocks of the pair, and its commit (or
             // tcgen05_mma_arrive(arrive_2cta)) arrives on the barrier of both.

@@ -437,10 +437,13 @@ private:
             scales = ir::Tcgen05Scales{g.sfa->buffer, g.sfb->buffer, address(*g.sfa, wordColumn(wordsA, columnsA)),
                                        address(*g.sfb, ir::add(wordColumn(wordsB, columnsB), ir::mul(jn, ir::intImm(g.atomN / 32)))), descriptor};
         }
-        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, g.mbar, scales, span);
+        // Without mbar the MMAs complete at the thread's next commit, a tcgen05_mma_arrive the program makes (completesOn).
+        const ir::Buffer completion = g.mbar ? g.mbar : g.completesOn;
+        Stmt mma = std::make_shared<ir::Tcgen05Mma>(inst, g.c.buffer, dAddress, aOp, aAddress, bOp, idesc, enable, completion, scales, span);
         Stmt steps = unrolled(ks, K / g.atomK, unrolled(jn, N / g.atomN, mma, span), span);
-        Stmt issue = ir::seq({std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps,
-                              std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), pair, pair, span)});
+        std::vector<Stmt> issued{std::make_shared<ir::Tcgen05Sync>(ir::Tcgen05SyncKind::FenceAfter, span), steps};
+        if (g.mbar) issued.push_back(std::make_shared<ir::Tcgen05Commit>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), pair, pair, span));
+        Stmt issue = ir::seq(std::move(issued));
         if (aBytes) issue = std::make_shared<ir::Allocate>(aBytes, issue, span);
         if (bBytes) issue = std::make_shared<ir::Allocate>(bBytes, issue, span);
 
@@ -448,8 +451,9 @@ private:
         d.where = span;
         d.op = "gemm tcgen05";
         d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(instructionM) + "n" + std::to_string(g.atomN) + "k" +
-                   std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) + ", then tcgen05.commit to '" + g.mbar->name + "'" +
-                   (pair ? " of both blocks (.multicast::cluster)" : "");
+                   std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) +
+                   (g.mbar ? ", then tcgen05.commit to '" + g.mbar->name + "'" + (pair ? " of both blocks (.multicast::cluster)" : "")
+                           : ", completed by the thread's next tcgen05.commit (a tcgen05_mma_arrive on '" + g.completesOn->name + "')");
         d.why = aInTensorMemory ? "A in tensor memory (the TS form: '" + g.a.buffer->name + "', " + std::to_string(aStepColumns) +
                                       " columns per k-step, K packed along each row's lane) and B " + (bOp.mnMajor ? "N" : "K") +
                                       "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, "

@@ -598,9 +598,11 @@ private:
                       : inst == GemmInst::WGMMA                                   ? wg
                       : inst == GemmInst::FMA                                     ? nullptr
                                                                                   : tcInst;
-        // TileLang's tcgen05 gemm requires an mbarrier: its MMAs complete asynchronously and arrive there.
-        if ((inst == GemmInst::TCGEN05 || inst == GemmInst::TCGEN05BlockScaled) && !g.mbar)
-            return fail("gemm on tcgen05 needs mbar = <barrier>", "its MMAs complete asynchronously and one tcgen05.commit arrives on that barrier");
+        // TileLang's tcgen05 gemm completes on an mbarrier: its own (mbar), or
+        // that of the thread's next tcgen05_mma_arrive (sema's bindCommits).
+        if ((inst == GemmInst::TCGEN05 || inst == GemmInst::TCGEN05BlockScaled) && !g.mbar && !g.completesOn)
+            return fail("gemm on tcgen05 needs mbar = <barrier>, or a tcgen05_mma_arrive after it in the same thread",
+                        "its MMAs complete asynchronously, when a tcgen05.commit of the issuing thread arrives on an mbarrier");
         g.inst = inst;
         g.warpM = wm;
         g.warpN = wn;

@@ -1,6 +1,7 @@
 // WaitSynchronousGemms.cpp -- see WaitSynchronousGemms.h.
 #include "passes/WaitSynchronousGemms.h"
 
+#include "ir/BufferEdits.h"
 #include "ir/Effects.h"
 #include "ir/Printer.h"
 #include "ir/Simplify.h"
@@ -19,6 +20,14 @@ using ir::Stmt;
 bool isSynchronousTcgen05(const ir::Gemm &g) {
     bool blockScaledTcgen05 = g.sfa && g.sfa->buffer->scope == ir::MemScope::TMem;
     return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected && !blockScaledTcgen05;
+}
+
+// A T.gemm into tensor memory with no mbar and no tcgen05_mma_arrive after
+// it (sema's bindCommits found none): synchronous like a gemm into
+// registers, on a barrier of tilet's.
+bool needsOwnBarrier(const ir::Gemm &g) {
+    bool blockScaledTcgen05 = g.sfa && g.sfa->buffer->scope == ir::MemScope::TMem;
+    return !g.mbar && !g.completesOn && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected && !blockScaledTcgen05;
 }
 
 // How many statements of `body` may arrive on barrier `index` of `barrier`
@@ -78,6 +87,7 @@ protected:
     }
 
     Stmt mutateGemm(const Stmt &self, const ir::Gemm &g) override {
+        if (needsOwnBarrier(g)) return waitOnOwnBarrier(g);
         if (!isSynchronousTcgen05(g)) return self;
         std::string bar = "'" + g.mbar->name + "'";
         auto cannot = [&](const std::string &why) {
@@ -85,7 +95,6 @@ protected:
                                          "; write inst = tcgen05 and wait on " + bar + " yourself");
             return self;
         };
-        if (branches_) return cannot("it runs under a branch or while loop, so its executions cannot be counted");
         if (g.mbarIndex && !ir::constInt(g.mbarIndex)) return cannot("it arrives on a barrier of the array chosen at run time");
         if (g.mbar->arriveCounts.size() != 1 && !g.mbarIndex) return cannot(bar + " is an array; name one barrier");
         int64_t index = g.mbarIndex ? *ir::constInt(g.mbarIndex) : 0;
@@ -93,24 +102,9 @@ protected:
             return cannot(bar + " completes a phase with " + std::to_string(g.mbar->arriveCounts[index]) +
                           " arrivals, and the gemm's commit is one");
         if (arrivalsOn(kernel_.body, g.mbar.get(), index) != 1) return cannot("something else arrives on " + bar + " too");
-
-        // Executions before this one: the linearised iteration count.
-        Expr count = ir::intImm(0);
-        for (size_t i = 0; i < loops_.size(); ++i) {
-            const ir::For &loop = *loops_[i];
-            // An inner loop's trip count must be the same in every
-            // iteration of the outer ones: no name bound inside them, no
-            // memory (a `var` or a tensor) that may change between them.
-            if (i > 0) {
-                for (const ir::VarNode *v : boundInLoops_)
-                    if (ir::usesVar(loop.extent, v) || ir::usesVar(loop.min, v))
-                        return cannot("the trip count of loop '" + loop.var->name + "' depends on '" + v->name + "', bound inside the loops around it");
-                if (readsMemory(loop.extent) || readsMemory(loop.min))
-                    return cannot("the trip count of loop '" + loop.var->name + "' reads memory, which may change between the iterations around it");
-            }
-            count = ir::add(ir::mul(count, loop.extent), ir::sub(loop.var, loop.min));
-        }
-        Expr parity = loops_.empty() ? ir::intImm(0) : ir::simplify(ir::mod(count, ir::intImm(2)));
+        std::string why;
+        Expr parity = executionParity(why);
+        if (!parity) return cannot(why);
         Stmt wait = std::make_shared<ir::BarrierWait>(g.mbar, g.mbarIndex ? g.mbarIndex : ir::intImm(0), parity, g.span);
 
         Decision d;
@@ -123,7 +117,81 @@ protected:
         return ir::seq({self, wait});
     }
 
+    // The parity of the executions before this one -- the linearised
+    // iteration count of the enclosing loops, mod 2 -- or null (and why)
+    // when they cannot be counted.
+    Expr executionParity(std::string &why) const {
+        if (branches_) {
+            why = "it runs under a branch or while loop, so its executions cannot be counted";
+            return nullptr;
+        }
+        Expr count = ir::intImm(0);
+        for (size_t i = 0; i < loops_.size(); ++i) {
+            const ir::For &loop = *loops_[i];
+            // An inner loop's trip count must be the same in every
+            // iteration of the outer ones: no name bound inside them, no
+            // memory (a `var` or a tensor) that may change between them.
+            if (i > 0) {
+                for (const ir::VarNode *v : boundInLoops_)
+                    if (ir::usesVar(loop.extent, v) || ir::usesVar(loop.min, v)) {
+                        why = "the trip count of loop '" + loop.var->name + "' depends on '" + v->name + "', bound inside the loops around it";
+                        return nullptr;
+                    }
+                if (readsMemory(loop.extent) || readsMemory(loop.min)) {
+                    why = "the trip count of loop '" + loop.var->name + "' reads memory, which may change between the iterations around it";
+                    return nullptr;
+                }
+            }
+            count = ir::add(ir::mul(count, loop.extent), ir::sub(loop.var, loop.min));
+        }
+        return loops_.empty() ? ir::intImm(0) : ir::simplify(ir::mod(count, ir::intImm(2)));
+    }
+
+public:
+    // tilet's barriers for gemms without mbar, one per gemm, and their phase bits (per thread).
+    ir::Buffer ownBarriers, ownPhases;
+    int64_t ownCount = 0;
+
 private:
+    // gemm_done[i] takes the gemm's commit and every thread waits for its
+    // phase: the parity of the gemm's executions where they can be counted
+    // (as for TileLang's T.gemm with mbar), else the phase bit each thread
+    // keeps and flips (as for tilet's TMA loads), which holds under any
+    // branch or `while`. (A counted parity leaves the kernel without a
+    // statement of tilet's ahead of it, which warp specialization needs.)
+    Stmt waitOnOwnBarrier(const ir::Gemm &g) {
+        if (!ownBarriers) ownBarriers = ir::makeBuffer("gemm_done", DType::UInt64, {ir::intImm(1)}, ir::MemScope::Barrier, kernel_.span);
+        Expr index = ir::intImm(ownCount++);
+        auto gemm = std::make_shared<ir::Gemm>(g);
+        gemm->mbar = ownBarriers;
+        gemm->mbarIndex = index;
+        std::string uncounted;
+        Expr parity = executionParity(uncounted);
+        std::vector<Stmt> out{gemm};
+        const std::string barrier = "tilet's barrier 'gemm_done[" + ir::toString(index) + "]'";
+        Decision d;
+        d.where = g.span;
+        d.op = "gemm into tensor memory";
+        if (parity) {
+            out.push_back(std::make_shared<ir::BarrierWait>(ownBarriers, index, parity, g.span));
+            d.choice = "synchronous: one tcgen05.commit to " + barrier + ", then every thread waits for phase " + ir::toString(parity) +
+                       (loops_.empty() ? "" : " (the parity of the iterations before)");
+        } else {
+            if (!ownPhases) ownPhases = ir::makeBuffer("gemm_phase", DType::Int32, {ir::intImm(1)}, ir::MemScope::Local, kernel_.span);
+            Expr phase = std::make_shared<ir::Load>(ownPhases, std::vector<Expr>{index}, g.span);
+            out.push_back(std::make_shared<ir::BarrierWait>(ownBarriers, index, phase, g.span));
+            out.push_back(std::make_shared<ir::Store>(ownPhases, std::vector<Expr>{index}, ir::binary(ir::BinaryOp::BitXor, phase, ir::intImm(1)),
+                                                      ir::StoreOp::Assign, g.span));
+            d.choice = "synchronous: one tcgen05.commit to " + barrier + ", then every thread waits for the phase its bit 'gemm_phase[" +
+                       ir::toString(index) + "]' names and flips the bit";
+            d.details.push_back("a phase bit per thread, since " + uncounted);
+        }
+        d.why = "the gemm has no mbar and no tcgen05_mma_arrive follows it in its thread, so nothing else completes its MMAs: it completes "
+                "before the next statement, as a gemm into registers does (TileLang's T.gemm asks for an mbar here)";
+        ctx_.explain.record(std::move(d));
+        return ir::seq(std::move(out));
+    }
+
     const ir::Kernel &kernel_;
     PassContext &ctx_;
     std::vector<const ir::For *> loops_;
@@ -137,6 +205,24 @@ ir::Kernel waitSynchronousGemms(const ir::Kernel &kernel, PassContext &ctx) {
     ir::Kernel out = kernel;
     Waiter waiter(kernel, ctx);
     out.body = waiter.mutate(kernel.body);
+    if (waiter.ownBarriers) {
+        ir::BufferEdits edits;
+        ir::BufferNode &barriers = edits.edit(waiter.ownBarriers);
+        barriers.shape = {ir::intImm(waiter.ownCount)};
+        barriers.arriveCounts.assign(static_cast<size_t>(waiter.ownCount), 1);
+        if (waiter.ownPhases) {
+            // (One bit per gemm, indexed like the barriers: some are unused.)
+            edits.edit(waiter.ownPhases).shape = {ir::intImm(waiter.ownCount)};
+            ir::VarRef i = ir::makeVar("i");
+            auto clear = std::make_shared<ir::For>(
+                i, ir::intImm(0), ir::intImm(waiter.ownCount), ir::ForKind::Unrolled,
+                std::make_shared<ir::Store>(waiter.ownPhases, std::vector<Expr>{i}, ir::intImm(0), ir::StoreOp::Assign, kernel.span), kernel.span);
+            clear->threadLocal = true;
+            out.body = std::make_shared<ir::Allocate>(waiter.ownPhases, ir::seq({clear, out.body}), kernel.span);
+        }
+        out.body = std::make_shared<ir::Allocate>(waiter.ownBarriers, out.body, kernel.span);
+        edits.applyTo(out);
+    }
     return out;
 }
 

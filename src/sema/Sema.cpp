@@ -39,7 +39,7 @@ std::optional<ir::Module> analyze(const LoadedProgram &program, const std::vecto
 
 namespace sema {
 
-ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags);
+ir::Stmt bindCommits(const ir::Stmt &body, DiagnosticEngine &diags);
 
 namespace {
 // Blocks in a cluster: 8 portably, 16 with the non-portable cluster size
@@ -703,7 +703,7 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     expansion.visit(kernel.body);
     if (!expansion.ok()) return std::nullopt;
     kernel.body = formThreadRoles(kernel.body, kernel, programBranches_, diags_);
-    kernel.body = bindScaleCopies(kernel.body, diags_);
+    kernel.body = bindCommits(kernel.body, diags_);
     if (diags_.errorCount() != errorsBefore) return std::nullopt;
     DivergentWorkCheck(kernel.body, kernel.threads, threadCollectives_, diags_).walk(kernel.body);
     checkReducers(kernel.body, diags_);
@@ -711,22 +711,40 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
     return kernel;
 }
 
-// A tcgen05_cp_warpx4 completes -- its shared-memory reads end -- with the
-// tcgen05.commit after it in the same thread: that of the tcgen05 gemm
-// (mbar = b) that follows it in program order, which reads what it copied.
-ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags) {
-    std::map<const ir::StmtNode *, ir::Buffer> completion;
-    std::vector<const ir::Tcgen05Copy *> pending;
+// Work the tensor core runs for a thread completes at that thread's next
+// tcgen05.commit (PTX ISA, "tcgen05.commit"): a tcgen05_cp_warpx4, and a
+// tcgen05 gemm without mbar (TileLang's tcgen05_gemm(..., mbar=None)),
+// complete with the first commit after them in program order in their role
+// -- a gemm's own (mbar = b) or a tcgen05_mma_arrive(b) -- and are bound to
+// its barrier b. (A gemm without mbar that nothing binds is reported by
+// select-gemm-inst, which knows whether it is tcgen05's.)
+ir::Stmt bindCommits(const ir::Stmt &body, DiagnosticEngine &diags) {
+    std::map<const ir::StmtNode *, const ir::StmtNode *> roleOf;   // a statement's innermost role (none: the block's)
     ir::forEachStmt(body, [&](const ir::Stmt &s) {
-        if (const ir::Tcgen05Copy *c = ir::as<ir::Tcgen05Copy>(s)) pending.push_back(c);
-        const ir::Gemm *g = ir::as<ir::Gemm>(s);
-        if (!g || !g->mbar) return;
-        for (const ir::Tcgen05Copy *c : pending) completion[c] = g->mbar;
-        pending.clear();
+        if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) ir::forEachStmt(w->body, [&](const ir::Stmt &x) { roleOf[x.get()] = w; });
     });
-    for (const ir::Tcgen05Copy *c : pending)
-        diags.error(c->span, "tcgen05_cp_warpx4 copies scale factors for the tcgen05 gemm_blockscaled that follows it in the same branch or role, "
-                             "and completes with that gemm's commit (mbar); no such gemm follows here");
+    auto role = [&](const ir::StmtNode *s) {
+        auto it = roleOf.find(s);
+        return it == roleOf.end() ? nullptr : it->second;
+    };
+    std::map<const ir::StmtNode *, ir::Buffer> completion;
+    std::vector<const ir::StmtNode *> pending;
+    ir::forEachStmt(body, [&](const ir::Stmt &s) {
+        const ir::Gemm *g = ir::as<ir::Gemm>(s);
+        const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
+        ir::Buffer barrier = commit ? commit->barrier : g ? g->mbar : nullptr;
+        if (barrier) {
+            auto rest = std::stable_partition(pending.begin(), pending.end(), [&](const ir::StmtNode *p) { return role(p) != role(s.get()); });
+            for (auto it = rest; it != pending.end(); ++it) completion[*it] = barrier;
+            pending.erase(rest, pending.end());
+        }
+        bool tensorCoreGemm = g && !g->mbar && (g->explicitInst == ir::GemmInst::TCGEN05 || g->c.buffer->scope == ir::MemScope::TMem);
+        if (ir::as<ir::Tcgen05Copy>(s) || tensorCoreGemm) pending.push_back(s.get());
+    });
+    for (const ir::StmtNode *p : pending)
+        if (p->kind == ir::StmtKind::Tcgen05Copy)
+            diags.error(p->span, "tcgen05_cp_warpx4 copies scale factors for the tcgen05 gemm_blockscaled that follows it in the same branch or role, "
+                                 "and completes with the thread's next tcgen05.commit (that gemm's mbar, or a tcgen05_mma_arrive); none follows here");
     if (completion.empty()) return body;
     class Bind : public ir::Mutator {
     public:
@@ -738,6 +756,13 @@ ir::Stmt bindScaleCopies(const ir::Stmt &body, DiagnosticEngine &diags) {
             auto it = completion_.find(&n);
             if (it == completion_.end()) return self;
             return std::make_shared<ir::Tcgen05Copy>(n.src, n.srcIndices, n.tmem, n.column, it->second, n.pair, n.span);
+        }
+        ir::Stmt mutateGemm(const ir::Stmt &self, const ir::Gemm &n) override {
+            auto it = completion_.find(&n);
+            if (it == completion_.end()) return ir::Mutator::mutateGemm(self, n);
+            auto g = std::make_shared<ir::Gemm>(n);
+            g->completesOn = it->second;
+            return g;
         }
 
     private:

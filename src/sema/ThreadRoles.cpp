@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <functional>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -52,6 +53,66 @@ bool holdsNamedBarrier(const ir::Stmt &s, ThreadRange range) {
         if (const ir::SyncThreads *b = ir::as<ir::SyncThreads>(x); b && b->barrierId != 0 && b->threads == range.hi - range.lo) found = true;
     });
     return found;
+}
+
+// The set_max_nreg a role starts with (its first statement), if any.
+const ir::SetMaxNReg *leadingRequest(const ir::WarpSpecialize &role) {
+    const ir::Seq *seq = ir::as<ir::Seq>(role.body);
+    return ir::as<ir::SetMaxNReg>(seq && !seq->stmts.empty() ? seq->stmts.front() : role.body);
+}
+
+// setmaxnreg is executed by all the warps of a warp group, as one
+// instruction (PTX ISA, "setmaxnreg": .sync.aligned). TileLang's Blackwell
+// kernels split warp group 0 into one-warp roles that each start with the
+// same set_max_nreg (aws/gemm.py: the TMA warp, the MMA warp and two idle
+// ones, each `T.set_max_nreg(40, 0)`). When the roles of a chain that lie in
+// one warp group cover all its warps and all start with the same request,
+// the request becomes a role of that whole warp group, ahead of them, which
+// its four warps execute together. (Otherwise check-target reports it.)
+void shareRegisterRequests(std::vector<ir::Stmt> &roles) {
+    constexpr int64_t kGroupWarps = ir::WarpSpecialize::kGroupThreads / ir::WarpSpecialize::kWarpThreads;
+    std::map<int64_t, std::vector<size_t>> byGroup;   // warp group -> its roles that are not whole warp groups
+    for (size_t i = 0; i < roles.size(); ++i) {
+        const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(roles[i]);
+        if (w.wholeWarpGroups()) continue;
+        int64_t group = w.warps.front() / kGroupWarps;
+        byGroup[w.warps.back() / kGroupWarps == group ? group : -1].push_back(i);
+    }
+    byGroup.erase(-1);   // a role across two warp groups keeps its request (and its error)
+    std::map<size_t, ir::Stmt> shared;   // role index -> the group's role to put before it
+    std::set<size_t> stripped;
+    for (const auto &[group, members] : byGroup) {
+        const ir::SetMaxNReg *request = nullptr;
+        size_t warps = 0;
+        bool alike = true;
+        for (size_t i : members) {
+            const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(roles[i]);
+            const ir::SetMaxNReg *r = leadingRequest(w);
+            alike = alike && r && (!request || (r->count == request->count && r->increase == request->increase));
+            if (r && !request) request = r;
+            warps += w.warps.size();
+        }
+        if (!alike || warps != kGroupWarps) continue;
+        std::vector<int64_t> groupWarps;
+        for (int64_t w = group * kGroupWarps; w < (group + 1) * kGroupWarps; ++w) groupWarps.push_back(w);
+        shared[members.front()] = std::make_shared<ir::WarpSpecialize>(
+            std::move(groupWarps), std::make_shared<ir::SetMaxNReg>(request->count, request->increase, request->span), request->span);
+        stripped.insert(members.begin(), members.end());
+    }
+    if (shared.empty()) return;
+    std::vector<ir::Stmt> out;
+    for (size_t i = 0; i < roles.size(); ++i) {
+        if (auto it = shared.find(i); it != shared.end()) out.push_back(it->second);
+        if (!stripped.count(i)) {
+            out.push_back(roles[i]);
+            continue;
+        }
+        const ir::WarpSpecialize &w = *ir::as<ir::WarpSpecialize>(roles[i]);
+        const ir::Seq *seq = ir::as<ir::Seq>(w.body);
+        if (!seq || seq->stmts.size() < 2) continue;   // the request was all it did
+        out.push_back(std::make_shared<ir::WarpSpecialize>(w.warps, ir::seq(std::vector<ir::Stmt>(seq->stmts.begin() + 1, seq->stmts.end())), w.span));
+    }
+    roles = std::move(out);
 }
 
 class RoleFormer : public ir::Mutator {
@@ -172,6 +233,7 @@ private:
             for (int64_t w = range.lo / ir::WarpSpecialize::kWarpThreads; w < range.hi / ir::WarpSpecialize::kWarpThreads; ++w) warps.push_back(w);
             roles.push_back(std::make_shared<ir::WarpSpecialize>(std::move(warps), body, span));
         }
+        shareRegisterRequests(roles);
         return ir::seq(std::move(roles));
     }
 
