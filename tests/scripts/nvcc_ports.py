@@ -48,6 +48,8 @@ NOT_TRANSLATED = {
     ("gemm_tcgen5mma_ws.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("aws_gemm.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("aws_gemm.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_clc.tl", "sm_80"): "tensor memory, tcgen05 and cluster launch control: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_clc.tl", "sm_90a"): "tensor memory, tcgen05 and cluster launch control: Blackwell only (the original is an sm_100 example)",
@@ -152,6 +154,9 @@ SPILLS = {
                                           "the scores and softmax rows, as in sparse_mla_fwd.tl: 396 bytes"),
     ("dsa_sparse_mla_fwd.tl", "sm_100a"): ("the same accumulators on mma.sync fragments at the 255-register cap, beside the KV gathers' "
                                            "cp.async addresses issued an iteration ahead: 16 bytes (0 while the gathers ran in order)"),
+    ("aws_gemm.tl", "sm_100a"): ("gemm_ws's TMA and MMA warps under the original's set_max_nreg(40, 0): their loops (the tile "
+                                 "scheduler's index arithmetic written out per role) need more than 40 registers: 36 bytes; without "
+                                 "the request, 80 registers and no spills; gemm_ does not spill"),
     ("sparse_attn_fwd_sm90.tl", "sm_90a"): ("the original's 64-head block on 256 threads: acc_o (64 x 512 f32, 128 registers a thread) beside "
                                             "the scores and softmax rows, and the pipelined KV gather's addresses: 268 bytes"),
 }
