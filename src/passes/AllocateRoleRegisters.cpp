@@ -152,7 +152,7 @@ public:
         if (blocks.empty() || automatic) return kernel_;
         where_ = blocks.front()->span;
         if (kernel_.keepsRegisterBudgets) return skip("disable_warp_group_reg_alloc() keeps every warp group's register budget");
-        if (written) return skip("set_max_nreg at " + written->span.lineColumn() + " is kept as written; setmaxnreg is added nowhere else");
+        if (written) return keepWritten(blocks);
         if (!ctx_.target.has(Feature::Setmaxnreg)) return skip(lacks(ctx_.target, Feature::Setmaxnreg));
         // insert-syncs places a cluster's barriers where every thread of the block meets.
         if (kernel_.hasCluster) return skip("the kernel runs in clusters, whose barriers every thread of the block reaches at the same point");
@@ -230,6 +230,43 @@ private:
         std::string s = warps.size() == 4 ? "warp group " : "warp groups ";
         for (size_t i = 0; i < warps.size(); i += 4) s += (i ? "," : "") + std::to_string(warps[i] / 4);
         return s;
+    }
+
+    // The program's own set_max_nreg: each role's requests, as written. A
+    // role of a whole warp group that holds only the request, and whose
+    // warps other roles split (sema's ThreadRoles), is the request those
+    // roles each started with, made once by the warp group.
+    ir::Kernel keepWritten(const std::vector<const ir::WarpSpecialize *> &roles) {
+        Decision d;
+        d.where = where_;
+        d.op = "ws(...) roles";
+        d.choice = "setmaxnreg as the program writes it, and nowhere else";
+        d.why = "the program asks for its roles' registers itself, with set_max_nreg";
+        auto warpsText = [](const ir::WarpSpecialize &w) {
+            return w.warps.size() == 1 ? "warp " + std::to_string(w.warps.front())
+                                       : "warps " + std::to_string(w.warps.front()) + ".." + std::to_string(w.warps.back());
+        };
+        for (const ir::WarpSpecialize *w : roles) {
+            ir::forEachStmt(w->body, [&](const Stmt &x) {
+                const ir::SetMaxNReg *r = ir::as<ir::SetMaxNReg>(x);
+                if (!r) return;
+                std::string line = warpsText(*w) + ": setmaxnreg." + (r->increase ? "inc " : "dec ") + std::to_string(r->count) + " (" +
+                                   r->span.lineColumn() + ")";
+                std::vector<std::string> split;
+                if (w->body.get() == x.get() && w->wholeWarpGroups())
+                    for (const ir::WarpSpecialize *o : roles)
+                        if (o != w && o->warps.front() >= w->warps.front() && o->warps.back() <= w->warps.back()) split.push_back(warpsText(*o));
+                if (!split.empty()) {
+                    std::string names;
+                    for (size_t i = 0; i < split.size(); ++i) names += (i == 0 ? "" : i + 1 == split.size() ? " and " : ", ") + split[i];
+                    line += ", made once by the warp group ahead of the roles of its warps (" + names +
+                            "), since each role of its warps started with it: setmaxnreg is .aligned over a warp group (PTX ISA, \"setmaxnreg\")";
+                }
+                d.details.push_back(line);
+            });
+        }
+        ctx_.explain.record(std::move(d));
+        return kernel_;
     }
 
     ir::Kernel skip(const std::string &why) {
