@@ -55,6 +55,11 @@ public:
             for (const Expr &index : as<Load>(element)->indices) visit(index);
         visit(n.value);
     }
+    // An atomic load's element and register are its own accesses (ownEffects), not loads.
+    void visitAtomicLoad(const AtomicLoad &n) override {
+        for (const Expr &element : {n.source, n.destination})
+            for (const Expr &index : as<Load>(element)->indices) visit(index);
+    }
     // A draw's register is its own access (ownEffects), not a load.
     void visitRngDraw(const RngDraw &n) override {
         for (const Expr &index : as<Load>(n.result)->indices) visit(index);
@@ -148,7 +153,7 @@ void operandEffects(const Stmt &s, Effects &fx) {
         const Store &n = *as<Store>(s);
         Access a = element(n.buffer, n.op == StoreOp::AtomicAdd ? AccessMode::ReadWrite : AccessMode::Write, &n.indices);
         a.asynchronous = n.op == StoreOp::AsyncCopy;
-        a.atomic = n.op == StoreOp::AtomicAdd;
+        a.atomic = n.op == StoreOp::AtomicAdd || n.op == StoreOp::AtomicStore;
         a.exact = true;
         acc.push_back(a);
         return;
@@ -161,6 +166,19 @@ void operandEffects(const Stmt &s, Effects &fx) {
         // Not `atomic`: the value it returns shows which adds came before it.
         update.exact = result.exact = true;
         acc.push_back(update);
+        acc.push_back(result);
+        return;
+    }
+    case StmtKind::AtomicLoad: {
+        // `atomic`: ordered with other atomic accesses of the element by
+        // their memory orders (the program's own protocol), not by barriers.
+        const AtomicLoad &n = *as<AtomicLoad>(s);
+        const Load &source = *as<Load>(n.source), &destination = *as<Load>(n.destination);
+        Access read = element(source.buffer, AccessMode::Read, &source.indices);
+        Access result = element(destination.buffer, AccessMode::Write, &destination.indices);
+        read.atomic = true;
+        read.exact = result.exact = true;
+        acc.push_back(read);
         acc.push_back(result);
         return;
     }
@@ -588,6 +606,7 @@ bool issuedByOneThread(const Stmt &s) {
     case StmtKind::Store:
     case StmtKind::VectorCopy:
     case StmtKind::AtomicFetchAdd:
+    case StmtKind::AtomicLoad:
     case StmtKind::CallExtern:
     case StmtKind::RngInit:
     case StmtKind::RngDraw:
@@ -643,6 +662,7 @@ const char *warpWideInstruction(const Stmt &s) {
     case StmtKind::Store:
     case StmtKind::VectorCopy:
     case StmtKind::AtomicFetchAdd:
+    case StmtKind::AtomicLoad:
     case StmtKind::CallExtern:
     case StmtKind::RngInit:
     case StmtKind::RngDraw:

@@ -57,10 +57,12 @@ struct Access {
     // multicast, copy_cluster with dst_block.
     bool remote = false;
     // An atomic add whose result no thread sees (atomic_add without
-    // return_prev): two of them need no order between them, whatever
-    // elements they share, since adds commute (PTX ISA, "Memory Consistency
-    // Model": atomicity); against any other access, a fetch-add's included,
-    // they are a read and a write.
+    // return_prev), an atomic_load or an atomic_store: two of them need no
+    // barrier between them, whatever elements they share -- adds commute
+    // (PTX ISA, "Memory Consistency Model": atomicity), and atomic loads and
+    // stores are ordered by their memory orders, the program's own protocol
+    // (a flag a thread spins on). Against any other access, a fetch-add's
+    // included, they are a read and a write.
     bool atomic = false;
     SourceRange span;   // the load, or the statement
 

@@ -490,7 +490,10 @@ struct While : StmtNode {
 // AsyncCopy: an assignment global -> shared that belongs to a cp.async group
 // (a pipelined loop's producer); vectorize-accesses issues it as cp.async
 // where it can move 4, 8 or 16 bytes at once, and as a plain store otherwise.
-enum class StoreOp { Assign, AtomicAdd, AsyncCopy };
+// AtomicStore: TileLang's atomic_store(dst[i], value, memory_order), a
+// single-copy atomic write with the store's order (st.{relaxed,release}.gpu;
+// seq_cst: fence.sc.gpu first).
+enum class StoreOp { Assign, AtomicAdd, AsyncCopy, AtomicStore };
 
 // The memory order of an atomic update (PTX ISA, "Memory Consistency Model";
 // TileLang's memory_order, C++'s std::memory_order without consume, which
@@ -511,7 +514,7 @@ struct Store : StmtNode {
     const std::vector<Expr> indices;
     const Expr value;
     const StoreOp op;
-    const MemoryOrder order;   // AtomicAdd only
+    const MemoryOrder order;   // AtomicAdd and AtomicStore only
 };
 
 // `v = atomic_add(dst[i...], value, return_prev = true)` (TileLang's
@@ -528,6 +531,19 @@ struct AtomicFetchAdd : StmtNode {
     const Expr target;     // Load of the element added to
     const Expr value;
     const Expr previous;   // Load of the register element that receives the element's value before the add
+    const MemoryOrder order;
+};
+
+// `v = atomic_load(src[i], memory_order = o)` (TileLang's T.atomic_load):
+// one single-copy atomic read of a global element (ld.{relaxed,acquire}.gpu;
+// seq_cst: fence.sc.gpu first) into the register element `destination`.
+// Both are kept as Loads, as AtomicFetchAdd's are; the element is no read
+// of its own (Effects: the element read, the register written).
+struct AtomicLoad : StmtNode {
+    static constexpr StmtKind kKind = StmtKind::AtomicLoad;
+    AtomicLoad(Expr src, Expr dst, MemoryOrder o, SourceRange s = {}) : StmtNode(kKind, s), source(std::move(src)), destination(std::move(dst)), order(o) {}
+    const Expr source;        // Load of the element read
+    const Expr destination;   // Load of the register element that receives its value
     const MemoryOrder order;
 };
 

@@ -173,7 +173,15 @@ public:
         }
         case StmtKind::Store: {
             auto &st = static_cast<const Store &>(*s);
-            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd ? " atomic+= " + orderSuffix(st.order) : st.op == StoreOp::AsyncCopy ? " async= " : " = ") + expr(st.value));
+            line(st.buffer->name + "[" + list(st.indices) + "]" + (st.op == StoreOp::AtomicAdd     ? " atomic+= " + orderSuffix(st.order)
+                                                                     : st.op == StoreOp::AtomicStore ? " atomic= " + orderSuffix(st.order)
+                                                                     : st.op == StoreOp::AsyncCopy   ? " async= "
+                                                                                                     : " = ") + expr(st.value));
+            return;
+        }
+        case StmtKind::AtomicLoad: {
+            auto &a = static_cast<const AtomicLoad &>(*s);
+            line(expr(a.destination) + " = atomic_load " + orderSuffix(a.order) + expr(a.source));
             return;
         }
         case StmtKind::AtomicFetchAdd: {

@@ -78,6 +78,12 @@ public:
         else if (n.value->dtype != target->dtype || previous->dtype != target->dtype) fail("an atomic fetch-add of mixed types into '" + target->buffer->name + "'");
         Visitor::visitAtomicFetchAdd(n);
     }
+    void visitAtomicLoad(const AtomicLoad &n) override {
+        const Load *source = as<Load>(n.source), *destination = as<Load>(n.destination);
+        if (!source || !destination) fail("an atomic load's element or register is no longer a load of its buffer");
+        else if (source->dtype != destination->dtype) fail("an atomic load of '" + source->buffer->name + "' into a register of another type");
+        Visitor::visitAtomicLoad(n);
+    }
     void visitRngDraw(const RngDraw &n) override {
         const Load *result = as<Load>(n.result);
         if (!result) fail("a random draw's register is no longer a load of its buffer");

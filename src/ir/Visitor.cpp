@@ -61,6 +61,10 @@ void Visitor::visitAtomicFetchAdd(const AtomicFetchAdd &n) {
     visit(n.value);
     visit(n.previous);
 }
+void Visitor::visitAtomicLoad(const AtomicLoad &n) {
+    visit(n.source);
+    visit(n.destination);
+}
 void Visitor::visitCallExtern(const CallExtern &n) { for (const Expr &a : n.args) visit(a); }
 void Visitor::visitRngInit(const RngInit &n) { visit(n.seed); visit(n.sequence); visit(n.offset); }
 void Visitor::visitRngDraw(const RngDraw &n) { visit(n.result); }
@@ -382,6 +386,12 @@ Stmt Mutator::mutateAtomicFetchAdd(const Stmt &self, const AtomicFetchAdd &n) {
     Expr target = mutate(n.target), value = mutate(n.value), previous = mutate(n.previous);
     if (target == n.target && value == n.value && previous == n.previous) return self;
     return std::make_shared<AtomicFetchAdd>(target, value, previous, n.order, n.span);
+}
+
+Stmt Mutator::mutateAtomicLoad(const Stmt &self, const AtomicLoad &n) {
+    Expr source = mutate(n.source), destination = mutate(n.destination);
+    if (source == n.source && destination == n.destination) return self;
+    return std::make_shared<AtomicLoad>(source, destination, n.order, n.span);
 }
 
 Stmt Mutator::mutateCallExtern(const Stmt &self, const CallExtern &n) {

@@ -151,8 +151,8 @@ public:
         // Automatic warp specialization decided (and explained) its registers itself.
         if (blocks.empty() || automatic) return kernel_;
         where_ = blocks.front()->span;
-        if (kernel_.keepsRegisterBudgets) return skip("disable_warp_group_reg_alloc() keeps every warp group's register budget");
         if (written) return keepWritten(blocks);
+        if (kernel_.keepsRegisterBudgets) return skip("disable_warp_group_reg_alloc() keeps every warp group's register budget");
         if (!ctx_.target.has(Feature::Setmaxnreg)) return skip(lacks(ctx_.target, Feature::Setmaxnreg));
         // insert-syncs places a cluster's barriers where every thread of the block meets.
         if (kernel_.hasCluster) return skip("the kernel runs in clusters, whose barriers every thread of the block reaches at the same point");

@@ -766,8 +766,12 @@ private:
     // others skip working out their boxes.
     bool recordsAccesses() const { return group_ == (inRole_ ? roleFirstGroup_ : 0); }
 
+    // Shared memory and tensor memory (per block; the tcgen05 MMAs write
+    // their accumulators there asynchronously).
+    static bool tracked(const ir::BufferNode &b) { return b.scope == ir::MemScope::Shared || b.scope == ir::MemScope::TMem; }
+
     void region(const ir::Region &r, Event::Kind kind, SourceRange span, bool atomic = false) {
-        if (r.buffer->scope != ir::MemScope::Shared || !recordsAccesses()) return;
+        if (!tracked(*r.buffer) || !recordsAccesses()) return;
         ir::BoundsScope scope;
         std::vector<ir::Interval> box;
         box.reserve(r.mins.size());   // one allocation per event: the run records tens of thousands
@@ -785,7 +789,7 @@ private:
     // The element at `indices` (the whole buffer when null).
     void element(const ir::BufferNode &b, const std::vector<Expr> *indices, Event::Kind kind, SourceRange span, const ir::BoundsScope &scope,
                  bool atomic = false) {
-        if (b.scope != ir::MemScope::Shared || !recordsAccesses()) return;
+        if (!tracked(b) || !recordsAccesses()) return;
         std::vector<ir::Interval> box;
         box.reserve(b.shape.size());
         for (size_t d = 0; d < b.shape.size(); ++d) {
@@ -938,6 +942,7 @@ public:
         }
         accesses_.clear();
         serial_ = 0;
+        asyncRecorded_ = false;
         while (true) {
             bool progressed = false;
             if (preferred >= 0) {
@@ -1057,9 +1062,14 @@ private:
         case Event::Write: {
             // Only roles' accesses of each other are ordered by the protocol
             // alone: insert-syncs puts a barrier between the block's own
-            // code and any access it conflicts with. Not so between blocks.
+            // code and any access it conflicts with. Not so between blocks,
+            // nor with the tcgen05 MMAs an agent issued, which access their
+            // operands until a phase their commit completes: the block's own
+            // code is compared with those (and records its own MMAs').
             bool cross = !crossBlock_.empty() && crossBlock_.count(e.buffer) > 0;
-            if (!e.inRole && !cross) break;
+            const bool blockCode = !e.inRole && !cross && !e.byMma && !e.byLoad;
+            if (blockCode && !asyncRecorded_) break;
+            if (!e.inRole && !cross && (e.byMma || e.byLoad)) asyncRecorded_ = true;
             std::vector<Accesses> &byBlock = accesses_[e.buffer];
             if (byBlock.size() <= static_cast<size_t>(e.block)) byBlock.resize(static_cast<size_t>(e.block) + 1);
             Accesses &seen = byBlock[static_cast<size_t>(e.block)];
@@ -1069,11 +1079,13 @@ private:
             }
             const Access *race = nullptr;
             size_t raceGroup = 0;
-            for (size_t h = 0; h < slots(); ++h) {
-                if (h == g) continue;
+            const size_t programSlots = events_.size();
+            for (size_t h = blockCode ? programSlots : 0; h < slots(); ++h) {
+                // (The tensor core runs one thread's MMAs in the order it issued them.)
+                if (h == g || (e.byMma && h == mmaSlot(g))) continue;
                 const std::vector<Access> &list = seen.byGroup[h];
                 if (list.empty()) continue;
-                bool sameBlock = cross && blockOfSlot(h) == blockOfSlot(g);
+                bool sameBlock = cross && h < programSlots && blockOfSlot(h) == blockOfSlot(g);
                 // Ordered: what happened before this (stamps up to what g knows of h).
                 auto first = std::upper_bound(list.begin(), list.end(), clock[h], [](int64_t known, const Access &a) { return known < a.stamp; });
                 for (auto a = first; a != list.end(); ++a) {
@@ -1099,17 +1111,18 @@ private:
                                            : describe(*race->event, raceGroup);
                 std::string until = mmas ? " (they " + std::string(write ? "write" : "read") +
                                                " it until a tcgen05.commit of theirs arrives on an mbarrier and that phase completes: wait for "
-                                               "the phase before reusing the elements)"
+                                               "the phase before " + (e.kind == Event::Read ? "reading" : "reusing") + " the elements)"
                                   : loads ? " (it writes them until its bytes complete a phase of its mbarrier: wait for that phase before "
                                             "using the elements)"
                                           : "";
                 std::string buffer = "'" + e.buffer->name + "'" + (currentAgents.blocks > 1 ? " of block " + std::to_string(e.block) : "");
                 problem_ = Problem{e.span,
-                                   "race on shared buffer " + buffer + ": " + by + " " + what + " it here while " + them + " " + other +
+                                   "race on " + std::string(e.buffer->scope == ir::MemScope::TMem ? "tensor memory " : "shared buffer ") + buffer + ": " + by + " " + what + " it here while " + them + " " + other +
                                        " the same elements with no barrier phase ordering the two" + until,
                                    {{race->event->span, "the other access, by " + them}}};
                 return false;
             }
+            if (blockCode) break;   // ordered with the block's other code by insert-syncs
             // The MMAs' accesses are their own: only a wait on the phase a
             // later commit completes orders them, not the issuing agent's program.
             size_t slot = e.byMma ? mmaSlot(g) : e.byLoad ? loadSlot(g) : g;
@@ -1290,6 +1303,7 @@ private:
     std::map<const ir::BufferNode *, std::vector<Accesses>> accesses_;   // by buffer, then by the block whose it is
     std::set<const ir::BufferNode *> crossBlock_;
     uint64_t serial_ = 0;
+    bool asyncRecorded_ = false;   // the block's own code issued MMAs (or loads) whose accesses are recorded
 
     // An access every other agent has synchronised past (their clocks have
     // seen it) cannot race with anything to come: drop it, so that the check
@@ -1312,6 +1326,14 @@ bool hasProtocol(const ir::Kernel &k) {
     bool found = false;
     ir::forEachStmt(k.body, [&](const Stmt &s) {
         found = found || s->kind == ir::StmtKind::WarpSpecialize || s->kind == ir::StmtKind::BarrierArrive || s->kind == ir::StmtKind::BarrierWait;
+    });
+    return found;
+}
+
+bool usesTensorMemory(const ir::Kernel &k) {
+    bool found = false;
+    ir::forEachStmt(k.body, [&](const Stmt &s) {
+        if (const ir::Allocate *a = ir::as<ir::Allocate>(s)) found = found || a->buffer->scope == ir::MemScope::TMem;
     });
     return found;
 }
@@ -1595,7 +1617,7 @@ ir::Kernel checkBarriers(const ir::Kernel &given, PassContext &ctx) {
         partial = std::string(" (") + (groups == 1 ? "of " : "the last of ") + std::to_string(currentAgents.threadsOf(groups - 1)) + " threads)";
     d.why = (clusterBlocks > 1 ? std::to_string(clusterBlocks) + " blocks of a cluster x " : std::string()) + currentAgents.of(groups) + partial + ", " +
             std::to_string(totalEvents) + " barrier and shared-memory operations, " + std::to_string(schedules) +
-            " schedules: no deadlock, no over-arrival, no unordered shared access";
+            " schedules: no deadlock, no over-arrival, no unordered shared" + (usesTensorMemory(kernel) ? " or tensor memory" : "") + " access";
     if (assumed)
         d.details.push_back("run with num_sms() = " + std::to_string(ctx.target.smCount) + ", the SMs of " + ctx.target.name +
                             "'s flagship GPU (templates/targets.yaml: sm_count); a launch passes the device's own");

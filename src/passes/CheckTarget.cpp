@@ -30,7 +30,8 @@ void checkRegisterBudget(const ir::Kernel &kernel, const Target &t, PassContext 
             ctx.diags.error(request->span, "set_max_nreg in a role of threads " + std::to_string(ws->firstThread()) + ".." +
                                                std::to_string(ws->firstThread() + ws->threads() - 1) +
                                                ": setmaxnreg is executed by every warp of a warp group (PTX ISA, \"setmaxnreg\"), and this role is not whole warp groups "
-                                               "(roles of one chain of conditions that make up a warp group may each start with the same set_max_nreg)");
+                                               "(roles of one chain of conditions that make up a warp group, none of them under a condition on the block, may each start with the "
+                                               "same set_max_nreg)");
             return;
         }
         total += ws->threads() * request->count;

@@ -453,7 +453,7 @@ private:
         d.choice = std::to_string(K / g.atomK * (N / g.atomN)) + " " + inst.ptx + " m" + std::to_string(instructionM) + "n" + std::to_string(g.atomN) + "k" +
                    std::to_string(g.atomK) + " issued by thread " + std::to_string(g.firstThread) +
                    (g.mbar ? ", then tcgen05.commit to '" + g.mbar->name + "'" + (pair ? " of both blocks (.multicast::cluster)" : "")
-                           : ", completed by the thread's next tcgen05.commit (a tcgen05_mma_arrive on '" + g.completesOn->name + "')");
+                           : ", completed by a later tcgen05.commit of that thread (the one on '" + g.completesOn->name + "' after it, or an earlier one)");
         d.why = aInTensorMemory ? "A in tensor memory (the TS form: '" + g.a.buffer->name + "', " + std::to_string(aStepColumns) +
                                       " columns per k-step, K packed along each row's lane) and B " + (bOp.mnMajor ? "N" : "K") +
                                       "-major through a shared-memory descriptor (" + ir::swizzleName(bOp.swizzle) + " swizzle); D in tensor memory, "

@@ -29,6 +29,7 @@
 #include "passes/PlanTensorMemory.h"
 #include "passes/LowerTensorMemory.h"
 #include "passes/CheckBarriers.h"
+#include "passes/CheckCtaPairs.h"
 #include "passes/CheckBounds.h"
 #include "passes/CheckTarget.h"
 #include "passes/RejectUnimplemented.h"
@@ -105,7 +106,7 @@ private:
 
 const std::vector<std::string> &passNames() {
     static const std::vector<std::string> names = {
-        "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "lower-packed-copies", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
+        "analyze-params", "check-target", "check-bounds", "hoist-loop-allocations", "predicate-pipeline-branches", "wait-synchronous-gemms", "specialize-warps", "allocate-role-registers", "check-cta-pairs", "check-barriers", "select-gemm-inst", "select-copy-inst", "reject-unimplemented", "split-tmem-epilogues", "plan-tensor-memory", "pipeline-loops", "lower-tma", "lower-tile-ops", "infer-layouts", "lower-gemms", "lower-tensor-memory", "lower-fragment-stores", "lower-packed-copies", "overlap-wgmma", "overlap-intra-warpgroup", "lower-reductions",
         "lower-parallel-loops", "store-uniform-once", "vectorize-accesses", "plan-shared-memory", "insert-syncs", "pingpong-consumers", "check-wgmma-groups", "pin-wgmma-registers", "check-whole-warps", "flatten-buffers", "simplify"};
     return names;
 }
@@ -141,6 +142,8 @@ bool lower(ir::Module &module, PassContext &ctx, const DumpOptions &dump) {
         // setmaxnreg for ws(...) roles written by hand: each role gets its own
         // copy of the kernel, which the protocol check then verifies.
         run("allocate-role-registers", allocateRoleRegisters, checked);
+        // The CTA pair's tcgen05 instructions: issued by the leader for both blocks, all of .cta_group::2.
+        run("check-cta-pairs", checkCtaPairs, checked);
         // mbarrier protocols and ws(...) roles, simulated: deadlocks, over-arrivals and races are errors.
         run("check-barriers", checkBarriers, checked);
         // Gemm instruction, warp partition and operand swizzles (TileLang's Gemm::SelectInst); before

@@ -4,6 +4,9 @@
 #include "ir/Uniformity.h"
 #include "ir/Visitor.h"
 
+#include <optional>
+#include <utility>
+
 #include <set>
 #include <utility>
 
@@ -18,6 +21,7 @@ public:
 
 protected:
     ir::Stmt mutateLetStmt(const ir::Stmt &self, const ir::LetStmt &n) override {
+        if (const ir::SpecialReg *r = ir::as<ir::SpecialReg>(n.value); r && r->special == ir::SpecialKind::ThreadIdx) threadIndexVars_.insert(n.var.get());
         uniformity_.bind(n.var.get(), divergent_ || uniformity_.threadDependent(n.value));
         return ir::Mutator::mutateLetStmt(self, n);
     }
@@ -29,7 +33,16 @@ protected:
         return underControl(dependent, [&] { return ir::Mutator::mutateFor(self, n); });
     }
     ir::Stmt mutateIfThenElse(const ir::Stmt &self, const ir::IfThenElse &n) override {
-        return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
+        std::optional<int64_t> one = soleThread(n.cond);
+        if (!one) return underControl(uniformity_.threadDependent(n.cond), [&] { return ir::Mutator::mutateIfThenElse(self, n); });
+        // `if (tx == t)`: its then-arm runs in thread t alone.
+        std::optional<int64_t> outer = std::exchange(soleThread_, one);
+        ir::Stmt thenBody = underControl(true, [&] { return mutate(n.thenBody); });
+        soleThread_ = std::nullopt;
+        ir::Stmt elseBody = n.elseBody ? underControl(true, [&] { return mutate(n.elseBody); }) : nullptr;
+        soleThread_ = outer;
+        if (thenBody == n.thenBody && elseBody == n.elseBody) return self;
+        return std::make_shared<ir::IfThenElse>(n.cond, thenBody, elseBody, n.span);
     }
     ir::Stmt mutateWhile(const ir::Stmt &self, const ir::While &n) override {
         return underControl(uniformity_.loopRunsApart(self), [&] { return ir::Mutator::mutateWhile(self, n); });
@@ -70,7 +83,16 @@ protected:
     // the MMAs its own thread issued, and one thread issues the role's
     // (lower-gemms: its first), so that thread commits, once.
     ir::Stmt mutateTcgen05Commit(const ir::Stmt &self, const ir::Tcgen05Commit &n) override {
-        if (divergent_) return self;
+        // Under a condition on the thread index, the threads that take it
+        // commit: right only when that is the issuing thread alone.
+        if (divergent_) {
+            if (soleThread_ != firstThread_ && issuesMmas(*scope_))
+                ctx_.diags.error(n.span, "tcgen05_mma_arrive under a condition on the thread index is run by the threads that take it, and "
+                                         "a commit tracks the MMAs of its own thread: only thread " + std::to_string(firstThread_) +
+                                         " issues these tcgen05 gemms, so another would arrive at once. Write it where every thread of the "
+                                         "role (or block) reaches it: tilet gives it to that thread");
+            return self;
+        }
         if (!issuesMmas(*scope_)) {
             ctx_.diags.error(n.span, "tcgen05_mma_arrive arrives once the MMAs of the thread that runs it complete, and thread " +
                                          std::to_string(firstThread_) + " issues no tcgen05 gemm here (it would arrive at once): " +
@@ -176,6 +198,22 @@ private:
     std::set<const ir::StmtNode *> copyGuards_;   // those of tcgen05.cp
     std::vector<ir::Stmt> made_;   // keeps them alive: a freed node's address could be taken by another
     bool divergent_ = false;
+    std::optional<int64_t> soleThread_;                   // in the then-arm of `if (tx == t)`: t
+    std::set<const ir::VarNode *> threadIndexVars_;       // names of threadIdx.x (threads(N) as (tx))
+
+    // t when `cond` is `threadIdx.x == t` (either way round).
+    std::optional<int64_t> soleThread(const ir::Expr &cond) const {
+        const ir::Binary *b = ir::as<ir::Binary>(cond);
+        if (!b || b->op != ir::BinaryOp::Eq) return std::nullopt;
+        auto isIndex = [&](const ir::Expr &e) {
+            const ir::SpecialReg *r = ir::as<ir::SpecialReg>(e);
+            const ir::VarNode *v = ir::as<ir::VarNode>(e);
+            return (r && r->special == ir::SpecialKind::ThreadIdx) || (v && threadIndexVars_.count(v));
+        };
+        if (isIndex(b->a)) return ir::constInt(b->b);
+        if (isIndex(b->b)) return ir::constInt(b->a);
+        return std::nullopt;
+    }
     int64_t firstThread_ = 0;   // the first thread of the block, or of the warp-specialized role
 };
 

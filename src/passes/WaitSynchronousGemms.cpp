@@ -7,6 +7,8 @@
 #include "ir/Simplify.h"
 #include "ir/Visitor.h"
 
+#include <functional>
+
 namespace tilet {
 
 namespace {
@@ -22,12 +24,31 @@ bool isSynchronousTcgen05(const ir::Gemm &g) {
     return g.mbar && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected && !blockScaledTcgen05;
 }
 
-// A T.gemm into tensor memory with no mbar and no tcgen05_mma_arrive after
-// it (sema's bindCommits found none): synchronous like a gemm into
-// registers, on a barrier of tilet's.
+// A T.gemm into tensor memory with no mbar (and no inst = tcgen05, which
+// would make it TileLang's asynchronous T.tcgen05_gemm): synchronous like a
+// gemm into registers, on a barrier of tilet's.
+// (Not the CTA pair's: its MMAs write the tensor memory of both blocks, and
+// the peer block would have to wait too; select-gemm-inst asks for mbar.)
 bool needsOwnBarrier(const ir::Gemm &g) {
     bool blockScaledTcgen05 = g.sfa && g.sfa->buffer->scope == ir::MemScope::TMem;
-    return !g.mbar && !g.completesOn && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected && !blockScaledTcgen05;
+    return !g.mbar && !g.completesOn && !g.use2cta && g.c.buffer->scope == ir::MemScope::TMem && g.explicitInst == ir::GemmInst::Unselected &&
+           !blockScaledTcgen05;
+}
+
+// `body` with the statement after its leading allocations and bindings
+// replaced by wrap(that statement).
+Stmt wrapAfterLeadingBindings(const Stmt &body, const std::function<Stmt(const Stmt &)> &wrap) {
+    if (const ir::Allocate *a = ir::as<ir::Allocate>(body))
+        return std::make_shared<ir::Allocate>(a->buffer, wrapAfterLeadingBindings(a->body, wrap), a->span);
+    if (const ir::LetStmt *l = ir::as<ir::LetStmt>(body))
+        return std::make_shared<ir::LetStmt>(l->var, l->value, wrapAfterLeadingBindings(l->body, wrap), l->span);
+    return wrap(body);
+}
+
+bool holdsJump(const Stmt &body) {
+    bool found = false;
+    ir::forEachStmt(body, [&](const Stmt &s) { found = found || ir::as<ir::Jump>(s); });
+    return found;
 }
 
 // How many statements of `body` may arrive on barrier `index` of `barrier`
@@ -60,9 +81,11 @@ protected:
     Stmt mutateFor(const Stmt &self, const ir::For &n) override {
         if (n.forKind == ir::ForKind::Parallel) return self;
         loops_.push_back(&n);
+        branchesAtLoop_.push_back(branches_);
         boundInLoops_.push_back(n.var.get());
         Stmt out = ir::Mutator::mutateFor(self, n);
         boundInLoops_.pop_back();
+        branchesAtLoop_.pop_back();
         loops_.pop_back();
         return out;
     }
@@ -80,9 +103,9 @@ protected:
         return out;
     }
     Stmt mutateWhile(const Stmt &self, const ir::While &n) override {
-        ++branches_;
+        ++whiles_;
         Stmt out = ir::Mutator::mutateWhile(self, n);
-        --branches_;
+        --whiles_;
         return out;
     }
 
@@ -120,27 +143,40 @@ protected:
     // The parity of the executions before this one -- the linearised
     // iteration count of the enclosing loops, mod 2 -- or null (and why)
     // when they cannot be counted.
+    // (A branch around the loops runs them at most once; one inside them
+    // may skip executions, and so may a break or continue.)
     Expr executionParity(std::string &why) const {
-        if (branches_) {
-            why = "it runs under a branch or while loop, so its executions cannot be counted";
+        if (whiles_) {
+            why = "it runs in a while loop, so its executions cannot be counted";
             return nullptr;
         }
+        if (!loops_.empty() && branches_ > branchesAtLoop_.front()) {
+            why = "it runs under a branch inside loop '" + loops_.front()->var->name + "', so its executions cannot be counted";
+            return nullptr;
+        }
+        for (const ir::For *loop : loops_)
+            if (holdsJump(loop->body)) {
+                why = "loop '" + loop->var->name + "' holds a break or continue, so its executions cannot be counted";
+                return nullptr;
+            }
         Expr count = ir::intImm(0);
         for (size_t i = 0; i < loops_.size(); ++i) {
             const ir::For &loop = *loops_[i];
             // An inner loop's trip count must be the same in every
             // iteration of the outer ones: no name bound inside them, no
             // memory (a `var` or a tensor) that may change between them.
+            // A bound read from memory (a var the body may advance) is
+            // read once, when the loop starts, and may differ later.
+            if (readsMemory(loop.extent) || readsMemory(loop.min)) {
+                why = "the bounds of loop '" + loop.var->name + "' read memory, so its executions are counted from values that may change";
+                return nullptr;
+            }
             if (i > 0) {
                 for (const ir::VarNode *v : boundInLoops_)
                     if (ir::usesVar(loop.extent, v) || ir::usesVar(loop.min, v)) {
                         why = "the trip count of loop '" + loop.var->name + "' depends on '" + v->name + "', bound inside the loops around it";
                         return nullptr;
                     }
-                if (readsMemory(loop.extent) || readsMemory(loop.min)) {
-                    why = "the trip count of loop '" + loop.var->name + "' reads memory, which may change between the iterations around it";
-                    return nullptr;
-                }
             }
             count = ir::add(ir::mul(count, loop.extent), ir::sub(loop.var, loop.min));
         }
@@ -186,8 +222,8 @@ private:
                        ir::toString(index) + "]' names and flips the bit";
             d.details.push_back("a phase bit per thread, since " + uncounted);
         }
-        d.why = "the gemm has no mbar and no tcgen05_mma_arrive follows it in its thread, so nothing else completes its MMAs: it completes "
-                "before the next statement, as a gemm into registers does (TileLang's T.gemm asks for an mbar here)";
+        d.why = "a gemm into tensor memory with neither mbar nor inst = tcgen05 is TileLang's synchronous T.gemm: its MMAs complete before "
+                "the next statement, as a gemm into registers does (TileLang asks for an mbar here; tilet uses a barrier of its own)";
         ctx_.explain.record(std::move(d));
         return ir::seq(std::move(out));
     }
@@ -196,7 +232,8 @@ private:
     PassContext &ctx_;
     std::vector<const ir::For *> loops_;
     std::vector<const ir::VarNode *> boundInLoops_;   // loop variables and lets inside the enclosing loops
-    int branches_ = 0;
+    int branches_ = 0, whiles_ = 0;
+    std::vector<int> branchesAtLoop_;   // the branches around each of loops_
 };
 
 } // namespace
@@ -218,7 +255,11 @@ ir::Kernel waitSynchronousGemms(const ir::Kernel &kernel, PassContext &ctx) {
                 i, ir::intImm(0), ir::intImm(waiter.ownCount), ir::ForKind::Unrolled,
                 std::make_shared<ir::Store>(waiter.ownPhases, std::vector<Expr>{i}, ir::intImm(0), ir::StoreOp::Assign, kernel.span), kernel.span);
             clear->threadLocal = true;
-            out.body = std::make_shared<ir::Allocate>(waiter.ownPhases, ir::seq({clear, out.body}), kernel.span);
+            // After the kernel's leading allocations and bindings: warp
+            // specialization splits what follows its first statement.
+            out.body = wrapAfterLeadingBindings(out.body, [&](const Stmt &rest) -> Stmt {
+                return std::make_shared<ir::Allocate>(waiter.ownPhases, ir::seq({clear, rest}), kernel.span);
+            });
         }
         out.body = std::make_shared<ir::Allocate>(waiter.ownBarriers, out.body, kernel.span);
         edits.applyTo(out);

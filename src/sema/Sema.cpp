@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <charconv>
 #include <utility>
 
@@ -713,38 +714,127 @@ std::optional<ir::Kernel> Checker::checkKernel(const ast::Kernel &k) {
 
 // Work the tensor core runs for a thread completes at that thread's next
 // tcgen05.commit (PTX ISA, "tcgen05.commit"): a tcgen05_cp_warpx4, and a
-// tcgen05 gemm without mbar (TileLang's tcgen05_gemm(..., mbar=None)),
-// complete with the first commit after them in program order in their role
-// -- a gemm's own (mbar = b) or a tcgen05_mma_arrive(b) -- and are bound to
-// its barrier b. (A gemm without mbar that nothing binds is reported by
-// select-gemm-inst, which knows whether it is tcgen05's.)
-ir::Stmt bindCommits(const ir::Stmt &body, DiagnosticEngine &diags) {
-    std::map<const ir::StmtNode *, const ir::StmtNode *> roleOf;   // a statement's innermost role (none: the block's)
-    ir::forEachStmt(body, [&](const ir::Stmt &s) {
-        if (const ir::WarpSpecialize *w = ir::as<ir::WarpSpecialize>(s)) ir::forEachStmt(w->body, [&](const ir::Stmt &x) { roleOf[x.get()] = w; });
-    });
-    auto role = [&](const ir::StmtNode *s) {
-        auto it = roleOf.find(s);
-        return it == roleOf.end() ? nullptr : it->second;
-    };
-    std::map<const ir::StmtNode *, ir::Buffer> completion;
-    std::vector<const ir::StmtNode *> pending;
-    ir::forEachStmt(body, [&](const ir::Stmt &s) {
-        const ir::Gemm *g = ir::as<ir::Gemm>(s);
-        const ir::Tcgen05Commit *commit = ir::as<ir::Tcgen05Commit>(s);
-        ir::Buffer barrier = commit ? commit->barrier : g ? g->mbar : nullptr;
-        if (barrier) {
-            auto rest = std::stable_partition(pending.begin(), pending.end(), [&](const ir::StmtNode *p) { return role(p) != role(s.get()); });
-            for (auto it = rest; it != pending.end(); ++it) completion[*it] = barrier;
-            pending.erase(rest, pending.end());
+// tcgen05 gemm without mbar (TileLang's T.tcgen05_gemm(..., mbar=None):
+// inst = tcgen05, or gemm_blockscaled with its factors in tensor memory),
+// are bound to the barrier of a commit -- a gemm's own (mbar = b) or a
+// tcgen05_mma_arrive(b) -- that runs after them on every path, in their
+// role or block: the first one straight after them in their sequence, or
+// after the loop, branch or binding around them. A commit under a branch or
+// in a loop after them may not run; one in a role of its own is another
+// thread's; and one after a break or continue of the loop they are in may
+// be skipped: none of these binds. (A gemm that nothing binds is reported by
+// select-gemm-inst, which knows whether it is tcgen05's; a T.gemm into
+// tensor memory without mbar is synchronous: wait-synchronous-gemms.)
+namespace {
+
+std::vector<ir::Stmt> childrenOf(const ir::Stmt &s) {
+    switch (s->kind) {
+    case ir::StmtKind::Seq: return ir::as<ir::Seq>(s)->stmts;
+    case ir::StmtKind::LetStmt: return {ir::as<ir::LetStmt>(s)->body};
+    case ir::StmtKind::Allocate: return {ir::as<ir::Allocate>(s)->body};
+    case ir::StmtKind::For: return {ir::as<ir::For>(s)->body};
+    case ir::StmtKind::While: return {ir::as<ir::While>(s)->body};
+    case ir::StmtKind::IfThenElse: return {ir::as<ir::IfThenElse>(s)->thenBody, ir::as<ir::IfThenElse>(s)->elseBody};
+    case ir::StmtKind::WarpSpecialize: return {ir::as<ir::WarpSpecialize>(s)->body};
+    case ir::StmtKind::Elect: return {ir::as<ir::Elect>(s)->body};
+    default: return {};
+    }
+}
+
+// Whether `s` holds a break or continue of a loop around it.
+bool jumpsOut(const ir::Stmt &s) {
+    if (!s) return false;
+    if (ir::as<ir::Jump>(s)) return true;
+    if (ir::as<ir::For>(s) || ir::as<ir::While>(s)) return false;   // its own jumps
+    for (const ir::Stmt &c : childrenOf(s))
+        if (jumpsOut(c)) return true;
+    return false;
+}
+
+// The mbar a gemm commits to: a gemm into tensor memory's (tcgen05's),
+// not one that may become mma.sync (which has nothing to commit).
+ir::Buffer committingMbar(const ir::Gemm &g) {
+    return g.c.buffer->scope == ir::MemScope::TMem || g.explicitInst == ir::GemmInst::TCGEN05 ? g.mbar : nullptr;
+}
+
+// The barrier of the commit `s` certainly makes, straight-line (through
+// sequences and bindings, not branches or loops), if any.
+ir::Buffer certainCommit(const ir::Stmt &s) {
+    if (!s) return nullptr;
+    if (const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s)) return c->barrier;
+    if (const ir::Gemm *g = ir::as<ir::Gemm>(s)) return committingMbar(*g);
+    if (const ir::Seq *seq = ir::as<ir::Seq>(s)) {
+        for (const ir::Stmt &x : seq->stmts) {
+            if (ir::Buffer b = certainCommit(x)) return b;
+            if (jumpsOut(x)) return nullptr;
         }
-        bool tensorCoreGemm = g && !g->mbar && (g->explicitInst == ir::GemmInst::TCGEN05 || g->c.buffer->scope == ir::MemScope::TMem);
-        if (ir::as<ir::Tcgen05Copy>(s) || tensorCoreGemm) pending.push_back(s.get());
-    });
-    for (const ir::StmtNode *p : pending)
-        if (p->kind == ir::StmtKind::Tcgen05Copy)
+        return nullptr;
+    }
+    if (ir::as<ir::LetStmt>(s) || ir::as<ir::Allocate>(s)) return certainCommit(childrenOf(s).front());
+    return nullptr;
+}
+
+} // namespace
+
+ir::Stmt bindCommits(const ir::Stmt &body, DiagnosticEngine &diags) {
+    std::map<const ir::StmtNode *, const ir::StmtNode *> parent;
+    std::vector<const ir::StmtNode *> pending;
+    std::function<void(const ir::Stmt &)> link = [&](const ir::Stmt &s) {
+        const ir::Gemm *g = ir::as<ir::Gemm>(s);
+        bool blockScaledTcgen05 = g && g->sfa && g->sfa->buffer->scope == ir::MemScope::TMem;
+        if (ir::as<ir::Tcgen05Copy>(s) || (g && !g->mbar && (g->explicitInst == ir::GemmInst::TCGEN05 || blockScaledTcgen05))) pending.push_back(s.get());
+        for (const ir::Stmt &c : childrenOf(s)) {
+            if (!c) continue;
+            parent[c.get()] = s.get();
+            link(c);
+        }
+    };
+    link(body);
+    // The commit that runs after `n` on every path in its thread, climbing out of what holds it.
+    auto commitAfter = [&](const ir::StmtNode *n) -> ir::Buffer {
+        bool inLoopBody = true;   // until a loop is left: a jump between `n` and the commit may skip it
+        for (auto it = parent.find(n); it != parent.end(); n = it->second, it = parent.find(n)) {
+            const ir::StmtNode *p = it->second;
+            if (p->kind == ir::StmtKind::WarpSpecialize || p->kind == ir::StmtKind::Elect) return nullptr;
+            if (p->kind == ir::StmtKind::For || p->kind == ir::StmtKind::While) inLoopBody = false;
+            const ir::Seq *seq = p->kind == ir::StmtKind::Seq ? static_cast<const ir::Seq *>(p) : nullptr;
+            if (!seq) continue;
+            auto at = std::find_if(seq->stmts.begin(), seq->stmts.end(), [&](const ir::Stmt &x) { return x.get() == n; });
+            for (++at; at != seq->stmts.end(); ++at) {
+                if (ir::Buffer b = certainCommit(*at)) return b;
+                if (inLoopBody && jumpsOut(*at)) break;
+            }
+        }
+        return nullptr;
+    };
+    // A scale copy whose gemm sits under a condition (the CTA pair's, under
+    // the leader's) is bound to the first commit after it in program order,
+    // so that the checks of the pair's operations can say what is wrong.
+    std::map<const ir::StmtNode *, ir::Buffer> firstCommitAfter;
+    {
+        std::vector<const ir::StmtNode *> copies;
+        ir::forEachStmt(body, [&](const ir::Stmt &s) {
+            if (ir::as<ir::Tcgen05Copy>(s)) copies.push_back(s.get());
+            const ir::Gemm *g = ir::as<ir::Gemm>(s);
+            const ir::Tcgen05Commit *c = ir::as<ir::Tcgen05Commit>(s);
+            ir::Buffer barrier = c ? c->barrier : g ? committingMbar(*g) : nullptr;
+            if (!barrier) return;
+            for (const ir::StmtNode *copy : copies) firstCommitAfter[copy] = barrier;
+            copies.clear();
+        });
+    }
+    std::map<const ir::StmtNode *, ir::Buffer> completion;
+    for (const ir::StmtNode *p : pending) {
+        ir::Buffer b = commitAfter(p);
+        if (!b && p->kind == ir::StmtKind::Tcgen05Copy) {
+            auto it = firstCommitAfter.find(p);
+            if (it != firstCommitAfter.end()) b = it->second;
+        }
+        if (b) completion[p] = b;
+        else if (p->kind == ir::StmtKind::Tcgen05Copy)
             diags.error(p->span, "tcgen05_cp_warpx4 copies scale factors for the tcgen05 gemm_blockscaled that follows it in the same branch or role, "
                                  "and completes with the thread's next tcgen05.commit (that gemm's mbar, or a tcgen05_mma_arrive); none follows here");
+    }
     if (completion.empty()) return body;
     class Bind : public ir::Mutator {
     public:
