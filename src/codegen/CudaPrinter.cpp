@@ -51,6 +51,7 @@ std::string mmaSyncHelper(const ir::Mma &m);
 std::string tcgen05MmaHelper(const std::string &key, const Instruction &inst, bool aInTensorMemory);
 std::string tmemMoveHelper(const std::string &key, ir::TmemLoadShape shape, bool store, int64_t repeat);
 std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType t);
+std::string atomicAccessHelper(const std::string &key, bool store, ir::MemoryOrder order, DType t);
 
 // Where the .cu's own numbering resumes after #line directives into a .tl
 // file: printCuda replaces each such line with `#line N "k.cu"`.
@@ -139,6 +140,13 @@ private:
         std::string key = std::string("atomic_add_") + ir::memoryOrderName(order) + "_" + ptxTypeName(t);
         if (!generated_.count(key)) generated_[key] = atomicAddHelper(key, order, t);
         return "tilet_" + key + "(&" + target + ", " + value + ")";
+    }
+
+    // tilet_atomic_{load,store}_ORDER_TYPE(&element[, value]).
+    std::string atomicAccessCall(bool store, ir::MemoryOrder order, DType t, const std::string &target, const std::string &value) {
+        std::string key = std::string(store ? "atomic_store_" : "atomic_load_") + ir::memoryOrderName(order) + "_" + ptxTypeName(t);
+        if (!generated_.count(key)) generated_[key] = atomicAccessHelper(key, store, order, t);
+        return "tilet_" + key + "(&" + target + (store ? ", " + value : std::string()) + ")";
     }
 
     // A statement printed in its own C block.
@@ -254,6 +262,8 @@ private:
             std::string target = access(st.buffer, st.indices);
             if (st.op == ir::StoreOp::AtomicAdd) {
                 out_.line(atomicAddCall(st.order, st.buffer->dtype, target, e(st.value)) + ";");
+            } else if (st.op == ir::StoreOp::AtomicStore) {
+                out_.line(atomicAccessCall(true, st.order, st.buffer->dtype, target, e(st.value)) + ";");
             } else {
                 out_.line(target + " = " + e(st.value) + ";");
             }
@@ -263,6 +273,12 @@ private:
             const ir::AtomicFetchAdd &a = *ir::as<ir::AtomicFetchAdd>(s);
             const ir::Load &target = *ir::as<ir::Load>(a.target);
             out_.line(e(a.previous) + " = " + atomicAddCall(a.order, target.buffer->dtype, access(target.buffer, target.indices), e(a.value)) + ";");
+            return;
+        }
+        case ir::StmtKind::AtomicLoad: {
+            const ir::AtomicLoad &a = *ir::as<ir::AtomicLoad>(s);
+            const ir::Load &source = *ir::as<ir::Load>(a.source);
+            out_.line(e(a.destination) + " = " + atomicAccessCall(false, a.order, source.buffer->dtype, access(source.buffer, source.indices), "") + ";");
             return;
         }
         case ir::StmtKind::RngInit: {
@@ -802,6 +818,31 @@ std::string atomicAddHelper(const std::string &key, ir::MemoryOrder order, DType
             " %0, [%1], %2;\" : \"=" + constraint + "\"(old) : \"l\"(p), \"" + constraint + "\"(" + value + ") : \"memory\");\n";
     text += std::string("    return ") + (t == DType::F16 ? "__ushort_as_half(old)" : t == DType::BF16 ? "__ushort_as_bfloat16(old)" : "old") + ";\n";
     text += "}\n";
+    return text;
+}
+
+// atomic_load / atomic_store (TileLang's): a single-copy atomic ld or st of
+// the .gpu scope with the order's semantics (PTX ISA, "Memory Consistency
+// Model"); seq_cst is fence.sc.gpu first, then acquire (load) or relaxed
+// (store), as libcu++'s cuda::atomic_ref lowers them.
+std::string atomicAccessHelper(const std::string &key, bool store, ir::MemoryOrder order, DType t) {
+    const bool wide = dtypeBits(t) == 64;
+    const std::string constraint = t == DType::F32 ? "f" : t == DType::F64 ? "d" : wide ? "l" : "r";
+    const bool seqCst = order == ir::MemoryOrder::SeqCst;
+    const std::string sem = seqCst ? (store ? "relaxed" : "acquire") : ir::memoryOrderName(order);
+    const std::string op = std::string(store ? "st." : "ld.") + sem + ".gpu.b" + (wide ? "64" : "32");
+    std::string text = std::string("// ") + (store ? "atomic_store" : "atomic_load") + "(memory_order = " + ir::memoryOrderName(order) +
+                       "): " + (seqCst ? "fence.sc.gpu, then " : "") + op + "\n";
+    const std::string fence = seqCst ? "fence.sc.gpu;\\n\\t" : "";
+    if (store) {
+        text += "__device__ __forceinline__ void tilet_" + key + "(" + cType(t) + " *p, " + cType(t) + " v)\n{\n";
+        text += "    asm volatile(\"" + fence + op + " [%0], %1;\" :: \"l\"(p), \"" + constraint + "\"(v) : \"memory\");\n}\n";
+    } else {
+        text += "__device__ __forceinline__ " + cType(t) + " tilet_" + key + "(const " + cType(t) + " *p)\n{\n";
+        text += "    " + cType(t) + " v;\n";
+        text += "    asm volatile(\"" + fence + op + " %0, [%1];\" : \"=" + constraint + "\"(v) : \"l\"(p) : \"memory\");\n";
+        text += "    return v;\n}\n";
+    }
     return text;
 }
 

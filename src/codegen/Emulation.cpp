@@ -256,6 +256,7 @@ std::string rewriteDevice(const std::string &cu) {
     static const std::regex cpAsync(R"(tilet_cp_async_(\d+)\()");
     static const std::regex tmemLoad(R"(tilet_tmem_(load|store)_(32x32b|16x256b)_x(\d+)\()");
     static const std::regex atomic(R"(\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\()");
+    static const std::regex atomicAccess(R"(\btilet_atomic_(load|store)_(?:relaxed|acquire|release|seq_cst)_(?:f32|f64|s32|u32|s64|u64)\()");
     static const std::regex wgmma(R"(tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\()");
     static const std::regex tmaLoad(R"(tilet_tma_load_\dd\()"), tmaMulticast(R"(tilet_tma_load_\dd_multicast\()"), tmaStore(R"(tilet_tma_store_\dd\()"),
         tmaReduceAdd(R"(tilet_tma_reduce_add_\dd\()");
@@ -272,6 +273,7 @@ std::string rewriteDevice(const std::string &cu) {
         line = replaceText(line, "tilet_cp_async_commit(", "emu::cpAsyncCommit(");
         // Every memory order is sequentially consistent in the emulator.
         line = std::regex_replace(line, atomic, "atomicAdd(");
+        line = replaceAll(line, atomicAccess, [](const std::smatch &x) { return std::string(x[1] == "load" ? "emu::atomicLoad(" : "emu::atomicStore("); });
         // tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs from A's; _rs: A from registers.
         line = replaceAll(line, wgmma, [&](const std::smatch &x) {
             return std::string("emu::wgmma") + (x[7].matched ? "RS" : "") + "<" + x[1].str() + ", " + x[2].str() + ", " + x[3].str() + ", " +

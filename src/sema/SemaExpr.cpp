@@ -155,7 +155,7 @@ const MathBuiltin kMath[] = {
 bool isStatementBuiltin(const std::string &name) {
     static const char *names[] = {"copy", "tma_copy", "async_copy", "copy_cluster", "gemm", "gemm_blockscaled", "clear",
                                   "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
-                                  "atomic_add", "atomic_addx2", "atomic_addx4", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg", "disable_warp_group_reg_alloc",
+                                  "atomic_add", "atomic_addx2", "atomic_addx4", "atomic_store", "barrier_wait", "barrier_arrive", "cluster_sync", "set_max_nreg", "disable_warp_group_reg_alloc",
                                   "pdl_trigger", "pdl_sync", "thread_allreduce", "cumsum", "finalize_reducer", "im2col", "annotate_layout", "dp4a",
                                   "import_source", "call_extern", "cp_async_commit", "cp_async_wait", "wait_wgmma", "tcgen05_mma_arrive",
                                   "tcgen05_cp_warpx4", "tcgen05_sf_warp_transpose", "fence_proxy_async", "sync_threads",
@@ -769,6 +769,10 @@ std::optional<Value> Checker::checkExprCall(const ast::Call &c) {
     }
     if (isStatementBuiltin(name)) {
         diags_.error(c.range, "'" + name + "' is a statement, not a value");
+        return std::nullopt;
+    }
+    if (name == "atomic_load") {
+        diags_.error(c.range, "atomic_load gives the element's value to a var: `v = atomic_load(src[i])` or `var v: T = atomic_load(src[i])`");
         return std::nullopt;
     }
     if (name == "access_ptr") {

@@ -186,6 +186,11 @@ private:
     ir::Stmt checkReduce(const ast::Call &c, ir::ReduceOp op);
     // `previousInto`: the var of `v = atomic_add(..., return_prev = true)`.
     ir::Stmt checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto = nullptr);
+    // atomic_store(dst[i], value [, memory_order]) and `v = atomic_load(src[i] [, memory_order])`.
+    ir::Stmt checkAtomicStore(const ast::Call &c);
+    ir::Stmt checkAtomicLoad(const ast::Call &c, const ir::Buffer &into);
+    std::optional<ir::MemoryOrder> checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what);
+    bool checkAtomicElement(const ast::Expr &e, const char *what, ir::Buffer &buffer, std::vector<ir::Expr> &indices);
     ir::Stmt checkAtomicAddLanes(const ast::Call &c, int64_t lanes);
     ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);
     ir::Stmt checkDp4a(const ast::Call &c);

@@ -149,7 +149,11 @@ ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t
     if (isPacked(type) || type == DType::TF32) diags_.error(s.typeRange, "a variable cannot have type " + std::string(dtypeName(type)));
     ir::Buffer buffer = ir::makeBuffer(s.name.name, type, {}, ir::MemScope::Local, s.name.range);
     ir::Expr init;
-    if (s.init) {
+    ir::Stmt atomicInit;   // `var v: T = atomic_load(src[i])`
+    const ast::Call *initCall = s.init && s.init->kind == ast::ExprKind::Call ? static_cast<const ast::Call *>(s.init.get()) : nullptr;
+    if (initCall && initCall->isBuiltin && initCall->callee == "atomic_load") {
+        atomicInit = checkAtomicLoad(*initCall, buffer);
+    } else if (s.init) {
         if (std::optional<Value> v = checkValue(*s.init)) {
             if (std::optional<ir::Expr> e = convert(*v, type, v->range)) init = *e;
         }
@@ -165,6 +169,7 @@ ir::Stmt Checker::checkVar(const ast::Var &s, const ast::StmtList &stmts, size_t
     ir::Stmt rest = checkStmtsFrom(stmts, index);
     std::vector<ir::Stmt> body;
     if (init) body.push_back(std::make_shared<ir::Store>(buffer, std::vector<ir::Expr>{}, init, ir::StoreOp::Assign, s.range));
+    if (atomicInit) body.push_back(atomicInit);
     body.push_back(rest);
     return std::make_shared<ir::Allocate>(buffer, ir::seq(std::move(body)), s.range);
 }
@@ -507,6 +512,15 @@ ir::Stmt Checker::checkAssign(const ast::Assign &s) {
         diags_.error(s.targetRange, "cannot assign to '" + s.target.name + "': it is a " + what +
                                         (sym->kind == SymbolKind::Let || sym->kind == SymbolKind::Const ? "; declare it with 'var' to make it mutable" : ""));
         return nullptr;
+    }
+    // `v = atomic_load(src[i])`: TileLang's atomic load, whose value only a var takes.
+    if (s.value->kind == ast::ExprKind::Call && static_cast<const ast::Call &>(*s.value).isBuiltin &&
+        static_cast<const ast::Call &>(*s.value).callee == "atomic_load") {
+        if (sym->kind != SymbolKind::Mutable || s.op != ast::AssignOp::Assign) {
+            diags_.error(s.range, "the value atomic_load(...) gives is assigned to a var with '=': `v = atomic_load(...)`");
+            return nullptr;
+        }
+        return checkAtomicLoad(static_cast<const ast::Call &>(*s.value), buffer);
     }
     // `v = atomic_add(dst[i], x, return_prev = true)`: TileLang's form of an
     // atomic fetch-add, whose previous value only a var takes.

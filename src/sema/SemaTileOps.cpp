@@ -318,6 +318,7 @@ ir::Stmt Checker::checkCallStmt(const ast::Call &c) {
         return nullptr;
     };
     if (n == "atomic_add") return checkAtomicAdd(c);
+    if (n == "atomic_store") return checkAtomicStore(c);
     if (n == "atomic_addx2" || n == "atomic_addx4") return checkAtomicAddLanes(c, n == "atomic_addx2" ? 2 : 4);
     if (n == "import_source") return checkImportSource(c);
     // A tile operation's arguments are evaluated once per thread, not per
@@ -1198,6 +1199,86 @@ ir::Stmt Checker::checkAtomicAddLanes(const ast::Call &c, int64_t lanes) {
         adds.push_back(std::make_shared<ir::Store>(dst->buffer, at(*dst), ir::cast(t, value), ir::StoreOp::AtomicAdd, c.range, ir::MemoryOrder::Relaxed));
     }
     return ir::seq(std::move(adds));
+}
+
+// TileLang's memory orders (memory_order = "..."), among `allowed`; consume
+// is acquire, as in C++ compilers and libcu++. An absent keyword is seq_cst,
+// TileLang's default for atomic_load and atomic_store.
+std::optional<ir::MemoryOrder> Checker::checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what) {
+    if (!order) return ir::MemoryOrder::SeqCst;
+    std::optional<std::string> w = checkWord(*order, allowed, what);
+    if (!w) return std::nullopt;
+    return *w == "consume" || *w == "acquire" ? ir::MemoryOrder::Acquire
+           : *w == "release"                  ? ir::MemoryOrder::Release
+           : *w == "acq_rel"                  ? ir::MemoryOrder::AcqRel
+           : *w == "seq_cst"                  ? ir::MemoryOrder::SeqCst
+                                              : ir::MemoryOrder::Relaxed;
+}
+
+// The one element of a global tensor an atomic load or store names
+// (`Flag[i]`): single-copy atomic 32- and 64-bit words (PTX ISA, "Memory
+// Consistency Model": ld/st .relaxed/.acquire/.release).
+bool Checker::checkAtomicElement(const ast::Expr &e, const char *what, ir::Buffer &buffer, std::vector<ir::Expr> &indices) {
+    std::optional<RegionRef> r = checkRegionArg(e, what);
+    if (!r) return false;
+    if (r->buffer->scope != ir::MemScope::Global) {
+        diags_.error(r->range, std::string(what) + " is an element of a global tensor; '" + r->buffer->name + "' is " + std::string(ir::memScopeName(r->buffer->scope)));
+        return false;
+    }
+    DType t = r->buffer->dtype;
+    if (!(t == DType::Int32 || t == DType::UInt32 || t == DType::Int64 || t == DType::UInt64 || t == DType::F32 || t == DType::F64)) {
+        diags_.error(r->range, std::string(what) + " is a 32- or 64-bit element (int32, uint32, int64, uint64, f32, f64); '" + r->buffer->name + "' is " +
+                                   std::string(dtypeName(t)));
+        return false;
+    }
+    if (!r->hasUnknownExtents() || static_cast<int>(r->mins.size()) != r->buffer->rank()) {
+        diags_.error(r->range, std::string(what) + " is one element: one index per dimension of '" + r->buffer->name + "'");
+        return false;
+    }
+    if (!checkConstIndices(*r->buffer, r->mins, std::vector<SourceRange>(r->mins.size(), r->range))) return false;
+    buffer = r->buffer;
+    indices = r->mins;
+    return true;
+}
+
+ir::Stmt Checker::checkAtomicStore(const ast::Call &c) {
+    std::optional<CallArgs> args = matchArgs(c, 2, 2, {"memory_order"});
+    if (!args) return nullptr;
+    std::optional<ir::MemoryOrder> order = checkMemoryOrder(args->keyword("memory_order"), {"relaxed", "release", "seq_cst"}, "memory order of a store");
+    ir::Buffer buffer;
+    std::vector<ir::Expr> indices;
+    if (!order || !checkAtomicElement(*args->positional[0], "atomic_store's destination", buffer, indices)) return nullptr;
+    if (parallelDepth_ > 0) {
+        diags_.error(c.calleeRange, "atomic_store is thread-level code: each thread that runs it stores once (not inside a parallel loop)");
+        return nullptr;
+    }
+    std::optional<Value> v = checkValue(*args->positional[1]);
+    if (!v) return nullptr;
+    std::optional<ir::Expr> e = convert(*v, buffer->dtype, v->range);
+    if (!e) return nullptr;
+    return std::make_shared<ir::Store>(buffer, indices, *e, ir::StoreOp::AtomicStore, c.range, *order);
+}
+
+ir::Stmt Checker::checkAtomicLoad(const ast::Call &c, const ir::Buffer &into) {
+    std::optional<CallArgs> args = matchArgs(c, 1, 1, {"memory_order"});
+    if (!args) return nullptr;
+    std::optional<ir::MemoryOrder> order =
+        checkMemoryOrder(args->keyword("memory_order"), {"relaxed", "consume", "acquire", "seq_cst"}, "memory order of a load");
+    ir::Buffer buffer;
+    std::vector<ir::Expr> indices;
+    if (!order || !checkAtomicElement(*args->positional[0], "atomic_load's source", buffer, indices)) return nullptr;
+    if (parallelDepth_ > 0) {
+        diags_.error(c.calleeRange, "atomic_load is thread-level code: its var holds one value per thread (not inside a parallel loop)");
+        return nullptr;
+    }
+    if (into->dtype != buffer->dtype) {
+        diags_.error(c.range, "atomic_load of " + std::string(dtypeName(buffer->dtype)) + " element '" + buffer->name + "' goes into a var of the same type; '" +
+                                  into->name + "' is " + std::string(dtypeName(into->dtype)));
+        return nullptr;
+    }
+    ir::Expr source = std::make_shared<ir::Load>(buffer, indices, args->positional[0]->range);
+    ir::Expr destination = std::make_shared<ir::Load>(into, std::vector<ir::Expr>{}, c.range);
+    return std::make_shared<ir::AtomicLoad>(source, destination, *order, c.range);
 }
 
 ir::Stmt Checker::checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousInto) {

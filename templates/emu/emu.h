@@ -2366,6 +2366,12 @@ template <class T> T atomicAdd(T *address, std::type_identity_t<T> value) {
         return old;
     }
 }
+// atomic_load / atomic_store of a global element (ld/st .relaxed/.acquire/
+// .release .gpu): single-copy atomic, modelled as sequentially consistent.
+namespace emu {
+template <class T> T atomicLoad(const T *address) { return std::atomic_ref<T>(*const_cast<T *>(address)).load(); }
+template <class T> void atomicStore(T *address, std::type_identity_t<T> value) { std::atomic_ref<T>(*address).store(value); }
+} // namespace emu
 // atomicAdd on shared memory: an atomic read-modify-write for the race
 // detector (atomics of other threads do not race with it; plain accesses do).
 template <class T> T atomicAdd(emu::SharedPtr<T> p, std::type_identity_t<T> value) {

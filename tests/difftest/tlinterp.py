@@ -741,7 +741,10 @@ class KernelTranslator:
             py = self.py_name(name)
             # A var without an initializer starts at 0 (false for a bool; docs/language.md).
             zero = V("False", "bool", False) if ty == "bool" else V("0", UINT, 0)
-            init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(zero, ty)
+            if s.kids and s.kids[0].kind == "Call" and s.kids[0].text == "atomic_load":
+                init = self.convert(self.atomic_load(s.kids[0], ty), ty)
+            else:
+                init = self.convert(self.expr(s.kids[0]), ty) if s.kids else self.convert(zero, ty)
             self.emit(d, f"{py} = {init}")
             self.define(name, Sym("var", py, ty))
             self.per_thread.add(py)   # each thread's own
@@ -1259,6 +1262,11 @@ class KernelTranslator:
                 raise InvalidProgram("a var takes atomic_add's previous value with '=' only")
             self.fetch_add(sym, kids[0], d)
             return
+        if kids[0].kind == "Call" and kids[0].text == "atomic_load":
+            if op != "=":
+                raise InvalidProgram("a var takes atomic_load's value with '=' only")
+            self.emit(d, f"{sym.py} = {self.convert(self.atomic_load(kids[0], sym.ty), sym.ty)}")
+            return
         value = self.expr(kids[0])
         if op != "=":
             value = self.binary(op[0], V(sym.py, sym.ty), value)
@@ -1471,6 +1479,9 @@ class KernelTranslator:
             return
         if name in ("atomic_addx2", "atomic_addx4"):
             self.atomic_add_lanes(2 if name == "atomic_addx2" else 4, pos, d)
+            return
+        if name == "atomic_store":
+            self.atomic_store(pos, d)
             return
         if name == "thread_allreduce":
             self.thread_allreduce(pos, kw, d)
@@ -1990,6 +2001,36 @@ class KernelTranslator:
             value = self.convert(V(self.load_code(ssym, sv), ssym.buf.dtype), dsym.buf.dtype)
             self.emit(d, f"for _ in range({times}):")
             self.emit(d + 1, f"rt.atomic_add_element({dsym.py}, ({', '.join(i.code for i in dv)},), {value})")
+
+    def atomic_element(self, node, what):
+        """The global element an atomic_load / atomic_store names."""
+        if node.kind != "Index" or any(k.kind == "Slice" for k in node.kids[1:]):
+            raise InvalidProgram(f"{what} names one element")
+        sym = self.lookup(node.kids[0].text)
+        if sym.buf is None or sym.buf.scope != "global" or len(node.kids) - 1 != len(sym.buf.shape):
+            raise InvalidProgram(f"{what} names one element of a global tensor")
+        if self.parallel_depth:
+            raise InvalidProgram(f"{what} is thread-level code (not in a parallel loop)")
+        return sym, [self.index(x) for x in node.kids[1:]]
+
+    def atomic_load(self, call, ty):
+        """`v = atomic_load(src[i])`: the element's value (threads run one
+        at a time, so every memory order reads the latest store)."""
+        args = self.call_args(call)
+        if len(args["pos"]) != 1:
+            raise InvalidProgram("atomic_load takes one element")
+        sym, idx = self.atomic_element(args["pos"][0], "atomic_load")
+        if sym.buf.dtype != ty:
+            raise InvalidProgram(f"atomic_load of a {sym.buf.dtype} element into a var of {ty}")
+        return V(self.load_code(sym, idx), sym.buf.dtype)
+
+    def atomic_store(self, pos, d):
+        """atomic_store(dst[i], value): each thread that runs it stores."""
+        if len(pos) != 2:
+            raise InvalidProgram("atomic_store takes an element and a value")
+        sym, idx = self.atomic_element(pos[0], "atomic_store")
+        code = self.convert(self.expr(pos[1]), sym.buf.dtype)
+        self.emit(d, f"{sym.py}.gst({code}, {', '.join(i.code for i in idx)})")
 
     def fetch_add(self, sym, call, d):
         """`v = atomic_add(dst[i], x, return_prev = true)`: each thread's

@@ -195,6 +195,9 @@ def rewrite_device(device):
     # is sequentially consistent in the emulator).
     device = re.sub(r"\btilet_atomic_add_(?:relaxed|acquire|release|acq_rel|seq_cst)_(?:f16|bf16|f32|f64|s32|u32|s64|u64)\(",
                     "atomicAdd(", device)
+    # tilet_atomic_{load,store}_ORDER_TYPE: ld/st with a memory order (likewise).
+    device = re.sub(r"\btilet_atomic_(load|store)_(?:relaxed|acquire|release|seq_cst)_(?:f32|f64|s32|u32|s64|u64)\(",
+                    lambda m: "emu::atomicLoad(" if m.group(1) == "load" else "emu::atomicStore(", device)
     # tilet_wgmma_m64nNkK_ACC_A[_B][_rs]: B's type is named only when it differs
     # from A's; _rs: A from registers.
     device = re.sub(r"tilet_wgmma_m(\d+)n(\d+)k(\d+)_([a-z0-9]+)_([a-z0-9]+?)(?:_(e4m3|e5m2|s8|u8|f16|bf16|tf32))?(_rs)?<(\d), (\d)>\(",

@@ -48,6 +48,8 @@ NOT_TRANSLATED = {
     ("gemm_tcgen5mma_ws.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_persistent_streamk.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
+    ("gemm_tcgen5mma_ws_persistent_streamk.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("aws_gemm.tl", "sm_80"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("aws_gemm.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",
     ("gemm_tcgen5mma_ws_persistent.tl", "sm_90a"): "tensor memory and tcgen05: Blackwell only (the original is an sm_100 example)",

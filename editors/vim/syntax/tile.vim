@@ -12,7 +12,7 @@ syntax keyword tileType bool int4 int8 int16 int32 int64 uint4 uint8 uint16 uint
 syntax keyword tileType f8e4m3 f8e5m2 f6e2m3 f6e3m2 f4e2m1 f4e2m1_unpacked f6e2m3_unpacked f6e3m2_unpacked e8m0
 syntax keyword tileMemory alloc_shared alloc_fragment alloc_local alloc_tmem alloc_barrier alloc_cluster_barrier alloc_reducer Tensor reshape
 syntax keyword tileOp copy tma_copy async_copy copy_cluster gemm gemm_blockscaled clear fill
-syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add atomic_addx2 atomic_addx4 thread_allreduce cumsum
+syntax keyword tileOp reduce_sum reduce_max reduce_min reduce_abssum reduce_absmax atomic_add atomic_addx2 atomic_addx4 atomic_load atomic_store thread_allreduce cumsum
 syntax keyword tileOp finalize_reducer im2col dp4a import_source call_extern access_ptr tcgen05_cp_warpx4 tcgen05_sf_warp_transpose
 syntax keyword tileSync barrier_wait barrier_arrive tcgen05_mma_arrive fence_proxy_async sync_threads cluster_sync use_swizzle set_max_nreg disable_warp_group_reg_alloc annotate_layout
 syntax keyword tileSync pdl_trigger pdl_sync cp_async_commit cp_async_wait wait_wgmma barrier_arrive_expect_tx clc_try_cancel clc_try_cancel_multicast rng_init
