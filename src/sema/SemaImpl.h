@@ -189,7 +189,8 @@ private:
     // atomic_store(dst[i], value [, memory_order]) and `v = atomic_load(src[i] [, memory_order])`.
     ir::Stmt checkAtomicStore(const ast::Call &c);
     ir::Stmt checkAtomicLoad(const ast::Call &c, const ir::Buffer &into);
-    std::optional<ir::MemoryOrder> checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what);
+    std::optional<ir::MemoryOrder> checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what,
+                                                    ir::MemoryOrder absent = ir::MemoryOrder::SeqCst);
     bool checkAtomicElement(const ast::Expr &e, const char *what, ir::Buffer &buffer, std::vector<ir::Expr> &indices);
     ir::Stmt checkAtomicAddLanes(const ast::Call &c, int64_t lanes);
     ir::Stmt tmaReduceAdd(const ast::Call &c, const CallArgs &args, const ir::Region &src, const ir::Region &dst);

@@ -1202,10 +1202,11 @@ ir::Stmt Checker::checkAtomicAddLanes(const ast::Call &c, int64_t lanes) {
 }
 
 // TileLang's memory orders (memory_order = "..."), among `allowed`; consume
-// is acquire, as in C++ compilers and libcu++. An absent keyword is seq_cst,
-// TileLang's default for atomic_load and atomic_store.
-std::optional<ir::MemoryOrder> Checker::checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what) {
-    if (!order) return ir::MemoryOrder::SeqCst;
+// is acquire, as in C++ compilers and libcu++. An absent keyword is
+// `absent` (seq_cst, TileLang's default for atomic_load and atomic_store).
+std::optional<ir::MemoryOrder> Checker::checkMemoryOrder(const ast::Expr *order, const std::vector<std::string> &allowed, const char *what,
+                                                         ir::MemoryOrder absent) {
+    if (!order) return absent;
     std::optional<std::string> w = checkWord(*order, allowed, what);
     if (!w) return std::nullopt;
     return *w == "consume" || *w == "acquire" ? ir::MemoryOrder::Acquire
@@ -1306,18 +1307,11 @@ ir::Stmt Checker::checkAtomicAdd(const ast::Call &c, const ir::Buffer *previousI
         diags_.error(c.calleeRange, "atomic_add has a value only with return_prev = true: `v = atomic_add(dst[i], value, return_prev = true)`");
         return nullptr;
     }
-    // TileLang's memory orders (its atomic_add's memory_order); consume is
-    // acquire, as in C++ compilers and libcu++.
-    ir::MemoryOrder memoryOrder = ir::MemoryOrder::Relaxed;
-    if (const ast::Expr *order = args->keyword("memory_order")) {
-        std::optional<std::string> w = checkWord(*order, {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"}, "memory order");
-        if (!w) return nullptr;
-        memoryOrder = *w == "consume" || *w == "acquire" ? ir::MemoryOrder::Acquire
-                      : *w == "release"                  ? ir::MemoryOrder::Release
-                      : *w == "acq_rel"                  ? ir::MemoryOrder::AcqRel
-                      : *w == "seq_cst"                  ? ir::MemoryOrder::SeqCst
-                                                         : ir::MemoryOrder::Relaxed;
-    }
+    // TileLang's atomic_add is relaxed unless told otherwise.
+    std::optional<ir::MemoryOrder> order = checkMemoryOrder(args->keyword("memory_order"), {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"},
+                                                            "memory order", ir::MemoryOrder::Relaxed);
+    if (!order) return nullptr;
+    const ir::MemoryOrder memoryOrder = *order;
     std::optional<RegionRef> dst = checkRegionArg(*args->positional[0], "destination");
     if (!dst) return nullptr;
     if (dst->buffer->scope != ir::MemScope::Global && dst->buffer->scope != ir::MemScope::Shared) {
