@@ -442,7 +442,7 @@ private:
         ir::forEachStmt(fastBody, [&](const ir::Stmt &s) {
             if (const ir::Store *st = ir::as<ir::Store>(s)) {
                 ++stores;
-                if (st->op != ir::StoreOp::AtomicAdd) direct_ = st;
+                if (st->op == ir::StoreOp::Assign || st->op == ir::StoreOp::AsyncCopy) direct_ = st;   // not an atomic add or store
             }
         });
         if (!direct_ || stores != 1) return nullptr;
